@@ -1,0 +1,3 @@
+from brainiac.cli import main
+
+main()

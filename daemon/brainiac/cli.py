@@ -1,0 +1,246 @@
+"""The `brainiac` command. The only module that prints for the user.
+
+Errors: any BrainiacError becomes one line on stderr and exit status 2; `--debug` shows the
+traceback instead. Data goes to stdout (as JSON with `--json`), messages and warnings to stderr.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import sys
+import tomllib
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from brainiac import __version__
+from brainiac import working_memory as wm
+from brainiac.errors import BrainiacError, ConfigError, VaultError
+from brainiac.memory import Memory
+from brainiac.vault import SHORT_TERM, WORKING_MEMORY
+
+EXIT_ERROR = 2
+DEFAULT_VAULT = "~/brainiac"
+
+
+def _user_config_vault() -> str | None:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    path = Path(base) / "brainiac" / "config.toml"
+    try:
+        with path.open("rb") as f:
+            value = tomllib.load(f).get("vault")
+    except FileNotFoundError:
+        return None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc}); fix it or delete it") from exc
+    return str(value) if value else None
+
+
+def resolve_vault(flag: str | None) -> Path:
+    """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then ~/brainiac."""
+    chosen = flag or os.environ.get("BRAINIAC_VAULT") or _user_config_vault() or DEFAULT_VAULT
+    return Path(chosen).expanduser()
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrainiacError as exc:
+            if ctx.find_root().params.get("debug"):
+                raise
+            click.echo(f"brainiac: {exc}", err=True)
+            ctx.exit(EXIT_ERROR)
+
+
+def _open(ctx: click.Context) -> Memory:
+    memory = Memory(resolve_vault(ctx.obj["vault"]))
+    ctx.call_on_close(memory.close)
+    return memory
+
+
+def _json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+def _parse_time(value: str | None, option: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO-8601 time such as 2026-11-22T09:30",
+                                 param_hint=option) from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--vault", "vault", metavar="PATH", default=None,
+              help="The vault folder (default: $BRAINIAC_VAULT, then `vault` in "
+                   "~/.config/brainiac/config.toml, then ~/brainiac).")
+@click.option("--debug", is_flag=True, help="Show tracebacks and debug logging.")
+@click.version_option(__version__, prog_name="brainiac")
+@click.pass_context
+def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
+    """An AI agent's memory as a Markdown vault you can read and edit.
+
+    brainiac keeps the memory in Markdown files, indexes them, and assembles the context an
+    LLM reads: Core Identity, Short-Term Memory, Relevant Long-Term Memory, User Prompt.
+    """
+    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
+                        format="brainiac: %(levelname)s: %(message)s", stream=sys.stderr)
+    ctx.ensure_object(dict)
+    ctx.obj["vault"] = vault
+
+
+@cli.command()
+@click.argument("path", required=False, metavar="[PATH]")
+@click.pass_context
+def init(ctx: click.Context, path: str | None) -> None:
+    """Create a vault from the template (never overwrites an existing file)."""
+    target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
+    created = Memory.init(target)
+    click.echo(f"{target}: {len(created)} file(s) created" + (
+        "" if created else " (everything was already there)"), err=True)
+    for rel in created:
+        click.echo(rel)
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--role", default="user", show_default=True, help="Who said it.")
+@click.option("--session", default=None, help="A session or conversation name.")
+@click.option("--at", "at", default=None, metavar="ISO-8601", help="When (default: now).")
+@click.pass_context
+def remember(ctx: click.Context, text: str, role: str, session: str | None, at: str | None) -> None:
+    """Append an event to the short-term Event Log (`-` reads the text from stdin)."""
+    if text == "-":
+        text = sys.stdin.read()
+    memory = _open(ctx)
+    event = memory.remember(text, role=role, session=session, at=_parse_time(at, "--at"))
+    click.echo(f"^{event.id}")
+    click.echo(f"remembered in {SHORT_TERM}", err=True)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000),
+              help="Most results to show.")
+@click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
+@click.pass_context
+def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
+    """Search notes and events. Any text is a valid query."""
+    results = _open(ctx).search(query, limit=limit)
+    if as_json:
+        _json([asdict(r) for r in results])
+        return
+    if not results:
+        click.echo("no matches", err=True)
+    for r in results:
+        if r.kind == "event":
+            when = r.at.strftime("%Y-%m-%d %H:%M") if r.at else "undated"
+            click.echo(f"{r.score:7.2f}  {r.path}#^{r.event_id}  [{when}] {_one_line(r.excerpt)}")
+        else:
+            click.echo(f"{r.score:7.2f}  {r.path}  {r.title}")
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@cli.command()
+@click.option("--prompt", default=None, help="The user prompt the context is for.")
+@click.option("--prompt-file", type=click.File("r", encoding="utf-8"), default=None,
+              help="Read the prompt from a file (`-` for stdin).")
+@click.option("--budget", type=int, default=None,
+              help="Token budget (default: [context] budget in the vault's config, 2000).")
+@click.option("--now", "now", default=None, metavar="ISO-8601",
+              help="The time to assemble for (default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print text, tokens and sources as JSON.")
+@click.option("--write", is_flag=True, help=f"Also write {WORKING_MEMORY} (marked as generated).")
+@click.pass_context
+def context(ctx: click.Context, prompt: str | None, prompt_file: Any, budget: int | None,
+            now: str | None, as_json: bool, write: bool) -> None:
+    """Print the assembled working memory for a prompt, within a token budget."""
+    if prompt is not None and prompt_file is not None:
+        raise click.UsageError("give --prompt or --prompt-file, not both")
+    if prompt_file is not None:
+        prompt = prompt_file.read()
+    memory = _open(ctx)
+    when = _parse_time(now, "--now") or dt.datetime.now()
+    result = memory.context(prompt, budget=budget, now=when)
+    for warning in result.warnings:
+        click.echo(f"brainiac: warning: {warning}", err=True)
+    if write:
+        outcome = wm.write(memory.vault, memory.locations.state, result.text, when)
+        if outcome.kept_aside:
+            click.echo(f"brainiac: {WORKING_MEMORY} had been edited by hand; your version is "
+                       f"kept as {outcome.kept_aside}", err=True)
+    if as_json:
+        _json({"text": result.text, "tokens": result.tokens, "budget": result.budget,
+               "over_budget": result.over_budget, "sources": list(result.sources),
+               "warnings": list(result.warnings)})
+    else:
+        click.echo(result.text, nl=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def reindex(ctx: click.Context, as_json: bool) -> None:
+    """Rebuild the search index from the vault's files."""
+    report = _open(ctx).reindex()
+    if as_json:
+        _json(asdict(report))
+        return
+    click.echo(f"indexed {report.docs_written} document(s) from {report.scanned} file(s) "
+               f"in {report.seconds:.2f} s")
+    _print_problems(report.problems)
+
+
+def _print_problems(problems: dict[str, str]) -> None:
+    for problem in problems.values():
+        click.echo(f"skipped: {problem}", err=True)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Show the vault, what is indexed, and any notes skipped (and why)."""
+    memory = _open(ctx)
+    report = memory.refresh(force=True)
+    assert report is not None
+    manifest = memory.indexer.manifest
+    files = manifest.files
+    info = {
+        "vault": str(memory.vault.root),
+        "index": str(memory.locations.index_dir),
+        "files_indexed": sum(1 for s in files.values() if not s.problem),
+        "documents": memory.indexer.index.doc_count(),
+        "short_term_events": len(memory.short_term().events),
+        "problems": report.problems,
+    }
+    if as_json:
+        _json(info)
+        return
+    for key, value in info.items():
+        if key != "problems":
+            click.echo(f"{key}: {value}")
+    click.echo(f"problems: {len(report.problems)}")
+    for problem in report.problems.values():
+        click.echo(f"  {problem}")
+
+
+def main() -> NoReturn:
+    try:
+        cli.main(prog_name="brainiac")
+    except VaultError as exc:  # raised before a command runs (no click context to catch it)
+        click.echo(f"brainiac: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    sys.exit(0)

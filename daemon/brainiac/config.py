@@ -1,0 +1,131 @@
+"""Settings: defaults, then the vault's `.brainiac/config.toml`, then the environment, then flags.
+
+Every setting lives in one table below (`SETTINGS`), which is the single place that names its TOML
+section and key, its environment variable, its type and its range. The template's config file and
+docs/configuration.md document the same names; a test keeps the three in step.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brainiac.errors import ConfigError
+
+CONFIG_RELPATH = ".brainiac/config.toml"
+
+
+@dataclass(frozen=True)
+class Config:
+    # [context]
+    budget: int = 2000
+    recent_events: int = 10
+    max_ltm_items: int = 40
+    # [retrieval]
+    relevance_weight: float = 1.0
+    strength_weight: float = 0.15
+    reinforcement_weight: float = 0.15
+    recency_weight: float = 0.1
+    recency_half_life_days: float = 30.0
+    # [vault]
+    max_note_bytes: int = 1_000_000
+    private_folders: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Setting:
+    section: str
+    key: str
+    attr: str
+    kind: type
+    minimum: float | None = None
+    maximum: float | None = None
+
+    @property
+    def env(self) -> str:
+        return f"BRAINIAC_{self.section}_{self.key}".upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("context", "budget", "budget", int, 1, 10_000_000),
+    Setting("context", "recent_events", "recent_events", int, 0, 1000),
+    Setting("context", "max_ltm_items", "max_ltm_items", int, 0, 10_000),
+    Setting("retrieval", "relevance_weight", "relevance_weight", float, 0, 100),
+    Setting("retrieval", "strength_weight", "strength_weight", float, 0, 100),
+    Setting("retrieval", "reinforcement_weight", "reinforcement_weight", float, 0, 100),
+    Setting("retrieval", "recency_weight", "recency_weight", float, 0, 100),
+    Setting("retrieval", "recency_half_life_days", "recency_half_life_days", float, 0.01, 100_000),
+    Setting("vault", "max_note_bytes", "max_note_bytes", int, 1024, 1 << 31),
+    Setting("vault", "private_folders", "private_folders", tuple),
+)
+
+
+def load(
+    vault: Path,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """The vault's configuration: defaults < config.toml < environment < `overrides` (flags)."""
+    environ = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    path = vault / CONFIG_RELPATH
+    where = CONFIG_RELPATH
+    table = _read_toml(path)
+    for s in SETTINGS:
+        section = table.get(s.section, {})
+        if not isinstance(section, dict):
+            raise ConfigError(f"{where}: [{s.section}] must be a table; fix or delete that line")
+        if s.key in section:
+            values[s.attr] = _coerce(s, section[s.key], f"{where}: [{s.section}] {s.key}")
+        if s.env in environ:
+            values[s.attr] = _coerce(s, environ[s.env], f"environment variable {s.env}")
+    for attr, raw in (overrides or {}).items():
+        setting = next((s for s in SETTINGS if s.attr == attr), None)
+        if setting is None:
+            raise ConfigError(f"unknown setting {attr!r}")
+        if raw is not None:
+            values[attr] = _coerce(setting, raw, f"--{attr.replace('_', '-')}")
+    return dataclasses.replace(Config(), **values)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        return {}
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{CONFIG_RELPATH}: not valid TOML ({exc}); fix the file or delete it to use defaults"
+        ) from exc
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from exc
+
+
+def _coerce(s: Setting, raw: Any, where: str) -> Any:
+    if s.kind is tuple:
+        if isinstance(raw, str):
+            raw = [part.strip() for part in raw.split(",") if part.strip()]
+        if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+            raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
+        return tuple(raw)
+    try:
+        if isinstance(raw, bool):
+            raise ValueError
+        value = s.kind(raw)
+        if s.kind is int and isinstance(raw, float) and raw != int(raw):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: expected {s.kind.__name__}, got {raw!r}") from None
+    if (s.minimum is not None and value < s.minimum) or (
+        s.maximum is not None and value > s.maximum
+    ):
+        raise ConfigError(
+            f"{where}: {value!r} is out of range; use a value from {s.minimum} to {s.maximum}"
+        )
+    return value

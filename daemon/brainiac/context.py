@@ -1,0 +1,154 @@
+"""Assembling the working memory under a token budget. Pure: text in, text out.
+
+Order (seed 001, least to most volatile): `## Core Identity`, `## Short-Term Memory`,
+`## Relevant Long-Term Memory`, `## User Prompt`. Under the budget, Core Identity and the prompt are
+never cut; long-term memory is cut first, then the short-term summary and structured parts, and the
+recent events last (oldest first). The result never exceeds the budget unless identity and prompt
+alone do, in which case `over_budget` is set and only those two (with the headings) are kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from brainiac.errors import BudgetError
+from brainiac.events import Event
+
+TokenCounter = Callable[[str], int]
+RECENT_HEADER = "[CRITICAL_CONTEXT_LAST_10_STEPS]"
+MAX_BUDGET = 10_000_000
+
+
+def approx_tokens(text: str) -> int:
+    """The default token count: ceil(characters / 4), a fair estimate for English prose."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class LongTermItem:
+    """One retrieved memory, already rendered, with the vault keys it came from."""
+
+    text: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    identity: str | None
+    prompt: str
+    short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
+    recent: Sequence[Event]  # oldest first
+    long_term: Sequence[LongTermItem]  # best first
+
+
+@dataclass(frozen=True)
+class Assembled:
+    text: str
+    tokens: int
+    budget: int
+    sources: tuple[str, ...]
+    over_budget: bool
+    dropped_long_term: int
+    dropped_events: int
+    warnings: tuple[str, ...] = field(default=())
+
+
+def render_event(event: Event) -> str:
+    session = f" ({event.session})" if event.session else ""
+    lines = event.text.split("\n")
+    body = "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+    return f"- [{event.date_label}] {event.role}{session}: {body}"
+
+
+def check_budget(budget: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise BudgetError(f"budget must be a whole number of tokens, got {budget!r}")
+    if budget < 1 or budget > MAX_BUDGET:
+        raise BudgetError(
+            f"budget {budget} is out of range; give a number of tokens from 1 to {MAX_BUDGET}"
+        )
+    return budget
+
+
+def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -> Assembled:
+    check_budget(budget)
+    warnings: list[str] = []
+    identity = inputs.identity
+    if identity is None:
+        warnings.append("system/core_identity.md is missing; the context has no core identity")
+        identity = ""
+    prompt = inputs.prompt.strip("\n")
+
+    # Every part is a block of lines; blocks are joined with "\n". Counting each block with its
+    # separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
+    def cost(block: str) -> int:
+        return count(block + "\n")
+
+    head_identity = "## Core Identity\n" + identity.strip("\n")
+    head_stm = "\n## Short-Term Memory"
+    head_ltm = "\n## Relevant Long-Term Memory"
+    head_prompt = "\n## User Prompt\n" + prompt
+    fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
+    room = budget - fixed
+
+    # Recent events: the newest that fit, kept in chronological order.
+    event_lines = [render_event(e) for e in inputs.recent]
+    kept_events: list[str] = []
+    recent_header = f"\n### Recent Events\n{RECENT_HEADER}"
+    if event_lines and room > cost(recent_header):
+        room -= cost(recent_header)
+        for line in reversed(event_lines):
+            if cost(line) > room:
+                break
+            kept_events.insert(0, line)
+            room -= cost(line)
+        if not kept_events:
+            room += cost(recent_header)
+    dropped_events = len(event_lines) - len(kept_events)
+
+    # Short-term summary and structured parts, in display order, cut line by line if need be.
+    stm_blocks: list[str] = []
+    for title, text in inputs.short_term:
+        text = text.strip("\n")
+        if not text:
+            continue
+        header = f"\n### {title}"
+        if room <= cost(header):
+            break
+        lines_kept = []
+        spent = cost(header)
+        for line in text.split("\n"):
+            if spent + cost(line) > room:
+                break
+            lines_kept.append(line)
+            spent += cost(line)
+        if lines_kept:
+            stm_blocks.append("\n".join([header, *lines_kept]))
+            room -= spent
+
+    # Long-term memory: best first, skipping what no longer fits.
+    ltm_blocks: list[str] = []
+    sources: list[str] = []
+    for item in inputs.long_term:
+        block = item.text.strip("\n")
+        if cost(block) <= room:
+            ltm_blocks.append(block)
+            sources.extend(s for s in item.sources if s not in sources)
+            room -= cost(block)
+    dropped_ltm = len(inputs.long_term) - len(ltm_blocks)
+
+    parts = [head_identity, head_stm, *stm_blocks]
+    if kept_events:
+        parts += [recent_header, *kept_events]
+    parts += [head_ltm, *ltm_blocks, head_prompt]
+    text = "\n".join(parts) + "\n"
+    over = fixed > budget
+    if over:
+        warnings.append(
+            f"core identity and prompt alone take {fixed} tokens, over the budget of {budget}; "
+            "they are kept whole and nothing else is included"
+        )
+    return Assembled(text, count(text), budget, tuple(sources), over, dropped_ltm,
+                     dropped_events, tuple(warnings))

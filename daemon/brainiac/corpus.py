@@ -1,0 +1,127 @@
+"""What each vault file contributes to the index: documents, computed purely from its text.
+
+A long-term note is one document (title, aliases, tags, body, links) and each verbatim event in it
+is one more, so a single event can be found; each event in the short-term Event Log and in the
+archive is a document as well. Keys are stable (`path` for a note, `path#event-id` for an event) and
+each document carries a digest, so an edit re-indexes only the documents it changed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+
+from brainiac import events as ev
+from brainiac import ltm, stm
+from brainiac import note as notes
+from brainiac.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
+
+NOTE = "note"
+EVENT = "event"
+
+
+@dataclass(frozen=True)
+class Document:
+    key: str
+    path: str
+    kind: str
+    title: str = ""
+    body: str = ""
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    links: tuple[str, ...] = ()
+    event_id: str = ""
+    text: str = ""  # an event's verbatim text (the body adds the role for matching)
+    role: str = ""
+    session: str = ""
+    at: dt.datetime | None = None
+    strength: float = ltm.DEFAULT_STRENGTH
+    reinforcement: float = 0.0
+    status: str = "active"
+    digest: str = field(default="", compare=False)
+
+    def with_digest(self) -> Document:
+        raw = repr((self.key, self.kind, self.title, self.body, self.aliases, self.tags,
+                    self.links, self.event_id, self.text, self.role, self.session, self.at, self.strength,
+                    self.reinforcement, self.status))
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+        return Document(**{**self.__dict__, "digest": digest})
+
+
+def kind_of(rel: str) -> str | None:
+    """How a vault path is indexed: 'stm', 'note', 'archive', or None (not indexed)."""
+    if rel == SHORT_TERM:
+        return "stm"
+    if rel == IDENTITY or rel.startswith(("system/", "context/", "inbox/")):
+        return None
+    if rel.startswith(ARCHIVE_DIR + "/"):
+        return "archive"
+    return "note"
+
+
+def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> list[Document]:
+    """The index documents of one file. Raises NoteParseError for a note that cannot be parsed."""
+    kind = kind_of(rel)
+    if kind is None or any(rel.startswith(f.rstrip("/") + "/") for f in private_folders):
+        return []
+    if kind == "stm":
+        return [_event_doc(rel, e) for e in stm.parse(text, rel).events]
+    parsed = ltm.parse(text, rel)
+    if parsed.private:
+        return []
+    if kind == "archive" and parsed.note.section(stm.EVENT_LOG) is not None:
+        # A monthly archive of events: its events are the documents, not the file.
+        return [_event_doc(rel, e, status="archived") for e in stm.event_log(parsed.note)]
+    status = "archived" if kind == "archive" else parsed.status
+    note_doc = Document(
+        key=rel,
+        path=rel,
+        kind=NOTE,
+        title=parsed.title,
+        body=_searchable_body(parsed.note),
+        aliases=tuple(parsed.aliases),
+        tags=tuple(parsed.tags),
+        links=tuple(parsed.links),
+        at=parsed.last_touched,
+        strength=parsed.strength,
+        reinforcement=parsed.reinforcement,
+        status=status,
+    ).with_digest()
+    sources = [
+        _event_doc(rel, e, title=parsed.title, status=status, strength=parsed.strength,
+                   reinforcement=parsed.reinforcement)
+        for e in parsed.sources
+    ]
+    return [note_doc, *sources]
+
+
+def _searchable_body(note: notes.Note) -> str:
+    # Frontmatter is indexed through its own fields; block ids are noise to a reader's query.
+    return note.body
+
+
+def _event_doc(
+    rel: str,
+    event: ev.Event,
+    *,
+    title: str = "",
+    status: str = "active",
+    strength: float = ltm.DEFAULT_STRENGTH,
+    reinforcement: float = 0.0,
+) -> Document:
+    return Document(
+        key=f"{rel}#{event.id}",
+        path=rel,
+        kind=EVENT,
+        title=title,
+        body=f"{event.role}: {event.text}",
+        event_id=event.id,
+        text=event.text,
+        role=event.role,
+        session=event.session or "",
+        at=event.at,
+        strength=strength,
+        reinforcement=reinforcement,
+        status=status,
+    ).with_digest()

@@ -1,0 +1,162 @@
+"""Events: what the agent lived through, one Markdown list item each, with a stable block id.
+
+An event line reads, in Obsidian and in any editor:
+
+    - 2026-11-20T09:12:00 **user** (planning): The deadline moved to Monday. ^e-3f2a1c9b0d
+
+Continuation lines of a multi-line message are indented by two spaces. The id is derived from the
+time, role, session and text, so the same event always gets the same id: writing it twice, or
+importing it again, is recognised and skipped. A line a person typed without the time and role
+(`- called Anna about the lease`) is an event too, with its id derived from its text; brainiac
+reads such lines and never rewrites them.
+
+The same line format is used wherever an event lives: the short-term Event Log, the verbatim
+sources of a long-term note and the archive. So every event can be found, and counted, by its id.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+_HEAD_RE = re.compile(
+    r"^- (?P<at>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
+    r" \*\*(?P<role>[^*\n]+)\*\*(?: \((?P<session>[^()\n]*)\))?: ?(?P<text>.*)$"
+)
+_ID_RE = re.compile(r"(?:^|\s)\^(?P<id>e-[0-9a-f]{6,32})\s*$")
+_ROLE_BAD = re.compile(r"[*\n\r]+")
+_SESSION_BAD = re.compile(r"[()\n\r]+")
+
+
+@dataclass(frozen=True)
+class Event:
+    at: dt.datetime | None
+    role: str
+    text: str
+    session: str | None
+    id: str
+
+    @property
+    def date_label(self) -> str:
+        return self.at.strftime("%Y-%m-%d %H:%M") if self.at else "undated"
+
+
+def normalise_time(at: dt.datetime) -> dt.datetime:
+    """Times are stored naive: local as given, or UTC when the caller gave an aware time."""
+    if at.tzinfo is not None:
+        at = at.astimezone(dt.UTC).replace(tzinfo=None)
+    return at.replace(microsecond=0)
+
+
+def clean_role(role: str) -> str:
+    return _ROLE_BAD.sub(" ", role).strip() or "user"
+
+
+def clean_session(session: str | None) -> str | None:
+    if session is None:
+        return None
+    return _SESSION_BAD.sub(" ", session).strip() or None
+
+
+def normalise_text(text: str) -> str:
+    """The text as stored: NFC, no trailing spaces, no carriage returns, no blank edges."""
+    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    return "\n".join(line.rstrip() for line in text.strip("\n").split("\n")).strip()
+
+
+def event_id(at: dt.datetime | None, role: str, session: str | None, text: str) -> str:
+    stamp = at.isoformat() if at else ""
+    key = "\x1f".join((stamp, role, session or "", " ".join(text.split())))
+    return "e-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
+
+
+def make_event(
+    text: str, role: str = "user", session: str | None = None, at: dt.datetime | None = None
+) -> Event:
+    at = normalise_time(at if at is not None else dt.datetime.now())
+    role, session, text = clean_role(role), clean_session(session), normalise_text(text)
+    return Event(at, role, text, session, event_id(at, role, session, text))
+
+
+def render(event: Event) -> str:
+    """The event as Markdown list-item lines, ending in a newline."""
+    lines = event.text.split("\n") if event.text else [""]
+    if event.at is not None:
+        session = f" ({event.session})" if event.session else ""
+        head = f"- {event.at.isoformat()} **{event.role}**{session}: "
+    else:
+        head = "- "
+    out = [head + lines[0]] + [f"  {line}" if line else "" for line in lines[1:]]
+    out[-1] = f"{out[-1]} ^{event.id}"
+    return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class Located:
+    """An event and where it stands in a file (0-based line numbers of its first and last line)."""
+
+    event: Event
+    first_line: int
+    last_line: int
+
+
+def parse_lines(lines: list[str], offset: int = 0) -> Iterator[Located]:
+    """Events in a run of lines (a section's body); other lines are skipped, never an error."""
+    i = 0
+    n = len(lines)
+    while i < n:
+        line = lines[i].rstrip("\r\n")
+        if not line.startswith("- "):
+            i += 1
+            continue
+        block = [line]
+        j = i + 1
+        while j < n:
+            nxt = lines[j].rstrip("\r\n")
+            if nxt.startswith("  "):
+                block.append(nxt[2:])
+            elif not nxt.strip() and j + 1 < n and lines[j + 1].startswith("  "):
+                block.append("")
+            else:
+                break
+            j += 1
+        event = _parse_block(block)
+        if event is not None:
+            yield Located(event, offset + i, offset + j - 1)
+        i = j
+
+
+def _parse_block(block: list[str]) -> Event | None:
+    last = block[-1]
+    id_match = _ID_RE.search(last)
+    explicit_id = id_match.group("id") if id_match else None
+    if id_match:
+        block = [*block[:-1], last[: id_match.start()].rstrip()]
+    head = _HEAD_RE.match(block[0])
+    if head:
+        try:
+            at: dt.datetime | None = normalise_time(dt.datetime.fromisoformat(head.group("at")))
+        except ValueError:
+            at = None
+        role = head.group("role").strip()
+        session = clean_session(head.group("session"))
+        text = "\n".join([head.group("text"), *block[1:]])
+    else:
+        at, role, session = None, "note", None
+        text = "\n".join([block[0][2:], *block[1:]])
+    text = normalise_text(text)
+    if not text:
+        return None
+    return Event(at, role, text, session, explicit_id or event_id(at, role, session, text))
+
+
+def parse_text(text: str) -> list[Event]:
+    return [loc.event for loc in parse_lines(text.splitlines(keepends=True))]
+
+
+def ids(events: Iterable[Event]) -> set[str]:
+    return {e.id for e in events}

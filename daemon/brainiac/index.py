@@ -1,0 +1,265 @@
+"""The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
+
+This is the only module that imports whoosh. It follows ../shared/notes/whoosh.md: one writer at a
+time (the `Index` owner; writers wait for the lock rather than fail), commits with `merge=False` on
+the edit path and a merging commit only when asked (idle time), never `optimize()` inline, one
+long-lived searcher refreshed after each commit, no term vectors. A failed commit cancels its writer
+so the lock is never left held. Any error reading the index makes the caller rebuild it.
+
+Queries are never parsed as query syntax: the text is run through the same analyzer as the
+documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import shutil
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as windex
+from whoosh import scoring
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.query import Or, Term
+
+from brainiac.corpus import Document
+from brainiac.errors import SearchError
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = "1"
+_ID_FILE = "brainiac-index-id"
+_WRITER_TIMEOUT_S = 30.0
+_MERGE_ABOVE_SEGMENTS = 6
+
+
+def _schema() -> Schema:
+    analyzer = StemmingAnalyzer()
+    return Schema(
+        key=ID(stored=True, unique=True),
+        path=ID(stored=True),
+        kind=ID(stored=True),
+        status=ID(stored=True),
+        title=TEXT(analyzer=analyzer, stored=True, field_boost=2.0),
+        aliases=TEXT(analyzer=analyzer, field_boost=2.0),
+        tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
+        links=KEYWORD(lowercase=True, commas=True, scorable=True),
+        body=TEXT(analyzer=analyzer),
+        event_id=ID(stored=True),
+        text=STORED,
+        role=STORED,
+        session=STORED,
+        at=STORED,
+        strength=STORED,
+        reinforcement=STORED,
+    )
+
+
+_TEXT_FIELDS = ("title", "aliases", "body")
+_KEYWORD_FIELDS = ("tags", "links")
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    path: str
+    kind: str
+    score: float
+    title: str
+    status: str
+    event_id: str
+    text: str
+    role: str
+    session: str
+    at: dt.datetime | None
+    strength: float
+    reinforcement: float
+
+
+class Index:
+    """Owns one on-disk Whoosh index: its writer, its searcher and their lifecycles."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.rebuilt = False  # True when opening found nothing usable and started afresh
+        self._ix = self._open_or_create()
+        self._searcher: Any = self._ix.searcher(weighting=scoring.BM25F())
+        self._analyzer = self._ix.schema["body"].analyzer
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _open_or_create(self) -> Any:
+        try:
+            if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
+                ix = windex.open_dir(self.directory)
+                if ix.schema.names() == _schema().names() and self.identity.endswith(
+                    ":" + SCHEMA_VERSION
+                ):
+                    return ix
+                ix.close()
+                log.info("index at %s has an older schema; rebuilding", self.directory)
+        except Exception as exc:  # any read error means: rebuild from the vault
+            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, exc)
+        return self._create()
+
+    def _create(self) -> Any:
+        shutil.rmtree(self.directory, ignore_errors=True)
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        ix = windex.create_in(self.directory, _schema())
+        (self.directory / _ID_FILE).write_text(f"{uuid.uuid4().hex}:{SCHEMA_VERSION}")
+        self.rebuilt = True
+        return ix
+
+    @property
+    def identity(self) -> str:
+        """A token that changes whenever the index is created afresh (the manifest records it)."""
+        try:
+            return (self.directory / _ID_FILE).read_text().strip()
+        except OSError:
+            return ""
+
+    def reset(self) -> None:
+        """Drop everything and start an empty index (reindex)."""
+        self.close()
+        self._ix = self._create()
+        self._searcher = self._ix.searcher(weighting=scoring.BM25F())
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._searcher.close()
+        with contextlib.suppress(Exception):
+            self._ix.close()
+
+    # -- writing -----------------------------------------------------------------------------
+    def apply(self, add: Sequence[Document], delete: Iterable[str], *, bulk: bool = False) -> None:
+        """Add or replace `add` and delete the documents keyed `delete`, in one commit.
+
+        `bulk` (a first build) lets Whoosh use two processes; edits commit without merging.
+        """
+        delete = list(delete)
+        if not add and not delete:
+            return
+        kwargs: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "limitmb": 128}
+        if bulk and len(add) > 2000:
+            kwargs.update(procs=2, multisegment=True)
+        writer = self._ix.writer(**kwargs)
+        try:
+            for key in delete:
+                writer.delete_by_term("key", key)
+            for doc in add:
+                fields = _fields(doc)
+                if bulk:
+                    writer.add_document(**fields)
+                else:
+                    writer.update_document(**fields)
+            writer.commit(merge=False)
+        except Exception:
+            with contextlib.suppress(Exception):
+                writer.cancel()
+            raise
+        self._refresh()
+
+    def merge_segments(self, force: bool = False) -> bool:
+        """A merging commit when segments have piled up (call when idle). True if it merged."""
+        if not force and self.segment_count() <= _MERGE_ABOVE_SEGMENTS:
+            return False
+        writer = self._ix.writer(timeout=_WRITER_TIMEOUT_S, delay=0.05)
+        try:
+            writer.commit(merge=True)
+        except Exception:
+            with contextlib.suppress(Exception):
+                writer.cancel()
+            raise
+        self._refresh()
+        return True
+
+    def segment_count(self) -> int:
+        return len(self._ix._segments())
+
+    def _refresh(self) -> None:
+        if self._searcher.up_to_date():
+            return
+        try:
+            self._searcher = self._searcher.refresh()
+        except TypeError:
+            # Whoosh cannot refresh a searcher that was opened on an empty index (its reader has
+            # no segment list); open a fresh one instead.
+            self._searcher.close()
+            self._searcher = self._ix.searcher(weighting=scoring.BM25F())
+
+    # -- reading -----------------------------------------------------------------------------
+    def doc_count(self) -> int:
+        return int(self._searcher.doc_count())
+
+    def terms(self, text: str) -> list[str]:
+        """The analysed terms of a query text, unique, in order (stop words dropped, stemmed)."""
+        seen: dict[str, None] = {}
+        for token in self._analyzer(text):
+            seen.setdefault(token.text, None)
+        return list(seen)
+
+    def search(self, text: str, limit: int = 10, kind: str | None = None) -> list[Hit]:
+        """The documents matching any term of `text`, best first (BM25F). Never a syntax error."""
+        terms = self.terms(text)
+        words = {w.lower() for w in text.replace(",", " ").split() if w}
+        if not terms and not words:
+            return []
+        clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
+        clauses += [Term(f, w) for w in sorted(words) for f in _KEYWORD_FIELDS]
+        query = Or(clauses)
+        filter_q = Term("kind", kind) if kind else None
+        try:
+            results = self._searcher.search(query, limit=limit, filter=filter_q)
+            return [_hit(r) for r in results]
+        except Exception as exc:
+            raise SearchError(f"{self.directory}: the index could not be read ({exc}); "
+                              "run `brainiac reindex`") from exc
+
+
+def _fields(doc: Document) -> dict[str, Any]:
+    return {
+        "key": doc.key,
+        "path": doc.path,
+        "kind": doc.kind,
+        "status": doc.status,
+        "title": doc.title,
+        "aliases": " ".join(doc.aliases),
+        "tags": ",".join(doc.tags),
+        "links": ",".join(doc.links),
+        "body": doc.body,
+        "event_id": doc.event_id,
+        "text": doc.text,
+        "role": doc.role,
+        "session": doc.session,
+        "at": doc.at.isoformat() if doc.at else "",
+        "strength": doc.strength,
+        "reinforcement": doc.reinforcement,
+    }
+
+
+def _hit(r: Any) -> Hit:
+    at_raw = r.get("at") or ""
+    try:
+        at = dt.datetime.fromisoformat(at_raw) if at_raw else None
+    except ValueError:
+        at = None
+    return Hit(
+        key=r["key"],
+        path=r["path"],
+        kind=r["kind"],
+        score=float(r.score or 0.0),
+        title=r.get("title") or "",
+        status=r.get("status") or "active",
+        event_id=r.get("event_id") or "",
+        text=r.get("text") or "",
+        role=r.get("role") or "",
+        session=r.get("session") or "",
+        at=at,
+        strength=float(r.get("strength", 1.0)),
+        reinforcement=float(r.get("reinforcement", 0.0)),
+    )

@@ -1,0 +1,194 @@
+"""Keeping the index true to the vault: a manifest of what was indexed, and incremental syncs.
+
+The manifest (in the state directory, outside the vault) records for every indexed file its size,
+mtime, ctime, inode and SHA-256, the keys and digests of its documents, and the problem that kept
+it out, if any. A sync stats every file; only a file whose stat changed is read, and only a file
+whose hash changed is parsed; only documents whose digest changed are written. So a start with no
+change reads nothing, and an edit re-indexes the one event or note it touched.
+
+The manifest names the index it describes (`index_id`); if the index was deleted or rebuilt, the
+mismatch turns the next sync into a full build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from brainiac import corpus
+from brainiac.errors import NoteParseError
+from brainiac.index import Index
+from brainiac.vault import Vault
+
+log = logging.getLogger(__name__)
+
+_MANIFEST_VERSION = 1
+
+
+@dataclass
+class FileState:
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    ino: int
+    sha256: str
+    docs: dict[str, str] = field(default_factory=dict)  # document key -> digest
+    problem: str | None = None
+
+    def same_stat(self, st: os.stat_result) -> bool:
+        # ctime cannot be set by a sync tool (unlike mtime), so any rewrite shows here.
+        return (self.size, self.mtime_ns, self.ctime_ns, self.ino) == (
+            st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+@dataclass
+class Manifest:
+    index_id: str = ""
+    files: dict[str, FileState] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Manifest:
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            if raw.get("version") != _MANIFEST_VERSION:
+                return cls()
+            files = {rel: FileState(**state) for rel, state in raw["files"].items()}
+            return cls(str(raw.get("index_id", "")), files)
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, exc)
+            return cls()
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        payload = {
+            "version": _MANIFEST_VERSION,
+            "index_id": self.index_id,
+            "files": {rel: asdict(state) for rel, state in sorted(self.files.items())},
+        }
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(payload, f, separators=(",", ":"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return {rel: s.problem for rel, s in sorted(self.files.items()) if s.problem}
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    scanned: int
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    docs_written: int
+    docs_deleted: int
+    problems: dict[str, str]
+    full_build: bool
+    seconds: float
+
+
+class Indexer:
+    """Brings an Index up to date with a Vault. Not thread-safe: one owner calls it."""
+
+    def __init__(self, vault: Vault, index: Index, manifest_path: Path,
+                 private_folders: tuple[str, ...] = ()) -> None:
+        self.vault = vault
+        self.index = index
+        self.manifest_path = manifest_path
+        self.private_folders = private_folders
+        self.manifest = Manifest.load(manifest_path)
+
+    def sync(self, paths: Iterable[str] | None = None) -> SyncReport:
+        """Reconcile the whole vault (`paths=None`) or just the given relative paths."""
+        started = time.perf_counter()
+        full_build = self.manifest.index_id != self.index.identity
+        if full_build:
+            self.index.reset()
+            self.manifest = Manifest(index_id=self.index.identity)
+            paths = None
+        if paths is None:
+            wanted = [rel for rel in self.vault.markdown_files() if corpus.kind_of(rel)]
+            candidates = set(wanted) | set(self.manifest.files)
+        else:
+            candidates = {p for p in paths if corpus.kind_of(p)}
+        changed: list[str] = []
+        removed: list[str] = []
+        add: list[corpus.Document] = []
+        delete: list[str] = []
+        for rel in sorted(candidates):
+            outcome = self._check(rel, add, delete)
+            if outcome == "changed":
+                changed.append(rel)
+            elif outcome == "removed":
+                removed.append(rel)
+        if add or delete:
+            self.index.apply(add, delete, bulk=full_build)
+        if changed or removed or full_build:
+            self.manifest.save(self.manifest_path)
+        return SyncReport(len(candidates), tuple(changed), tuple(removed), len(add), len(delete),
+                          self.manifest.problems, full_build, time.perf_counter() - started)
+
+    def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
+        """Compare one file with the manifest, queueing its document changes. Returns what it was."""
+        known = self.manifest.files.get(rel)
+        path = self.vault.path(rel)
+        try:
+            st = path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        if st is None or (path.is_symlink() and not self.vault.inside(path)):
+            if known is None:
+                return "unchanged"
+            delete.extend(known.docs)
+            del self.manifest.files[rel]
+            return "removed"
+        if known is not None and known.same_stat(st):
+            return "unchanged"
+        try:
+            text_file = self.vault.read(rel)
+        except FileNotFoundError:
+            return self._check(rel, add, delete) if known else "unchanged"
+        except NoteParseError as exc:
+            return self._record_problem(rel, st, known, str(exc))
+        fp = text_file.fingerprint
+        if known is not None and known.sha256 == fp.sha256 and not known.problem:
+            known.size, known.mtime_ns, known.ino = fp.size, fp.mtime_ns, fp.ino
+            known.ctime_ns = st.st_ctime_ns
+            return "touched"
+        try:
+            docs = corpus.documents(rel, text_file.text, self.private_folders)
+        except NoteParseError as exc:
+            return self._record_problem(rel, st, known, str(exc))
+        new_docs = {d.key: d.digest for d in docs}
+        old_docs = known.docs if known else {}
+        add.extend(d for d in docs if old_docs.get(d.key) != d.digest)
+        delete.extend(k for k in old_docs if k not in new_docs)
+        self.manifest.files[rel] = FileState(fp.size, fp.mtime_ns, st.st_ctime_ns, fp.ino,
+                                             fp.sha256, new_docs, None)
+        return "changed"
+
+    def _record_problem(self, rel: str, st: os.stat_result, known: FileState | None,
+                        problem: str) -> str:
+        # The last good documents stay searchable: a half-typed YAML edit should not make a
+        # memory vanish. The file itself is never touched.
+        if known is None or known.problem != problem:
+            log.warning("%s", problem)
+        docs = known.docs if known else {}
+        sha = known.sha256 if known else ""
+        self.manifest.files[rel] = FileState(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                             st.st_ino, sha, docs, problem)
+        return "changed"
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.index.close()

@@ -1,0 +1,224 @@
+"""The Python API: `Memory(path)` is one vault with its index, for programs and for the CLI.
+
+    from brainiac import Memory
+    with Memory("~/vault") as m:
+        m.remember("The deadline moved to Monday.", role="user", session="planning")
+        m.search("deadline")
+        ctx = m.context("When is the deadline?", budget=2000)
+        print(ctx.text, ctx.sources)
+
+Without a daemon running, a Memory keeps the index up to date itself: a full reconcile when it
+opens the index (cheap when nothing changed: only stats), again whenever `refresh_interval_s` has
+passed, and at once for every file it writes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from brainiac import config as config_mod
+from brainiac import context as ctx_mod
+from brainiac import events as ev
+from brainiac import stm
+from brainiac.config import Config
+from brainiac.errors import NoteParseError, StaleWriteError, VaultError
+from brainiac.index import Hit, Index
+from brainiac.indexer import Indexer, SyncReport
+from brainiac.locations import Locations
+from brainiac.note import parse as parse_note
+from brainiac.retrieval import retrieve
+from brainiac.vault import IDENTITY, SHORT_TERM, Vault, template_dir
+
+log = logging.getLogger(__name__)
+
+_WRITE_ATTEMPTS = 8
+_QUERY_RECENT_EVENTS = 3
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    path: str
+    kind: str  # "note" or "event"
+    title: str
+    score: float
+    excerpt: str
+    event_id: str
+    at: dt.datetime | None
+
+    @classmethod
+    def from_hit(cls, hit: Hit) -> SearchResult:
+        excerpt = hit.text if hit.kind == "event" else ""
+        return cls(hit.path, hit.kind, hit.title, hit.score, excerpt, hit.event_id, hit.at)
+
+
+@dataclass(frozen=True)
+class Context:
+    text: str
+    tokens: int
+    budget: int
+    sources: tuple[str, ...]
+    over_budget: bool
+    warnings: tuple[str, ...]
+
+
+class Memory:
+    """One vault: remembering events, searching, and assembling context."""
+
+    def __init__(self, path: Path | str, *, config: Config | None = None,
+                 locations: Locations | None = None, refresh_interval_s: float = 1.0) -> None:
+        root = Path(path).expanduser()
+        if root.is_dir() and not _looks_like_vault(root):
+            raise VaultError(f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
+                             f"create one with `brainiac init {root}`")
+        self.config = config if config is not None else config_mod.load(root) \
+            if root.is_dir() else Config()
+        self.vault = Vault.open(root, self.config.max_note_bytes)
+        self.locations = locations or Locations.for_vault(self.vault.root)
+        self.refresh_interval_s = refresh_interval_s
+        self._indexer: Indexer | None = None
+        self._last_reconcile = -float("inf")
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: Path | str) -> list[str]:
+        """Create a vault from the template (never overwriting a file); returns what was created."""
+        from brainiac.vault import init as init_vault
+
+        return init_vault(Path(path).expanduser())
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.close()
+            self._indexer = None
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            index = Index(self.locations.index_dir)
+            self._indexer = Indexer(self.vault, index, self.locations.manifest_path,
+                                    self.config.private_folders)
+        return self._indexer
+
+    def refresh(self, force: bool = False) -> SyncReport | None:
+        """Reconcile the index with the vault if it may be stale (or `force`)."""
+        now = time.monotonic()
+        if not force and now - self._last_reconcile < self.refresh_interval_s:
+            return None
+        report = self.indexer.sync()
+        self._last_reconcile = time.monotonic()
+        return report
+
+    def reindex(self) -> SyncReport:
+        """Throw the index away and build it again from the files."""
+        self.indexer.index.reset()
+        self.indexer.manifest.index_id = ""
+        report = self.indexer.sync()
+        self.indexer.index.merge_segments(force=True)
+        self._last_reconcile = time.monotonic()
+        return report
+
+    # -- events ------------------------------------------------------------------------------
+    def remember(self, text: str, role: str = "user", session: str | None = None,
+                 at: dt.datetime | None = None) -> ev.Event:
+        """Append one event to the short-term Event Log (idempotent: same event, same id)."""
+        if not text or not text.strip():
+            raise VaultError("nothing to remember: the text is empty")
+        event = ev.make_event(text, role=role, session=session, at=at)
+        self.remember_many([event])
+        return event
+
+    def remember_many(self, new_events: Iterable[ev.Event]) -> list[ev.Event]:
+        """Append events in one write; returns those that were not already in the log."""
+        pending = list(new_events)
+        added: list[ev.Event] = []
+        for _attempt in range(_WRITE_ATTEMPTS):
+            try:
+                current = self.vault.read(SHORT_TERM)
+                text, expected = current.text, current.fingerprint
+            except FileNotFoundError:
+                text = (template_dir() / SHORT_TERM).read_text(encoding="utf-8")
+                expected = None
+            new_text, added = stm.append_events(text, pending)
+            if not added:
+                return []
+            try:
+                self.vault.write(SHORT_TERM, new_text, expected)
+                break
+            except StaleWriteError:
+                continue  # someone saved meanwhile: re-read and re-apply to their version
+        else:
+            raise StaleWriteError(f"{SHORT_TERM}: kept changing while brainiac tried to append; "
+                                  "nothing was written, try again")
+        if self._indexer is not None:
+            self._indexer.sync([SHORT_TERM])
+        return added
+
+    # -- reading -----------------------------------------------------------------------------
+    def search(self, query: str, limit: int = 10) -> list[SearchResult]:
+        if limit < 1:
+            raise VaultError(f"limit must be at least 1, got {limit}")
+        self.refresh()
+        return [SearchResult.from_hit(h) for h in self.indexer.index.search(query, limit=limit)]
+
+    def short_term(self) -> stm.ShortTerm:
+        try:
+            return stm.parse(self.vault.read(SHORT_TERM).text)
+        except FileNotFoundError:
+            return stm.parse("")
+
+    def identity(self) -> str | None:
+        try:
+            note = parse_note(self.vault.read(IDENTITY).text, IDENTITY)
+        except FileNotFoundError:
+            return None
+        except NoteParseError as exc:
+            log.warning("%s", exc)
+            return self.vault.read(IDENTITY).text
+        return stm.strip_hints(note.body)
+
+    def context(self, prompt: str | None = None, budget: int | None = None,
+                now: dt.datetime | None = None) -> Context:
+        """The assembled working memory for `prompt`, within `budget` tokens."""
+        budget = ctx_mod.check_budget(self.config.budget if budget is None else budget)
+        now = now or dt.datetime.now()
+        self.refresh()
+        doc = self.short_term()
+        n = self.config.recent_events
+        recent = list(doc.events[-n:]) if n else []
+        query = prompt or self._implicit_query(doc, recent)
+        items = retrieve(self.vault, self.indexer.index, query, self.config, now,
+                         exclude_events={e.id for e in recent})
+        inputs = ctx_mod.Inputs(
+            identity=self.identity(),
+            prompt=prompt or "",
+            short_term=[(title, doc.section(title)) for title in stm.SECTIONS[:-1]],
+            recent=recent,
+            long_term=items,
+        )
+        result = ctx_mod.assemble(inputs, budget)
+        return Context(result.text, result.tokens, budget, result.sources, result.over_budget,
+                       result.warnings)
+
+    @staticmethod
+    def _implicit_query(doc: stm.ShortTerm, recent: list[ev.Event]) -> str:
+        """Without a prompt, what is on the agent's mind: working memory and the last events."""
+        parts = [doc.section("Working Memory")]
+        parts += [e.text for e in recent[-_QUERY_RECENT_EVENTS:]]
+        return "\n".join(p for p in parts if p)
+
+
+def _looks_like_vault(root: Path) -> bool:
+    return any((root / name).exists() for name in ("memory", "system", ".brainiac"))

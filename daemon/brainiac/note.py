@@ -1,0 +1,271 @@
+"""A Markdown note as a person wrote it: frontmatter, headings and sections, links and tags.
+
+Parsing never changes a byte. `Note.text` is the file exactly as read; everything else points into
+it. Edits (`replace_section`, `set_frontmatter_field`) work on text and touch only the lines they
+are about, so what a person wrote elsewhere survives byte for byte and user frontmatter is never
+re-serialised (python-frontmatter's round trip sorts keys and drops comments).
+
+This is the only module that imports python-frontmatter (for its YAML loader) and markdown-it-py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import frontmatter
+from markdown_it import MarkdownIt
+
+from brainiac.errors import NoteParseError
+
+_FENCE_RE = re.compile(r"^---[ \t]*\r?$")
+_END_RE = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
+_WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\\?\|[^\[\]\n]*)?\]\]")
+_TAG_RE = re.compile(r"(?<![\w/&#])#([\w][\w/-]*)")
+_CODE_SPAN_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+
+_md = MarkdownIt("commonmark")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and the lines under it, up to the next heading of the same or a higher level."""
+
+    title: str
+    level: int
+    heading_line: int  # index into Note.lines
+    end_line: int  # one past the section's last line
+
+
+@dataclass(frozen=True)
+class Note:
+    path: str
+    text: str
+    meta: Mapping[str, Any]
+    frontmatter_lines: tuple[int, int] | None  # (first YAML line, closing fence line), indexes
+    body_line: int  # index of the first line after the frontmatter
+    sections: tuple[Section, ...]
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
+
+    @property
+    def body(self) -> str:
+        return "".join(self.lines[self.body_line :])
+
+    def section(self, title: str) -> Section | None:
+        wanted = title.casefold()
+        return next((s for s in self.sections if s.title.casefold() == wanted), None)
+
+    def section_text(self, title: str) -> str | None:
+        """The lines under a heading (not the heading itself), or None if there is no such heading."""
+        s = self.section(title)
+        if s is None:
+            return None
+        return "".join(self.lines[s.heading_line + 1 : s.end_line])
+
+    @property
+    def title(self) -> str:
+        value = self.meta.get("title")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        h1 = next((s for s in self.sections if s.level == 1), None)
+        if h1 is not None:
+            return h1.title
+        stem = self.path.rsplit("/", 1)[-1]
+        return stem[:-3] if stem.endswith(".md") else stem
+
+    def meta_list(self, key: str) -> list[str]:
+        """A frontmatter list (`tags`, `aliases`), accepting a single string as a one-item list."""
+        value = self.meta.get(key)
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",")] if key == "tags" else [value]
+        if not isinstance(value, list):
+            return []
+        return [str(v).strip().lstrip("#") if key == "tags" else str(v).strip() for v in value if v]
+
+    def meta_float(self, key: str, default: float) -> float:
+        value = self.meta.get(key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return default
+        return float(value)
+
+    def meta_time(self, key: str) -> dt.datetime | None:
+        return as_datetime(self.meta.get(key))
+
+
+def as_datetime(value: Any) -> dt.datetime | None:
+    """A frontmatter date or datetime (YAML-typed or a string) as a naive datetime."""
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None) if value.tzinfo is None else _naive_utc(value)
+    if isinstance(value, dt.date):
+        return dt.datetime(value.year, value.month, value.day)
+    if isinstance(value, str):
+        try:
+            parsed = dt.datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo is None else _naive_utc(parsed)
+    return None
+
+
+def _naive_utc(value: dt.datetime) -> dt.datetime:
+    return value.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+def parse(text: str, path: str = "<text>") -> Note:
+    """Parse a note; raises NoteParseError (with the line) when its frontmatter is not valid YAML."""
+    lines = text.splitlines(keepends=True)
+    meta: Mapping[str, Any] = {}
+    fm: tuple[int, int] | None = None
+    body_line = 0
+    if lines and _FENCE_RE.match(lines[0].lstrip("\ufeff")):
+        close = next((i for i in range(1, len(lines)) if _END_RE.match(lines[i])), None)
+        if close is None:
+            raise NoteParseError(
+                path, "frontmatter starts with --- but never ends; add a closing --- line", 1
+            )
+        fm = (1, close)
+        meta = _load_yaml("".join(lines[1:close]), path)
+        body_line = close + 1
+    return Note(path, text, meta, fm, body_line, _sections(lines, body_line))
+
+
+def _load_yaml(source: str, path: str) -> Mapping[str, Any]:
+    if not source.strip():
+        return {}
+    try:
+        loaded = frontmatter.YAMLHandler().load(source)
+    except Exception as exc:  # yaml.YAMLError and friends; translated at this boundary
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else None  # +1 for the fence, +1 for 1-based
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise NoteParseError(
+            path,
+            f"frontmatter is not valid YAML ({problem}); fix it, the note is skipped until then",
+            line,
+        ) from exc
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise NoteParseError(
+            path, "frontmatter must be key: value pairs; fix it, the note is skipped until then", 2
+        )
+    return loaded
+
+
+_ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
+_FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def _sections(lines: list[str], body_line: int) -> tuple[Section, ...]:
+    # A line scanner for ATX headings outside fenced code, rather than a full CommonMark parse:
+    # the short-term document is read on every context call and grows to thousands of lines.
+    headings: list[tuple[int, int, str]] = []  # (line, level, title)
+    fence: str | None = None
+    for i in range(body_line, len(lines)):
+        line = lines[i]
+        opened = _FENCE_OPEN_RE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                if not line.strip().lstrip(fence[0]):
+                    fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        if line.startswith(("#", " #", "  #", "   #")):
+            m = _ATX_RE.match(line)
+            if m:
+                headings.append((i, len(m.group(1)), (m.group(2) or "").strip()))
+    sections = []
+    for k, (line_no, level, title) in enumerate(headings):
+        end = len(lines)
+        for later_line, later_level, _ in headings[k + 1 :]:
+            if later_level <= level:
+                end = later_line
+                break
+        sections.append(Section(title, level, line_no, end))
+    return tuple(sections)
+
+
+def prose_of(text: str) -> str:
+    """The text outside code fences and code spans (where links and tags mean something)."""
+    out = []
+    for tok in _md.parse(text):
+        if tok.type == "inline":
+            out.append(_CODE_SPAN_RE.sub(" ", tok.content))
+    return "\n".join(out)
+
+
+def wikilinks(text: str) -> list[str]:
+    """Targets of [[links]] and ![[embeds]] outside code, in order, without duplicates."""
+    seen: dict[str, None] = {}
+    for m in _WIKILINK_RE.finditer(prose_of(text)):
+        seen.setdefault(m.group(1).strip(), None)
+    return list(seen)
+
+
+def inline_tags(text: str) -> list[str]:
+    """#tags in the prose; a tag needs at least one non-digit (Obsidian's rule)."""
+    seen: dict[str, None] = {}
+    for m in _TAG_RE.finditer(prose_of(text)):
+        tag = m.group(1).rstrip("/-")
+        if tag and not tag.isdigit():
+            seen.setdefault(tag, None)
+    return list(seen)
+
+
+def replace_section(text: str, title: str, new_body: str, level: int = 2) -> str:
+    """Replace the lines under heading `title` with `new_body`; append the section if missing.
+
+    Only those lines change: the heading line itself and everything around it keep their bytes.
+    """
+    note = parse(text)
+    lines = note.lines
+    if not new_body.endswith("\n") and new_body:
+        new_body += "\n"
+    section = note.section(title)
+    if section is None:
+        prefix = text
+        if prefix and not prefix.endswith("\n"):
+            prefix += "\n"
+        if prefix and not prefix.endswith("\n\n"):
+            prefix += "\n"
+        return f"{prefix}{'#' * level} {title}\n{new_body}"
+    before = "".join(lines[: section.heading_line + 1])
+    if before and not before.endswith("\n"):
+        before += "\n"
+    after = "".join(lines[section.end_line :])
+    if after and new_body and not new_body.endswith("\n\n"):
+        new_body += "\n"  # keep a blank line before the next heading
+    return before + new_body + after
+
+
+def set_frontmatter_field(text: str, key: str, yaml_value: str) -> str:
+    """Set one top-level frontmatter key by editing its line; every other byte stays as it was.
+
+    `yaml_value` is already YAML (the caller decides quoting). A key whose value spans several lines
+    (a block list) is replaced together with its indented continuation lines.
+    """
+    note = parse(text)
+    lines = note.lines
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    new_line = f"{key}: {yaml_value}{newline}"
+    if note.frontmatter_lines is None:
+        return f"---{newline}{new_line}---{newline}{text}"
+    first, close = note.frontmatter_lines
+    key_re = re.compile(rf"^{re.escape(key)}\s*:")
+    for i in range(first, close):
+        if key_re.match(lines[i]):
+            j = i + 1
+            while j < close and (lines[j].startswith((" ", "\t", "-")) or not lines[j].strip()):
+                if lines[j].startswith("-") and not lines[i].rstrip().endswith(":"):
+                    break
+                j += 1
+            return "".join(lines[:i]) + new_line + "".join(lines[j:])
+    return "".join(lines[:close]) + new_line + "".join(lines[close:])

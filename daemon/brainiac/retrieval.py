@@ -1,0 +1,162 @@
+"""Finding the long-term memories relevant to a prompt and rendering them as context excerpts.
+
+Ranking is Whoosh's BM25F relevance, normalised to the best hit, scaled by what the memory knows
+about each note: its strength (attractors strengthen with use and decay without it), its
+reinforcement (feedback on answers) and its recency. Relevance always leads: the other signals can
+reorder comparable hits, never lift an irrelevant one.
+
+A note comes with excerpts, not just its title: its summary, the facts and the verbatim source
+quotes that match the prompt. An event hit (from the short-term log beyond the recent window, the
+archive, or a note's sources) comes as its verbatim line, grouped under its note when it has one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from brainiac import corpus, ltm
+from brainiac.config import Config
+from brainiac.context import LongTermItem, render_event
+from brainiac.errors import NoteParseError
+from brainiac.events import Event
+from brainiac.index import Hit, Index
+from brainiac.vault import Vault
+
+_SUMMARY_CHARS = 600
+_FACTS_PER_NOTE = 6
+_QUOTES_PER_NOTE = 4
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Ranked:
+    hit: Hit
+    score: float
+
+
+def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
+    """How much a memory's own state boosts its relevance: 1.0 for a fresh, neutral memory."""
+    strength = math.log1p(max(hit.strength, 0.0)) - math.log1p(ltm.DEFAULT_STRENGTH)
+    reinforcement = math.tanh(hit.reinforcement)
+    recency = 0.0
+    if hit.at is not None:
+        age_days = max((now - hit.at).total_seconds() / 86400.0, 0.0)
+        recency = 0.5 ** (age_days / cfg.recency_half_life_days)
+    archived = 0.5 if hit.status == "archived" else 1.0
+    factor = (1.0 + cfg.strength_weight * strength + cfg.reinforcement_weight * reinforcement
+              + cfg.recency_weight * recency)
+    return max(factor, 0.05) * archived
+
+
+def rank(hits: Sequence[Hit], cfg: Config, now: dt.datetime, exclude_events: Iterable[str] = ()
+         ) -> list[Ranked]:
+    excluded = set(exclude_events)
+    hits = [h for h in hits if not (h.kind == corpus.EVENT and h.event_id in excluded)]
+    if not hits:
+        return []
+    best = max(h.score for h in hits) or 1.0
+    ranked = [Ranked(h, cfg.relevance_weight * (h.score / best) * weight(h, cfg, now))
+              for h in hits]
+    ranked.sort(key=lambda r: (-r.score, r.hit.key))
+    return ranked
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD_RE.findall(text.casefold()) if len(w) > 2}
+
+
+def _overlap(text: str, query_words: set[str]) -> int:
+    return len(_words(text) & query_words)
+
+
+def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.datetime,
+             exclude_events: Iterable[str] = ()) -> list[LongTermItem]:
+    """The relevant long-term memories for `query`, rendered, best first."""
+    if cfg.max_ltm_items == 0 or not query.strip():
+        return []
+    hits = index.search(query, limit=max(cfg.max_ltm_items * 4, 50))
+    ranked = rank(hits, cfg, now, exclude_events)
+    query_words = _words(query)
+    items: list[LongTermItem] = []
+    note_items: dict[str, int] = {}  # note path -> position in items
+    wanted_quotes: dict[str, list[str]] = {}  # note path -> event ids hit inside it
+    for r in ranked:
+        h = r.hit
+        if h.kind == corpus.EVENT and h.title:
+            wanted_quotes.setdefault(h.path, []).append(h.event_id)
+    for r in ranked:
+        if len(items) >= cfg.max_ltm_items:
+            break
+        h = r.hit
+        if h.kind == corpus.NOTE:
+            if h.path in note_items:
+                continue
+            item = _note_item(vault, h.path, query_words, wanted_quotes.get(h.path, []))
+            if item is not None:
+                note_items[h.path] = len(items)
+                items.append(item)
+        elif h.title and h.path in note_items:
+            continue  # already quoted in its note's excerpt
+        else:
+            event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
+            line = render_event(event)
+            if h.title:
+                line += f" (from [[{h.title}]])"
+            items.append(LongTermItem(line, (h.key,)))
+    return items
+
+
+def _note_item(vault: Vault, rel: str, query_words: set[str], hit_event_ids: list[str]
+               ) -> LongTermItem | None:
+    try:
+        parsed = ltm.parse(vault.read(rel).text, rel)
+    except (NoteParseError, FileNotFoundError):
+        return None  # changed or broken since indexed; the next sync catches up
+    lines = [f"### {parsed.title} ({rel})"]
+    summary = parsed.section(ltm.SUMMARY).strip()
+    if not summary and not parsed.note.section(ltm.FACTS):
+        # A free-form note: its opening prose stands in for a summary.
+        summary = _first_prose(parsed.note.body)
+    if summary:
+        if len(summary) > _SUMMARY_CHARS:
+            summary = summary[:_SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
+        lines.append(summary)
+    facts = _fact_blocks(parsed.section(ltm.FACTS))
+    facts.sort(key=lambda f: -_overlap(f, query_words))  # stable: ties keep the note's order
+    lines += facts[:_FACTS_PER_NOTE]
+    sources = parsed.sources
+    by_id = {e.id: e for e in sources}
+    chosen = [by_id[i] for i in hit_event_ids if i in by_id]
+    rest = sorted((e for e in sources if e.id not in set(hit_event_ids)),
+                  key=lambda e: -_overlap(e.text, query_words))
+    chosen += [e for e in rest if _overlap(e.text, query_words) > 0]
+    for e in chosen[:_QUOTES_PER_NOTE]:
+        lines.append("> " + render_event(e)[2:].replace("\n", "\n> "))
+    return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in chosen[:_QUOTES_PER_NOTE])))
+
+
+def _fact_blocks(section: str) -> list[str]:
+    """Top-level `- ` fact lines, each with its indented history lines."""
+    blocks: list[str] = []
+    for line in section.split("\n"):
+        if line.startswith("- "):
+            blocks.append(line)
+        elif blocks and line.startswith((" ", "\t")) and line.strip():
+            blocks[-1] += "\n" + line
+    return blocks
+
+
+def _first_prose(body: str) -> str:
+    out = []
+    for line in body.split("\n"):
+        s = line.strip()
+        if not s or s.startswith(("#", "<!--", "---")):
+            if out:
+                break
+            continue
+        out.append(s)
+    return " ".join(out)

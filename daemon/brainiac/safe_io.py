@@ -1,0 +1,160 @@
+"""Reading files with a fingerprint, and writing them by compare-and-swap.
+
+A person's editor, a sync tool and brainiac may all write the same file. Every write here is
+read -> compute -> swap-if-unchanged: the new text goes to a hidden temp file in the same directory
+(fsynced, the old file's mode kept), the target is checked against what was read, and the temp file
+is swapped in with Linux `renameat2(RENAME_EXCHANGE)`. What was swapped out is checked once more: if
+a save landed between the check and the swap, the person's version is swapped back and the write
+raises `StaleWriteError`. Where the exchange is unsupported it falls back to `os.replace`, which has
+a window of microseconds instead of none. See ../shared/notes/editors-sync-systemd.md, section 5.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import hashlib
+import os
+import stat
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainiac.errors import StaleWriteError
+
+# Our temp names: ".<name>.<random>.brainiac-tmp". They start with a dot, so the watcher and the
+# scanner ignore them, and the suffix lets a start-up sweep find the ones a crash left behind.
+TMP_SUFFIX = ".brainiac-tmp"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a file was when we read it: enough to tell any later change, including a rename-save."""
+
+    ino: int
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(path: Path) -> tuple[bytes, Fingerprint]:
+    """The file's bytes and a fingerprint of the same inode (stat of the open descriptor)."""
+    for _attempt in range(5):
+        with open(path, "rb") as f:
+            before = os.fstat(f.fileno())
+            data = f.read()
+            after = os.fstat(f.fileno())
+        if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) and len(
+            data
+        ) == after.st_size:
+            return data, Fingerprint(after.st_ino, after.st_size, after.st_mtime_ns, sha256_hex(data))
+        time.sleep(0.005)  # an in-place writer is mid-write; read again
+    raise StaleWriteError(f"{path}: kept changing while being read; try again when it is saved")
+
+
+def current_fingerprint(path: Path) -> Fingerprint | None:
+    try:
+        return read_bytes(path)[1]
+    except FileNotFoundError:
+        return None
+
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _rename_exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths; False where the kernel or filesystem cannot."""
+    fn = getattr(_libc, "renameat2", None)
+    if fn is None:
+        return False
+    if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(a))
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _unchanged(current: Fingerprint | None, expected: Fingerprint | None) -> bool:
+    if current is None or expected is None:
+        return current is None and expected is None
+    return (current.sha256, current.ino, current.size) == (
+        expected.sha256,
+        expected.ino,
+        expected.size,
+    )
+
+
+def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Fingerprint:
+    """Replace `path` with `data` if it is still what `expected` describes.
+
+    `expected=None` means "the file must not exist yet". Raises StaleWriteError, having written
+    nothing, when the file changed since it was read. Creates missing parent directories (0700).
+    """
+    directory = path.parent
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            with contextlib.suppress(FileNotFoundError):
+                os.fchmod(f.fileno(), stat.S_IMODE(os.stat(path).st_mode))  # keep the user's mode
+        current = current_fingerprint(path)
+        if not _unchanged(current, expected):
+            raise StaleWriteError(f"{path}: changed since it was read; nothing was written")
+        if current is not None and _rename_exchange(tmp, path):
+            swapped_out, _ = read_bytes(tmp)
+            if expected is None or sha256_hex(swapped_out) != expected.sha256:
+                _rename_exchange(tmp, path)  # a save landed in the gap: give it back
+                raise StaleWriteError(f"{path}: saved by someone else during our write; kept theirs")
+            tmp.unlink()
+        elif current is None:
+            # Creating: link() fails if someone created the file meanwhile, unlike rename().
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                raise StaleWriteError(f"{path}: created by someone else meanwhile; kept theirs") from None
+            tmp.unlink()
+        else:
+            os.replace(tmp, path)
+        _fsync_dir(directory)
+        return read_bytes(path)[1]
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def remove_stale_temps(root: Path, older_than_s: float = 300.0, now: float | None = None) -> list[Path]:
+    """Delete our temp files that a crash left behind (only ours, only old ones)."""
+    now = time.time() if now is None else now
+    removed = []
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            if name.startswith(".") and name.endswith(TMP_SUFFIX):
+                p = Path(dirpath, name)
+                with contextlib.suppress(FileNotFoundError):
+                    if now - p.lstat().st_mtime >= older_than_s:
+                        p.unlink()
+                        removed.append(p)
+    return removed

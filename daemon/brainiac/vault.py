@@ -1,0 +1,167 @@
+"""The vault on disk: its layout, `init` from the template, and guarded reads and writes.
+
+Paths inside the vault are handled as POSIX relative strings (`memory/long_term/anna.md`), the
+form they take in links, the index and messages. Reading checks what a hostile or broken file can
+do: a symlink that leads outside the vault is not followed, a file over the size limit, binary or
+not UTF-8 is skipped with a one-line reason. Writing goes through safe_io's compare-and-swap.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from brainiac import safe_io
+from brainiac.errors import NoteParseError, VaultError
+
+IDENTITY = "system/core_identity.md"
+SHORT_TERM = "memory/short_term.md"
+LONG_TERM_DIR = "memory/long_term"
+ARCHIVE_DIR = "memory/archive"
+INBOX_DIR = "inbox"
+WORKING_MEMORY = "context/working_memory.md"
+CONFIG = ".brainiac/config.toml"
+
+# Derived or foreign folders that are never read as memory.
+_SKIPPED_TOP = {"context", "inbox"}
+
+
+def template_dir() -> Path:
+    """The vault template: inside the installed wheel, or beside `daemon/` in a source checkout."""
+    packaged = Path(str(resources.files("brainiac"))) / "vault_template"
+    if packaged.is_dir():
+        return packaged
+    source = Path(__file__).resolve().parents[2] / "vault_template"
+    if source.is_dir():
+        return source
+    raise VaultError("the vault template is missing from this installation; reinstall brainiac")
+
+
+def init(path: Path) -> list[str]:
+    """Copy the template into `path`, never overwriting a file that exists. Returns what was created."""
+    if path.exists() and not path.is_dir():
+        raise VaultError(f"{path}: exists and is not a directory; choose another path")
+    created = []
+    src_root = template_dir()
+    for src in sorted(src_root.rglob("*")):
+        rel = src.relative_to(src_root)
+        if "__pycache__" in rel.parts:
+            continue
+        dest = path / rel
+        if src.is_dir():
+            dest.mkdir(mode=0o700, parents=True, exist_ok=True)
+            continue
+        if src.name == ".keep" or dest.exists():
+            if src.name == ".keep":
+                dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            continue
+        dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        try:
+            safe_io.write_bytes(dest, src.read_bytes(), expected=None)
+        except safe_io.StaleWriteError:
+            continue  # someone created it meanwhile: theirs wins
+        created.append(rel.as_posix())
+    return created
+
+
+@dataclass(frozen=True)
+class FileText:
+    rel: str
+    text: str
+    fingerprint: safe_io.Fingerprint
+
+
+@dataclass(frozen=True)
+class Vault:
+    root: Path
+    max_note_bytes: int = 1_000_000
+
+    @classmethod
+    def open(cls, path: Path | str, max_note_bytes: int = 1_000_000) -> Vault:
+        root = Path(path).expanduser()
+        if not root.exists():
+            raise VaultError(f"{root}: no such vault; create it with `brainiac init {root}`")
+        if not root.is_dir():
+            raise VaultError(f"{root}: is not a directory; pass the vault's folder")
+        return cls(root.resolve(), max_note_bytes)
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def inside(self, path: Path) -> bool:
+        """Whether `path`, with every symlink resolved, stays inside the vault."""
+        try:
+            path.resolve().relative_to(self.root)
+        except (ValueError, OSError):
+            return False
+        return True
+
+    def read(self, rel: str) -> FileText:
+        """A vault file's text; NoteParseError (file untouched) when it cannot be used as a note."""
+        path = self.path(rel)
+        if path.is_symlink() and not self.inside(path):
+            raise NoteParseError(rel, "is a symlink to outside the vault; it is not followed")
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise NoteParseError(rel, f"cannot be read ({exc.strerror})") from exc
+        if size > self.max_note_bytes:
+            raise NoteParseError(
+                rel,
+                f"is {size} bytes, over the {self.max_note_bytes}-byte limit; split it or raise "
+                "[vault] max_note_bytes in .brainiac/config.toml",
+            )
+        data, fp = safe_io.read_bytes(path)
+        if b"\x00" in data[:8192]:
+            raise NoteParseError(rel, "looks binary (contains NUL bytes); it is skipped")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise NoteParseError(
+                rel, "is not UTF-8 text; re-save it as UTF-8, it is skipped until then", line
+            ) from exc
+        return FileText(rel, text, fp)
+
+    def write(self, rel: str, text: str, expected: safe_io.Fingerprint | None) -> safe_io.Fingerprint:
+        """Compare-and-swap `text` into a vault file (StaleWriteError if it changed since read)."""
+        path = self.path(rel)
+        if path.is_symlink() or (path.exists() and path.stat().st_nlink > 1):
+            # Replacing would turn the link into a plain file and detach the other name.
+            raise VaultError(f"{rel}: is a symlink or has hard links; brainiac does not replace it")
+        if not self.inside(path.parent):
+            raise VaultError(f"{rel}: lies outside the vault; nothing written")
+        return safe_io.write_bytes(path, text.encode("utf-8"), expected)
+
+    def markdown_files(self, under: str = "") -> Iterator[str]:
+        """Relative paths of the notes below `under`: `.md` files, skipping dot-paths, the
+        generated and inbox folders, and symlinks that lead outside the vault."""
+        base = self.path(under) if under else self.root
+        if not base.is_dir():
+            return
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
+            here = Path(dirpath)
+            top_rel = self.rel(here)
+            dirnames[:] = sorted(
+                d
+                for d in dirnames
+                if not d.startswith(".")
+                and not (top_rel == "." and d in _SKIPPED_TOP)
+                and not d.startswith("__")
+            )
+            for name in sorted(filenames):
+                if name.startswith(".") or not name.endswith(".md"):
+                    continue
+                p = here / name
+                if p.is_symlink() and not self.inside(p):
+                    continue
+                yield self.rel(p)
+
