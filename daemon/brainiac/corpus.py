@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from brainiac import events as ev
@@ -33,6 +34,7 @@ class Document:
     links: tuple[str, ...] = ()
     event_id: str = ""
     text: str = ""  # an event's verbatim text (the body adds the role for matching)
+    context: str = ""  # an event's preceding message in its log, matched at a lower weight
     role: str = ""
     session: str = ""
     at: dt.datetime | None = None
@@ -43,7 +45,7 @@ class Document:
 
     def with_digest(self) -> Document:
         raw = repr((self.key, self.kind, self.title, self.body, self.aliases, self.tags,
-                    self.links, self.event_id, self.text, self.role, self.session, self.at, self.strength,
+                    self.links, self.event_id, self.text, self.context, self.role, self.session, self.at, self.strength,
                     self.reinforcement, self.status))
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
         return Document(**{**self.__dict__, "digest": digest})
@@ -66,13 +68,13 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
     if kind is None or any(rel.startswith(f.rstrip("/") + "/") for f in private_folders):
         return []
     if kind == "stm":
-        return [_event_doc(rel, e) for e in stm.parse(text, rel).events]
+        return _log_docs(rel, stm.parse(text, rel).events)
     parsed = ltm.parse(text, rel)
     if parsed.private:
         return []
     if kind == "archive" and parsed.note.section(stm.EVENT_LOG) is not None:
         # A monthly archive of events: its events are the documents, not the file.
-        return [_event_doc(rel, e, status="archived") for e in stm.event_log(parsed.note)]
+        return _log_docs(rel, stm.event_log(parsed.note), status="archived")
     status = "archived" if kind == "archive" else parsed.status
     note_doc = Document(
         key=rel,
@@ -101,10 +103,29 @@ def _searchable_body(note: notes.Note) -> str:
     return note.body
 
 
+def _log_docs(rel: str, events: Sequence[ev.Event], status: str = "active") -> list[Document]:
+    """The documents of a log (the Event Log or an archive), where events follow each other.
+
+    A message in a conversation often only makes sense with the one before it: an answer ("Since I
+    was 17, I find it empowering") carries the facts while the question it answers ("How long have
+    you been painting?") carries the words someone will search with later. So each logged event is
+    also matched on the text of the event just before it, in a field of lower weight, so its own
+    words still count most. Only the previous event is used: appending to a log then never changes
+    a document that is already indexed. (A note's sources are a selection, not a sequence.)
+    """
+    docs = []
+    previous = ""
+    for e in events:
+        docs.append(_event_doc(rel, e, status=status, context=previous))
+        previous = e.text
+    return docs
+
+
 def _event_doc(
     rel: str,
     event: ev.Event,
     *,
+    context: str = "",
     title: str = "",
     status: str = "active",
     strength: float = ltm.DEFAULT_STRENGTH,
@@ -118,6 +139,7 @@ def _event_doc(
         body=f"{event.role}: {event.text}",
         event_id=event.id,
         text=event.text,
+        context=context,
         role=event.role,
         session=event.session or "",
         at=event.at,

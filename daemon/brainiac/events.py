@@ -23,6 +23,8 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from brainiac.note import split_lines
+
 _HEAD_RE = re.compile(
     r"^- (?P<at>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
     r" \*\*(?P<role>[^*\n]+)\*\*(?: \((?P<session>[^()\n]*)\))?: ?(?P<text>.*)$"
@@ -155,7 +157,7 @@ def _parse_block(block: list[str]) -> Event | None:
 
 
 def parse_text(text: str) -> list[Event]:
-    return [loc.event for loc in parse_lines(text.splitlines(keepends=True))]
+    return [loc.event for loc in parse_lines(split_lines(text))]
 
 
 def ids(events: Iterable[Event]) -> set[str]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from whoosh import index as windex
 from whoosh import scoring
-from whoosh.analysis import StemmingAnalyzer
+from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.query import Or, Term
 
@@ -33,14 +33,30 @@ from brainiac.errors import SearchError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "3"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 _MERGE_ABOVE_SEGMENTS = 6
+_CONTEXT_BOOST = 0.5
+
+
+# Whoosh's own stop list is short (34 words) and keeps the function words every question is made
+# of ("what", "did", "how", "does", "she", "they", ...). In a query they match nearly every short
+# message and pull chatty lines ("What did it look like?") above the ones that share the question's
+# content words; BM25's idf only damps them. So both documents and queries drop a standard English
+# function-word list (pronouns, auxiliaries, question words, articles, prepositions) as well.
+_STOP_WORDS = frozenset(STOP_WORDS) | frozenset("""
+    about above after again against all am any because been before being below between both but
+    could did do does doing down during each few further had has having he her here hers herself
+    him himself his how i into its itself just me more most my myself no nor now off once only other
+    our ours ourselves out over own same she should so some such than their theirs them themselves
+    then there these they those through too under until up very was were what where which while who
+    whom why would yours yourself yourselves s t don ll m re ve d
+""".split())
 
 
 def _schema() -> Schema:
-    analyzer = StemmingAnalyzer()
+    analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS)
     return Schema(
         key=ID(stored=True, unique=True),
         path=ID(stored=True),
@@ -51,6 +67,8 @@ def _schema() -> Schema:
         tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
         links=KEYWORD(lowercase=True, commas=True, scorable=True),
         body=TEXT(analyzer=analyzer),
+        # An event's preceding message (see corpus._log_docs): context, so it weighs less.
+        context=TEXT(analyzer=analyzer, field_boost=_CONTEXT_BOOST),
         event_id=ID(stored=True),
         text=STORED,
         role=STORED,
@@ -61,7 +79,7 @@ def _schema() -> Schema:
     )
 
 
-_TEXT_FIELDS = ("title", "aliases", "body")
+_TEXT_FIELDS = ("title", "aliases", "body", "context")
 _KEYWORD_FIELDS = ("tags", "links")
 
 
@@ -94,6 +112,10 @@ class Index:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _open_or_create(self) -> Any:
+        ix = self._try_open()
+        return ix if ix is not None else self._create()
+
+    def _try_open(self) -> Any:
         try:
             if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
                 ix = windex.open_dir(self.directory)
@@ -104,8 +126,10 @@ class Index:
                 ix.close()
                 log.info("index at %s has an older schema; rebuilding", self.directory)
         except Exception as exc:  # any read error means: rebuild from the vault
-            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, exc)
-        return self._create()
+            # Log the text, not the exception: a kept log record would keep its traceback's frames
+            # alive, and with them the files Whoosh opened.
+            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
+        return None
 
     def _create(self) -> Any:
         shutil.rmtree(self.directory, ignore_errors=True)
@@ -182,15 +206,15 @@ class Index:
         return len(self._ix._segments())
 
     def _refresh(self) -> None:
+        # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
+        # of unchanged segments and misses deletions made in them, so a deleted note stayed
+        # findable and an updated one was found twice (measured on whoosh3 3.54.0). The cost is
+        # one reader open per commit, on the edit path only; queries keep the long-lived searcher.
         if self._searcher.up_to_date():
             return
-        try:
-            self._searcher = self._searcher.refresh()
-        except TypeError:
-            # Whoosh cannot refresh a searcher that was opened on an empty index (its reader has
-            # no segment list); open a fresh one instead.
-            self._searcher.close()
-            self._searcher = self._ix.searcher(weighting=scoring.BM25F())
+        old = self._searcher
+        self._searcher = self._ix.searcher(weighting=scoring.BM25F())
+        old.close()
 
     # -- reading -----------------------------------------------------------------------------
     def doc_count(self) -> int:
@@ -232,6 +256,7 @@ def _fields(doc: Document) -> dict[str, Any]:
         "tags": ",".join(doc.tags),
         "links": ",".join(doc.links),
         "body": doc.body,
+        "context": doc.context,
         "event_id": doc.event_id,
         "text": doc.text,
         "role": doc.role,

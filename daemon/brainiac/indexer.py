@@ -63,7 +63,7 @@ class Manifest:
         except FileNotFoundError:
             return cls()
         except (OSError, ValueError, TypeError, KeyError) as exc:
-            log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, exc)
+            log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, str(exc))
             return cls()
 
     def save(self, path: Path) -> None:

@@ -51,7 +51,7 @@ class Note:
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
+        return split_lines(self.text)
 
     @property
     def body(self) -> str:
@@ -98,6 +98,16 @@ class Note:
         return as_datetime(self.meta.get(key))
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines ending in "\n" (kept). Unlike str.splitlines, other separators such as U+2028 or a
+    form feed stay inside their line, as every editor shows them."""
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
 def as_datetime(value: Any) -> dt.datetime | None:
     """A frontmatter date or datetime (YAML-typed or a string) as a naive datetime."""
     if isinstance(value, dt.datetime):
@@ -119,7 +129,7 @@ def _naive_utc(value: dt.datetime) -> dt.datetime:
 
 def parse(text: str, path: str = "<text>") -> Note:
     """Parse a note; raises NoteParseError (with the line) when its frontmatter is not valid YAML."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     meta: Mapping[str, Any] = {}
     fm: tuple[int, int] | None = None
     body_line = 0

@@ -34,7 +34,7 @@ def strip_hints(text: str) -> str:
     """Drop `<!-- ... -->` hint comments the template puts in empty sections."""
     out = []
     in_comment = False
-    for line in text.splitlines():
+    for line in text.split("\n"):
         stripped = line.strip()
         if not in_comment and stripped.startswith("<!--"):
             in_comment = "-->" not in stripped

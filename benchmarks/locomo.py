@@ -1,0 +1,103 @@
+"""LoCoMo evidence recall: brainiac against the scorer's Whoosh baseline, at several budgets.
+
+    .venv/bin/python benchmarks/locomo.py                      # both systems, 500/2000/4000
+    .venv/bin/python benchmarks/locomo.py --systems brainiac --budgets 2000
+
+Uses the official scorer and data from `../shared/bench/locomo/` (override with --bench-dir or
+the LOCOMO_DIR environment variable); neither is copied into this repository. When the data file
+is absent the benchmark is skipped with a message and exit status 0. It prints the scorer's
+Markdown tables (recall per category, the "1-4 macro" aggregate, mean context tokens, budget
+violations, mean query ms, ingest seconds) and writes the full results JSON to
+`benchmarks/results/locomo-<timestamp>.json` (gitignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_BENCH_DIR = REPO.parent / "shared" / "bench" / "locomo"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench-dir", default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
+                    help="folder with locomo_eval.py and locomo-dev.json")
+    ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
+    ap.add_argument("--systems", default="whoosh_turns,brainiac",
+                    help="comma list: brainiac and/or the scorer's built-in systems")
+    ap.add_argument("--budgets", default="500,2000,4000")
+    ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
+    ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
+    args = ap.parse_args(argv)
+
+    bench_dir = Path(args.bench_dir)
+    data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
+    scorer_path = bench_dir / "locomo_eval.py"
+    if not data.is_file() or not scorer_path.is_file():
+        print(f"LoCoMo benchmark skipped: {data if not data.is_file() else scorer_path} "
+              "not found (set --bench-dir or LOCOMO_DIR)")
+        return 0
+
+    sys.path.insert(0, str(bench_dir))
+    sys.path.insert(0, str(HERE))
+    import locomo_eval  # the official scorer, read-only, outside the repository
+    from locomo_adapter import BrainiacSystem
+
+    budgets = [int(b) for b in args.budgets.split(",") if b]
+    factories = []
+    for name in [s for s in args.systems.split(",") if s]:
+        if name == "brainiac":
+            factories.append(BrainiacSystem)
+        elif name in locomo_eval.BUILTIN:
+            factories.append(locomo_eval.BUILTIN[name])
+        else:
+            ap.error(f"unknown system {name!r}")
+
+    convs = locomo_eval.load_locomo(str(data))
+    t_all = time.perf_counter()
+    results = []
+    for factory in factories:
+        t0 = time.perf_counter()
+        r = locomo_eval.evaluate(convs, factory, budgets, args.limit_questions or None)
+        r["wall_s"] = time.perf_counter() - t0
+        results.append(r)
+
+    md = locomo_eval.markdown_report(results, budgets)
+    print(md)
+    print("| system | ingest s (total) | " + " | ".join(f"query ms B={b}" for b in budgets) + " |")
+    print("|" + "---|" * (len(budgets) + 2))
+    for r in results:
+        ms = " | ".join(f"{r['budgets'][str(b)]['mean_query_ms']:.1f}" for b in budgets)
+        print(f"| {r['system']} | {r['ingest_s']:.2f} | {ms} |")
+
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(args.out) if args.out else HERE / "results" / f"locomo-{stamp}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = {
+        "data": data.name,
+        "budgets": budgets,
+        "conversations": [c.sample_id for c in convs],
+        "versions": locomo_eval.versions(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "command": shlex.join([sys.executable, *sys.argv]),
+        "total_wall_s": time.perf_counter() - t_all,
+        "results": results,
+    }
+    out.write_text(json.dumps(report, indent=2), encoding="utf-8")
+    print(f"\nresults written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""brainiac as a system under test for the LoCoMo evidence-recall scorer.
+
+The scorer (`../shared/bench/locomo/locomo_eval.py`, not part of this repository) builds one
+system per conversation, calls `ingest(conversation)`, then `context(question, budget)` for every
+question and budget, then `close()`. This adapter drives brainiac through its public API only:
+
+* ingest: a fresh vault from the template (`Memory.init`) in a temporary directory, with the index
+  and state kept in that directory too (`Locations`), so nothing reaches the user's home. Every turn
+  is one `Memory.remember(...)` call (one event per turn, in order; the speaker is the role, the
+  session is "session N", the time is the turn's timestamp). The turn text is kept verbatim; an
+  image shared in the turn is appended as " [image: caption]", as the scorer's baselines do.
+* context: `Memory.context(question, budget=budget, now=conversation.end_time).text`, i.e. the
+  whole assembled working memory (Core Identity, Short-Term Memory with the last 10 events,
+  Relevant Long-Term Memory, User Prompt), all of it inside the budget.
+* close: close the Memory and delete the temporary directory.
+
+Run it with the scorer directly (PYTHONPATH must hold this folder):
+
+    PYTHONPATH=benchmarks .venv/bin/python ../shared/bench/locomo/locomo_eval.py \
+        --data ../shared/bench/locomo/locomo-dev.json --systems whoosh_turns \
+        --system-class locomo_adapter:BrainiacSystem --budgets 500,2000,4000
+
+or through `benchmarks/locomo.py`, which does the same and writes the results under
+`benchmarks/results/`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from brainiac import Memory
+from brainiac.locations import Locations
+
+
+class BrainiacSystem:
+    """One brainiac vault per conversation, fed one `remember` per turn."""
+
+    name = "brainiac"
+
+    def __init__(self) -> None:
+        self._tmp: Path | None = None
+        self._memory: Memory | None = None
+        self._now: Any = None
+
+    def ingest(self, conversation: Any) -> None:
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"brainiac_locomo_{conversation.sample_id}_"))
+        vault = self._tmp / "vault"
+        Memory.init(vault)
+        locations = Locations(cache=self._tmp / "cache", state=self._tmp / "state",
+                              runtime=self._tmp / "run")
+        self._memory = Memory(vault, locations=locations)
+        self._now = conversation.end_time
+        for session in conversation.sessions:
+            label = f"session {session.index}"
+            for turn in session.turns:
+                text = turn.text
+                if turn.image_caption:
+                    text = f"{text} [image: {turn.image_caption}]"
+                if not text.strip():
+                    continue
+                self._memory.remember(text, role=turn.speaker, session=label, at=turn.timestamp)
+
+    def context(self, question: str, budget: int) -> str:
+        assert self._memory is not None, "ingest() first"
+        return self._memory.context(question, budget=budget, now=self._now).text
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+            self._memory = None
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None

@@ -1,0 +1,457 @@
+"""Scale benchmark: brainiac on generated vaults of 1,000 and 10,000 notes, beside raw Whoosh.
+
+    .venv/bin/python benchmarks/scale.py                 # sizes 1000 and 10000
+    .venv/bin/python benchmarks/scale.py --quick         # a 200-note smoke run
+    .venv/bin/python benchmarks/scale.py --sizes 10000 --prompts 200 --cli-runs 15
+
+A benchmark, not a timed test: it prints a Markdown table and writes JSON to benchmarks/results/.
+Every measurement runs in a child process, one at a time (the reference machine has two noisy
+cores), with XDG_CACHE_HOME and XDG_STATE_HOME pointed into a temporary directory, and each
+brainiac figure stands beside the raw Whoosh floor measured in the same run on the same notes:
+
+- build: `brainiac reindex` (a fresh process: parse, one document per note and per source
+  event, manifest, merge) vs the same files' text written into a one-TEXT-field Whoosh index with
+  the same writer settings (procs=2, multisegment above 2,000 documents, limitmb=128) and the same
+  merging commit.
+- no-change start: a fresh process that imports brainiac, opens the Memory (manifest, index,
+  searcher) and reconciles with nothing changed; "ready" is time from the parent's spawn to that
+  point. Floor: python + `import whoosh` + `open_dir` + `searcher()`.
+- context in-process: p50/p95 of `Memory.context(prompt, budget=2000)` over varied prompts after a
+  warm-up; once as assembly only (no periodic reconcile) and once with the default
+  `refresh_interval_s=1.0` (a full reconcile every second inside whichever call comes due). Also
+  brainiac's `Index.search` alone. Floor: an OR-of-terms search on the floor index with a
+  long-lived searcher and the same limit (160) retrieval asks for.
+- context as a CLI call: wall time of `brainiac --vault V context --prompt P --budget 2000`; floor:
+  `python -c` that imports whoosh, opens the floor index and runs the same search.
+- peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
+  a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import generate_vault  # noqa: E402
+
+PY = sys.executable
+BRAINIAC = str(Path(PY).with_name("brainiac"))
+SEARCH_LIMIT = 160  # what retrieval asks the index for: max(max_ltm_items * 4, 50)
+WARMUP = 20
+
+# -- child programs (run with `python -c`, so that start-up costs are only what they import) ------
+
+_BUILD_FLOOR = r"""
+import json, resource, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from whoosh import index
+from whoosh.fields import TEXT, Schema
+vault, target = Path(sys.argv[1]), Path(sys.argv[2])
+files = sorted((vault / "memory" / "long_term").glob("*.md")) + [vault / "memory/short_term.md"]
+target.mkdir(parents=True, exist_ok=True)
+ix = index.create_in(target, Schema(content=TEXT()))
+kw = {"limitmb": 128}
+if len(files) > 2000:
+    kw.update(procs=2, multisegment=True)
+w = ix.writer(**kw)
+for f in files:
+    w.add_document(content=f.read_text(encoding="utf-8"))
+w.commit(merge=False)
+ix.writer().commit(merge=True)
+print(json.dumps({"seconds": time.perf_counter() - t0, "docs": len(files),
+                  "segments": len(ix._segments()),
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+_START_BRAINIAC = r"""
+import json, sys, time
+t_spawn = float(sys.argv[1])
+a = time.perf_counter()
+from brainiac import Memory
+b = time.perf_counter()
+m = Memory(sys.argv[2])
+m.indexer  # manifest, index and searcher
+c = time.perf_counter()
+report = m.refresh(force=True)
+d = time.perf_counter()
+ready = time.time() - t_spawn
+print(json.dumps({"ready": ready, "import": b - a, "open": c - b, "reconcile": d - c,
+                  "changed": len(report.changed) + len(report.removed),
+                  "full_build": report.full_build, "scanned": report.scanned}))
+"""
+
+_START_FLOOR = r"""
+import json, sys, time
+t_spawn = float(sys.argv[1])
+a = time.perf_counter()
+from whoosh import index
+b = time.perf_counter()
+ix = index.open_dir(sys.argv[2])
+s = ix.searcher()
+c = time.perf_counter()
+print(json.dumps({"ready": time.time() - t_spawn, "import": b - a, "open": c - b}))
+"""
+
+_CLI_FLOOR = r"""
+import sys
+from whoosh import index
+from whoosh.query import Or, Term
+ix = index.open_dir(sys.argv[1])
+s = ix.searcher()
+terms = {t.text for t in ix.schema["content"].analyzer(sys.argv[2])}
+r = s.search(Or([Term("content", t) for t in sorted(terms)]), limit=int(sys.argv[3]))
+print(len(r), [hit.docnum for hit in r][:3])
+"""
+
+_LOOP = r"""
+import json, resource, sys, time
+mode, target, prompts_file, limit, warmup = sys.argv[1:6]
+prompts = json.loads(open(prompts_file, encoding="utf-8").read())
+limit, warmup = int(limit), int(warmup)
+if mode == "floor":
+    from whoosh import index
+    from whoosh.query import Or, Term
+    ix = index.open_dir(target)
+    s = ix.searcher()
+    an = ix.schema["content"].analyzer
+    def call(p):
+        terms = sorted({t.text for t in an(p)})
+        return [h.docnum for h in s.search(Or([Term("content", t) for t in terms]), limit=limit)]
+else:
+    from brainiac import Memory
+    interval = 1.0 if mode == "context-default" else float("inf")
+    m = Memory(target, refresh_interval_s=interval)
+    m.refresh(force=True)
+    if mode == "search":
+        def call(p):
+            return m.indexer.index.search(p, limit=limit)
+    else:
+        def call(p):
+            return m.context(p, budget=2000)
+for p in prompts[:warmup]:
+    call(p)
+times = []
+for p in prompts[warmup:]:
+    t = time.perf_counter()
+    call(p)
+    times.append(time.perf_counter() - t)
+print(json.dumps({"times": times,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+def pct(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100)."""
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def run(cmd: list[str], env: dict[str, str], sample_rss: bool = False) -> dict[str, Any]:
+    """Run one child to completion; wall time, its stdout, ru_maxrss, and sampled tree RSS."""
+    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=out_f, stderr=err_f, text=True)
+        peak_tree = 0
+        stop = threading.Event()
+
+        def sampler() -> None:
+            nonlocal peak_tree
+            try:
+                root = psutil.Process(proc.pid)
+                while not stop.is_set():
+                    total = 0
+                    for p in [root, *root.children(recursive=True)]:
+                        with contextlib.suppress(psutil.Error):
+                            total += p.memory_info().rss
+                    peak_tree = max(peak_tree, total)
+                    stop.wait(0.02)
+            except psutil.Error:
+                return
+
+        thread = threading.Thread(target=sampler, daemon=True) if sample_rss else None
+        if thread:
+            thread.start()
+        # wait4 rather than Popen.wait: it also returns this child's own rusage (ru_maxrss).
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - started
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        stop.set()
+        if thread:
+            thread.join()
+        out_f.seek(0)
+        err_f.seek(0)
+        out, err = out_f.read(), err_f.read()
+    if code != 0:
+        raise RuntimeError(f"{cmd[:4]} failed ({code}):\n{err[-3000:]}")
+    result: dict[str, Any] = {"wall": wall, "stdout": out, "stderr": err}
+    result["maxrss_mb"] = usage.ru_maxrss / 1024
+    if sample_rss:
+        result["tree_rss_mb"] = peak_tree / 2**20
+    return result
+
+
+def last_json(text: str) -> dict[str, Any]:
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def med(rows: list[dict[str, Any]], key: str) -> float:
+    return statistics.median(r[key] for r in rows)
+
+
+# -- one vault size ---------------------------------------------------------------------------
+
+def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    base = work / f"n{n}"
+    vault = base / "vault"
+    floor_ix = base / "floor-index"
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    env.update(XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"),
+               PYTHONHASHSEED="0")
+    res: dict[str, Any] = {"notes": n}
+
+    t = time.perf_counter()
+    res["vault"] = generate_vault.generate(vault, n, args.seed)
+    res["vault"]["generate_s"] = time.perf_counter() - t
+    res["vault"]["bytes"] = sum(p.stat().st_size for p in vault.rglob("*.md"))
+    log(f"[{n}] vault generated: {res['vault']}")
+    prompts = generate_vault.prompts(args.seed, WARMUP + args.prompts, n)
+    prompts_file = base / "prompts.json"
+    prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
+
+    build_runs = args.build_runs or (1 if n >= 5000 else 3)
+    builds, floors = [], []
+    for i in range(build_runs):
+        r = run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env, sample_rss=True)
+        rep = last_json_block(r["stdout"])
+        builds.append({"wall": r["wall"], "sync_s": rep["seconds"], "docs": rep["docs_written"],
+                       "maxrss_mb": r["maxrss_mb"], "tree_rss_mb": r["tree_rss_mb"]})
+        log(f"[{n}] brainiac build {i + 1}/{build_runs}: {builds[-1]}")
+        shutil.rmtree(floor_ix, ignore_errors=True)
+        r = run([PY, "-c", _BUILD_FLOOR, str(vault), str(floor_ix)], env, sample_rss=True)
+        info = last_json(r["stdout"])
+        floors.append({"wall": r["wall"], "seconds": info["seconds"], "docs": info["docs"],
+                       "segments": info["segments"], "maxrss_mb": r["maxrss_mb"],
+                       "tree_rss_mb": r["tree_rss_mb"]})
+        log(f"[{n}] floor build {i + 1}/{build_runs}: {floors[-1]}")
+    res["build"] = {"brainiac": builds, "floor": floors}
+    res["segments"] = segment_count(env, vault)
+
+    starts, start_floors = [], []
+    for i in range(args.start_runs):
+        r = run([PY, "-c", _START_BRAINIAC, repr(time.time()), str(vault)], env)
+        info = last_json(r["stdout"])
+        if info["changed"] or info["full_build"]:
+            raise RuntimeError(f"no-change start changed something: {info}")
+        starts.append({**info, "wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
+        r = run([PY, "-c", _START_FLOOR, repr(time.time()), str(floor_ix)], env)
+        start_floors.append({**last_json(r["stdout"]), "wall": r["wall"],
+                             "maxrss_mb": r["maxrss_mb"]})
+        log(f"[{n}] no-change start {i + 1}: {starts[-1]['ready']:.3f} s "
+            f"(reconcile {starts[-1]['reconcile']:.3f}), floor {start_floors[-1]['ready']:.3f} s")
+    res["start"] = {"brainiac": starts, "floor": start_floors}
+
+    cli, cli_floor, bare = [], [], []
+    for i in range(args.cli_runs):
+        p = prompts[WARMUP + i]
+        r = run([BRAINIAC, "--vault", str(vault), "context", "--prompt", p, "--budget", "2000"],
+                env)
+        cli.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"], "chars": len(r["stdout"])})
+        r = run([PY, "-c", _CLI_FLOOR, str(floor_ix), p, str(SEARCH_LIMIT)], env)
+        cli_floor.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
+        r = run([PY, "-c", "pass"], env)
+        bare.append({"wall": r["wall"]})
+    log(f"[{n}] CLI context median {med(cli, 'wall'):.3f} s, floor {med(cli_floor, 'wall'):.3f}"
+        f" s, bare python {med(bare, 'wall'):.3f} s")
+    res["cli"] = {"brainiac": cli, "floor": cli_floor, "python": bare}
+
+    loops: dict[str, Any] = {}
+    for mode, target in (("context-assembly", vault), ("context-default", vault),
+                         ("search", vault), ("floor", floor_ix)):
+        r = run([PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT),
+                 str(WARMUP)], env)
+        info = last_json(r["stdout"])
+        times = info["times"]
+        loops[mode] = {"n": len(times), "p50": pct(times, 50), "p95": pct(times, 95),
+                       "p99": pct(times, 99), "max": max(times), "mean": statistics.fmean(times),
+                       "maxrss_mb": info["maxrss_mb"]}
+        log(f"[{n}] loop {mode}: p50 {loops[mode]['p50'] * 1e3:.1f} ms, "
+            f"p95 {loops[mode]['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB")
+    res["loop"] = loops
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+    return res
+
+
+def last_json_block(text: str) -> dict[str, Any]:
+    """`brainiac reindex --json` prints one indented JSON object."""
+    return json.loads(text[text.index("{"):])
+
+
+def segment_count(env: dict[str, str], vault: Path) -> int:
+    code = ("import sys; from brainiac.locations import Locations; from whoosh import index; "
+            "from pathlib import Path; "
+            "print(len(index.open_dir(Locations.for_vault(Path(sys.argv[1])).index_dir)"
+            "._segments()))")
+    return int(run([PY, "-c", code, str(vault)], env)["stdout"].strip())
+
+
+# -- report -----------------------------------------------------------------------------------
+
+def table(results: list[dict[str, Any]]) -> str:
+    def ratio(a: float, b: float) -> str:
+        return f"{a / b:.1f}x" if b else "-"
+
+    lines = [
+        "| notes | measurement | brainiac | raw Whoosh floor | ratio |",
+        "|---:|---|---:|---:|---:|",
+    ]
+    for r in results:
+        n = f"{r['notes']:,}"
+        b, f = r["build"]["brainiac"], r["build"]["floor"]
+        docs = b[0]["docs"]
+        rows = [
+            (f"full build, wall (s) [{docs:,} docs vs {f[0]['docs']:,}]",
+             med(b, "wall"), med(f, "wall"), "{:.1f}"),
+            ("full build, peak RSS of the tree (MB)", med(b, "tree_rss_mb"),
+             med(f, "tree_rss_mb"), "{:.0f}"),
+            ("full build, peak RSS largest process (MB)", med(b, "maxrss_mb"),
+             med(f, "maxrss_mb"), "{:.0f}"),
+            ("no-change start: spawn → ready (s)", med(r["start"]["brainiac"], "ready"),
+             med(r["start"]["floor"], "ready"), "{:.3f}"),
+            ("… of which import (s)", med(r["start"]["brainiac"], "import"),
+             med(r["start"]["floor"], "import"), "{:.3f}"),
+            ("… of which open manifest+index+searcher (s)", med(r["start"]["brainiac"], "open"),
+             med(r["start"]["floor"], "open"), "{:.3f}"),
+            ("… of which reconcile, nothing changed (s)", med(r["start"]["brainiac"], "reconcile"),
+             None, "{:.3f}"),
+            ("context in-process p50 (ms), assembly", r["loop"]["context-assembly"]["p50"] * 1e3,
+             r["loop"]["floor"]["p50"] * 1e3, "{:.1f}"),
+            ("context in-process p95 (ms), assembly", r["loop"]["context-assembly"]["p95"] * 1e3,
+             r["loop"]["floor"]["p95"] * 1e3, "{:.1f}"),
+            ("context in-process p50 (ms), default refresh 1 s",
+             r["loop"]["context-default"]["p50"] * 1e3, r["loop"]["floor"]["p50"] * 1e3, "{:.1f}"),
+            ("context in-process p95 (ms), default refresh 1 s",
+             r["loop"]["context-default"]["p95"] * 1e3, r["loop"]["floor"]["p95"] * 1e3, "{:.1f}"),
+            ("Index.search only p50 / p95 (ms)",
+             f"{r['loop']['search']['p50'] * 1e3:.1f} / {r['loop']['search']['p95'] * 1e3:.1f}",
+             f"{r['loop']['floor']['p50'] * 1e3:.1f} / {r['loop']['floor']['p95'] * 1e3:.1f}",
+             None),
+            ("context loop peak RSS (MB)", r["loop"]["context-assembly"]["maxrss_mb"],
+             r["loop"]["floor"]["maxrss_mb"], "{:.0f}"),
+            ("context as CLI call, median wall (s)", med(r["cli"]["brainiac"], "wall"),
+             med(r["cli"]["floor"], "wall"), "{:.3f}"),
+            ("… bare `python -c pass` (s)", med(r["cli"]["python"], "wall"), None, "{:.3f}"),
+            ("CLI context peak RSS (MB)", med(r["cli"]["brainiac"], "maxrss_mb"),
+             med(r["cli"]["floor"], "maxrss_mb"), "{:.0f}"),
+        ]
+        for label, a, fl, fmt in rows:
+            if fmt is None:
+                lines.append(f"| {n} | {label} | {a} | {fl} | |")
+                continue
+            fa = fmt.format(a)
+            ff = fmt.format(fl) if fl is not None else "-"
+            lines.append(f"| {n} | {label} | {fa} | {ff} | {ratio(a, fl) if fl else ''} |")
+    return "\n".join(lines)
+
+
+def targets(results: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for r in results:
+        start = med(r["start"]["brainiac"], "ready")
+        p95 = r["loop"]["context-assembly"]["p95"] * 1e3
+        p95d = r["loop"]["context-default"]["p95"] * 1e3
+        out.append(f"{r['notes']:,} notes: no-change start {start:.3f} s "
+                   f"({'met' if start < 1.0 else 'MISSED'}, target < 1 s); context p95 "
+                   f"{p95:.1f} ms assembly ({'met' if p95 < 50 else 'MISSED'}, target < 50 ms), "
+                   f"{p95d:.1f} ms with the default 1 s refresh")
+    return out
+
+
+def log(msg: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} {msg}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="brainiac scale benchmark (see module docstring)")
+    ap.add_argument("--sizes", default="1000,10000", help="comma-separated note counts")
+    ap.add_argument("--quick", action="store_true", help="one small size (200) and fewer runs")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--prompts", type=int, default=200, help="timed in-process context calls")
+    ap.add_argument("--cli-runs", type=int, default=15)
+    ap.add_argument("--start-runs", type=int, default=9)
+    ap.add_argument("--build-runs", type=int, default=0,
+                    help="builds per size (default: 3 below 5,000 notes, else 1)")
+    ap.add_argument("--workdir", type=Path, default=None, help="where to put the vaults")
+    ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
+    ap.add_argument("--out", type=Path, default=HERE / "results")
+    args = ap.parse_args(argv)
+    sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
+    if args.quick:
+        args.prompts, args.cli_runs, args.start_runs = 40, 3, 3
+        args.build_runs = args.build_runs or 1
+
+    work = Path(tempfile.mkdtemp(prefix="brainiac-scale-", dir=args.workdir))
+    machine = {
+        "nproc": os.cpu_count(), "python": platform.python_version(),
+        "platform": platform.platform(), "cpu": platform.processor() or platform.machine(),
+        "mem_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "whoosh": _version("whoosh3") or _version("whoosh"),
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "loadavg_start": os.getloadavg(),
+    }
+    log(f"machine: {machine}; work dir {work}")
+    results = []
+    try:
+        for n in sizes:
+            results.append(bench_size(n, args, work))
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    machine["loadavg_end"] = os.getloadavg()
+    md = table(results)
+    print(md)
+    print()
+    for line in targets(results):
+        print(f"- {line}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = args.out / f"scale-{stamp}.json"
+    out.write_text(json.dumps({"machine": machine, "args": {k: str(v) for k, v in
+                                                            vars(args).items()},
+                               "results": results, "table": md}, indent=1), encoding="utf-8")
+    log(f"wrote {out}")
+    return 0
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""Shared fixtures: every test gets its own XDG directories, a fresh vault, and a thread check."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory
+
+
+@pytest.fixture(autouse=True)
+def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Keep the index, state and config of every test inside its tmp_path, never in $HOME."""
+    env = {}
+    for var, name in (("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
+                      ("XDG_CONFIG_HOME", "config"), ("XDG_RUNTIME_DIR", "run")):
+        path = tmp_path / "xdg" / name
+        path.mkdir(parents=True, mode=0o700)
+        monkeypatch.setenv(var, str(path))
+        env[var] = str(path)
+    monkeypatch.delenv("BRAINIAC_VAULT", raising=False)
+    for key in list(os.environ):
+        if key.startswith("BRAINIAC_"):
+            monkeypatch.delenv(key)
+    return env
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    """Fail a test that leaves a thread running (observers and writers must be stopped)."""
+    before = set(threading.enumerate())
+    yield
+    leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+    for t in leaked:
+        t.join(timeout=5)
+    still = [t.name for t in leaked if t.is_alive()]
+    assert not still, f"threads left running: {still}"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    path = tmp_path / "vault"
+    Memory.init(path)
+    return path
+
+
+@pytest.fixture
+def memory(vault: Path) -> Iterator[Memory]:
+    # refresh_interval_s=0: every read reconciles, as a person's edit between calls must be seen
+    with Memory(vault, refresh_interval_s=0) as m:
+        yield m
+
+
+def run_cli(*args: str, input: str | None = None, check: bool = False,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real CLI as a subprocess, with the test's environment (its XDG dirs)."""
+    proc = subprocess.run([sys.executable, "-m", "brainiac", *args], input=input,
+                          capture_output=True, text=True, encoding="utf-8",
+                          env={**os.environ, **(env or {})}, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"brainiac {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
+    return proc

@@ -1,0 +1,137 @@
+"""The index follows the vault: incremental, rebuildable, and safe for any query text."""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brainiac import Memory
+from brainiac.index import Index
+
+T = dt.datetime(2026, 11, 20, 9, 0)
+
+
+def _paths(results: list) -> list[str]:
+    return [r.path for r in results]
+
+
+def test_a_note_edited_by_hand_is_found_right_after(memory: Memory, vault: Path) -> None:
+    assert memory.search("zanzibar") == []
+    note = vault / "memory/long_term/anna-berg.md"
+    note.write_text(note.read_text() + "\nShe is moving to Zanzibar.\n")
+    assert _paths(memory.search("zanzibar")) == ["memory/long_term/anna-berg.md"]
+
+
+def test_a_new_note_and_a_deleted_note(memory: Memory, vault: Path) -> None:
+    new = vault / "memory/long_term/kestrel.md"
+    new.write_text("---\ntitle: Kestrel\n---\nA small falcon seen over the quarry.\n")
+    assert _paths(memory.search("falcon")) == ["memory/long_term/kestrel.md"]
+    new.unlink()
+    assert memory.search("falcon") == []
+
+
+def test_a_single_event_can_be_found(memory: Memory) -> None:
+    for i in range(30):
+        memory.remember(f"filler message number {i}", at=T + dt.timedelta(minutes=i))
+    e = memory.remember("the spare key is under the blue flowerpot", at=T + dt.timedelta(hours=2))
+    [hit] = memory.search("flowerpot")
+    assert (hit.kind, hit.event_id, hit.path) == ("event", e.id, "memory/short_term.md")
+    assert hit.excerpt == "the spare key is under the blue flowerpot"
+
+
+def test_source_quotes_in_notes_are_events_too(memory: Memory) -> None:
+    kinds = {(r.kind, r.path) for r in memory.search("written update every Friday")}
+    assert ("event", "memory/long_term/anna-berg.md") in kinds
+    assert ("note", "memory/long_term/anna-berg.md") in kinds
+
+
+def test_no_change_sync_reads_nothing(memory: Memory) -> None:
+    memory.refresh(force=True)
+    report = memory.refresh(force=True)
+    assert report is not None
+    assert (report.changed, report.removed, report.docs_written, report.full_build) == (
+        (), (), 0, False)
+
+
+def test_touch_without_change_rewrites_no_document(memory: Memory, vault: Path) -> None:
+    memory.refresh(force=True)
+    note = vault / "memory/long_term/anna-berg.md"
+    note.write_bytes(note.read_bytes())  # new ctime, same bytes
+    report = memory.refresh(force=True)
+    assert report is not None and report.docs_written == 0
+
+
+def test_edit_rewrites_only_the_changed_documents(memory: Memory) -> None:
+    memory.refresh(force=True)
+    memory.remember("one more thing", at=T)
+    report = memory.refresh(force=True)
+    assert report is not None and report.docs_written == 0  # remember already indexed it
+    memory.remember("and another", at=T + dt.timedelta(minutes=1))
+    assert _paths(memory.search("another")) == ["memory/short_term.md"]
+
+
+def test_deleted_index_is_rebuilt(memory: Memory, vault: Path) -> None:
+    memory.search("atlas")
+    memory.close()
+    shutil.rmtree(memory.locations.index_dir)
+    with Memory(vault) as again:
+        assert "memory/long_term/project-atlas.md" in _paths(again.search("atlas"))
+
+
+def test_corrupt_index_is_rebuilt(memory: Memory, vault: Path) -> None:
+    memory.search("atlas")
+    memory.close()
+    for f in memory.locations.index_dir.iterdir():
+        if f.suffix in (".toc", ".seg") or f.name.startswith("_MAIN"):
+            f.write_bytes(b"garbage")
+    with Memory(vault) as again:
+        assert "memory/long_term/project-atlas.md" in _paths(again.search("atlas"))
+
+
+def test_reindex_gives_the_same_answers(memory: Memory) -> None:
+    memory.remember("the boat is called Petrel", at=T)
+    before = _paths(memory.search("petrel atlas"))
+    report = memory.reindex()
+    assert report.full_build
+    assert _paths(memory.search("petrel atlas")) == before
+
+
+def test_index_lives_outside_the_vault(memory: Memory, vault: Path) -> None:
+    memory.search("x")
+    assert not memory.locations.index_dir.is_relative_to(vault)
+    assert not memory.locations.manifest_path.is_relative_to(vault)
+    assert memory.locations.manifest_path.is_file()
+
+
+def test_private_notes_are_not_indexed(memory: Memory, vault: Path) -> None:
+    (vault / "memory/long_term/diary.md").write_text(
+        "---\ntitle: Diary\nprivate: true\n---\nmy secret quokka\n")
+    assert memory.search("quokka") == []
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(query=st.text(max_size=80))
+def test_any_text_is_a_valid_query(tmp_path_factory, query: str) -> None:  # type: ignore[no-untyped-def]
+    index = _shared_index(tmp_path_factory)
+    index.search(query, limit=5)
+    index.search(query + ' AND OR NOT "( [ { * ? ~ ^ : \\', limit=5)
+
+
+_INDEX: dict[str, Index] = {}
+
+
+def _shared_index(factory) -> Index:  # type: ignore[no-untyped-def]
+    # One index for all generated examples (hypothesis runs the test body many times).
+    key = "idx"
+    if key not in _INDEX:
+        from brainiac.corpus import Document
+
+        index = Index(factory.mktemp("idx"))
+        index.apply([Document(key="a.md", path="a.md", kind="note", title="Title",
+                              body="some body text with words").with_digest()], [])
+        _INDEX[key] = index
+    return _INDEX[key]

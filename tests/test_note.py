@@ -1,0 +1,110 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brainiac import note
+from brainiac.errors import NoteParseError
+
+SAMPLE = """---
+title: Anna Berg
+# a comment a person wrote
+aliases: [Anna, "A. Berg"]
+when: 2020-08-21T10:30:00
+tags:
+  - person
+  - work
+---
+# Anna Berg
+
+Met at [[Project Atlas|the kickoff]] and `[[not a link]]`. #friend #1984
+
+```
+## not a heading
+[[NotALinkEither]]
+```
+
+## Facts
+- role: head of data
+
+## Notes
+free text
+"""
+
+
+def test_parse_reads_frontmatter_sections_links_and_tags() -> None:
+    n = note.parse(SAMPLE, "memory/long_term/anna.md")
+    assert n.title == "Anna Berg"
+    assert n.meta_list("aliases") == ["Anna", "A. Berg"]
+    assert n.meta_list("tags") == ["person", "work"]
+    assert [s.title for s in n.sections] == ["Anna Berg", "Facts", "Notes"]
+    assert n.section_text("facts") == "- role: head of data\n\n"
+    assert note.wikilinks(n.body) == ["Project Atlas"]
+    assert note.inline_tags(n.body) == ["friend"]  # #1984 is not a tag (all digits)
+    assert n.text == SAMPLE
+
+
+def test_title_falls_back_to_heading_then_file_name() -> None:
+    assert note.parse("# Heading\ntext\n", "x/y.md").title == "Heading"
+    assert note.parse("just text\n", "x/my note.md").title == "my note"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("---\ntitle: a\nbad: [unclosed\n---\nbody\n", None),
+        ("---\ntitle: a\n  - nope: : :\n---\n", 3),
+        ("---\ntitle: never closed\n", 1),
+        ("---\n- a list\n---\n", 2),
+    ],
+)
+def test_bad_frontmatter_raises_with_file_and_fix(text: str, line: int | None) -> None:
+    with pytest.raises(NoteParseError) as info:
+        note.parse(text, "memory/long_term/bad.md")
+    message = str(info.value)
+    assert message.startswith("memory/long_term/bad.md")
+    assert "fix" in message or "add a closing" in message
+    if line is not None:
+        assert info.value.line == line
+
+
+def test_replace_section_touches_only_that_section() -> None:
+    out = note.replace_section(SAMPLE, "Facts", "- role: CTO\n")
+    assert out == SAMPLE.replace("- role: head of data\n", "- role: CTO\n")
+
+
+def test_replace_section_appends_missing_section() -> None:
+    out = note.replace_section("# T\nbody", "Facts", "- a: b")
+    assert out == "# T\nbody\n\n## Facts\n- a: b\n"
+
+
+def test_set_frontmatter_field_edits_one_line_and_keeps_comments_and_order() -> None:
+    out = note.set_frontmatter_field(SAMPLE, "strength", "1.5")
+    assert out == SAMPLE.replace("---\n# Anna", "strength: 1.5\n---\n# Anna", 1)
+    again = note.set_frontmatter_field(out, "strength", "0.9")
+    assert again == SAMPLE.replace("---\n# Anna", "strength: 0.9\n---\n# Anna", 1)
+    tags = note.set_frontmatter_field(SAMPLE, "tags", "[person]")
+    assert "  - work" not in tags and "tags: [person]\n" in tags
+    assert "# a comment a person wrote\n" in tags and "when: 2020-08-21T10:30:00\n" in tags
+
+
+def test_set_frontmatter_field_adds_frontmatter_when_absent() -> None:
+    assert note.set_frontmatter_field("body\n", "status", "active") == (
+        "---\nstatus: active\n---\nbody\n")
+
+
+safe_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)
+
+
+@given(before=safe_text, after=safe_text)
+def test_replace_section_keeps_every_other_byte(before: str, after: str) -> None:
+    before = before.replace("#", "").replace("`", "").replace("~", "").replace("-", "")
+    after = after.replace("#", "").replace("`", "").replace("~", "").replace("-", "")
+    before = before.replace("\r", "") + "\n" if before else ""
+    after = after.replace("\r", "")
+    text = f"{before}## Facts\nold\n## Other\n{after}"
+    out = note.replace_section(text, "Facts", "new\n")
+    assert out.startswith(before + "## Facts\n")
+    assert out.endswith(f"## Other\n{after}")
+    assert note.parse(out).section_text("Facts") in ("new\n", "new\n\n")
