@@ -13,10 +13,12 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 from __future__ import annotations
 
 import contextlib
+import gc
 import datetime as dt
 import logging
 import shutil
 import uuid
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,7 +114,13 @@ class Index:
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _open_or_create(self) -> Any:
-        ix = self._try_open()
+        # A failed Whoosh open leaves its files in reference cycles; collect them here, quietly,
+        # rather than as ResourceWarnings at some later moment.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            ix = self._try_open()
+            if ix is None:
+                gc.collect()
         return ix if ix is not None else self._create()
 
     def _try_open(self) -> Any:
