@@ -107,6 +107,8 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
         if not kept_events:
             room += cost(recent_header)
     dropped_events = len(event_lines) - len(kept_events)
+    if dropped_events:
+        room = 0  # a recent event was cut: nothing of lower priority may take its place
 
     # Short-term summary and structured parts, in display order, cut line by line if need be.
     stm_blocks: list[str] = []
@@ -116,6 +118,7 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
             continue
         header = f"\n### {title}"
         if room <= cost(header):
+            room = 0
             break
         lines_kept = []
         spent = cost(header)
@@ -127,6 +130,9 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
         if lines_kept:
             stm_blocks.append("\n".join([header, *lines_kept]))
             room -= spent
+        if len(lines_kept) < len(text.split("\n")):
+            room = 0  # short-term memory was cut, so long-term memory gets nothing
+            break
 
     # Long-term memory: best first, skipping what no longer fits.
     ltm_blocks: list[str] = []

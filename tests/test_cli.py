@@ -1,0 +1,166 @@
+"""The real CLI as a subprocess: the issue's walk-through and every bad input it names."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from brainiac.cli import cli
+from conftest import run_cli
+
+HEADINGS = ["## Core Identity", "## Short-Term Memory", "## Relevant Long-Term Memory",
+            "## User Prompt"]
+
+
+def _ok(*args: str, input: str | None = None) -> str:
+    return run_cli(*args, input=input, check=True).stdout
+
+
+def test_init_remember_context_search(tmp_path: Path) -> None:
+    v = str(tmp_path / "v")
+    assert "memory/short_term.md" in _ok("init", v)
+    event_id = _ok("--vault", v, "remember", "I parked the car on level 3 of the garage",
+                   "--role", "user", "--session", "errands", "--at", "2026-11-20T09:00").strip()
+    assert re.fullmatch(r"\^e-[0-9a-f]{10}", event_id)
+    identity = (tmp_path / "v/system/core_identity.md").read_text()
+    prompt = "Where did I park the car, and what about the Atlas deadline?"
+    out = _ok("--vault", v, "context", "--prompt", prompt, "--budget", "300")
+    positions = [out.index(h) for h in HEADINGS]
+    assert positions == sorted(positions)
+    assert math.ceil(len(out) / 4) <= 300
+    assert identity.split("-->\n", 1)[1].strip() in out  # identity whole
+    assert out.rstrip("\n").endswith(prompt)  # prompt whole, last
+    assert "I parked the car on level 3 of the garage" in out
+    # A note edited by hand with a new word is found right after.
+    note = tmp_path / "v/memory/long_term/anna-berg.md"
+    note.write_text(note.read_text() + "\nAnna collects antique barometers.\n")
+    found = _ok("--vault", v, "search", "barometers", "--json")
+    assert [r["path"] for r in json.loads(found)] == ["memory/long_term/anna-berg.md"]
+    assert event_id[1:] in _ok("--vault", v, "search", "garage level")
+
+
+def test_vault_from_environment_and_context_json_and_write(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    env = {"BRAINIAC_VAULT": str(v)}
+    assert run_cli("remember", "hello from env", env=env).returncode == 0
+    data = json.loads(run_cli("context", "--json", "--write", "--prompt", "hi", env=env).stdout)
+    assert data["tokens"] <= data["budget"] == 2000
+    written = (v / "context/working_memory.md").read_text()
+    assert written.startswith("---\ngenerated: true\n")
+    assert data["text"] in written and "hello from env" in written
+
+
+def test_a_hand_edited_working_memory_is_kept_aside(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    _ok("--vault", str(v), "context", "--write")
+    wm = v / "context/working_memory.md"
+    wm.write_text(wm.read_text() + "\nmy own line\n")
+    proc = run_cli("--vault", str(v), "context", "--write", check=True)
+    assert "edited by hand" in proc.stderr
+    [aside] = list((v / "context").glob("working_memory.edited-*.md"))
+    assert aside.read_text().endswith("\nmy own line\n")
+    assert "my own line" not in wm.read_text()
+
+
+def test_init_never_overwrites(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    identity = v / "system/core_identity.md"
+    identity.write_text("mine")
+    assert _ok("init", str(v)) == ""
+    assert identity.read_text() == "mine"
+
+
+def _error(*args: str) -> str:
+    proc = run_cli(*args)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+def test_missing_vault_is_one_line_with_the_fix(tmp_path: Path) -> None:
+    line = _error("--vault", str(tmp_path / "nope"), "context")
+    assert "no such vault" in line and "brainiac init" in line
+
+
+def test_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
+    line = _error("--vault", str(tmp_path), "search", "x")
+    assert "is not a brainiac vault" in line
+
+
+@pytest.mark.parametrize("budget", ["0", "-5", "99999999999"])
+def test_absurd_budget(tmp_path: Path, budget: str) -> None:
+    _ok("init", str(tmp_path / "v"))
+    line = _error("--vault", str(tmp_path / "v"), "context", "--budget", budget)
+    assert "budget" in line
+
+
+def test_empty_remember_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    before = (v / "memory/short_term.md").read_bytes()
+    assert "empty" in _error("--vault", str(v), "remember", "   ")
+    assert (v / "memory/short_term.md").read_bytes() == before
+
+
+def test_bad_notes_are_skipped_reported_and_untouched(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v), "--help")  # --help on a subcommand prints help only
+    _ok("init", str(v))
+    lt = v / "memory/long_term"
+    bad = {
+        "yaml.md": b"---\ntitle: [unclosed\n---\nbody with wombat\n",
+        "latin1.md": "caf\xe9 wombat\n".encode("latin-1"),
+        "binary.md": b"\x00\x01\x02 wombat",
+        "huge.md": b"wombat " * 200_000,
+    }
+    for name, data in bad.items():
+        (lt / name).write_bytes(data)
+    outside = tmp_path / "outside.md"
+    outside.write_text("wombat secret outside the vault")
+    os.symlink(outside, lt / "link.md")
+    (lt / "good.md").write_text("---\ntitle: Good\n---\nA wombat lives here.\n")
+    status = json.loads(_ok("--vault", str(v), "status", "--json"))
+    problems = status["problems"]
+    assert set(problems) == {f"memory/long_term/{n}" for n in bad}
+    assert re.search(r", line \d+: ", problems["memory/long_term/yaml.md"])
+    assert "not valid YAML" in problems["memory/long_term/yaml.md"]
+    assert "not UTF-8" in problems["memory/long_term/latin1.md"]
+    assert "binary" in problems["memory/long_term/binary.md"]
+    assert "max_note_bytes" in problems["memory/long_term/huge.md"]
+    hits = json.loads(_ok("--vault", str(v), "search", "wombat", "--json"))
+    assert [h["path"] for h in hits] == ["memory/long_term/good.md"]
+    for name, data in bad.items():
+        assert (lt / name).read_bytes() == data
+    assert outside.read_text() == "wombat secret outside the vault"
+
+
+def test_missing_core_identity_warns_but_assembles(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    (v / "system/core_identity.md").unlink()
+    proc = run_cli("--vault", str(v), "context", "--prompt", "hello", check=True)
+    assert "core_identity.md is missing" in proc.stderr
+    assert all(h in proc.stdout for h in HEADINGS)
+
+
+def test_bad_time_is_a_usage_error(tmp_path: Path) -> None:
+    _ok("init", str(tmp_path / "v"))
+    proc = run_cli("--vault", str(tmp_path / "v"), "remember", "x", "--at", "yesterday")
+    assert proc.returncode == 2 and "ISO-8601" in proc.stderr
+
+
+def test_every_command_has_help_and_a_docs_entry() -> None:
+    docs = (Path(__file__).parents[1] / "docs/cli.md").read_text()
+    for name, command in cli.commands.items():
+        assert command.help and command.help.strip(), name
+        assert f"## brainiac {name}" in docs, f"docs/cli.md has no entry for `brainiac {name}`"
+        assert run_cli(name, "--help").returncode == 0

@@ -1,0 +1,88 @@
+"""Assembly: order, budget, and what is cut first."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brainiac import context as c
+from brainiac import events as ev
+from brainiac.errors import BudgetError
+
+T = dt.datetime(2026, 11, 20, 9, 0)
+HEADINGS = ["## Core Identity", "## Short-Term Memory", "## Relevant Long-Term Memory",
+            "## User Prompt"]
+
+
+def _inputs(identity: str = "I am careful.", prompt: str = "What next?", n_events: int = 12,
+            n_ltm: int = 5, stm_text: str = "- deadline: Monday") -> c.Inputs:
+    events = [ev.make_event(f"event number {i} " + "x" * 40, at=T + dt.timedelta(minutes=i))
+              for i in range(n_events)]
+    ltm = [c.LongTermItem(f"### Note {i}\n" + "y" * 200, (f"memory/long_term/n{i}.md",))
+           for i in range(n_ltm)]
+    return c.Inputs(identity, prompt, [("Summary", "A summary."), ("Facts", stm_text)],
+                    events[-10:], ltm)
+
+
+def _positions(text: str) -> list[int]:
+    return [text.index(h) for h in HEADINGS]
+
+
+def test_four_sections_in_order_with_everything_when_room() -> None:
+    out = c.assemble(_inputs(), budget=5000)
+    assert _positions(out.text) == sorted(_positions(out.text))
+    assert c.RECENT_HEADER in out.text
+    assert out.text.count("- [2026-11-20") == 10
+    assert out.sources == tuple(f"memory/long_term/n{i}.md" for i in range(5))
+    assert not out.over_budget and out.tokens <= 5000
+
+
+def test_long_term_is_cut_first_then_short_term_then_events_last() -> None:
+    full = c.assemble(_inputs(), budget=5000)
+    no_ltm_cost = full.tokens - sum(c.approx_tokens(f"### Note {i}\n" + "y" * 200 + "\n")
+                                    for i in range(5))
+    out = c.assemble(_inputs(), budget=no_ltm_cost + 60)
+    assert out.dropped_long_term >= 4 and out.dropped_events == 0
+    assert "A summary." in out.text and "- deadline: Monday" in out.text
+    tight = c.assemble(_inputs(), budget=200)
+    assert "### Note" not in tight.text and "A summary." not in tight.text
+    assert 0 < tight.text.count("- [2026-11-20") < 10
+    assert "event number 11" in tight.text  # the newest survive, the oldest go
+    assert tight.tokens <= 200
+
+
+def test_identity_and_prompt_are_never_cut_and_over_budget_is_reported() -> None:
+    identity, prompt = "I " * 400, "Why? " * 100
+    out = c.assemble(_inputs(identity=identity, prompt=prompt), budget=50)
+    assert out.over_budget
+    assert identity.strip() in out.text and prompt.strip() in out.text
+    assert "event number" not in out.text and "### Note" not in out.text
+    assert any("over the budget" in w for w in out.warnings)
+
+
+def test_missing_identity_still_assembles_with_a_warning() -> None:
+    out = c.assemble(_inputs(identity=None), budget=2000)
+    assert _positions(out.text) == sorted(_positions(out.text))
+    assert any("core_identity.md is missing" in w for w in out.warnings)
+
+
+@pytest.mark.parametrize("budget", [0, -5, 10**9, True, 2.5, "300"])
+def test_absurd_budgets_are_refused(budget: object) -> None:
+    with pytest.raises(BudgetError, match="budget"):
+        c.assemble(_inputs(), budget=budget)  # type: ignore[arg-type]
+
+
+@given(budget=st.integers(1, 3000), identity=st.text(max_size=300), prompt=st.text(max_size=300),
+       n_events=st.integers(0, 10), n_ltm=st.integers(0, 8))
+def test_never_over_budget_unless_identity_and_prompt_alone_are(
+        budget: int, identity: str, prompt: str, n_events: int, n_ltm: int) -> None:
+    out = c.assemble(_inputs(identity, prompt, n_events, n_ltm), budget)
+    assert out.tokens == c.approx_tokens(out.text)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    assert identity.strip("\n") in out.text
+    assert prompt.strip("\n") in out.text
+    assert _positions(out.text) == sorted(_positions(out.text))
