@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from brainiac import safe_io
-from brainiac.errors import NoteParseError, VaultError
+from brainiac.errors import NoteParseError, StaleWriteError, VaultError
 
 IDENTITY = "system/core_identity.md"
 SHORT_TERM = "memory/short_term.md"
@@ -61,7 +61,7 @@ def init(path: Path) -> list[str]:
         dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             safe_io.write_bytes(dest, src.read_bytes(), expected=None)
-        except safe_io.StaleWriteError:
+        except StaleWriteError:
             continue  # someone created it meanwhile: theirs wins
         created.append(rel.as_posix())
     return created
@@ -147,21 +147,40 @@ class Vault:
         base = self.path(under) if under else self.root
         if not base.is_dir():
             return
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            here = Path(dirpath)
-            top_rel = self.rel(here)
-            dirnames[:] = sorted(
-                d
-                for d in dirnames
-                if not d.startswith(".")
-                and not (top_rel == "." and d in _SKIPPED_TOP)
-                and not d.startswith("__")
-            )
-            for name in sorted(filenames):
-                if name.startswith(".") or not name.endswith(".md"):
-                    continue
-                p = here / name
-                if p.is_symlink() and not self.inside(p):
-                    continue
-                yield self.rel(p)
+        # Performance (scale benchmark, 10k notes): os.scandir with string paths instead of
+        # os.walk + pathlib. DirEntry.is_symlink() comes from readdir's d_type (no syscall), and
+        # the relative path is built by string concatenation; pathlib's per-file joins,
+        # relative_to() and an lstat per file made this walk ~0.5 s of a ~0.6 s no-change
+        # reconcile. Same order and same rules as the os.walk version: files of a folder sorted,
+        # then its sub-folders sorted; symlinked folders are listed but never walked into.
+        prefix = "" if base == self.root else self.rel(base) + "/"
+        yield from self._walk_markdown(str(base), prefix)
 
+    def _walk_markdown(self, dirpath: str, prefix: str) -> Iterator[str]:
+        try:
+            with os.scandir(dirpath) as it:
+                entries = list(it)
+        except OSError:
+            return  # os.walk ignores unreadable folders too
+        files: list[os.DirEntry[str]] = []
+        dirs: list[os.DirEntry[str]] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # follows symlinks, as os.walk does when sorting
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry)
+        for entry in sorted(files, key=lambda e: e.name):
+            name = entry.name
+            if name.startswith(".") or not name.endswith(".md"):
+                continue
+            if entry.is_symlink() and not self.inside(Path(entry.path)):
+                continue
+            yield prefix + name
+        for entry in sorted(dirs, key=lambda e: e.name):
+            d = entry.name
+            if d.startswith(".") or d.startswith("__") or (not prefix and d in _SKIPPED_TOP):
+                continue
+            if entry.is_symlink():
+                continue  # followlinks=False: not walked into
+            yield from self._walk_markdown(entry.path, prefix + d + "/")
