@@ -1,0 +1,73 @@
+"""The Python API, end to end on a real vault and index."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory
+from brainiac.context import RECENT_HEADER
+from brainiac.errors import VaultError
+
+T = dt.datetime(2026, 11, 1, 9, 0)
+
+
+def _ltm_part(text: str) -> str:
+    return text.split("## Relevant Long-Term Memory", 1)[1].split("## User Prompt", 1)[0]
+
+
+def test_old_events_come_back_as_long_term_memory(memory: Memory) -> None:
+    memory.remember("My sister Ines lives in Porto and teaches cello.", at=T)
+    for i in range(15):
+        memory.remember(f"routine status update {i}", at=T + dt.timedelta(hours=i + 1))
+    ctx = memory.context("Where does Ines live?", budget=2000, now=T + dt.timedelta(days=1))
+    recent = ctx.text.split(RECENT_HEADER, 1)[1].split("## Relevant", 1)[0]
+    assert "Ines" not in recent and recent.count("routine status update") == 10
+    assert "My sister Ines lives in Porto and teaches cello." in _ltm_part(ctx.text)
+    assert any(s.startswith("memory/short_term.md#e-") for s in ctx.sources)
+
+
+def test_notes_come_with_excerpts_and_are_listed_as_sources(memory: Memory) -> None:
+    ctx = memory.context("When is the Atlas deadline?", budget=2000, now=T)
+    ltm = _ltm_part(ctx.text)
+    assert "### Project Atlas (memory/long_term/project-atlas.md)" in ltm
+    assert "- deadline: Monday 2026-11-30" in ltm
+    assert "Anna agreed to move the Atlas deadline to Monday the 30th." in ltm
+    assert "memory/long_term/project-atlas.md" in ctx.sources
+
+
+def test_without_a_prompt_the_recent_events_choose_the_memories(memory: Memory) -> None:
+    memory.remember("I need to write Anna her Friday update", at=T)
+    ctx = memory.context(budget=2000, now=T)
+    assert "### Anna Berg" in _ltm_part(ctx.text)
+    assert ctx.text.rstrip().endswith("## User Prompt")
+
+
+def test_remember_is_idempotent_and_keeps_a_persons_edits(memory: Memory, vault: Path) -> None:
+    stm_path = vault / "memory/short_term.md"
+    e = memory.remember("buy milk", at=T)
+    stm_path.write_text(stm_path.read_text().replace("## Goals\n", "## Goals\n- learn Welsh\n"))
+    again = memory.remember("buy milk", at=T)
+    assert again.id == e.id
+    text = stm_path.read_text()
+    assert text.count(e.id) == 1 and "- learn Welsh\n" in text
+    memory.remember("buy bread", at=T + dt.timedelta(minutes=1))
+    assert "- learn Welsh\n" in stm_path.read_text()
+    assert "- learn Welsh" in memory.context("x", budget=2000, now=T).text
+
+
+def test_a_deleted_short_term_document_is_recreated(memory: Memory, vault: Path) -> None:
+    (vault / "memory/short_term.md").unlink()
+    memory.remember("fresh start", at=T)
+    assert [e.text for e in memory.short_term().events] == ["fresh start"]
+
+
+def test_bad_arguments(memory: Memory, tmp_path: Path) -> None:
+    with pytest.raises(VaultError, match="empty"):
+        memory.remember("  \n ")
+    with pytest.raises(VaultError, match="limit"):
+        memory.search("x", limit=0)
+    with pytest.raises(VaultError, match="no such vault"):
+        Memory(tmp_path / "missing")
