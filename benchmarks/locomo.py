@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(bench_dir))
     sys.path.insert(0, str(HERE))
     import locomo_eval  # the official scorer, read-only, outside the repository
+
     from locomo_adapter import BrainiacSystem
 
     budgets = [int(b) for b in args.budgets.split(",") if b]

@@ -8,7 +8,8 @@ question and budget, then `close()`. This adapter drives brainiac through its pu
   and state kept in that directory too (`Locations`), so nothing reaches the user's home. Every turn
   is one `Memory.remember(...)` call (one event per turn, in order; the speaker is the role, the
   session is "session N", the time is the turn's timestamp). The turn text is kept verbatim; an
-  image shared in the turn is appended as " [image: caption]", as the scorer's baselines do.
+  image shared in the turn is appended as " [image: caption]", as the scorer's baselines do. The
+  index is built once after the last turn (`Memory.refresh`), inside the measured ingest time.
 * context: `Memory.context(question, budget=budget, now=conversation.end_time).text`, i.e. the
   whole assembled working memory (Core Identity, Short-Term Memory with the last 10 events,
   Relevant Long-Term Memory, User Prompt), all of it inside the budget.
@@ -62,6 +63,9 @@ class BrainiacSystem:
                 if not text.strip():
                     continue
                 self._memory.remember(text, role=turn.speaker, session=label, at=turn.timestamp)
+        # The index is opened lazily, so the turns above were only appended to the vault; build
+        # it now, so ingest time includes indexing and the first question does not pay for it.
+        self._memory.refresh(force=True)
 
     def context(self, question: str, budget: int) -> str:
         assert self._memory is not None, "ingest() first"

@@ -25,7 +25,7 @@ class Config:
     # [context]
     budget: int = 2000
     recent_events: int = 10
-    max_ltm_items: int = 40
+    max_ltm_items: int = 200
     # [retrieval]
     relevance_weight: float = 1.0
     strength_weight: float = 0.15

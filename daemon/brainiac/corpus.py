@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from brainiac import events as ev
 from brainiac import ltm, stm
 from brainiac import note as notes
-from brainiac.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
+from brainiac.vault import ARCHIVE_DIR, IDENTITY, SHORT_TERM
 
 NOTE = "note"
 EVENT = "event"
@@ -45,8 +45,8 @@ class Document:
 
     def with_digest(self) -> Document:
         raw = repr((self.key, self.kind, self.title, self.body, self.aliases, self.tags,
-                    self.links, self.event_id, self.text, self.context, self.role, self.session, self.at, self.strength,
-                    self.reinforcement, self.status))
+                    self.links, self.event_id, self.text, self.context, self.role, self.session,
+                    self.at, self.strength, self.reinforcement, self.status))
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
         return Document(**{**self.__dict__, "digest": digest})
 

@@ -13,8 +13,8 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 from __future__ import annotations
 
 import contextlib
-import gc
 import datetime as dt
+import gc
 import logging
 import shutil
 import uuid
@@ -47,14 +47,18 @@ _CONTEXT_BOOST = 0.5
 # message and pull chatty lines ("What did it look like?") above the ones that share the question's
 # content words; BM25's idf only damps them. So both documents and queries drop a standard English
 # function-word list (pronouns, auxiliaries, question words, articles, prepositions) as well.
-_STOP_WORDS = frozenset(STOP_WORDS) | frozenset("""
-    about above after again against all am any because been before being below between both but
-    could did do does doing down during each few further had has having he her here hers herself
-    him himself his how i into its itself just me more most my myself no nor now off once only other
-    our ours ourselves out over own same she should so some such than their theirs them themselves
-    then there these they those through too under until up very was were what where which while who
-    whom why would yours yourself yourselves s t don ll m re ve d
-""".split())
+_STOP_WORDS = frozenset(STOP_WORDS) | frozenset((
+    "about", "above", "after", "again", "against", "all", "am", "any", "because", "been", "before",
+    "being", "below", "between", "both", "but", "could", "did", "do", "does", "doing", "down",
+    "during", "each", "few", "further", "had", "has", "having", "he", "her", "here", "hers",
+    "herself", "him", "himself", "his", "how", "i", "into", "its", "itself", "just", "me", "more",
+    "most", "my", "myself", "no", "nor", "now", "off", "once", "only", "other", "our", "ours",
+    "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
+    "their", "theirs", "them", "themselves", "then", "there", "these", "they", "those", "through",
+    "too", "under", "until", "up", "very", "was", "were", "what", "where", "which", "while", "who",
+    "whom", "why", "would", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "m", "re",
+    "ve", "d",
+))
 
 
 def _schema() -> Schema:
@@ -276,6 +280,7 @@ def _fields(doc: Document) -> dict[str, Any]:
 
 
 def _hit(r: Any) -> Hit:
+    r = {**r.fields(), "score": r.score}  # one read of the stored fields, not one per field
     at_raw = r.get("at") or ""
     try:
         at = dt.datetime.fromisoformat(at_raw) if at_raw else None
@@ -285,7 +290,7 @@ def _hit(r: Any) -> Hit:
         key=r["key"],
         path=r["path"],
         kind=r["kind"],
-        score=float(r.score or 0.0),
+        score=float(r["score"] or 0.0),
         title=r.get("title") or "",
         status=r.get("status") or "active",
         event_id=r.get("event_id") or "",

@@ -16,6 +16,7 @@ import contextlib
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -141,12 +142,19 @@ class Indexer:
     def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
         """Compare one file with the manifest, queueing its document changes. Returns what it was."""
         known = self.manifest.files.get(rel)
-        path = self.vault.path(rel)
+        # Performance (scale benchmark, 10k notes): one lstat on a string path per file; stat and
+        # the vault check only for a symlink. Before: Path join + stat + is_symlink (a second
+        # lstat) per file. For a regular file lstat and stat return the same result.
+        path_s = os.path.join(self.vault.root, rel)
+        is_link = False
         try:
-            st = path.stat()
+            st = os.lstat(path_s)
+            is_link = stat.S_ISLNK(st.st_mode)
+            if is_link:
+                st = os.stat(path_s)
         except (FileNotFoundError, NotADirectoryError):
             st = None
-        if st is None or (path.is_symlink() and not self.vault.inside(path)):
+        if st is None or (is_link and not self.vault.inside(Path(path_s))):
             if known is None:
                 return "unchanged"
             delete.extend(known.docs)

@@ -200,7 +200,7 @@ class Memory:
         recent = list(doc.events[-n:]) if n else []
         query = prompt or self._implicit_query(doc, recent)
         items = retrieve(self.vault, self.indexer.index, query, self.config, now,
-                         exclude_events={e.id for e in recent})
+                         exclude_events={e.id for e in recent}, budget=budget)
         inputs = ctx_mod.Inputs(
             identity=self.identity(),
             prompt=prompt or "",

@@ -74,11 +74,18 @@ def _overlap(text: str, query_words: set[str]) -> int:
 
 
 def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.datetime,
-             exclude_events: Iterable[str] = ()) -> list[LongTermItem]:
+             exclude_events: Iterable[str] = (), budget: int = 2000) -> list[LongTermItem]:
     """The relevant long-term memories for `query`, rendered, best first."""
-    if cfg.max_ltm_items == 0 or not query.strip():
+    # As many items as could fill the budget (an event line is ~30 tokens), capped by the config:
+    # a small budget does not pay for candidates it cannot use, a large one is not starved.
+    max_items = min(cfg.max_ltm_items, max(10, budget // 30))
+    if max_items == 0 or not query.strip():
         return []
-    hits = index.search(query, limit=max(cfg.max_ltm_items * 4, 50))
+    # Candidates: twice the items wanted (a note's event hits fold into its one excerpt, and the
+    # memory weights may reorder near-ties across the cut) plus the recent events excluded below.
+    # Fetching more only costs time: reading each hit's stored fields dominates a search.
+    exclude_events = set(exclude_events)
+    hits = index.search(query, limit=2 * max_items + len(exclude_events))
     ranked = rank(hits, cfg, now, exclude_events)
     query_words = _words(query)
     items: list[LongTermItem] = []
@@ -89,7 +96,7 @@ def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.dateti
         if h.kind == corpus.EVENT and h.title:
             wanted_quotes.setdefault(h.path, []).append(h.event_id)
     for r in ranked:
-        if len(items) >= cfg.max_ltm_items:
+        if len(items) >= max_items:
             break
         h = r.hit
         if h.kind == corpus.NOTE:
@@ -134,9 +141,10 @@ def _note_item(vault: Vault, rel: str, query_words: set[str], hit_event_ids: lis
     rest = sorted((e for e in sources if e.id not in set(hit_event_ids)),
                   key=lambda e: -_overlap(e.text, query_words))
     chosen += [e for e in rest if _overlap(e.text, query_words) > 0]
-    for e in chosen[:_QUOTES_PER_NOTE]:
+    quoted = chosen[:_QUOTES_PER_NOTE]
+    for e in quoted:
         lines.append("> " + render_event(e)[2:].replace("\n", "\n> "))
-    return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in chosen[:_QUOTES_PER_NOTE])))
+    return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in quoted)))
 
 
 def _fact_blocks(section: str) -> list[str]:
