@@ -35,7 +35,7 @@ from brainiac.errors import SearchError
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 _MERGE_ABOVE_SEGMENTS = 6
@@ -76,6 +76,7 @@ def _schema() -> Schema:
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
         context=TEXT(analyzer=analyzer, field_boost=_CONTEXT_BOOST),
         event_id=ID(stored=True),
+        note=STORED,  # the title of the note an event is a source of
         text=STORED,
         role=STORED,
         session=STORED,
@@ -86,6 +87,9 @@ def _schema() -> Schema:
 
 
 _TEXT_FIELDS = ("title", "aliases", "body", "context")
+_COMMON_SHARE = 0.02
+_COMMON_FLOOR = 1000
+_KEEP_RAREST = 2
 _KEYWORD_FIELDS = ("tags", "links")
 
 
@@ -241,8 +245,9 @@ class Index:
 
     def search(self, text: str, limit: int = 10, kind: str | None = None) -> list[Hit]:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error."""
-        terms = self.terms(text)
-        words = {w.lower() for w in text.replace(",", " ").split() if w}
+        terms = self._selective(self.terms(text))
+        words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
+        words = {w for w in words if len(w) > 1 and w not in _STOP_WORDS}
         if not terms and not words:
             return []
         clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
@@ -256,6 +261,21 @@ class Index:
             raise SearchError(f"{self.directory}: the index could not be read ({exc}); "
                               "run `brainiac reindex`") from exc
 
+    def _selective(self, terms: list[str]) -> list[str]:
+        """The query terms worth scoring: drop those found in a large share of a large index.
+
+        Whoosh scores every posting of every query term in Python, so one word found in thousands
+        of documents costs more than all the rest of the query, while its BM25 weight (idf) is
+        near the bottom. Terms above max(2% of documents, 1,000 documents) are dropped, keeping
+        at least the two rarest; a small index (a few thousand documents) loses nothing.
+        """
+        if len(terms) <= _KEEP_RAREST:
+            return terms
+        total = max(self.doc_count(), 1)
+        limit = max(_COMMON_SHARE * total, _COMMON_FLOOR)
+        freq = {t: self._searcher.doc_frequency("body", t) for t in terms}
+        rarest = set(sorted(terms, key=lambda t: freq[t])[:_KEEP_RAREST])
+        return [t for t in terms if t in rarest or freq[t] <= limit]
 
 def _fields(doc: Document) -> dict[str, Any]:
     return {
@@ -263,12 +283,17 @@ def _fields(doc: Document) -> dict[str, Any]:
         "path": doc.path,
         "kind": doc.kind,
         "status": doc.status,
-        "title": doc.title,
+        # An event keeps its note's title as a stored label, searchable only at context weight:
+        # copied into the boosted title field of every source, a note title like "Project X"
+        # matched a quarter of a 10,000-note index and made every query score them all.
+        "title": doc.title if doc.kind != "event" else "",
+        "note": doc.title if doc.kind == "event" else "",
         "aliases": " ".join(doc.aliases),
         "tags": ",".join(doc.tags),
         "links": ",".join(doc.links),
         "body": doc.body,
-        "context": doc.context,
+        "context": " ".join(p for p in (doc.context, doc.title if doc.kind == "event" else "")
+                            if p),
         "event_id": doc.event_id,
         "text": doc.text,
         "role": doc.role,
@@ -291,7 +316,7 @@ def _hit(r: Any) -> Hit:
         path=r["path"],
         kind=r["kind"],
         score=float(r["score"] or 0.0),
-        title=r.get("title") or "",
+        title=(r.get("note") if r.get("kind") == "event" else r.get("title")) or "",
         status=r.get("status") or "active",
         event_id=r.get("event_id") or "",
         text=r.get("text") or "",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -83,6 +84,7 @@ class Memory:
         self.refresh_interval_s = refresh_interval_s
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
+        self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -174,10 +176,19 @@ class Memory:
         return [SearchResult.from_hit(h) for h in self.indexer.index.search(query, limit=limit)]
 
     def short_term(self) -> stm.ShortTerm:
+        """The parsed short-term document; re-read only when its stat changed (it is read on
+        every context call and grows to thousands of lines between promotions)."""
         try:
-            return stm.parse(self.vault.read(SHORT_TERM).text)
+            st = os.stat(self.vault.path(SHORT_TERM))
         except FileNotFoundError:
             return stm.parse("")
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if self._stm_cache is None or self._stm_cache[0] != key:
+            try:
+                self._stm_cache = (key, stm.parse(self.vault.read(SHORT_TERM).text))
+            except FileNotFoundError:
+                return stm.parse("")
+        return self._stm_cache[1]
 
     def identity(self) -> str | None:
         try:
