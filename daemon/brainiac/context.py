@@ -10,7 +10,7 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from brainiac.errors import BudgetError
@@ -19,6 +19,8 @@ from brainiac.events import Event
 TokenCounter = Callable[[str], int]
 RECENT_HEADER = "[CRITICAL_CONTEXT_LAST_10_STEPS]"
 MAX_BUDGET = 10_000_000
+_SMALLEST_ITEM = 8  # tokens: below this no rendered memory fits
+_MISSES_BEFORE_STOP = 10
 
 
 def approx_tokens(text: str) -> int:
@@ -40,7 +42,7 @@ class Inputs:
     prompt: str
     short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
     recent: Sequence[Event]  # oldest first
-    long_term: Sequence[LongTermItem]  # best first
+    long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
 
 
 @dataclass(frozen=True)
@@ -134,16 +136,23 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
             room = 0  # short-term memory was cut, so long-term memory gets nothing
             break
 
-    # Long-term memory: best first, skipping what no longer fits.
+    # Long-term memory: best first, skipping what no longer fits, until the room is used up (or
+    # enough items in a row did not fit): the items are rendered lazily, so stopping saves work.
     ltm_blocks: list[str] = []
     sources: list[str] = []
+    dropped_ltm = misses = 0
     for item in inputs.long_term:
+        if room < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
+            break
         block = item.text.strip("\n")
         if cost(block) <= room:
             ltm_blocks.append(block)
             sources.extend(s for s in item.sources if s not in sources)
             room -= cost(block)
-    dropped_ltm = len(inputs.long_term) - len(ltm_blocks)
+            misses = 0
+        else:
+            dropped_ltm += 1
+            misses += 1
 
     parts = [head_identity, head_stm, *stm_blocks]
     if kept_events:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from brainiac import corpus, ltm
@@ -74,13 +74,17 @@ def _overlap(text: str, query_words: set[str]) -> int:
 
 
 def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.datetime,
-             exclude_events: Iterable[str] = (), budget: int = 2000) -> list[LongTermItem]:
-    """The relevant long-term memories for `query`, rendered, best first."""
+             exclude_events: Iterable[str] = (), budget: int = 2000) -> Iterator[LongTermItem]:
+    """The relevant long-term memories for `query`, rendered, best first.
+
+    A generator: a note is read and rendered only when the assembler asks for the next item, so
+    the notes ranked below what fits the budget cost nothing.
+    """
     # As many items as could fill the budget (an event line is ~30 tokens), capped by the config:
     # a small budget does not pay for candidates it cannot use, a large one is not starved.
     max_items = min(cfg.max_ltm_items, max(10, budget // 30))
     if max_items == 0 or not query.strip():
-        return []
+        return
     # Candidates: twice the items wanted (a note's event hits fold into its one excerpt, and the
     # memory weights may reorder near-ties across the cut) plus the recent events excluded below.
     # Fetching more only costs time: reading each hit's stored fields dominates a search.
@@ -88,33 +92,34 @@ def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.dateti
     hits = index.search(query, limit=2 * max_items + len(exclude_events))
     ranked = rank(hits, cfg, now, exclude_events)
     query_words = _words(query)
-    items: list[LongTermItem] = []
-    note_items: dict[str, int] = {}  # note path -> position in items
+    given = 0
+    noted: set[str] = set()  # notes already given
     wanted_quotes: dict[str, list[str]] = {}  # note path -> event ids hit inside it
     for r in ranked:
         h = r.hit
         if h.kind == corpus.EVENT and h.title:
             wanted_quotes.setdefault(h.path, []).append(h.event_id)
     for r in ranked:
-        if len(items) >= max_items:
-            break
+        if given >= max_items:
+            return
         h = r.hit
         if h.kind == corpus.NOTE:
-            if h.path in note_items:
+            if h.path in noted:
                 continue
             item = _note_item(vault, h.path, query_words, wanted_quotes.get(h.path, []))
-            if item is not None:
-                note_items[h.path] = len(items)
-                items.append(item)
-        elif h.title and h.path in note_items:
+            if item is None:
+                continue
+            noted.add(h.path)
+        elif h.title and h.path in noted:
             continue  # already quoted in its note's excerpt
         else:
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
             line = render_event(event)
             if h.title:
                 line += f" (from [[{h.title}]])"
-            items.append(LongTermItem(line, (h.key,)))
-    return items
+            item = LongTermItem(line, (h.key,))
+        given += 1
+        yield item
 
 
 def _note_item(vault: Vault, rel: str, query_words: set[str], hit_event_ids: list[str]
