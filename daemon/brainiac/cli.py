@@ -11,18 +11,22 @@ import json
 import logging
 import os
 import sys
+import time
 import tomllib
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
-from brainiac import __version__
+from brainiac import __version__, systemd
+from brainiac import config as config_mod
+from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.errors import BrainiacError, ConfigError, VaultError
+from brainiac.lock import holder_of
 from brainiac.memory import Memory
-from brainiac.vault import SHORT_TERM, WORKING_MEMORY
+from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
 
 EXIT_ERROR = 2
 DEFAULT_VAULT = "~/brainiac"
@@ -212,35 +216,166 @@ def _print_problems(problems: dict[str, str]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
-    """Show the vault, what is indexed, and any notes skipped (and why)."""
+    """Show whether the daemon runs, what is indexed, conflicts, and notes skipped (and why)."""
+    from brainiac.service import read_status  # imports the watcher; only status needs it
+
     memory = _open(ctx)
-    report = memory.refresh(force=True)
-    assert report is not None
+    holder = holder_of(memory.locations.runtime)
+    daemon = read_status(memory.locations.state) if holder else None
+    if holder is None:
+        memory.refresh(force=True)  # no daemon: bring the index up to date ourselves
     manifest = memory.indexer.manifest
-    files = manifest.files
-    info = {
+    info: dict[str, Any] = {
         "vault": str(memory.vault.root),
+        "daemon": None if holder is None else {
+            "pid": holder.pid,
+            "uptime_s": round(time.time() - holder.started, 1),
+            "last_reconcile": _when(daemon.get("last_reconcile")) if daemon else None,
+            "pending_changes": daemon.get("pending_changes") if daemon else None,
+            "watcher_alive": daemon.get("watcher_alive") if daemon else None,
+        },
         "index": str(memory.locations.index_dir),
-        "files_indexed": sum(1 for s in files.values() if not s.problem),
+        "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
         "documents": memory.indexer.index.doc_count(),
         "short_term_events": len(memory.short_term().events),
-        "problems": report.problems,
+        "jobs": {name: {"last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary}
+                 for name, rec in jobs_mod.load_records(memory.locations.state).items()},
+        "conflicts": sorted(set(memory.indexer.conflicts)
+                            | set(daemon.get("conflicts", []) if daemon else [])),
+        "problems": manifest.problems,
     }
     if as_json:
         _json(info)
         return
-    for key, value in info.items():
-        if key != "problems":
-            click.echo(f"{key}: {value}")
-    click.echo(f"problems: {len(report.problems)}")
-    for problem in report.problems.values():
+    d = info["daemon"]
+    click.echo("daemon: " + ("not running" if d is None else
+               f"running, pid {d['pid']}, up {_duration(d['uptime_s'])}, last reconcile "
+               f"{d['last_reconcile'] or '-'}, {d['pending_changes'] or 0} change(s) pending"))
+    for key in ("vault", "index", "files_indexed", "documents", "short_term_events"):
+        click.echo(f"{key}: {info[key]}")
+    for name, job in info["jobs"].items():
+        click.echo(f"job {name}: {job['last_run']} {'ok' if job['ok'] else 'FAILED'}: "
+                   f"{job['result']}")
+    click.echo(f"conflicts: {len(info['conflicts'])}")
+    for rel in info["conflicts"]:
+        click.echo(f"  {rel}: a sync-conflict copy; merge it by hand, then delete it")
+    click.echo(f"problems: {len(manifest.problems)}")
+    for problem in manifest.problems.values():
         click.echo(f"  {problem}")
 
 
-def main() -> NoReturn:
-    try:
-        cli.main(prog_name="brainiac")
-    except VaultError as exc:  # raised before a command runs (no click context to catch it)
-        click.echo(f"brainiac: {exc}", err=True)
-        sys.exit(EXIT_ERROR)
-    sys.exit(0)
+def _when(epoch: Any) -> str | None:
+    if not isinstance(epoch, int | float):
+        return None
+    return dt.datetime.fromtimestamp(epoch).isoformat(timespec="seconds")
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+@cli.command()
+@click.pass_context
+def run(ctx: click.Context) -> None:
+    """Run the daemon in the foreground: watch the vault, keep index and working memory fresh.
+
+    This is what the systemd user service runs. Stop it with SIGTERM or Ctrl-C; SIGHUP reloads
+    the configuration. Logs go to stderr (the journal under systemd).
+    """
+    debug = ctx.find_root().params.get("debug")
+    systemd.configure_logging(logging.DEBUG if debug else logging.INFO)
+    from brainiac.service import Service
+
+    service = Service(resolve_vault(ctx.obj["vault"]))
+    service.install_signal_handlers()
+    ctx.exit(service.run())
+
+
+@cli.group()
+def service() -> None:
+    """Install or remove the systemd user service that runs `brainiac run`."""
+
+
+@service.command("install")
+@click.option("--force", is_flag=True, help="Replace a brainiac.service that brainiac did not write.")
+@click.pass_context
+def service_install(ctx: click.Context, force: bool) -> None:
+    """Write ~/.config/systemd/user/brainiac.service for this vault."""
+    vault = resolve_vault(ctx.obj["vault"])
+    Vault.open(vault)
+    path = systemd.install([sys.executable, "-m", "brainiac"], vault.resolve(), force=force)
+    click.echo(f"wrote {path}; now run:", err=True)
+    for step in systemd.next_steps(path):
+        click.echo(f"  {step}")
+
+
+@service.command("uninstall")
+def service_uninstall() -> None:
+    """Remove the user unit brainiac wrote (disable it first: systemctl --user disable --now brainiac)."""
+    path = systemd.uninstall()
+    click.echo(f"removed {path}" if path else "no brainiac.service to remove", err=True)
+
+
+@cli.group()
+def jobs() -> None:
+    """List the scheduled jobs, or run one now."""
+
+
+@jobs.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the jobs as JSON.")
+@click.pass_context
+def jobs_list(ctx: click.Context, as_json: bool) -> None:
+    """Show each job's schedule, last run, result and next run."""
+    from brainiac.service import read_status
+
+    memory = _open(ctx)
+    records = jobs_mod.load_records(memory.locations.state)
+    daemon = read_status(memory.locations.state) if holder_of(memory.locations.runtime) else None
+    next_runs = (daemon or {}).get("next_runs") or {}
+    rows = []
+    for name, job in jobs_mod.JOBS.items():
+        rec = records.get(name, jobs_mod.JobRecord())
+        minutes = config_mod.job_interval_minutes(memory.config, name)
+        rows.append({"name": name, "every_minutes": minutes, "description": job.description,
+                     "last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary,
+                     "next_run": next_runs.get(name) if isinstance(next_runs, dict) else None})
+    if as_json:
+        _json(rows)
+        return
+    for r in rows:
+        every = f"every {r['every_minutes']:g} min" if r["every_minutes"] else "not scheduled"
+        result = "never run" if r["last_run"] is None else (
+            f"last {r['last_run']} {'ok' if r['ok'] else 'FAILED'}: {r['result']}")
+        nxt = f"; next {r['next_run']}" if r["next_run"] else (
+            "" if daemon else "; next: when the daemon runs")
+        click.echo(f"{r['name']:<10} {every}; {result}{nxt}")
+
+
+@jobs.command("run")
+@click.argument("name")
+@click.option("--now", "now", default=None, metavar="ISO-8601",
+              help="The time the job runs as (default: now).")
+@click.option("--dry-run", is_flag=True, help="Report what the job would do; change nothing.")
+@click.pass_context
+def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool) -> None:
+    """Run one job now, through the same code the daemon uses."""
+    job = jobs_mod.JOBS.get(name)
+    if job is None:
+        raise click.BadParameter(f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)}",
+                                 param_hint="NAME")
+    memory = _open(ctx)
+    if job.needs_index_writer and not memory.index_writes:
+        holder = holder_of(memory.locations.runtime)
+        raise VaultError(f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
+                         f"`{name}` itself; stop it to run `{name}` by hand")
+    when = _parse_time(now, "--now") or dt.datetime.now()
+    report = jobs_mod.run(job, memory, when, dry_run, memory.locations.state)
+    click.echo(f"{name}: {report.summary}")
+    if not report.ok:
+        ctx.exit(EXIT_ERROR)
+
+
+def main() -> None:
+    cli.main(prog_name="brainiac")

@@ -32,6 +32,9 @@ class Config:
     reinforcement_weight: float = 0.15
     recency_weight: float = 0.1
     recency_half_life_days: float = 30.0
+    # [jobs]: minutes between runs of each scheduled job (0 turns a job off)
+    rescan_minutes: float = 60.0
+    merge_minutes: float = 10.0
     # [vault]
     max_note_bytes: int = 1_000_000
     private_folders: tuple[str, ...] = field(default_factory=tuple)
@@ -60,9 +63,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("retrieval", "reinforcement_weight", "reinforcement_weight", float, 0, 100),
     Setting("retrieval", "recency_weight", "recency_weight", float, 0, 100),
     Setting("retrieval", "recency_half_life_days", "recency_half_life_days", float, 0.01, 100_000),
+    Setting("jobs", "rescan", "rescan_minutes", float, 0, 100_000),
+    Setting("jobs", "merge", "merge_minutes", float, 0, 100_000),
     Setting("vault", "max_note_bytes", "max_note_bytes", int, 1024, 1 << 31),
     Setting("vault", "private_folders", "private_folders", tuple),
 )
+
+
+def job_interval_minutes(cfg: Config, job: str) -> float:
+    """A job's schedule: `[jobs] <name> = minutes`; 0 (or no setting) means not scheduled."""
+    return float(getattr(cfg, f"{job}_minutes", 0.0))
 
 
 def load(

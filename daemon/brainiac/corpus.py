@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from brainiac import events as ev
 from brainiac import ltm, stm
 from brainiac import note as notes
-from brainiac.vault import ARCHIVE_DIR, IDENTITY, SHORT_TERM
+from brainiac.vault import ARCHIVE_DIR, IDENTITY, SHORT_TERM, is_conflict_copy
 
 NOTE = "note"
 EVENT = "event"
@@ -55,6 +55,8 @@ def kind_of(rel: str) -> str | None:
     """How a vault path is indexed: 'stm', 'note', 'archive', or None (not indexed)."""
     if rel == SHORT_TERM:
         return "stm"
+    if is_conflict_copy(rel):
+        return None
     if rel == IDENTITY or rel.startswith(("system/", "context/", "inbox/")):
         return None
     if rel.startswith(ARCHIVE_DIR + "/"):

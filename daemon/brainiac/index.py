@@ -113,8 +113,9 @@ class Hit:
 class Index:
     """Owns one on-disk Whoosh index: its writer, its searcher and their lifecycles."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, writable: bool = True) -> None:
         self.directory = directory
+        self.writable = writable  # False: a reader beside the daemon, which owns the writer
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._ix = self._open_or_create()
         self._searcher: Any = self._ix.searcher(weighting=scoring.BM25F())
@@ -129,6 +130,9 @@ class Index:
             ix = self._try_open()
             if ix is None:
                 gc.collect()
+        if ix is None and not self.writable:
+            raise SearchError(f"{self.directory}: the index is not ready yet (the daemon is "
+                              "building it); try again in a moment")
         return ix if ix is not None else self._create()
 
     def _try_open(self) -> Any:
@@ -148,6 +152,7 @@ class Index:
         return None
 
     def _create(self) -> Any:
+        self._check_writable()
         shutil.rmtree(self.directory, ignore_errors=True)
         self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         ix = windex.create_in(self.directory, _schema())
@@ -184,6 +189,7 @@ class Index:
         delete = list(delete)
         if not add and not delete:
             return
+        self._check_writable()
         kwargs: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "limitmb": 128}
         if bulk and len(add) > 2000:
             kwargs.update(procs=2, multisegment=True)
@@ -204,8 +210,14 @@ class Index:
             raise
         self._refresh()
 
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise SearchError(f"{self.directory}: opened read-only beside the daemon, which is the "
+                              "index's only writer")
+
     def merge_segments(self, force: bool = False) -> bool:
         """A merging commit when segments have piled up (call when idle). True if it merged."""
+        self._check_writable()
         if not force and self.segment_count() <= _MERGE_ABOVE_SEGMENTS:
             return False
         writer = self._ix.writer(timeout=_WRITER_TIMEOUT_S, delay=0.05)

@@ -25,7 +25,7 @@ from pathlib import Path
 from brainiac import corpus
 from brainiac.errors import NoteParseError
 from brainiac.index import Index
-from brainiac.vault import Vault
+from brainiac.vault import Vault, is_conflict_copy
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ class Indexer:
         self.manifest_path = manifest_path
         self.private_folders = private_folders
         self.manifest = Manifest.load(manifest_path)
+        self.conflicts: list[str] = []  # sync-conflict copies seen by the last full sync
 
     def sync(self, paths: Iterable[str] | None = None) -> SyncReport:
         """Reconcile the whole vault (`paths=None`) or just the given relative paths."""
@@ -118,7 +119,9 @@ class Indexer:
             self.manifest = Manifest(index_id=self.index.identity)
             paths = None
         if paths is None:
-            wanted = [rel for rel in self.vault.markdown_files() if corpus.kind_of(rel)]
+            listing = list(self.vault.markdown_files())
+            self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
+            wanted = [rel for rel in listing if corpus.kind_of(rel)]
             candidates = set(wanted) | set(self.manifest.files)
         else:
             candidates = {p for p in paths if corpus.kind_of(p)}

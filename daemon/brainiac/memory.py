@@ -32,6 +32,7 @@ from brainiac.errors import NoteParseError, StaleWriteError, VaultError
 from brainiac.index import Hit, Index
 from brainiac.indexer import Indexer, SyncReport
 from brainiac.locations import Locations
+from brainiac.lock import holder_of
 from brainiac.note import parse as parse_note
 from brainiac.retrieval import retrieve
 from brainiac.vault import IDENTITY, SHORT_TERM, Vault, template_dir
@@ -72,7 +73,8 @@ class Memory:
     """One vault: remembering events, searching, and assembling context."""
 
     def __init__(self, path: Path | str, *, config: Config | None = None,
-                 locations: Locations | None = None, refresh_interval_s: float = 1.0) -> None:
+                 locations: Locations | None = None, refresh_interval_s: float = 1.0,
+                 index_writes: bool | None = None) -> None:
         root = Path(path).expanduser()
         if root.is_dir() and not _looks_like_vault(root):
             raise VaultError(f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
@@ -82,6 +84,11 @@ class Memory:
         self.vault = Vault.open(root, self.config.max_note_bytes)
         self.locations = locations or Locations.for_vault(self.vault.root)
         self.refresh_interval_s = refresh_interval_s
+        # Beside a running daemon, the daemon is the index's only writer: this Memory then reads
+        # the index as it is and writes only vault files, which the daemon picks up.
+        if index_writes is None:
+            index_writes = holder_of(self.locations.runtime) is None
+        self.index_writes = index_writes
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
@@ -109,7 +116,7 @@ class Memory:
     @property
     def indexer(self) -> Indexer:
         if self._indexer is None:
-            index = Index(self.locations.index_dir)
+            index = Index(self.locations.index_dir, writable=self.index_writes)
             self._indexer = Indexer(self.vault, index, self.locations.manifest_path,
                                     self.config.private_folders)
         return self._indexer
@@ -117,7 +124,8 @@ class Memory:
     def refresh(self, force: bool = False) -> SyncReport | None:
         """Reconcile the index with the vault if it may be stale (or `force`)."""
         now = time.monotonic()
-        if not force and now - self._last_reconcile < self.refresh_interval_s:
+        if not self.index_writes or (
+                not force and now - self._last_reconcile < self.refresh_interval_s):
             return None
         report = self.indexer.sync()
         self._last_reconcile = time.monotonic()
@@ -125,6 +133,10 @@ class Memory:
 
     def reindex(self) -> SyncReport:
         """Throw the index away and build it again from the files."""
+        if not self.index_writes:
+            holder = holder_of(self.locations.runtime)
+            raise VaultError(f"{self.vault.root}: the daemon (pid {holder.pid if holder else '?'}) "
+                             "owns the index; stop it, or delete the index and restart it")
         self.indexer.index.reset()
         self.indexer.manifest.index_id = ""
         report = self.indexer.sync()
@@ -164,7 +176,7 @@ class Memory:
         else:
             raise StaleWriteError(f"{SHORT_TERM}: kept changing while brainiac tried to append; "
                                   "nothing was written, try again")
-        if self._indexer is not None:
+        if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
         return added
 

@@ -9,6 +9,7 @@ not UTF-8 is skipped with a one-line reason. Writing goes through safe_io's comp
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -24,6 +25,20 @@ ARCHIVE_DIR = "memory/archive"
 INBOX_DIR = "inbox"
 WORKING_MEMORY = "context/working_memory.md"
 CONFIG = ".brainiac/config.toml"
+
+# Copies that sync tools make when two devices changed a file; they end in .md like the note, and
+# are reported, never indexed, merged or written (../shared/notes/editors-sync-systemd.md, rule 5).
+_CONFLICT_RE = re.compile(
+    r"\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}"  # Syncthing
+    r"|\(Conflicted copy[^)]*\)"  # Obsidian Sync, with or without device and time
+    r"|conflicted copy",  # Dropbox: "name (Anna's conflicted copy 2026-11-20).md"
+    re.IGNORECASE,
+)
+
+
+def is_conflict_copy(rel: str) -> bool:
+    return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
+
 
 # Derived or foreign folders that are never read as memory.
 _SKIPPED_TOP = {"context", "inbox"}

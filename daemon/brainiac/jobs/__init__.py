@@ -1,0 +1,121 @@
+"""The jobs the daemon runs on a schedule, each also runnable by hand (`brainiac jobs run NAME`).
+
+A job is a plain function of the memory and `now` that returns a `JobReport`; it never sleeps and
+never reads the clock itself, so tests run a month of schedules in milliseconds. The daemon runs
+every job on its one writer thread (so at most one job runs at a time, and never beside an index
+update); the CLI runs them in its own process through the same functions.
+
+Each job's run is recorded in the state directory (`jobs.json`): last run, result, duration.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from brainiac.memory import Memory
+
+
+@dataclass(frozen=True)
+class JobReport:
+    name: str
+    ok: bool
+    summary: str
+    changed: tuple[str, ...] = ()
+    dry_run: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    description: str
+    run: Callable[[Memory, dt.datetime, bool], JobReport]
+    needs_index_writer: bool = False  # runs only where the index may be written
+
+
+@dataclass
+class JobRecord:
+    last_run: str | None = None  # ISO time of the last start ("now" as the job saw it)
+    last_ok: bool | None = None
+    last_summary: str = ""
+    last_seconds: float = 0.0
+    runs: int = 0
+    failures: int = 0
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _rescan(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    """The safety net under the watcher: stat every file and re-index what changed."""
+    if dry_run:
+        return JobReport("rescan", True, "dry run: would stat every note and re-index changes",
+                         dry_run=True)
+    report = memory.refresh(force=True)
+    if report is None:
+        return JobReport("rescan", True, "skipped: the daemon owns the index")
+    changed = report.changed + report.removed
+    return JobReport("rescan", True, f"{report.scanned} files checked, {len(changed)} changed",
+                     tuple(changed))
+
+
+def _merge(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    """Merge index segments when they have piled up (queries slow down ~1 ms per segment)."""
+    index = memory.indexer.index
+    before = index.segment_count()
+    if dry_run:
+        return JobReport("merge", True, f"dry run: {before} segment(s)", dry_run=True)
+    merged = index.merge_segments()
+    after = index.segment_count()
+    return JobReport("merge", True, f"{before} -> {after} segment(s)" if merged
+                     else f"{before} segment(s), nothing to merge")
+
+
+JOBS: dict[str, Job] = {
+    "rescan": Job("rescan", "re-index whatever the file watcher missed (a full stat of the vault)",
+                  _rescan, needs_index_writer=True),
+    "merge": Job("merge", "merge search-index segments when they pile up",
+                 _merge, needs_index_writer=True),
+}
+
+
+def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Path) -> JobReport:
+    """Run one job, record the outcome; a failing job is reported, never raised."""
+    started = time.perf_counter()
+    try:
+        report = job.run(memory, now, dry_run)
+    except Exception as exc:  # a job's failure must not stop the daemon; it retries next turn
+        report = JobReport(job.name, False, f"failed: {exc}", dry_run=dry_run)
+    if not dry_run:
+        records = load_records(state_dir)
+        rec = records.setdefault(job.name, JobRecord())
+        rec.last_run = now.isoformat(timespec="seconds")
+        rec.last_ok = report.ok
+        rec.last_summary = report.summary
+        rec.last_seconds = round(time.perf_counter() - started, 3)
+        rec.runs += 1
+        rec.failures += 0 if report.ok else 1
+        save_records(state_dir, records)
+    return report
+
+
+def load_records(state_dir: Path) -> dict[str, JobRecord]:
+    try:
+        raw = json.loads((state_dir / "jobs.json").read_text(encoding="utf-8"))
+        return {name: JobRecord(**value) for name, value in raw.items()}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def save_records(state_dir: Path, records: dict[str, JobRecord]) -> None:
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = state_dir / "jobs.json"
+    tmp = path.with_name(f".jobs.json.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({k: asdict(v) for k, v in records.items()}, indent=1),
+                   encoding="utf-8")
+    os.replace(tmp, path)

@@ -1,0 +1,92 @@
+"""One daemon per vault: an exclusive lock file outside the vault, in the runtime directory.
+
+The lock is an `flock` on `<runtime>/daemon.lock`, released by the kernel when the process dies,
+so a crashed daemon never blocks the next one. The file also holds the daemon's pid and start
+time, which `brainiac status` reads. Advisory locks coordinate only brainiac's own processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainiac.errors import VaultError
+
+LOCK_NAME = "daemon.lock"
+
+
+@dataclass(frozen=True)
+class Holder:
+    pid: int
+    started: float  # epoch seconds
+
+
+class InstanceLock:
+    """Held for the daemon's lifetime; `acquire` fails at once if another daemon holds it."""
+
+    def __init__(self, runtime_dir: Path, vault: Path) -> None:
+        self.path = runtime_dir / LOCK_NAME
+        self.vault = vault
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            holder = holder_of(self.path.parent)
+            who = f" (pid {holder.pid})" if holder else ""
+            raise VaultError(
+                f"{self.vault}: another brainiac daemon is already running on this vault{who}; "
+                "stop it first (systemctl --user stop brainiac, or kill it)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
+        os.fsync(fd)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, 0)
+            os.close(self._fd)  # closing drops the flock
+            self._fd = None
+
+    def __enter__(self) -> InstanceLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def holder_of(runtime_dir: Path) -> Holder | None:
+    """The running daemon's pid and start time, or None when no daemon holds the lock."""
+    path = runtime_dir / LOCK_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            pass  # held: a daemon is running; read who it is
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        raw = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    try:
+        data = json.loads(raw.decode() or "{}")
+        return Holder(int(data["pid"]), float(data["started"]))
+    except (ValueError, KeyError, TypeError):
+        return Holder(0, 0.0)  # held, but mid-write of its details

@@ -1,0 +1,57 @@
+"""The job schedule: APScheduler decides when; the daemon's writer thread does the work.
+
+This is the only module that imports apscheduler. Each scheduled job only posts its name to the
+daemon (`submit`), which runs it on its one writer thread between index updates: so one job runs
+at a time, never beside an index write. A run missed while the machine slept or the daemon was
+down happens once, soon after (coalesced); the first run after a start is due one interval after
+the job's last recorded run, or at once if that is already past.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable, Mapping
+
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+log = logging.getLogger(__name__)
+# APScheduler logs every run at INFO; the daemon logs each job's outcome itself.
+logging.getLogger("apscheduler").setLevel(logging.WARNING)
+
+_FIRST_RUN_DELAY_S = 5.0
+
+
+class Scheduler:
+    def __init__(self, submit: Callable[[str], None]) -> None:
+        self._submit = submit
+        self._scheduler = BackgroundScheduler(
+            timezone=dt.UTC,
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+        )
+
+    def start(self, intervals_minutes: Mapping[str, float],
+              last_runs: Mapping[str, dt.datetime | None], now: dt.datetime) -> None:
+        """Schedule each job with a positive interval. `now` and `last_runs` are naive UTC."""
+        for name, minutes in intervals_minutes.items():
+            if minutes <= 0:
+                continue
+            interval = dt.timedelta(minutes=minutes)
+            last = last_runs.get(name)
+            first = (last + interval) if last is not None else now
+            earliest = now + dt.timedelta(seconds=_FIRST_RUN_DELAY_S)
+            first = max(first, earliest)
+            self._scheduler.add_job(
+                self._submit, IntervalTrigger(minutes=minutes, start_date=first.replace(
+                    tzinfo=dt.UTC), timezone=dt.UTC),
+                args=[name], id=name, name=name, next_run_time=first.replace(tzinfo=dt.UTC),
+            )
+        self._scheduler.start()
+
+    def next_runs(self) -> dict[str, dt.datetime | None]:
+        return {job.id: job.next_run_time for job in self._scheduler.get_jobs()}
+
+    def stop(self) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=True)

@@ -1,0 +1,338 @@
+"""The running daemon, `brainiac run`: keeps the index and the working memory true to the vault.
+
+One thread owns everything that writes (the index, the manifest, the working-memory file, job
+runs): the main loop below. The file watcher and the scheduler only post work to it through a
+queue, so there is one Whoosh writer and at most one job at a time.
+
+Start, in order: the instance lock, stale temp files swept, a full reconcile (offline edits are
+picked up), the working memory written, the watcher, the scheduler, then READY=1. Stop, on SIGTERM
+or SIGINT, in reverse, after the write in flight has finished. SIGHUP reloads the configuration.
+
+Freshness: a completed write (close-after-write, a rename onto the path) is acted on at once; a
+bare modification waits for a short quiet period (an in-place writer may still be writing). The
+decision is always made on content: a sync compares hashes with the manifest, so the daemon's own
+writes and touch-only changes cost nothing. A path that disappeared is deleted from the index only
+if it is still missing after a grace period (rename-saves recreate it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import logging
+import os
+import queue
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+
+from brainiac import config as config_mod
+from brainiac import jobs as jobs_mod
+from brainiac import safe_io, systemd
+from brainiac import working_memory as wm
+from brainiac.corpus import kind_of
+from brainiac.lock import InstanceLock
+from brainiac.memory import Memory
+from brainiac.vault import is_conflict_copy
+from brainiac.scheduler import Scheduler
+from brainiac.watcher import ChangeTracker, Watcher
+
+log = logging.getLogger(__name__)
+
+STATUS_FILE = "daemon.json"
+_STATUS_EVERY_S = 5.0
+_IDLE_MERGE_AFTER_S = 30.0
+
+
+@dataclass
+class _Counters:
+    started: float = field(default_factory=time.time)
+    last_reconcile: float | None = None
+    syncs: int = 0
+    working_memory_writes: int = 0
+    conflicts: set[str] = field(default_factory=set)
+    last_change: float = field(default_factory=time.monotonic)
+
+
+class Service:
+    """The daemon for one vault. `run()` blocks until `stop` is set; returns the exit status."""
+
+    def __init__(self, vault: Path, environ: dict[str, str] | None = None) -> None:
+        self.vault_path = vault
+        self.environ = dict(os.environ if environ is None else environ)
+        self.memory = Memory(vault, index_writes=True, refresh_interval_s=float("inf"))
+        self.stop_event = threading.Event()
+        self.reload_event = threading.Event()
+        self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
+        self._tracker = ChangeTracker()
+        self._counters = _Counters()
+        self._watcher: Watcher | None = None
+        self._scheduler: Scheduler | None = None
+
+    # -- signals and hand-offs (any thread) ---------------------------------------------------
+    def install_signal_handlers(self) -> None:
+        def on_stop(signum: int, frame: FrameType | None) -> None:
+            self.stop_event.set()
+            self._inbox.put(("wake", "", False))
+
+        def on_hup(signum: int, frame: FrameType | None) -> None:
+            self.reload_event.set()
+            self._inbox.put(("wake", "", False))
+
+        signal.signal(signal.SIGTERM, on_stop)
+        signal.signal(signal.SIGINT, on_stop)
+        signal.signal(signal.SIGHUP, on_hup)
+
+    def _on_hint(self, rel: str, completed: bool) -> None:
+        self._inbox.put(("hint", rel, completed))
+
+    def _on_overflow(self) -> None:
+        self._inbox.put(("rescan", "", False))
+
+    def _submit_job(self, name: str) -> None:
+        self._inbox.put(("job", name, False))
+
+    # -- the main loop (the one writer) -------------------------------------------------------
+    def run(self) -> int:
+        lock = InstanceLock(self.memory.locations.runtime, self.memory.vault.root)
+        with contextlib.ExitStack() as stack:
+            lock.acquire()
+            stack.callback(lock.release)
+            stack.callback(self.memory.close)
+            removed = safe_io.remove_stale_temps(self.memory.vault.root)
+            if removed:
+                log.info("removed %d stale temp file(s) left by a crash", len(removed))
+            self._full_reconcile("start")
+            self._write_working_memory()
+            self._watcher = Watcher(self.memory.vault.root, self._on_hint, self._on_overflow)
+            self._watcher.start()
+            stack.callback(self._watcher.stop)
+            self._start_scheduler()
+            stack.callback(self._stop_scheduler)
+            systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
+            log.info("watching %s", self.memory.vault.root)
+            code = self._loop()
+            systemd.notify("STOPPING=1", environ=self.environ)
+            log.info("stopping")
+            self._write_status(stopping=True)
+            return code
+        return 0  # unreachable; keeps type checkers content
+
+    def _loop(self) -> int:
+        ping_every = systemd.watchdog_interval(self.environ)
+        next_ping = time.monotonic()
+        next_status = time.monotonic()
+        while not self.stop_event.is_set():
+            now = time.monotonic()
+            deadline = min(t for t in (self._tracker.next_deadline(), next_ping if ping_every
+                                       else None, next_status) if t is not None)
+            self._drain(timeout=max(0.0, deadline - now))
+            if self.stop_event.is_set():
+                break
+            if self.reload_event.is_set():
+                self._reload()
+            self._process_due()
+            now = time.monotonic()
+            if self._watcher is None or not self._watcher.is_alive():
+                log.error("the file watcher died; exiting so that the service manager restarts "
+                          "brainiac (no silent staleness)")
+                return 1
+            if ping_every and now >= next_ping:
+                systemd.notify("WATCHDOG=1", environ=self.environ)
+                next_ping = now + ping_every
+            if now >= next_status:
+                self._idle_work()
+                self._write_status()
+                next_status = time.monotonic() + _STATUS_EVERY_S
+        return 0
+
+    def _drain(self, timeout: float) -> None:
+        """Wait for the first message (up to `timeout`), then take everything queued."""
+        try:
+            item = self._inbox.get(timeout=timeout) if timeout > 0 else self._inbox.get_nowait()
+        except queue.Empty:
+            return
+        while True:
+            self._handle(item)
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+
+    def _handle(self, item: tuple[str, str, bool]) -> None:
+        kind, arg, completed = item
+        now = time.monotonic()
+        if kind == "hint":
+            if is_conflict_copy(arg):
+                if arg not in self._counters.conflicts:
+                    log.warning("%s is a sync-conflict copy: compare it with the note, merge by "
+                                "hand and delete it; brainiac does not index or touch it", arg)
+                    self._counters.conflicts.add(arg)
+                return
+            if kind_of(arg) is None and not arg.startswith("system/"):
+                return
+            self._tracker.hint(arg, completed, now)
+        elif kind == "rescan":
+            log.warning("file events were lost (inotify queue overflow); rescanning the vault")
+            self._full_reconcile("overflow")
+        elif kind == "job":
+            self._run_job(arg)
+
+    def _process_due(self) -> None:
+        now = time.monotonic()
+        due = self._tracker.due(now)
+        if not due:
+            return
+        ready = []
+        for rel in due:
+            gone = not os.path.lexists(self.memory.vault.path(rel))
+            if gone and rel in self.memory.indexer.manifest.files and not (
+                    self._tracker.hint_missing(rel, now)):
+                continue  # perhaps a rename-save between unlink and create: look again later
+            ready.append(rel)
+        if ready:
+            self._sync(ready)
+
+    def _sync(self, paths: list[str]) -> None:
+        try:
+            report = self.memory.indexer.sync(paths)
+        except Exception:
+            log.exception("index update failed for %s; a full rescan follows", ", ".join(paths))
+            self._full_reconcile("error")
+            return
+        self._counters.syncs += 1
+        changed = bool(report.changed or report.removed)
+        if changed or any(p.startswith("system/") for p in paths):
+            self._counters.last_change = time.monotonic()
+            self._write_working_memory()
+
+    def _full_reconcile(self, why: str) -> None:
+        started = time.perf_counter()
+        report = self.memory.refresh(force=True)
+        self._counters.last_reconcile = time.time()
+        self._counters.conflicts.update(self.memory.indexer.conflicts)
+        if report is not None:
+            log.info("reconcile (%s): %d files, %d changed, %d removed in %.2f s", why,
+                     report.scanned, len(report.changed), len(report.removed),
+                     time.perf_counter() - started)
+            if report.changed or report.removed:
+                self._write_working_memory()
+
+    def _write_working_memory(self) -> None:
+        try:
+            ctx = self.memory.context(None, now=dt.datetime.now())
+            outcome = wm.write(self.memory.vault, self.memory.locations.state, ctx.text,
+                               dt.datetime.now())
+        except Exception:
+            log.exception("could not write the working memory; will retry on the next change")
+            return
+        if outcome.written:
+            self._counters.working_memory_writes += 1
+        if outcome.kept_aside:
+            log.warning("%s had been edited by hand; that version is kept as %s", wm.WORKING_MEMORY,
+                        outcome.kept_aside)
+
+    def _idle_work(self) -> None:
+        if time.monotonic() - self._counters.last_change < _IDLE_MERGE_AFTER_S:
+            return
+        try:
+            self.memory.indexer.index.merge_segments()
+        except Exception:
+            log.exception("merging index segments failed; will retry")
+
+    # -- jobs ----------------------------------------------------------------------------------
+    def _start_scheduler(self) -> None:
+        records = jobs_mod.load_records(self.memory.locations.state)
+        last = {name: _parse(rec.last_run) for name, rec in records.items()}
+        intervals = {name: config_mod.job_interval_minutes(self.memory.config, name)
+                     for name in jobs_mod.JOBS}
+        self._scheduler = Scheduler(self._submit_job)
+        self._scheduler.start(intervals, last, _utcnow())
+
+    def _stop_scheduler(self) -> None:
+        if self._scheduler is not None:
+            self._scheduler.stop()
+
+    def _run_job(self, name: str) -> None:
+        job = jobs_mod.JOBS.get(name)
+        if job is None:
+            return
+        report = jobs_mod.run(job, self.memory, _utcnow(), False, self.memory.locations.state)
+        (log.info if report.ok else log.error)("job %s: %s", name, report.summary)
+        if report.changed:
+            self._sync(list(report.changed))
+
+    def _reload(self) -> None:
+        self.reload_event.clear()
+        systemd.notify("RELOADING=1", environ=self.environ)
+        try:
+            cfg = config_mod.load(self.memory.vault.root)
+        except Exception as exc:
+            log.error("configuration not reloaded, the old one stays: %s", exc)
+        else:
+            self.memory.config = cfg
+            self._stop_scheduler()
+            self._start_scheduler()
+            log.info("configuration reloaded")
+            self._write_working_memory()
+        systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
+
+    # -- status ----------------------------------------------------------------------------------
+    def _status_line(self) -> str:
+        manifest = self.memory.indexer.manifest
+        problems = len(manifest.problems)
+        return (f"{len(manifest.files)} files indexed, {problems} skipped, "
+                f"{len(self._counters.conflicts)} conflicts")
+
+    def _write_status(self, stopping: bool = False) -> None:
+        manifest = self.memory.indexer.manifest
+        next_runs = self._scheduler.next_runs() if self._scheduler else {}
+        data = {
+            "pid": os.getpid(),
+            "started": self._counters.started,
+            "stopping": stopping,
+            "updated": time.time(),
+            "last_reconcile": self._counters.last_reconcile,
+            "files_indexed": len(manifest.files) - len(manifest.problems),
+            "pending_changes": self._tracker.pending(),
+            "syncs": self._counters.syncs,
+            "working_memory_writes": self._counters.working_memory_writes,
+            "conflicts": sorted(self._counters.conflicts),
+            "problems": manifest.problems,
+            "next_runs": {k: v.isoformat() if v else None for k, v in next_runs.items()},
+            "watcher_alive": bool(self._watcher and self._watcher.is_alive()),
+        }
+        path = self.memory.locations.state / STATUS_FILE
+        tmp = path.with_name(f".{STATUS_FILE}.tmp")
+        try:
+            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            log.exception("could not write %s", path)
+        if not stopping:
+            systemd.notify(f"STATUS={self._status_line()}", environ=self.environ)
+
+
+def read_status(state_dir: Path) -> dict[str, object] | None:
+    try:
+        data = json.loads((state_dir / STATUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _parse(value: str | None) -> dt.datetime | None:
+    if not value:
+        return None
+    try:
+        return dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None

@@ -1,0 +1,360 @@
+"""Watching the vault: which paths matter, when a changed path is ready, and the watchdog observer.
+
+Events are hints about paths, never facts (../shared/notes/editors-sync-systemd.md, rule 2): vim
+reports a save as `moved note.md -> note.md~` followed by a fresh `note.md`, git unlinks and
+recreates, Syncthing and brainiac itself rename a hidden temp file over the note, and nano, VS Code
+and Obsidian's sync client truncate and rewrite in place, so a reader can catch an empty file. So:
+
+* `classify` keeps only note paths (and sync-conflict copies); every helper file editors and sync
+  tools leave beside a note is hidden or does not end in `.md`.
+* `ChangeTracker` turns a stream of hints into "stat and read this path now": at once after a
+  finished write (close-after-write, or the destination of a rename), after a quiet period
+  otherwise, and a missing path only after a grace period, since a rename-save briefly leaves no
+  file at all. It is pure and takes the time as a parameter.
+* `Watcher` owns the watchdog observer. Its handler never raises (an exception kills watchdog's
+  thread without a trace), and it asks for a full rescan whenever events may have been lost: an
+  inotify queue overflow, which watchdog only logs, or a folder deleted or moved away.
+
+This is the only module that imports watchdog.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import TracebackType
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from brainiac.errors import VaultError
+from brainiac.vault import WORKING_MEMORY
+
+logger = logging.getLogger(__name__)
+
+NOTE = "note"
+CONFLICT = "conflict"
+IGNORE = "ignore"
+
+# The folder the daemon generates itself: watching it would make every write of ours a hint.
+_GENERATED_TOP = WORKING_MEMORY.split("/")[0]
+
+# Conflict copies end in `.md` like any note, so they are told apart by name. Every one of these
+# names a second version beside the note; none of them should ever be written or merged by us.
+CONFLICT_RE = re.compile(
+    # Syncthing: note.sync-conflict-20260818-173636-D4LGQYW.md
+    r"\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}"
+    # Obsidian Sync "(Conflicted copy laptop 202611221030)", its headless client "(Conflicted
+    # copy)", and Dropbox "(Anna's conflicted copy 2026-11-22)". Only inside parentheses, so a
+    # note titled "how I resolved a conflicted copy.md" stays a note.
+    r"|\([^()]*conflicted copy[^()]*\)",
+    re.IGNORECASE,
+)
+
+# watchdog 7.1 reports an inotify queue overflow only as a WARNING on these loggers; the events
+# lost are gone and the handler is never told (notes, section 3.2).
+_OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
+
+_LIMIT_FILES = ("max_user_watches", "max_user_instances", "max_queued_events")
+
+
+def classify(rel: str) -> str:
+    """What a vault-relative POSIX path is to the daemon: "note", "conflict" or "ignore".
+
+    One rule removes every helper file in the notes' tables: a note ends in `.md` and no component
+    of its path starts with a dot. That drops swap and lock files (`.note.md.swp`, `.#note.md`),
+    probes and backups (`4913`, `note.md~`, `#note.md#`), temp names (`.syncthing.x.tmp`,
+    `___jb_tmp___`, `.vsctmp`, our own `.brainiac-tmp`) and tool folders (`.obsidian*/`, `.git/`,
+    `.trash/`, `.stversions/`). The generated `context/` folder is ours and is ignored too.
+    """
+    parts = rel.split("/")
+    if not rel or any(not p or p.startswith(".") for p in parts):
+        return IGNORE
+    if parts[0] == _GENERATED_TOP and len(parts) > 1:
+        return IGNORE
+    name = parts[-1]
+    if not name.endswith(".md"):
+        return IGNORE
+    if CONFLICT_RE.search(name):
+        return CONFLICT
+    return NOTE
+
+
+def _folder_ignored(rel: str) -> bool:
+    """Whether nothing below this folder can be a note (a dot-folder, or the generated folder)."""
+    parts = rel.split("/") if rel else []
+    return any(p.startswith(".") for p in parts) or parts[:1] == [_GENERATED_TOP]
+
+
+class ChangeTracker:
+    """When each hinted path is ready to be stat'ed and read. Pure: no threads, no clock.
+
+    `hint(rel, completed=True)` is a finished write (close-after-write, or a rename's destination):
+    the path is due at once. A bare hint (create, modify, delete, a rename's source) may be an
+    in-place writer half way through, so the path waits until `quiet_s` have passed without
+    another hint, but never more than `cap_s` after the first hint: a file appended to forever is
+    still read. The latest hint decides: a bare hint after a completed one means someone started
+    writing again, so the path waits again (still within the cap).
+
+    Deletions are decided by the consumer, which stats the file. A missing file may be a rename-save
+    caught in the middle, so the consumer calls `hint_missing`, which is True only once the path has
+    been missing for `grace_s` with no hint in between; until then the path comes out of `due` again
+    for a re-check. Not thread-safe: one consumer thread owns it.
+    """
+
+    def __init__(self, quiet_s: float = 0.3, cap_s: float = 2.0, grace_s: float = 1.0) -> None:
+        if not 0 <= quiet_s <= cap_s or grace_s < 0:
+            raise ValueError(f"need 0 <= quiet_s <= cap_s and grace_s >= 0, got "
+                             f"{quiet_s}, {cap_s}, {grace_s}")
+        self.quiet_s = quiet_s
+        self.cap_s = cap_s
+        self.grace_s = grace_s
+        # rel -> (time of the first hint, or None for a re-check of a missing file; deadline)
+        self._pending: dict[str, tuple[float | None, float]] = {}
+        self._missing_since: dict[str, float] = {}
+
+    def hint(self, rel: str, completed: bool, now: float) -> None:
+        """Record that `rel` may have changed."""
+        # Any event restarts the deletion clock: the path may have come back, or gone again.
+        self._missing_since.pop(rel, None)
+        first = self._pending.get(rel, (None, 0.0))[0]
+        if first is None:  # nothing pending, or only a re-check of a missing file
+            first = now
+        deadline = now if completed else now + self.quiet_s
+        self._pending[rel] = (first, min(deadline, first + self.cap_s))
+
+    def hint_missing(self, rel: str, now: float) -> bool:
+        """The consumer found `rel` missing. True: it has been missing for the grace period, treat
+        it as deleted. False: a re-check is scheduled and `due` returns the path again then."""
+        since = self._missing_since.setdefault(rel, now)
+        if now >= since + self.grace_s:
+            del self._missing_since[rel]
+            return True
+        # If a hint is already pending the path comes out with it, and the consumer asks again.
+        self._pending.setdefault(rel, (None, since + self.grace_s))
+        return False
+
+    def due(self, now: float) -> list[str]:
+        """The paths ready at `now`, sorted; they are forgotten until hinted again."""
+        ready = sorted(rel for rel, (_, deadline) in self._pending.items() if deadline <= now)
+        for rel in ready:
+            del self._pending[rel]
+        return ready
+
+    def next_deadline(self) -> float | None:
+        """When the next path becomes due (to bound a wait), or None when nothing is pending."""
+        return min((deadline for _, deadline in self._pending.values()), default=None)
+
+    def pending(self) -> int:
+        """How many paths are waiting (for the status file)."""
+        return len(self._pending)
+
+
+def inotify_limits() -> dict[str, int | None]:
+    """The kernel's per-user inotify limits (None where unreadable, e.g. not Linux)."""
+    limits: dict[str, int | None] = {}
+    for name in _LIMIT_FILES:
+        try:
+            limits[name] = int(Path("/proc/sys/fs/inotify", name).read_text().strip())
+        except (OSError, ValueError):
+            limits[name] = None
+    return limits
+
+
+def _watch_error(root: Path, exc: OSError) -> VaultError:
+    """A one-line message for a watch that could not be set up, with the fix where there is one."""
+    limits = inotify_limits()
+    if exc.errno == errno.ENOSPC:
+        return VaultError(
+            f"{root}: cannot watch the vault, the inotify watch limit is reached "
+            f"(max_user_watches={limits['max_user_watches']}, one per folder, shared with every "
+            "watcher you run); raise it with `sudo sysctl fs.inotify.max_user_watches=524288` "
+            "and keep it in /etc/sysctl.d/")
+    if exc.errno == errno.EMFILE:
+        return VaultError(
+            f"{root}: cannot watch the vault, the inotify instance limit is reached "
+            f"(max_user_instances={limits['max_user_instances']}); raise it with "
+            "`sudo sysctl fs.inotify.max_user_instances=1024` and keep it in /etc/sysctl.d/ "
+            "(or, if it is the open-file limit, raise `ulimit -n`)")
+    return VaultError(f"{root}: cannot watch the vault ({exc.strerror or exc}); check that the "
+                      "folder exists and is readable")
+
+
+class _OverflowHook(logging.Handler):
+    """Turns watchdog's "Inotify queue overflowed" warning into a request for a full rescan."""
+
+    def __init__(self, on_overflow: Callable[[], None]) -> None:
+        super().__init__(logging.WARNING)
+        self._on_overflow = on_overflow
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if "overflow" in record.getMessage().lower():
+                self._on_overflow()
+        except Exception:  # a logging handler must not raise into watchdog's inotify thread
+            logger.exception("watcher: the overflow callback failed")
+
+
+class _Handler(FileSystemEventHandler):  # type: ignore[misc]  # watchdog is untyped for mypy
+    """Turns watchdog events into path hints. Never raises: that would kill the observer."""
+
+    def __init__(self, root: str, on_hint: Callable[[str, bool], None],
+                 on_overflow: Callable[[], None]) -> None:
+        super().__init__()
+        self._root = root
+        self._on_hint = on_hint
+        self._on_overflow = on_overflow
+
+    def dispatch(self, event: FileSystemEvent) -> None:
+        try:
+            self._route(event)
+        except Exception:
+            # The hint this event carried is lost; a full rescan finds whatever it was about.
+            logger.exception("watcher: could not handle %r; asking for a full rescan", event)
+            try:
+                self._on_overflow()
+            except Exception:
+                logger.exception("watcher: the rescan callback failed too")
+
+    def _route(self, event: FileSystemEvent) -> None:
+        kind = event.event_type
+        if kind in ("opened", "closed_no_write"):
+            return  # reads: Obsidian and indexers open notes all the time
+        src = self._rel(event.src_path)
+        dest = self._rel(event.dest_path) if kind == "moved" else None
+        if event.is_directory:
+            # A folder's own modified/attrib events say nothing about its notes.
+            if kind in ("deleted", "moved") and src is not None and not _folder_ignored(src):
+                # The notes that were below it are gone; rescanning is simpler than remembering
+                # them here (watchdog does report most of them one by one, but not on a move out).
+                self._on_overflow()
+            if kind in ("created", "moved"):
+                # A folder moved in (or a `git checkout` creating one) may already hold notes,
+                # written before any watch on it existed.
+                target = dest if kind == "moved" else src
+                if target is not None and not _folder_ignored(target):
+                    for rel in self._notes_below(target):
+                        self._on_hint(rel, True)
+            return
+        if src is not None and classify(src) != IGNORE:
+            self._on_hint(src, kind == "closed")
+        if dest is not None and classify(dest) != IGNORE:
+            self._on_hint(dest, True)  # a rename's destination is a finished file
+
+    def _rel(self, path: bytes | str) -> str | None:
+        """The vault-relative POSIX path, or None when outside the root (or empty)."""
+        text = os.fsdecode(path)
+        if text == self._root:
+            return ""
+        prefix = self._root.rstrip(os.sep) + os.sep
+        if not text.startswith(prefix):
+            return None
+        return text[len(prefix):].replace(os.sep, "/")
+
+    def _notes_below(self, rel_dir: str) -> Iterator[str]:
+        top = os.path.join(self._root, rel_dir)
+        for dirpath, dirnames, filenames in os.walk(top):  # symlinked folders are not entered
+            base = os.path.relpath(dirpath, self._root).replace(os.sep, "/")
+            dirnames[:] = [d for d in dirnames if not _folder_ignored(f"{base}/{d}")]
+            for name in filenames:
+                rel = f"{base}/{name}"
+                if classify(rel) != IGNORE:
+                    yield rel
+
+
+class Watcher:
+    """The watchdog observer on one vault, recursive, reporting path hints and rescan requests.
+
+    `on_hint(rel, completed)` and `on_overflow()` are called on watchdog's threads and must be
+    quick (put on a queue, set an event). An exception from them is logged, turned into a rescan
+    request, and the watcher goes on.
+    """
+
+    def __init__(self, root: Path, on_hint: Callable[[str, bool], None],
+                 on_overflow: Callable[[], None]) -> None:
+        self.root = Path(os.path.abspath(root))
+        self._on_hint = on_hint
+        self._on_overflow = on_overflow
+        self._observer: Observer | None = None
+        self._hooks: list[tuple[logging.Logger, _OverflowHook, int | None]] = []
+
+    def start(self) -> None:
+        """Watch the vault; VaultError (naming the sysctl to run) when an inotify limit is hit."""
+        if self._observer is not None:
+            raise RuntimeError("watcher already started")
+        self._install_hooks()
+        observer = None
+        try:
+            observer = Observer()  # starts its inotify reader thread; EMFILE surfaces here
+            observer.name = "brainiac-watcher"
+            observer.schedule(_Handler(str(self.root), self._on_hint, self._on_overflow),
+                              str(self.root), recursive=True)
+            observer.start()  # adds one inotify watch per folder; ENOSPC surfaces here
+        except OSError as exc:
+            self._abort(observer)
+            raise _watch_error(self.root, exc) from exc
+        except BaseException:
+            self._abort(observer)
+            raise
+        self._observer = observer
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop watching and join the observer's threads. Safe to call twice or before start()."""
+        observer, self._observer = self._observer, None
+        try:
+            if observer is not None:
+                observer.stop()  # also stops and joins the emitter and the inotify reader
+                observer.join(timeout)
+                if observer.is_alive():
+                    logger.warning("watcher: the observer thread did not stop within %.1f s",
+                                   timeout)
+        finally:
+            self._remove_hooks()
+
+    def is_alive(self) -> bool:
+        """Whether events are still being delivered (the daemon exits for a restart when not)."""
+        observer = self._observer
+        return bool(observer is not None and observer.is_alive()
+                    and all(e.is_alive() for e in observer.emitters))
+
+    def __enter__(self) -> Watcher:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+    def _abort(self, observer: Observer | None) -> None:
+        try:
+            if observer is not None:
+                observer.stop()
+                if observer.is_alive():
+                    observer.join(5.0)
+        except Exception:
+            logger.exception("watcher: cleaning up after a failed start failed")
+        finally:
+            self._remove_hooks()
+
+    def _install_hooks(self) -> None:
+        for name in _OVERFLOW_LOGGERS:
+            log = logging.getLogger(name)
+            hook = _OverflowHook(self._on_overflow)
+            old_level = None
+            # A configuration that silences watchdog below ERROR would also hide the overflow.
+            if log.getEffectiveLevel() > logging.WARNING:
+                old_level = log.level
+                log.setLevel(logging.WARNING)
+            log.addHandler(hook)
+            self._hooks.append((log, hook, old_level))
+
+    def _remove_hooks(self) -> None:
+        while self._hooks:
+            log, hook, old_level = self._hooks.pop()
+            log.removeHandler(hook)
+            if old_level is not None:
+                log.setLevel(old_level)

@@ -1,0 +1,165 @@
+"""`brainiac run` as a real subprocess: editors' saves reach the working memory; systemd protocol."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+DEADLINE_S = 20.0
+
+
+def wait_for(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.02)  # polling a file: the condition, not the sleep, decides
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Notifications:
+    """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(path))
+        self.path = path
+        self.seen: list[str] = []
+
+    def expect(self, assignment: str, deadline_s: float = DEADLINE_S) -> None:
+        end = time.monotonic() + deadline_s
+        while not any(assignment in m.split("\n") for m in self.seen):
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"no {assignment} in {self.seen}")
+            self.sock.settimeout(left)
+            try:
+                self.seen.append(self.sock.recv(4096).decode("utf-8"))
+            except TimeoutError:
+                continue
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def daemon(tmp_path: Path, xdg_dirs: dict[str, str]) -> Iterator[tuple[Path, subprocess.Popen[str],
+                                                                         Notifications]]:
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    stale = vault / "memory" / f".short_term.md.abc{'.brainiac-tmp'}"
+    stale.write_text("left by a crash")
+    os.utime(stale, (1000, 1000))
+    notes = Notifications(tmp_path / "notify.sock")
+    env = {**os.environ, "NOTIFY_SOCKET": str(notes.path), "WATCHDOG_USEC": "200000"}
+    proc = subprocess.Popen([sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        notes.expect("READY=1")
+        yield vault, proc, notes
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+        notes.close()
+
+
+def _wm(vault: Path) -> str:
+    try:
+        return (vault / "context/working_memory.md").read_text()
+    except FileNotFoundError:
+        return ""
+
+
+def vim_save(path: Path, text: str) -> None:
+    """vim's default save: probe file, rename the note away as a backup, write a new inode."""
+    swap = path.with_name(f".{path.name}.swp")
+    swap.write_text("swap")
+    probe = path.parent / "4913"
+    probe.write_text("")
+    probe.unlink()
+    backup = path.with_name(path.name + "~")
+    os.rename(path, backup)
+    path.write_text(text)
+    backup.unlink()
+    swap.unlink()
+
+
+def nano_save(path: Path, text: str) -> None:
+    """nano (and Obsidian's sync client): truncate and rewrite the same inode."""
+    with open(path, "r+", encoding="utf-8") as f:
+        f.truncate(0)
+        f.write(text)
+
+
+def test_editors_saves_reach_the_working_memory_and_sigterm_stops_cleanly(daemon) -> None:  # type: ignore[no-untyped-def]
+    vault, proc, notes = daemon
+    stm = vault / "memory/short_term.md"
+    assert not list((vault / "memory").glob("*.brainiac-tmp")), "stale temp not swept at start"
+    wait_for(lambda: "## Core Identity" in _wm(vault), "the first working memory")
+    inode = stm.stat().st_ino
+    vim_save(stm, stm.read_text().replace("## Goals\n", "## Goals\n- learn the cello\n"))
+    assert stm.stat().st_ino != inode
+    wait_for(lambda: "learn the cello" in _wm(vault), "a vim save to show")
+    nano_save(stm, stm.read_text().replace("## Facts\n", "## Facts\n- ferry: leaves at noon\n"))
+    wait_for(lambda: "ferry: leaves at noon" in _wm(vault), "a nano save to show")
+    # An event through the CLI (which hands the write to the file, not the index) pulls in a
+    # note; an in-place edit of that note then shows too.
+    run_cli("--vault", str(vault), "remember", "How is the Atlas migration going?", check=True)
+    wait_for(lambda: "### Project Atlas" in _wm(vault), "the related note")
+    atlas = vault / "memory/long_term/project-atlas.md"
+    nano_save(atlas, atlas.read_text().replace("- owner: the user\n",
+                                               "- owner: the user\n- budget: 40k euro\n"))
+    wait_for(lambda: "budget: 40k euro" in _wm(vault), "a note edit to show")
+    found = run_cli("--vault", str(vault), "search", "euro", "--json", check=True).stdout
+    assert "project-atlas.md" in found
+    notes.expect("WATCHDOG=1")
+    second = run_cli("--vault", str(vault), "run")
+    assert second.returncode == 2 and "already running" in second.stderr
+    status = run_cli("--vault", str(vault), "status", check=True).stdout
+    assert f"running, pid {proc.pid}" in status
+    proc.send_signal(signal.SIGTERM)
+    notes.expect("STOPPING=1")
+    assert proc.wait(timeout=DEADLINE_S) == 0
+    assert "not running" in run_cli("--vault", str(vault), "status", check=True).stdout
+
+
+def test_a_deleted_note_leaves_the_index_and_a_rename_save_does_not(daemon) -> None:  # type: ignore[no-untyped-def]
+    vault, proc, _notes = daemon
+    kestrel = vault / "memory/long_term/kestrel.md"
+    kestrel.write_text("---\ntitle: Kestrel\n---\nA falcon over the quarry.\n")
+
+    def found(word: str) -> bool:
+        out = run_cli("--vault", str(vault), "search", word, "--json", check=True).stdout
+        return "kestrel.md" in out
+
+    wait_for(lambda: found("falcon"), "a new note to be indexed")
+    vim_save(kestrel, "---\ntitle: Kestrel\n---\nA falcon over the old quarry, hovering.\n")
+    wait_for(lambda: found("hovering"), "the rename-saved note")
+    kestrel.unlink()
+    wait_for(lambda: not found("falcon"), "the deleted note to leave the index")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=DEADLINE_S) == 0
+
+
+def test_conflict_copies_are_reported_not_indexed(daemon) -> None:  # type: ignore[no-untyped-def]
+    vault, proc, _notes = daemon
+    copy = vault / "memory/long_term/anna-berg.sync-conflict-20261120-101010-ABCDEFG.md"
+    copy.write_text("---\ntitle: Anna\n---\nzebrafish\n")
+    wait_for(lambda: copy.name in run_cli("--vault", str(vault), "status", check=True).stdout,
+             "the conflict to be reported")
+    assert run_cli("--vault", str(vault), "search", "zebrafish", "--json",
+                   check=True).stdout.strip() == "[]"
+    assert copy.read_text() == "---\ntitle: Anna\n---\nzebrafish\n"
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=DEADLINE_S) == 0
