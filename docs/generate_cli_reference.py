@@ -21,14 +21,22 @@ fix) or a usage error.
 """
 
 
+def _walk(group: click.Group, parent: click.Context, path: list[str]):  # type: ignore[no-untyped-def]
+    """Every command below `group`, depth first, with its path and a context for its help."""
+    for name in sorted(group.commands):
+        command = group.commands[name]
+        with click.Context(command, info_name=name, parent=parent) as ctx:
+            yield [*path, name], command, ctx
+            if isinstance(command, click.Group):
+                yield from _walk(command, ctx, [*path, name])
+
+
 def main() -> None:
     parts = [HEADER]
     with click.Context(cli, info_name="brainiac") as root:
         parts.append(f"## brainiac\n\n```\n{cli.get_help(root)}\n```\n")
-        for name in sorted(cli.commands):
-            command = cli.commands[name]
-            with click.Context(command, info_name=name, parent=root) as ctx:
-                parts.append(f"## brainiac {name}\n\n```\n{command.get_help(ctx)}\n```\n")
+        for path, command, ctx in _walk(cli, root, ["brainiac"]):
+            parts.append(f"## {' '.join(path)}\n\n```\n{command.get_help(ctx)}\n```\n")
     out = Path(__file__).with_name("cli.md")
     out.write_text("\n".join(parts), encoding="utf-8")
     print(f"wrote {out}")

@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import click
 import pytest
 
 from brainiac.cli import cli
@@ -158,9 +159,20 @@ def test_bad_time_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "ISO-8601" in proc.stderr
 
 
+def _commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
+                                                                            click.Command]]:
+    out = []
+    for name, command in group.commands.items():
+        out.append(((*path, name), command))
+        if isinstance(command, click.Group):
+            out += _commands(command, (*path, name))
+    return out
+
+
 def test_every_command_has_help_and_a_docs_entry() -> None:
     docs = (Path(__file__).parents[1] / "docs/cli.md").read_text()
-    for name, command in cli.commands.items():
+    for path, command in _commands(cli):
+        name = " ".join(path)
         assert command.help and command.help.strip(), name
-        assert f"## brainiac {name}" in docs, f"docs/cli.md has no entry for `brainiac {name}`"
-        assert run_cli(name, "--help").returncode == 0
+        assert f"## brainiac {name}\n" in docs, f"docs/cli.md has no entry for `brainiac {name}`"
+        assert run_cli(*path, "--help").returncode == 0

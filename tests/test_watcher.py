@@ -177,8 +177,9 @@ _ops = st.lists(st.tuples(
     st.sampled_from(["hint", "hint", "due", "missing"]),
     st.sampled_from(_PATHS),
     st.booleans(),
-    # Steps around the quiet time, and runs of small ones long enough to reach the cap.
-    st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.29, 0.3, 0.31, 0.99, 1.0, 2.0])
+    # Steps around the quiet time, and runs of small ones long enough to reach the cap (which is
+    # short here so that they are found often).
+    st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.29, 0.3, 0.31, 0.5, 0.7, 1.0])
     | st.floats(min_value=0.0, max_value=0.35, allow_nan=False),
 ), max_size=80)
 
@@ -189,7 +190,7 @@ def test_tracker_properties(ops: list[tuple[str, str, bool, float]]) -> None:
     """Every hinted path comes out exactly once; never before its quiet time unless its last hint
     was completed; never later than the cap (or, at once, after a completed hint). A missing path
     is re-checked not before, and not after, the grace period; deletion is declared only then."""
-    quiet, cap, grace = 0.3, 2.0, 1.0
+    quiet, cap, grace = 0.3, 0.7, 0.5
     t = ChangeTracker(quiet_s=quiet, cap_s=cap, grace_s=grace)
     open_: dict[str, _Episode] = {}  # hinted and not yet returned
     rechecks: dict[str, float] = {}  # scheduled by hint_missing: when it is due

@@ -87,9 +87,7 @@ def _schema() -> Schema:
 
 
 _TEXT_FIELDS = ("title", "aliases", "body", "context")
-_COMMON_SHARE = 0.02
-_COMMON_FLOOR = 1000
-_KEEP_RAREST = 2
+_POSTINGS_BUDGET = 1500
 _KEYWORD_FIELDS = ("tags", "links")
 
 
@@ -274,20 +272,25 @@ class Index:
                               "run `brainiac reindex`") from exc
 
     def _selective(self, terms: list[str]) -> list[str]:
-        """The query terms worth scoring: drop those found in a large share of a large index.
+        """The query terms worth scoring, within a budget of postings (documents to score).
 
-        Whoosh scores every posting of every query term in Python, so one word found in thousands
-        of documents costs more than all the rest of the query, while its BM25 weight (idf) is
-        near the bottom. Terms above max(2% of documents, 1,000 documents) are dropped, keeping
-        at least the two rarest; a small index (a few thousand documents) loses nothing.
+        Whoosh scores every posting of every query term in Python, so a word found in thousands
+        of documents costs more than the rest of the query while its BM25 weight (idf) is near
+        the bottom. Terms are taken rarest first while the documents they match add up to at most
+        `_POSTINGS_BUDGET`; the rarest term is always kept. A small index (LoCoMo's conversations,
+        a few hundred notes) loses nothing; a 10,000-note index keeps its latency bounded.
         """
-        if len(terms) <= _KEEP_RAREST:
+        if len(terms) <= 1:
             return terms
-        total = max(self.doc_count(), 1)
-        limit = max(_COMMON_SHARE * total, _COMMON_FLOOR)
         freq = {t: self._searcher.doc_frequency("body", t) for t in terms}
-        rarest = set(sorted(terms, key=lambda t: freq[t])[:_KEEP_RAREST])
-        return [t for t in terms if t in rarest or freq[t] <= limit]
+        kept: set[str] = set()
+        spent = 0
+        for term in sorted(terms, key=lambda t: freq[t]):
+            if kept and spent + freq[term] > _POSTINGS_BUDGET:
+                break
+            kept.add(term)
+            spent += freq[term]
+        return [t for t in terms if t in kept]
 
 def _fields(doc: Document) -> dict[str, Any]:
     return {
