@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -28,27 +29,43 @@ def wait_for(condition: Callable[[], bool], what: str, deadline_s: float = DEADL
 
 
 class Notifications:
-    """A datagram socket standing in for systemd's NOTIFY_SOCKET."""
+    """A datagram socket standing in for systemd's NOTIFY_SOCKET, drained by a thread as systemd
+    would (an unread socket fills after ten datagrams)."""
 
     def __init__(self, path: Path) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(path))
+        self.sock.settimeout(0.1)
         self.path = path
         self.seen: list[str] = []
+        self._cond = threading.Condition()
+        self._closed = False
+        self._thread = threading.Thread(target=self._drain, name="notify-drain", daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while not self._closed:
+            try:
+                message = self.sock.recv(4096).decode("utf-8")
+            except (TimeoutError, OSError):
+                continue
+            with self._cond:
+                self.seen.append(message)
+                self._cond.notify_all()
 
     def expect(self, assignment: str, deadline_s: float = DEADLINE_S) -> None:
-        end = time.monotonic() + deadline_s
-        while not any(assignment in m.split("\n") for m in self.seen):
-            left = end - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no {assignment} in {self.seen}")
-            self.sock.settimeout(left)
-            try:
-                self.seen.append(self.sock.recv(4096).decode("utf-8"))
-            except TimeoutError:
-                continue
+        with self._cond:
+            ok = self._cond.wait_for(
+                lambda: any(assignment in m.split("\n") for m in self.seen), timeout=deadline_s)
+        assert ok, f"no {assignment} in {self.seen}"
+
+    def clear(self) -> None:
+        with self._cond:
+            self.seen.clear()
 
     def close(self) -> None:
+        self._closed = True
+        self._thread.join(timeout=5)
         self.sock.close()
 
 
@@ -163,3 +180,28 @@ def test_conflict_copies_are_reported_not_indexed(daemon) -> None:  # type: igno
     assert copy.read_text() == "---\ntitle: Anna\n---\nzebrafish\n"
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=DEADLINE_S) == 0
+
+
+def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-untyped-def]
+    vault, proc, notes = daemon
+    for i in range(4):
+        run_cli("--vault", str(vault), "remember", f"reload probe {i}", check=True)
+    wait_for(lambda: "reload probe 3" in _wm(vault) and "reload probe 0" in _wm(vault),
+             "four events in the working memory")
+    config = vault / ".brainiac/config.toml"
+    config.write_text(config.read_text().replace("# recent_events = 10", "recent_events = 2"))
+    notes.clear()
+    proc.send_signal(signal.SIGHUP)
+    notes.expect("RELOADING=1")
+    notes.expect("READY=1")
+    recent = lambda: _wm(vault).split("[CRITICAL_CONTEXT_LAST_10_STEPS]")[-1].split("## Rel")[0]  # noqa: E731
+    wait_for(lambda: "reload probe 3" in recent() and "reload probe 1" not in recent(),
+             "the reloaded setting to apply")
+    config.write_text("[context\n")  # broken: the old configuration stays, the daemon runs on
+    notes.clear()
+    proc.send_signal(signal.SIGHUP)
+    notes.expect("RELOADING=1")
+    notes.expect("READY=1")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=DEADLINE_S) == 0
+    assert "configuration not reloaded" in proc.stderr.read()  # type: ignore[union-attr]

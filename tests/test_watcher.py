@@ -263,13 +263,18 @@ class Recorder:
 
     def until(self, root: Path, sentinel: str = "zz_sentinel.md", timeout: float = 5.0,
               ) -> list[Hint]:
-        """Write a sentinel note, and return every hint delivered before its own."""
+        """Write a sentinel note, and return every hint delivered before its own.
+
+        Waits for the sentinel's last hint (the close after its write), so that none of its hints
+        is left in the queue for the next call."""
         (root / sentinel).write_text("sync point\n")
         seen: list[Hint] = []
         while True:
             rel, completed = self.hints.get(timeout=timeout)
             if rel == sentinel:
-                return seen
+                if completed:
+                    return seen
+                continue
             seen.append((rel, completed))
 
     def overflowed(self, timeout: float = 5.0) -> bool:
@@ -466,7 +471,7 @@ def test_an_inotify_limit_is_one_line_with_the_fix(root: Path, rec: Recorder,
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(err, os.strerror(err))
 
-    monkeypatch.setattr(watcher.Observer, "schedule", full)
+    monkeypatch.setattr("brainiac.watcher.Observer.schedule", full)
     w = Watcher(root, rec.on_hint, rec.on_overflow)
     with pytest.raises(VaultError) as info:
         w.start()

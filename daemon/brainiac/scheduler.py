@@ -23,6 +23,15 @@ logging.getLogger("apscheduler").setLevel(logging.WARNING)
 _FIRST_RUN_DELAY_S = 5.0
 
 
+def first_run(last: dt.datetime | None, minutes: float, now: dt.datetime) -> dt.datetime:
+    """When a job first runs after a start: one interval after its last run, but not before a
+    few seconds from now (a run missed during downtime or sleep happens once, soon)."""
+    earliest = now + dt.timedelta(seconds=_FIRST_RUN_DELAY_S)
+    if last is None:
+        return earliest
+    return max(last + dt.timedelta(minutes=minutes), earliest)
+
+
 class Scheduler:
     def __init__(self, submit: Callable[[str], None]) -> None:
         self._submit = submit
@@ -37,11 +46,7 @@ class Scheduler:
         for name, minutes in intervals_minutes.items():
             if minutes <= 0:
                 continue
-            interval = dt.timedelta(minutes=minutes)
-            last = last_runs.get(name)
-            first = (last + interval) if last is not None else now
-            earliest = now + dt.timedelta(seconds=_FIRST_RUN_DELAY_S)
-            first = max(first, earliest)
+            first = first_run(last_runs.get(name), minutes, now)
             self._scheduler.add_job(
                 self._submit, IntervalTrigger(minutes=minutes, start_date=first.replace(
                     tzinfo=dt.UTC), timezone=dt.UTC),

@@ -30,7 +30,7 @@ MARKER = "# Written by brainiac"
 DOCUMENTATION_URL = "https://github.com/brainiac-memory/brainiac/blob/main/docs/service.md"
 
 # A hung service manager must not hang the daemon's main loop on a blocking send.
-_NOTIFY_TIMEOUT_S = 2.0
+_NOTIFY_TIMEOUT_S = 0.25  # a full queue must not stall the daemon; systemd drains it quickly
 
 
 # --- sd_notify -----------------------------------------------------------------------------------
