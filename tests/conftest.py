@@ -18,8 +18,12 @@ from brainiac import Memory
 def xdg_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """Keep the index, state and config of every test inside its tmp_path, never in $HOME."""
     env = {}
-    for var, name in (("XDG_CACHE_HOME", "cache"), ("XDG_STATE_HOME", "state"),
-                      ("XDG_CONFIG_HOME", "config"), ("XDG_RUNTIME_DIR", "run")):
+    for var, name in (
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_RUNTIME_DIR", "run"),
+    ):
         path = tmp_path / "xdg" / name
         path.mkdir(parents=True, mode=0o700)
         monkeypatch.setenv(var, str(path))
@@ -57,12 +61,19 @@ def memory(vault: Path) -> Iterator[Memory]:
         yield m
 
 
-def run_cli(*args: str, input: str | None = None, check: bool = False,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, input: str | None = None, check: bool = False, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """The real CLI as a subprocess, with the test's environment (its XDG dirs)."""
-    proc = subprocess.run([sys.executable, "-m", "brainiac", *args], input=input,
-                          capture_output=True, text=True, encoding="utf-8",
-                          env={**os.environ, **(env or {})}, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "brainiac", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**os.environ, **(env or {})},
+        timeout=120,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"brainiac {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
     return proc

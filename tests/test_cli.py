@@ -14,8 +14,12 @@ import pytest
 from brainiac.cli import cli
 from conftest import run_cli
 
-HEADINGS = ["## Core Identity", "## Short-Term Memory", "## Relevant Long-Term Memory",
-            "## User Prompt"]
+HEADINGS = [
+    "## Core Identity",
+    "## Short-Term Memory",
+    "## Relevant Long-Term Memory",
+    "## User Prompt",
+]
 
 
 def _ok(*args: str, input: str | None = None) -> str:
@@ -25,8 +29,18 @@ def _ok(*args: str, input: str | None = None) -> str:
 def test_init_remember_context_search(tmp_path: Path) -> None:
     v = str(tmp_path / "v")
     assert "memory/short_term.md" in _ok("init", v)
-    event_id = _ok("--vault", v, "remember", "I parked the car on level 3 of the garage",
-                   "--role", "user", "--session", "errands", "--at", "2026-11-20T09:00").strip()
+    event_id = _ok(
+        "--vault",
+        v,
+        "remember",
+        "I parked the car on level 3 of the garage",
+        "--role",
+        "user",
+        "--session",
+        "errands",
+        "--at",
+        "2026-11-20T09:00",
+    ).strip()
     assert re.fullmatch(r"\^e-[0-9a-f]{10}", event_id)
     identity = (tmp_path / "v/system/core_identity.md").read_text()
     prompt = "Where did I park the car, and what about the Atlas deadline?"
@@ -159,8 +173,9 @@ def test_bad_time_is_a_usage_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "ISO-8601" in proc.stderr
 
 
-def _commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
-                                                                            click.Command]]:
+def _commands(
+    group: click.Group, path: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], click.Command]]:
     out = []
     for name, command in group.commands.items():
         out.append(((*path, name), command))

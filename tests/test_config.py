@@ -21,13 +21,16 @@ def test_precedence_defaults_file_environment_flags(tmp_path: Path) -> None:
     assert config.load(tmp_path / "none", environ={}) == config.Config()
 
 
-@pytest.mark.parametrize(("toml", "needle"), [
-    ("[context\n", "not valid TOML"),
-    ("[context]\nbudget = 'lots'\n", "[context] budget: expected int"),
-    ("[context]\nbudget = 0\n", "out of range"),
-    ("context = 3\n", "[context] must be a table"),
-    ("[vault]\nprivate_folders = 3\n", "[vault] private_folders"),
-])
+@pytest.mark.parametrize(
+    ("toml", "needle"),
+    [
+        ("[context\n", "not valid TOML"),
+        ("[context]\nbudget = 'lots'\n", "[context] budget: expected int"),
+        ("[context]\nbudget = 0\n", "out of range"),
+        ("context = 3\n", "[context] must be a table"),
+        ("[vault]\nprivate_folders = 3\n", "[vault] private_folders"),
+    ],
+)
 def test_bad_settings_name_the_file_and_the_key(tmp_path: Path, toml: str, needle: str) -> None:
     (tmp_path / ".brainiac").mkdir()
     (tmp_path / ".brainiac/config.toml").write_text(toml)

@@ -13,18 +13,32 @@ from brainiac import events as ev
 from brainiac.errors import BudgetError
 
 T = dt.datetime(2026, 11, 20, 9, 0)
-HEADINGS = ["## Core Identity", "## Short-Term Memory", "## Relevant Long-Term Memory",
-            "## User Prompt"]
+HEADINGS = [
+    "## Core Identity",
+    "## Short-Term Memory",
+    "## Relevant Long-Term Memory",
+    "## User Prompt",
+]
 
 
-def _inputs(identity: str = "I am careful.", prompt: str = "What next?", n_events: int = 12,
-            n_ltm: int = 5, stm_text: str = "- deadline: Monday") -> c.Inputs:
-    events = [ev.make_event(f"event number {i} " + "x" * 40, at=T + dt.timedelta(minutes=i))
-              for i in range(n_events)]
-    ltm = [c.LongTermItem(f"### Note {i}\n" + "y" * 200, (f"memory/long_term/n{i}.md",))
-           for i in range(n_ltm)]
-    return c.Inputs(identity, prompt, [("Summary", "A summary."), ("Facts", stm_text)],
-                    events[-10:], ltm)
+def _inputs(
+    identity: str = "I am careful.",
+    prompt: str = "What next?",
+    n_events: int = 12,
+    n_ltm: int = 5,
+    stm_text: str = "- deadline: Monday",
+) -> c.Inputs:
+    events = [
+        ev.make_event(f"event number {i} " + "x" * 40, at=T + dt.timedelta(minutes=i))
+        for i in range(n_events)
+    ]
+    ltm = [
+        c.LongTermItem(f"### Note {i}\n" + "y" * 200, (f"memory/long_term/n{i}.md",))
+        for i in range(n_ltm)
+    ]
+    return c.Inputs(
+        identity, prompt, [("Summary", "A summary."), ("Facts", stm_text)], events[-10:], ltm
+    )
 
 
 def _positions(text: str) -> list[int]:
@@ -42,8 +56,9 @@ def test_four_sections_in_order_with_everything_when_room() -> None:
 
 def test_long_term_is_cut_first_then_short_term_then_events_last() -> None:
     full = c.assemble(_inputs(), budget=5000)
-    no_ltm_cost = full.tokens - sum(c.approx_tokens(f"### Note {i}\n" + "y" * 200 + "\n")
-                                    for i in range(5))
+    no_ltm_cost = full.tokens - sum(
+        c.approx_tokens(f"### Note {i}\n" + "y" * 200 + "\n") for i in range(5)
+    )
     out = c.assemble(_inputs(), budget=no_ltm_cost + 60)
     assert out.text.count("### Note") <= 1 and out.dropped_events == 0
     assert "A summary." in out.text and "- deadline: Monday" in out.text
@@ -75,10 +90,16 @@ def test_absurd_budgets_are_refused(budget: object) -> None:
         c.assemble(_inputs(), budget=budget)  # type: ignore[arg-type]
 
 
-@given(budget=st.integers(1, 3000), identity=st.text(max_size=300), prompt=st.text(max_size=300),
-       n_events=st.integers(0, 10), n_ltm=st.integers(0, 8))
+@given(
+    budget=st.integers(1, 3000),
+    identity=st.text(max_size=300),
+    prompt=st.text(max_size=300),
+    n_events=st.integers(0, 10),
+    n_ltm=st.integers(0, 8),
+)
 def test_never_over_budget_unless_identity_and_prompt_alone_are(
-        budget: int, identity: str, prompt: str, n_events: int, n_ltm: int) -> None:
+    budget: int, identity: str, prompt: str, n_events: int, n_ltm: int
+) -> None:
     out = c.assemble(_inputs(identity, prompt, n_events, n_ltm), budget)
     assert out.tokens == c.approx_tokens(out.text)
     if not out.over_budget:

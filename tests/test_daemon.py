@@ -1,4 +1,5 @@
-"""`brainiac run` as a real subprocess: editors' saves reach the working memory; systemd protocol."""
+"""`brainiac run` as a real subprocess: editors' saves reach the working memory; the systemd
+protocol."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ class Notifications:
     def expect(self, assignment: str, deadline_s: float = DEADLINE_S) -> None:
         with self._cond:
             ok = self._cond.wait_for(
-                lambda: any(assignment in m.split("\n") for m in self.seen), timeout=deadline_s)
+                lambda: any(assignment in m.split("\n") for m in self.seen), timeout=deadline_s
+            )
         assert ok, f"no {assignment} in {self.seen}"
 
     def clear(self) -> None:
@@ -70,8 +72,9 @@ class Notifications:
 
 
 @pytest.fixture
-def daemon(tmp_path: Path, xdg_dirs: dict[str, str]) -> Iterator[tuple[Path, subprocess.Popen[str],
-                                                                         Notifications]]:
+def daemon(
+    tmp_path: Path, xdg_dirs: dict[str, str]
+) -> Iterator[tuple[Path, subprocess.Popen[str], Notifications]]:
     vault = tmp_path / "vault"
     run_cli("init", str(vault), check=True)
     stale = vault / "memory" / f".short_term.md.abc{'.brainiac-tmp'}"
@@ -79,8 +82,13 @@ def daemon(tmp_path: Path, xdg_dirs: dict[str, str]) -> Iterator[tuple[Path, sub
     os.utime(stale, (1000, 1000))
     notes = Notifications(tmp_path / "notify.sock")
     env = {**os.environ, "NOTIFY_SOCKET": str(notes.path), "WATCHDOG_USEC": "200000"}
-    proc = subprocess.Popen([sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         notes.expect("READY=1")
         yield vault, proc, notes
@@ -135,8 +143,10 @@ def test_editors_saves_reach_the_working_memory_and_sigterm_stops_cleanly(daemon
     run_cli("--vault", str(vault), "remember", "How is the Atlas migration going?", check=True)
     wait_for(lambda: "### Project Atlas" in _wm(vault), "the related note")
     atlas = vault / "memory/long_term/project-atlas.md"
-    nano_save(atlas, atlas.read_text().replace("- owner: the user\n",
-                                               "- owner: the user\n- budget: 40k euro\n"))
+    nano_save(
+        atlas,
+        atlas.read_text().replace("- owner: the user\n", "- owner: the user\n- budget: 40k euro\n"),
+    )
     wait_for(lambda: "budget: 40k euro" in _wm(vault), "a note edit to show")
     found = run_cli("--vault", str(vault), "search", "euro", "--json", check=True).stdout
     assert "project-atlas.md" in found
@@ -173,10 +183,14 @@ def test_conflict_copies_are_reported_not_indexed(daemon) -> None:  # type: igno
     vault, proc, _notes = daemon
     copy = vault / "memory/long_term/anna-berg.sync-conflict-20261120-101010-ABCDEFG.md"
     copy.write_text("---\ntitle: Anna\n---\nzebrafish\n")
-    wait_for(lambda: copy.name in run_cli("--vault", str(vault), "status", check=True).stdout,
-             "the conflict to be reported")
-    assert run_cli("--vault", str(vault), "search", "zebrafish", "--json",
-                   check=True).stdout.strip() == "[]"
+    wait_for(
+        lambda: copy.name in run_cli("--vault", str(vault), "status", check=True).stdout,
+        "the conflict to be reported",
+    )
+    assert (
+        run_cli("--vault", str(vault), "search", "zebrafish", "--json", check=True).stdout.strip()
+        == "[]"
+    )
     assert copy.read_text() == "---\ntitle: Anna\n---\nzebrafish\n"
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=DEADLINE_S) == 0
@@ -186,8 +200,10 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
     vault, proc, notes = daemon
     for i in range(4):
         run_cli("--vault", str(vault), "remember", f"reload probe {i}", check=True)
-    wait_for(lambda: "reload probe 3" in _wm(vault) and "reload probe 0" in _wm(vault),
-             "four events in the working memory")
+    wait_for(
+        lambda: "reload probe 3" in _wm(vault) and "reload probe 0" in _wm(vault),
+        "four events in the working memory",
+    )
     config = vault / ".brainiac/config.toml"
     config.write_text(config.read_text().replace("# recent_events = 10", "recent_events = 2"))
     notes.clear()
@@ -195,8 +211,10 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
     notes.expect("RELOADING=1")
     notes.expect("READY=1")
     recent = lambda: _wm(vault).split("[CRITICAL_CONTEXT_LAST_10_STEPS]")[-1].split("## Rel")[0]  # noqa: E731
-    wait_for(lambda: "reload probe 3" in recent() and "reload probe 1" not in recent(),
-             "the reloaded setting to apply")
+    wait_for(
+        lambda: "reload probe 3" in recent() and "reload probe 1" not in recent(),
+        "the reloaded setting to apply",
+    )
     config.write_text("[context\n")  # broken: the old configuration stays, the daemon runs on
     notes.clear()
     proc.send_signal(signal.SIGHUP)

@@ -13,8 +13,9 @@ T = dt.datetime(2026, 11, 20, 9, 12)
 def test_render_and_parse_round_trip() -> None:
     e = ev.make_event("The deadline moved\nto Monday.", role="user", session="planning", at=T)
     text = ev.render(e)
-    assert text == ("- 2026-11-20T09:12:00 **user** (planning): The deadline moved\n"
-                    f"  to Monday. ^{e.id}\n")
+    assert text == (
+        f"- 2026-11-20T09:12:00 **user** (planning): The deadline moved\n  to Monday. ^{e.id}\n"
+    )
     assert ev.parse_text(text) == [e]
 
 
@@ -48,8 +49,12 @@ roles = st.text(st.characters(categories=("L", "N")), min_size=1, max_size=12)
 texts = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=200)
 
 
-@given(text=texts, role=roles, session=st.none() | roles,
-       at=st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9999, 1, 1)))
+@given(
+    text=texts,
+    role=roles,
+    session=st.none() | roles,
+    at=st.datetimes(min_value=dt.datetime(1970, 1, 2), max_value=dt.datetime(9999, 1, 1)),
+)
 def test_any_event_round_trips(text: str, role: str, session: str | None, at: dt.datetime) -> None:
     e = ev.make_event(text, role=role, session=session, at=at)
     if not e.text:

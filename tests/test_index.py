@@ -54,7 +54,11 @@ def test_no_change_sync_reads_nothing(memory: Memory) -> None:
     report = memory.refresh(force=True)
     assert report is not None
     assert (report.changed, report.removed, report.docs_written, report.full_build) == (
-        (), (), 0, False)
+        (),
+        (),
+        0,
+        False,
+    )
 
 
 def test_touch_without_change_rewrites_no_document(memory: Memory, vault: Path) -> None:
@@ -109,7 +113,8 @@ def test_index_lives_outside_the_vault(memory: Memory, vault: Path) -> None:
 
 def test_private_notes_are_not_indexed(memory: Memory, vault: Path) -> None:
     (vault / "memory/long_term/diary.md").write_text(
-        "---\ntitle: Diary\nprivate: true\n---\nmy secret quokka\n")
+        "---\ntitle: Diary\nprivate: true\n---\nmy secret quokka\n"
+    )
     assert memory.search("quokka") == []
 
 
@@ -131,7 +136,17 @@ def _shared_index(factory) -> Index:  # type: ignore[no-untyped-def]
         from brainiac.corpus import Document
 
         index = Index(factory.mktemp("idx"))
-        index.apply([Document(key="a.md", path="a.md", kind="note", title="Title",
-                              body="some body text with words").with_digest()], [])
+        index.apply(
+            [
+                Document(
+                    key="a.md",
+                    path="a.md",
+                    kind="note",
+                    title="Title",
+                    body="some body text with words",
+                ).with_digest()
+            ],
+            [],
+        )
         _INDEX[key] = index
     return _INDEX[key]

@@ -34,8 +34,11 @@ def test_scheduler_posts_due_jobs_and_stops() -> None:
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     # `merge` last ran long ago, so it is due at once (after the short start delay);
     # `rescan` ran a moment ago and waits its full hour; `off` is not scheduled at all.
-    scheduler.start({"merge": 10, "rescan": 60, "off": 0},
-                    {"merge": now - dt.timedelta(days=1), "rescan": now}, now)
+    scheduler.start(
+        {"merge": 10, "rescan": 60, "off": 0},
+        {"merge": now - dt.timedelta(days=1), "rescan": now},
+        now,
+    )
     try:
         runs = scheduler.next_runs()
         assert set(runs) == {"merge", "rescan"}

@@ -91,7 +91,8 @@ def test_set_frontmatter_field_edits_one_line_and_keeps_comments_and_order() -> 
 
 def test_set_frontmatter_field_adds_frontmatter_when_absent() -> None:
     assert note.set_frontmatter_field("body\n", "status", "active") == (
-        "---\nstatus: active\n---\nbody\n")
+        "---\nstatus: active\n---\nbody\n"
+    )
 
 
 safe_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=300)

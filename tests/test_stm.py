@@ -48,14 +48,17 @@ def test_append_recreates_a_deleted_event_log() -> None:
     assert [e.text for e in stm.parse(text).events] == ["message 1"]
 
 
-prose = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="#`~-"),
-                max_size=200)
+prose = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="#`~-"), max_size=200
+)
 
 
 @given(summary=prose, facts=prose, tail=prose)
 def test_text_a_person_wrote_survives_byte_for_byte(summary: str, facts: str, tail: str) -> None:
-    doc = (f"---\ntitle: x\n---\n## Summary\n{summary}\n## Facts\n{facts}\n"
-           f"## Event Log\n\n## Mine\n{tail}")
+    doc = (
+        f"---\ntitle: x\n---\n## Summary\n{summary}\n## Facts\n{facts}\n"
+        f"## Event Log\n\n## Mine\n{tail}"
+    )
     text, added = stm.append_events(doc, [_event(1)])
     assert added
     rendered = ev.render(_event(1))

@@ -45,19 +45,37 @@ def test_only_the_cli_prints() -> None:
         if path.name in ("cli.py",):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Name) and n.func.id == "print"]
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "print"
+        ]
         assert not calls, f"{path.name} calls print()"
 
 
 def test_the_wheel_ships_the_vault_template(tmp_path: Path) -> None:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path), str(ROOT)], check=True, timeout=300,
-                   capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     [wheel] = tmp_path.glob("brainiac-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    template = {p.relative_to(ROOT).as_posix() for p in (ROOT / "vault_template").rglob("*")
-                if p.is_file()}
+    template = {
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "vault_template").rglob("*") if p.is_file()
+    }
     assert template
     for rel in template:
         assert f"brainiac/{rel}" in names, f"{rel} is missing from the wheel"

@@ -54,7 +54,8 @@ def test_notify_abstract_namespace() -> None:
 
 
 def test_a_newline_in_a_status_cannot_forge_an_assignment(
-        receiver: tuple[socket.socket, str]) -> None:
+    receiver: tuple[socket.socket, str],
+) -> None:
     sock, path = receiver
     assert systemd.notify("STATUS=two\nREADY=1", environ={"NOTIFY_SOCKET": path})
     assert sock.recv(4096) == b"STATUS=two READY=1"
@@ -65,8 +66,9 @@ def test_notify_without_a_usable_socket_is_a_no_op(env: dict[str, str]) -> None:
     assert systemd.notify("READY=1", environ=env) is False
 
 
-def test_notify_reads_os_environ_by_default(receiver: tuple[socket.socket, str],
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_notify_reads_os_environ_by_default(
+    receiver: tuple[socket.socket, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     sock, path = receiver
     monkeypatch.setenv("NOTIFY_SOCKET", path)
     assert systemd.notify("STOPPING=1")
@@ -75,8 +77,9 @@ def test_notify_reads_os_environ_by_default(receiver: tuple[socket.socket, str],
     assert systemd.notify("STOPPING=1") is False
 
 
-def test_a_vanished_socket_is_logged_not_raised(tmp_path: Path,
-                                                caplog: pytest.LogCaptureFixture) -> None:
+def test_a_vanished_socket_is_logged_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "gone"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
         sock.bind(str(path))
@@ -94,15 +97,18 @@ def test_a_socket_nobody_reads_is_refused_not_raised(tmp_path: Path) -> None:
     assert systemd.notify("READY=1", environ={"NOTIFY_SOCKET": str(path)}) is False
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    ({"WATCHDOG_USEC": "60000000"}, 30.0),
-    ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": str(os.getpid())}, 30.0),
-    ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": str(os.getpid() + 1)}, None),
-    ({}, None),
-    ({"WATCHDOG_USEC": "0"}, None),
-    ({"WATCHDOG_USEC": "soon"}, None),
-    ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": "me"}, None),
-])
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"WATCHDOG_USEC": "60000000"}, 30.0),
+        ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": str(os.getpid())}, 30.0),
+        ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": str(os.getpid() + 1)}, None),
+        ({}, None),
+        ({"WATCHDOG_USEC": "0"}, None),
+        ({"WATCHDOG_USEC": "soon"}, None),
+        ({"WATCHDOG_USEC": "60000000", "WATCHDOG_PID": "me"}, None),
+    ],
+)
 def test_watchdog_interval(env: dict[str, str], expected: float | None) -> None:
     assert systemd.watchdog_interval(env) == expected
 
@@ -114,10 +120,16 @@ def _record(level: int, msg: str) -> logging.LogRecord:
     return logging.LogRecord("brainiac.test", level, __file__, 1, msg, None, None)
 
 
-@pytest.mark.parametrize(("level", "prefix"), [
-    (logging.CRITICAL, "<2>"), (logging.ERROR, "<3>"), (logging.WARNING, "<4>"),
-    (logging.INFO, "<6>"), (logging.DEBUG, "<7>"),
-])
+@pytest.mark.parametrize(
+    ("level", "prefix"),
+    [
+        (logging.CRITICAL, "<2>"),
+        (logging.ERROR, "<3>"),
+        (logging.WARNING, "<4>"),
+        (logging.INFO, "<6>"),
+        (logging.DEBUG, "<7>"),
+    ],
+)
 def test_journal_formatter_prefixes(level: int, prefix: str) -> None:
     assert systemd.JournalFormatter().format(_record(level, "hello")) == f"{prefix}hello"
 
@@ -137,9 +149,13 @@ def root_logger() -> Iterator[logging.Logger]:
 
 
 @pytest.mark.usefixtures("root_logger")
-@pytest.mark.parametrize(("journal", "expected"), [
-    (True, "<4>careful\n"), (False, "brainiac: WARNING: careful\n"),
-])
+@pytest.mark.parametrize(
+    ("journal", "expected"),
+    [
+        (True, "<4>careful\n"),
+        (False, "brainiac: WARNING: careful\n"),
+    ],
+)
 def test_configure_logging(journal: bool, expected: str) -> None:
     stream = io.StringIO()
     systemd.configure_logging(logging.INFO, stream=stream, journal=journal)
@@ -148,10 +164,13 @@ def test_configure_logging(journal: bool, expected: str) -> None:
     assert stream.getvalue() == expected
 
 
-def test_journal_is_detected_by_journal_stream(tmp_path: Path, root_logger: logging.Logger,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    with (tmp_path / "journal").open("w+", encoding="utf-8") as journal, \
-            (tmp_path / "redirected").open("w+", encoding="utf-8") as other:
+def test_journal_is_detected_by_journal_stream(
+    tmp_path: Path, root_logger: logging.Logger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with (
+        (tmp_path / "journal").open("w+", encoding="utf-8") as journal,
+        (tmp_path / "redirected").open("w+", encoding="utf-8") as other,
+    ):
         st = os.fstat(journal.fileno())
         env = {"JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}"}
         assert systemd.journal_stream(journal, env)
@@ -176,14 +195,31 @@ def test_unit_text_contents(tmp_path: Path) -> None:
     lines = _lines(text)
     assert lines[0].startswith(systemd.MARKER)
     assert f"ExecStart=/opt/brainiac/bin/brainiac --vault {tmp_path / 'vault'} run" in lines
-    for line in ["Type=notify", "NotifyAccess=main", "ExecReload=/bin/kill -HUP $MAINPID",
-                 "Restart=on-failure", "RestartSec=5s", "WatchdogSec=60s", "TimeoutStartSec=120s",
-                 "TimeoutStopSec=30s", "KillMode=mixed", "Environment=PYTHONUNBUFFERED=1",
-                 "StandardError=journal", "SyslogIdentifier=brainiac", "NoNewPrivileges=yes",
-                 "LockPersonality=yes", "RestrictRealtime=yes", "RestrictSUIDSGID=yes",
-                 "SystemCallArchitectures=native", "StartLimitIntervalSec=300",
-                 "StartLimitBurst=5", "WantedBy=default.target", "[Unit]", "[Service]",
-                 "[Install]"]:
+    for line in [
+        "Type=notify",
+        "NotifyAccess=main",
+        "ExecReload=/bin/kill -HUP $MAINPID",
+        "Restart=on-failure",
+        "RestartSec=5s",
+        "WatchdogSec=60s",
+        "TimeoutStartSec=120s",
+        "TimeoutStopSec=30s",
+        "KillMode=mixed",
+        "Environment=PYTHONUNBUFFERED=1",
+        "StandardError=journal",
+        "SyslogIdentifier=brainiac",
+        "NoNewPrivileges=yes",
+        "LockPersonality=yes",
+        "RestrictRealtime=yes",
+        "RestrictSUIDSGID=yes",
+        "SystemCallArchitectures=native",
+        "StartLimitIntervalSec=300",
+        "StartLimitBurst=5",
+        "WantedBy=default.target",
+        "[Unit]",
+        "[Service]",
+        "[Install]",
+    ]:
         assert line in lines, line
     [doc] = [line for line in lines if line.startswith("Documentation=")]
     assert doc.startswith("Documentation=https://")
@@ -192,18 +228,21 @@ def test_unit_text_contents(tmp_path: Path) -> None:
     assert not any(line.startswith(namespaced) for line in lines)
 
 
-@pytest.mark.parametrize(("arg", "word"), [
-    ("/usr/bin/brainiac", "/usr/bin/brainiac"),
-    ("/home/a b/brainiac", '"/home/a b/brainiac"'),
-    ("/v/100%", "/v/100%%"),
-    ("/v/$HOME", "/v/$$HOME"),
-    ('/v/say "hi"', '"/v/say \\"hi\\""'),
-    ("/v/back\\slash", '"/v/back\\\\slash"'),
-    ("/v/tab\there", '"/v/tab\\x09here"'),
-    (";", '";"'),
-    ("", '""'),
-    ("/v/Übersicht", "/v/Übersicht"),
-])
+@pytest.mark.parametrize(
+    ("arg", "word"),
+    [
+        ("/usr/bin/brainiac", "/usr/bin/brainiac"),
+        ("/home/a b/brainiac", '"/home/a b/brainiac"'),
+        ("/v/100%", "/v/100%%"),
+        ("/v/$HOME", "/v/$$HOME"),
+        ('/v/say "hi"', '"/v/say \\"hi\\""'),
+        ("/v/back\\slash", '"/v/back\\\\slash"'),
+        ("/v/tab\there", '"/v/tab\\x09here"'),
+        (";", '";"'),
+        ("", '""'),
+        ("/v/Übersicht", "/v/Übersicht"),
+    ],
+)
 def test_exec_start_words_are_quoted_and_escaped(arg: str, word: str) -> None:
     assert systemd._quote(arg) == word
 
@@ -217,7 +256,8 @@ def test_unit_text_needs_an_absolute_executable(tmp_path: Path) -> None:
 
 def test_unit_path_follows_xdg_config_home(tmp_path: Path) -> None:
     assert systemd.unit_path({"XDG_CONFIG_HOME": str(tmp_path)}) == (
-        tmp_path / "systemd/user/brainiac.service")
+        tmp_path / "systemd/user/brainiac.service"
+    )
     expected = Path.home() / ".config/systemd/user/brainiac.service"
     assert systemd.unit_path({}) == expected
     assert systemd.unit_path({"XDG_CONFIG_HOME": "relative/ignored"}) == expected
@@ -227,8 +267,9 @@ def test_install_uninstall_round_trip(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
     path = systemd.install(["/usr/bin/brainiac"], tmp_path / "vault", environ=env)
     assert path == tmp_path / "config/systemd/user/brainiac.service"
-    assert path.read_text(encoding="utf-8") == systemd.unit_text(["/usr/bin/brainiac"],
-                                                                  tmp_path / "vault")
+    assert path.read_text(encoding="utf-8") == systemd.unit_text(
+        ["/usr/bin/brainiac"], tmp_path / "vault"
+    )
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     # Installing again replaces our own unit, and leaves no temp file behind.
     systemd.install(["/usr/local/bin/brainiac"], tmp_path / "other", environ=env)
@@ -292,16 +333,25 @@ def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
     exe.chmod(0o755)
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
-    env = {"HOME": str(home), "XDG_RUNTIME_DIR": str(runtime),
-           "XDG_CONFIG_HOME": str(home / ".config"), "PATH": os.environ.get("PATH", "/usr/bin"),
-           "LANG": "C.UTF-8"}
+    env = {
+        "HOME": str(home),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "PATH": os.environ.get("PATH", "/usr/bin"),
+        "LANG": "C.UTF-8",
+    }
     path = systemd.install([str(exe)], home / "100% $HOME notes", environ=env)
     text = path.read_text(encoding="utf-8")
     assert f'ExecStart="{exe}" --vault "{home}/100%% $$HOME notes" run' in text
 
     def verify() -> tuple[int, str, str]:
-        proc = subprocess.run(["systemd-analyze", "--user", "verify", str(path)], env=env,
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run(
+            ["systemd-analyze", "--user", "verify", str(path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         return proc.returncode, proc.stdout, proc.stderr
 
     assert verify() == (0, "", "")

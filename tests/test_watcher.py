@@ -13,6 +13,7 @@ import os
 import queue
 import shutil
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,11 @@ from brainiac import watcher
 from brainiac.errors import VaultError
 from brainiac.watcher import ChangeTracker, Watcher, classify, inotify_limits
 
+# watchdog 7.1 races with itself on `mkdir -p a/b/c` (the parent's walk and the child's own create
+# both add a watch) and warns "Callback with id ... already exists"; harmless, but pytest's
+# filterwarnings=error turns it into an exception that kills watchdog's inotify reader thread.
+pytestmark = pytest.mark.filterwarnings("ignore:Callback with id .* already exists:RuntimeWarning")
+
 NOTES = "memory/long_term"
 NOTE = f"{NOTES}/note.md"
 
@@ -32,50 +38,53 @@ NOTE = f"{NOTES}/note.md"
 # classify
 
 
-@pytest.mark.parametrize(("rel", "expected"), [
-    (NOTE, "note"),
-    ("memory/short_term.md", "note"),
-    ("system/core_identity.md", "note"),
-    ("Anna Karenina.md", "note"),
-    ("projects/2026/résumé.md", "note"),
-    # vim, neovim, nano, emacs helpers
-    (f"{NOTES}/.note.md.swp", "ignore"),
-    (f"{NOTES}/.note.md.swx", "ignore"),
-    (f"{NOTES}/4913", "ignore"),
-    (f"{NOTES}/5036", "ignore"),
-    (f"{NOTES}/note.md~", "ignore"),
-    (f"{NOTES}/.#note.md", "ignore"),
-    (f"{NOTES}/#note.md#", "ignore"),
-    # IDEs, sync tools and our own temp files
-    (f"{NOTES}/note.md___jb_tmp___", "ignore"),
-    (f"{NOTES}/note.md___jb_old___", "ignore"),
-    (f"{NOTES}/note.md.vsctmp", "ignore"),
-    (f"{NOTES}/.syncthing.note.md.tmp", "ignore"),
-    (f"{NOTES}/.note.md.k3j9x_a1.brainiac-tmp", "ignore"),
-    # tool folders, at any depth
-    (".obsidian/workspace.json", "ignore"),
-    (".obsidian-awesome/snippets/x.md", "ignore"),
-    (".obsidian/.sync.lock", "ignore"),
-    (".git/index.lock", "ignore"),
-    (".trash/old note.md", "ignore"),
-    (".stversions/note~20260101-101010.md", "ignore"),
-    ("memory/.stfolder", "ignore"),
-    # the folder the daemon generates, and things that are not notes
-    ("context/working_memory.md", "ignore"),
-    ("context/sub/x.md", "ignore"),
-    ("memory/context/x.md", "note"),  # only the top-level generated folder is ours
-    (f"{NOTES}/photo.png", "ignore"),
-    (f"{NOTES}/note.MD.bak", "ignore"),
-    ("", "ignore"),
-    # conflict copies end in .md
-    (f"{NOTES}/note.sync-conflict-20260818-173636-D4LGQYW.md", "conflict"),
-    (f"{NOTES}/note (Conflicted copy laptop 202611221030).md", "conflict"),
-    (f"{NOTES}/note (Conflicted copy).md", "conflict"),
-    (f"{NOTES}/note (Anna's conflicted copy 2026-11-22).md", "conflict"),
-    (f"{NOTES}/note (CONFLICTED COPY 2026-11-22).md", "conflict"),
-    (f"{NOTES}/how I fixed a conflicted copy.md", "note"),
-    (f"{NOTES}/.note.sync-conflict-20260818-173636-D4LGQYW.md.tmp", "ignore"),
-])
+@pytest.mark.parametrize(
+    ("rel", "expected"),
+    [
+        (NOTE, "note"),
+        ("memory/short_term.md", "note"),
+        ("system/core_identity.md", "note"),
+        ("Anna Karenina.md", "note"),
+        ("projects/2026/résumé.md", "note"),
+        # vim, neovim, nano, emacs helpers
+        (f"{NOTES}/.note.md.swp", "ignore"),
+        (f"{NOTES}/.note.md.swx", "ignore"),
+        (f"{NOTES}/4913", "ignore"),
+        (f"{NOTES}/5036", "ignore"),
+        (f"{NOTES}/note.md~", "ignore"),
+        (f"{NOTES}/.#note.md", "ignore"),
+        (f"{NOTES}/#note.md#", "ignore"),
+        # IDEs, sync tools and our own temp files
+        (f"{NOTES}/note.md___jb_tmp___", "ignore"),
+        (f"{NOTES}/note.md___jb_old___", "ignore"),
+        (f"{NOTES}/note.md.vsctmp", "ignore"),
+        (f"{NOTES}/.syncthing.note.md.tmp", "ignore"),
+        (f"{NOTES}/.note.md.k3j9x_a1.brainiac-tmp", "ignore"),
+        # tool folders, at any depth
+        (".obsidian/workspace.json", "ignore"),
+        (".obsidian-awesome/snippets/x.md", "ignore"),
+        (".obsidian/.sync.lock", "ignore"),
+        (".git/index.lock", "ignore"),
+        (".trash/old note.md", "ignore"),
+        (".stversions/note~20260101-101010.md", "ignore"),
+        ("memory/.stfolder", "ignore"),
+        # the folder the daemon generates, and things that are not notes
+        ("context/working_memory.md", "ignore"),
+        ("context/sub/x.md", "ignore"),
+        ("memory/context/x.md", "note"),  # only the top-level generated folder is ours
+        (f"{NOTES}/photo.png", "ignore"),
+        (f"{NOTES}/note.MD.bak", "ignore"),
+        ("", "ignore"),
+        # conflict copies end in .md
+        (f"{NOTES}/note.sync-conflict-20260818-173636-D4LGQYW.md", "conflict"),
+        (f"{NOTES}/note (Conflicted copy laptop 202611221030).md", "conflict"),
+        (f"{NOTES}/note (Conflicted copy).md", "conflict"),
+        (f"{NOTES}/note (Anna's conflicted copy 2026-11-22).md", "conflict"),
+        (f"{NOTES}/note (CONFLICTED COPY 2026-11-22).md", "conflict"),
+        (f"{NOTES}/how I fixed a conflicted copy.md", "note"),
+        (f"{NOTES}/.note.sync-conflict-20260818-173636-D4LGQYW.md.tmp", "ignore"),
+    ],
+)
 def test_classify(rel: str, expected: str) -> None:
     assert classify(rel) == expected
 
@@ -173,15 +182,18 @@ class _Episode:
 
 
 _PATHS = ["a.md", "b.md", "c.md"]
-_ops = st.lists(st.tuples(
-    st.sampled_from(["hint", "hint", "due", "missing"]),
-    st.sampled_from(_PATHS),
-    st.booleans(),
-    # Steps around the quiet time, and runs of small ones long enough to reach the cap (which is
-    # short here so that they are found often).
-    st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.29, 0.3, 0.31, 0.5, 0.7, 1.0])
-    | st.floats(min_value=0.0, max_value=0.35, allow_nan=False),
-), max_size=80)
+_ops = st.lists(
+    st.tuples(
+        st.sampled_from(["hint", "hint", "due", "missing"]),
+        st.sampled_from(_PATHS),
+        st.booleans(),
+        # Steps around the quiet time, and runs of small ones long enough to reach the cap (which is
+        # short here so that they are found often).
+        st.sampled_from([0.0, 0.05, 0.1, 0.2, 0.29, 0.3, 0.31, 0.5, 0.7, 1.0])
+        | st.floats(min_value=0.0, max_value=0.35, allow_nan=False),
+    ),
+    max_size=80,
+)
 
 
 @settings(max_examples=300)
@@ -261,8 +273,12 @@ class Recorder:
     def on_overflow(self) -> None:
         self.overflows.put(None)
 
-    def until(self, root: Path, sentinel: str = "zz_sentinel.md", timeout: float = 5.0,
-              ) -> list[Hint]:
+    def until(
+        self,
+        root: Path,
+        sentinel: str = "zz_sentinel.md",
+        timeout: float = 5.0,
+    ) -> list[Hint]:
         """Write a sentinel note, and return every hint delivered before its own.
 
         Waits for the sentinel's last hint (the close after its write), so that none of its hints
@@ -343,8 +359,10 @@ def test_nano_in_place_rewrite_is_hinted(root: Path, rec: Recorder) -> None:
 
 
 @pytest.mark.usefixtures("watching")
-def test_syncthing_temp_renamed_onto_a_note_is_a_completed_hint(root: Path, rec: Recorder,
-                                                                ) -> None:
+def test_syncthing_temp_renamed_onto_a_note_is_a_completed_hint(
+    root: Path,
+    rec: Recorder,
+) -> None:
     tmp = root / NOTES / ".syncthing.note.md.tmp"
     tmp.write_text("# Note\n\nfrom the other laptop\n")
     os.replace(tmp, root / NOTE)
@@ -381,8 +399,9 @@ def test_a_conflict_copy_is_hinted_for_the_consumer_to_decide(root: Path, rec: R
 
 
 @pytest.mark.usefixtures("watching")
-def test_a_folder_moved_into_the_vault_hints_its_notes(root: Path, rec: Recorder,
-                                                       tmp_path: Path) -> None:
+def test_a_folder_moved_into_the_vault_hints_its_notes(
+    root: Path, rec: Recorder, tmp_path: Path
+) -> None:
     outside = tmp_path / "elsewhere" / "project"
     (outside / "sub").mkdir(parents=True)
     (outside / ".hidden").mkdir()
@@ -399,7 +418,8 @@ def test_a_folder_moved_into_the_vault_hints_its_notes(root: Path, rec: Recorder
 
 @pytest.mark.usefixtures("watching")
 def test_a_folder_renamed_in_the_vault_hints_both_sides_and_asks_for_a_rescan(
-        root: Path, rec: Recorder) -> None:
+    root: Path, rec: Recorder
+) -> None:
     (root / "old" / "sub").mkdir(parents=True)
     (root / "old" / "sub" / "b.md").write_text("b")
     rec.until(root)
@@ -418,9 +438,9 @@ def test_a_deleted_folder_asks_for_a_rescan(root: Path, rec: Recorder) -> None:
     assert rec.overflowed()
 
 
-def test_a_failing_consumer_does_not_kill_the_observer(root: Path, rec: Recorder,
-                                                       watching: Watcher,
-                                                       caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_consumer_does_not_kill_the_observer(
+    root: Path, rec: Recorder, watching: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
     rec.fail_on = lambda rel: rel.endswith("boom.md")
     with caplog.at_level(logging.ERROR, logger="brainiac.watcher"):
         (root / "boom.md").write_text("x")
@@ -436,14 +456,16 @@ def test_an_overflow_warning_asks_for_a_rescan(rec: Recorder, watching: Watcher)
     # watchdog 7.1 reports a kernel queue overflow only as this warning (the real overflow needs
     # the reader stopped while ~20,000 files are created; the notes did that, section 3.2).
     logging.getLogger("watchdog.observers.inotify_c").warning(
-        "Inotify queue overflowed; filesystem events were lost")
+        "Inotify queue overflowed; filesystem events were lost"
+    )
     assert rec.overflowed()
     logging.getLogger("watchdog.observers.inotify_c").warning("something else")
     assert rec.overflows.empty()
     watching.stop()
     for name in ("watchdog.observers.inotify_c", "watchdog.observers.inotify"):
-        assert not any(isinstance(h, watcher._OverflowHook)
-                       for h in logging.getLogger(name).handlers)
+        assert not any(
+            isinstance(h, watcher._OverflowHook) for h in logging.getLogger(name).handlers
+        )
 
 
 def test_stop_joins_every_thread_and_can_be_repeated(root: Path, rec: Recorder) -> None:
@@ -459,13 +481,44 @@ def test_stop_joins_every_thread_and_can_be_repeated(root: Path, rec: Recorder) 
     w.stop()
 
 
-@pytest.mark.parametrize(("err", "fix"), [
-    (errno.ENOSPC, "sudo sysctl fs.inotify.max_user_watches=524288"),
-    (errno.EMFILE, "sudo sysctl fs.inotify.max_user_instances="),
-])
-def test_an_inotify_limit_is_one_line_with_the_fix(root: Path, rec: Recorder,
-                                                   monkeypatch: pytest.MonkeyPatch,
-                                                   err: int, fix: str) -> None:
+@pytest.mark.usefixtures("watching")
+def test_nested_folders_created_at_once_are_all_watched(root: Path, rec: Recorder) -> None:
+    for i in range(20):
+        (root / f"d{i}" / "a" / "b" / "c").mkdir(parents=True)
+        (root / f"d{i}" / "a" / "b" / "c" / "n.md").write_text("x")
+    hints = rec.until(root)
+    assert _paths(hints) == {f"d{i}/a/b/c/n.md" for i in range(20)}
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_dead_inotify_reader_is_reported(
+    root: Path, rec: Recorder, watching: Watcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Any exception in watchdog's own reader thread kills it (pytest's filterwarnings=error did,
+    # with the warning above); the dispatcher then waits forever. The daemon must see that the
+    # watcher is dead (and exit, so that it is restarted).
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug in watchdog's reader")
+
+    monkeypatch.setattr("watchdog.observers.inotify_c.InotifyFD.add_callback", broken)
+    assert watching.is_alive()
+    (root / "new folder").mkdir()
+    deadline = time.monotonic() + 5
+    while watching.is_alive() and time.monotonic() < deadline:
+        threading.Event().wait(0.01)
+    assert not watching.is_alive()
+
+
+@pytest.mark.parametrize(
+    ("err", "fix"),
+    [
+        (errno.ENOSPC, "sudo sysctl fs.inotify.max_user_watches=524288"),
+        (errno.EMFILE, "sudo sysctl fs.inotify.max_user_instances="),
+    ],
+)
+def test_an_inotify_limit_is_one_line_with_the_fix(
+    root: Path, rec: Recorder, monkeypatch: pytest.MonkeyPatch, err: int, fix: str
+) -> None:
     # The limits cannot be lowered for one test (they are per user, system-wide), so the
     # observer's schedule() raises what watchdog raises when inotify_add_watch fails.
     def full(*args: object, **kwargs: object) -> None:
@@ -478,8 +531,42 @@ def test_an_inotify_limit_is_one_line_with_the_fix(root: Path, rec: Recorder,
     message = str(info.value)
     assert fix in message and "\n" not in message and str(root) in message
     assert not w.is_alive()
-    assert not any(isinstance(h, watcher._OverflowHook)
-                   for h in logging.getLogger("watchdog.observers.inotify_c").handlers)
+    assert not any(
+        isinstance(h, watcher._OverflowHook)
+        for h in logging.getLogger("watchdog.observers.inotify_c").handlers
+    )
+
+
+def test_folders_left_unwatched_at_start_are_reported(
+    root: Path, rec: Recorder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # watchdog skips a sub-folder whose watch fails (ENOSPC included) without a word.
+    import watchdog.observers.inotify_c as inotify_c  # only to fake the limit for one folder
+
+    real = inotify_c.InotifyFD.add_callback
+
+    def limited(self: object, path: bytes, *args: object, **kwargs: object) -> object:
+        if path.endswith(b"long_term"):
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(inotify_c.InotifyFD, "add_callback", limited)
+    with (
+        caplog.at_level(logging.WARNING, logger="brainiac.watcher"),
+        Watcher(root, rec.on_hint, rec.on_overflow) as w,
+    ):
+        assert w.is_alive()
+    assert "only 2 of 3 folders are watched" in caplog.text
+    assert "fs.inotify.max_user_watches=524288" in caplog.text
+
+
+def test_a_fully_watched_vault_logs_nothing(
+    root: Path, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING), Watcher(root, rec.on_hint, rec.on_overflow):
+        pass
+    # Nothing from us, and not watchdog's "called when the thread is inactive" at stop either.
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
 
 
 def test_a_missing_vault_is_a_vault_error(tmp_path: Path, rec: Recorder) -> None:

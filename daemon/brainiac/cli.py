@@ -46,7 +46,8 @@ def _user_config_vault() -> str | None:
 
 
 def resolve_vault(flag: str | None) -> Path:
-    """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then ~/brainiac."""
+    """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then
+    ~/brainiac."""
     chosen = flag or os.environ.get("BRAINIAC_VAULT") or _user_config_vault() or DEFAULT_VAULT
     return Path(chosen).expanduser()
 
@@ -78,14 +79,20 @@ def _parse_time(value: str | None, option: str) -> dt.datetime | None:
     try:
         return dt.datetime.fromisoformat(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not an ISO-8601 time such as 2026-11-22T09:30",
-                                 param_hint=option) from None
+        raise click.BadParameter(
+            f"{value!r} is not an ISO-8601 time such as 2026-11-22T09:30", param_hint=option
+        ) from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--vault", "vault", metavar="PATH", default=None,
-              help="The vault folder (default: $BRAINIAC_VAULT, then `vault` in "
-                   "~/.config/brainiac/config.toml, then ~/brainiac).")
+@click.option(
+    "--vault",
+    "vault",
+    metavar="PATH",
+    default=None,
+    help="The vault folder (default: $BRAINIAC_VAULT, then `vault` in "
+    "~/.config/brainiac/config.toml, then ~/brainiac).",
+)
 @click.option("--debug", is_flag=True, help="Show tracebacks and debug logging.")
 @click.version_option(__version__, prog_name="brainiac")
 @click.pass_context
@@ -95,8 +102,11 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
     brainiac keeps the memory in Markdown files, indexes them, and assembles the context an
     LLM reads: Core Identity, Short-Term Memory, Relevant Long-Term Memory, User Prompt.
     """
-    logging.basicConfig(level=logging.DEBUG if debug else logging.WARNING,
-                        format="brainiac: %(levelname)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="brainiac: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
     ctx.ensure_object(dict)
     ctx.obj["vault"] = vault
 
@@ -108,8 +118,11 @@ def init(ctx: click.Context, path: str | None) -> None:
     """Create a vault from the template (never overwrites an existing file)."""
     target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
     created = Memory.init(target)
-    click.echo(f"{target}: {len(created)} file(s) created" + (
-        "" if created else " (everything was already there)"), err=True)
+    click.echo(
+        f"{target}: {len(created)} file(s) created"
+        + ("" if created else " (everything was already there)"),
+        err=True,
+    )
     for rel in created:
         click.echo(rel)
 
@@ -132,8 +145,13 @@ def remember(ctx: click.Context, text: str, role: str, session: str | None, at: 
 
 @cli.command()
 @click.argument("query")
-@click.option("--limit", default=10, show_default=True, type=click.IntRange(1, 1000),
-              help="Most results to show.")
+@click.option(
+    "--limit",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 1000),
+    help="Most results to show.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
@@ -159,17 +177,37 @@ def _one_line(text: str, width: int = 100) -> str:
 
 @cli.command()
 @click.option("--prompt", default=None, help="The user prompt the context is for.")
-@click.option("--prompt-file", type=click.File("r", encoding="utf-8"), default=None,
-              help="Read the prompt from a file (`-` for stdin).")
-@click.option("--budget", type=int, default=None,
-              help="Token budget (default: [context] budget in the vault's config, 2000).")
-@click.option("--now", "now", default=None, metavar="ISO-8601",
-              help="The time to assemble for (default: now).")
+@click.option(
+    "--prompt-file",
+    type=click.File("r", encoding="utf-8"),
+    default=None,
+    help="Read the prompt from a file (`-` for stdin).",
+)
+@click.option(
+    "--budget",
+    type=int,
+    default=None,
+    help="Token budget (default: [context] budget in the vault's config, 2000).",
+)
+@click.option(
+    "--now",
+    "now",
+    default=None,
+    metavar="ISO-8601",
+    help="The time to assemble for (default: now).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print text, tokens and sources as JSON.")
 @click.option("--write", is_flag=True, help=f"Also write {WORKING_MEMORY} (marked as generated).")
 @click.pass_context
-def context(ctx: click.Context, prompt: str | None, prompt_file: Any, budget: int | None,
-            now: str | None, as_json: bool, write: bool) -> None:
+def context(
+    ctx: click.Context,
+    prompt: str | None,
+    prompt_file: Any,
+    budget: int | None,
+    now: str | None,
+    as_json: bool,
+    write: bool,
+) -> None:
     """Print the assembled working memory for a prompt, within a token budget."""
     if prompt is not None and prompt_file is not None:
         raise click.UsageError("give --prompt or --prompt-file, not both")
@@ -183,12 +221,22 @@ def context(ctx: click.Context, prompt: str | None, prompt_file: Any, budget: in
     if write:
         outcome = wm.write(memory.vault, memory.locations.state, result.text, when)
         if outcome.kept_aside:
-            click.echo(f"brainiac: {WORKING_MEMORY} had been edited by hand; your version is "
-                       f"kept as {outcome.kept_aside}", err=True)
+            click.echo(
+                f"brainiac: {WORKING_MEMORY} had been edited by hand; your version is "
+                f"kept as {outcome.kept_aside}",
+                err=True,
+            )
     if as_json:
-        _json({"text": result.text, "tokens": result.tokens, "budget": result.budget,
-               "over_budget": result.over_budget, "sources": list(result.sources),
-               "warnings": list(result.warnings)})
+        _json(
+            {
+                "text": result.text,
+                "tokens": result.tokens,
+                "budget": result.budget,
+                "over_budget": result.over_budget,
+                "sources": list(result.sources),
+                "warnings": list(result.warnings),
+            }
+        )
     else:
         click.echo(result.text, nl=False)
 
@@ -202,8 +250,10 @@ def reindex(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         _json(asdict(report))
         return
-    click.echo(f"indexed {report.docs_written} document(s) from {report.scanned} file(s) "
-               f"in {report.seconds:.2f} s")
+    click.echo(
+        f"indexed {report.docs_written} document(s) from {report.scanned} file(s) "
+        f"in {report.seconds:.2f} s"
+    )
     _print_problems(report.problems)
 
 
@@ -227,7 +277,9 @@ def status(ctx: click.Context, as_json: bool) -> None:
     manifest = memory.indexer.manifest
     info: dict[str, Any] = {
         "vault": str(memory.vault.root),
-        "daemon": None if holder is None else {
+        "daemon": None
+        if holder is None
+        else {
             "pid": holder.pid,
             "uptime_s": round(time.time() - holder.started, 1),
             "last_reconcile": _when(daemon.get("last_reconcile")) if daemon else None,
@@ -238,30 +290,45 @@ def status(ctx: click.Context, as_json: bool) -> None:
         "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
         "documents": memory.indexer.index.doc_count(),
         "short_term_events": len(memory.short_term().events),
-        "jobs": {name: {"last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary}
-                 for name, rec in jobs_mod.load_records(memory.locations.state).items()},
-        "conflicts": sorted(set(memory.indexer.conflicts)
-                            | set(daemon.get("conflicts", []) if daemon else [])),
+        "jobs": {
+            name: {"last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary}
+            for name, rec in jobs_mod.load_records(memory.locations.state).items()
+        },
+        "conflicts": sorted(
+            set(memory.indexer.conflicts)
+            | set(_str_list(daemon.get("conflicts") if daemon else None))
+        ),
         "problems": manifest.problems,
     }
     if as_json:
         _json(info)
         return
     d = info["daemon"]
-    click.echo("daemon: " + ("not running" if d is None else
-               f"running, pid {d['pid']}, up {_duration(d['uptime_s'])}, last reconcile "
-               f"{d['last_reconcile'] or '-'}, {d['pending_changes'] or 0} change(s) pending"))
+    click.echo(
+        "daemon: "
+        + (
+            "not running"
+            if d is None
+            else f"running, pid {d['pid']}, up {_duration(d['uptime_s'])}, last reconcile "
+            f"{d['last_reconcile'] or '-'}, {d['pending_changes'] or 0} change(s) pending"
+        )
+    )
     for key in ("vault", "index", "files_indexed", "documents", "short_term_events"):
         click.echo(f"{key}: {info[key]}")
     for name, job in info["jobs"].items():
-        click.echo(f"job {name}: {job['last_run']} {'ok' if job['ok'] else 'FAILED'}: "
-                   f"{job['result']}")
+        click.echo(
+            f"job {name}: {job['last_run']} {'ok' if job['ok'] else 'FAILED'}: {job['result']}"
+        )
     click.echo(f"conflicts: {len(info['conflicts'])}")
     for rel in info["conflicts"]:
         click.echo(f"  {rel}: a sync-conflict copy; merge it by hand, then delete it")
     click.echo(f"problems: {len(manifest.problems)}")
     for problem in manifest.problems.values():
         click.echo(f"  {problem}")
+
+
+def _str_list(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def _when(epoch: Any) -> str | None:
@@ -299,7 +366,9 @@ def service() -> None:
 
 
 @service.command("install")
-@click.option("--force", is_flag=True, help="Replace a brainiac.service that brainiac did not write.")
+@click.option(
+    "--force", is_flag=True, help="Replace a brainiac.service that brainiac did not write."
+)
 @click.pass_context
 def service_install(ctx: click.Context, force: bool) -> None:
     """Write ~/.config/systemd/user/brainiac.service for this vault."""
@@ -313,7 +382,10 @@ def service_install(ctx: click.Context, force: bool) -> None:
 
 @service.command("uninstall")
 def service_uninstall() -> None:
-    """Remove the user unit brainiac wrote (disable it first: systemctl --user disable --now brainiac)."""
+    """Remove the user unit brainiac wrote.
+
+    Disable it first: systemctl --user disable --now brainiac.
+    """
     path = systemd.uninstall()
     click.echo(f"removed {path}" if path else "no brainiac.service to remove", err=True)
 
@@ -338,38 +410,60 @@ def jobs_list(ctx: click.Context, as_json: bool) -> None:
     for name, job in jobs_mod.JOBS.items():
         rec = records.get(name, jobs_mod.JobRecord())
         minutes = config_mod.job_interval_minutes(memory.config, name)
-        rows.append({"name": name, "every_minutes": minutes, "description": job.description,
-                     "last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary,
-                     "next_run": next_runs.get(name) if isinstance(next_runs, dict) else None})
+        rows.append(
+            {
+                "name": name,
+                "every_minutes": minutes,
+                "description": job.description,
+                "last_run": rec.last_run,
+                "ok": rec.last_ok,
+                "result": rec.last_summary,
+                "next_run": next_runs.get(name) if isinstance(next_runs, dict) else None,
+            }
+        )
     if as_json:
         _json(rows)
         return
     for r in rows:
         every = f"every {r['every_minutes']:g} min" if r["every_minutes"] else "not scheduled"
-        result = "never run" if r["last_run"] is None else (
-            f"last {r['last_run']} {'ok' if r['ok'] else 'FAILED'}: {r['result']}")
-        nxt = f"; next {r['next_run']}" if r["next_run"] else (
-            "" if daemon else "; next: when the daemon runs")
+        result = (
+            "never run"
+            if r["last_run"] is None
+            else (f"last {r['last_run']} {'ok' if r['ok'] else 'FAILED'}: {r['result']}")
+        )
+        nxt = (
+            f"; next {r['next_run']}"
+            if r["next_run"]
+            else ("" if daemon else "; next: when the daemon runs")
+        )
         click.echo(f"{r['name']:<10} {every}; {result}{nxt}")
 
 
 @jobs.command("run")
 @click.argument("name")
-@click.option("--now", "now", default=None, metavar="ISO-8601",
-              help="The time the job runs as (default: now).")
+@click.option(
+    "--now",
+    "now",
+    default=None,
+    metavar="ISO-8601",
+    help="The time the job runs as (default: now).",
+)
 @click.option("--dry-run", is_flag=True, help="Report what the job would do; change nothing.")
 @click.pass_context
 def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool) -> None:
     """Run one job now, through the same code the daemon uses."""
     job = jobs_mod.JOBS.get(name)
     if job is None:
-        raise click.BadParameter(f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)}",
-                                 param_hint="NAME")
+        raise click.BadParameter(
+            f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)}", param_hint="NAME"
+        )
     memory = _open(ctx)
     if job.needs_index_writer and not memory.index_writes:
         holder = holder_of(memory.locations.runtime)
-        raise VaultError(f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
-                         f"`{name}` itself; stop it to run `{name}` by hand")
+        raise VaultError(
+            f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
+            f"`{name}` itself; stop it to run `{name}` by hand"
+        )
     when = _parse_time(now, "--now") or dt.datetime.now()
     report = jobs_mod.run(job, memory, when, dry_run, memory.locations.state)
     click.echo(f"{name}: {report.summary}")

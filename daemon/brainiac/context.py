@@ -165,5 +165,13 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
             f"core identity and prompt alone take {fixed} tokens, over the budget of {budget}; "
             "they are kept whole and nothing else is included"
         )
-    return Assembled(text, count(text), budget, tuple(sources), over, dropped_ltm,
-                     dropped_events, tuple(warnings))
+    return Assembled(
+        text,
+        count(text),
+        budget,
+        tuple(sources),
+        over,
+        dropped_ltm,
+        dropped_events,
+        tuple(warnings),
+    )

@@ -44,9 +44,26 @@ class Document:
     digest: str = field(default="", compare=False)
 
     def with_digest(self) -> Document:
-        raw = repr((self.key, self.kind, self.title, self.body, self.aliases, self.tags,
-                    self.links, self.event_id, self.text, self.context, self.role, self.session,
-                    self.at, self.strength, self.reinforcement, self.status))
+        raw = repr(
+            (
+                self.key,
+                self.kind,
+                self.title,
+                self.body,
+                self.aliases,
+                self.tags,
+                self.links,
+                self.event_id,
+                self.text,
+                self.context,
+                self.role,
+                self.session,
+                self.at,
+                self.strength,
+                self.reinforcement,
+                self.status,
+            )
+        )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
         return Document(**{**self.__dict__, "digest": digest})
 
@@ -93,8 +110,14 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         status=status,
     ).with_digest()
     sources = [
-        _event_doc(rel, e, title=parsed.title, status=status, strength=parsed.strength,
-                   reinforcement=parsed.reinforcement)
+        _event_doc(
+            rel,
+            e,
+            title=parsed.title,
+            status=status,
+            strength=parsed.strength,
+            reinforcement=parsed.reinforcement,
+        )
         for e in parsed.sources
     ]
     return [note_doc, *sources]

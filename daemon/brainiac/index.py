@@ -47,18 +47,114 @@ _CONTEXT_BOOST = 0.5
 # message and pull chatty lines ("What did it look like?") above the ones that share the question's
 # content words; BM25's idf only damps them. So both documents and queries drop a standard English
 # function-word list (pronouns, auxiliaries, question words, articles, prepositions) as well.
-_STOP_WORDS = frozenset(STOP_WORDS) | frozenset((
-    "about", "above", "after", "again", "against", "all", "am", "any", "because", "been", "before",
-    "being", "below", "between", "both", "but", "could", "did", "do", "does", "doing", "down",
-    "during", "each", "few", "further", "had", "has", "having", "he", "her", "here", "hers",
-    "herself", "him", "himself", "his", "how", "i", "into", "its", "itself", "just", "me", "more",
-    "most", "my", "myself", "no", "nor", "now", "off", "once", "only", "other", "our", "ours",
-    "ourselves", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
-    "their", "theirs", "them", "themselves", "then", "there", "these", "they", "those", "through",
-    "too", "under", "until", "up", "very", "was", "were", "what", "where", "which", "while", "who",
-    "whom", "why", "would", "yours", "yourself", "yourselves", "s", "t", "don", "ll", "m", "re",
-    "ve", "d",
-))
+_STOP_WORDS = frozenset(STOP_WORDS) | frozenset(
+    (
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "any",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "further",
+        "had",
+        "has",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "into",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "now",
+        "off",
+        "once",
+        "only",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "those",
+        "through",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "were",
+        "what",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "would",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "d",
+    )
+)
 
 
 def _schema() -> Schema:
@@ -129,8 +225,10 @@ class Index:
             if ix is None:
                 gc.collect()
         if ix is None and not self.writable:
-            raise SearchError(f"{self.directory}: the index is not ready yet (the daemon is "
-                              "building it); try again in a moment")
+            raise SearchError(
+                f"{self.directory}: the index is not ready yet (the daemon is "
+                "building it); try again in a moment"
+            )
         return ix if ix is not None else self._create()
 
     def _try_open(self) -> Any:
@@ -210,8 +308,10 @@ class Index:
 
     def _check_writable(self) -> None:
         if not self.writable:
-            raise SearchError(f"{self.directory}: opened read-only beside the daemon, which is the "
-                              "index's only writer")
+            raise SearchError(
+                f"{self.directory}: opened read-only beside the daemon, which is the "
+                "index's only writer"
+            )
 
     def merge_segments(self, force: bool = False) -> bool:
         """A merging commit when segments have piled up (call when idle). True if it merged."""
@@ -268,8 +368,9 @@ class Index:
             results = self._searcher.search(query, limit=limit, filter=filter_q)
             return [_hit(r) for r in results]
         except Exception as exc:
-            raise SearchError(f"{self.directory}: the index could not be read ({exc}); "
-                              "run `brainiac reindex`") from exc
+            raise SearchError(
+                f"{self.directory}: the index could not be read ({exc}); run `brainiac reindex`"
+            ) from exc
 
     def _selective(self, terms: list[str]) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).
@@ -292,6 +393,7 @@ class Index:
             spent += freq[term]
         return [t for t in terms if t in kept]
 
+
 def _fields(doc: Document) -> dict[str, Any]:
     return {
         "key": doc.key,
@@ -307,8 +409,9 @@ def _fields(doc: Document) -> dict[str, Any]:
         "tags": ",".join(doc.tags),
         "links": ",".join(doc.links),
         "body": doc.body,
-        "context": " ".join(p for p in (doc.context, doc.title if doc.kind == "event" else "")
-                            if p),
+        "context": " ".join(
+            p for p in (doc.context, doc.title if doc.kind == "event" else "") if p
+        ),
         "event_id": doc.event_id,
         "text": doc.text,
         "role": doc.role,

@@ -45,7 +45,11 @@ class FileState:
     def same_stat(self, st: os.stat_result) -> bool:
         # ctime cannot be set by a sync tool (unlike mtime), so any rewrite shows here.
         return (self.size, self.mtime_ns, self.ctime_ns, self.ino) == (
-            st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            st.st_size,
+            st.st_mtime_ns,
+            st.st_ctime_ns,
+            st.st_ino,
+        )
 
 
 @dataclass
@@ -101,8 +105,9 @@ class SyncReport:
 class Indexer:
     """Brings an Index up to date with a Vault. Not thread-safe: one owner calls it."""
 
-    def __init__(self, vault: Vault, index: Index, manifest_path: Path,
-                 private_folders: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, vault: Vault, index: Index, manifest_path: Path, private_folders: tuple[str, ...] = ()
+    ) -> None:
         self.vault = vault
         self.index = index
         self.manifest_path = manifest_path
@@ -139,11 +144,19 @@ class Indexer:
             self.index.apply(add, delete, bulk=full_build)
         if changed or removed or full_build:
             self.manifest.save(self.manifest_path)
-        return SyncReport(len(candidates), tuple(changed), tuple(removed), len(add), len(delete),
-                          self.manifest.problems, full_build, time.perf_counter() - started)
+        return SyncReport(
+            len(candidates),
+            tuple(changed),
+            tuple(removed),
+            len(add),
+            len(delete),
+            self.manifest.problems,
+            full_build,
+            time.perf_counter() - started,
+        )
 
     def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
-        """Compare one file with the manifest, queueing its document changes. Returns what it was."""
+        """Compare one file with the manifest, queueing its document changes; say what it was."""
         known = self.manifest.files.get(rel)
         # Performance (scale benchmark, 10k notes): one lstat on a string path per file; stat and
         # the vault check only for a symlink. Before: Path join + stat + is_symlink (a second
@@ -184,20 +197,23 @@ class Indexer:
         old_docs = known.docs if known else {}
         add.extend(d for d in docs if old_docs.get(d.key) != d.digest)
         delete.extend(k for k in old_docs if k not in new_docs)
-        self.manifest.files[rel] = FileState(fp.size, fp.mtime_ns, st.st_ctime_ns, fp.ino,
-                                             fp.sha256, new_docs, None)
+        self.manifest.files[rel] = FileState(
+            fp.size, fp.mtime_ns, st.st_ctime_ns, fp.ino, fp.sha256, new_docs, None
+        )
         return "changed"
 
-    def _record_problem(self, rel: str, st: os.stat_result, known: FileState | None,
-                        problem: str) -> str:
+    def _record_problem(
+        self, rel: str, st: os.stat_result, known: FileState | None, problem: str
+    ) -> str:
         # The last good documents stay searchable: a half-typed YAML edit should not make a
         # memory vanish. The file itself is never touched.
         if known is None or known.problem != problem:
             log.warning("%s", problem)
         docs = known.docs if known else {}
         sha = known.sha256 if known else ""
-        self.manifest.files[rel] = FileState(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                             st.st_ino, sha, docs, problem)
+        self.manifest.files[rel] = FileState(
+            st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha, docs, problem
+        )
         return "changed"
 
     def close(self) -> None:

@@ -72,15 +72,24 @@ class Context:
 class Memory:
     """One vault: remembering events, searching, and assembling context."""
 
-    def __init__(self, path: Path | str, *, config: Config | None = None,
-                 locations: Locations | None = None, refresh_interval_s: float = 1.0,
-                 index_writes: bool | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        config: Config | None = None,
+        locations: Locations | None = None,
+        refresh_interval_s: float = 1.0,
+        index_writes: bool | None = None,
+    ) -> None:
         root = Path(path).expanduser()
         if root.is_dir() and not _looks_like_vault(root):
-            raise VaultError(f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
-                             f"create one with `brainiac init {root}`")
-        self.config = config if config is not None else config_mod.load(root) \
-            if root.is_dir() else Config()
+            raise VaultError(
+                f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
+                f"create one with `brainiac init {root}`"
+            )
+        self.config = (
+            config if config is not None else config_mod.load(root) if root.is_dir() else Config()
+        )
         self.vault = Vault.open(root, self.config.max_note_bytes)
         self.locations = locations or Locations.for_vault(self.vault.root)
         self.refresh_interval_s = refresh_interval_s
@@ -104,8 +113,12 @@ class Memory:
     def __enter__(self) -> Memory:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -117,15 +130,17 @@ class Memory:
     def indexer(self) -> Indexer:
         if self._indexer is None:
             index = Index(self.locations.index_dir, writable=self.index_writes)
-            self._indexer = Indexer(self.vault, index, self.locations.manifest_path,
-                                    self.config.private_folders)
+            self._indexer = Indexer(
+                self.vault, index, self.locations.manifest_path, self.config.private_folders
+            )
         return self._indexer
 
     def refresh(self, force: bool = False) -> SyncReport | None:
         """Reconcile the index with the vault if it may be stale (or `force`)."""
         now = time.monotonic()
         if not self.index_writes or (
-                not force and now - self._last_reconcile < self.refresh_interval_s):
+            not force and now - self._last_reconcile < self.refresh_interval_s
+        ):
             return None
         report = self.indexer.sync()
         self._last_reconcile = time.monotonic()
@@ -135,8 +150,10 @@ class Memory:
         """Throw the index away and build it again from the files."""
         if not self.index_writes:
             holder = holder_of(self.locations.runtime)
-            raise VaultError(f"{self.vault.root}: the daemon (pid {holder.pid if holder else '?'}) "
-                             "owns the index; stop it, or delete the index and restart it")
+            raise VaultError(
+                f"{self.vault.root}: the daemon (pid {holder.pid if holder else '?'}) "
+                "owns the index; stop it, or delete the index and restart it"
+            )
         self.indexer.index.reset()
         self.indexer.manifest.index_id = ""
         report = self.indexer.sync()
@@ -145,8 +162,13 @@ class Memory:
         return report
 
     # -- events ------------------------------------------------------------------------------
-    def remember(self, text: str, role: str = "user", session: str | None = None,
-                 at: dt.datetime | None = None) -> ev.Event:
+    def remember(
+        self,
+        text: str,
+        role: str = "user",
+        session: str | None = None,
+        at: dt.datetime | None = None,
+    ) -> ev.Event:
         """Append one event to the short-term Event Log (idempotent: same event, same id)."""
         if not text or not text.strip():
             raise VaultError("nothing to remember: the text is empty")
@@ -174,8 +196,10 @@ class Memory:
             except StaleWriteError:
                 continue  # someone saved meanwhile: re-read and re-apply to their version
         else:
-            raise StaleWriteError(f"{SHORT_TERM}: kept changing while brainiac tried to append; "
-                                  "nothing was written, try again")
+            raise StaleWriteError(
+                f"{SHORT_TERM}: kept changing while brainiac tried to append; "
+                "nothing was written, try again"
+            )
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
         return added
@@ -212,8 +236,9 @@ class Memory:
             return self.vault.read(IDENTITY).text
         return stm.strip_hints(note.body)
 
-    def context(self, prompt: str | None = None, budget: int | None = None,
-                now: dt.datetime | None = None) -> Context:
+    def context(
+        self, prompt: str | None = None, budget: int | None = None, now: dt.datetime | None = None
+    ) -> Context:
         """The assembled working memory for `prompt`, within `budget` tokens."""
         budget = ctx_mod.check_budget(self.config.budget if budget is None else budget)
         now = now or dt.datetime.now()
@@ -222,8 +247,15 @@ class Memory:
         n = self.config.recent_events
         recent = list(doc.events[-n:]) if n else []
         query = prompt or self._implicit_query(doc, recent)
-        items = retrieve(self.vault, self.indexer.index, query, self.config, now,
-                         exclude_events={e.id for e in recent}, budget=budget)
+        items = retrieve(
+            self.vault,
+            self.indexer.index,
+            query,
+            self.config,
+            now,
+            exclude_events={e.id for e in recent},
+            budget=budget,
+        )
         inputs = ctx_mod.Inputs(
             identity=self.identity(),
             prompt=prompt or "",
@@ -232,8 +264,9 @@ class Memory:
             long_term=items,
         )
         result = ctx_mod.assemble(inputs, budget)
-        return Context(result.text, result.tokens, budget, result.sources, result.over_budget,
-                       result.warnings)
+        return Context(
+            result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
+        )
 
     @staticmethod
     def _implicit_query(doc: stm.ShortTerm, recent: list[ev.Event]) -> str:

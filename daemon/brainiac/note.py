@@ -62,7 +62,7 @@ class Note:
         return next((s for s in self.sections if s.title.casefold() == wanted), None)
 
     def section_text(self, title: str) -> str | None:
-        """The lines under a heading (not the heading itself), or None if there is no such heading."""
+        """The lines under a heading (not the heading itself); None if there is no such heading."""
         s = self.section(title)
         if s is None:
             return None
@@ -128,7 +128,7 @@ def _naive_utc(value: dt.datetime) -> dt.datetime:
 
 
 def parse(text: str, path: str = "<text>") -> Note:
-    """Parse a note; raises NoteParseError (with the line) when its frontmatter is not valid YAML."""
+    """Parse a note; NoteParseError (with the line) when its frontmatter is not valid YAML."""
     lines = split_lines(text)
     meta: Mapping[str, Any] = {}
     fm: tuple[int, int] | None = None
@@ -181,9 +181,10 @@ def _sections(lines: list[str], body_line: int) -> tuple[Section, ...]:
         line = lines[i]
         opened = _FENCE_OPEN_RE.match(line)
         if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                if not line.strip().lstrip(fence[0]):
-                    fence = None
+            marker = opened.group(1) if opened else ""
+            closes = marker[:1] == fence[0] and len(marker) >= len(fence)
+            if closes and not line.strip().lstrip(fence[0]):
+                fence = None
             continue
         if opened:
             fence = opened.group(1)

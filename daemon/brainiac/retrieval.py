@@ -47,20 +47,26 @@ def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
         age_days = max((now - hit.at).total_seconds() / 86400.0, 0.0)
         recency = 0.5 ** (age_days / cfg.recency_half_life_days)
     archived = 0.5 if hit.status == "archived" else 1.0
-    factor = (1.0 + cfg.strength_weight * strength + cfg.reinforcement_weight * reinforcement
-              + cfg.recency_weight * recency)
+    factor = (
+        1.0
+        + cfg.strength_weight * strength
+        + cfg.reinforcement_weight * reinforcement
+        + cfg.recency_weight * recency
+    )
     return max(factor, 0.05) * archived
 
 
-def rank(hits: Sequence[Hit], cfg: Config, now: dt.datetime, exclude_events: Iterable[str] = ()
-         ) -> list[Ranked]:
+def rank(
+    hits: Sequence[Hit], cfg: Config, now: dt.datetime, exclude_events: Iterable[str] = ()
+) -> list[Ranked]:
     excluded = set(exclude_events)
     hits = [h for h in hits if not (h.kind == corpus.EVENT and h.event_id in excluded)]
     if not hits:
         return []
     best = max(h.score for h in hits) or 1.0
-    ranked = [Ranked(h, cfg.relevance_weight * (h.score / best) * weight(h, cfg, now))
-              for h in hits]
+    ranked = [
+        Ranked(h, cfg.relevance_weight * (h.score / best) * weight(h, cfg, now)) for h in hits
+    ]
     ranked.sort(key=lambda r: (-r.score, r.hit.key))
     return ranked
 
@@ -73,8 +79,15 @@ def _overlap(text: str, query_words: set[str]) -> int:
     return len(_words(text) & query_words)
 
 
-def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.datetime,
-             exclude_events: Iterable[str] = (), budget: int = 2000) -> Iterator[LongTermItem]:
+def retrieve(
+    vault: Vault,
+    index: Index,
+    query: str,
+    cfg: Config,
+    now: dt.datetime,
+    exclude_events: Iterable[str] = (),
+    budget: int = 2000,
+) -> Iterator[LongTermItem]:
     """The relevant long-term memories for `query`, rendered, best first.
 
     A generator: a note is read and rendered only when the assembler asks for the next item, so
@@ -122,8 +135,9 @@ def retrieve(vault: Vault, index: Index, query: str, cfg: Config, now: dt.dateti
         yield item
 
 
-def _note_item(vault: Vault, rel: str, query_words: set[str], hit_event_ids: list[str]
-               ) -> LongTermItem | None:
+def _note_item(
+    vault: Vault, rel: str, query_words: set[str], hit_event_ids: list[str]
+) -> LongTermItem | None:
     try:
         parsed = ltm.parse(vault.read(rel).text, rel)
     except (NoteParseError, FileNotFoundError):
@@ -143,8 +157,10 @@ def _note_item(vault: Vault, rel: str, query_words: set[str], hit_event_ids: lis
     sources = parsed.sources
     by_id = {e.id: e for e in sources}
     chosen = [by_id[i] for i in hit_event_ids if i in by_id]
-    rest = sorted((e for e in sources if e.id not in set(hit_event_ids)),
-                  key=lambda e: -_overlap(e.text, query_words))
+    rest = sorted(
+        (e for e in sources if e.id not in set(hit_event_ids)),
+        key=lambda e: -_overlap(e.text, query_words),
+    )
     chosen += [e for e in rest if _overlap(e.text, query_words) > 0]
     quoted = chosen[:_QUOTES_PER_NOTE]
     for e in quoted:
@@ -164,7 +180,7 @@ def _fact_blocks(section: str) -> list[str]:
 
 
 def _first_prose(body: str) -> str:
-    out = []
+    out: list[str] = []
     for line in body.split("\n"):
         s = line.strip()
         if not s or s.startswith(("#", "<!--", "---")):

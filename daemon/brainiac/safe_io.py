@@ -54,7 +54,9 @@ def read_bytes(path: Path) -> tuple[bytes, Fingerprint]:
         if (before.st_size, before.st_mtime_ns) == (after.st_size, after.st_mtime_ns) and len(
             data
         ) == after.st_size:
-            return data, Fingerprint(after.st_ino, after.st_size, after.st_mtime_ns, sha256_hex(data))
+            return data, Fingerprint(
+                after.st_ino, after.st_size, after.st_mtime_ns, sha256_hex(data)
+            )
         time.sleep(0.005)  # an in-place writer is mid-write; read again
     raise StaleWriteError(f"{path}: kept changing while being read; try again when it is saved")
 
@@ -126,14 +128,18 @@ def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finger
             swapped_out, _ = read_bytes(tmp)
             if expected is None or sha256_hex(swapped_out) != expected.sha256:
                 _rename_exchange(tmp, path)  # a save landed in the gap: give it back
-                raise StaleWriteError(f"{path}: saved by someone else during our write; kept theirs")
+                raise StaleWriteError(
+                    f"{path}: saved by someone else during our write; kept theirs"
+                )
             tmp.unlink()
         elif current is None:
             # Creating: link() fails if someone created the file meanwhile, unlike rename().
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                raise StaleWriteError(f"{path}: created by someone else meanwhile; kept theirs") from None
+                raise StaleWriteError(
+                    f"{path}: created by someone else meanwhile; kept theirs"
+                ) from None
             tmp.unlink()
         else:
             os.replace(tmp, path)
@@ -145,7 +151,9 @@ def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finger
         raise
 
 
-def remove_stale_temps(root: Path, older_than_s: float = 300.0, now: float | None = None) -> list[Path]:
+def remove_stale_temps(
+    root: Path, older_than_s: float = 300.0, now: float | None = None
+) -> list[Path]:
     """Delete our temp files that a crash left behind (only ours, only old ones)."""
     now = time.time() if now is None else now
     removed = []

@@ -40,17 +40,26 @@ class Scheduler:
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
         )
 
-    def start(self, intervals_minutes: Mapping[str, float],
-              last_runs: Mapping[str, dt.datetime | None], now: dt.datetime) -> None:
+    def start(
+        self,
+        intervals_minutes: Mapping[str, float],
+        last_runs: Mapping[str, dt.datetime | None],
+        now: dt.datetime,
+    ) -> None:
         """Schedule each job with a positive interval. `now` and `last_runs` are naive UTC."""
         for name, minutes in intervals_minutes.items():
             if minutes <= 0:
                 continue
             first = first_run(last_runs.get(name), minutes, now)
             self._scheduler.add_job(
-                self._submit, IntervalTrigger(minutes=minutes, start_date=first.replace(
-                    tzinfo=dt.UTC), timezone=dt.UTC),
-                args=[name], id=name, name=name, next_run_time=first.replace(tzinfo=dt.UTC),
+                self._submit,
+                IntervalTrigger(
+                    minutes=minutes, start_date=first.replace(tzinfo=dt.UTC), timezone=dt.UTC
+                ),
+                args=[name],
+                id=name,
+                name=name,
+                next_run_time=first.replace(tzinfo=dt.UTC),
             )
         self._scheduler.start()
 

@@ -37,8 +37,8 @@ from brainiac import working_memory as wm
 from brainiac.corpus import kind_of
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
-from brainiac.vault import is_conflict_copy
 from brainiac.scheduler import Scheduler
+from brainiac.vault import WORKING_MEMORY, is_conflict_copy
 from brainiac.watcher import ChangeTracker, Watcher
 
 log = logging.getLogger(__name__)
@@ -128,8 +128,15 @@ class Service:
         next_status = time.monotonic()
         while not self.stop_event.is_set():
             now = time.monotonic()
-            deadline = min(t for t in (self._tracker.next_deadline(), next_ping if ping_every
-                                       else None, next_status) if t is not None)
+            deadline = min(
+                t
+                for t in (
+                    self._tracker.next_deadline(),
+                    next_ping if ping_every else None,
+                    next_status,
+                )
+                if t is not None
+            )
             self._drain(timeout=max(0.0, deadline - now))
             if self.stop_event.is_set():
                 break
@@ -138,8 +145,10 @@ class Service:
             self._process_due()
             now = time.monotonic()
             if self._watcher is None or not self._watcher.is_alive():
-                log.error("the file watcher died; exiting so that the service manager restarts "
-                          "brainiac (no silent staleness)")
+                log.error(
+                    "the file watcher died; exiting so that the service manager restarts "
+                    "brainiac (no silent staleness)"
+                )
                 return 1
             if ping_every and now >= next_ping:
                 systemd.notify("WATCHDOG=1", environ=self.environ)
@@ -169,8 +178,11 @@ class Service:
         if kind == "hint":
             if is_conflict_copy(arg):
                 if arg not in self._counters.conflicts:
-                    log.warning("%s is a sync-conflict copy: compare it with the note, merge by "
-                                "hand and delete it; brainiac does not index or touch it", arg)
+                    log.warning(
+                        "%s is a sync-conflict copy: compare it with the note, merge by "
+                        "hand and delete it; brainiac does not index or touch it",
+                        arg,
+                    )
                     self._counters.conflicts.add(arg)
                 return
             if kind_of(arg) is None and not arg.startswith("system/"):
@@ -190,8 +202,11 @@ class Service:
         ready = []
         for rel in due:
             gone = not os.path.lexists(self.memory.vault.path(rel))
-            if gone and rel in self.memory.indexer.manifest.files and not (
-                    self._tracker.hint_missing(rel, now)):
+            if (
+                gone
+                and rel in self.memory.indexer.manifest.files
+                and not (self._tracker.hint_missing(rel, now))
+            ):
                 continue  # perhaps a rename-save between unlink and create: look again later
             ready.append(rel)
         if ready:
@@ -216,25 +231,34 @@ class Service:
         self._counters.last_reconcile = time.time()
         self._counters.conflicts.update(self.memory.indexer.conflicts)
         if report is not None:
-            log.info("reconcile (%s): %d files, %d changed, %d removed in %.2f s", why,
-                     report.scanned, len(report.changed), len(report.removed),
-                     time.perf_counter() - started)
+            log.info(
+                "reconcile (%s): %d files, %d changed, %d removed in %.2f s",
+                why,
+                report.scanned,
+                len(report.changed),
+                len(report.removed),
+                time.perf_counter() - started,
+            )
             if report.changed or report.removed:
                 self._write_working_memory()
 
     def _write_working_memory(self) -> None:
         try:
             ctx = self.memory.context(None, now=dt.datetime.now())
-            outcome = wm.write(self.memory.vault, self.memory.locations.state, ctx.text,
-                               dt.datetime.now())
+            outcome = wm.write(
+                self.memory.vault, self.memory.locations.state, ctx.text, dt.datetime.now()
+            )
         except Exception:
             log.exception("could not write the working memory; will retry on the next change")
             return
         if outcome.written:
             self._counters.working_memory_writes += 1
         if outcome.kept_aside:
-            log.warning("%s had been edited by hand; that version is kept as %s", wm.WORKING_MEMORY,
-                        outcome.kept_aside)
+            log.warning(
+                "%s had been edited by hand; that version is kept as %s",
+                WORKING_MEMORY,
+                outcome.kept_aside,
+            )
 
     def _idle_work(self) -> None:
         if time.monotonic() - self._counters.last_change < _IDLE_MERGE_AFTER_S:
@@ -248,8 +272,10 @@ class Service:
     def _start_scheduler(self) -> None:
         records = jobs_mod.load_records(self.memory.locations.state)
         last = {name: _parse(rec.last_run) for name, rec in records.items()}
-        intervals = {name: config_mod.job_interval_minutes(self.memory.config, name)
-                     for name in jobs_mod.JOBS}
+        intervals = {
+            name: config_mod.job_interval_minutes(self.memory.config, name)
+            for name in jobs_mod.JOBS
+        }
         self._scheduler = Scheduler(self._submit_job)
         self._scheduler.start(intervals, last, _utcnow())
 
@@ -285,8 +311,10 @@ class Service:
     def _status_line(self) -> str:
         manifest = self.memory.indexer.manifest
         problems = len(manifest.problems)
-        return (f"{len(manifest.files)} files indexed, {problems} skipped, "
-                f"{len(self._counters.conflicts)} conflicts")
+        return (
+            f"{len(manifest.files)} files indexed, {problems} skipped, "
+            f"{len(self._counters.conflicts)} conflicts"
+        )
 
     def _write_status(self, stopping: bool = False) -> None:
         manifest = self.memory.indexer.manifest

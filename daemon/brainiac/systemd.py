@@ -60,8 +60,9 @@ def notify(*assignments: str, environ: Mapping[str, str] | None = None) -> bool:
             sock.settimeout(_NOTIFY_TIMEOUT_S)
             sent = sock.sendto(payload, address)
     except OSError as exc:
-        log.warning("sd_notify to %s failed (%s); carrying on without it",
-                    env.get("NOTIFY_SOCKET"), exc)
+        log.warning(
+            "sd_notify to %s failed (%s); carrying on without it", env.get("NOTIFY_SOCKET"), exc
+        )
         return False
     return sent == len(payload)
 
@@ -79,8 +80,9 @@ def watchdog_interval(environ: Mapping[str, str] | None = None) -> float | None:
             return None
         value = int(usec) if usec else 0
     except ValueError:
-        log.warning("ignoring a malformed watchdog setting: WATCHDOG_USEC=%r WATCHDOG_PID=%r",
-                    usec, pid)
+        log.warning(
+            "ignoring a malformed watchdog setting: WATCHDOG_USEC=%r WATCHDOG_PID=%r", usec, pid
+        )
         return None
     return value / 2 / 1_000_000 if value > 0 else None
 
@@ -137,8 +139,9 @@ def journal_stream(stream: TextIO, environ: Mapping[str, str] | None = None) -> 
     return (st.st_dev, st.st_ino) == (device, inode)
 
 
-def configure_logging(level: int | str = logging.INFO, stream: TextIO | None = None,
-                      journal: bool | None = None) -> logging.Handler:
+def configure_logging(
+    level: int | str = logging.INFO, stream: TextIO | None = None, journal: bool | None = None
+) -> logging.Handler:
     """Send every log record to `stream` (stderr), replacing the root logger's handlers.
 
     journal=None decides by JOURNAL_STREAM: `<N>` priority prefixes under systemd, and
@@ -148,8 +151,9 @@ def configure_logging(level: int | str = logging.INFO, stream: TextIO | None = N
     if journal is None:
         journal = journal_stream(stream)
     handler = logging.StreamHandler(stream)
-    handler.setFormatter(JournalFormatter() if journal
-                         else logging.Formatter("brainiac: %(levelname)s: %(message)s"))
+    handler.setFormatter(
+        JournalFormatter() if journal else logging.Formatter("brainiac: %(levelname)s: %(message)s")
+    )
     # force=True: the CLI group has already configured a terminal handler before `run` starts.
     logging.basicConfig(level=level, handlers=[handler], force=True)
     return handler
@@ -169,8 +173,13 @@ def _quote(arg: str) -> str:
     if plain:
         return text
     escaped = "".join(
-        "\\\\" if c == "\\" else '\\"' if c == '"'
-        else c if c.isprintable() or c == " " else f"\\x{ord(c):02x}"
+        "\\\\"
+        if c == "\\"
+        else '\\"'
+        if c == '"'
+        else c
+        if c.isprintable() or c == " "
+        else f"\\x{ord(c):02x}"
         for c in text
     )
     return f'"{escaped}"'
@@ -189,9 +198,11 @@ def unit_text(exec_start: Sequence[str], vault: Path) -> str:
     manager's PATH is not the shell's, so a bare `brainiac` may not be found.
     """
     if not exec_start or not os.path.isabs(exec_start[0]):
-        raise ConfigError(f"{exec_start[0] if exec_start else '(empty command)'}: the service "
-                          "needs the absolute path of the brainiac executable; run brainiac by "
-                          "its full path or from its installed location")
+        raise ConfigError(
+            f"{exec_start[0] if exec_start else '(empty command)'}: the service "
+            "needs the absolute path of the brainiac executable; run brainiac by "
+            "its full path or from its installed location"
+        )
     command = " ".join(_quote(a) for a in [*exec_start, "--vault", str(_absolute(vault)), "run"])
     return f"""\
 {MARKER} (`brainiac service install`); it is replaced on the next install.
@@ -255,8 +266,12 @@ def _written_by_us(path: Path) -> bool:
         return False
 
 
-def install(exec_start: Sequence[str], vault: Path, environ: Mapping[str, str] | None = None,
-            force: bool = False) -> Path:
+def install(
+    exec_start: Sequence[str],
+    vault: Path,
+    environ: Mapping[str, str] | None = None,
+    force: bool = False,
+) -> Path:
     """Write the unit atomically (mode 0644) and return its path.
 
     A unit already there is replaced only if brainiac wrote it, or with force=True.
@@ -264,8 +279,10 @@ def install(exec_start: Sequence[str], vault: Path, environ: Mapping[str, str] |
     text = unit_text(exec_start, vault)
     path = unit_path(environ)
     if (path.exists() or path.is_symlink()) and not force and not _written_by_us(path):
-        raise ConfigError(f"{path}: a unit brainiac did not write is already there; move it "
-                          "away, or replace it with `brainiac service install --force`")
+        raise ConfigError(
+            f"{path}: a unit brainiac did not write is already there; move it "
+            "away, or replace it with `brainiac service install --force`"
+        )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # A temp file in the same directory, renamed over the unit: systemd (or a concurrent
@@ -289,8 +306,10 @@ def install(exec_start: Sequence[str], vault: Path, environ: Mapping[str, str] |
         finally:
             os.close(dir_fd)
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot write the unit ({exc.strerror or exc}); check that "
-                          f"{path.parent} is writable by you") from exc
+        raise ConfigError(
+            f"{path}: cannot write the unit ({exc.strerror or exc}); check that "
+            f"{path.parent} is writable by you"
+        ) from exc
     log.info("wrote %s", path)
     return path
 
@@ -301,13 +320,17 @@ def uninstall(environ: Mapping[str, str] | None = None) -> Path | None:
     if not (path.exists() or path.is_symlink()):
         return None
     if not _written_by_us(path):
-        raise ConfigError(f"{path}: brainiac did not write this unit, so it is left in place; "
-                          "remove it yourself if it should go")
+        raise ConfigError(
+            f"{path}: brainiac did not write this unit, so it is left in place; "
+            "remove it yourself if it should go"
+        )
     try:
         path.unlink()
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot remove the unit ({exc.strerror or exc}); check that "
-                          f"{path.parent} is writable by you") from exc
+        raise ConfigError(
+            f"{path}: cannot remove the unit ({exc.strerror or exc}); check that "
+            f"{path.parent} is writable by you"
+        ) from exc
     log.info("removed %s", path)
     return path
 

@@ -56,7 +56,7 @@ def template_dir() -> Path:
 
 
 def init(path: Path) -> list[str]:
-    """Copy the template into `path`, never overwriting a file that exists. Returns what was created."""
+    """Copy the template into `path`, never overwriting an existing file; return what it made."""
     if path.exists() and not path.is_dir():
         raise VaultError(f"{path}: exists and is not a directory; choose another path")
     created = []
@@ -146,7 +146,9 @@ class Vault:
             ) from exc
         return FileText(rel, text, fp)
 
-    def write(self, rel: str, text: str, expected: safe_io.Fingerprint | None) -> safe_io.Fingerprint:
+    def write(
+        self, rel: str, text: str, expected: safe_io.Fingerprint | None
+    ) -> safe_io.Fingerprint:
         """Compare-and-swap `text` into a vault file (StaleWriteError if it changed since read)."""
         path = self.path(rel)
         if path.is_symlink() or (path.exists() and path.stat().st_nlink > 1):

@@ -24,6 +24,7 @@ import errno
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -108,8 +109,9 @@ class ChangeTracker:
 
     def __init__(self, quiet_s: float = 0.3, cap_s: float = 2.0, grace_s: float = 1.0) -> None:
         if not 0 <= quiet_s <= cap_s or grace_s < 0:
-            raise ValueError(f"need 0 <= quiet_s <= cap_s and grace_s >= 0, got "
-                             f"{quiet_s}, {cap_s}, {grace_s}")
+            raise ValueError(
+                f"need 0 <= quiet_s <= cap_s and grace_s >= 0, got {quiet_s}, {cap_s}, {grace_s}"
+            )
         self.quiet_s = quiet_s
         self.cap_s = cap_s
         self.grace_s = grace_s
@@ -173,15 +175,42 @@ def _watch_error(root: Path, exc: OSError) -> VaultError:
             f"{root}: cannot watch the vault, the inotify watch limit is reached "
             f"(max_user_watches={limits['max_user_watches']}, one per folder, shared with every "
             "watcher you run); raise it with `sudo sysctl fs.inotify.max_user_watches=524288` "
-            "and keep it in /etc/sysctl.d/")
+            "and keep it in /etc/sysctl.d/"
+        )
     if exc.errno == errno.EMFILE:
         return VaultError(
             f"{root}: cannot watch the vault, the inotify instance limit is reached "
             f"(max_user_instances={limits['max_user_instances']}); raise it with "
             "`sudo sysctl fs.inotify.max_user_instances=1024` and keep it in /etc/sysctl.d/ "
-            "(or, if it is the open-file limit, raise `ulimit -n`)")
-    return VaultError(f"{root}: cannot watch the vault ({exc.strerror or exc}); check that the "
-                      "folder exists and is readable")
+            "(or, if it is the open-file limit, raise `ulimit -n`)"
+        )
+    return VaultError(
+        f"{root}: cannot watch the vault ({exc.strerror or exc}); check that the "
+        "folder exists and is readable"
+    )
+
+
+def _count_folders(root: Path) -> int:
+    """Folders below `root`, itself included, as watchdog watches them (symlinks not entered)."""
+    return sum(1 for _ in os.walk(root))
+
+
+def _count_inotify_watches() -> int | None:
+    """Watches held by this process's inotify instances (from /proc/self/fdinfo), None off Linux."""
+    total = 0
+    try:
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") != "anon_inode:inotify":
+                continue
+            with open(f"/proc/self/fdinfo/{fd}") as info:
+                total += sum(1 for line in info if line.startswith("inotify wd:"))
+        except OSError:
+            continue  # closed meanwhile (listing /proc/self/fd opens one more fd)
+    return total
 
 
 class _OverflowHook(logging.Handler):
@@ -199,11 +228,18 @@ class _OverflowHook(logging.Handler):
             logger.exception("watcher: the overflow callback failed")
 
 
+def _not_a_stop_race(record: logging.LogRecord) -> bool:
+    """Drops watchdog 7.1's ERROR "queue_events() called when the thread is inactive": its emitter
+    thread logs it when a stop lands while it is reading, which is every stop, now and then."""
+    return "called when the thread is inactive" not in record.getMessage()
+
+
 class _Handler(FileSystemEventHandler):  # type: ignore[misc]  # watchdog is untyped for mypy
     """Turns watchdog events into path hints. Never raises: that would kill the observer."""
 
-    def __init__(self, root: str, on_hint: Callable[[str, bool], None],
-                 on_overflow: Callable[[], None]) -> None:
+    def __init__(
+        self, root: str, on_hint: Callable[[str, bool], None], on_overflow: Callable[[], None]
+    ) -> None:
         super().__init__()
         self._root = root
         self._on_hint = on_hint
@@ -253,7 +289,7 @@ class _Handler(FileSystemEventHandler):  # type: ignore[misc]  # watchdog is unt
         prefix = self._root.rstrip(os.sep) + os.sep
         if not text.startswith(prefix):
             return None
-        return text[len(prefix):].replace(os.sep, "/")
+        return text[len(prefix) :].replace(os.sep, "/")
 
     def _notes_below(self, rel_dir: str) -> Iterator[str]:
         top = os.path.join(self._root, rel_dir)
@@ -274,8 +310,9 @@ class Watcher:
     request, and the watcher goes on.
     """
 
-    def __init__(self, root: Path, on_hint: Callable[[str, bool], None],
-                 on_overflow: Callable[[], None]) -> None:
+    def __init__(
+        self, root: Path, on_hint: Callable[[str, bool], None], on_overflow: Callable[[], None]
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self._on_hint = on_hint
         self._on_overflow = on_overflow
@@ -291,8 +328,11 @@ class Watcher:
         try:
             observer = Observer()  # starts its inotify reader thread; EMFILE surfaces here
             observer.name = "brainiac-watcher"
-            observer.schedule(_Handler(str(self.root), self._on_hint, self._on_overflow),
-                              str(self.root), recursive=True)
+            observer.schedule(
+                _Handler(str(self.root), self._on_hint, self._on_overflow),
+                str(self.root),
+                recursive=True,
+            )
             observer.start()  # adds one inotify watch per folder; ENOSPC surfaces here
         except OSError as exc:
             self._abort(observer)
@@ -301,6 +341,7 @@ class Watcher:
             self._abort(observer)
             raise
         self._observer = observer
+        self._check_watches()
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop watching and join the observer's threads. Safe to call twice or before start()."""
@@ -310,24 +351,55 @@ class Watcher:
                 observer.stop()  # also stops and joins the emitter and the inotify reader
                 observer.join(timeout)
                 if observer.is_alive():
-                    logger.warning("watcher: the observer thread did not stop within %.1f s",
-                                   timeout)
+                    logger.warning(
+                        "watcher: the observer thread did not stop within %.1f s", timeout
+                    )
         finally:
             self._remove_hooks()
 
     def is_alive(self) -> bool:
         """Whether events are still being delivered (the daemon exits for a restart when not)."""
         observer = self._observer
-        return bool(observer is not None and observer.is_alive()
-                    and all(e.is_alive() for e in observer.emitters))
+        if observer is None or not observer.is_alive():
+            return False  # the dispatcher: dies when a handler raises
+        if not all(e.is_alive() for e in observer.emitters):
+            return False  # an emitter stops itself when the vault folder is deleted
+        # The inotify reader thread (watchdog 7.1, private) dies on any exception in watchdog's own
+        # code, e.g. ENOSPC when adding the watch for a new folder once the limit is reached; the
+        # dispatcher then waits forever and the daemon would be deaf without knowing it.
+        reader = getattr(observer, "_inotify_fd", None)
+        return not isinstance(reader, threading.Thread) or reader.is_alive()
 
     def __enter__(self) -> Watcher:
         self.start()
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.stop()
+
+    def _check_watches(self) -> None:
+        """Warn when some folders got no watch. watchdog 7.1 raises only when the vault folder
+        itself cannot be watched; a sub-folder whose watch fails (ENOSPC once the per-user limit is
+        reached, or unreadable) is skipped silently, and changes there are seen only by a rescan."""
+        folders, watches = _count_folders(self.root), _count_inotify_watches()
+        if watches is None or watches >= folders:
+            return
+        limit = inotify_limits()["max_user_watches"]
+        logger.warning(
+            "%s: only %d of %d folders are watched (max_user_watches=%s, shared with every watcher "
+            "you run); edits in the others are seen only by the periodic rescan. If the limit is "
+            "the cause, raise it with `sudo sysctl fs.inotify.max_user_watches=524288` and keep it "
+            "in /etc/sysctl.d/",
+            self.root,
+            watches,
+            folders,
+            limit,
+        )
 
     def _abort(self, observer: Observer | None) -> None:
         try:
@@ -350,11 +422,13 @@ class Watcher:
                 old_level = log.level
                 log.setLevel(logging.WARNING)
             log.addHandler(hook)
+            log.addFilter(_not_a_stop_race)
             self._hooks.append((log, hook, old_level))
 
     def _remove_hooks(self) -> None:
         while self._hooks:
             log, hook, old_level = self._hooks.pop()
             log.removeHandler(hook)
+            log.removeFilter(_not_a_stop_race)
             if old_level is not None:
                 log.setLevel(old_level)

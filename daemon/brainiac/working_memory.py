@@ -48,8 +48,10 @@ def write(vault: Vault, state_dir: Path, context_text: str, now: dt.datetime) ->
     for _attempt in range(_ATTEMPTS):
         last_written = _last_written(record)
         current = safe_io.current_fingerprint(path)
-        if current is not None and last_written.get("body") == body_hash and (
-            last_written.get("file") == current.sha256
+        if (
+            current is not None
+            and last_written.get("body") == body_hash
+            and (last_written.get("file") == current.sha256)
         ):
             return WriteOutcome(WORKING_MEMORY, False, None)
         kept_aside = None

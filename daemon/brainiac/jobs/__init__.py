@@ -54,14 +54,16 @@ class JobRecord:
 def _rescan(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     """The safety net under the watcher: stat every file and re-index what changed."""
     if dry_run:
-        return JobReport("rescan", True, "dry run: would stat every note and re-index changes",
-                         dry_run=True)
+        return JobReport(
+            "rescan", True, "dry run: would stat every note and re-index changes", dry_run=True
+        )
     report = memory.refresh(force=True)
     if report is None:
         return JobReport("rescan", True, "skipped: the daemon owns the index")
     changed = report.changed + report.removed
-    return JobReport("rescan", True, f"{report.scanned} files checked, {len(changed)} changed",
-                     tuple(changed))
+    return JobReport(
+        "rescan", True, f"{report.scanned} files checked, {len(changed)} changed", tuple(changed)
+    )
 
 
 def _merge(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
@@ -72,15 +74,23 @@ def _merge(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         return JobReport("merge", True, f"dry run: {before} segment(s)", dry_run=True)
     merged = index.merge_segments()
     after = index.segment_count()
-    return JobReport("merge", True, f"{before} -> {after} segment(s)" if merged
-                     else f"{before} segment(s), nothing to merge")
+    return JobReport(
+        "merge",
+        True,
+        f"{before} -> {after} segment(s)" if merged else f"{before} segment(s), nothing to merge",
+    )
 
 
 JOBS: dict[str, Job] = {
-    "rescan": Job("rescan", "re-index whatever the file watcher missed (a full stat of the vault)",
-                  _rescan, needs_index_writer=True),
-    "merge": Job("merge", "merge search-index segments when they pile up",
-                 _merge, needs_index_writer=True),
+    "rescan": Job(
+        "rescan",
+        "re-index whatever the file watcher missed (a full stat of the vault)",
+        _rescan,
+        needs_index_writer=True,
+    ),
+    "merge": Job(
+        "merge", "merge search-index segments when they pile up", _merge, needs_index_writer=True
+    ),
 }
 
 
@@ -116,6 +126,7 @@ def save_records(state_dir: Path, records: dict[str, JobRecord]) -> None:
     state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = state_dir / "jobs.json"
     tmp = path.with_name(f".jobs.json.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({k: asdict(v) for k, v in records.items()}, indent=1),
-                   encoding="utf-8")
+    tmp.write_text(
+        json.dumps({k: asdict(v) for k, v in records.items()}, indent=1), encoding="utf-8"
+    )
     os.replace(tmp, path)
