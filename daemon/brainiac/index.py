@@ -383,7 +383,10 @@ class Index:
         """
         if len(terms) <= 1:
             return terms
-        freq = {t: self._searcher.doc_frequency("body", t) for t in terms}
+        freq = {
+            t: self._searcher.doc_frequency("body", t) + self._searcher.doc_frequency("context", t)
+            for t in terms
+        }
         kept: set[str] = set()
         spent = 0
         for term in sorted(terms, key=lambda t: freq[t]):
