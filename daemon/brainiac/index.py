@@ -299,11 +299,10 @@ class Index:
                     writer.add_document(**fields)
                 else:
                     writer.update_document(**fields)
-            writer.commit(merge=False)
         except Exception:
-            with contextlib.suppress(Exception):
-                writer.cancel()
+            _cancel(writer)
             raise
+        _commit(writer, merge=False)
         self._refresh()
 
     def _check_writable(self) -> None:
@@ -318,13 +317,7 @@ class Index:
         self._check_writable()
         if not force and self.segment_count() <= _MERGE_ABOVE_SEGMENTS:
             return False
-        writer = self._ix.writer(timeout=_WRITER_TIMEOUT_S, delay=0.05)
-        try:
-            writer.commit(merge=True)
-        except Exception:
-            with contextlib.suppress(Exception):
-                writer.cancel()
-            raise
+        _commit(self._ix.writer(timeout=_WRITER_TIMEOUT_S, delay=0.05), merge=True)
         self._refresh()
         return True
 
@@ -395,6 +388,21 @@ class Index:
             kept.add(term)
             spent += freq[term]
         return [t for t in terms if t in kept]
+
+
+def _commit(writer: Any, merge: bool) -> None:
+    """Commit, or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4
+    keeps the lock after a failed commit; whoosh3 releases it and its cancel() then raises)."""
+    try:
+        writer.commit(merge=merge)
+    except Exception:
+        _cancel(writer)
+        raise
+
+
+def _cancel(writer: Any) -> None:
+    with contextlib.suppress(Exception):
+        writer.cancel()
 
 
 def _fields(doc: Document) -> dict[str, Any]:
