@@ -150,3 +150,25 @@ def _shared_index(factory) -> Index:  # type: ignore[no-untyped-def]
         )
         _INDEX[key] = index
     return _INDEX[key]
+
+
+def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+    from whoosh.writing import SegmentWriter
+
+    from brainiac.corpus import Document
+
+    index = Index(tmp_path / "idx")
+    doc = Document(key="a.md", path="a.md", kind="note", body="alpha").with_digest()
+    original = SegmentWriter.commit
+
+    def failing_commit(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(SegmentWriter, "commit", failing_commit)
+    with pytest.raises(OSError, match="No space"):
+        index.apply([doc], [])
+    monkeypatch.setattr(SegmentWriter, "commit", original)
+    index.apply([doc], [])  # the lock was released: a second writer gets it at once
+    assert [h.path for h in index.search("alpha")] == ["a.md"]
+    index.close()
