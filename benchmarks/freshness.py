@@ -169,27 +169,41 @@ print(json.dumps({"daemon_docs": n_d, "daemon_keys": len(d), "fresh_docs": n_f,
 # -- the daemon -------------------------------------------------------------------------------
 
 class Notifications:
-    """A datagram socket standing in for systemd's NOTIFY_SOCKET (as in tests/test_daemon.py)."""
+    """A datagram socket standing in for systemd's NOTIFY_SOCKET (as in tests/test_daemon.py),
+    drained by a thread as systemd would: a full socket queue makes the daemon's sd_notify wait
+    (0.25 s) and would show up as latency."""
 
     def __init__(self, path: Path) -> None:
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.sock.bind(str(path))
+        self.sock.settimeout(0.2)
         self.path = path
         self.seen: list[str] = []
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        while not self._closed.is_set():
+            try:
+                self.seen.append(self.sock.recv(4096).decode("utf-8"))
+            except TimeoutError:
+                continue
+            except OSError:
+                return
 
     def expect(self, assignment: str, deadline_s: float, proc: subprocess.Popen[bytes]) -> None:
         end = time.monotonic() + deadline_s
-        while not any(assignment in m.split("\n") for m in self.seen):
+        while not any(assignment in m.split("\n") for m in list(self.seen)):
             if proc.poll() is not None:
                 raise RuntimeError(f"the daemon exited ({proc.returncode}) before {assignment}")
-            left = end - time.monotonic()
-            if left <= 0:
+            if time.monotonic() > end:
                 raise RuntimeError(f"no {assignment} within {deadline_s} s: {self.seen}")
-            self.sock.settimeout(min(left, 0.5))
-            with contextlib.suppress(TimeoutError):
-                self.seen.append(self.sock.recv(4096).decode("utf-8"))
+            time.sleep(0.005)
 
     def close(self) -> None:
+        self._closed.set()
+        self._thread.join()
         self.sock.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
@@ -407,6 +421,9 @@ def timed_series(series: str, n: int, rng: random.Random, apply: Any) -> list[di
         token = make_token(series, i, rng)
         res = apply(i, token, save, style)
         out.append({"series": series, "style": style, **res})
+        if len(out) >= 3 and all(r.get("latency") is None for r in out[-3:]):
+            log(f"  {series}: three saves in a row never showed; series stopped")
+            break
         time.sleep(rng.uniform(0.2, 0.4))
     return out
 
@@ -442,37 +459,60 @@ def daemon_edits(d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: 
         log(f"  daemon stm: {fmt_summary(summarise(stm_rows))}")
 
         rel, title = target
+        marker = make_token("mark", 0, rng)
         r = subprocess.run([BRAINIAC, "--vault", str(vault), "remember",
-                            f"Let us review {title} today: what is the status of {title}?"],
-                           env=env, capture_output=True, text=True, check=True)
-        shown = watch.wait_for(lambda t: f"### {title} ({rel})" in t, 30)
+                            f"Let us review {title} today ({marker}): what is the status of "
+                            f"{title}?"], env=env, capture_output=True, text=True, check=True)
+        if not watch.wait_for(lambda t: marker in t, 30):
+            raise RuntimeError(f"the remembered event never reached the working memory: {r}")
+        shown = watch.wait_for(lambda t: f"### {title} ({rel})" in t, 5)
         note_path = vault / rel
-        if not shown:  # fall back to any note the working memory shows
+        if not shown:  # fall back to the first long-term note the working memory shows
             m = re.search(r"^### (.+) \((memory/long_term/[^)]+\.md)\)$", watch.text(), re.M)
             if not m:
-                raise RuntimeError(f"no long-term note in the working memory: {r.stderr}")
+                raise RuntimeError("no long-term note in the working memory")
             title, rel = m.group(1), m.group(2)
             note_path = vault / rel
             log(f"  {target[1]} did not show; using {rel}")
-        original = note_path.read_text(encoding="utf-8")
-        fact = shown_fact(watch.text(), rel, original)
-        if fact is None:
+        cur: dict[str, Any] = {"rel": rel, "path": note_path, "retargets": 0}
+        cur["original"] = note_path.read_text(encoding="utf-8")
+        cur["fact"] = shown_fact(watch.text(), rel, cur["original"])
+        if cur["fact"] is None:
             raise RuntimeError(f"no fact line of {rel} shown in the working memory")
+        first = (rel, cur["fact"], len(cur["original"].encode()))
+
+        def retarget() -> None:
+            """The note left the working memory (its ranking moved): restore it and edit the
+            first note shown now."""
+            cur["path"].write_text(cur["original"], encoding="utf-8")
+            time.sleep(1.0)
+            for m in re.finditer(r"^### .+ \((memory/long_term/[^)]+\.md)\)$", watch.text(),
+                                 re.M):
+                text = (vault / m.group(1)).read_text(encoding="utf-8")
+                fact = shown_fact(watch.text(), m.group(1), text)
+                if fact is not None:
+                    cur.update(rel=m.group(1), path=vault / m.group(1), original=text, fact=fact,
+                               retargets=cur["retargets"] + 1)
+                    log(f"  ltm: the note left the working memory; now editing {m.group(1)}")
+                    return
 
         def ltm_apply(i: int, token: str, save: Any, style: str) -> dict[str, Any]:
-            text = original.replace(fact + "\n", f"{fact} {token}\n", 1)
+            text = cur["original"].replace(cur["fact"] + "\n", f"{cur['fact']} {token}\n", 1)
             watch.arm(token)
             t0 = time.monotonic()
-            save(note_path, text)
+            save(cur["path"], text)
             seen = watch.wait(EDIT_TIMEOUT_S)
-            return {"latency": None if seen is None else seen - t0}
+            if seen is None and f"({cur['rel']})" not in watch.text():
+                retarget()
+            return {"latency": None if seen is None else seen - t0, "note": cur["rel"]}
 
         ltm_rows = timed_series("ltm", edits, rng, ltm_apply)
+        cur["path"].write_text(cur["original"], encoding="utf-8")  # the floor edits it again
         log(f"  daemon ltm ({rel}): {fmt_summary(summarise(ltm_rows))}")
     finally:
         watch.close()
-    return {"rows": stm_rows + ltm_rows, "ltm_note": rel, "ltm_fact": fact,
-            "ltm_note_bytes": len(original.encode())}
+    return {"rows": stm_rows + ltm_rows, "ltm_note": first[0], "ltm_fact": first[1],
+            "ltm_note_bytes": first[2], "ltm_retargets": cur["retargets"]}
 
 
 def fmt_summary(s: dict[str, Any]) -> str:
@@ -717,12 +757,19 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
         # Idle: let the idle-time segment merge (30 s after the last change) happen, then sample.
         c0 = d.cpu_s()
         time.sleep(args.settle)
-        c1 = d.cpu_s()
-        time.sleep(args.idle)
-        c2 = d.cpu_s()
+        c1 = prev = d.cpu_s()
+        per_s = []  # CPU seconds used in each second of the idle window: a spike or a tick?
+        end = time.monotonic() + args.idle
+        while time.monotonic() < end:
+            time.sleep(1.0)
+            now_cpu = d.cpu_s()
+            per_s.append(round(now_cpu - prev, 3))
+            prev = now_cpu
+        c2 = prev
         res["idle"] = {"settle_s": args.settle, "settle_cpu_s": c1 - c0, "idle_s": args.idle,
                        "idle_cpu_s": c2 - c1, "cpu_s_per_min": (c2 - c1) * 60 / args.idle,
-                       "rss_mb": d.rss_mb(), "threads": d.ps.num_threads()}
+                       "per_second": per_s, "rss_mb": d.rss_mb(),
+                       "threads": d.ps.num_threads()}
         log(f"[{n}] idle: {res['idle']['cpu_s_per_min']:.4f} CPU-s/min "
             f"(settle {c1 - c0:.3f} s CPU), RSS {res['idle']['rss_mb']:.0f} MB")
         if prep is not None:
@@ -844,9 +891,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="200 notes, 10 edits, no burst")
     ap.add_argument("--no-burst", action="store_true", help="skip the git checkout burst")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--settle", type=float, default=35.0, help="seconds before the idle window")
+    ap.add_argument("--settle", type=float, default=50.0, help="seconds before the idle window")
     ap.add_argument("--idle", type=float, default=30.0, help="idle CPU window (s)")
-    ap.add_argument("--burst-timeout", type=float, default=600.0)
+    ap.add_argument("--burst-timeout", type=float, default=900.0)
     ap.add_argument("--debug", action="store_true", help="run the daemon with --debug")
     ap.add_argument("--workdir", type=Path, default=None, help="where to put the vaults")
     ap.add_argument("--keep", action="store_true", help="keep vaults, indexes and daemon logs")
