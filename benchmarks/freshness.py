@@ -245,6 +245,16 @@ class Daemon:
     def rss_mb(self) -> float:
         return self.ps.memory_info().rss / 2**20
 
+    def rss_split_mb(self) -> dict[str, float]:
+        """RssAnon (the daemon's own heap) and RssFile (mostly Whoosh's mmapped segment files:
+        page cache, shared and reclaimable) from /proc; empty where unreadable."""
+        try:
+            lines = Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
+        except OSError:
+            return {}
+        return {k: int(v.split()[0]) / 1024 for k, v in (ln.split(":", 1) for ln in lines)
+                if k in ("RssAnon", "RssFile")}
+
     def cpu_s(self) -> float:
         t = self.ps.cpu_times()
         return t.user + t.system
@@ -664,7 +674,8 @@ def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dic
     res: dict[str, Any] = {"files": len(expected), "checkout_s": checkout_s,
                            "converge_s": converged, "converged_files": done,
                            "progress": progress[-20:], "daemon_cpu_s": d.cpu_s() - cpu0,
-                           "rss_after_mb": d.rss_mb(), "peak_tree_rss_mb": d.peak_tree / 2**20,
+                           "rss_after_mb": d.rss_mb(), "rss_after_split_mb": d.rss_split_mb(),
+                           "peak_tree_rss_mb": d.peak_tree / 2**20,
                            "setup_s": prep["setup_s"]}
     res["log_reconciles"] = d.log_lines("reconcile (")[reconciles_before:]
     res["log_overflow"] = len(d.log_lines("overflow"))
@@ -736,9 +747,11 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
     try:
         ready = d.ready()
         rss = d.rss_mb()
+        cold_split = d.rss_split_mb()
     finally:
         code = d.stop()
-    res["cold"] = {"ready_s": ready, "rss_ready_mb": rss, "peak_tree_rss_mb": d.peak_tree / 2**20,
+    res["cold"] = {"ready_s": ready, "rss_ready_mb": rss, "rss_ready_split_mb": cold_split,
+                   "peak_tree_rss_mb": d.peak_tree / 2**20,
                    "exit": code, "reconcile": d.log_lines("reconcile (")}
     log(f"[{n}] cold start: READY {ready:.1f} s, RSS {rss:.0f} MB, peak tree "
         f"{res['cold']['peak_tree_rss_mb']:.0f} MB, exit {code}")
@@ -747,13 +760,15 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
     d = Daemon(vault, env, base, "warm", args.debug)
     try:
         ready = d.ready()
-        res["warm"] = {"ready_s": ready, "rss_ready_mb": d.rss_mb()}
+        res["warm"] = {"ready_s": ready, "rss_ready_mb": d.rss_mb(),
+                       "rss_ready_split_mb": d.rss_split_mb()}
         log(f"[{n}] warm start: READY {ready:.2f} s, RSS {res['warm']['rss_ready_mb']:.0f} MB")
         time.sleep(7.0)  # the scheduled jobs' first runs are due 5 s after the start
         d.wait_quiet()
         ed = daemon_edits(d, vault, env, args.edits, args.seed, target)
         res["daemon_edits"] = ed
         res["warm"]["rss_after_edits_mb"] = d.rss_mb()
+        res["warm"]["rss_after_edits_split_mb"] = d.rss_split_mb()
         # Idle: let the idle-time segment merge (30 s after the last change) happen, then sample.
         c0 = d.cpu_s()
         time.sleep(args.settle)
@@ -769,6 +784,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
         res["idle"] = {"settle_s": args.settle, "settle_cpu_s": c1 - c0, "idle_s": args.idle,
                        "idle_cpu_s": c2 - c1, "cpu_s_per_min": (c2 - c1) * 60 / args.idle,
                        "per_second": per_s, "rss_mb": d.rss_mb(),
+                       "rss_split_mb": d.rss_split_mb(),
                        "threads": d.ps.num_threads()}
         log(f"[{n}] idle: {res['idle']['cpu_s_per_min']:.4f} CPU-s/min "
             f"(settle {c1 - c0:.3f} s CPU), RSS {res['idle']['rss_mb']:.0f} MB")
@@ -842,6 +858,8 @@ def table(results: list[dict[str, Any]]) -> str:
             f"| {n} | warm start (index present): spawn → READY (s) | {w['ready_s']:.2f} | | |",
             f"| {n} | warm start: RSS at READY / after the edits / after idle (MB) | "
             f"{w['rss_ready_mb']:.0f} / {w['rss_after_edits_mb']:.0f} / {i['rss_mb']:.0f} | | |",
+            f"| {n} | … of which anonymous / file-backed (mmapped index) at idle (MB) | "
+            f"{_split(i.get('rss_split_mb'))} | | |",
             f"| {n} | idle CPU over {i['idle_s']:.0f} s after {i['settle_s']:.0f} s settle "
             f"(CPU-s per minute) | {i['cpu_s_per_min']:.4f} | | |",
         ]
@@ -860,6 +878,12 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _split(split: dict[str, float] | None) -> str:
+    if not split:
+        return "-"
+    return f"{split.get('RssAnon', 0):.0f} / {split.get('RssFile', 0):.0f}"
+
+
 def targets(results: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in results:
@@ -871,7 +895,9 @@ def targets(results: list[dict[str, Any]]) -> list[str]:
                 out.append(f"{n} notes, {series}: save → WM p95 {a['p95'] * 1e3:.1f} ms "
                            f"({'met' if ok else 'MISSED'}, target < 150 ms at 10,000)")
         rss = max(r["warm"]["rss_ready_mb"], r["warm"]["rss_after_edits_mb"], r["idle"]["rss_mb"])
-        out.append(f"{n} notes: warm daemon RSS max {rss:.0f} MB "
+        anon = r["idle"].get("rss_split_mb", {}).get("RssAnon")
+        anon_s = f" ({anon:.0f} MB anonymous at idle)" if anon is not None else ""
+        out.append(f"{n} notes: warm daemon RSS max {rss:.0f} MB{anon_s} "
                    f"({'met' if rss < 200 else 'MISSED'}, target < 200 MB); cold (built the "
                    f"index) RSS at READY {r['cold']['rss_ready_mb']:.0f} MB")
         idle = r["idle"]["cpu_s_per_min"]

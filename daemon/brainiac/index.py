@@ -211,6 +211,7 @@ class Index:
         self.directory = directory
         self.writable = writable  # False: a reader beside the daemon, which owns the writer
         self.rebuilt = False  # True when opening found nothing usable and started afresh
+        self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._ix = self._open_or_create()
         self._searcher: Any = self._ix.searcher(weighting=scoring.BM25F())
         self._analyzer = self._ix.schema["body"].analyzer
@@ -313,12 +314,19 @@ class Index:
             )
 
     def merge_segments(self, force: bool = False) -> bool:
-        """A merging commit when segments have piled up (call when idle). True if it merged."""
+        """A merging commit when segments have piled up (call when idle). True if it merged.
+
+        Whoosh's merge policy may leave more than `_MERGE_ABOVE_SEGMENTS` segments; then nothing
+        is tried again until more segments arrive (each try writes a new generation, and an idle
+        daemon must not burn CPU retrying).
+        """
         self._check_writable()
-        if not force and self.segment_count() <= _MERGE_ABOVE_SEGMENTS:
+        count = self.segment_count()
+        if not force and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge):
             return False
         _commit(self._ix.writer(timeout=_WRITER_TIMEOUT_S, delay=0.05), merge=True)
         self._refresh()
+        self._left_by_merge = self.segment_count()
         return True
 
     def segment_count(self) -> int:

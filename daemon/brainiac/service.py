@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 STATUS_FILE = "daemon.json"
 _STATUS_EVERY_S = 5.0
-_IDLE_MERGE_AFTER_S = 30.0
+_IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
 
 
 @dataclass
@@ -70,6 +70,7 @@ class Service:
         self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
         self._tracker = ChangeTracker()
         self._counters = _Counters()
+        self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
 
@@ -261,8 +262,12 @@ class Service:
             )
 
     def _idle_work(self) -> None:
-        if time.monotonic() - self._counters.last_change < _IDLE_MERGE_AFTER_S:
+        if time.monotonic() - self._counters.last_change < _IDLE_AFTER_S:
             return
+        try:
+            self.memory.indexer.flush()
+        except OSError:
+            log.exception("could not save the manifest; will retry")
         try:
             self.memory.indexer.index.merge_segments()
         except Exception:

@@ -258,8 +258,11 @@ class _Handler(FileSystemEventHandler):  # type: ignore[misc]  # watchdog is unt
 
     def _route(self, event: FileSystemEvent) -> None:
         kind = event.event_type
-        if kind in ("opened", "closed_no_write"):
-            return  # reads: Obsidian and indexers open notes all the time
+        if kind in ("opened", "closed_no_write", "attrib"):
+            # Reads (Obsidian and indexers open notes all the time) and metadata changes: neither
+            # changes content. An attrib also follows vim's close-after-write, and as a bare hint
+            # it would make a finished save wait for the quiet period.
+            return
         src = self._rel(event.src_path)
         dest = self._rel(event.dest_path) if kind == "moved" else None
         if event.is_directory:
