@@ -184,6 +184,7 @@ def _schema() -> Schema:
 
 _TEXT_FIELDS = ("title", "aliases", "body", "context")
 _POSTINGS_BUDGET = 1500
+_MAX_TERMS = 10
 _KEYWORD_FIELDS = ("tags", "links")
 
 
@@ -358,11 +359,19 @@ class Index:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error."""
         terms = self._selective(self.terms(text))
         words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
-        words = {w for w in words if len(w) > 1 and w not in _STOP_WORDS}
-        if not terms and not words:
+        # Only words that are tags or link targets somewhere: each clause costs a matcher even
+        # when it matches nothing, and a long prompt has dozens of words.
+        keyword_clauses = [
+            Term(f, w)
+            for w in sorted(words)
+            if len(w) > 1 and w not in _STOP_WORDS
+            for f in _KEYWORD_FIELDS
+            if self._searcher.doc_frequency(f, w)
+        ]
+        if not terms and not keyword_clauses:
             return []
         clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
-        clauses += [Term(f, w) for w in sorted(words) for f in _KEYWORD_FIELDS]
+        clauses += keyword_clauses
         query = Or(clauses)
         # Below 5,000 documents Whoosh would preload every match of the Or into arrays; its
         # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
@@ -387,13 +396,16 @@ class Index:
         """
         if len(terms) <= 1:
             return terms
+        # Whoosh's cost grows with the number of clauses as well as with postings: a long prompt
+        # (or the working memory plus recent events, the query when there is no prompt) keeps
+        # its `_MAX_TERMS` rarest terms, which carry most of the BM25 weight anyway.
         freq = {
             t: self._searcher.doc_frequency("body", t) + self._searcher.doc_frequency("context", t)
             for t in terms
         }
         kept: set[str] = set()
         spent = 0
-        for term in sorted(terms, key=lambda t: freq[t]):
+        for term in sorted(terms, key=lambda t: freq[t])[:_MAX_TERMS]:
             if kept and spent + freq[term] > _POSTINGS_BUDGET:
                 break
             kept.add(term)
