@@ -39,6 +39,7 @@ SCHEMA_VERSION = "4"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 _MERGE_ABOVE_SEGMENTS = 6
+_MERGE_AT_SEGMENTS = 10
 _CONTEXT_BOOST = 0.5
 
 
@@ -304,7 +305,11 @@ class Index:
         except Exception:
             _cancel(writer)
             raise
-        _commit(writer, merge=False)
+        # Edits commit without merging (a merge can take seconds at 10,000 notes), but each
+        # commit adds a segment, and queries and the searcher reopened after each commit slow
+        # down with every one. Once they pile up (a burst of saves never leaves the daemon idle
+        # long enough to merge), the commit lets Whoosh's policy merge the small segments.
+        _commit(writer, merge=not bulk and self.segment_count() >= _MERGE_AT_SEGMENTS)
         self._refresh()
 
     def _check_writable(self) -> None:
