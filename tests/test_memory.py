@@ -71,3 +71,21 @@ def test_bad_arguments(memory: Memory, tmp_path: Path) -> None:
         memory.search("x", limit=0)
     with pytest.raises(VaultError, match="no such vault"):
         Memory(tmp_path / "missing")
+
+
+def test_reused_ranking_shows_an_edit_without_searching(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memory.remember("How is the Atlas migration going?", at=T)
+    assert "### Project Atlas" in memory.context(budget=2000, now=T).text
+    atlas = vault / "memory/long_term/project-atlas.md"
+    atlas.write_text(
+        atlas.read_text().replace("- owner: the user\n", "- owner: the user\n- budget: 40k euro\n")
+    )
+
+    def no_search(*args: object, **kwargs: object) -> None:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(memory.indexer.index, "search", no_search)
+    ctx = memory.context(budget=2000, now=T, reuse_ranking=True)
+    assert "- budget: 40k euro" in ctx.text

@@ -76,8 +76,15 @@ class Manifest:
         # Built by hand rather than with dataclasses.asdict and written in one piece: at 10,000
         # notes this took the save from 600 ms to about 100 ms.
         files = {
-            rel: {"size": s.size, "mtime_ns": s.mtime_ns, "ctime_ns": s.ctime_ns, "ino": s.ino,
-                  "sha256": s.sha256, "docs": s.docs, "problem": s.problem}
+            rel: {
+                "size": s.size,
+                "mtime_ns": s.mtime_ns,
+                "ctime_ns": s.ctime_ns,
+                "ino": s.ino,
+                "sha256": s.sha256,
+                "docs": s.docs,
+                "problem": s.problem,
+            }
             for rel, s in sorted(self.files.items())
         }
         payload = {"version": _MANIFEST_VERSION, "index_id": self.index_id, "files": files}

@@ -34,7 +34,7 @@ from brainiac.indexer import Indexer, SyncReport
 from brainiac.locations import Locations
 from brainiac.lock import holder_of
 from brainiac.note import parse as parse_note
-from brainiac.retrieval import retrieve
+from brainiac.retrieval import candidate_limit, retrieve
 from brainiac.vault import IDENTITY, SHORT_TERM, Vault, template_dir
 
 log = logging.getLogger(__name__)
@@ -101,6 +101,7 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
+        self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -237,9 +238,18 @@ class Memory:
         return stm.strip_hints(note.body)
 
     def context(
-        self, prompt: str | None = None, budget: int | None = None, now: dt.datetime | None = None
+        self,
+        prompt: str | None = None,
+        budget: int | None = None,
+        now: dt.datetime | None = None,
+        reuse_ranking: bool = False,
     ) -> Context:
-        """The assembled working memory for `prompt`, within `budget` tokens."""
+        """The assembled working memory for `prompt`, within `budget` tokens.
+
+        `reuse_ranking` (the daemon, right after an edit): when the query is the same as last
+        time, rank with the hits of that search instead of searching again. Excerpts are still
+        read from the files, so an edited note shows at once; the daemon re-ranks when idle.
+        """
         budget = ctx_mod.check_budget(self.config.budget if budget is None else budget)
         now = now or dt.datetime.now()
         self.refresh()
@@ -247,9 +257,16 @@ class Memory:
         n = self.config.recent_events
         recent = list(doc.events[-n:]) if n else []
         query = prompt or self._implicit_query(doc, recent)
+        limit = candidate_limit(self.config, budget, len(recent))
+        key = (query, limit)
+        if reuse_ranking and self._last_search is not None and self._last_search[0] == key:
+            hits = self._last_search[1]
+        else:
+            hits = self.indexer.index.search(query, limit=limit) if query.strip() else []
+            self._last_search = (key, hits)
         items = retrieve(
             self.vault,
-            self.indexer.index,
+            hits,
             query,
             self.config,
             now,

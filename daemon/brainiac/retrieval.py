@@ -23,7 +23,7 @@ from brainiac.config import Config
 from brainiac.context import LongTermItem, render_event
 from brainiac.errors import NoteParseError
 from brainiac.events import Event
-from brainiac.index import Hit, Index
+from brainiac.index import Hit
 from brainiac.vault import Vault
 
 _SUMMARY_CHARS = 600
@@ -79,30 +79,38 @@ def _overlap(text: str, query_words: set[str]) -> int:
     return len(_words(text) & query_words)
 
 
+def max_items(cfg: Config, budget: int) -> int:
+    """As many items as could fill the budget (an event line is ~30 tokens), capped by the config:
+    a small budget does not pay for candidates it cannot use, a large one is not starved."""
+    return min(cfg.max_ltm_items, max(10, budget // 30))
+
+
+def candidate_limit(cfg: Config, budget: int, excluded: int) -> int:
+    """How many search hits to rank: twice the items wanted (a note's event hits fold into its
+    one excerpt, and the memory weights may reorder near-ties across the cut) plus the recent
+    events excluded. Fetching more only costs time: reading stored fields dominates a search."""
+    return 2 * max_items(cfg, budget) + excluded
+
+
 def retrieve(
     vault: Vault,
-    index: Index,
+    hits: Sequence[Hit],
     query: str,
     cfg: Config,
     now: dt.datetime,
     exclude_events: Iterable[str] = (),
     budget: int = 2000,
 ) -> Iterator[LongTermItem]:
-    """The relevant long-term memories for `query`, rendered, best first.
+    """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
 
     A generator: a note is read and rendered only when the assembler asks for the next item, so
-    the notes ranked below what fits the budget cost nothing.
+    the notes ranked below what fits the budget cost nothing. Notes are read from their files, so
+    an excerpt is current even when the hits come from an earlier search.
     """
-    # As many items as could fill the budget (an event line is ~30 tokens), capped by the config:
-    # a small budget does not pay for candidates it cannot use, a large one is not starved.
-    max_items = min(cfg.max_ltm_items, max(10, budget // 30))
-    if max_items == 0 or not query.strip():
+    limit = max_items(cfg, budget)
+    if limit == 0 or not hits:
         return
-    # Candidates: twice the items wanted (a note's event hits fold into its one excerpt, and the
-    # memory weights may reorder near-ties across the cut) plus the recent events excluded below.
-    # Fetching more only costs time: reading each hit's stored fields dominates a search.
     exclude_events = set(exclude_events)
-    hits = index.search(query, limit=2 * max_items + len(exclude_events))
     ranked = rank(hits, cfg, now, exclude_events)
     query_words = _words(query)
     given = 0
@@ -113,7 +121,7 @@ def retrieve(
         if h.kind == corpus.EVENT and h.title:
             wanted_quotes.setdefault(h.path, []).append(h.event_id)
     for r in ranked:
-        if given >= max_items:
+        if given >= limit:
             return
         h = r.hit
         if h.kind == corpus.NOTE:

@@ -71,6 +71,7 @@ class Service:
         self._tracker = ChangeTracker()
         self._counters = _Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
+        self._ranking_stale = False  # the index changed since the working memory was ranked
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
 
@@ -214,6 +215,10 @@ class Service:
             self._sync(ready)
 
     def _sync(self, paths: list[str]) -> None:
+        # The working memory first, from the files as they are now and the last ranking (no
+        # search): an edit shows within one write. Then the index; the ranking is refreshed once
+        # the edits pause (see _idle_work), since new words may change what ranks highest.
+        self._write_working_memory(reuse_ranking=True)
         try:
             report = self.memory.indexer.sync(paths)
         except Exception:
@@ -221,10 +226,9 @@ class Service:
             self._full_reconcile("error")
             return
         self._counters.syncs += 1
-        changed = bool(report.changed or report.removed)
-        if changed or any(p.startswith("system/") for p in paths):
+        if report.changed or report.removed:
             self._counters.last_change = time.monotonic()
-            self._write_working_memory()
+            self._ranking_stale = True
 
     def _full_reconcile(self, why: str) -> None:
         started = time.perf_counter()
@@ -243,9 +247,9 @@ class Service:
             if report.changed or report.removed:
                 self._write_working_memory()
 
-    def _write_working_memory(self) -> None:
+    def _write_working_memory(self, reuse_ranking: bool = False) -> None:
         try:
-            ctx = self.memory.context(None, now=dt.datetime.now())
+            ctx = self.memory.context(None, now=dt.datetime.now(), reuse_ranking=reuse_ranking)
             outcome = wm.write(
                 self.memory.vault, self.memory.locations.state, ctx.text, dt.datetime.now()
             )
@@ -264,6 +268,9 @@ class Service:
     def _idle_work(self) -> None:
         if time.monotonic() - self._counters.last_change < _IDLE_AFTER_S:
             return
+        if self._ranking_stale:
+            self._ranking_stale = False
+            self._write_working_memory()
         try:
             self.memory.indexer.flush()
         except OSError:
