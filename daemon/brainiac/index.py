@@ -336,7 +336,10 @@ class Index:
         return True
 
     def segment_count(self) -> int:
-        return len(self._ix._segments())
+        # Of the searcher's view (current after every commit): asking the index itself reads
+        # and unpickles its table of contents from disk each time.
+        reader = self._searcher.reader()
+        return len(reader.leaf_readers()) if reader.doc_count_all() else 0
 
     def _refresh(self) -> None:
         # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers

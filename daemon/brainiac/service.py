@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 STATUS_FILE = "daemon.json"
 _STATUS_EVERY_S = 5.0
+_STATUS_HEARTBEAT_S = 60.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
 
 
@@ -72,6 +73,8 @@ class Service:
         self._counters = _Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self._ranking_stale = False  # the index changed since the working memory was ranked
+        self._jobs_run = 0
+        self._last_status: tuple[tuple[object, ...], float] = ((), -float("inf"))
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
 
@@ -300,6 +303,7 @@ class Service:
         if job is None:
             return
         report = jobs_mod.run(job, self.memory, _utcnow(), False, self.memory.locations.state)
+        self._jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", name, report.summary)
         if report.changed:
             self._sync(list(report.changed))
@@ -329,6 +333,14 @@ class Service:
         )
 
     def _write_status(self, stopping: bool = False) -> None:
+        # An idle daemon must cost nothing measurable: rewrite the status only when something
+        # happened since the last write, or once a minute (so `status` can tell it is alive).
+        stamp = (self._counters.syncs, self._counters.working_memory_writes, self._jobs_run,
+                 len(self._counters.conflicts), self._tracker.pending(), stopping)
+        now = time.monotonic()
+        if stamp == self._last_status[0] and now - self._last_status[1] < _STATUS_HEARTBEAT_S:
+            return
+        self._last_status = (stamp, now)
         manifest = self.memory.indexer.manifest
         next_runs = self._scheduler.next_runs() if self._scheduler else {}
         data = {
