@@ -27,7 +27,6 @@ UNIT_NAME = "brainiac.service"
 # The first line of every unit brainiac writes: install() and uninstall() only touch a file that
 # starts with it, so a unit a person wrote by hand under the same name is never lost.
 MARKER = "# Written by brainiac"
-DOCUMENTATION_URL = "https://github.com/brainiac-memory/brainiac/blob/main/docs/service.md"
 
 # A hung service manager must not hang the daemon's main loop on a blocking send.
 _NOTIFY_TIMEOUT_S = 0.25  # a full queue must not stall the daemon; systemd drains it quickly
@@ -210,7 +209,7 @@ def unit_text(exec_start: Sequence[str], vault: Path) -> str:
 
 [Unit]
 Description=brainiac - memory daemon for an AI agent's Markdown vault
-Documentation={DOCUMENTATION_URL}
+# Set-up and troubleshooting: docs/service.md in brainiac (the project has no public URL yet)
 # Stop restarting after 5 failures within 5 minutes.
 StartLimitIntervalSec=300
 StartLimitBurst=5
