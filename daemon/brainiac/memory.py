@@ -82,14 +82,13 @@ class Memory:
         index_writes: bool | None = None,
     ) -> None:
         root = Path(path).expanduser()
-        if root.is_dir() and not _looks_like_vault(root):
+        Vault.open(root)  # a missing path or a file: the error that says how to create a vault
+        if not _looks_like_vault(root):
             raise VaultError(
                 f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
                 f"create one with `brainiac init {root}`"
             )
-        self.config = (
-            config if config is not None else config_mod.load(root) if root.is_dir() else Config()
-        )
+        self.config = config if config is not None else config_mod.load(root)
         self.vault = Vault.open(root, self.config.max_note_bytes)
         self.locations = locations or Locations.for_vault(self.vault.root)
         self.refresh_interval_s = refresh_interval_s
