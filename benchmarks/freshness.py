@@ -951,19 +951,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    machine["loadavg_end"] = os.getloadavg()
-    md = table(results)
-    print(md)
-    print()
-    for line in targets(results):
-        print(f"- {line}")
-    args.out.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = args.out / f"freshness-{stamp}.json"
-    out.write_text(json.dumps({"machine": machine, "args": {k: str(v) for k, v in
-                                                            vars(args).items()},
-                               "results": results, "table": md}, indent=1), encoding="utf-8")
-    log(f"wrote {out}")
+    scale.report("freshness", machine, args, results, table(results), targets(results))
     return 0
 
 

@@ -434,20 +434,26 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    report("scale", machine, args, results, table(results), targets(results))
+    return 0
+
+
+def report(kind: str, machine: dict[str, Any], args: argparse.Namespace, results: list[Any],
+           md: str, target_lines: list[str]) -> Path:
+    """Print the table and the targets, and write everything to benchmarks/results/."""
     machine["loadavg_end"] = os.getloadavg()
-    md = table(results)
     print(md)
     print()
-    for line in targets(results):
+    for line in target_lines:
         print(f"- {line}")
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = args.out / f"scale-{stamp}.json"
+    out = args.out / f"{kind}-{stamp}.json"
     out.write_text(json.dumps({"machine": machine, "args": {k: str(v) for k, v in
                                                             vars(args).items()},
                                "results": results, "table": md}, indent=1), encoding="utf-8")
     log(f"wrote {out}")
-    return 0
+    return out
 
 
 def _git(*argv: str) -> str:
