@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from brainiac import events as ev
 from brainiac import ltm, stm
-from brainiac import note as notes
 from brainiac.vault import ARCHIVE_DIR, IDENTITY, SHORT_TERM, is_conflict_copy
 
 NOTE = "note"
@@ -100,7 +99,7 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         path=rel,
         kind=NOTE,
         title=parsed.title,
-        body=_searchable_body(parsed.note),
+        body=parsed.note.body,  # frontmatter is indexed through its own fields
         aliases=tuple(parsed.aliases),
         tags=tuple(parsed.tags),
         links=tuple(parsed.links),
@@ -121,11 +120,6 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         for e in parsed.sources
     ]
     return [note_doc, *sources]
-
-
-def _searchable_body(note: notes.Note) -> str:
-    # Frontmatter is indexed through its own fields; block ids are noise to a reader's query.
-    return note.body
 
 
 def _log_docs(rel: str, events: Sequence[ev.Event], status: str = "active") -> list[Document]:

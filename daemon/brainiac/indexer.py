@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainiac import corpus
+from brainiac import corpus, safe_io
 from brainiac.errors import NoteParseError
 from brainiac.index import Index
 from brainiac.vault import Vault, is_conflict_copy
@@ -88,13 +88,7 @@ class Manifest:
             for rel, s in sorted(self.files.items())
         }
         payload = {"version": _MANIFEST_VERSION, "index_id": self.index_id, "files": files}
-        data = json.dumps(payload, separators=(",", ":")).encode("utf-8")
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        safe_io.replace_file(path, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
 
     @property
     def problems(self) -> dict[str, str]:

@@ -154,8 +154,7 @@ class Memory:
                 f"{self.vault.root}: the daemon (pid {holder.pid if holder else '?'}) "
                 "owns the index; stop it, or delete the index and restart it"
             )
-        self.indexer.index.reset()
-        self.indexer.manifest.index_id = ""
+        self.indexer.manifest.index_id = ""  # names no index: the sync starts a fresh one
         report = self.indexer.sync()
         self.indexer.index.merge_segments(force=True)
         self._last_reconcile = time.monotonic()

@@ -151,6 +151,26 @@ def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finger
         raise
 
 
+def replace_file(path: Path, data: bytes) -> None:
+    """Write a file brainiac owns outright (state outside the vault): temp file, fsync, rename.
+
+    No compare-and-swap: nobody else edits these files, and the rename means a reader sees the
+    old or the new content, never a torn one.
+    """
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
 def remove_stale_temps(
     root: Path, older_than_s: float = 300.0, now: float | None = None
 ) -> list[Path]:

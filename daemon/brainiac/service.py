@@ -335,8 +335,14 @@ class Service:
     def _write_status(self, stopping: bool = False) -> None:
         # An idle daemon must cost nothing measurable: rewrite the status only when something
         # happened since the last write, or once a minute (so `status` can tell it is alive).
-        stamp = (self._counters.syncs, self._counters.working_memory_writes, self._jobs_run,
-                 len(self._counters.conflicts), self._tracker.pending(), stopping)
+        stamp = (
+            self._counters.syncs,
+            self._counters.working_memory_writes,
+            self._jobs_run,
+            len(self._counters.conflicts),
+            self._tracker.pending(),
+            stopping,
+        )
         now = time.monotonic()
         if stamp == self._last_status[0] and now - self._last_status[1] < _STATUS_HEARTBEAT_S:
             return
@@ -359,10 +365,8 @@ class Service:
             "watcher_alive": bool(self._watcher and self._watcher.is_alive()),
         }
         path = self.memory.locations.state / STATUS_FILE
-        tmp = path.with_name(f".{STATUS_FILE}.tmp")
         try:
-            tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
-            os.replace(tmp, path)
+            safe_io.replace_file(path, json.dumps(data, indent=1).encode("utf-8"))
         except OSError:
             log.exception("could not write %s", path)
         if not stopping:

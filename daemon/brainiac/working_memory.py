@@ -88,7 +88,4 @@ def _last_written(record: Path) -> dict[str, str]:
 
 
 def _save(record: Path, data: dict[str, str]) -> None:
-    record.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = record.with_name(f".{record.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, record)
+    safe_io.replace_file(record, json.dumps(data).encode("utf-8"))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from brainiac import safe_io
 
 if TYPE_CHECKING:
     from brainiac.memory import Memory
@@ -123,10 +124,5 @@ def load_records(state_dir: Path) -> dict[str, JobRecord]:
 
 
 def save_records(state_dir: Path, records: dict[str, JobRecord]) -> None:
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = state_dir / "jobs.json"
-    tmp = path.with_name(f".jobs.json.{os.getpid()}.tmp")
-    tmp.write_text(
-        json.dumps({k: asdict(v) for k, v in records.items()}, indent=1), encoding="utf-8"
-    )
-    os.replace(tmp, path)
+    data = json.dumps({k: asdict(v) for k, v in records.items()}, indent=1)
+    safe_io.replace_file(state_dir / "jobs.json", data.encode("utf-8"))
