@@ -6,6 +6,7 @@ import datetime as dt
 import shutil
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,42 +119,26 @@ def test_private_notes_are_not_indexed(memory: Memory, vault: Path) -> None:
     assert memory.search("quokka") == []
 
 
+@pytest.fixture(scope="module")
+def shared_index(tmp_path_factory):  # type: ignore[no-untyped-def]
+    # One index for all generated examples (hypothesis runs the test body many times).
+    from brainiac.corpus import Document
+
+    index = Index(tmp_path_factory.mktemp("idx"))
+    doc = Document(key="a.md", path="a.md", kind="note", title="Title", body="some body text")
+    index.apply([doc.with_digest()], [])
+    yield index
+    index.close()
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(query=st.text(max_size=80))
-def test_any_text_is_a_valid_query(tmp_path_factory, query: str) -> None:  # type: ignore[no-untyped-def]
-    index = _shared_index(tmp_path_factory)
-    index.search(query, limit=5)
-    index.search(query + ' AND OR NOT "( [ { * ? ~ ^ : \\', limit=5)
-
-
-_INDEX: dict[str, Index] = {}
-
-
-def _shared_index(factory) -> Index:  # type: ignore[no-untyped-def]
-    # One index for all generated examples (hypothesis runs the test body many times).
-    key = "idx"
-    if key not in _INDEX:
-        from brainiac.corpus import Document
-
-        index = Index(factory.mktemp("idx"))
-        index.apply(
-            [
-                Document(
-                    key="a.md",
-                    path="a.md",
-                    kind="note",
-                    title="Title",
-                    body="some body text with words",
-                ).with_digest()
-            ],
-            [],
-        )
-        _INDEX[key] = index
-    return _INDEX[key]
+def test_any_text_is_a_valid_query(shared_index: Index, query: str) -> None:
+    shared_index.search(query, limit=5)
+    shared_index.search(query + ' AND OR NOT "( [ { * ? ~ ^ : \\', limit=5)
 
 
 def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import pytest
     from whoosh.writing import SegmentWriter
 
     from brainiac.corpus import Document
@@ -171,4 +156,38 @@ def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) 
     monkeypatch.setattr(SegmentWriter, "commit", original)
     index.apply([doc], [])  # the lock was released: a second writer gets it at once
     assert [h.path for h in index.search("alpha")] == ["a.md"]
+    index.close()
+
+
+def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The index reads each segment's field lengths once instead of once per scored posting;
+    # scores must be Whoosh's own, over several segments and after a deletion.
+    from brainiac.corpus import Document
+    from brainiac.index import _SegmentLengthsBM25F
+
+    index = Index(tmp_path / "idx")
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+    for batch in range(3):  # three commits, three segments
+        docs = [
+            Document(
+                key=f"n{batch}-{i}.md",
+                path=f"n{batch}-{i}.md",
+                kind="note",
+                title=f"Note {batch} {i}",
+                body=" ".join(words[: 1 + (i * 3 + batch) % 8] * (1 + i % 4)),
+            ).with_digest()
+            for i in range(12)
+        ]
+        index.apply(docs, [])
+    index.apply([], ["n1-3.md"])
+    assert index.segment_count() >= 2
+    query = "alpha gamma theta note"
+    cached = [(h.path, h.score) for h in index.search(query, limit=50)]
+    assert index._weighting._lengths, "the length cache was not used"
+
+    monkeypatch.setattr(_SegmentLengthsBM25F, "_segment_lengths", lambda *a: None)
+    plain = [(h.path, h.score) for h in index.search(query, limit=50)]
+    assert [p for p, _ in cached] == [p for p, _ in plain]
+    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(cached, plain, strict=True))
+    assert "n1-3.md" not in [p for p, _ in plain]
     index.close()
