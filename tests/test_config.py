@@ -50,4 +50,7 @@ def test_the_template_documents_every_setting_with_its_default() -> None:
         assert m, f"{s.key} is not documented in the template's config.toml"
         value = m.group(1).strip()
         expected = getattr(defaults, s.attr)
-        assert value == ("[]" if expected == () else repr(expected)), s.key
+        if isinstance(expected, str):
+            assert value == f'"{expected}"', s.key
+        else:
+            assert value == ("[]" if expected == () else repr(expected)), s.key

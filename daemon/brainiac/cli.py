@@ -6,6 +6,7 @@ traceback instead. Data goes to stdout (as JSON with `--json`), messages and war
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -19,11 +20,11 @@ from typing import Any
 
 import click
 
-from brainiac import __version__, systemd
+from brainiac import __version__, clock, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
-from brainiac.errors import BrainiacError, ConfigError, VaultError
+from brainiac.errors import BrainiacError, ConfigError
 from brainiac.lock import holder_of
 from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
@@ -214,7 +215,7 @@ def context(
     if prompt_file is not None:
         prompt = prompt_file.read()
     memory = _open(ctx)
-    when = _parse_time(now, "--now") or dt.datetime.now()
+    when = clock.local(_parse_time(now, "--now") or clock.now())
     result = memory.context(prompt, budget=budget, now=when)
     for warning in result.warnings:
         click.echo(f"brainiac: warning: {warning}", err=True)
@@ -449,26 +450,62 @@ def jobs_list(ctx: click.Context, as_json: bool) -> None:
     help="The time the job runs as (default: now).",
 )
 @click.option("--dry-run", is_flag=True, help="Report what the job would do; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reports as JSON.")
 @click.pass_context
-def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool) -> None:
-    """Run one job now, through the same code the daemon uses."""
-    job = jobs_mod.JOBS.get(name)
-    if job is None:
+def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_json: bool) -> None:
+    """Run one job now (or `all`: reflection, promotion, organization), through the same code
+    the daemon uses."""
+    if name != "all" and name not in jobs_mod.JOBS:
         raise click.BadParameter(
-            f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)}", param_hint="NAME"
+            f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)} or all", param_hint="NAME"
         )
     memory = _open(ctx)
-    if job.needs_index_writer and not memory.index_writes:
-        holder = holder_of(memory.locations.runtime)
-        raise VaultError(
-            f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
-            f"`{name}` itself; stop it to run `{name}` by hand"
-        )
-    when = _parse_time(now, "--now") or dt.datetime.now()
-    report = jobs_mod.run(job, memory, when, dry_run, memory.locations.state)
-    click.echo(f"{name}: {report.summary}")
-    if not report.ok:
+    reports = memory.run_job(name, now=_parse_time(now, "--now"), dry_run=dry_run)
+    if as_json:
+        _json([dataclasses.asdict(r) for r in reports])
+    else:
+        for report in reports:
+            click.echo(f"{report.name}: {report.summary}")
+    if not all(r.ok for r in reports):
         ctx.exit(EXIT_ERROR)
+
+
+@jobs.command("log")
+@click.option("-n", "limit", default=20, show_default=True, help="How many runs to show.")
+@click.option("--job", "job", default=None, metavar="NAME", help="Only this job's runs.")
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+@click.pass_context
+def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> None:
+    """What the jobs changed: the newest runs that changed something or failed, newest first."""
+    memory = _open(ctx)
+    runs = jobs_mod.read_log(memory.locations.state, limit=limit, job=job)
+    if as_json:
+        _json(runs)
+        return
+    if not runs:
+        click.echo("no job has changed anything yet", err=True)
+    for run in runs:
+        status = "ok" if run.get("ok") else "FAILED"
+        click.echo(f"{run.get('at')} {run.get('job')} {status}: {run.get('summary')}")
+        changed = run.get("changed")
+        for rel in changed if isinstance(changed, list) else []:
+            click.echo(f"    {rel}")
+
+
+@cli.command()
+@click.argument("delta", type=float)
+@click.pass_context
+def feedback(ctx: click.Context, delta: float) -> None:
+    """Reinforce (+1) or weaken (-1) the notes of the last assembled context.
+
+    Each note's reinforcement changes by DELTA x [lifecycle] learning_rate; retrieval ranks
+    reinforced notes higher. Use `--` before a negative number: `brainiac feedback -- -1`.
+    """
+    memory = _open(ctx)
+    changed = memory.feedback(delta)
+    for rel in changed:
+        click.echo(rel)
+    click.echo(f"feedback {delta:+g} applied to {len(changed)} note(s)", err=True)
 
 
 def main() -> None:

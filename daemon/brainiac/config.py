@@ -35,6 +35,21 @@ class Config:
     # [jobs]: minutes between runs of each scheduled job (0 turns a job off)
     rescan_minutes: float = 60.0
     merge_minutes: float = 10.0
+    reflection_minutes: float = 15.0
+    promotion_minutes: float = 60.0
+    organization_minutes: float = 1440.0
+    # [lifecycle]
+    short_term_window: int = 10
+    working_memory_ttl_minutes: float = 30.0
+    promotion_strength: float = 0.5
+    decay_per_day: float = 0.98
+    archive_below: float = 0.1
+    learning_rate: float = 0.1
+    # [llm]: an optional OpenAI-compatible endpoint; empty base_url means none (offline)
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key_env: str = ""
+    llm_timeout_s: float = 20.0
     # [vault]
     max_note_bytes: int = 1_000_000
     private_folders: tuple[str, ...] = field(default_factory=tuple)
@@ -65,6 +80,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("retrieval", "recency_half_life_days", "recency_half_life_days", float, 0.01, 100_000),
     Setting("jobs", "rescan", "rescan_minutes", float, 0, 100_000),
     Setting("jobs", "merge", "merge_minutes", float, 0, 100_000),
+    Setting("jobs", "reflection", "reflection_minutes", float, 0, 100_000),
+    Setting("jobs", "promotion", "promotion_minutes", float, 0, 100_000),
+    Setting("jobs", "organization", "organization_minutes", float, 0, 100_000),
+    Setting("lifecycle", "short_term_window", "short_term_window", int, 0, 100_000),
+    Setting("lifecycle", "working_memory_ttl_minutes", "working_memory_ttl_minutes", float, 1, 1e6),
+    Setting("lifecycle", "promotion_strength", "promotion_strength", float, 0, 100),
+    Setting("lifecycle", "decay_per_day", "decay_per_day", float, 0.01, 1),
+    Setting("lifecycle", "archive_below", "archive_below", float, 0, 100),
+    Setting("lifecycle", "learning_rate", "learning_rate", float, 0, 10),
+    Setting("llm", "base_url", "llm_base_url", str),
+    Setting("llm", "model", "llm_model", str),
+    Setting("llm", "api_key_env", "llm_api_key_env", str),
+    Setting("llm", "timeout_s", "llm_timeout_s", float, 0.1, 600),
     Setting("vault", "max_note_bytes", "max_note_bytes", int, 1024, 1 << 31),
     Setting("vault", "private_folders", "private_folders", tuple),
 )
@@ -118,6 +146,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 
 def _coerce(s: Setting, raw: Any, where: str) -> Any:
+    if s.kind is str:
+        if not isinstance(raw, str):
+            raise ConfigError(f"{where}: expected a string in quotes, got {raw!r}")
+        return raw.strip()
     if s.kind is tuple:
         if isinstance(raw, str):
             raw = [part.strip() for part in raw.split(",") if part.strip()]

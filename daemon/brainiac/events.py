@@ -23,6 +23,7 @@ import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from brainiac import clock
 from brainiac.note import split_lines
 
 _HEAD_RE = re.compile(
@@ -48,10 +49,8 @@ class Event:
 
 
 def normalise_time(at: dt.datetime) -> dt.datetime:
-    """Times are stored naive: local as given, or UTC when the caller gave an aware time."""
-    if at.tzinfo is not None:
-        at = at.astimezone(dt.UTC).replace(tzinfo=None)
-    return at.replace(microsecond=0)
+    """Times are stored as naive local wall-clock times to the second (see clock.py)."""
+    return clock.local(at).replace(microsecond=0)
 
 
 def clean_role(role: str) -> str:
@@ -79,7 +78,7 @@ def event_id(at: dt.datetime | None, role: str, session: str | None, text: str) 
 def make_event(
     text: str, role: str = "user", session: str | None = None, at: dt.datetime | None = None
 ) -> Event:
-    at = normalise_time(at if at is not None else dt.datetime.now())
+    at = normalise_time(at if at is not None else clock.now())
     role, session, text = clean_role(role), clean_session(session), normalise_text(text)
     return Event(at, role, text, session, event_id(at, role, session, text))
 

@@ -15,6 +15,7 @@ passed, and at once for every file it writes.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import os
 import time
@@ -23,23 +24,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from brainiac import access, clock, ltm, safe_io, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
-from brainiac import stm
+from brainiac import jobs as jobs_mod
 from brainiac.config import Config
 from brainiac.errors import NoteParseError, StaleWriteError, VaultError
 from brainiac.index import Hit, Index
 from brainiac.indexer import Indexer, SyncReport
+from brainiac.jobs import edits
+from brainiac.llm import LLM
 from brainiac.locations import Locations
 from brainiac.lock import holder_of
+from brainiac.names import NameBook
 from brainiac.note import parse as parse_note
+from brainiac.note import set_frontmatter_field
 from brainiac.retrieval import candidate_limit, retrieve
-from brainiac.vault import IDENTITY, SHORT_TERM, Vault, template_dir
+from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 log = logging.getLogger(__name__)
 
 _WRITE_ATTEMPTS = 8
+_LAST_CONTEXT = "last_context.json"
+_MAX_REINFORCEMENT = 5.0
 _QUERY_RECENT_EVENTS = 3
 
 
@@ -101,6 +109,15 @@ class Memory:
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
         self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
+        self.names = NameBook()  # kept between job runs: re-reads only changed notes
+        self._llm: LLM | None = None
+
+    @property
+    def llm(self) -> LLM:
+        """The optional OpenAI-compatible endpoint of `[llm]` (`available` is False without one)."""
+        if self._llm is None:
+            self._llm = LLM(self.config)
+        return self._llm
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
@@ -249,7 +266,7 @@ class Memory:
         read from the files, so an edited note shows at once; the daemon re-ranks when idle.
         """
         budget = ctx_mod.check_budget(self.config.budget if budget is None else budget)
-        now = now or dt.datetime.now()
+        now = clock.local(now) if now is not None else clock.now()
         self.refresh()
         doc = self.short_term()
         n = self.config.recent_events
@@ -279,9 +296,81 @@ class Memory:
             long_term=items,
         )
         result = ctx_mod.assemble(inputs, budget)
+        self._record_use(result.sources, now)
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
         )
+
+    def _record_use(self, sources: Iterable[str], now: dt.datetime) -> None:
+        """Being retrieved counts as access (decay counts from it); `feedback` needs to know
+        which notes the last context held."""
+        notes_used = sorted({s.split("#", 1)[0] for s in sources if s.startswith(LONG_TERM_DIR)})
+        try:
+            access.record(self.locations.state, notes_used, now)
+            data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
+            safe_io.replace_file(
+                self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
+            )
+        except OSError as exc:  # bookkeeping must never cost the caller their context
+            log.warning("could not record which notes were used (%s)", exc.strerror)
+
+    # -- lifecycle jobs and feedback -----------------------------------------------------------
+    def run_job(
+        self, name: str, now: dt.datetime | None = None, dry_run: bool = False
+    ) -> list[jobs_mod.JobReport]:
+        """Run a job by name ("all": reflection, promotion, organization, in that order)."""
+        names = list(jobs_mod.LIFECYCLE) if name == "all" else [name]
+        unknown = [n for n in names if n not in jobs_mod.JOBS]
+        if unknown:
+            raise VaultError(
+                f"no job {unknown[0]!r}; choose one of {', '.join(jobs_mod.JOBS)} or all"
+            )
+        when = clock.local(now) if now is not None else clock.now()
+        reports = []
+        for n in names:
+            job = jobs_mod.JOBS[n]
+            if job.needs_index_writer and not self.index_writes:
+                holder = holder_of(self.locations.runtime)
+                raise VaultError(
+                    f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
+                    f"`{n}` itself; stop it to run `{n}` by hand"
+                )
+            report = jobs_mod.run(job, self, when, dry_run, self.locations.state)
+            reports.append(report)
+            if report.changed and not dry_run and self._indexer is not None and self.index_writes:
+                self._indexer.sync([c for c in report.changed])
+        return reports
+
+    def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:
+        """Reinforce (+) or weaken (-) the notes of the last assembled context (seed 002):
+        reinforcement += delta x learning_rate. Returns the notes changed."""
+        if not -10 <= delta <= 10 or delta == 0:
+            raise VaultError(f"feedback must be a non-zero number from -10 to 10, got {delta}")
+        try:
+            last = json.loads((self.locations.state / _LAST_CONTEXT).read_text(encoding="utf-8"))
+            used = [str(p) for p in last["notes"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise VaultError(
+                "no context has been assembled yet, so there is nothing to give feedback on; "
+                "run `brainiac context` first"
+            ) from None
+        when = clock.local(now) if now is not None else clock.now()
+        step = delta * self.config.learning_rate
+        outcome = edits.Outcome()
+        for rel in used:
+
+            def transform(text: str | None, rel: str = rel) -> str | None:
+                if text is None:
+                    return None
+                value = ltm.parse(text, rel).reinforcement + step
+                value = max(-_MAX_REINFORCEMENT, min(_MAX_REINFORCEMENT, value))
+                text = set_frontmatter_field(text, "reinforcement", f"{round(value, 4):g}")
+                return set_frontmatter_field(text, "reinforced", when.isoformat(timespec="minutes"))
+
+            edits.update(self.vault, rel, transform, outcome, dry_run=False)
+        if outcome.changed and self._indexer is not None and self.index_writes:
+            self._indexer.sync(outcome.changed)
+        return outcome.changed
 
     @staticmethod
     def _implicit_query(doc: stm.ShortTerm, recent: list[ev.Event]) -> str:

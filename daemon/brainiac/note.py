@@ -111,7 +111,7 @@ def split_lines(text: str) -> list[str]:
 def as_datetime(value: Any) -> dt.datetime | None:
     """A frontmatter date or datetime (YAML-typed or a string) as a naive datetime."""
     if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None) if value.tzinfo is None else _naive_utc(value)
+        return value if value.tzinfo is None else _naive_local(value)
     if isinstance(value, dt.date):
         return dt.datetime(value.year, value.month, value.day)
     if isinstance(value, str):
@@ -119,12 +119,13 @@ def as_datetime(value: Any) -> dt.datetime | None:
             parsed = dt.datetime.fromisoformat(value.strip())
         except ValueError:
             return None
-        return parsed if parsed.tzinfo is None else _naive_utc(parsed)
+        return parsed if parsed.tzinfo is None else _naive_local(parsed)
     return None
 
 
-def _naive_utc(value: dt.datetime) -> dt.datetime:
-    return value.astimezone(dt.UTC).replace(tzinfo=None)
+def _naive_local(value: dt.datetime) -> dt.datetime:
+    # Vault times are the person's wall-clock time (see clock.py).
+    return value.astimezone().replace(tzinfo=None)
 
 
 def parse(text: str, path: str = "<text>") -> Note:

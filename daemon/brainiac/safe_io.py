@@ -71,6 +71,7 @@ def current_fingerprint(path: Path) -> Fingerprint | None:
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
+_RENAME_NOREPLACE = 1
 
 
 def _rename_exchange(a: Path, b: Path) -> bool:
@@ -84,6 +85,31 @@ def _rename_exchange(a: Path, b: Path) -> bool:
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
     raise OSError(err, os.strerror(err), str(a))
+
+
+def rename_noreplace(src: Path, dst: Path) -> bool:
+    """Move `src` to `dst` in one step, never over an existing file; False if `dst` exists.
+
+    renameat2(RENAME_NOREPLACE) where the filesystem has it; elsewhere link + unlink, which can
+    leave both names after a crash in between (the caller's re-run then finds and finishes it).
+    """
+    fn = getattr(_libc, "renameat2", None)
+    if fn is not None:
+        if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
+            _fsync_dir(dst.parent)
+            return True
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            return False
+        if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise OSError(err, os.strerror(err), str(src))
+    try:
+        os.link(src, dst)
+    except FileExistsError:
+        return False
+    os.unlink(src)
+    _fsync_dir(dst.parent)
+    return True
 
 
 def _fsync_dir(directory: Path) -> None:

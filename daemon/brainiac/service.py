@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
+from brainiac import clock, safe_io, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
-from brainiac import safe_io, systemd
 from brainiac import working_memory as wm
 from brainiac.corpus import kind_of
 from brainiac.lock import InstanceLock
@@ -302,7 +302,7 @@ class Service:
         job = jobs_mod.JOBS.get(name)
         if job is None:
             return
-        report = jobs_mod.run(job, self.memory, _utcnow(), False, self.memory.locations.state)
+        report = jobs_mod.run(job, self.memory, clock.now(), False, self.memory.locations.state)
         self._jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", name, report.summary)
         if report.changed:
@@ -389,6 +389,6 @@ def _parse(value: str | None) -> dt.datetime | None:
     if not value:
         return None
     try:
-        return dt.datetime.fromisoformat(value)
+        return clock.to_utc(dt.datetime.fromisoformat(value))  # records hold local times
     except ValueError:
         return None

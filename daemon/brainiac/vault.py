@@ -22,6 +22,7 @@ IDENTITY = "system/core_identity.md"
 SHORT_TERM = "memory/short_term.md"
 LONG_TERM_DIR = "memory/long_term"
 ARCHIVE_DIR = "memory/archive"
+INDEXES_DIR = "memory/indexes"  # generated index notes (topics, entities, timeline)
 INBOX_DIR = "inbox"
 WORKING_MEMORY = "context/working_memory.md"
 CONFIG = ".brainiac/config.toml"

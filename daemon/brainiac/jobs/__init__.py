@@ -5,7 +5,10 @@ never reads the clock itself, so tests run a month of schedules in milliseconds.
 every job on its one writer thread (so at most one job runs at a time, and never beside an index
 update); the CLI runs them in its own process through the same functions.
 
-Each job's run is recorded in the state directory (`jobs.json`): last run, result, duration.
+Each job's run is recorded in the state directory (`jobs.json`: last run, result, duration), and
+each run that changed something, or failed, adds its report to `jobs.log.jsonl` (`brainiac jobs
+log`). The memory lifecycle jobs (reflection, promotion, organization) live in their own modules;
+`LIFECYCLE` is their order when run together ("all").
 """
 
 from __future__ import annotations
@@ -82,7 +85,40 @@ def _merge(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
+def _reflection(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs.reflection import reflect
+
+    return reflect(memory, now, dry_run)
+
+
+def _promotion(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs.promotion import promote
+
+    return promote(memory, now, dry_run)
+
+
+def _organization(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs.organization import organize
+
+    return organize(memory, now, dry_run)
+
+
 JOBS: dict[str, Job] = {
+    "reflection": Job(
+        "reflection",
+        "refresh the short-term summary, working memory, goals, facts and tasks from the events",
+        _reflection,
+    ),
+    "promotion": Job(
+        "promotion",
+        "move events that left the short-term window into long-term notes (or the archive)",
+        _promotion,
+    ),
+    "organization": Job(
+        "organization",
+        "decay strengths, archive faded notes, merge duplicates, repair facts, link, index",
+        _organization,
+    ),
     "rescan": Job(
         "rescan",
         "re-index whatever the file watcher missed (a full stat of the vault)",
@@ -93,6 +129,11 @@ JOBS: dict[str, Job] = {
         "merge", "merge search-index segments when they pile up", _merge, needs_index_writer=True
     ),
 }
+
+
+LIFECYCLE = ("reflection", "promotion", "organization")
+LOG_FILE = "jobs.log.jsonl"
+_LOG_KEEP_BYTES = 2_000_000
 
 
 def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Path) -> JobReport:
@@ -112,7 +153,48 @@ def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Pa
         rec.runs += 1
         rec.failures += 0 if report.ok else 1
         save_records(state_dir, records)
+        if report.changed or not report.ok:
+            append_log(state_dir, now, report, rec.last_seconds)
     return report
+
+
+def append_log(state_dir: Path, now: dt.datetime, report: JobReport, seconds: float) -> None:
+    """One JSON line per run that did something; the log is cut to its newest half when large."""
+    path = state_dir / LOG_FILE
+    line = json.dumps(
+        {
+            "at": now.isoformat(timespec="seconds"),
+            "job": report.name,
+            "ok": report.ok,
+            "summary": report.summary,
+            "changed": list(report.changed),
+            "seconds": seconds,
+        }
+    )
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as f:
+        f.write(line + "\n")
+    if path.stat().st_size > _LOG_KEEP_BYTES:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        safe_io.replace_file(path, "".join(lines[len(lines) // 2 :]).encode("utf-8"))
+
+
+def read_log(state_dir: Path, limit: int = 20, job: str | None = None) -> list[dict[str, object]]:
+    try:
+        lines = (state_dir / LOG_FILE).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    out: list[dict[str, object]] = []
+    for line in reversed(lines):
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if job is None or item.get("job") == job:
+            out.append(item)
+        if len(out) >= limit:
+            break
+    return out
 
 
 def load_records(state_dir: Path) -> dict[str, JobRecord]:

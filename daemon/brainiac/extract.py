@@ -1,0 +1,606 @@
+"""Deterministic extraction: facts, goals, tasks, questions, names and keywords from event text.
+
+Pure functions over conversational English, no model and no I/O, fast enough to run on every
+event of a vault. Each extractor is a handful of regular expressions over one sentence at a time.
+
+Precision matters more than recall: the facts found here are written to `## Facts` lines and a
+consistency checker later compares what is said against them, so a wrong fact costs more than a
+missed one. Hence the refusals: questions, conditionals, hedges and negations give no fact, a
+subject must be a definite noun phrase (`the deadline`, `my sister's name`, `Anna's birthday`) or
+a name, and a value that is an opinion (`great`), a pronoun or a whole clause is dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from brainiac.facts import Fact
+
+
+def _words(text: str) -> frozenset[str]:
+    # Word lists are written as prose blocks; one word a line would make this file unreadable.
+    return frozenset(text.split())
+
+
+# --- sentences -----------------------------------------------------------------------------------
+
+_ABBREVIATIONS = _words(
+    "dr mr mrs ms prof st jr sr vs etc e.g i.e a.m p.m approx no fig inc ltd co mt ave"
+)
+_END_RE = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_QUESTION_END_RE = re.compile(r"\?[.!?]*[\"')\]]*$")
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences, split after . ! ? followed by a space or the end, and at line breaks; "Dr.",
+    "e.g." and initials ("J. Smith") do not end a sentence."""
+    out: list[str] = []
+    for line in text.replace("’", "'").split("\n"):
+        start = 0
+        for m in _END_RE.finditer(line):
+            if m.group().startswith(".") and _is_abbreviation(line[start : m.start()]):
+                continue
+            _keep(out, line[start : m.end()])
+            start = m.end()
+        _keep(out, line[start:])
+    return out
+
+
+def _is_abbreviation(before: str) -> bool:
+    words = before.split()
+    if not words:
+        return False
+    last = words[-1].lower().lstrip("(\"'")
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+
+
+def _keep(out: list[str], sentence: str) -> None:
+    sentence = sentence.strip().lstrip("-*>•").strip()
+    if sentence:
+        out.append(sentence)
+
+
+# --- shared vocabulary ---------------------------------------------------------------------------
+
+STOP_WORDS = _words(
+    """
+    a about above after again against all almost also although always am an and another any
+    anyone anything are around as at away back be because been before being below between both
+    but by can cannot could did do does doing done down during each either else enough even ever
+    every everyone everything few for from further get gets getting got had has have having he
+    her here hers herself him himself his how however i if in into is it its itself just least
+    less let like made make many may maybe me might mine more most much must my myself near need
+    neither never next no nor not now of off often on once one only or other others our ours
+    ourselves out over own perhaps please quite rather really same say said see seem seems she
+    should since so some someone something sometimes soon still such than that the their theirs
+    them themselves then there these they thing things this those though through thus till to
+    today tomorrow too toward towards under until up upon us very via want was way we well were
+    what whatever when where whether which while who whom whose why will with within without
+    would yes yet you your yours yourself yourselves
+    yeah yep yup nope okay ok lol haha hah hmm umm uh oh ah wow thanks thank thx pls gonna
+    wanna gotta kinda sorta dunno stuff actually basically literally totally pretty guess
+    think know sure right cool nice great good fine anyway btw hey hello hi bye
+    """
+)
+_WEEKDAYS = _words(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
+    "fri sat sun"
+)
+_MONTHS = _words(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec"
+)
+_TIME_WORDS = _words("week weekend month year morning afternoon evening night time")
+# Capitalised only because they open a sentence (or always capitalised but never a name).
+_COMMON_STARTS = _words(
+    """
+    i i'm i've i'll i'd it's that's there's here's what's let's don't can't won't didn't
+    doesn't isn't wasn't aren't couldn't shouldn't wouldn't
+    sounds looks seems sorry sure great good nice cool awesome perfect right thanks thank
+    hi hey hello yes no yeah yep nope ok okay todo fyi btw lol also just maybe please
+    tonight tomorrow yesterday today morning evening afternoon night weekend
+    remind call send book buy make take tell ask find help add remember note see try give
+    put keep show write read set move schedule cancel check update plan start stop get go
+    did do does is are was were have has had will would could should can may might must
+    honestly hopefully unfortunately luckily apparently basically finally first second next
+    last oh ah um hmm wow anyway anyways well so then now still again sometimes usually
+    dear regards cheers best
+    """
+)
+_NAME_JOINERS = _words("of de van von der den da del di du la")
+_PRONOUNS = _words(
+    "i me you he him she her it we us they them this that these those there here something "
+    "nothing everything anything someone everyone nobody somebody"
+)
+_DETERMINERS = _words("the my our your his her their")
+# Words that open a value that is not a value: a clause, a hedge, a pronoun, an adverb.
+_BAD_VALUE_START = _PRONOUNS | _words(
+    """
+    not no never n't going coming being been getting to that because so very really too just
+    also still all about like kind sort pretty quite such how what why where who which when
+    if whether done over gone up out off back sure probably maybe perhaps definitely always
+    usually sometimes already even only almost more less much many
+    """
+)
+# Opinions and moods: "the food was great" is not something to keep as a fact.
+_OPINIONS = _words(
+    """
+    great good nice fun bad awesome amazing terrible awful horrible ok okay fine cool hard easy
+    boring interesting important difficult beautiful weird crazy annoying funny sad happy
+    tired busy late early wrong correct true false real fake possible impossible perfect
+    wonderful lovely excellent fantastic brilliant stupid silly strange odd huge tiny big small
+    better worse best worst same different right clear obvious enough ready done over
+    """
+)
+_HEDGES = _words(
+    """
+    if unless whether would could should might maybe perhaps probably possibly suppose
+    supposing imagine imagining assume assuming hypothetically wish wonder guess unsure think
+    believe reckon
+    """
+)
+_NEGATIONS_RE = re.compile(r"\b(?:not|never|no longer|nobody|nothing|no)\b|n't\b", re.I)
+# Only something on a calendar "moves to" a value; "we moved the couch to the hall" is no fact.
+_SCHEDULED = _words(
+    """
+    deadline deadlines meeting meetings appointment call date launch release flight trip
+    interview dinner lunch breakfast party wedding exam test event demo review presentation
+    standup stand-up sync kickoff kick-off delivery vacation holiday holidays session class
+    lesson concert game match show visit handover cutover go-live golive start end due
+    milestone sprint check-in checkin workshop training ceremony reservation booking
+    """
+)
+_PEOPLE = _words(
+    """
+    sister brother mother mom mum father dad parents wife husband partner boyfriend girlfriend
+    son daughter friend boss manager colleague cousin aunt uncle grandma grandmother grandpa
+    grandfather roommate flatmate neighbour neighbor fiance fiancé fiancee fiancée kids family
+    """
+)
+# "the deadline was my fault": a judgement, not a value.
+_JUDGEMENTS = _words("fault mistake idea problem pleasure joke disaster mess nightmare")
+# "the problem is ...", "the thing is ...": a frame for a clause, not an attribute.
+_FRAME_NOUNS = _words(
+    "thing things problem point issue idea question plan goal reason truth fact way one other rest"
+)
+
+# --- facts ---------------------------------------------------------------------------------------
+
+_DET = r"(?:the|my|our|your|his|her|their)"
+_WORD = r"[A-Za-zÀ-ÖØ-öø-ÿ][\w'&-]*"
+_NAME = r"[A-ZÀ-ÖØ-Þ][\w&-]*"
+# A definite noun phrase (`the Atlas deadline`, `my sister's name`, `Anna's birthday`) or a name.
+_SUBJECT = (
+    rf"(?P<subject>(?:\b{_DET}\s+|\b{_NAME}'s\s+)(?:{_WORD}\s+){{0,3}}?{_WORD}"
+    rf"|(?<![\w'])(?P<name>{_NAME}(?:\s+{_NAME})?))"
+)
+_COPULA_RE = re.compile(
+    rf"{_SUBJECT}\s+(?:is|are|was|were)\s+(?:now\s+|still\s+|actually\s+|officially\s+)?"
+    r"(?P<value>.+)$",
+    re.I,
+)
+_CHANGED_RE = re.compile(
+    rf"{_SUBJECT}\s+(?:has\s+been\s+|have\s+been\s+|had\s+been\s+|was\s+|were\s+|is\s+|got\s+)?"
+    r"(?P<verb>moved|pushed|changed|postponed|rescheduled|shifted|delayed|brought)"
+    r"\s+(?:back\s+|forward\s+|up\s+|out\s+)?(?:from\s+.+?\s+)?to\s+(?P<value>.+)$",
+    re.I,
+)
+_MOVE_RE = re.compile(
+    r"(?P<lead>\b[\w']+(?:\s+to)?\s+)?"
+    r"\b(?P<verb>move|moved|push|pushed|shift|shifted|change|changed|postpone|postponed"
+    r"|reschedule|rescheduled|delay|delayed|bring|brought)"
+    rf"\s+{_DET}\s+(?P<subject>(?:{_WORD}\s+){{0,3}}?{_WORD})"
+    r"\s+(?:back\s+|forward\s+|up\s+|out\s+)?(?:from\s+.+?\s+)?to\s+(?P<value>.+)$",
+    re.I,
+)
+_PAST_TENSE = _words("moved pushed shifted changed postponed rescheduled delayed brought")
+_AGREED = _words("agreed decided voted chose approved confirmed managed")
+_NOT_DONE = _words("to will shall can must let's please")
+_HOME_RE = re.compile(
+    r"\b(?:I|[Ww]e)(?:\s+(?:now\s+|currently\s+|still\s+)?live|\s+am\s+living|'m\s+living"
+    r"|\s+are\s+living|'re\s+living|\s+have\s+been\s+living|'ve\s+been\s+living)"
+    r"\s+in\s+(?P<value>.+)$"
+    r"|\b(?:I|[Ww]e)(?:\s+just|\s+recently|\s+finally|\s+have|'ve)?\s+(?:moved|relocated)"
+    r"\s+(?:back\s+)?to\s+(?P<value2>.+)$",
+)
+_WORK_RE = re.compile(
+    r"\bI(?:\s+am|'m)?\s+(?:now\s+|currently\s+|still\s+)?(?:work|working)\s+(?:at|for)\s+"
+    r"(?P<value>.+)$"
+)
+_ROLE_RE = re.compile(
+    r"\bI(?:\s+am|'m)?\s+(?:now\s+|currently\s+|still\s+)?(?:work|working)\b"
+    r"(?:\s+(?:at|for)\s+[^,;]+?)?\s+as\s+(?:an?|the)\s+(?P<value>.+)$"
+)
+_FAVOURITE_RE = re.compile(
+    rf"\bmy\s+favou?rite\s+(?P<subject>(?:{_WORD}\s+){{0,2}}?{_WORD})\s+(?:is|are)\s+"
+    r"(?P<value>.+)$",
+    re.I,
+)
+_AGE_RE = re.compile(
+    r"\bI(?:\s+am|'m)\s+(?P<value>\d{1,3})(?:\s+years?\s+old\b|\s*[.!]?$)"
+    r"|\bI\s+(?:just\s+)?turned\s+(?P<value2>\d{1,3})\b"
+)
+# Where a value ends: a clause after a comma (not "Monday, 30 November" or "Berlin, Germany"), a
+# conjunction that starts a new clause, a dash, a colon or a parenthesis.
+_VALUE_STOP_RE = re.compile(
+    r"\s*(?:[;(]|:(?!\d))|\s+[-–—]\s+|,(?=\s*I\b|\s*I')|,(?!\s*[A-Z0-9])"
+    r"|\s+(?:because|but|though|although|which|who|so\s+that|so|while|whereas|unless|if|since"
+    r"|until|when|and\s+then|and\s+(?:I|we|he|she|they|it|you|my|our|the|that|this|also)"
+    r"|then)\b"
+)
+_PLACE_STOP_RE = re.compile(
+    r"\s+(?:with|for|to|and|last|this|next|a\s+few|few|recently|now|already|again|in\s+\d{4}"
+    r"|\d+\s+\w+\s+ago|years?|months?|weeks?|yesterday|today|as)\b"
+)
+_TRAILING_FILLER_RE = re.compile(
+    r"\s+(?:now|anyway|again|too|then|already|as\s+well|apparently|officially|btw|lol)$", re.I
+)
+_TRAILING_PUNCT = " .,;:!?…\"'"
+# "My name is Sam and I live in Oslo" states two things.
+_CLAUSE_RE = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur|[Tt]he)\b)")
+_MAX_VALUE_WORDS = 8
+
+
+def facts(text: str, at: dt.datetime | None = None, source: str | None = None) -> list[Fact]:
+    """Attribute and relation facts stated in `text`, in order, the first per key."""
+    out: dict[str, Fact] = {}
+    for sentence in sentences(text):
+        if not _plain_statement(sentence):
+            continue
+        for key, value in _sentence_facts(sentence.rstrip(_TRAILING_PUNCT)):
+            fact = Fact(key, value, at, source)
+            if fact.key and fact.value:
+                out.setdefault(fact.key, fact)
+    return list(out.values())
+
+
+def _plain_statement(sentence: str) -> bool:
+    """Not a question, a conditional or a hedge: something said to be so."""
+    if _asks(sentence):
+        return False
+    words = {w.lower() for w in re.findall(r"[\w']+", sentence)}
+    return not (words & _HEDGES) and not sentence.lower().startswith(("what if", "when "))
+
+
+def _sentence_facts(sentence: str) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    for s in _CLAUSE_RE.split(sentence):
+        specific = [f for fn in (_home, _work, _age, _favourite, _moved, _changed) for f in fn(s)]
+        # The generic "X is Y" only when nothing more specific matched ("my favorite color is
+        # blue" is one fact, not a second one under the key "favorite color").
+        found.extend(specific or _copula(s))
+    return found
+
+
+def _negated_before(s: str, end: int) -> bool:
+    # "I don't think the deadline is Friday": a negation ahead of the claim voids it.
+    return _NEGATIONS_RE.search(s[:end]) is not None
+
+
+def _home(s: str) -> list[tuple[str, str]]:
+    m = _HOME_RE.search(s)
+    if m is None or _negated_before(s, m.start()):
+        return []
+    value = _place(m.group("value") or m.group("value2"))
+    return [("home", value)] if value else []
+
+
+def _work(s: str) -> list[tuple[str, str]]:
+    out = []
+    m = _WORK_RE.search(s)
+    if m is not None and not _negated_before(s, m.start()):
+        value = _place(m.group("value"))
+        if value:
+            out.append(("works at", value))
+    r = _ROLE_RE.search(s)
+    if r is not None and not _negated_before(s, r.start()):
+        role = _value(r.group("value"))
+        if role and len(role.split()) <= 3:
+            out.append(("role", role))
+    return out
+
+
+def _age(s: str) -> list[tuple[str, str]]:
+    m = _AGE_RE.search(s)
+    if m is None or _negated_before(s, m.start()):
+        return []
+    return [("age", m.group("value") or m.group("value2"))]
+
+
+def _favourite(s: str) -> list[tuple[str, str]]:
+    m = _FAVOURITE_RE.search(s)
+    if m is None or _negated_before(s, m.start()):
+        return []
+    value = _value(m.group("value"))
+    return [(f"favourite {m.group('subject')}", value)] if value else []
+
+
+def _moved(s: str) -> list[tuple[str, str]]:
+    """`Anna agreed to move the Atlas deadline to Monday`: only something scheduled moves, and only
+    in the past tense or after "agreed/decided to" (not "we should move ...")."""
+    m = _MOVE_RE.search(s)
+    if m is None or _negated_before(s, m.start("verb")):
+        return []
+    lead = (m.group("lead") or "").lower().split()
+    if m.group("verb").lower() not in _PAST_TENSE:
+        if len(lead) != 2 or lead[0] not in _AGREED:
+            return []
+    elif lead and lead[0] in _NOT_DONE:
+        return []
+    subject = m.group("subject")
+    value = _value(m.group("value"))
+    if not value or subject.split()[-1].lower() not in _SCHEDULED:
+        return []
+    return [(subject, value)]
+
+
+def _changed(s: str) -> list[tuple[str, str]]:
+    """`The deadline has been pushed to Monday`; `My sister moved to Paris` (a person's home)."""
+    m = _CHANGED_RE.search(s)
+    if m is None or _negated_before(s, m.start()):
+        return []
+    subject = m.group("subject") or ""
+    name = m.group("name")
+    head = (name or subject).split()[-1].lower().removesuffix("'s")
+    if head in _SCHEDULED and subject:
+        value = _value(m.group("value"))
+        return [(subject, value)] if value else []
+    is_person = head in _PEOPLE or (name is not None and _is_name(name))
+    if m.group("verb").lower() == "moved" and is_person:
+        value = _place(m.group("value"))
+        return [(f"{_owner(name or subject)}'s home", value)] if value else []
+    return []
+
+
+def _owner(phrase: str) -> str:
+    words = phrase.split()
+    return " ".join(words[1:] if words[0].lower() in _DETERMINERS else words)
+
+
+def _copula(s: str) -> list[tuple[str, str]]:
+    """`the deadline is Friday`, `my sister's name is Lena`, `Anna is my manager`."""
+    for m in _COPULA_RE.finditer(s):
+        if _negated_before(s, m.start()):
+            return []
+        name = m.group("name")
+        raw = m.group("value")
+        if name is not None:
+            # A bare name as subject only for a relation: "Anna is my manager", "Lena is a nurse".
+            if not _is_name(name) or not re.match(r"(?:my|our|the|an?|his|her|their)\s", raw):
+                continue
+            subject = name
+        else:
+            subject = m.group("subject")
+            if _bad_subject(subject):
+                continue
+        value = _value(re.sub(r"^(?:on|at)\s+", "", raw))
+        if value:
+            return [(subject, value)]
+    return []
+
+
+def _bad_subject(subject: str) -> bool:
+    words = subject.split()
+    if words[0].lower() not in _DETERMINERS:
+        return not _is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
+    rest = [w.lower() for w in words[1:]]
+    return rest[-1] in _FRAME_NOUNS or any(
+        w in STOP_WORDS and w not in {"of", "next"} for w in rest
+    )
+
+
+def _is_name(word: str) -> bool:
+    first = word.split()[0].lower()
+    return word[:1].isupper() and not any(
+        first in vocabulary
+        for vocabulary in (STOP_WORDS, _COMMON_STARTS, _WEEKDAYS, _MONTHS, _PRONOUNS)
+    )
+
+
+def _clip(raw: str, stop: re.Pattern[str]) -> str:
+    m = stop.search(raw)
+    value = (raw[: m.start()] if m else raw).strip().rstrip(_TRAILING_PUNCT)
+    while True:
+        shorter = _TRAILING_FILLER_RE.sub("", value)
+        if shorter == value:
+            return value
+        value = shorter
+
+
+def _value(raw: str) -> str | None:
+    """The value of a fact, cut at the end of its clause; None if it is not a plain value."""
+    value = _clip(raw, _VALUE_STOP_RE)
+    words = value.split()
+    if not words or len(words) > _MAX_VALUE_WORDS:
+        return None
+    first = words[0].lower()
+    second = words[1].lower() if len(words) > 1 else ""
+    if first in {"this", "next", "last"} and (second in _TIME_WORDS or second in _WEEKDAYS):
+        return value  # "this Friday", "next week": a time, not a pronoun
+    if first in _BAD_VALUE_START or first in _OPINIONS:
+        return None
+    if words[0].islower() and first.endswith("ing"):
+        return None  # "is going", "are playing": something happening, not a value
+    if first in {"a", "an", "the"} and second in _OPINIONS:
+        return None
+    if words[-1].lower() in _JUDGEMENTS:
+        return None
+    return value
+
+
+def _place(raw: str) -> str | None:
+    """A place or organisation: a name, cut before "with my partner", "last year" and the like."""
+    value = _clip(_clip(raw, _VALUE_STOP_RE), _PLACE_STOP_RE)
+    words = value.split()
+    if not words or len(words) > 5:
+        return None
+    if words[0].lower() == "the" and len(words) > 1:
+        return value if words[1][:1].isupper() else None
+    return value if words[0][:1].isupper() and words[0].lower() not in _PRONOUNS else None
+
+
+# --- goals, tasks, questions ---------------------------------------------------------------------
+
+_GOAL_RES = (
+    re.compile(
+        r"\b(?:I|we)(?:(?:\s+really|\s+still|\s+also|\s+eventually|\s+finally)?"
+        r"\s+(?:want|would\s+like|hope|intend|aim|plan)\s+to|\s+wanna|'d\s+like\s+to"
+        r"|(?:\s+am|'m|\s+are|'re)\s+planning\s+to)\s+(?P<what>.+)$",
+        re.I,
+    ),
+    re.compile(r"\b(?:my|our)\s+(?:\w+\s+)?(?:goal|aim|plan)\s+is\s+to\s+(?P<what>.+)$", re.I),
+    re.compile(r"\bwe\s+need\s+to\s+(?P<what>.+)$", re.I),
+)
+_TASK_RES = (
+    re.compile(r"\bremind\s+me\s+to\s+(?P<what>.+)$", re.I),
+    re.compile(r"\b(?:don't|do\s+not)\s+(?:let\s+me\s+)?forget\s+to\s+(?P<what>.+)$", re.I),
+    re.compile(
+        r"\bI(?:(?:\s+really|\s+still|\s+also)?\s+(?:have\s+to|need\s+to|have\s+got\s+to|must)"
+        r"|'ve\s+got\s+to)\s+(?P<what>.+)$",
+        re.I,
+    ),
+    re.compile(r"^(?:TODO|To-?do)\s*:\s*(?P<what>.+)$", re.I),
+)
+_PHRASE_STOP_RE = re.compile(
+    r"\s*(?:[;(]|:(?!\d))|\s+[-–—]\s+|,\s*|\s+(?:because|but|though|although|so\s+that|and\s+then)\b"
+)
+# "I want to say thanks" is conversation, not a goal.
+_TALK_VERBS = _words(
+    "say ask know thank tell mention clarify confirm understand add apologize apologise share "
+    "be do go see it"
+)
+_MAX_PHRASE_WORDS = 15
+
+
+def goals(text: str) -> list[str]:
+    """What the user (or "we") wants to achieve: "I want to run a marathon" → "Run a marathon"."""
+    return _phrases(text, _GOAL_RES, ())
+
+
+def tasks(text: str) -> list[str]:
+    """Things to do: "Remind me to call the landlord tomorrow" → "Call the landlord tomorrow"."""
+    # "Can you remind me to call Anna?" is a request worth keeping, question or not.
+    return _phrases(text, _TASK_RES, _TASK_RES[:1])
+
+
+def _phrases(
+    text: str,
+    patterns: tuple[re.Pattern[str], ...],
+    question_patterns: tuple[re.Pattern[str], ...],
+) -> list[str]:
+    out: dict[str, None] = {}
+    for sentence in sentences(text):
+        asks = _asks(sentence)
+        if re.match(r"(?:if|unless|when|what\s+if)\b", sentence, re.I):
+            continue
+        for pattern in question_patterns if asks else patterns:
+            m = pattern.search(sentence)
+            if m is None or _NEGATIONS_RE.search(sentence[: m.start()]):
+                continue
+            phrase = _phrase(m.group("what"))
+            if phrase:
+                out.setdefault(phrase, None)
+                break
+    return list(out)
+
+
+def _phrase(raw: str) -> str | None:
+    m = _PHRASE_STOP_RE.search(raw)
+    phrase = (raw[: m.start()] if m else raw).strip().rstrip(_TRAILING_PUNCT)
+    phrase = re.sub(r"\s+please$", "", phrase, flags=re.I)
+    words = phrase.split()
+    if not words or len(words) > _MAX_PHRASE_WORDS:
+        return None
+    if words[0].lower() in _TALK_VERBS or words[0].lower() in _PRONOUNS:
+        return None
+    return phrase[0].upper() + phrase[1:]
+
+
+def questions(text: str) -> list[str]:
+    return [s for s in sentences(text) if _asks(s)]
+
+
+def _asks(sentence: str) -> bool:
+    """Ends in a question mark ("Really?!" and "Friday?)" too)."""
+    return _QUESTION_END_RE.search(sentence) is not None
+
+
+# --- entities and keywords -----------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(r"[^\W\d_][\w'&-]*|[^\w\s]+|\d[\w.:/-]*")
+_NEVER_NAMES = _words("i i'm i've i'll i'd ok todo fyi")
+_TITLES = _words("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
+
+
+def entities(text: str) -> list[str]:
+    """Proper-noun phrases (`Anna Berg`, `Bank of America`, `Atlas`), in order of first mention."""
+    seen: dict[str, None] = {}
+    for sentence in sentences(text):
+        for phrase in _capital_runs(sentence):
+            seen.setdefault(phrase, None)
+    return list(seen)
+
+
+def _capital_runs(sentence: str) -> list[str]:
+    tokens = _TOKEN_RE.findall(sentence.replace("[[", " ").replace("]]", " "))
+    runs: list[list[str]] = []
+    run: list[str] = []
+    for i, token in enumerate(tokens):
+        word = token.removesuffix("'s").rstrip("'")
+        if word.lower() in _TITLES or (token == "." and i > 0 and tokens[i - 1].lower() in _TITLES):
+            continue
+        capital = word[:1].isupper() and word.lower() not in _NEVER_NAMES
+        if capital and i == 0 and _sentence_start_word(word):
+            capital = False
+        if capital:
+            run.append(word)
+            if token != word:  # a possessive ends the name: "Anna's Berlin trip"
+                runs.append(run)
+                run = []
+            continue
+        joins = word.lower() in _NAME_JOINERS and run and i + 1 < len(tokens)
+        if joins and tokens[i + 1][:1].isupper():
+            run.append(word)
+            continue
+        if run:
+            runs.append(run)
+            run = []
+    if run:
+        runs.append(run)
+    out = []
+    for r in runs:
+        if len(r) == 1 and (r[0].lower() in _WEEKDAYS or r[0].lower() in _MONTHS):
+            continue  # "Monday" alone is a date; "Monday Club" is a name
+        out.append(" ".join(r))
+    return out
+
+
+def _sentence_start_word(word: str) -> bool:
+    """A capital that only opens a sentence: a common word, an -ly adverb, an -ing form."""
+    low = word.lower()
+    return (
+        low in STOP_WORDS
+        or low in _COMMON_STARTS
+        or low in _PRONOUNS
+        or (len(low) > 4 and low.endswith(("ly", "ing")))
+    )
+
+
+_WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
+
+
+def keywords(texts: Iterable[str], n: int = 5) -> list[str]:
+    """The `n` most frequent content words, ties broken by first appearance."""
+    counts: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    for text in texts:
+        for m in _WORD_RE.finditer(text.replace("’", "'").lower()):
+            word = m.group().removesuffix("'s")
+            if len(word) < 3 or "'" in word or word in STOP_WORDS:
+                continue
+            counts[word] += 1
+            first.setdefault(word, len(first))
+    return sorted(counts, key=lambda w: (-counts[w], first[w]))[:n]

@@ -1,0 +1,146 @@
+"""Writing events into long-term notes: the one place that edits a note's Sources, Facts, Summary
+and Related sections (promotion adds events; organization merges duplicates and links).
+
+Every edit is a pure text transform that keeps a person's lines byte for byte: event lines are
+appended (skipping ids already there), facts go through `facts.apply` (history kept, a person's
+value stands), and only lines marked as generated (`marks.py`) are ever regenerated.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from brainiac import events as ev
+from brainiac import extract, facts, ltm, marks
+from brainiac import note as notes
+
+_SUMMARY_QUOTE_CHARS = 160
+
+
+def new_note_text(
+    title: str, tags: Sequence[str], now: dt.datetime, aliases: Sequence[str] = ()
+) -> str:
+    day = now.date().isoformat()
+    alias_list = ", ".join(_yaml_item(a) for a in aliases)
+    return (
+        "---\n"
+        f"title: {_yaml_item(title)}\n"
+        f"tags: [{', '.join(_yaml_item(t) for t in tags)}]\n"
+        f"aliases: [{alias_list}]\n"
+        f"strength: {ltm.DEFAULT_STRENGTH}\n"
+        "reinforcement: 0.0\n"
+        f"created: {day}\n"
+        f"updated: {day}\n"
+        f"last_accessed: {day}\n"
+        "status: active\n"
+        "---\n"
+        f"## {ltm.SUMMARY}\n\n"
+        f"## {ltm.FACTS}\n\n"
+        f"## {ltm.SOURCES}\n\n"
+        f"## {ltm.RELATED}\n"
+    )
+
+
+def add_events(
+    text: str,
+    new: Sequence[ev.Event],
+    now: dt.datetime,
+    strength_gain: float,
+    related: Sequence[str] = (),
+    summary: str | None = None,
+) -> tuple[str, list[facts.Change]]:
+    """`text` with `new` events appended to its Sources (ids already there skipped), its facts
+    updated from them, its generated summary and links refreshed, strength raised by
+    `strength_gain` when something was added. Returns the text and the fact changes."""
+    note = ltm.parse(text, "<note>")
+    present = ev.ids(note.sources)
+    added = [e for e in new if e.id not in present]
+    if not added:
+        return text, []
+    body = _section_body(text, ltm.SOURCES)
+    body = body.rstrip("\n") + ("\n" if body.strip() else "")
+    body += "".join(ev.render(e) for e in added)
+    text = notes.replace_section(text, ltm.SOURCES, body)
+    text, changes = apply_facts(text, added)
+    text = refresh_summary(text, summary)
+    if related:
+        text = add_related(text, related)
+    if strength_gain:
+        note = ltm.parse(text, "<note>")
+        text = notes.set_frontmatter_field(text, "strength", _num(note.strength + strength_gain))
+    text = notes.set_frontmatter_field(text, "updated", now.date().isoformat())
+    return text, changes
+
+
+def apply_facts(text: str, new: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
+    found = [f for e in new for f in extract.facts(e.text, e.at, e.id)]
+    if not found:
+        return text, []
+    body, changes = facts.apply(_section_body(text, ltm.FACTS), found)
+    if not changes:
+        return text, []
+    return notes.replace_section(text, ltm.FACTS, body), changes
+
+
+def refresh_summary(text: str, llm_summary: str | None = None) -> str:
+    """Regenerate the summary's generated lines from the note's sources; a person's lines stay
+    (and when a person wrote the summary, nothing is added to it)."""
+    section = _section_body(text, ltm.SUMMARY)
+    if marks.person_lines(section):
+        return text
+    note = ltm.parse(text, "<note>")
+    lines = summary_lines(note.sources, llm_summary)
+    return notes.replace_section(text, ltm.SUMMARY, marks.merge_lines(section, lines))
+
+
+def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -> list[str]:
+    if not sources:
+        return []
+    if llm_summary:
+        return [" ".join(llm_summary.split())]
+    dated = sorted(e.at for e in sources if e.at)
+    span = ""
+    if dated:
+        first, last = dated[0].date().isoformat(), dated[-1].date().isoformat()
+        span = f", {first}" if first == last else f", {first} to {last}"
+    words = extract.keywords((e.text for e in sources), 6)
+    about = f" about {', '.join(words)}" if words else ""
+    latest = " ".join(sources[-1].text.split())
+    if len(latest) > _SUMMARY_QUOTE_CHARS:
+        latest = latest[: _SUMMARY_QUOTE_CHARS - 1].rstrip() + "…"
+    who = f"{sources[-1].role}: " if sources[-1].at else ""
+    return [f"{len(sources)} events{span}{about}.", f"Latest: {who}{latest}"]
+
+
+def add_related(text: str, titles: Sequence[str]) -> str:
+    """Generated `- [[Title]]` lines for notes not linked anywhere in the note yet."""
+    note = ltm.parse(text, "<note>")
+    linked = {t.casefold() for t in note.links} | {note.title.casefold()}
+    fresh = [t for t in dict.fromkeys(titles) if t.casefold() not in linked]
+    if not fresh:
+        return text
+    section = _section_body(text, ltm.RELATED)
+    kept = [marks.unmark(x) for x in section.split("\n") if marks.is_generated(x)]
+    lines = [line.lstrip("- ").strip() for line in kept] + [f"[[{t}]]" for t in fresh]
+    body = marks.merge_lines(section, [f"- {line}" for line in lines])
+    return notes.replace_section(text, ltm.RELATED, body)
+
+
+def _section_body(text: str, title: str) -> str:
+    return notes.parse(text, "<note>").section_text(title) or ""
+
+
+def _num(value: float) -> str:
+    return f"{round(value, 3):g}"
+
+
+def _yaml_item(value: str) -> str:
+    """A YAML flow-sequence/scalar item: quoted when plain YAML would misread it."""
+    plain = value.replace("\n", " ").strip()
+    simple = plain and all(c.isalnum() or c in " -_'.()" for c in plain)
+    reserved = plain.lower() in ("true", "false", "yes", "no", "null", "on", "off")
+    if simple and not plain[0].isdigit() and not reserved:
+        return plain
+    escaped = plain.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'

@@ -1,0 +1,389 @@
+"""Organization: the daily care of long-term memory (seed 004's attractors, seed 003's indexes).
+
+- Access: contexts record which notes they used (`access.py`); those times become `last_accessed`.
+- Decay: strength x `decay_per_day` for every day since the later of the last access, update,
+  reinforcement and previous decay (`decayed`), so running twice on one day decays once and a
+  strength a person typed is the new starting point. `status: pinned` never decays.
+- Forgetting: a note below `archive_below` moves to `memory/archive/notes/` with `status: archived`,
+  never deleted. It keeps its file name, so [[links]] to it still resolve (Obsidian resolves by
+  name anywhere in the vault; brainiac by title and alias), and it stays searchable at half weight.
+- Duplicates: active notes answering to one name are merged into the one with most sources; the
+  other keeps its own text and becomes a redirect stub (`status: merged`, `redirect: "[[…]]"`).
+- Self-repair: facts stated in a note's sources are applied to its Facts (superseded values kept
+  with their dates); a person's value stands.
+- Links: a note whose sources name another note links it under Related.
+- Index notes: `memory/indexes/` Topics, Entities and Timeline, generated (not indexed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from brainiac import access, facts, ltm, marks, safe_io
+from brainiac import events as ev
+from brainiac import note as notes
+from brainiac.errors import NoteParseError
+from brainiac.jobs import consolidate
+from brainiac.jobs.edits import Outcome, Transform, update
+from brainiac.names import Entry, normalise
+from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
+
+if TYPE_CHECKING:
+    from brainiac.jobs import JobReport
+    from brainiac.memory import Memory
+
+ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
+_MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
+_ARCHIVE_FLOOR = 0.1
+_NEVER_DECAY = ("pinned",)
+
+
+def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs import JobReport
+
+    cfg = memory.config
+    vault = memory.vault
+    outcome = Outcome()
+    said: list[str] = []
+    accessed = access.fold(memory.locations.state, dry_run)
+    memory.names.refresh(vault)
+    merged = _merge_duplicates(memory, now, outcome, dry_run, said)
+    archived: list[str] = []
+    table = memory.names.active()
+    for rel in list(vault.markdown_files(LONG_TERM_DIR)):
+        if rel in merged:
+            continue
+        try:
+            text = vault.read(rel).text
+        except (NoteParseError, FileNotFoundError):
+            continue
+        note = ltm.parse(text, rel)
+        if note.status in ("merged", "archived"):
+            continue
+        related = [
+            e.title for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
+        ]
+        fact_notes: list[str] = []
+
+        def transform(
+            text: str | None,
+            rel: str = rel,
+            related: list[str] = related,
+            fact_notes: list[str] = fact_notes,
+        ) -> str | None:
+            if text is None:
+                return None
+            new = _touch_access(text, accessed.get(rel))
+            new = _decay(new, now, cfg.decay_per_day)
+            parsed = ltm.parse(new, rel)
+            new, changes = consolidate.apply_facts(new, parsed.sources)
+            fact_notes[:] = [
+                f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
+            ]
+            new = consolidate.add_related(new, [t for t in related if t != parsed.title])
+            return new
+
+        update(vault, rel, transform, outcome, dry_run)
+        if fact_notes:
+            said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
+        strength = _current_strength(vault, rel, note, now, cfg.decay_per_day, dry_run)
+        fading = strength < cfg.archive_below and note.status not in _NEVER_DECAY
+        if fading and _archive(vault, rel, now, outcome, dry_run):
+            archived.append(note.title)
+    if archived:
+        shown = ", ".join(f"[[{t}]]" for t in archived[:10])
+        more = f" and {len(archived) - 10} more" if len(archived) > 10 else ""
+        said.append(f"archived {len(archived)} faded note(s): {shown}{more}")
+    if not dry_run:
+        access.done(memory.locations.state)
+    memory.names.refresh(vault)
+    _write_indexes(memory, now, outcome, dry_run)
+    if accessed:
+        said.append(f"{len(accessed)} note(s) accessed since the last run")
+    changed = [c for c in outcome.changed if not c.startswith(INDEXES_DIR)]
+    said.insert(0, f"{len(changed)} note(s) updated")
+    if outcome.skipped:
+        said.append("skipped: " + "; ".join(outcome.skipped))
+    prefix = "dry run: " if dry_run else ""
+    return JobReport(
+        "organization",
+        not outcome.skipped,
+        prefix + "; ".join(said),
+        tuple(outcome.changed),
+        dry_run,
+    )
+
+
+def decayed_strength(note: ltm.LongTermNote, now: dt.datetime, per_day: float) -> float:
+    """The note's strength as of `now` (what the file will say after this run's decay)."""
+    if note.status in _NEVER_DECAY:
+        return note.strength
+    since = _decay_start(note)
+    if since is None:
+        return note.strength
+    days = max((now - since).total_seconds() / 86400.0, 0.0)
+    return float(note.strength * per_day ** int(days))
+
+
+def _decay_start(note: ltm.LongTermNote) -> dt.datetime | None:
+    times = [note.note.meta_time(k) for k in ("decayed", "reinforced")]
+    times.append(note.last_touched)
+    known = [t for t in times if t is not None]
+    return max(known) if known else None
+
+
+def _decay(text: str, now: dt.datetime, per_day: float) -> str:
+    note = ltm.parse(text, "<note>")
+    if note.status in _NEVER_DECAY:
+        return text
+    since = _decay_start(note)
+    if since is None:
+        return text  # no date to count from (a person's note without one): left as it is
+    days = int(max((now - since).total_seconds() / 86400.0, 0.0))
+    if days < 1 or (per_day**days > _MIN_DECAY_STEP and note.strength >= 2 * _ARCHIVE_FLOOR):
+        # Not worth a write yet: rewriting every note every day would churn sync tools and
+        # editors for a 2% change. The days keep counting from `decayed`, so nothing is lost.
+        return text
+    strength = note.strength * per_day**days
+    text = notes.set_frontmatter_field(text, "strength", f"{round(strength, 4):g}")
+    # Days counted, not the clock time: the part of a day not yet decayed carries over.
+    return notes.set_frontmatter_field(
+        text, "decayed", (since + dt.timedelta(days=days)).isoformat(timespec="minutes")
+    )
+
+
+def _touch_access(text: str, when: dt.datetime | None) -> str:
+    if when is None:
+        return text
+    note = ltm.parse(text, "<note>")
+    current = note.note.meta_time("last_accessed")
+    if current is not None and current >= when:
+        return text
+    return notes.set_frontmatter_field(text, "last_accessed", when.isoformat(timespec="minutes"))
+
+
+def _current_strength(
+    vault: Vault,
+    rel: str,
+    note: ltm.LongTermNote,
+    now: dt.datetime,
+    per_day: float,
+    dry_run: bool,
+) -> float:
+    if dry_run:
+        return decayed_strength(note, now, per_day)
+    try:
+        return float(ltm.parse(vault.read(rel).text, rel).strength)
+    except (NoteParseError, FileNotFoundError):
+        return note.strength
+
+
+def _archive(vault: Vault, rel: str, now: dt.datetime, outcome: Outcome, dry_run: bool) -> bool:
+    """Mark the note archived, then move it (one rename, never over an existing file)."""
+    name = rel.rsplit("/", 1)[-1]
+    target = f"{ARCHIVED_NOTES_DIR}/{name}"
+    if dry_run:
+        outcome.note(rel)
+        return True
+
+    def mark_archived(text: str | None) -> str | None:
+        if text is None:
+            return None
+        text = notes.set_frontmatter_field(text, "status", "archived")
+        return notes.set_frontmatter_field(text, "archived", now.date().isoformat())
+
+    update(vault, rel, mark_archived, outcome, False)
+    n = 2
+    while vault.path(target).exists():
+        stem = name[:-3]
+        target = f"{ARCHIVED_NOTES_DIR}/{stem} ({n}).md"
+        n += 1
+    vault.path(ARCHIVED_NOTES_DIR).mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not safe_io.rename_noreplace(vault.path(rel), vault.path(target)):
+        outcome.skipped.append(f"{rel}: could not move to {target}")
+        return False
+    outcome.note(target)
+    return True
+
+
+def _merge_duplicates(
+    memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
+) -> set[str]:
+    """Merge active notes that answer to the same name; returns the paths turned into stubs."""
+    by_name: dict[str, list[Entry]] = defaultdict(list)
+    for entry in memory.names.entries():
+        if entry.status in ("active", "pinned", "") and entry.rel.startswith(LONG_TERM_DIR + "/"):
+            for name in entry.names:
+                by_name[name].append(entry)
+    stubs: set[str] = set()
+    for name, entries in sorted(by_name.items()):
+        live = [e for e in entries if e.rel not in stubs]
+        if len(live) < 2:
+            continue
+        live.sort(key=lambda e: (-e.sources, e.rel))
+        keep = live[0]
+        for dup in live[1:]:
+            if not _brainiacs_own(memory, dup.rel):
+                said.append(
+                    f"possible duplicates: [[{dup.title}]] and [[{keep.title}]] (both named "
+                    f"{name!r}); left as they are because a person wrote in them"
+                )
+                continue
+            if _merge(memory, dup, keep, now, outcome, dry_run):
+                stubs.add(dup.rel)
+                said.append(f"merged [[{dup.title}]] into [[{keep.title}]] (both named {name!r})")
+    return stubs
+
+
+def _brainiacs_own(memory: Memory, rel: str) -> bool:
+    """Whether a note holds only what brainiac wrote (events, facts from events, generated
+    lines), so merging it away loses no person's words. A person's note is never merged."""
+    try:
+        note = ltm.parse(memory.vault.read(rel).text, rel)
+    except (NoteParseError, FileNotFoundError):
+        return False
+    lines = note.note.lines
+    sources = note.note.section(ltm.SOURCES)
+    source_lines = range(sources.heading_line, sources.end_line) if sources else range(0)
+    fact_lines: set[int] = set()
+    facts_section = note.note.section(ltm.FACTS)
+    if facts_section is not None:
+        for fl in facts.parse(note.note.section_text(ltm.FACTS) or ""):
+            if fl.fact.source:
+                fact_lines.update(
+                    range(
+                        facts_section.heading_line + 1 + fl.first,
+                        facts_section.heading_line + 2 + fl.last,
+                    )
+                )
+    for i in range(note.note.body_line, len(lines)):
+        line = lines[i].strip()
+        if not line or line.startswith("#") or i in source_lines or i in fact_lines:
+            continue
+        if not marks.is_generated(line):
+            return False
+    return bool(note.sources)
+
+
+def _merge(
+    memory: Memory, dup: Entry, keep: Entry, now: dt.datetime, outcome: Outcome, dry_run: bool
+) -> bool:
+    vault = memory.vault
+    try:
+        dup_note = ltm.parse(vault.read(dup.rel).text, dup.rel)
+    except (NoteParseError, FileNotFoundError):
+        return False
+    moving = dup_note.sources
+    aliases = [dup_note.title, *dup_note.aliases]
+
+    def into_keep(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new, _ = consolidate.add_events(text, moving, now, 0.0)
+        note = ltm.parse(new, keep.rel)
+        have = {normalise(a) for a in [note.title, *note.aliases]}
+        extra = [a for a in aliases if normalise(a) not in have]
+        if extra:
+            items = ", ".join(consolidate._yaml_item(a) for a in [*note.aliases, *extra])
+            new = notes.set_frontmatter_field(new, "aliases", f"[{items}]")
+        strength = max(note.strength, dup_note.strength)
+        return notes.set_frontmatter_field(new, "strength", f"{round(strength, 4):g}")
+
+    update(vault, keep.rel, into_keep, outcome, dry_run)
+    if outcome.skipped:
+        return False
+    moved_ids = ev.ids(moving)
+
+    def into_stub(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new = _without_sources(text, moved_ids)
+        new = notes.set_frontmatter_field(new, "status", "merged")
+        new = notes.set_frontmatter_field(new, "redirect", f'"[[{keep.title}]]"')
+        line = marks.mark(f"Merged into [[{keep.title}]] on {now.date().isoformat()}.")
+        body = notes.parse(new, dup.rel).section_text(ltm.SUMMARY) or ""
+        if line not in body:
+            new = notes.replace_section(new, ltm.SUMMARY, line + "\n" + body.lstrip("\n"))
+        return new
+
+    update(vault, dup.rel, into_stub, outcome, dry_run)
+    return True
+
+
+def _without_sources(text: str, remove: set[str]) -> str:
+    note = ltm.parse(text, "<note>")
+    lines = note.note.lines
+    drop: set[int] = set()
+    for loc in note.located_sources():
+        if loc.event.id in remove:
+            drop.update(range(loc.first_line, loc.last_line + 1))
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+# -- index notes (seed 003: topics, entities, timeline) ------------------------------------------
+
+_CALLOUT = (
+    "> [!note] Generated by brainiac's organization job\n"
+    "> Edits here are replaced on its next run; edit the notes themselves.\n"
+)
+
+
+def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
+    vault = memory.vault
+    topics: dict[str, list[str]] = defaultdict(list)
+    entities: list[tuple[str, list[str]]] = []
+    timeline: dict[str, list[str]] = defaultdict(list)
+    for rel in vault.markdown_files(LONG_TERM_DIR):
+        try:
+            note = ltm.parse(vault.read(rel).text, rel)
+        except (NoteParseError, FileNotFoundError):
+            continue
+        if note.status in ("merged",) or note.private:
+            continue
+        link = f"[[{_link_target(rel)}]]"
+        for tag in note.tags or ["untagged"]:
+            topics[tag].append(link)
+        if "entity" in note.tags or note.aliases:
+            entities.append((note.title, note.aliases))
+        created = note.note.meta_time("created") or note.last_touched
+        if created is not None:
+            timeline[f"{created:%Y-%m}"].append(f"{created:%Y-%m-%d} {link}")
+    pages = {
+        "Topics": "\n".join(
+            f"## {tag}\n" + "\n".join(f"- {x}" for x in sorted(links)) + "\n"
+            for tag, links in sorted(topics.items())
+        ),
+        "Entities": "\n".join(
+            f"- [[{t}]]" + (f" (also: {', '.join(a)})" if a else "")
+            for t, a in sorted(entities, key=lambda x: x[0].casefold())
+        )
+        + "\n",
+        "Timeline": "\n".join(
+            f"## {month}\n" + "\n".join(f"- {x}" for x in sorted(items)) + "\n"
+            for month, items in sorted(timeline.items(), reverse=True)
+        ),
+    }
+    for title, body in pages.items():
+        text = f"---\ntitle: {title}\ngenerated: true\ntags: [index]\n---\n{_CALLOUT}\n{body}"
+        rel = f"{INDEXES_DIR}/{title}.md"
+
+        def replace(current: str | None, text: str = text) -> str | None:
+            return None if current == text else text
+
+        if not dry_run:
+            _write_generated(vault, rel, replace, outcome)
+
+
+def _write_generated(vault: Vault, rel: str, replace: Transform, outcome: Outcome) -> None:
+    # A generated page: a hand edit is not kept aside (the callout says so), but a concurrent
+    # save is still never overwritten mid-flight (compare-and-swap through update()).
+    path = vault.path(rel)
+    os.makedirs(path.parent, mode=0o700, exist_ok=True)
+    update(vault, rel, replace, outcome, False)
+
+
+def _link_target(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1][:-3]

@@ -1,0 +1,381 @@
+"""Promotion: events that left the short-term window become long-term memory.
+
+The Event Log keeps its newest `short_term_window` events (seed 000's last 10 steps); older ones
+are consolidated. Each goes to exactly one place:
+
+1. the note of a person, project or topic it names (title or alias, via `names.NameBook`), or the
+   one note that already holds a fact it states (so "the deadline moved to Monday" joins the note
+   that has the deadline);
+2. otherwise, events of one session that keep naming someone new (twice or more, not a speaker)
+   start a note for that name;
+3. otherwise, the rest of the session becomes one new note, titled from its topics and date;
+4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
+
+Event lines move verbatim, with their ids and times, into the note's Sources (the quotes that
+retrieval shows), and the monthly archive file records where each went. The move spans several
+files, so it is written ahead: the plan goes to `promotion.intent.json` in the state directory
+first, then the notes, then the archive, and last the Event Log loses the lines. A crash at any
+point leaves the plan, the next run finishes it, and ids make every step idempotent: no event is
+lost and none ends in two places.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac import events as ev
+from brainiac import extract, safe_io, stm
+from brainiac import note as notes
+from brainiac.jobs import consolidate
+from brainiac.jobs.edits import Outcome, update
+from brainiac.names import Entry, NameBook, filename_for, normalise
+from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
+
+if TYPE_CHECKING:
+    from brainiac.jobs import JobReport
+    from brainiac.memory import Memory
+
+INTENT_FILE = "promotion.intent.json"
+_MIN_MENTIONS_FOR_NEW_ENTITY = 2
+_MIN_CONTENT_WORDS = 2
+
+
+@dataclass
+class Target:
+    rel: str
+    title: str
+    create: bool
+    events: list[str] = field(default_factory=list)  # rendered event lines
+    tags: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    made_at: str
+    targets: list[Target] = field(default_factory=list)
+    archive: dict[str, list[str]] = field(default_factory=dict)  # month file -> event lines
+    ledger: dict[str, list[str]] = field(default_factory=dict)  # month file -> "went to" lines
+    remove: list[str] = field(default_factory=list)  # event ids leaving the Event Log
+
+    def save(self, path: Path) -> None:
+        safe_io.replace_file(path, json.dumps(asdict(self), indent=1).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: Path) -> Plan:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            raw["made_at"],
+            [Target(**t) for t in raw["targets"]],
+            raw["archive"],
+            raw["ledger"],
+            raw["remove"],
+        )
+
+
+def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs import JobReport
+
+    outcome = Outcome()
+    intent = memory.locations.state / INTENT_FILE
+    notes_out: list[str] = []
+    finished = 0
+    if intent.exists() and not dry_run:
+        plan = Plan.load(intent)
+        finished = len(plan.remove)
+        if not _carry_out(memory, plan, now, outcome, report=notes_out):
+            return _incomplete(outcome)
+        intent.unlink()
+    try:
+        doc = stm.parse(memory.vault.read(SHORT_TERM).text)
+    except FileNotFoundError:
+        return JobReport("promotion", True, "no short-term document", dry_run=dry_run)
+    window = memory.config.short_term_window
+    leaving = list(doc.events[: len(doc.events) - window] if window else doc.events)
+    leaving = [e for e in leaving if e.at is None or e.at <= now]
+    prefix = f"finished an interrupted run ({finished} events); " if finished else ""
+    if not leaving:
+        return JobReport(
+            "promotion",
+            True,
+            prefix + f"{len(doc.events)} event(s) in the window, none to promote",
+            tuple(outcome.changed),
+            dry_run,
+        )
+    memory.names.refresh(memory.vault)
+    plan = make_plan(leaving, memory.names, doc.events, now, memory)
+    summary = prefix + _describe(plan)
+    if dry_run:
+        return JobReport("promotion", True, "dry run: " + summary, dry_run=True)
+    plan.save(intent)
+    if not _carry_out(memory, plan, now, outcome, report=notes_out):
+        return _incomplete(outcome)
+    intent.unlink()
+    details = "; ".join(notes_out)
+    return JobReport(
+        "promotion",
+        not outcome.skipped,
+        summary + (f"; {details}" if details else "") + _skipped(outcome),
+        tuple(outcome.changed),
+    )
+
+
+def make_plan(
+    leaving: Sequence[ev.Event],
+    book: NameBook,
+    all_events: Sequence[ev.Event],
+    now: dt.datetime,
+    memory: Memory | None = None,
+) -> Plan:
+    plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
+    table = book.active()
+    fact_homes = _fact_homes(book, memory)
+    targets: dict[str, Target] = {}
+    taken = {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
+    roles = {normalise(e.role) for e in all_events}
+    unplaced: list[ev.Event] = []
+    for event in leaving:
+        mentioned = book.mentions(event.text, table)
+        home = mentioned[0] if mentioned else _fact_home(event, fact_homes)
+        if home is None:
+            unplaced.append(event)
+            continue
+        target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
+        target.events.append(ev.render(event))
+        target.related += [m.title for m in mentioned[1:]]
+    for group in _by_session(unplaced):
+        _place_new(group, targets, plan, taken, roles, now, memory)
+    plan.targets = list(targets.values())
+    for target in plan.targets:
+        for line in target.events:
+            event = ev.parse_text(line)[0]
+            month = _month_file(event, now)
+            plan.ledger.setdefault(month, []).append(
+                f"- {_stamp(event)} {event.id} → [[{target.title}]]"
+            )
+    return plan
+
+
+def _place_new(
+    group: list[ev.Event],
+    targets: dict[str, Target],
+    plan: Plan,
+    taken: set[str],
+    roles: set[str],
+    now: dt.datetime,
+    memory: Memory | None,
+) -> None:
+    """Events of one session that no note claims: entity notes, a session note, or archive."""
+    counts: Counter[str] = Counter()
+    names: dict[str, str] = {}
+    for event in group:
+        for entity in dict.fromkeys(extract.entities(event.text)):
+            key = normalise(entity)
+            if key and key not in roles:
+                counts[key] += 1
+                names.setdefault(key, entity)
+    rest: list[ev.Event] = []
+    for event in group:
+        keys = [normalise(x) for x in extract.entities(event.text)]
+        best = max(
+            (k for k in keys if counts[k] >= _MIN_MENTIONS_FOR_NEW_ENTITY),
+            key=lambda k: counts[k],
+            default=None,
+        )
+        if best is not None:
+            target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
+            target.events.append(ev.render(event))
+        elif len(extract.keywords([event.text], 5)) < _MIN_CONTENT_WORDS:
+            plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
+        else:
+            rest.append(event)
+    if rest:
+        title = _session_title(rest, memory)
+        tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
+        target = _new_target(title, tags, targets, taken, key=f"session:{title}")
+        target.events += [ev.render(e) for e in rest]
+
+
+def _new_target(
+    title: str, tags: list[str], targets: dict[str, Target], taken: set[str], key: str
+) -> Target:
+    if key not in targets:
+        name = filename_for(title, taken)
+        taken.add(name)
+        targets[key] = Target(f"{LONG_TERM_DIR}/{name}", title, create=True, tags=tags)
+    return targets[key]
+
+
+def _session_title(events: Sequence[ev.Event], memory: Memory | None) -> str:
+    texts = [e.text for e in events]
+    if memory is not None and memory.llm.available:
+        title = memory.llm.title(texts)
+        if title:
+            return title
+    words = extract.keywords(texts, 3)
+    dated = [e.at for e in events if e.at]
+    day = f" ({dated[0].date().isoformat()})" if dated else ""
+    if not words:
+        return f"Notes{day}"
+    head = words[0].capitalize()
+    rest = words[1:]
+    tail = f", {' and '.join(rest)}" if rest else ""
+    return f"{head}{tail}{day}"
+
+
+def _fact_homes(book: NameBook, memory: Memory | None) -> dict[str, Entry]:
+    """Fact key -> the one active note holding it (keys held by several notes are ambiguous)."""
+    if memory is None:
+        return {}
+    homes: dict[str, Entry | None] = {}
+    for entry in book.active().values():
+        for key in entry.fact_keys:
+            homes[key] = None if key in homes and homes[key] != entry else entry
+    return {k: v for k, v in homes.items() if v is not None}
+
+
+def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:
+    for fact in extract.facts(event.text, event.at, event.id):
+        if fact.key in homes:
+            return homes[fact.key]
+    return None
+
+
+def _by_session(events: Sequence[ev.Event]) -> list[list[ev.Event]]:
+    groups: dict[str, list[ev.Event]] = {}
+    for e in events:
+        key = e.session or (e.at.date().isoformat() if e.at else "undated")
+        groups.setdefault(key, []).append(e)
+    return list(groups.values())
+
+
+def _month_file(event: ev.Event, now: dt.datetime) -> str:
+    at = event.at or now
+    return f"{ARCHIVE_DIR}/{at:%Y-%m}.md"
+
+
+def _stamp(event: ev.Event) -> str:
+    return event.at.strftime("%Y-%m-%d %H:%M") if event.at else "undated"
+
+
+def _carry_out(
+    memory: Memory,
+    plan: Plan,
+    now: dt.datetime,
+    outcome: Outcome,
+    report: list[str],
+) -> bool:
+    """Carry out a plan (again: every step is idempotent); False if a file could not be written,
+    in which case the plan stays on disk for the next run."""
+    vault = memory.vault
+    gain = memory.config.promotion_strength
+    for target in plan.targets:
+        events = [ev.parse_text(line)[0] for line in target.events]
+        changes: list[str] = []
+
+        def transform(
+            text: str | None,
+            target: Target = target,
+            events: list[ev.Event] = events,
+            changes: list[str] = changes,
+        ) -> str:
+            base = text
+            if base is None:
+                base = consolidate.new_note_text(target.title, target.tags, now)
+            new, fact_changes = consolidate.add_events(
+                base, events, now, 0.0 if text is None else gain, target.related
+            )
+            changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
+            return new
+
+        update(vault, target.rel, transform, outcome, False)
+        if changes:
+            report.append(f"[[{target.title}]] facts changed: " + ", ".join(changes))
+        if target.rel in outcome.changed:
+            memory.names.forget(target.rel)
+    for month, lines in sorted(plan.archive.items()):
+        update(vault, month, _append_archive(month, lines, "Event Log"), outcome, False)
+    for month, lines in sorted(plan.ledger.items()):
+        update(vault, month, _append_archive(month, lines, "Promoted"), outcome, False)
+    if outcome.skipped:
+        return False  # the Event Log keeps the events until every copy is safely written
+    remove = set(plan.remove)
+    update(vault, SHORT_TERM, lambda text: _without(text, remove), outcome, False)
+    return not outcome.skipped
+
+
+def _incomplete(outcome: Outcome) -> JobReport:
+    from brainiac.jobs import JobReport
+
+    return JobReport(
+        "promotion",
+        False,
+        "interrupted: the plan is kept and the next run finishes it" + _skipped(outcome),
+        tuple(outcome.changed),
+    )
+
+
+def _append_archive(month_rel: str, lines: list[str], section: str):  # type: ignore[no-untyped-def]
+    def transform(text: str | None) -> str | None:
+        if text is None:
+            month = month_rel.rsplit("/", 1)[-1][:-3]
+            text = (
+                f"---\ntitle: Archive {month}\ntags: [archive]\n---\n## Event Log\n\n## Promoted\n"
+            )
+        body = notes.parse(text, month_rel).section_text(section) or ""
+        present = set(body.split("\n"))
+        if section == "Event Log":
+            have = ev.ids(ev.parse_text(body))
+            fresh = [x for x in lines if ev.parse_text(x)[0].id not in have]
+        else:
+            fresh = [x.rstrip("\n") for x in lines if x.rstrip("\n") not in present]
+        if not fresh:
+            return None
+        new_body = body.rstrip("\n") + ("\n" if body.strip() else "")
+        new_body += "".join(x if x.endswith("\n") else x + "\n" for x in fresh)
+        return notes.replace_section(text, section, new_body)
+
+    return transform
+
+
+def _without(text: str | None, remove: set[str]) -> str | None:
+    """The short-term document without the Event Log lines of the events in `remove`."""
+    if text is None:
+        return None
+    doc = stm.parse(text)
+    section = doc.note.section(stm.EVENT_LOG)
+    if section is None:
+        return None
+    lines = doc.note.lines
+    body = lines[section.heading_line + 1 : section.end_line]
+    drop: set[int] = set()
+    for loc in ev.parse_lines(body, offset=section.heading_line + 1):
+        if loc.event.id in remove:
+            drop.update(range(loc.first_line, loc.last_line + 1))
+    if not drop:
+        return None
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def _describe(plan: Plan) -> str:
+    moved = sum(len(t.events) for t in plan.targets)
+    new = [t for t in plan.targets if t.create]
+    parts = [
+        f"{len(plan.remove)} event(s) left the window: {moved} into {len(plan.targets)} note(s)"
+    ]
+    if new:
+        parts.append(f"new: {', '.join(f'[[{t.title}]]' for t in new[:5])}")
+    archived = sum(len(v) for v in plan.archive.values())
+    if archived:
+        parts.append(f"{archived} to the archive")
+    return "; ".join(parts)
+
+
+def _skipped(outcome: Outcome) -> str:
+    return f"; skipped: {'; '.join(outcome.skipped)}" if outcome.skipped else ""

@@ -1,0 +1,216 @@
+"""Reflection: refresh the short-term document from its events.
+
+It rewrites only lines it generated (`marks.py`); a person's lines in any section stay as they are,
+and a person's fact value stands (`facts.apply`). What it maintains:
+
+- Summary: the span and sessions of the window, its topics and who or what came up (or, with an
+  LLM endpoint configured, a prose summary).
+- Working Memory: current topic, active goal, pending questions, last activity and an expiry
+  `working_memory_ttl_minutes` after it (sliding: each new event moves it). Once expired, the
+  generated lines are cleared from the context and recorded as an event, so nothing is lost.
+- Goals, Tasks: extracted from what was said; kept across runs (the newest `_KEEP` of each), so
+  they outlive the events' promotion.
+- Facts: `- key: value (since …, e-id)` with superseded values kept as history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from brainiac import events as ev
+from brainiac import extract, facts, marks, stm
+from brainiac import note as notes
+from brainiac.jobs.edits import Outcome, update
+from brainiac.vault import SHORT_TERM
+
+if TYPE_CHECKING:
+    from brainiac.jobs import JobReport
+    from brainiac.memory import Memory
+
+SELF_ROLE = "brainiac"  # events brainiac records about itself (not activity)
+_KEEP = 10
+_TOPIC_EVENTS = 3
+
+
+def reflect(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.jobs import JobReport
+
+    ttl = dt.timedelta(minutes=memory.config.working_memory_ttl_minutes)
+    memory.llm.last_error = None
+    outcome = Outcome()
+    said: list[str] = []
+    summary_cache: dict[tuple[str, ...], str | None] = {}
+
+    def llm_summary(events: Sequence[ev.Event]) -> str | None:
+        if not memory.llm.available or not events:
+            return None
+        key = tuple(e.id for e in events)
+        if key not in summary_cache:
+            summary_cache[key] = memory.llm.summarise([f"{e.role}: {e.text}" for e in events])
+        return summary_cache[key]
+
+    def transform(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new, notes_out = refresh(text, now, ttl, llm_summary)
+        said[:] = notes_out
+        return new
+
+    update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
+    if memory.llm.available and memory.llm.last_error:
+        said.append(f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary")
+    what = "; ".join(said) if said else "nothing new"
+    if outcome.skipped:
+        return JobReport("reflection", False, "skipped: " + "; ".join(outcome.skipped))
+    prefix = "dry run: " if dry_run else ""
+    return JobReport("reflection", True, prefix + what, tuple(outcome.changed), dry_run)
+
+
+Summariser = Callable[[Sequence[ev.Event]], "str | None"]
+
+
+def refresh(
+    text: str,
+    now: dt.datetime,
+    ttl: dt.timedelta,
+    llm_summary: Summariser | None = None,
+) -> tuple[str, list[str]]:
+    """The short-term document refreshed as of `now`, and what changed (for the report)."""
+    doc = stm.parse(text)
+    events = [e for e in doc.events if e.at is None or e.at <= now]
+    activity = [e for e in events if e.role != SELF_ROLE]
+    said: list[str] = []
+
+    # Working memory first: an expiry adds an event to the log.
+    wm_body = doc.note.section_text("Working Memory") or ""
+    last = max((e.at for e in activity if e.at), default=None)
+    generated_wm = [marks.unmark(x) for x in wm_body.split("\n") if marks.is_generated(x)]
+    if last is not None and now >= last + ttl:
+        if generated_wm:
+            expiry = ev.make_event(
+                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in generated_wm),
+                role=SELF_ROLE,
+                at=last + ttl,
+            )
+            text, _ = stm.append_events(text, [expiry])
+            text = notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
+            said.append("working memory expired and was recorded as an event")
+    elif last is not None:
+        lines = _working_memory(activity, doc, last, ttl)
+        new_body = marks.merge_lines(wm_body, lines)
+        if new_body.strip("\n") != wm_body.strip("\n"):
+            text = notes.replace_section(text, "Working Memory", new_body)
+    text = _refresh_summary(text, activity, llm_summary)
+    goals = [f"- {g}" for e in activity for g in extract.goals(e.text)]
+    tasks = [f"- [ ] {t}" for e in activity for t in extract.tasks(e.text)]
+    for title, found in (("Goals", goals), ("Tasks", tasks)):
+        new_text = _accumulate(text, title, found)
+        if new_text != text:
+            said.append(f"{title.lower()} updated")
+            text = new_text
+    text, changes = _apply_facts(text, activity)
+    for c in changes:
+        if c.kind == "superseded":
+            said.append(f"fact {c.key}: {c.old} → {c.new}")
+        elif c.kind == "added":
+            said.append(f"fact {c.key}: {c.new}")
+    return text, said
+
+
+def _working_memory(
+    activity: Sequence[ev.Event], doc: stm.ShortTerm, last: dt.datetime, ttl: dt.timedelta
+) -> list[str]:
+    recent = list(activity[-_TOPIC_EVENTS:])
+    lines = []
+    topic = extract.keywords((e.text for e in recent), 4)
+    if topic:
+        lines.append(f"- topic: {', '.join(topic)}")
+    goals = [g for e in activity for g in extract.goals(e.text)]
+    person_goals = [marks.unmark(x).lstrip("- ") for x in marks.person_lines(_body(doc, "Goals"))]
+    goal = goals[-1] if goals else (person_goals[0] if person_goals else None)
+    if goal:
+        lines.append(f"- active goal: {goal}")
+    pending = _pending_questions(activity)
+    if pending:
+        lines.append(f"- pending questions: {' | '.join(pending)}")
+    lines.append(f"- last activity: {last.isoformat(timespec='minutes')}")
+    lines.append(f"- expires: {(last + ttl).isoformat(timespec='minutes')}")
+    return lines
+
+
+def _pending_questions(activity: Sequence[ev.Event]) -> list[str]:
+    """Questions in the newest events that nobody else has answered yet."""
+    if not activity:
+        return []
+    asker = activity[-1].role
+    tail: list[ev.Event] = []
+    for e in reversed(activity):
+        if e.role != asker:
+            break
+        tail.insert(0, e)
+    return [q for e in tail for q in extract.questions(e.text)][-3:]
+
+
+def _refresh_summary(
+    text: str, activity: Sequence[ev.Event], llm_summary: Summariser | None
+) -> str:
+    body = stm_body(text, "Summary")
+    if not activity:
+        return text
+    lines: list[str] = []
+    prose = llm_summary(activity) if llm_summary else None
+    if prose:
+        lines.append(" ".join(prose.split()))
+    dated = [e.at for e in activity if e.at]
+    sessions = list(dict.fromkeys(e.session for e in activity if e.session))
+    span = ""
+    if dated:
+        span = f" from {dated[0]:%Y-%m-%d %H:%M} to {dated[-1]:%Y-%m-%d %H:%M}"
+    where = f" in {', '.join(sessions[-3:])}" if sessions else ""
+    lines.append(f"- {len(activity)} recent events{span}{where}.")
+    topics = extract.keywords((e.text for e in activity), 6)
+    if topics:
+        lines.append(f"- Topics: {', '.join(topics)}.")
+    counts: dict[str, int] = {}
+    for e in activity:
+        for name in extract.entities(e.text):
+            counts[name] = counts.get(name, 0) + 1
+    if counts:
+        top = sorted(counts, key=lambda n: -counts[n])[:8]
+        lines.append(f"- Mentioned: {', '.join(top)}.")
+    new_body = marks.merge_lines(body, lines)
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, "Summary", new_body)
+
+
+def _accumulate(text: str, title: str, found: list[str]) -> str:
+    """Generated lines of a section: the ones already there plus newly found, newest `_KEEP`."""
+    body = stm_body(text, title)
+    old = [marks.unmark(x) for x in body.split("\n") if marks.is_generated(x)]
+    merged = list(dict.fromkeys(old + found))[-_KEEP:]
+    new_body = marks.merge_lines(body, merged)
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, title, new_body)
+
+
+def _apply_facts(text: str, activity: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
+    found = [f for e in activity for f in extract.facts(e.text, e.at, e.id)]
+    if not found:
+        return text, []
+    body = stm_body(text, "Facts")
+    new_body, changes = facts.apply(body, found)
+    if not changes:
+        return text, []
+    return notes.replace_section(text, "Facts", new_body), changes
+
+
+def stm_body(text: str, title: str) -> str:
+    return notes.parse(text, SHORT_TERM).section_text(title) or ""
+
+
+def _body(doc: stm.ShortTerm, title: str) -> str:
+    return doc.note.section_text(title) or ""

@@ -1,0 +1,117 @@
+"""Which long-term note a name refers to: every note's title and aliases, looked up in text.
+
+Promotion uses it to send an event to the note of the person, project or topic it mentions, and
+organization to find duplicates (two notes answering to one name) and to link related notes. The
+book is kept between job runs and re-reads only the notes whose stat changed, so a daily pass over
+10,000 notes does not parse 10,000 files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from brainiac import facts, ltm
+from brainiac.errors import NoteParseError
+from brainiac.vault import LONG_TERM_DIR, Vault
+
+_MAX_NAME_WORDS = 6
+_WORD_RE = re.compile(r"[\w][\w'’.-]*")
+
+
+def normalise(name: str) -> str:
+    """Lowercase words, possessive and edge punctuation dropped: "Anna's" -> "anna"."""
+    words = [w.strip(".-'’") for w in _WORD_RE.findall(name.lower())]
+    words = [w[:-2] if w.endswith(("'s", "’s")) else w for w in words]
+    return " ".join(w for w in words if w)
+
+
+@dataclass(frozen=True)
+class Entry:
+    rel: str
+    title: str
+    names: tuple[str, ...]  # normalised title and aliases
+    status: str
+    sources: int  # how many events the note holds
+    fact_keys: tuple[str, ...] = ()
+
+
+class NameBook:
+    def __init__(self) -> None:
+        self._entries: dict[str, tuple[tuple[int, int, int], Entry]] = {}
+
+    def refresh(self, vault: Vault, under: str = LONG_TERM_DIR) -> None:
+        seen: set[str] = set()
+        for rel in vault.markdown_files(under):
+            seen.add(rel)
+            try:
+                st = os.stat(vault.path(rel))
+            except OSError:
+                continue
+            key = (st.st_ino, st.st_size, st.st_mtime_ns)
+            cached = self._entries.get(rel)
+            if cached is not None and cached[0] == key:
+                continue
+            try:
+                self.add(rel, vault.read(rel).text, key)
+            except (NoteParseError, FileNotFoundError):
+                self._entries.pop(rel, None)
+        for rel in [r for r in self._entries if r not in seen]:
+            del self._entries[rel]
+
+    def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
+        note = ltm.parse(text, rel)
+        names = [normalise(n) for n in [note.title, *note.aliases]]
+        entry = Entry(
+            rel,
+            note.title,
+            tuple(dict.fromkeys(n for n in names if n)),
+            note.status,
+            len(note.located_sources()),
+            tuple(facts.current(note.section(ltm.FACTS))),
+        )
+        self._entries[rel] = (key, entry)
+        return entry
+
+    def forget(self, rel: str) -> None:
+        self._entries.pop(rel, None)
+
+    def entries(self) -> list[Entry]:
+        return [e for _, e in self._entries.values()]
+
+    def active(self) -> dict[str, Entry]:
+        """Normalised name -> the active note answering to it (the one with most sources)."""
+        out: dict[str, Entry] = {}
+        for entry in sorted(self.entries(), key=lambda e: (-e.sources, e.rel)):
+            if entry.status not in ("active", "pinned", ""):
+                continue
+            for name in entry.names:
+                out.setdefault(name, entry)
+        return out
+
+    def mentions(self, text: str, table: dict[str, Entry] | None = None) -> list[Entry]:
+        """The notes whose names occur in `text` (whole words), longest name first, then by
+        first occurrence."""
+        table = self.active() if table is None else table
+        words = normalise(text).split()
+        found: dict[str, tuple[int, int, Entry]] = {}
+        for i in range(len(words)):
+            for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):
+                entry = table.get(" ".join(words[i : i + n]))
+                if entry is not None and entry.rel not in found:
+                    found[entry.rel] = (-n, i, entry)
+        return [e for _, _, e in sorted(found.values(), key=lambda t: (t[0], t[1]))]
+
+
+def filename_for(title: str, taken: Iterable[str]) -> str:
+    """A note file name from its title (Obsidian resolves [[Title]] by file name), made unique."""
+    base = re.sub(r'[\\/:*?"<>|#^\[\]]', " ", title)
+    base = " ".join(base.split()).strip(". ") or "Untitled"
+    base = base[:80]
+    taken_lower = {t.lower() for t in taken}
+    name, n = f"{base}.md", 2
+    while name.lower() in taken_lower:
+        name, n = f"{base} ({n}).md", n + 1
+    return name

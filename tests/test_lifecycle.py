@@ -1,0 +1,307 @@
+"""The memory lifecycle jobs: reflection, promotion, organization, feedback (issue 4).
+
+Real vaults in temporary directories, the real index, `now` passed in (no test sleeps).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory, stm
+from brainiac import events as ev
+from brainiac.jobs import promotion
+from brainiac.jobs.edits import Outcome
+from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
+
+T0 = dt.datetime(2026, 11, 1, 9, 0)
+_EVENT_ID_RE = re.compile(r"\^(e-[0-9a-f]{10})\s*$")
+
+
+def event_places(vault: Path) -> Counter[str]:
+    """How many times each event line (its `^e-` id) appears across short-term, long-term and
+    archive."""
+    counts: Counter[str] = Counter()
+    for path in sorted((vault / "memory").rglob("*.md")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = _EVENT_ID_RE.search(line)
+            if m:
+                counts[m.group(1)] += 1
+    return counts
+
+
+def remember_all(
+    memory: Memory, items: list[tuple[str, str, str]], start: dt.datetime
+) -> list[str]:
+    ids = []
+    for i, (role, session, text) in enumerate(items):
+        ids.append(
+            memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i)).id
+        )
+    return ids
+
+
+def test_conflicting_facts_leave_the_new_value_and_the_old_as_history(
+    memory: Memory, vault: Path
+) -> None:
+    memory.remember("The deadline is Friday.", session="planning", at=T0)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))
+    later = dt.datetime(2026, 11, 18, 16, 40)
+    memory.remember("The deadline moved to Monday.", session="weekly", at=later)
+    reports = memory.run_job("reflection", now=later + dt.timedelta(minutes=1))
+    facts = stm.parse((vault / SHORT_TERM).read_text()).note.section_text("Facts") or ""
+    assert "- deadline: Monday (since 2026-11-18 16:40" in facts
+    assert "  - superseded: Friday (2026-11-01 09:00 to 2026-11-18 16:40" in facts
+    assert "deadline: Friday → Monday" in reports[0].summary
+
+
+def test_reflection_keeps_a_persons_lines_and_is_idempotent(memory: Memory, vault: Path) -> None:
+    path = vault / SHORT_TERM
+    text = path.read_text().replace("## Goals\n", "## Goals\n- learn Finnish\n")
+    path.write_text(text)
+    remember_all(
+        memory,
+        [
+            ("user", "s1", "I want to run a marathon this year."),
+            ("user", "s1", "Remind me to book the dentist."),
+            ("user", "s1", "What time is the flight?"),
+        ],
+        T0,
+    )
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=5))
+    first = path.read_text()
+    assert "- learn Finnish\n" in first
+    assert re.search(r"- Run a marathon this year \^g-[0-9a-f]{6}", first)
+    assert re.search(r"- \[ \] Book the dentist \^g-[0-9a-f]{6}", first)
+    assert "pending questions: What time is the flight?" in first
+    assert "expires: 2026-11-01T09:32" in first
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=6))
+    assert path.read_text() == first
+
+
+def test_expired_working_memory_is_cleared_and_recorded_as_an_event(
+    memory: Memory, vault: Path
+) -> None:
+    memory.remember("Let us plan the garden for spring.", session="garden", at=T0)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))
+    wm = stm.parse((vault / SHORT_TERM).read_text()).section("Working Memory")
+    assert "topic:" in wm
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=31))
+    doc = stm.parse((vault / SHORT_TERM).read_text())
+    assert "topic:" not in doc.section("Working Memory")
+    expired = [e for e in doc.events if e.role == "brainiac"]
+    assert len(expired) == 1 and "garden" in expired[0].text
+    assert expired[0].at == T0 + dt.timedelta(minutes=30)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=40))  # nothing more to record
+    assert (
+        len([e for e in stm.parse((vault / SHORT_TERM).read_text()).events if e.role == "brainiac"])
+        == 1
+    )
+
+
+def test_promotion_keeps_the_window_and_moves_each_event_once(memory: Memory, vault: Path) -> None:
+    items = [
+        ("user", "atlas-weekly", f"Atlas status {i}: the migration of table {i} is done.")
+        for i in range(8)
+    ]
+    items += [
+        ("user", "garden", f"Planted {n} in the garden bed today.")
+        for n in ("tulips", "roses", "basil", "mint")
+    ]
+    items += [("user", "chat", "ok"), ("user", "chat", "thanks!")]
+    ids = remember_all(memory, items, T0)
+    items2 = [
+        ("user", "later", f"Later note {i} about the kitchen renovation budget") for i in range(10)
+    ]
+    ids += remember_all(memory, items2, T0 + dt.timedelta(hours=2))
+    reports = memory.run_job("promotion", now=T0 + dt.timedelta(hours=3))
+    assert reports[0].ok, reports[0].summary
+    doc = stm.parse((vault / SHORT_TERM).read_text())
+    assert [e.id for e in doc.events] == ids[-10:]
+    places = event_places(vault)
+    assert all(places[i] == 1 for i in ids), {i: places[i] for i in ids if places[i] != 1}
+    atlas = (vault / LONG_TERM_DIR / "project-atlas.md").read_text()
+    assert "Atlas status 3: the migration of table 3 is done. ^e-" in atlas  # verbatim, by name
+    assert "strength: 2" in atlas  # 1.5 + 0.5
+    archive = (vault / ARCHIVE_DIR / "2026-11.md").read_text()
+    assert "**user** (chat): ok ^e-" in archive  # small talk goes to the archive
+    assert "→ [[Project Atlas]]" in archive  # and the archive says where the rest went
+    again = memory.run_job("promotion", now=T0 + dt.timedelta(hours=3))
+    assert "none to promote" in again[0].summary
+    assert event_places(vault) == places
+
+
+def test_a_promotion_interrupted_before_the_event_log_is_finished_by_the_next_run(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = remember_all(
+        memory,
+        [("user", "s", f"Fact number {i} about the Atlas project budget") for i in range(15)],
+        T0,
+    )
+    real_update = promotion.update
+
+    def crash_on_short_term(vault_, rel, transform, outcome: Outcome, dry_run):  # type: ignore[no-untyped-def]
+        if rel == SHORT_TERM:
+            raise KeyboardInterrupt  # the process dies after the notes were written
+        return real_update(vault_, rel, transform, outcome, dry_run)
+
+    monkeypatch.setattr(promotion, "update", crash_on_short_term)
+    with pytest.raises(KeyboardInterrupt):
+        memory.run_job("promotion", now=T0 + dt.timedelta(hours=1))
+    assert (memory.locations.state / promotion.INTENT_FILE).exists()
+    monkeypatch.setattr(promotion, "update", real_update)
+    report = memory.run_job("promotion", now=T0 + dt.timedelta(hours=1))[0]
+    assert "finished an interrupted run" in report.summary
+    assert not (memory.locations.state / promotion.INTENT_FILE).exists()
+    places = event_places(vault)
+    assert all(places[i] == 1 for i in ids)
+
+
+def test_organization_decays_archives_and_links_still_resolve(memory: Memory, vault: Path) -> None:
+    anna = vault / LONG_TERM_DIR / "anna-berg.md"
+    person_text = anna.read_text()
+    report = memory.run_job("organization", now=dt.datetime(2027, 11, 20))[0]
+    assert report.ok, report.summary
+    assert not anna.exists()
+    archived = vault / ARCHIVE_DIR / "notes" / "anna-berg.md"
+    assert archived.exists()
+    moved = archived.read_text()
+    assert "status: archived" in moved
+    # The person's body text is all still there.
+    body = person_text.split("---", 2)[2]
+    assert body in moved
+    # Every [[link]] still names an existing note (by file name, title or alias).
+    names = set()
+    for path in (vault / "memory").rglob("*.md"):
+        text = path.read_text()
+        names.add(path.stem.lower())
+        m = re.search(r"^title: (.+)$", text, re.M)
+        if m:
+            names.add(m.group(1).strip().strip('"').lower())
+    for path in (vault / "memory").rglob("*.md"):
+        for link in re.findall(r"\[\[([^\]|#]+)", path.read_text()):
+            assert link.strip().lower() in names, (path, link)
+
+
+def test_decay_counts_days_once_and_access_resets_it(memory: Memory, vault: Path) -> None:
+    note = vault / LONG_TERM_DIR / "project-atlas.md"
+    now = dt.datetime(2026, 12, 20)  # 30 days after last_accessed 2026-11-20
+    memory.run_job("organization", now=now)
+    strength = float(re.search(r"^strength: (.+)$", note.read_text(), re.M).group(1))  # type: ignore[union-attr]
+    assert strength == pytest.approx(1.5 * 0.98**30, rel=1e-3)
+    memory.run_job("organization", now=now)  # same day again: no second decay
+    again = float(re.search(r"^strength: (.+)$", note.read_text(), re.M).group(1))  # type: ignore[union-attr]
+    assert again == strength
+
+
+def test_feedback_reinforces_the_notes_of_the_last_context(memory: Memory, vault: Path) -> None:
+    ctx = memory.context("When is the Atlas deadline?", budget=2000, now=T0)
+    assert any(s.startswith(f"{LONG_TERM_DIR}/project-atlas.md") for s in ctx.sources)
+    changed = memory.feedback(+1, now=T0)
+    assert f"{LONG_TERM_DIR}/project-atlas.md" in changed
+    text = (vault / LONG_TERM_DIR / "project-atlas.md").read_text()
+    assert re.search(r"^reinforcement: 0.3$", text, re.M)  # 0.2 + 1 x 0.1
+    memory.feedback(-1, now=T0)
+    assert re.search(
+        r"^reinforcement: 0.2$", (vault / LONG_TERM_DIR / "project-atlas.md").read_text(), re.M
+    )
+
+
+def test_duplicates_brainiac_wrote_are_merged_and_a_persons_note_is_not(
+    memory: Memory, vault: Path
+) -> None:
+    lt = vault / LONG_TERM_DIR
+    ev_line = "- 2026-11-02T10:00:00 **user** (s): Lena called about the tulips. ^e-0123456789\n"
+    (lt / "Lena.md").write_text(
+        "---\ntitle: Lena\naliases: [Lena Berg]\nstrength: 1.0\nstatus: active\n---\n"
+        "## Sources\n- 2026-11-01T10:00:00 **user** (s): Lena is my sister. ^e-aaaaaaaaaa\n"
+        "- 2026-11-03T10:00:00 **user** (s): Lena moved to Hamburg. ^e-bbbbbbbbbb\n"
+    )
+    (lt / "Lena Berg.md").write_text(
+        "---\ntitle: Lena Berg\nstrength: 1.0\nstatus: active\n---\n## Sources\n" + ev_line
+    )
+    (lt / "Anna B.md").write_text(
+        "---\ntitle: Anna B\naliases: [Anna]\n---\nMy own notes about Anna.\n"
+    )
+    report = memory.run_job("organization", now=dt.datetime(2026, 11, 21))[0]
+    assert "merged [[Lena Berg]] into [[Lena]]" in report.summary
+    assert (
+        "possible duplicates: [[Anna B]]" in report.summary
+        or "possible duplicates: [[Anna Berg]]" in report.summary
+    )
+    assert "e-0123456789" in (lt / "Lena.md").read_text()
+    stub = (lt / "Lena Berg.md").read_text()
+    assert "status: merged" in stub and "[[Lena]]" in stub and "e-0123456789" not in stub
+    assert (
+        lt / "Anna B.md"
+    ).read_text() == "---\ntitle: Anna B\naliases: [Anna]\n---\nMy own notes about Anna.\n"
+    assert event_places(vault)["e-0123456789"] == 1
+
+
+def test_dry_run_changes_nothing(memory: Memory, vault: Path) -> None:
+    remember_all(
+        memory, [("user", "s", f"Item {i} about the garden shed roof") for i in range(14)], T0
+    )
+    before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()}
+    reports = memory.run_job("all", now=dt.datetime(2027, 6, 1), dry_run=True)
+    assert [r.name for r in reports] == ["reflection", "promotion", "organization"]
+    assert all(r.dry_run for r in reports)
+    assert "dry run" in reports[1].summary and "4 event(s) left the window" in reports[1].summary
+    after = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()}
+    assert after == before
+
+
+@pytest.mark.timeout(600)
+def test_a_simulated_120_days(vault: Path) -> None:
+    """Thousands of events over 120 days, jobs on their schedules: unused notes fade to the
+    archive, used ones survive, a person's text is never altered, every event exactly once."""
+    # Faster forgetting than the default (0.98), so notes fade within the simulated 120 days.
+    (vault / ".brainiac/config.toml").write_text("[lifecycle]\ndecay_per_day = 0.95\n")
+    memory = Memory(vault)  # the default refresh: the index follows the files it writes
+    person_note = vault / LONG_TERM_DIR / "My garden plan.md"
+    person_body = "## Plan\nRaised beds on the south side; tulips in October.\n"
+    person_note.write_text("---\ntitle: My garden plan\nstrength: 1.0\n---\n" + person_body)
+    topics = [
+        "kitchen renovation",
+        "Atlas migration",
+        "marathon training",
+        "tax return",
+        "piano lessons",
+    ]
+    ids: list[str] = []
+    start = dt.datetime(2026, 11, 21, 8, 0)
+    for day in range(120):
+        today = start + dt.timedelta(days=day)
+        # The first two topics are talked about all along; the others only in the first weeks.
+        active = topics[:2] if day > 20 else topics
+        for chunk in range(3):  # three conversations a day, six steps each, reflection after
+            batch = []
+            for k in range(chunk * 6, chunk * 6 + 6):
+                topic = active[k % len(active)]
+                at = today + dt.timedelta(minutes=7 * k)
+                text = f"Day {day} step {k}: progress on the {topic}, item {day * 18 + k}."
+                role = "user" if k % 2 else "assistant"
+                batch.append(ev.make_event(text, role=role, session=f"day-{day}", at=at))
+            memory.remember_many(batch)
+            ids += [e.id for e in batch]
+            memory.run_job("reflection", now=batch[-1].at)
+        memory.context("Atlas migration progress", budget=1500, now=today + dt.timedelta(hours=3))
+        memory.run_job("promotion", now=today + dt.timedelta(hours=4))
+        if day % 3 == 2:
+            memory.run_job("organization", now=today + dt.timedelta(hours=23))
+    assert len(ids) == 120 * 18
+    places = event_places(vault)
+    assert all(places[i] == 1 for i in ids), sum(1 for i in ids if places[i] != 1)
+    long_term = {p.name for p in (vault / LONG_TERM_DIR).glob("*.md")}
+    archived = {p.name for p in (vault / ARCHIVE_DIR / "notes").glob("*.md")}
+    assert archived, "nothing faded"
+    assert any("atlas" in n.lower() for n in long_term) or "project-atlas.md" in long_term
+    assert not any("piano" in n.lower() for n in long_term), long_term
+    final = next(p for p in (vault / "memory").rglob("My garden plan.md"))
+    assert person_body in final.read_text()
+    memory.close()
