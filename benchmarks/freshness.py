@@ -32,6 +32,9 @@ READY=1 (sent after its first reconcile) says when it serves. Per size, in this 
   stored fields of every live document, duplicates counted), every token found in its note
   through brainiac's read-only Index.search (what `brainiac search` uses), and one real
   `brainiac search --json` call.
+- the lifecycle jobs (reflection, promotion, organization) are turned off through the
+  environment: this measures the edit path; they would catch up at the first start and rewrite
+  the generated notes while the edits are timed.
 - floor, measured in the same run with the daemon stopped: a separate process with a watchdog
   observer on the vault (recursive, as the daemon's) that, on the `closed` / `moved` event of a
   note, reads it and does one `update_document` + `commit(merge=False)` on a raw Whoosh index of
@@ -728,6 +731,10 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"),
                XDG_RUNTIME_DIR=str(base / "run"), PYTHONHASHSEED="0")
+    # The edit path alone: the memory lifecycle jobs (which catch up at the first start and
+    # would rewrite the generated notes meanwhile) are off; tests/test_lifecycle.py covers them.
+    env.update(BRAINIAC_JOBS_REFLECTION="0", BRAINIAC_JOBS_PROMOTION="0",
+               BRAINIAC_JOBS_ORGANIZATION="0")
     (base / "run").mkdir(parents=True, mode=0o700)
     res: dict[str, Any] = {"notes": n}
 

@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="folder with locomo_eval.py and locomo-dev.json")
     ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
     ap.add_argument("--systems", default="whoosh_turns,brainiac",
-                    help="comma list: brainiac and/or the scorer's built-in systems")
+                    help="comma list: brainiac (memory jobs at each session's end), "
+                         "brainiac_nojobs, and/or the scorer's built-in systems")
     ap.add_argument("--budgets", default="500,2000,4000")
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
@@ -52,13 +53,15 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     import locomo_eval  # the official scorer, read-only, outside the repository
 
-    from locomo_adapter import BrainiacSystem
+    from locomo_adapter import BrainiacNoJobs, BrainiacSystem
 
     budgets = [int(b) for b in args.budgets.split(",") if b]
     factories = []
     for name in [s for s in args.systems.split(",") if s]:
         if name == "brainiac":
             factories.append(BrainiacSystem)
+        elif name == "brainiac_nojobs":
+            factories.append(BrainiacNoJobs)
         elif name in locomo_eval.BUILTIN:
             factories.append(locomo_eval.BUILTIN[name])
         else:

@@ -7,9 +7,13 @@ question and budget, then `close()`. This adapter drives brainiac through its pu
 * ingest: a fresh vault from the template (`Memory.init`) in a temporary directory, with the index
   and state kept in that directory too (`Locations`), so nothing reaches the user's home. Every turn
   is one `Memory.remember(...)` call (one event per turn, in order; the speaker is the role, the
-  session is "session N", the time is the turn's timestamp). The turn text is kept verbatim; an
-  image shared in the turn is appended as " [image: caption]", as the scorer's baselines do. The
-  index is built once after the last turn (`Memory.refresh`), inside the measured ingest time.
+  session is "session N", the time is the turn's timestamp). At the end of each session the
+  memory jobs run as the daemon would run them, `Memory.run_job("all", now=<the session's last
+  turn>)`: reflection, promotion (all but the last 10 events move into long-term notes) and
+  organization (decay, archive, merge, links). `BrainiacNoJobs` is the same without the jobs.
+  The turn text is kept verbatim; an image shared in the turn is appended as " [image: caption]",
+  as the scorer's baselines do. The index is built once after the last turn (`Memory.refresh`),
+  inside the measured ingest time.
 * context: `Memory.context(question, budget=budget, now=conversation.end_time).text`, i.e. the
   whole assembled working memory (Core Identity, Short-Term Memory with the last 10 events,
   Relevant Long-Term Memory, User Prompt), all of it inside the budget.
@@ -40,6 +44,7 @@ class BrainiacSystem:
     """One brainiac vault per conversation, fed one `remember` per turn."""
 
     name = "brainiac"
+    run_jobs = True  # reflection, promotion, organization at each session's end
 
     def __init__(self) -> None:
         self._tmp: Path | None = None
@@ -63,6 +68,10 @@ class BrainiacSystem:
                 if not text.strip():
                     continue
                 self._memory.remember(text, role=turn.speaker, session=label, at=turn.timestamp)
+            # As the daemon would: the memory jobs run when the session ends, at its time.
+            ends = [t.timestamp for t in session.turns if t.timestamp is not None]
+            if self.run_jobs and ends:
+                self._memory.run_job("all", now=max(ends))
         # The index is opened lazily, so the turns above were only appended to the vault; build
         # it now, so ingest time includes indexing and the first question does not pay for it.
         self._memory.refresh(force=True)
@@ -78,3 +87,10 @@ class BrainiacSystem:
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
+
+
+class BrainiacNoJobs(BrainiacSystem):
+    """brainiac without the memory jobs: every turn stays in the short-term Event Log."""
+
+    name = "brainiac_nojobs"
+    run_jobs = False

@@ -107,3 +107,23 @@ def test_never_over_budget_unless_identity_and_prompt_alone_are(
     assert identity.strip("\n") in out.text
     assert prompt.strip("\n") in out.text
     assert _positions(out.text) == sorted(_positions(out.text))
+
+
+def test_relevance_first_packs_long_term_memory_before_short_term() -> None:
+    out = c.assemble(_inputs(), budget=200, relevance_first=True)
+    assert "### Note 0" in out.text  # the best long-term item is in
+    assert out.tokens <= 200
+    normal = c.assemble(_inputs(), budget=200)
+    assert "### Note 0" not in normal.text and "event number 11" in normal.text
+
+
+@given(
+    budget=st.integers(1, 3000),
+    n_events=st.integers(0, 10),
+    n_ltm=st.integers(0, 8),
+)
+def test_relevance_first_never_exceeds_the_budget(budget: int, n_events: int, n_ltm: int) -> None:
+    out = c.assemble(_inputs(n_events=n_events, n_ltm=n_ltm), budget, relevance_first=True)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    assert _positions(out.text) == sorted(_positions(out.text))

@@ -299,3 +299,10 @@ def test_apply_is_idempotent_and_keeps_other_lines(
     assert _is_subsequence(kept, once.split("\n"))
     # Every key given ends up with a line.
     assert {f.key for f in new if f.key and f.value} <= set(fx.current(once))
+
+
+def test_a_less_precise_restatement_is_not_a_change() -> None:
+    section = "- deadline: Monday 2026-11-30 (since 2026-11-18)\n"
+    later = Fact("deadline", "Monday", dt.datetime(2026, 11, 19, 9, 0), "e-0000000001")
+    text, changes = fx.apply(section, [later])
+    assert text == section and changes == []

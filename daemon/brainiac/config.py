@@ -26,6 +26,7 @@ class Config:
     budget: int = 2000
     recent_events: int = 10
     max_ltm_items: int = 200
+    relevance_first_below: int = 1000
     # [retrieval]
     relevance_weight: float = 1.0
     strength_weight: float = 0.15
@@ -73,6 +74,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("context", "budget", "budget", int, 1, 10_000_000),
     Setting("context", "recent_events", "recent_events", int, 0, 1000),
     Setting("context", "max_ltm_items", "max_ltm_items", int, 0, 10_000),
+    Setting("context", "relevance_first_below", "relevance_first_below", int, 0, 10_000_000),
     Setting("retrieval", "relevance_weight", "relevance_weight", float, 0, 100),
     Setting("retrieval", "strength_weight", "strength_weight", float, 0, 100),
     Setting("retrieval", "reinforcement_weight", "reinforcement_weight", float, 0, 100),

@@ -74,7 +74,12 @@ def check_budget(budget: int) -> int:
     return budget
 
 
-def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -> Assembled:
+def assemble(
+    inputs: Inputs,
+    budget: int,
+    count: TokenCounter = approx_tokens,
+    relevance_first: bool = False,
+) -> Assembled:
     check_budget(budget)
     warnings: list[str] = []
     identity = inputs.identity
@@ -95,64 +100,92 @@ def assemble(inputs: Inputs, budget: int, count: TokenCounter = approx_tokens) -
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
     room = budget - fixed
 
-    # Recent events: the newest that fit, kept in chronological order.
-    event_lines = [render_event(e) for e in inputs.recent]
-    kept_events: list[str] = []
-    recent_header = f"\n### Recent Events\n{RECENT_HEADER}"
-    if event_lines and room > cost(recent_header):
-        room -= cost(recent_header)
-        for line in reversed(event_lines):
-            if cost(line) > room:
+    def pack_events(room: int) -> tuple[list[str], int, bool]:
+        """The newest recent events that fit, in chronological order (with their header)."""
+        lines = [render_event(e) for e in inputs.recent]
+        kept: list[str] = []
+        header = f"\n### Recent Events\n{RECENT_HEADER}"
+        if not lines or room <= cost(header):
+            return [], 0, bool(lines)
+        used = cost(header)
+        for line in reversed(lines):
+            if used + cost(line) > room:
                 break
-            kept_events.insert(0, line)
-            room -= cost(line)
-        if not kept_events:
-            room += cost(recent_header)
-    dropped_events = len(event_lines) - len(kept_events)
-    if dropped_events:
-        room = 0  # a recent event was cut: nothing of lower priority may take its place
+            kept.insert(0, line)
+            used += cost(line)
+        if not kept:
+            return [], 0, True
+        return [header, *kept], used, len(kept) < len(lines)
 
-    # Short-term summary and structured parts, in display order, cut line by line if need be.
-    stm_blocks: list[str] = []
-    for title, text in inputs.short_term:
-        text = text.strip("\n")
-        if not text:
-            continue
-        header = f"\n### {title}"
-        if room <= cost(header):
-            room = 0
-            break
-        lines_kept = []
-        spent = cost(header)
-        for line in text.split("\n"):
-            if spent + cost(line) > room:
+    def pack_short_term(room: int) -> tuple[list[str], int, bool]:
+        """The short-term sections in display order, cut line by line if need be."""
+        blocks: list[str] = []
+        used = 0
+        for title, text in inputs.short_term:
+            text = text.strip("\n")
+            if not text:
+                continue
+            header = f"\n### {title}"
+            if room - used <= cost(header):
+                return blocks, used, True
+            kept_lines = []
+            spent = cost(header)
+            all_lines = text.split("\n")
+            for line in all_lines:
+                if used + spent + cost(line) > room:
+                    break
+                kept_lines.append(line)
+                spent += cost(line)
+            if kept_lines:
+                blocks.append("\n".join([header, *kept_lines]))
+                used += spent
+            if len(kept_lines) < len(all_lines):
+                return blocks, used, True
+        return blocks, used, False
+
+    def pack_long_term(room: int) -> tuple[list[str], int, int]:
+        """Long-term memory best first, skipping what no longer fits, until the room is used up
+        (or enough items in a row did not fit): items render lazily, so stopping saves work."""
+        blocks: list[str] = []
+        used = dropped = misses = 0
+        for item in inputs.long_term:
+            if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 break
-            lines_kept.append(line)
-            spent += cost(line)
-        if lines_kept:
-            stm_blocks.append("\n".join([header, *lines_kept]))
-            room -= spent
-        if len(lines_kept) < len(text.split("\n")):
-            room = 0  # short-term memory was cut, so long-term memory gets nothing
-            break
+            block = item.text.strip("\n")
+            if used + cost(block) <= room:
+                blocks.append(block)
+                sources.extend(s for s in item.sources if s not in sources)
+                used += cost(block)
+                misses = 0
+            else:
+                dropped += 1
+                misses += 1
+        return blocks, used, dropped
 
-    # Long-term memory: best first, skipping what no longer fits, until the room is used up (or
-    # enough items in a row did not fit): the items are rendered lazily, so stopping saves work.
-    ltm_blocks: list[str] = []
+    # Priority: recent events, then the short-term sections, then long-term memory; a part that
+    # had to be cut is never replaced by one of lower priority. With `relevance_first` (a small
+    # budget and a prompt) long-term memory relevant to the prompt comes first and short-term
+    # memory gets what it leaves.
     sources: list[str] = []
-    dropped_ltm = misses = 0
-    for item in inputs.long_term:
-        if room < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
-            break
-        block = item.text.strip("\n")
-        if cost(block) <= room:
-            ltm_blocks.append(block)
-            sources.extend(s for s in item.sources if s not in sources)
-            room -= cost(block)
-            misses = 0
-        else:
-            dropped_ltm += 1
-            misses += 1
+    event_blocks: list[str] = []
+    stm_blocks: list[str] = []
+    ltm_blocks: list[str] = []
+    dropped_ltm = 0
+    events_cut = False
+    if relevance_first:
+        ltm_blocks, used, dropped_ltm = pack_long_term(room)
+        room -= used
+    event_blocks, used, events_cut = pack_events(room)
+    room -= used
+    if not events_cut:
+        stm_blocks, used, stm_cut = pack_short_term(room)
+        room -= used
+        if not stm_cut and not relevance_first:
+            ltm_blocks, used, dropped_ltm = pack_long_term(room)
+            room -= used
+    kept_events = event_blocks[1:]
+    dropped_events = len(inputs.recent) - len(kept_events)
+    recent_header = event_blocks[0] if event_blocks else ""
 
     parts = [head_identity, head_stm, *stm_blocks]
     if kept_events:

@@ -535,13 +535,23 @@ _NEVER_NAMES = _words("i i'm i've i'll i'd ok todo fyi")
 _TITLES = _words("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
 
 
-def entities(text: str) -> list[str]:
-    """Proper-noun phrases (`Anna Berg`, `Bank of America`, `Atlas`), in order of first mention."""
+def entities(text: str, openers: bool = True) -> list[str]:
+    """Proper-noun phrases (`Anna Berg`, `Bank of America`, `Atlas`), in order of first mention.
+
+    `openers=False` leaves out a lone capitalised word that only ever opens a sentence ("Random
+    chat about pasta"): as often an ordinary word as a name, so not enough to found a note on.
+    """
     seen: dict[str, None] = {}
+    opening: set[str] = set()
+    inside: set[str] = set()
     for sentence in sentences(text):
-        for phrase in _capital_runs(sentence):
+        for i, phrase in enumerate(_capital_runs(sentence)):
             seen.setdefault(phrase, None)
-    return list(seen)
+            at_start = i == 0 and sentence.lstrip("\"'(“‘").startswith(phrase)
+            (opening if at_start else inside).add(phrase)
+    if openers:
+        return list(seen)
+    return [p for p in seen if " " in p or p in inside or p not in opening]
 
 
 def _capital_runs(sentence: str) -> list[str]:

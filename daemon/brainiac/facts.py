@@ -314,6 +314,8 @@ def _apply_one(lines: list[str], fact: Fact) -> Change | None:
     old = line.fact
     if normalise_value(old.value) == normalise_value(fact.value):
         return None
+    if _restates(old.value, fact.value):
+        return None  # "Monday" after "Monday 2026-11-30": the same value, said less precisely
     if old.since is not None and fact.since is not None and fact.since < old.since:
         return _record_history(lines, line, fact)
     # The fact line is rewritten from its value on, so a person's spelling of the key is kept.
@@ -325,6 +327,13 @@ def _apply_one(lines: list[str], fact: Fact) -> Change | None:
     old_entry = Superseded(old.value, old.since, fact.since, old.source)
     lines.insert(line.first + 1, render_superseded(old_entry) + cr)
     return Change(fact.key, old.value, fact.value, fact.since, fact.source, "superseded")
+
+
+def _restates(old: str, new: str) -> bool:
+    """Whether `new` only repeats part of `old` (every word of it is in `old`)."""
+    old_words = set(normalise_value(old).split())
+    new_words = set(normalise_value(new).split())
+    return bool(new_words) and new_words < old_words
 
 
 def _already_there(line: FactLine, fact: Fact) -> bool:

@@ -295,7 +295,8 @@ class Memory:
             recent=recent,
             long_term=items,
         )
-        result = ctx_mod.assemble(inputs, budget)
+        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
+        result = ctx_mod.assemble(inputs, budget, relevance_first=relevance_first)
         self._record_use(result.sources, now)
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings

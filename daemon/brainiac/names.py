@@ -8,6 +8,7 @@ book is kept between job runs and re-reads only the notes whose stat changed, so
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 from collections.abc import Iterable
@@ -36,11 +37,22 @@ class Entry:
     status: str
     sources: int  # how many events the note holds
     fact_keys: tuple[str, ...] = ()
+    # What organization needs without re-reading the file:
+    key: tuple[int, int, int] = (0, 0, 0)  # inode, size, mtime_ns when read
+    strength: float = ltm.DEFAULT_STRENGTH
+    decay_start: dt.datetime | None = None
+    aliases: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    created: dt.datetime | None = None
+    private: bool = False
 
 
 class NameBook:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[int, int, int], Entry]] = {}
+        # Organization's memory of the notes it has settled (their stat when it last looked),
+        # so a daily run reads only the notes that changed, were used or are due to decay.
+        self.organized: dict[str, tuple[int, int, int]] = {}
 
     def refresh(self, vault: Vault, under: str = LONG_TERM_DIR) -> None:
         seen: set[str] = set()
@@ -64,6 +76,8 @@ class NameBook:
     def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
         note = ltm.parse(text, rel)
         names = [normalise(n) for n in [note.title, *note.aliases]]
+        times = [note.note.meta_time(k) for k in ("decayed", "reinforced")] + [note.last_touched]
+        known = [t for t in times if t is not None]
         entry = Entry(
             rel,
             note.title,
@@ -71,6 +85,13 @@ class NameBook:
             note.status,
             len(note.located_sources()),
             tuple(facts.current(note.section(ltm.FACTS))),
+            key,
+            note.strength,
+            max(known) if known else None,
+            tuple(note.aliases),
+            tuple(note.tags),
+            note.note.meta_time("created") or note.last_touched,
+            note.private,
         )
         self._entries[rel] = (key, entry)
         return entry
@@ -80,6 +101,10 @@ class NameBook:
 
     def entries(self) -> list[Entry]:
         return [e for _, e in self._entries.values()]
+
+    def get(self, rel: str) -> Entry | None:
+        cached = self._entries.get(rel)
+        return cached[1] if cached else None
 
     def active(self) -> dict[str, Entry]:
         """Normalised name -> the active note answering to it (the one with most sources)."""

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 from collections import defaultdict
@@ -52,10 +53,20 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     memory.names.refresh(vault)
     merged = _merge_duplicates(memory, now, outcome, dry_run, said)
     archived: list[str] = []
+    if merged:
+        memory.names.refresh(vault)
     table = memory.names.active()
-    for rel in list(vault.markdown_files(LONG_TERM_DIR)):
-        if rel in merged:
+    settled = memory.names.organized
+    for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
+        rel = entry.rel
+        if rel in merged or entry.status in ("merged", "archived"):
             continue
+        if (
+            settled.get(rel) == entry.key
+            and rel not in accessed
+            and not _decay_due(entry, now, cfg.decay_per_day, cfg.archive_below)
+        ):
+            continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
         try:
             text = vault.read(rel).text
         except (NoteParseError, FileNotFoundError):
@@ -93,6 +104,10 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         fading = strength < cfg.archive_below and note.status not in _NEVER_DECAY
         if fading and _archive(vault, rel, now, outcome, dry_run):
             archived.append(note.title)
+        elif not dry_run:
+            with contextlib.suppress(OSError):
+                st = os.stat(vault.path(rel))
+                settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
     if archived:
         shown = ", ".join(f"[[{t}]]" for t in archived[:10])
         more = f" and {len(archived) - 10} more" if len(archived) > 10 else ""
@@ -114,6 +129,21 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         prefix + "; ".join(said),
         tuple(outcome.changed),
         dry_run,
+    )
+
+
+def _decay_due(entry: Entry, now: dt.datetime, per_day: float, archive_below: float) -> bool:
+    """Whether this run would write a decayed strength or archive the note (see `_decay`)."""
+    if entry.status in _NEVER_DECAY or entry.decay_start is None:
+        return False
+    days = int(max((now - entry.decay_start).total_seconds() / 86400.0, 0.0))
+    if days < 1:
+        return False
+    factor = per_day**days
+    return (
+        factor <= _MIN_DECAY_STEP
+        or entry.strength < 2 * _ARCHIVE_FLOOR
+        or entry.strength * factor < archive_below
     )
 
 
@@ -334,23 +364,18 @@ _CALLOUT = (
 def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
     vault = memory.vault
     topics: dict[str, list[str]] = defaultdict(list)
-    entities: list[tuple[str, list[str]]] = []
+    entities: list[tuple[str, tuple[str, ...]]] = []
     timeline: dict[str, list[str]] = defaultdict(list)
-    for rel in vault.markdown_files(LONG_TERM_DIR):
-        try:
-            note = ltm.parse(vault.read(rel).text, rel)
-        except (NoteParseError, FileNotFoundError):
+    for entry in memory.names.entries():
+        if entry.status == "merged" or entry.private:
             continue
-        if note.status in ("merged",) or note.private:
-            continue
-        link = f"[[{_link_target(rel)}]]"
-        for tag in note.tags or ["untagged"]:
+        link = f"[[{_link_target(entry.rel)}]]"
+        for tag in entry.tags or ("untagged",):
             topics[tag].append(link)
-        if "entity" in note.tags or note.aliases:
-            entities.append((note.title, note.aliases))
-        created = note.note.meta_time("created") or note.last_touched
-        if created is not None:
-            timeline[f"{created:%Y-%m}"].append(f"{created:%Y-%m-%d} {link}")
+        if "entity" in entry.tags or entry.aliases:
+            entities.append((entry.title, entry.aliases))
+        if entry.created is not None:
+            timeline[f"{entry.created:%Y-%m}"].append(f"{entry.created:%Y-%m-%d} {link}")
     pages = {
         "Topics": "\n".join(
             f"## {tag}\n" + "\n".join(f"- {x}" for x in sorted(links)) + "\n"

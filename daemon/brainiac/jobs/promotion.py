@@ -174,10 +174,12 @@ def _place_new(
     """Events of one session that no note claims: entity notes, a session note, or archive."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
+    # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group.
+    confirmed = {normalise(x) for e in group for x in extract.entities(e.text, openers=False)}
     for event in group:
         for entity in dict.fromkeys(extract.entities(event.text)):
             key = normalise(entity)
-            if key and key not in roles:
+            if key and key not in roles and key in confirmed:
                 counts[key] += 1
                 names.setdefault(key, entity)
     rest: list[ev.Event] = []
