@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from brainiac.stm import parse as parse_stm
 from conftest import run_cli
 
 DEADLINE_S = 20.0
@@ -223,3 +224,46 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=DEADLINE_S) == 0
     assert "configuration not reloaded" in proc.stderr.read()  # type: ignore[union-attr]
+
+
+def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> None:
+    """Jobs never run before catch up soon after the start, on the job thread; promotion's
+    changes reach the index through the watcher like anyone's edit."""
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    for i in range(14):
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            f"Step {i}: repainting the garden fence",
+            "--session",
+            "fence",
+            "--at",
+            f"2026-11-01T09:{i:02d}",
+            check=True,
+        )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        stm = vault / "memory/short_term.md"
+        wait_for(lambda: len(parse_stm(stm.read_text()).events) == 10, "promotion to run", 60.0)
+        notes = [p for p in (vault / "memory/long_term").glob("*.md") if "fence" in p.name.lower()]
+        assert notes, list((vault / "memory/long_term").iterdir())
+        wait_for(
+            lambda: (
+                "Step 2: repainting"
+                in run_cli("--vault", str(vault), "search", "Step 2 repainting", check=True).stdout
+            ),
+            "the promoted event to be found in its new note",
+        )
+        listing = run_cli("--vault", str(vault), "jobs", "list", check=True).stdout
+        assert "promotion" in listing and "never run" not in listing.split("promotion")[1][:40]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        proc.communicate(timeout=10)

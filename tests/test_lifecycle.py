@@ -305,3 +305,145 @@ def test_a_simulated_120_days(vault: Path) -> None:
     final = next(p for p in (vault / "memory").rglob("My garden plan.md"))
     assert person_body in final.read_text()
     memory.close()
+
+
+def _with_llm(vault: Path, base_url: str) -> Memory:
+    (vault / ".brainiac/config.toml").write_text(
+        f'[llm]\nbase_url = "{base_url}"\nmodel = "stand-in"\ntimeout_s = 5.0\n'
+    )
+    return Memory(vault)
+
+
+def test_reflection_uses_the_llm_endpoint_for_the_summary(vault: Path) -> None:
+    from llm_standin import StandIn
+
+    with StandIn(lambda body: "Planning the Atlas migration with Anna.") as server:
+        memory = _with_llm(vault, server.base_url)
+        memory.remember("Anna and I planned the Atlas migration today.", at=T0)
+        report = memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))[0]
+        memory.close()
+    assert report.ok and "LLM unavailable" not in report.summary
+    summary = stm.parse((vault / SHORT_TERM).read_text()).section("Summary")
+    assert "Planning the Atlas migration with Anna. ^g-" in summary
+    assert server.requests and server.requests[0].body["model"] == "stand-in"
+
+
+def test_a_failing_llm_endpoint_falls_back_and_says_so(vault: Path) -> None:
+    from llm_standin import StandIn
+
+    with StandIn(lambda body: (500, "model not loaded")) as server:
+        memory = _with_llm(vault, server.base_url)
+        memory.remember("Anna and I planned the Atlas migration today.", at=T0)
+        report = memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))[0]
+        memory.close()
+    assert report.ok
+    assert "LLM unavailable" in report.summary and "deterministic" in report.summary
+    summary = stm.parse((vault / SHORT_TERM).read_text()).section("Summary")
+    assert "Topics:" in summary  # the deterministic summary is there
+
+
+def test_cli_jobs_run_all_and_jobs_log(vault: Path) -> None:
+    from conftest import run_cli
+
+    for i in range(13):
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            f"Step {i}: tiling the bathroom floor",
+            "--at",
+            f"2026-11-01T09:{i:02d}",
+        )
+    dry = run_cli(
+        "--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", "--dry-run"
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert "promotion: dry run: 3 event(s) left the window" in dry.stdout
+    done = run_cli("--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].startswith("reflection: ")
+    log = run_cli("--vault", str(vault), "jobs", "log", "--json")
+    import json
+
+    runs = json.loads(log.stdout)
+    assert {r["job"] for r in runs} >= {"reflection", "promotion"}
+    assert any(SHORT_TERM in r["changed"] for r in runs)
+    bad = run_cli("--vault", str(vault), "jobs", "run", "nosuchjob")
+    assert bad.returncode == 2 and "no job 'nosuchjob'" in bad.stderr
+
+
+def test_a_save_while_a_job_works_is_kept_and_the_job_reapplies(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brainiac.vault import Vault
+
+    memory.remember("I want to learn to sail this summer.", at=T0)
+    path = vault / SHORT_TERM
+    real_write = Vault.write
+    saved = []
+
+    def person_saves_first(self: Vault, rel: str, text: str, expected):  # type: ignore[no-untyped-def]
+        if rel == SHORT_TERM and not saved:
+            saved.append(True)  # the person's editor saves between the job's read and write
+            path.write_text(path.read_text().replace("## Tasks\n", "## Tasks\n- [ ] buy a map\n"))
+        return real_write(self, rel, text, expected)
+
+    monkeypatch.setattr(Vault, "write", person_saves_first)
+    report = memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))[0]
+    assert report.ok, report.summary
+    text = path.read_text()
+    assert "- [ ] buy a map\n" in text  # the person's edit stands
+    assert "Learn to sail this summer ^g-" in text  # and the job's work was redone on top
+
+
+def test_a_ticked_or_deleted_generated_task_does_not_come_back(memory: Memory, vault: Path) -> None:
+    path = vault / SHORT_TERM
+    memory.remember("Remind me to book the dentist.", at=T0)
+    memory.remember("I want to run a marathon this year.", at=T0 + dt.timedelta(minutes=1))
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=2))
+    text = path.read_text()
+    task = re.search(r"^- \[ \] Book the dentist \^g-\w+$", text, re.M)
+    goal = re.search(r"^- Run a marathon this year \^g-\w+\n", text, re.M)
+    assert task and goal
+    text = text.replace(task.group(0), "- [x] Book the dentist").replace(goal.group(0), "")
+    path.write_text(text)
+    memory.remember("Nice weather today.", at=T0 + dt.timedelta(minutes=3))
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=4))
+    after = path.read_text()
+    assert "- [x] Book the dentist\n" in after and "[ ] Book the dentist" not in after
+    assert "marathon" not in (stm.parse(after).note.section_text("Goals") or "")
+
+
+def test_a_second_memory_job_at_once_is_skipped_and_says_why(memory: Memory) -> None:
+    import fcntl
+    import os
+
+    memory.locations.state.mkdir(parents=True, exist_ok=True)
+    fd = os.open(memory.locations.state / "jobs.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # another process's run is under way
+        report = memory.run_job("promotion", now=T0)[0]
+    finally:
+        os.close(fd)
+    assert not report.ok and "another memory job is running" in report.summary
+    assert memory.run_job("promotion", now=T0)[0].ok
+
+
+def test_events_go_to_the_note_that_holds_the_fact_they_change(memory: Memory, vault: Path) -> None:
+    items = [("user", "weekly", "Anna agreed to move the Atlas deadline to Tuesday the 1st.")]
+    items += [("user", "weekly", f"Filler {i} about lunch plans and sandwiches") for i in range(10)]
+    later = dt.datetime(2026, 11, 20, 9, 0)  # after the template's Monday (since 2026-11-18)
+    remember_all(memory, items, later)
+    memory.run_job("promotion", now=later + dt.timedelta(hours=1))
+    atlas = (vault / LONG_TERM_DIR / "project-atlas.md").read_text()
+    assert "move the Atlas deadline to Tuesday the 1st. ^e-" in atlas
+    assert "- deadline: Tuesday the 1st (since 2026-11-20 09:00" in atlas  # "atlas deadline"
+    assert "  - superseded: Monday 2026-11-30 (2026-11-18 to 2026-11-20 09:00" in atlas
+    assert "Tuesday" not in (vault / LONG_TERM_DIR / "anna-berg.md").read_text()
+
+
+def test_feedback_follows_the_last_context_for_a_prompt(memory: Memory) -> None:
+    memory.context("When is the Atlas deadline?", budget=2000, now=T0)
+    memory.context(None, budget=2000, now=T0)  # the daemon's own refresh: no prompt
+    changed = memory.feedback(+1, now=T0)
+    assert f"{LONG_TERM_DIR}/project-atlas.md" in changed

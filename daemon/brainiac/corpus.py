@@ -108,17 +108,24 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         reinforcement=parsed.reinforcement,
         status=status,
     ).with_digest()
-    sources = [
-        _event_doc(
-            rel,
-            e,
-            title=parsed.title,
-            status=status,
-            strength=parsed.strength,
-            reinforcement=parsed.reinforcement,
+    sources = []
+    previous: ev.Event | None = None
+    for e in parsed.sources:
+        # Promotion appends a session's events in order, so within one session the previous
+        # source is the message this one answered (see _log_docs); across sessions it is not.
+        same_session = previous is not None and e.session and previous.session == e.session
+        sources.append(
+            _event_doc(
+                rel,
+                e,
+                context=previous.text if same_session and previous is not None else "",
+                title=parsed.title,
+                status=status,
+                strength=parsed.strength,
+                reinforcement=parsed.reinforcement,
+            )
         )
-        for e in parsed.sources
-    ]
+        previous = e
     return [note_doc, *sources]
 
 
@@ -130,7 +137,7 @@ def _log_docs(rel: str, events: Sequence[ev.Event], status: str = "active") -> l
     you been painting?") carries the words someone will search with later. So each logged event is
     also matched on the text of the event just before it, in a field of lower weight, so its own
     words still count most. Only the previous event is used: appending to a log then never changes
-    a document that is already indexed. (A note's sources are a selection, not a sequence.)
+    a document that is already indexed. (A note's sources get the same within a session.)
     """
     docs = []
     previous = ""

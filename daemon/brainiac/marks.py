@@ -78,5 +78,10 @@ def person_lines(section_text: str) -> list[str]:
     return out
 
 
+_ITEM_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?")
+
+
 def _key(text: str) -> str:
-    return " ".join(text.lower().split()).rstrip(".")
+    """What a line says, whatever its bullet and checkbox: a task a person ticked off is still
+    that task."""
+    return " ".join(_ITEM_RE.sub("", text).lower().split()).rstrip(".")

@@ -112,6 +112,11 @@ class Memory:
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         self._llm: LLM | None = None
 
+    def reconfigure(self, cfg: Config) -> None:
+        """Use a reloaded configuration (the daemon's SIGHUP)."""
+        self.config = cfg
+        self._llm = None  # the [llm] settings may have changed
+
     @property
     def llm(self) -> LLM:
         """The optional OpenAI-compatible endpoint of `[llm]` (`available` is False without one)."""
@@ -297,21 +302,23 @@ class Memory:
         )
         relevance_first = bool(prompt) and budget < self.config.relevance_first_below
         result = ctx_mod.assemble(inputs, budget, relevance_first=relevance_first)
-        self._record_use(result.sources, now)
+        self._record_use(result.sources, now, for_prompt=bool(prompt))
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
         )
 
-    def _record_use(self, sources: Iterable[str], now: dt.datetime) -> None:
+    def _record_use(self, sources: Iterable[str], now: dt.datetime, for_prompt: bool) -> None:
         """Being retrieved counts as access (decay counts from it); `feedback` needs to know
-        which notes the last context held."""
+        which notes the last context for a prompt held (the daemon's own working-memory
+        refreshes, which have no prompt, must not redirect it)."""
         notes_used = sorted({s.split("#", 1)[0] for s in sources if s.startswith(LONG_TERM_DIR)})
         try:
             access.record(self.locations.state, notes_used, now)
-            data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
-            safe_io.replace_file(
-                self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
-            )
+            if for_prompt:
+                data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
+                safe_io.replace_file(
+                    self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
+                )
         except OSError as exc:  # bookkeeping must never cost the caller their context
             log.warning("could not record which notes were used (%s)", exc.strerror)
 
@@ -366,6 +373,8 @@ class Memory:
                 value = ltm.parse(text, rel).reinforcement + step
                 value = max(-_MAX_REINFORCEMENT, min(_MAX_REINFORCEMENT, value))
                 text = set_frontmatter_field(text, "reinforcement", f"{round(value, 4):g}")
+                if step < 0:
+                    return text  # weakening is not a use: decay keeps counting
                 return set_frontmatter_field(text, "reinforced", when.isoformat(timespec="minutes"))
 
             edits.update(self.vault, rel, transform, outcome, dry_run=False)

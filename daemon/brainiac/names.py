@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from brainiac import facts, ltm
 from brainiac.errors import NoteParseError
-from brainiac.vault import LONG_TERM_DIR, Vault
+from brainiac.vault import LONG_TERM_DIR, Vault, is_conflict_copy
 
 _MAX_NAME_WORDS = 6
 _WORD_RE = re.compile(r"[\w][\w'’.-]*")
@@ -57,6 +57,8 @@ class NameBook:
     def refresh(self, vault: Vault, under: str = LONG_TERM_DIR) -> None:
         seen: set[str] = set()
         for rel in vault.markdown_files(under):
+            if is_conflict_copy(rel):
+                continue  # a sync tool's copy: reported by the daemon, never touched by a job
             seen.add(rel)
             try:
                 st = os.stat(vault.path(rel))

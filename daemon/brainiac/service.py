@@ -26,6 +26,7 @@ import queue
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -45,7 +46,12 @@ log = logging.getLogger(__name__)
 
 STATUS_FILE = "daemon.json"
 _STATUS_EVERY_S = 5.0
+# Long idle (nothing changed for a minute): the loop wakes this seldom, so an idle daemon costs
+# next to nothing; the systemd watchdog pings keep their own schedule.
+_QUIET_STATUS_EVERY_S = 30.0
+_QUIET_AFTER_S = 60.0
 _STATUS_HEARTBEAT_S = 60.0
+_JOB_STOP_WAIT_S = 30.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
 
 
@@ -77,6 +83,7 @@ class Service:
         self._last_status: tuple[tuple[object, ...], float] = ((), -float("inf"))
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
+        self._jobs = _JobRunner(self._finish_job)
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -116,6 +123,8 @@ class Service:
             self._watcher = Watcher(self.memory.vault.root, self._on_hint, self._on_overflow)
             self._watcher.start()
             stack.callback(self._watcher.stop)
+            self._jobs.start()
+            stack.callback(self._jobs.stop)
             self._start_scheduler()
             stack.callback(self._stop_scheduler)
             systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
@@ -161,7 +170,12 @@ class Service:
             if now >= next_status:
                 self._idle_work()
                 self._write_status()
-                next_status = time.monotonic() + _STATUS_EVERY_S
+                quiet = (
+                    time.monotonic() - self._counters.last_change > _QUIET_AFTER_S
+                    and not self._tracker.pending()
+                )
+                every = _QUIET_STATUS_EVERY_S if quiet else _STATUS_EVERY_S
+                next_status = time.monotonic() + every
         return 0
 
     def _drain(self, timeout: float) -> None:
@@ -198,6 +212,8 @@ class Service:
             self._full_reconcile("overflow")
         elif kind == "job":
             self._run_job(arg)
+        elif kind == "sync":
+            self._sync(arg.split("\n"))
 
     def _process_due(self) -> None:
         now = time.monotonic()
@@ -302,11 +318,20 @@ class Service:
         job = jobs_mod.JOBS.get(name)
         if job is None:
             return
+        if not job.needs_index_writer:
+            # A memory job only writes vault files (the watcher brings its changes back here),
+            # and its first run over a large vault reads every note: it runs on the job thread,
+            # so edits keep reaching the working memory meanwhile.
+            self._jobs.submit(job, self.memory)
+            return
         report = jobs_mod.run(job, self.memory, clock.now(), False, self.memory.locations.state)
+        self._finish_job(report)
+
+    def _finish_job(self, report: jobs_mod.JobReport) -> None:
         self._jobs_run += 1
-        (log.info if report.ok else log.error)("job %s: %s", name, report.summary)
+        (log.info if report.ok else log.error)("job %s: %s", report.name, report.summary)
         if report.changed:
-            self._sync(list(report.changed))
+            self._inbox.put(("sync", "\n".join(report.changed), False))
 
     def _reload(self) -> None:
         self.reload_event.clear()
@@ -316,7 +341,7 @@ class Service:
         except Exception as exc:
             log.error("configuration not reloaded, the old one stays: %s", exc)
         else:
-            self.memory.config = cfg
+            self.memory.reconfigure(cfg)
             self._stop_scheduler()
             self._start_scheduler()
             log.info("configuration reloaded")
@@ -392,3 +417,43 @@ def _parse(value: str | None) -> dt.datetime | None:
         return clock.to_utc(dt.datetime.fromisoformat(value))  # records hold local times
     except ValueError:
         return None
+
+
+class _JobRunner:
+    """One thread that runs the memory jobs, one at a time, in the order they were asked for.
+
+    On stop it lets the job in progress finish (every job writes file by file with
+    compare-and-swap, and promotion keeps a write-ahead plan, so even a kill mid-job loses
+    nothing); jobs still queued are dropped and run on their next turn.
+    """
+
+    def __init__(self, done: Callable[[jobs_mod.JobReport], None]) -> None:
+        self._queue: queue.SimpleQueue[tuple[jobs_mod.Job, Memory] | None] = queue.SimpleQueue()
+        self._done = done
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._work, name="brainiac-jobs", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, job: jobs_mod.Job, memory: Memory) -> None:
+        self._queue.put((job, memory))
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._queue.put(None)
+        self._thread.join(timeout=_JOB_STOP_WAIT_S)
+        if self._thread.is_alive():
+            log.warning("a memory job is still running; stopping without waiting for it")
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None or self._stopping.is_set():
+                return
+            job, memory = item
+            try:
+                report = jobs_mod.run(job, memory, clock.now(), False, memory.locations.state)
+                self._done(report)
+            except Exception:  # jobs_mod.run reports failures; this is a last resort
+                log.exception("job %s failed", job.name)

@@ -1,9 +1,12 @@
 """The jobs the daemon runs on a schedule, each also runnable by hand (`brainiac jobs run NAME`).
 
 A job is a plain function of the memory and `now` that returns a `JobReport`; it never sleeps and
-never reads the clock itself, so tests run a month of schedules in milliseconds. The daemon runs
-every job on its one writer thread (so at most one job runs at a time, and never beside an index
-update); the CLI runs them in its own process through the same functions.
+never reads the clock itself, so tests run a month of schedules in milliseconds. In the daemon,
+index jobs (rescan, merge) run on the writer thread, and the memory jobs, which only write vault
+files, on one job thread; the CLI runs them in its own process through the same functions. A memory
+job takes an exclusive lock (`jobs.lock` in the state directory) for its run, so the daemon's run
+and one started by hand never work on the same events at once: the second is skipped, reported,
+and runs on its next turn.
 
 Each job's run is recorded in the state directory (`jobs.json`: last run, result, duration), and
 each run that changed something, or failed, adds its report to `jobs.log.jsonl` (`brainiac jobs
@@ -13,10 +16,14 @@ log`). The memory lifecycle jobs (reflection, promotion, organization) live in t
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import fcntl
 import json
+import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -132,6 +139,7 @@ JOBS: dict[str, Job] = {
 
 
 LIFECYCLE = ("reflection", "promotion", "organization")
+_RECORDS_LOCK = threading.Lock()
 LOG_FILE = "jobs.log.jsonl"
 _LOG_KEEP_BYTES = 2_000_000
 
@@ -140,22 +148,55 @@ def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Pa
     """Run one job, record the outcome; a failing job is reported, never raised."""
     started = time.perf_counter()
     try:
-        report = job.run(memory, now, dry_run)
+        with _exclusive(state_dir, job) as held:
+            if held:
+                report = job.run(memory, now, dry_run)
+            else:
+                report = JobReport(
+                    job.name,
+                    False,
+                    "skipped: another memory job is running on this vault (the daemon's or one "
+                    "started by hand); it runs again on its next turn",
+                    dry_run=dry_run,
+                )
     except Exception as exc:  # a job's failure must not stop the daemon; it retries next turn
         report = JobReport(job.name, False, f"failed: {exc}", dry_run=dry_run)
     if not dry_run:
-        records = load_records(state_dir)
-        rec = records.setdefault(job.name, JobRecord())
-        rec.last_run = now.isoformat(timespec="seconds")
-        rec.last_ok = report.ok
-        rec.last_summary = report.summary
-        rec.last_seconds = round(time.perf_counter() - started, 3)
-        rec.runs += 1
-        rec.failures += 0 if report.ok else 1
-        save_records(state_dir, records)
-        if report.changed or not report.ok:
-            append_log(state_dir, now, report, rec.last_seconds)
+        with _RECORDS_LOCK:  # the daemon's writer loop and its job thread both record runs
+            records = load_records(state_dir)
+            rec = records.setdefault(job.name, JobRecord())
+            rec.last_run = now.isoformat(timespec="seconds")
+            rec.last_ok = report.ok
+            rec.last_summary = report.summary
+            rec.last_seconds = round(time.perf_counter() - started, 3)
+            rec.runs += 1
+            rec.failures += 0 if report.ok else 1
+            save_records(state_dir, records)
+            if report.changed or not report.ok:
+                append_log(state_dir, now, report, rec.last_seconds)
     return report
+
+
+@contextlib.contextmanager
+def _exclusive(state_dir: Path, job: Job) -> Iterator[bool]:
+    """Hold the vault's job lock for a memory job (yields False if another process holds it).
+
+    Index jobs need no lock: only the index's owner runs them.
+    """
+    if job.needs_index_writer:
+        yield True
+        return
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(state_dir / "jobs.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def append_log(state_dir: Path, now: dt.datetime, report: JobReport, seconds: float) -> None:

@@ -8,12 +8,14 @@ value stands), and only lines marked as generated (`marks.py`) are ever regenera
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Sequence
 
 from brainiac import events as ev
 from brainiac import extract, facts, ltm, marks
 from brainiac import note as notes
+from brainiac.names import normalise
 
 _SUMMARY_QUOTE_CHARS = 160
 
@@ -74,13 +76,32 @@ def add_events(
 
 
 def apply_facts(text: str, new: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
-    found = [f for e in new for f in extract.facts(e.text, e.at, e.id)]
+    note = ltm.parse(text, "<note>")
+    names = note_names(note)
+    found = [
+        dataclasses.replace(f, key=key_in_note(f.key, names))
+        for e in new
+        for f in extract.facts(e.text, e.at, e.id)
+    ]
     if not found:
         return text, []
     body, changes = facts.apply(_section_body(text, ltm.FACTS), found)
     if not changes:
         return text, []
     return notes.replace_section(text, ltm.FACTS, body), changes
+
+
+def note_names(note: ltm.LongTermNote) -> list[str]:
+    return [n for n in (normalise(x) for x in [note.title, *note.aliases]) if n]
+
+
+def key_in_note(key: str, names: Sequence[str]) -> str:
+    """A fact key as the note about `names` would say it: in the note on Project Atlas (alias
+    Atlas), "atlas deadline" is its "deadline"."""
+    for name in sorted(names, key=len, reverse=True):
+        if key.startswith(name + " ") and len(key) > len(name) + 1:
+            return key[len(name) + 1 :]
+    return key
 
 
 def refresh_summary(text: str, llm_summary: str | None = None) -> str:

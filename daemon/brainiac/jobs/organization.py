@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
 _MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
-_ARCHIVE_FLOOR = 0.1
 _NEVER_DECAY = ("pinned",)
 
 
@@ -88,7 +87,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             if text is None:
                 return None
             new = _touch_access(text, accessed.get(rel))
-            new = _decay(new, now, cfg.decay_per_day)
+            new = _decay(new, now, cfg.decay_per_day, cfg.archive_below)
             parsed = ltm.parse(new, rel)
             new, changes = consolidate.apply_facts(new, parsed.sources)
             fact_notes[:] = [
@@ -100,7 +99,9 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         update(vault, rel, transform, outcome, dry_run)
         if fact_notes:
             said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
-        strength = _current_strength(vault, rel, note, now, cfg.decay_per_day, dry_run)
+        strength = _current_strength(
+            vault, rel, note, now, cfg.decay_per_day, cfg.archive_below, dry_run
+        )
         fading = strength < cfg.archive_below and note.status not in _NEVER_DECAY
         if fading and _archive(vault, rel, now, outcome, dry_run):
             archived.append(note.title)
@@ -118,7 +119,11 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     _write_indexes(memory, now, outcome, dry_run)
     if accessed:
         said.append(f"{len(accessed)} note(s) accessed since the last run")
-    changed = [c for c in outcome.changed if not c.startswith(INDEXES_DIR)]
+    changed = [
+        c
+        for c in outcome.changed
+        if not c.startswith((INDEXES_DIR, ARCHIVED_NOTES_DIR))  # a move counts once, as its source
+    ]
     said.insert(0, f"{len(changed)} note(s) updated")
     if outcome.skipped:
         said.append("skipped: " + "; ".join(outcome.skipped))
@@ -132,30 +137,40 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
-def _decay_due(entry: Entry, now: dt.datetime, per_day: float, archive_below: float) -> bool:
-    """Whether this run would write a decayed strength or archive the note (see `_decay`)."""
-    if entry.status in _NEVER_DECAY or entry.decay_start is None:
-        return False
-    days = int(max((now - entry.decay_start).total_seconds() / 86400.0, 0.0))
+def decay_step(
+    strength: float, start: dt.datetime | None, now: dt.datetime, per_day: float, floor: float
+) -> tuple[float, int] | None:
+    """The decayed strength and the whole days it covers, or None when this run writes nothing.
+
+    Decay is written once it has taken at least 5% (rewriting every note every day would churn
+    sync tools and editors for a 2% change) or when the note nears the archive threshold; the
+    days keep counting from `decayed` meanwhile, so nothing is lost by waiting.
+    """
+    if start is None:
+        return None  # no date to count from (a person's note without one): left as it is
+    days = int(max((now - start).total_seconds() / 86400.0, 0.0))
     if days < 1:
-        return False
+        return None
     factor = per_day**days
-    return (
-        factor <= _MIN_DECAY_STEP
-        or entry.strength < 2 * _ARCHIVE_FLOOR
-        or entry.strength * factor < archive_below
-    )
+    if factor > _MIN_DECAY_STEP and strength * factor >= 2 * floor:
+        return None
+    return strength * factor, days
 
 
-def decayed_strength(note: ltm.LongTermNote, now: dt.datetime, per_day: float) -> float:
-    """The note's strength as of `now` (what the file will say after this run's decay)."""
+def _decay_due(entry: Entry, now: dt.datetime, per_day: float, floor: float) -> bool:
+    if entry.status in _NEVER_DECAY:
+        return False
+    return decay_step(entry.strength, entry.decay_start, now, per_day, floor) is not None
+
+
+def decayed_strength(
+    note: ltm.LongTermNote, now: dt.datetime, per_day: float, floor: float
+) -> float:
+    """The note's strength after this run's decay (what the file will say)."""
     if note.status in _NEVER_DECAY:
         return note.strength
-    since = _decay_start(note)
-    if since is None:
-        return note.strength
-    days = max((now - since).total_seconds() / 86400.0, 0.0)
-    return float(note.strength * per_day ** int(days))
+    step = decay_step(note.strength, _decay_start(note), now, per_day, floor)
+    return note.strength if step is None else step[0]
 
 
 def _decay_start(note: ltm.LongTermNote) -> dt.datetime | None:
@@ -165,19 +180,15 @@ def _decay_start(note: ltm.LongTermNote) -> dt.datetime | None:
     return max(known) if known else None
 
 
-def _decay(text: str, now: dt.datetime, per_day: float) -> str:
+def _decay(text: str, now: dt.datetime, per_day: float, floor: float) -> str:
     note = ltm.parse(text, "<note>")
     if note.status in _NEVER_DECAY:
         return text
     since = _decay_start(note)
-    if since is None:
-        return text  # no date to count from (a person's note without one): left as it is
-    days = int(max((now - since).total_seconds() / 86400.0, 0.0))
-    if days < 1 or (per_day**days > _MIN_DECAY_STEP and note.strength >= 2 * _ARCHIVE_FLOOR):
-        # Not worth a write yet: rewriting every note every day would churn sync tools and
-        # editors for a 2% change. The days keep counting from `decayed`, so nothing is lost.
+    step = decay_step(note.strength, since, now, per_day, floor)
+    if step is None or since is None:
         return text
-    strength = note.strength * per_day**days
+    strength, days = step
     text = notes.set_frontmatter_field(text, "strength", f"{round(strength, 4):g}")
     # Days counted, not the clock time: the part of a day not yet decayed carries over.
     return notes.set_frontmatter_field(
@@ -201,10 +212,11 @@ def _current_strength(
     note: ltm.LongTermNote,
     now: dt.datetime,
     per_day: float,
+    floor: float,
     dry_run: bool,
 ) -> float:
     if dry_run:
-        return decayed_strength(note, now, per_day)
+        return decayed_strength(note, now, per_day, floor)
     try:
         return float(ltm.parse(vault.read(rel).text, rel).strength)
     except (NoteParseError, FileNotFoundError):
@@ -322,9 +334,10 @@ def _merge(
         strength = max(note.strength, dup_note.strength)
         return notes.set_frontmatter_field(new, "strength", f"{round(strength, 4):g}")
 
+    skipped_before = len(outcome.skipped)
     update(vault, keep.rel, into_keep, outcome, dry_run)
-    if outcome.skipped:
-        return False
+    if len(outcome.skipped) > skipped_before:
+        return False  # the events stay where they are; the next run tries again
     moved_ids = ev.ids(moving)
 
     def into_stub(text: str | None) -> str | None:
@@ -364,7 +377,7 @@ _CALLOUT = (
 def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
     vault = memory.vault
     topics: dict[str, list[str]] = defaultdict(list)
-    entities: list[tuple[str, tuple[str, ...]]] = []
+    entities: list[tuple[str, tuple[str, ...], str]] = []
     timeline: dict[str, list[str]] = defaultdict(list)
     for entry in memory.names.entries():
         if entry.status == "merged" or entry.private:
@@ -373,7 +386,7 @@ def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: 
         for tag in entry.tags or ("untagged",):
             topics[tag].append(link)
         if "entity" in entry.tags or entry.aliases:
-            entities.append((entry.title, entry.aliases))
+            entities.append((entry.title, entry.aliases, link))
         if entry.created is not None:
             timeline[f"{entry.created:%Y-%m}"].append(f"{entry.created:%Y-%m-%d} {link}")
     pages = {
@@ -382,8 +395,8 @@ def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: 
             for tag, links in sorted(topics.items())
         ),
         "Entities": "\n".join(
-            f"- [[{t}]]" + (f" (also: {', '.join(a)})" if a else "")
-            for t, a in sorted(entities, key=lambda x: x[0].casefold())
+            f"- {link[:-2]}|{t}]]" + (f" (also: {', '.join(a)})" if a else "")
+            for t, a, link in sorted(entities, key=lambda x: x[0].casefold())
         )
         + "\n",
         "Timeline": "\n".join(

@@ -34,6 +34,7 @@ from brainiac import extract, safe_io, stm
 from brainiac import note as notes
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, update
+from brainiac.jobs.reflection import SELF_ROLE
 from brainiac.names import Entry, NameBook, filename_for, normalise
 from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
 
@@ -141,14 +142,19 @@ def make_plan(
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
     for event in leaving:
+        if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
+            plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
+            continue
         mentioned = book.mentions(event.text, table)
-        home = mentioned[0] if mentioned else _fact_home(event, fact_homes)
+        home = _holder_of_fact(event, mentioned) or (
+            mentioned[0] if mentioned else _fact_home(event, fact_homes)
+        )
         if home is None:
             unplaced.append(event)
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
         target.events.append(ev.render(event))
-        target.related += [m.title for m in mentioned[1:]]
+        target.related += [m.title for m in mentioned if m.rel != home.rel]
     for group in _by_session(unplaced):
         _place_new(group, targets, plan, taken, roles, now, memory)
     plan.targets = list(targets.values())
@@ -223,12 +229,26 @@ def _session_title(events: Sequence[ev.Event], memory: Memory | None) -> str:
     words = extract.keywords(texts, 3)
     dated = [e.at for e in events if e.at]
     day = f" ({dated[0].date().isoformat()})" if dated else ""
+    session = events[0].session or ""
+    if _readable(session):
+        label = session.replace("-", " ").replace("_", " ").strip()
+        label = label[0].upper() + label[1:]
+        about = [w for w in words if w not in label.lower().split()]
+        return f"{label} - {', '.join(about)}{day}" if about else f"{label}{day}"
     if not words:
         return f"Notes{day}"
-    head = words[0].capitalize()
-    rest = words[1:]
-    tail = f", {' and '.join(rest)}" if rest else ""
-    return f"{head}{tail}{day}"
+    return f"{words[0].capitalize()}{', ' if words[1:] else ''}{', '.join(words[1:])}{day}"
+
+
+def _readable(session: str) -> bool:
+    """A session label a person would recognise ("atlas-weekly"), not an id ("3f2a9c…")."""
+    words = session.replace("-", " ").replace("_", " ").split()
+    return (
+        0 < len(words) <= 4
+        and len(session) <= 40
+        and all(w.isalpha() or w.isdigit() for w in words)
+        and any(w.isalpha() and len(w) > 2 for w in words)
+    )
 
 
 def _fact_homes(book: NameBook, memory: Memory | None) -> dict[str, Entry]:
@@ -240,6 +260,17 @@ def _fact_homes(book: NameBook, memory: Memory | None) -> dict[str, Entry]:
         for key in entry.fact_keys:
             homes[key] = None if key in homes and homes[key] != entry else entry
     return {k: v for k, v in homes.items() if v is not None}
+
+
+def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:
+    """Of the notes an event names, the one that already holds a fact the event states ("Anna
+    agreed to move the Atlas deadline" belongs with Atlas's deadline, not with Anna)."""
+    stated = [f.key for f in extract.facts(event.text, event.at, event.id)]
+    for entry in mentioned:
+        keys = {consolidate.key_in_note(k, entry.names) for k in stated}
+        if keys & set(entry.fact_keys):
+            return entry
+    return None
 
 
 def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:

@@ -16,12 +16,15 @@ and a person's fact value stands (`facts.apply`). What it maintains:
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, facts, marks, stm
+from brainiac import extract, facts, marks, safe_io, stm
 from brainiac import note as notes
+from brainiac.errors import NoteParseError
 from brainiac.jobs.edits import Outcome, update
 from brainiac.vault import SHORT_TERM
 
@@ -29,7 +32,8 @@ if TYPE_CHECKING:
     from brainiac.jobs import JobReport
     from brainiac.memory import Memory
 
-SELF_ROLE = "brainiac"  # events brainiac records about itself (not activity)
+SELF_ROLE = "brainiac"
+_STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
 _KEEP = 10
 _TOPIC_EVENTS = 3
 
@@ -54,11 +58,15 @@ def reflect(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     def transform(text: str | None) -> str | None:
         if text is None:
             return None
-        new, notes_out = refresh(text, now, ttl, llm_summary)
+        new, notes_out = refresh(text, now, ttl, llm_summary, since)
         said[:] = notes_out
         return new
 
+    state = memory.locations.state / _STATE_FILE
+    since = _load_watermark(state)
     update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
+    if not dry_run and not outcome.skipped:
+        _save_watermark(state, memory, now)
     if memory.llm.available and memory.llm.last_error:
         said.append(f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary")
     what = "; ".join(said) if said else "nothing new"
@@ -76,6 +84,7 @@ def refresh(
     now: dt.datetime,
     ttl: dt.timedelta,
     llm_summary: Summariser | None = None,
+    since: dt.datetime | None = None,
 ) -> tuple[str, list[str]]:
     """The short-term document refreshed as of `now`, and what changed (for the report)."""
     doc = stm.parse(text)
@@ -103,8 +112,11 @@ def refresh(
         if new_body.strip("\n") != wm_body.strip("\n"):
             text = notes.replace_section(text, "Working Memory", new_body)
     text = _refresh_summary(text, activity, llm_summary)
-    goals = [f"- {g}" for e in activity for g in extract.goals(e.text)]
-    tasks = [f"- [ ] {t}" for e in activity for t in extract.tasks(e.text)]
+    # Goals and tasks come from events not looked at before (`extracted_through`), so a goal or
+    # task a person deleted does not come back while its event is still in the log.
+    fresh = [e for e in activity if e.at is not None and (since is None or e.at > since)]
+    goals = [f"- {g}" for e in fresh for g in extract.goals(e.text)]
+    tasks = [f"- [ ] {t}" for e in fresh for t in extract.tasks(e.text)]
     for title, found in (("Goals", goals), ("Tasks", tasks)):
         new_text = _accumulate(text, title, found)
         if new_text != text:
@@ -214,3 +226,22 @@ def stm_body(text: str, title: str) -> str:
 
 def _body(doc: stm.ShortTerm, title: str) -> str:
     return doc.note.section_text(title) or ""
+
+
+def _load_watermark(path: Path) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(json.loads(path.read_text())["extracted_through"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _save_watermark(path: Path, memory: Memory, now: dt.datetime) -> None:
+    """Goals and tasks have been taken from every event up to the newest one at `now`."""
+    try:
+        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
+    except (FileNotFoundError, NoteParseError):
+        return
+    times = [e.at for e in events if e.at is not None and e.at <= now]
+    if times:
+        data = {"extracted_through": max(times).isoformat()}
+        safe_io.replace_file(path, json.dumps(data).encode("utf-8"))
