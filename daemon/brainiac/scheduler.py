@@ -2,9 +2,9 @@
 
 This is the only module that imports apscheduler. Each scheduled job only posts its name to the
 daemon (`submit`): index jobs run on its writer thread between index updates, memory jobs on its
-one job thread (see jobs/__init__.py), so no job runs twice at once. A run missed while the machine slept or the daemon was
-down happens once, soon after (coalesced); the first run after a start is due one interval after
-the job's last recorded run, or at once if that is already past.
+one job thread (see jobs/__init__.py), so no job runs twice at once. A run missed while the
+machine slept or the daemon was down happens once, soon after (coalesced); the first run after a
+start is due one interval after the job's last recorded run, or at once if that is already past.
 """
 
 from __future__ import annotations
