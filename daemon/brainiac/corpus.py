@@ -108,6 +108,10 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         reinforcement=parsed.reinforcement,
         status=status,
     ).with_digest()
+    # An event keeps its note's title as a label (shown as "from [[Title]]", matched at context
+    # weight), except in a session note promotion made: its title is a list of keywords and
+    # the event line already names its session.
+    label = "" if {"session", "entity"} & set(parsed.tags) else parsed.title
     sources = []
     previous: ev.Event | None = None
     for e in parsed.sources:
@@ -119,7 +123,7 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
                 rel,
                 e,
                 context=previous.text if same_session and previous is not None else "",
-                title=parsed.title,
+                title=label,
                 status=status,
                 strength=parsed.strength,
                 reinforcement=parsed.reinforcement,

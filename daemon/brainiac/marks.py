@@ -85,3 +85,9 @@ def _key(text: str) -> str:
     """What a line says, whatever its bullet and checkbox: a task a person ticked off is still
     that task."""
     return " ".join(_ITEM_RE.sub("", text).lower().split()).rstrip(".")
+
+
+def without_marks(text: str) -> str:
+    """`text` as a reader should see it: the generated-line marks removed (they are bookkeeping
+    for the jobs, and cost tokens in a context)."""
+    return "\n".join(unmark(line) if _MARK_RE.search(line) else line for line in text.split("\n"))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-from brainiac import access, clock, ltm, safe_io, stm
+from brainiac import access, clock, ltm, marks, safe_io, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
@@ -296,7 +296,9 @@ class Memory:
         inputs = ctx_mod.Inputs(
             identity=self.identity(),
             prompt=prompt or "",
-            short_term=[(title, doc.section(title)) for title in stm.SECTIONS[:-1]],
+            short_term=[
+                (title, marks.without_marks(doc.section(title))) for title in stm.SECTIONS[:-1]
+            ],
             recent=recent,
             long_term=items,
         )

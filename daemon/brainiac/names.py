@@ -45,6 +45,7 @@ class Entry:
     tags: tuple[str, ...] = ()
     created: dt.datetime | None = None
     private: bool = False
+    sessions: tuple[str, ...] = ()  # the sessions its events come from
 
 
 class NameBook:
@@ -94,6 +95,7 @@ class NameBook:
             tuple(note.tags),
             note.note.meta_time("created") or note.last_touched,
             note.private,
+            tuple(dict.fromkeys(e.session for e in note.sources if e.session)),
         )
         self._entries[rel] = (key, entry)
         return entry

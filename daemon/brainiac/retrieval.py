@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from brainiac import corpus, ltm
+from brainiac import corpus, ltm, marks
 from brainiac.config import Config
 from brainiac.context import LongTermItem, render_event
 from brainiac.errors import NoteParseError
@@ -46,7 +46,7 @@ def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
     if hit.at is not None:
         age_days = max((now - hit.at).total_seconds() / 86400.0, 0.0)
         recency = 0.5 ** (age_days / cfg.recency_half_life_days)
-    archived = 0.5 if hit.status == "archived" else 1.0
+    archived = 1.0 if hit.status == "archived" else 1.0
     factor = (
         1.0
         + cfg.strength_weight * strength
@@ -115,6 +115,7 @@ def retrieve(
     query_words = _words(query)
     given = 0
     noted: set[str] = set()  # notes already given
+    quoted: set[str] = set()  # event ids quoted in a given note's excerpt
     wanted_quotes: dict[str, list[str]] = {}  # note path -> event ids hit inside it
     for r in ranked:
         h = r.hit
@@ -131,7 +132,8 @@ def retrieve(
             if item is None:
                 continue
             noted.add(h.path)
-        elif h.title and h.path in noted:
+            quoted.update(s.split("#", 1)[1] for s in item.sources if "#" in s)
+        elif h.event_id in quoted:
             continue  # already quoted in its note's excerpt
         else:
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
@@ -150,8 +152,10 @@ def _note_item(
         parsed = ltm.parse(vault.read(rel).text, rel)
     except (NoteParseError, FileNotFoundError):
         return None  # changed or broken since indexed; the next sync catches up
+    if _only_a_collection(parsed):
+        return None
     lines = [f"### {parsed.title} ({rel})"]
-    summary = parsed.section(ltm.SUMMARY).strip()
+    summary = marks.without_marks(parsed.section(ltm.SUMMARY)).strip()
     if not summary and not parsed.note.section(ltm.FACTS):
         # A free-form note: its opening prose stands in for a summary.
         summary = _first_prose(parsed.note.body)
@@ -174,6 +178,15 @@ def _note_item(
     for e in quoted:
         lines.append("> " + render_event(e)[2:].replace("\n", "\n> "))
     return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in quoted)))
+
+
+def _only_a_collection(note: ltm.LongTermNote) -> bool:
+    """A note promotion made to hold a session's events, with nothing but what it generated:
+    its events are the memory (each found and shown on its own), its keyword summary is not
+    worth the budget an excerpt would take."""
+    if "session" not in note.tags or note.section(ltm.FACTS).strip():
+        return False
+    return not marks.person_lines(note.note.section_text(ltm.SUMMARY) or "")
 
 
 def _fact_blocks(section: str) -> list[str]:

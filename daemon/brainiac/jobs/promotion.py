@@ -155,8 +155,11 @@ def make_plan(
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
         target.events.append(ev.render(event))
         target.related += [m.title for m in mentioned if m.rel != home.rel]
+    session_notes = {
+        s: e for e in book.active().values() if "session" in e.tags for s in e.sessions
+    }
     for group in _by_session(unplaced):
-        _place_new(group, targets, plan, taken, roles, now, memory)
+        _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
     plan.targets = list(targets.values())
     for target in plan.targets:
         for line in target.events:
@@ -176,8 +179,10 @@ def _place_new(
     roles: set[str],
     now: dt.datetime,
     memory: Memory | None,
+    session_notes: dict[str, Entry],
 ) -> None:
-    """Events of one session that no note claims: entity notes, a session note, or archive."""
+    """Events of one session that no note claims: entity notes, the session's note (the one an
+    earlier promotion started for this session, or a new one), or the archive."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group.
@@ -203,7 +208,13 @@ def _place_new(
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
         else:
             rest.append(event)
-    if rest:
+    existing = session_notes.get(rest[0].session or "") if rest else None
+    if existing is not None:
+        target = targets.setdefault(
+            existing.rel, Target(existing.rel, existing.title, create=False)
+        )
+        target.events += [ev.render(e) for e in rest]
+    elif rest:
         title = _session_title(rest, memory)
         tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
         target = _new_target(title, tags, targets, taken, key=f"session:{title}")

@@ -10,6 +10,8 @@ and a person's fact value stands (`facts.apply`). What it maintains:
   generated lines are cleared from the context and recorded as an event, so nothing is lost.
 - Goals, Tasks: extracted from what was said; kept across runs (the newest `_KEEP` of each), so
   they outlive the events' promotion.
+- Facts learned from events leave the short-term Facts a week after their event left the Event
+  Log (promotion applied them to the long-term note the event went to); a person's stay.
 - Facts: `- key: value (since …, e-id)` with superseded values kept as history.
 """
 
@@ -34,7 +36,10 @@ if TYPE_CHECKING:
 
 SELF_ROLE = "brainiac"
 _STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
-_KEEP = 10
+_KEEP = 5
+# A fact learned from an event stays in the short-term Facts while its event is in the Event
+# Log or for this long after; then it lives on in the long-term note promotion put it in.
+_SHORT_TERM_FACT_DAYS = 7
 _TOPIC_EVENTS = 3
 
 
@@ -123,6 +128,9 @@ def refresh(
             said.append(f"{title.lower()} updated")
             text = new_text
     text, changes = _apply_facts(text, activity)
+    text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
+    if dropped:
+        said.append(f"{dropped} older fact(s) left the short-term Facts (kept in long-term notes)")
     for c in changes:
         if c.kind == "superseded":
             said.append(f"fact {c.key}: {c.old} → {c.new}")
@@ -147,8 +155,10 @@ def _working_memory(
     pending = _pending_questions(activity)
     if pending:
         lines.append(f"- pending questions: {' | '.join(pending)}")
-    lines.append(f"- last activity: {last.isoformat(timespec='minutes')}")
-    lines.append(f"- expires: {(last + ttl).isoformat(timespec='minutes')}")
+    lines.append(
+        f"- last activity: {last.isoformat(timespec='minutes')}, "
+        f"expires: {(last + ttl).isoformat(timespec='minutes')}"
+    )
     return lines
 
 
@@ -181,17 +191,18 @@ def _refresh_summary(
     if dated:
         span = f" from {dated[0]:%Y-%m-%d %H:%M} to {dated[-1]:%Y-%m-%d %H:%M}"
     where = f" in {', '.join(sessions[-3:])}" if sessions else ""
-    lines.append(f"- {len(activity)} recent events{span}{where}.")
-    topics = extract.keywords((e.text for e in activity), 6)
-    if topics:
-        lines.append(f"- Topics: {', '.join(topics)}.")
     counts: dict[str, int] = {}
     for e in activity:
-        for name in extract.entities(e.text):
+        for name in extract.entities(e.text, openers=False):
             counts[name] = counts.get(name, 0) + 1
-    if counts:
-        top = sorted(counts, key=lambda n: -counts[n])[:8]
-        lines.append(f"- Mentioned: {', '.join(top)}.")
+    names = sorted(counts, key=lambda n: -counts[n])[:5]
+    topics = [t for t in extract.keywords((e.text for e in activity), 8) if t not in _lower(names)][
+        :5
+    ]
+    about = ", ".join(names + topics)
+    lines.append(
+        f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
+    )
     new_body = marks.merge_lines(body, lines)
     if new_body.strip("\n") == body.strip("\n"):
         return text
@@ -220,6 +231,25 @@ def _apply_facts(text: str, activity: Sequence[ev.Event]) -> tuple[str, list[fac
     return notes.replace_section(text, "Facts", new_body), changes
 
 
+def _prune_facts(text: str, now: dt.datetime, in_log: set[str]) -> tuple[str, int]:
+    """Drop fact lines learned from events that have left the Event Log more than
+    `_SHORT_TERM_FACT_DAYS` ago. A person's fact lines (no source) always stay."""
+    body = stm_body(text, "Facts")
+    lines = body.split("\n")
+    cutoff = now - dt.timedelta(days=_SHORT_TERM_FACT_DAYS)
+    drop: set[int] = set()
+    for fl in facts.parse(body):
+        f = fl.fact
+        if f.source and f.source not in in_log and f.since is not None and f.since < cutoff:
+            drop.update(range(fl.first, fl.last + 1))
+    if not drop:
+        return text, 0
+    kept = "\n".join(line for i, line in enumerate(lines) if i not in drop)
+    return notes.replace_section(text, "Facts", kept), len(
+        [fl for fl in facts.parse(body) if fl.first in drop]
+    )
+
+
 def stm_body(text: str, title: str) -> str:
     return notes.parse(text, SHORT_TERM).section_text(title) or ""
 
@@ -245,3 +275,7 @@ def _save_watermark(path: Path, memory: Memory, now: dt.datetime) -> None:
     if times:
         data = {"extracted_through": max(times).isoformat()}
         safe_io.replace_file(path, json.dumps(data).encode("utf-8"))
+
+
+def _lower(names: Sequence[str]) -> set[str]:
+    return {w.lower() for n in names for w in n.split()}
