@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
 INTENT_FILE = "promotion.intent.json"
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
-_MIN_CONTENT_WORDS = 2
+_SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
 
 @dataclass
@@ -141,6 +141,7 @@ def make_plan(
     taken = {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
+    previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
     for event in leaving:
         if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
@@ -149,6 +150,12 @@ def make_plan(
         home = _holder_of_fact(event, mentioned) or (
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
+        placed_by_name = home is not None
+        if home is None and previous is not None and _replies_to(event, previous[0]):
+            # The answer goes with its question: an exchange read apart loses its meaning (the
+            # question has the words someone will search with, the answer the facts).
+            home = previous[1]
+        previous = (event, home) if placed_by_name and home is not None else None
         if home is None:
             unplaced.append(event)
             continue
@@ -204,7 +211,7 @@ def _place_new(
         if best is not None:
             target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
             target.events.append(ev.render(event))
-        elif len(extract.keywords([event.text], 5)) < _MIN_CONTENT_WORDS:
+        elif not extract.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
         else:
             rest.append(event)
@@ -271,6 +278,11 @@ def _fact_homes(book: NameBook, memory: Memory | None) -> dict[str, Entry]:
         for key in entry.fact_keys:
             homes[key] = None if key in homes and homes[key] != entry else entry
     return {k: v for k, v in homes.items() if v is not None}
+
+
+def _replies_to(event: ev.Event, before: ev.Event) -> bool:
+    """Whether `event` is the next turn after `before` in the same conversation."""
+    return bool(event.session) and event.session == before.session and event.role != before.role
 
 
 def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:
