@@ -83,6 +83,14 @@ class LongTermNote:
         return max(known) if known else None
 
     @property
+    def decay_start(self) -> dt.datetime | None:
+        """What decay counts from: the latest of the last decay written (`decayed`), the last
+        reinforcement, access, update or creation."""
+        times = [self.note.meta_time(k) for k in ("decayed", "reinforced")] + [self.last_touched]
+        known = [t for t in times if t is not None]
+        return max(known) if known else None
+
+    @property
     def links(self) -> list[str]:
         return notes.wikilinks(self.note.body)
 

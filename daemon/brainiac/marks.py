@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import re
 
+from brainiac.stm import strip_hints
+
 _MARK_RE = re.compile(r"\s\^g-(?P<hash>[0-9a-f]{6})\s*$")
 
 
@@ -66,16 +68,8 @@ def merge_lines(section_text: str, generated: list[str]) -> str:
 
 def person_lines(section_text: str) -> list[str]:
     """The lines of a section a person wrote (non-blank, not hint comments, not generated)."""
-    out = []
-    in_comment = False
-    for line in section_text.split("\n"):
-        s = line.strip()
-        if in_comment or s.startswith("<!--"):
-            in_comment = "-->" not in s
-            continue
-        if s and not is_generated(line):
-            out.append(line)
-    return out
+    lines = strip_hints(section_text).split("\n")
+    return [line for line in lines if line.strip() and not is_generated(line)]
 
 
 _ITEM_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[[ xX]\]\s+)?")

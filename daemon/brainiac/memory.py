@@ -348,7 +348,7 @@ class Memory:
             report = jobs_mod.run(job, self, when, dry_run, self.locations.state)
             reports.append(report)
             if report.changed and not dry_run and self._indexer is not None and self.index_writes:
-                self._indexer.sync([c for c in report.changed])
+                self._indexer.sync(list(report.changed))
         return reports
 
     def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:

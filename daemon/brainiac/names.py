@@ -79,8 +79,6 @@ class NameBook:
     def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
         note = ltm.parse(text, rel)
         names = [normalise(n) for n in [note.title, *note.aliases]]
-        times = [note.note.meta_time(k) for k in ("decayed", "reinforced")] + [note.last_touched]
-        known = [t for t in times if t is not None]
         entry = Entry(
             rel,
             note.title,
@@ -90,7 +88,7 @@ class NameBook:
             tuple(facts.current(note.section(ltm.FACTS))),
             key,
             note.strength,
-            max(known) if known else None,
+            note.decay_start,
             tuple(note.aliases),
             tuple(note.tags),
             note.note.meta_time("created") or note.last_touched,

@@ -212,8 +212,6 @@ class Service:
             self._full_reconcile("overflow")
         elif kind == "job":
             self._run_job(arg)
-        elif kind == "sync":
-            self._sync(arg.split("\n"))
 
     def _process_due(self) -> None:
         now = time.monotonic()
@@ -330,8 +328,8 @@ class Service:
     def _finish_job(self, report: jobs_mod.JobReport) -> None:
         self._jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", report.name, report.summary)
-        if report.changed:
-            self._inbox.put(("sync", "\n".join(report.changed), False))
+        for rel in report.changed:  # as the watcher would report them: finished writes
+            self._inbox.put(("hint", rel, True))
 
     def _reload(self) -> None:
         self.reload_event.clear()

@@ -24,11 +24,11 @@ def new_note_text(
     title: str, tags: Sequence[str], now: dt.datetime, aliases: Sequence[str] = ()
 ) -> str:
     day = now.date().isoformat()
-    alias_list = ", ".join(_yaml_item(a) for a in aliases)
+    alias_list = ", ".join(yaml_item(a) for a in aliases)
     return (
         "---\n"
-        f"title: {_yaml_item(title)}\n"
-        f"tags: [{', '.join(_yaml_item(t) for t in tags)}]\n"
+        f"title: {yaml_item(title)}\n"
+        f"tags: [{', '.join(yaml_item(t) for t in tags)}]\n"
         f"aliases: [{alias_list}]\n"
         f"strength: {ltm.DEFAULT_STRENGTH}\n"
         "reinforcement: 0.0\n"
@@ -156,7 +156,7 @@ def _num(value: float) -> str:
     return f"{round(value, 3):g}"
 
 
-def _yaml_item(value: str) -> str:
+def yaml_item(value: str) -> str:
     """A YAML flow-sequence/scalar item: quoted when plain YAML would misread it."""
     plain = value.replace("\n", " ").strip()
     simple = plain and all(c.isalnum() or c in " -_'.()" for c in plain)

@@ -28,7 +28,7 @@ from brainiac import events as ev
 from brainiac import note as notes
 from brainiac.errors import NoteParseError
 from brainiac.jobs import consolidate
-from brainiac.jobs.edits import Outcome, Transform, update
+from brainiac.jobs.edits import Outcome, update
 from brainiac.names import Entry, normalise
 from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
@@ -77,18 +77,21 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             e.title for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
         ]
         fact_notes: list[str] = []
+        strength = [note.strength]  # after this run's decay, as the transform computes it
 
         def transform(
             text: str | None,
             rel: str = rel,
             related: list[str] = related,
             fact_notes: list[str] = fact_notes,
+            strength: list[float] = strength,
         ) -> str | None:
             if text is None:
                 return None
             new = _touch_access(text, accessed.get(rel))
             new = _decay(new, now, cfg.decay_per_day, cfg.archive_below)
             parsed = ltm.parse(new, rel)
+            strength[0] = parsed.strength
             new, changes = consolidate.apply_facts(new, parsed.sources)
             fact_notes[:] = [
                 f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
@@ -99,10 +102,8 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         update(vault, rel, transform, outcome, dry_run)
         if fact_notes:
             said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
-        strength = _current_strength(
-            vault, rel, note, now, cfg.decay_per_day, cfg.archive_below, dry_run
-        )
-        fading = strength < cfg.archive_below and note.status not in _NEVER_DECAY
+        # The transform runs in a dry run too (only the write is skipped): the same decay rule.
+        fading = strength[0] < cfg.archive_below and note.status not in _NEVER_DECAY
         if fading and _archive(vault, rel, now, outcome, dry_run):
             archived.append(note.title)
         elif not dry_run:
@@ -163,28 +164,11 @@ def _decay_due(entry: Entry, now: dt.datetime, per_day: float, floor: float) -> 
     return decay_step(entry.strength, entry.decay_start, now, per_day, floor) is not None
 
 
-def decayed_strength(
-    note: ltm.LongTermNote, now: dt.datetime, per_day: float, floor: float
-) -> float:
-    """The note's strength after this run's decay (what the file will say)."""
-    if note.status in _NEVER_DECAY:
-        return note.strength
-    step = decay_step(note.strength, _decay_start(note), now, per_day, floor)
-    return note.strength if step is None else step[0]
-
-
-def _decay_start(note: ltm.LongTermNote) -> dt.datetime | None:
-    times = [note.note.meta_time(k) for k in ("decayed", "reinforced")]
-    times.append(note.last_touched)
-    known = [t for t in times if t is not None]
-    return max(known) if known else None
-
-
 def _decay(text: str, now: dt.datetime, per_day: float, floor: float) -> str:
     note = ltm.parse(text, "<note>")
     if note.status in _NEVER_DECAY:
         return text
-    since = _decay_start(note)
+    since = note.decay_start
     step = decay_step(note.strength, since, now, per_day, floor)
     if step is None or since is None:
         return text
@@ -204,23 +188,6 @@ def _touch_access(text: str, when: dt.datetime | None) -> str:
     if current is not None and current >= when:
         return text
     return notes.set_frontmatter_field(text, "last_accessed", when.isoformat(timespec="minutes"))
-
-
-def _current_strength(
-    vault: Vault,
-    rel: str,
-    note: ltm.LongTermNote,
-    now: dt.datetime,
-    per_day: float,
-    floor: float,
-    dry_run: bool,
-) -> float:
-    if dry_run:
-        return decayed_strength(note, now, per_day, floor)
-    try:
-        return float(ltm.parse(vault.read(rel).text, rel).strength)
-    except (NoteParseError, FileNotFoundError):
-        return note.strength
 
 
 def _archive(vault: Vault, rel: str, now: dt.datetime, outcome: Outcome, dry_run: bool) -> bool:
@@ -329,7 +296,7 @@ def _merge(
         have = {normalise(a) for a in [note.title, *note.aliases]}
         extra = [a for a in aliases if normalise(a) not in have]
         if extra:
-            items = ", ".join(consolidate._yaml_item(a) for a in [*note.aliases, *extra])
+            items = ", ".join(consolidate.yaml_item(a) for a in [*note.aliases, *extra])
             new = notes.set_frontmatter_field(new, "aliases", f"[{items}]")
         strength = max(note.strength, dup_note.strength)
         return notes.set_frontmatter_field(new, "strength", f"{round(strength, 4):g}")
@@ -412,15 +379,9 @@ def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: 
             return None if current == text else text
 
         if not dry_run:
-            _write_generated(vault, rel, replace, outcome)
-
-
-def _write_generated(vault: Vault, rel: str, replace: Transform, outcome: Outcome) -> None:
-    # A generated page: a hand edit is not kept aside (the callout says so), but a concurrent
-    # save is still never overwritten mid-flight (compare-and-swap through update()).
-    path = vault.path(rel)
-    os.makedirs(path.parent, mode=0o700, exist_ok=True)
-    update(vault, rel, replace, outcome, False)
+            # A generated page: a hand edit is not kept aside (the callout says so), but a
+            # concurrent save is still never overwritten mid-flight (compare-and-swap).
+            update(vault, rel, replace, outcome, False)
 
 
 def _link_target(rel: str) -> str:

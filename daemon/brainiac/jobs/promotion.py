@@ -33,7 +33,7 @@ from brainiac import events as ev
 from brainiac import extract, safe_io, stm
 from brainiac import note as notes
 from brainiac.jobs import consolidate
-from brainiac.jobs.edits import Outcome, update
+from brainiac.jobs.edits import Outcome, Transform, update
 from brainiac.jobs.reflection import SELF_ROLE
 from brainiac.names import Entry, NameBook, filename_for, normalise
 from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
@@ -132,11 +132,11 @@ def make_plan(
     book: NameBook,
     all_events: Sequence[ev.Event],
     now: dt.datetime,
-    memory: Memory | None = None,
+    memory: Memory,
 ) -> Plan:
     plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
     table = book.active()
-    fact_homes = _fact_homes(book, memory)
+    fact_homes = _fact_homes(table)
     targets: dict[str, Target] = {}
     taken = {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
     roles = {normalise(e.role) for e in all_events}
@@ -162,9 +162,7 @@ def make_plan(
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
         target.events.append(ev.render(event))
         target.related += [m.title for m in mentioned if m.rel != home.rel]
-    session_notes = {
-        s: e for e in book.active().values() if "session" in e.tags for s in e.sessions
-    }
+    session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
     for group in _by_session(unplaced):
         _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
     plan.targets = list(targets.values())
@@ -185,7 +183,7 @@ def _place_new(
     taken: set[str],
     roles: set[str],
     now: dt.datetime,
-    memory: Memory | None,
+    memory: Memory,
     session_notes: dict[str, Entry],
 ) -> None:
     """Events of one session that no note claims: entity notes, the session's note (the one an
@@ -238,9 +236,9 @@ def _new_target(
     return targets[key]
 
 
-def _session_title(events: Sequence[ev.Event], memory: Memory | None) -> str:
+def _session_title(events: Sequence[ev.Event], memory: Memory) -> str:
     texts = [e.text for e in events]
-    if memory is not None and memory.llm.available:
+    if memory.llm.available:
         title = memory.llm.title(texts)
         if title:
             return title
@@ -269,12 +267,10 @@ def _readable(session: str) -> bool:
     )
 
 
-def _fact_homes(book: NameBook, memory: Memory | None) -> dict[str, Entry]:
+def _fact_homes(table: dict[str, Entry]) -> dict[str, Entry]:
     """Fact key -> the one active note holding it (keys held by several notes are ambiguous)."""
-    if memory is None:
-        return {}
     homes: dict[str, Entry | None] = {}
-    for entry in book.active().values():
+    for entry in table.values():
         for key in entry.fact_keys:
             homes[key] = None if key in homes and homes[key] != entry else entry
     return {k: v for k, v in homes.items() if v is not None}
@@ -377,7 +373,7 @@ def _incomplete(outcome: Outcome) -> JobReport:
     )
 
 
-def _append_archive(month_rel: str, lines: list[str], section: str):  # type: ignore[no-untyped-def]
+def _append_archive(month_rel: str, lines: list[str], section: str) -> Transform:
     def transform(text: str | None) -> str | None:
         if text is None:
             month = month_rel.rsplit("/", 1)[-1][:-3]

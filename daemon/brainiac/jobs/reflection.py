@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING
 from brainiac import events as ev
 from brainiac import extract, facts, marks, safe_io, stm
 from brainiac import note as notes
-from brainiac.errors import NoteParseError
 from brainiac.jobs.edits import Outcome, update
 from brainiac.vault import SHORT_TERM
 
@@ -60,18 +59,24 @@ def reflect(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             summary_cache[key] = memory.llm.summarise([f"{e.role}: {e.text}" for e in events])
         return summary_cache[key]
 
+    newest: list[dt.datetime] = []  # the newest event the last transform saw (the watermark)
+
     def transform(text: str | None) -> str | None:
         if text is None:
             return None
         new, notes_out = refresh(text, now, ttl, llm_summary, since)
         said[:] = notes_out
+        times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
+        newest[:] = [max(times)] if times else []
         return new
 
     state = memory.locations.state / _STATE_FILE
     since = _load_watermark(state)
     update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
-    if not dry_run and not outcome.skipped:
-        _save_watermark(state, memory, now)
+    if not dry_run and not outcome.skipped and newest:
+        # Goals and tasks have been taken from every event up to this one.
+        data = {"extracted_through": newest[0].isoformat()}
+        safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
         said.append(f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary")
     what = "; ".join(said) if said else "nothing new"
@@ -148,7 +153,10 @@ def _working_memory(
     if topic:
         lines.append(f"- topic: {', '.join(topic)}")
     goals = [g for e in activity for g in extract.goals(e.text)]
-    person_goals = [marks.unmark(x).lstrip("- ") for x in marks.person_lines(_body(doc, "Goals"))]
+    person_goals = [
+        marks.unmark(x).lstrip("- ")
+        for x in marks.person_lines(doc.note.section_text("Goals") or "")
+    ]
     goal = goals[-1] if goals else (person_goals[0] if person_goals else None)
     if goal:
         lines.append(f"- active goal: {goal}")
@@ -254,27 +262,11 @@ def stm_body(text: str, title: str) -> str:
     return notes.parse(text, SHORT_TERM).section_text(title) or ""
 
 
-def _body(doc: stm.ShortTerm, title: str) -> str:
-    return doc.note.section_text(title) or ""
-
-
 def _load_watermark(path: Path) -> dt.datetime | None:
     try:
         return dt.datetime.fromisoformat(json.loads(path.read_text())["extracted_through"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def _save_watermark(path: Path, memory: Memory, now: dt.datetime) -> None:
-    """Goals and tasks have been taken from every event up to the newest one at `now`."""
-    try:
-        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
-    except (FileNotFoundError, NoteParseError):
-        return
-    times = [e.at for e in events if e.at is not None and e.at <= now]
-    if times:
-        data = {"extracted_through": max(times).isoformat()}
-        safe_io.replace_file(path, json.dumps(data).encode("utf-8"))
 
 
 def _lower(names: Sequence[str]) -> set[str]:
