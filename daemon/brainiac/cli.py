@@ -30,6 +30,10 @@ from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
 
 EXIT_ERROR = 2
+# The formats `import` reads (chatlogs.FORMATS; a test keeps the two equal). Spelled out here so
+# that every command does not load the format parsers at start.
+IMPORT_FORMATS = ("brainiac", "claude-code", "claude-ai", "chatgpt", "claude-export", "markdown")
+EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory
 DEFAULT_VAULT = "~/brainiac"
 
 
@@ -506,6 +510,91 @@ def feedback(ctx: click.Context, delta: float) -> None:
     for rel in changed:
         click.echo(rel)
     click.echo(f"feedback {delta:+g} applied to {len(changed)} note(s)", err=True)
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def check(ctx: click.Context, text: str | None, as_json: bool) -> None:
+    """Check a response against the memory before it reaches a person.
+
+    TEXT is the response (or `-`, or nothing: read it from stdin). Each sentence that states a
+    fact the memory holds is compared with the current value; restating a superseded value is a
+    conflict too. Exit status: 0 consistent, 1 conflicts found, 2 error.
+    """
+    if text is None or text == "-":
+        text = sys.stdin.read()
+    memory = _open(ctx)
+    result = memory.check(text)
+    if as_json:
+        _json(
+            {
+                "consistent": result.consistent,
+                "facts_known": result.facts_known,
+                "sentences_about_facts": result.sentences_about_facts,
+                "conflicts": [dataclasses.asdict(c) for c in result.conflicts],
+            }
+        )
+    elif result.consistent:
+        click.echo(
+            f"consistent: {result.sentences_about_facts} statement(s) about "
+            f"{result.facts_known} known fact(s), no conflict",
+            err=True,
+        )
+    else:
+        for c in result.conflicts:
+            where = f"{c.file}:{c.line}" + (f" ^{c.block}" if c.block else "")
+            click.echo(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}) {where}")
+            click.echo(f"  {c.correction}")
+    if not result.consistent:
+        ctx.exit(EXIT_CONFLICTS)
+
+
+@cli.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(IMPORT_FORMATS),
+    default=None,
+    help="The export's format (default: recognised from the content).",
+)
+@click.option("--now", "now", default=None, metavar="ISO-8601", help="The import's time.")
+@click.option("--dry-run", is_flag=True, help="Count what would be imported; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the per-file reports as JSON.")
+@click.pass_context
+def import_(
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    fmt: str | None,
+    now: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Import chat exports: each message becomes an event, once, however often you run it.
+
+    Formats: brainiac's JSONL of events, Claude Code session transcripts (JSONL), the Claude.ai
+    and ChatGPT data exports (conversations.json), Claude Code `/export` text, and a Markdown chat
+    log (docs/import.md). Prints new, duplicate and skipped messages per file. A file that cannot
+    be read is rejected whole (exit status 2) and nothing of it is imported.
+    """
+    memory = _open(ctx)
+    reports = memory.import_files(paths, fmt, now=_parse_time(now, "--now"), dry_run=dry_run)
+    if as_json:
+        _json([{**dataclasses.asdict(r), "dry_run": dry_run} for r in reports])
+    else:
+        verb = "would import" if dry_run else "imported"
+        for r in reports:
+            if r.ok:
+                click.echo(
+                    f"{r.path} ({r.format}): {verb} {r.new} new, {r.duplicate} duplicate, "
+                    f"{r.skipped} skipped message(s) from {r.sessions} conversation(s)"
+                )
+            else:
+                click.echo(f"brainiac: rejected {r.error}", err=True)
+    if not all(r.ok for r in reports):
+        ctx.exit(EXIT_ERROR)
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ class Config:
     reflection_minutes: float = 15.0
     promotion_minutes: float = 60.0
     organization_minutes: float = 1440.0
+    inbox_minutes: float = 1.0
     # [lifecycle]
     short_term_window: int = 10
     working_memory_ttl_minutes: float = 30.0
@@ -85,6 +86,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("jobs", "reflection", "reflection_minutes", float, 0, 100_000),
     Setting("jobs", "promotion", "promotion_minutes", float, 0, 100_000),
     Setting("jobs", "organization", "organization_minutes", float, 0, 100_000),
+    Setting("jobs", "inbox", "inbox_minutes", float, 0, 100_000),
     Setting("lifecycle", "short_term_window", "short_term_window", int, 0, 100_000),
     Setting("lifecycle", "working_memory_ttl_minutes", "working_memory_ttl_minutes", float, 1, 1e6),
     Setting("lifecycle", "promotion_strength", "promotion_strength", float, 0, 100),

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 
 from brainiac import events as ev
 from brainiac import ltm, stm
-from brainiac.vault import ARCHIVE_DIR, IDENTITY, INDEXES_DIR, SHORT_TERM, is_conflict_copy
+from brainiac.vault import (
+    ARCHIVE_DIR,
+    EXPORTS_DIR,
+    IDENTITY,
+    INDEXES_DIR,
+    SHORT_TERM,
+    is_conflict_copy,
+)
 
 NOTE = "note"
 EVENT = "event"
@@ -73,7 +80,9 @@ def kind_of(rel: str) -> str | None:
         return "stm"
     if is_conflict_copy(rel):
         return None
-    if rel == IDENTITY or rel.startswith(("system/", "context/", "inbox/", INDEXES_DIR + "/")):
+    if rel == IDENTITY or rel.startswith(
+        ("system/", "context/", "inbox/", INDEXES_DIR + "/", EXPORTS_DIR + "/")
+    ):
         return None
     if rel.startswith(ARCHIVE_DIR + "/"):
         return "archive"

@@ -6,6 +6,7 @@
     │   └── StaleWriteError       a file changed between our read and our write; nothing written
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
     ├── BudgetError               a token budget that cannot mean anything (zero, negative, absurd)
+    ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
     └── SearchError               the index cannot answer (after a rebuild attempt failed)
 
 Messages name the file, the problem and the fix, in that order, so that a person reading one line
@@ -44,6 +45,19 @@ class NoteParseError(BrainiacError):
 
 class BudgetError(BrainiacError):
     """A token budget that cannot be honoured as given."""
+
+
+class ImportFormatError(BrainiacError):
+    """A chat export cannot be read: not a format brainiac knows, or malformed. The whole file is
+    rejected; nothing of it was read."""
+
+    def __init__(self, path: str, where: str | None, problem: str, expected: str) -> None:
+        self.path = path
+        self.where = where
+        self.problem = problem
+        self.expected = expected
+        place = f"{path}, {where}" if where is not None else path
+        super().__init__(f"{place}: {problem}; expected {expected}")
 
 
 class SearchError(BrainiacError):

@@ -20,14 +20,14 @@ from collections.abc import Iterable
 from brainiac.facts import Fact
 
 
-def _words(text: str) -> frozenset[str]:
+def word_set(text: str) -> frozenset[str]:
     # Word lists are written as prose blocks; one word a line would make this file unreadable.
     return frozenset(text.split())
 
 
 # --- sentences -----------------------------------------------------------------------------------
 
-_ABBREVIATIONS = _words(
+_ABBREVIATIONS = word_set(
     "dr mr mrs ms prof st jr sr vs etc e.g i.e a.m p.m approx no fig inc ltd co mt ave"
 )
 _END_RE = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
@@ -65,7 +65,7 @@ def _keep(out: list[str], sentence: str) -> None:
 
 # --- shared vocabulary ---------------------------------------------------------------------------
 
-STOP_WORDS = _words(
+STOP_WORDS = word_set(
     """
     a about above after again against all almost also although always am an and another any
     anyone anything are around as at away back be because been before being below between both
@@ -85,17 +85,17 @@ STOP_WORDS = _words(
     think know sure right cool nice great good fine anyway btw hey hello hi bye
     """
 )
-_WEEKDAYS = _words(
+_WEEKDAYS = word_set(
     "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
     "fri sat sun"
 )
-_MONTHS = _words(
+_MONTHS = word_set(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec"
 )
-_TIME_WORDS = _words("week weekend month year morning afternoon evening night time")
+_TIME_WORDS = word_set("week weekend month year morning afternoon evening night time")
 # Capitalised only because they open a sentence (or always capitalised but never a name).
-_COMMON_STARTS = _words(
+_COMMON_STARTS = word_set(
     """
     i i'm i've i'll i'd it's that's there's here's what's let's don't can't won't didn't
     doesn't isn't wasn't aren't couldn't shouldn't wouldn't
@@ -110,14 +110,14 @@ _COMMON_STARTS = _words(
     dear regards cheers best
     """
 )
-_NAME_JOINERS = _words("of de van von der den da del di du la")
-_PRONOUNS = _words(
+_NAME_JOINERS = word_set("of de van von der den da del di du la")
+_PRONOUNS = word_set(
     "i me you he him she her it we us they them this that these those there here something "
     "nothing everything anything someone everyone nobody somebody"
 )
-_DETERMINERS = _words("the my our your his her their")
+_DETERMINERS = word_set("the my our your his her their")
 # Words that open a value that is not a value: a clause, a hedge, a pronoun, an adverb.
-_BAD_VALUE_START = _PRONOUNS | _words(
+_BAD_VALUE_START = _PRONOUNS | word_set(
     """
     not no never n't going coming being been getting to that because so very really too just
     also still all about like kind sort pretty quite such how what why where who which when
@@ -126,7 +126,7 @@ _BAD_VALUE_START = _PRONOUNS | _words(
     """
 )
 # Opinions and moods: "the food was great" is not something to keep as a fact.
-_OPINIONS = _words(
+_OPINIONS = word_set(
     """
     great good nice fun bad awesome amazing terrible awful horrible ok okay fine cool hard easy
     boring interesting important difficult beautiful weird crazy annoying funny sad happy
@@ -135,7 +135,7 @@ _OPINIONS = _words(
     better worse best worst same different right clear obvious enough ready done over
     """
 )
-_HEDGES = _words(
+_HEDGES = word_set(
     """
     if unless whether would could should might maybe perhaps probably possibly suppose
     supposing imagine imagining assume assuming hypothetically wish wonder guess unsure think
@@ -144,7 +144,7 @@ _HEDGES = _words(
 )
 _NEGATIONS_RE = re.compile(r"\b(?:not|never|no longer|nobody|nothing|no)\b|n't\b", re.I)
 # Only something on a calendar "moves to" a value; "we moved the couch to the hall" is no fact.
-_SCHEDULED = _words(
+_SCHEDULED = word_set(
     """
     deadline deadlines meeting meetings appointment call date launch release flight trip
     interview dinner lunch breakfast party wedding exam test event demo review presentation
@@ -153,7 +153,7 @@ _SCHEDULED = _words(
     milestone sprint check-in checkin workshop training ceremony reservation booking
     """
 )
-_PEOPLE = _words(
+_PEOPLE = word_set(
     """
     sister brother mother mom mum father dad parents wife husband partner boyfriend girlfriend
     son daughter friend boss manager colleague cousin aunt uncle grandma grandmother grandpa
@@ -161,9 +161,9 @@ _PEOPLE = _words(
     """
 )
 # "the deadline was my fault": a judgement, not a value.
-_JUDGEMENTS = _words("fault mistake idea problem pleasure joke disaster mess nightmare")
+_JUDGEMENTS = word_set("fault mistake idea problem pleasure joke disaster mess nightmare")
 # "the problem is ...", "the thing is ...": a frame for a clause, not an attribute.
-_FRAME_NOUNS = _words(
+_FRAME_NOUNS = word_set(
     "thing things problem point issue idea question plan goal reason truth fact way one other rest"
 )
 
@@ -196,9 +196,9 @@ _MOVE_RE = re.compile(
     r"\s+(?:back\s+|forward\s+|up\s+|out\s+)?(?:from\s+.+?\s+)?to\s+(?P<value>.+)$",
     re.I,
 )
-_PAST_TENSE = _words("moved pushed shifted changed postponed rescheduled delayed brought")
-_AGREED = _words("agreed decided voted chose approved confirmed managed")
-_NOT_DONE = _words("to will shall can must let's please")
+_PAST_TENSE = word_set("moved pushed shifted changed postponed rescheduled delayed brought")
+_AGREED = word_set("agreed decided voted chose approved confirmed managed")
+_NOT_DONE = word_set("to will shall can must let's please")
 _HOME_RE = re.compile(
     r"\b(?:I|[Ww]e)(?:\s+(?:now\s+|currently\s+|still\s+)?live|\s+am\s+living|'m\s+living"
     r"|\s+are\s+living|'re\s+living|\s+have\s+been\s+living|'ve\s+been\s+living)"
@@ -468,7 +468,7 @@ _PHRASE_STOP_RE = re.compile(
     r"\s*(?:[;(]|:(?!\d))|\s+[-–—]\s+|,\s*|\s+(?:because|but|though|although|so\s+that|and\s+then)\b"
 )
 # "I want to say thanks" is conversation, not a goal.
-_TALK_VERBS = _words(
+_TALK_VERBS = word_set(
     "say ask know thank tell mention clarify confirm understand add apologize apologise share "
     "be do go see it"
 )
@@ -531,8 +531,8 @@ def _asks(sentence: str) -> bool:
 # --- entities and keywords -----------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(r"[^\W\d_][\w'&-]*|[^\w\s]+|\d[\w.:/-]*")
-_NEVER_NAMES = _words("i i'm i've i'll i'd ok todo fyi")
-_TITLES = _words("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
+_NEVER_NAMES = word_set("i i'm i've i'll i'd ok todo fyi")
+_TITLES = word_set("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
 
 
 def entities(text: str, openers: bool = True) -> list[str]:

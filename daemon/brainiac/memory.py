@@ -23,8 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from brainiac import access, clock, ltm, marks, safe_io, stm
+from brainiac import check as check_mod
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
@@ -43,12 +45,16 @@ from brainiac.note import set_frontmatter_field
 from brainiac.retrieval import candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
+if TYPE_CHECKING:
+    from brainiac.importer import FileReport
+
 log = logging.getLogger(__name__)
 
 _WRITE_ATTEMPTS = 8
 _LAST_CONTEXT = "last_context.json"
 _MAX_REINFORCEMENT = 5.0
 _QUERY_RECENT_EVENTS = 3
+_IMPORT_LOCK_WAIT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -197,8 +203,13 @@ class Memory:
         self.remember_many([event])
         return event
 
-    def remember_many(self, new_events: Iterable[ev.Event]) -> list[ev.Event]:
-        """Append events in one write; returns those that were not already in the log."""
+    def remember_many(
+        self, new_events: Iterable[ev.Event], in_time_order: bool = False
+    ) -> list[ev.Event]:
+        """Append events in one write; returns those that were not already in the log.
+
+        `in_time_order` (imported history): each goes before the first logged event later than
+        it instead of at the end."""
         pending = list(new_events)
         added: list[ev.Event] = []
         for _attempt in range(_WRITE_ATTEMPTS):
@@ -208,7 +219,8 @@ class Memory:
             except FileNotFoundError:
                 text = (template_dir() / SHORT_TERM).read_text(encoding="utf-8")
                 expected = None
-            new_text, added = stm.append_events(text, pending)
+            add = stm.insert_events if in_time_order else stm.append_events
+            new_text, added = add(text, pending)
             if not added:
                 return []
             try:
@@ -224,6 +236,32 @@ class Memory:
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
         return added
+
+    def import_files(
+        self,
+        paths: Iterable[Path | str],
+        format: str | None = None,
+        now: dt.datetime | None = None,
+        dry_run: bool = False,
+    ) -> list[FileReport]:
+        """Import chat exports (docs/import.md): each message once, however often this runs.
+
+        A file that cannot be parsed is rejected whole and reported (`FileReport.error`)."""
+        from brainiac import importer  # the format parsers load only when importing
+
+        files = [Path(p).expanduser() for p in paths]
+        with jobs_mod.job_lock(self.locations.state, wait_s=_IMPORT_LOCK_WAIT_S) as held:
+            if not held:
+                raise VaultError(
+                    f"{self.vault.root}: a memory job has held the job lock for over "
+                    f"{_IMPORT_LOCK_WAIT_S:g} s; try the import again in a minute"
+                )
+            return importer.import_paths(self, files, format, now, dry_run)
+
+    def check(self, text: str) -> check_mod.CheckResult:
+        """Compare a response with what the memory knows: its conflicts with current facts,
+        and old values restated as current (docs/check.md)."""
+        return check_mod.check(self, text)
 
     # -- reading -----------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10) -> list[SearchResult]:

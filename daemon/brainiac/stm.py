@@ -2,12 +2,15 @@
 
 Its sections are `## Summary`, `## Working Memory`, `## Goals`, `## Facts`, `## Tasks` and
 `## Event Log`, in that order in the template; a person may reorder them, add their own sections or
-write anything between them, and all of that is kept byte for byte. The only edit made here is
-appending event lines at the end of the Event Log (creating the section if a person deleted it).
+write anything between them, and all of that is kept byte for byte. The only edits made here add
+event lines to the Event Log (creating the section if a person deleted it): at its end for what
+happens now, and in time order for imported history, so older conversations do not pose as the
+most recent steps.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -64,6 +67,18 @@ def append_events(text: str, new: Iterable[ev.Event]) -> tuple[str, list[ev.Even
 
     Returns the new text and the events actually added (in order).
     """
+    return _add_events(text, new, in_time_order=False)
+
+
+def insert_events(text: str, new: Iterable[ev.Event]) -> tuple[str, list[ev.Event]]:
+    """Like `append_events`, but each new event goes before the first logged event that is
+    later than it (imported history). Existing lines never move; undated events stay put."""
+    return _add_events(text, new, in_time_order=True)
+
+
+def _add_events(
+    text: str, new: Iterable[ev.Event], in_time_order: bool
+) -> tuple[str, list[ev.Event]]:
     doc = parse(text)
     present = ev.ids(doc.events)
     added: list[ev.Event] = []
@@ -73,17 +88,41 @@ def append_events(text: str, new: Iterable[ev.Event]) -> tuple[str, list[ev.Even
             added.append(event)
     if not added:
         return text, []
-    rendered = "".join(ev.render(e) for e in added)
     lines = doc.note.lines
     section = doc.note.section(EVENT_LOG)
     if section is None:
-        return notes.replace_section(text, EVENT_LOG, rendered), added
-    # Insert after the last non-blank line of the section, so blank lines before a following
+        ordered = sorted(added, key=_time_key) if in_time_order else added
+        return notes.replace_section(text, EVENT_LOG, "".join(map(ev.render, ordered))), added
+    # The end: after the last non-blank line of the section, so blank lines before a following
     # heading (or at the end of the file) stay where the person left them.
-    insert_at = section.end_line
-    while insert_at > section.heading_line + 1 and not lines[insert_at - 1].strip():
-        insert_at -= 1
-    before = "".join(lines[:insert_at])
-    if before and not before.endswith("\n"):
-        before += "\n"
-    return before + rendered + "".join(lines[insert_at:]), added
+    end = section.end_line
+    while end > section.heading_line + 1 and not lines[end - 1].strip():
+        end -= 1
+    placed: dict[int, list[ev.Event]] = {}
+    if in_time_order:
+        # A merge of the (sorted) new events into the log as it stands: one pass over each.
+        pending = sorted((e for e in added if e.at is not None), key=_time_key)
+        body = lines[section.heading_line + 1 : end]
+        j = 0
+        for loc in ev.parse_lines(body, offset=section.heading_line + 1):
+            at = loc.event.at
+            while at is not None and j < len(pending) and _time_key(pending[j]) < at:
+                placed.setdefault(loc.first_line, []).append(pending[j])
+                j += 1
+        placed.setdefault(end, []).extend(pending[j:])
+        placed[end].extend(e for e in added if e.at is None)
+    else:
+        placed[end] = added
+    out: list[str] = []
+    for i in range(len(lines) + 1):
+        if i in placed:
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n"
+            out.extend(ev.render(e) for e in placed[i])
+        if i < len(lines):
+            out.append(lines[i])
+    return "".join(out), added
+
+
+def _time_key(event: ev.Event) -> dt.datetime:
+    return event.at or dt.datetime.min

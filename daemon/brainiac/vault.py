@@ -24,6 +24,7 @@ LONG_TERM_DIR = "memory/long_term"
 ARCHIVE_DIR = "memory/archive"
 INDEXES_DIR = "memory/indexes"  # generated index notes (topics, entities, timeline)
 INBOX_DIR = "inbox"
+EXPORTS_DIR = "memory/archive/exports"  # raw chat exports, kept as imported (not indexed)
 WORKING_MEMORY = "context/working_memory.md"
 CONFIG = ".brainiac/config.toml"
 
@@ -201,4 +202,6 @@ class Vault:
                 continue
             if entry.is_symlink():
                 continue  # followlinks=False: not walked into
+            if prefix + d == EXPORTS_DIR:
+                continue  # a Markdown chat log kept as imported is not a note
             yield from self._walk_markdown(entry.path, prefix + d + "/")

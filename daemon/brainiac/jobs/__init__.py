@@ -110,6 +110,30 @@ def _organization(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     return organize(memory, now, dry_run)
 
 
+def _inbox(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.importer import finish_interrupted, import_inbox
+
+    finished = not dry_run and finish_interrupted(memory)
+    reports = import_inbox(memory, now, dry_run)
+    prefix = "finished an interrupted import; " if finished else ""
+    if not reports:
+        return JobReport("inbox", True, prefix + "nothing waiting in inbox/", dry_run=dry_run)
+    parts = [
+        f"{Path(r.path).name}: {r.new} new, {r.duplicate} duplicate, {r.skipped} skipped"
+        if r.ok
+        else f"{Path(r.path).name}: rejected ({r.error})"
+        for r in reports
+    ]
+    changed = () if dry_run or not any(r.new for r in reports) else ("memory/short_term.md",)
+    return JobReport(
+        "inbox",
+        all(r.ok for r in reports),
+        ("dry run: " if dry_run else "") + prefix + "; ".join(parts),
+        changed,
+        dry_run,
+    )
+
+
 JOBS: dict[str, Job] = {
     "reflection": Job(
         "reflection",
@@ -125,6 +149,11 @@ JOBS: dict[str, Job] = {
         "organization",
         "decay strengths, archive faded notes, merge duplicates, repair facts, link, index",
         _organization,
+    ),
+    "inbox": Job(
+        "inbox",
+        "import the chat exports dropped into inbox/ and archive them (docs/import.md)",
+        _inbox,
     ),
     "rescan": Job(
         "rescan",
@@ -186,14 +215,27 @@ def _exclusive(state_dir: Path, job: Job) -> Iterator[bool]:
     if job.needs_index_writer:
         yield True
         return
+    with job_lock(state_dir) as held:
+        yield held
+
+
+@contextlib.contextmanager
+def job_lock(state_dir: Path, wait_s: float = 0.0) -> Iterator[bool]:
+    """The vault's job lock (`jobs.lock`), which memory jobs and imports hold while they move
+    events; waits up to `wait_s` for it, then yields whether it is held."""
     state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(state_dir / "jobs.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    deadline = time.monotonic() + wait_s
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(0.05)  # a job in another process; they take seconds at most
         yield True
     finally:
         os.close(fd)  # closing releases the lock

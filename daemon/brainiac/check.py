@@ -1,0 +1,792 @@
+"""The consistency guard: does a response say something the memory knows to be otherwise?
+
+Seed 000's hallucination guard and seed 002's fact verifier: before a response reaches a person,
+`check` finds the sentences that speak about a fact the memory holds and compares what they say
+with it. What the memory knows (`Known`):
+
+- the `- key: value` lines of the core identity, of the short-term `## Facts` and of the
+  `## Facts` of the long-term notes the response is about (found through the index, so a large
+  vault costs one search), each with its superseded history;
+- facts stated in the last 3 events, which are newer than any of those and override them.
+
+A sentence is about a fact when it names the fact's key (or a common paraphrase: "due" for a
+deadline, "lives in" for a home) and, when several notes hold that key, the note's entity (its
+title or an alias, here or in an earlier sentence). What it says is read into typed parts
+(claims.py: weekdays, dates, times, amounts, names) and compared with the stored value. A
+conflict is a plain statement whose parts disagree with the current value; it names the change
+when they match a superseded value instead. Questions, conditionals and hedges claim nothing;
+"it used to be Friday" is history, not a claim; "not Monday" contradicts a Monday.
+
+Deterministic: no model is needed, and precision comes first (a false alarm costs the person's
+trust in the guard). The labelled corpus in tests/check_corpus/ measures it (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from brainiac import claims, extract, facts, ltm, stm
+from brainiac import events as ev
+from brainiac.errors import BrainiacError
+from brainiac.facts import Superseded
+from brainiac.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
+
+if TYPE_CHECKING:
+    from brainiac.memory import Memory
+
+RECENT_EVENTS = 3
+_CANDIDATE_NOTES = 40
+
+# Paraphrases of common key words (all lowercase, compared after a light stemming).
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "deadline": ("due", "due date"),
+    "due": ("deadline",),
+    "home": ("live", "living", "based", "reside", "you moved to", "you've moved to"),
+    "employer": ("work at", "work for", "working at", "working for", "job at", "employed"),
+    "company": ("work at", "work for", "working at", "working for", "employer"),
+    "job": ("work as", "working as", "role", "position"),
+    "role": ("work as", "working as", "job", "position", "title"),
+    "manager": ("boss", "team lead", "lead", "supervisor", "report to", "reports to"),
+    "boss": ("manager", "supervisor"),
+    "owner": ("own", "owned by"),
+    "stakeholder": ("involved in", "involved with"),
+    "allergy": ("allergic",),
+    "partner": ("wife", "husband", "spouse", "girlfriend", "boyfriend", "fiancé", "fiancée"),
+    "birthday": ("born", "birth"),
+    "salary": ("earn", "paid", "pay"),
+    "budget": ("funding", "budgeted"),
+    "car": ("drive", "driving"),
+    "phone": ("mobile",),
+    "age": ("years old", "turned"),
+    "weight": ("weigh",),
+    "standup": ("stand-up",),
+    "stand-up": ("standup",),
+    "user": ("you", "your"),
+    "assistant": ("i", "my", "me"),
+    "meeting": ("meet", "sync"),
+    "gym": ("workout", "train at", "work out at"),
+    "rent": ("rental",),
+    "dentist": ("dental",),
+    "doctor": ("gp", "physician"),
+}
+# Generic words that name the same kind of thing: "Miso's check-up" is his vet appointment.
+_GENERIC_ALIASES = {
+    "check-up": "appointment",
+    "checkup": "appointment",
+    "visit": "appointment",
+    "booking": "appointment",
+    "reservation": "appointment",
+}
+# A word right after these is a verb, not the key ("I'll address it", "you should focus").
+_VERB_BEFORE = extract.word_set(
+    "i i'll we we'll you'll they to will can could should would i'd let's please"
+)
+# Words a key shares with many others; they identify a fact only when nothing else does.
+_GENERIC = extract.word_set(
+    """
+    time day days date name city town place number status value type location current new
+    appointment schedule plan amount count info details reservation booking visit check-up
+    """
+)
+_OWNERS = frozenset({"user", "assistant"})
+_YOU = frozenset(
+    {"you", "your", "you're", "you've", "yours", "you'll"}
+)  # "user's name": the owner alone says nothing
+_ROLE_KEYS = frozenset({"role", "job", "job title", "title", "position", "occupation"})
+_NAMED_ONLY_TAGS = frozenset(
+    {"person", "people", "project", "organisation", "organization", "company", "client", "pet"}
+)
+_TITLE_GENERIC = extract.word_set("project team trip the a an my our plan")
+_DETERMINER = r"(?:the|a|an|your|my|our|his|her|their|its)"
+# Where a sentence divides into clauses that each say one thing. Not at every comma: "Monday,
+# the 30th" is one value and "your manager, Marco Lenz" an apposition.
+_CLAUSE_RE = re.compile(
+    r"\s*;\s*|\s+[—–-]\s+|:\s+"
+    r"|,\s+(?=(?:so|but|because|since|while|whereas|although|though|which|who|who's|then"
+    r"|and then)\b)"
+    r"|\s+and\s+(?=(?:[\w'-]+\s+){0,4}(?:is|are|was|were)\b)"
+    r"|,?\s+(?:and|but)\s+(?=(?:the|your|my|our|his|her|their|it|it's|this|that|she|he|they|we"
+    r"|you|you're|i|i'll)\s+(?!\d))"
+    r"|,\s+(?=(?:the|your|my|our|his|her|their|it|this|that|she|he|they|we|you|i)\s+(?!\d)"
+    r"[\w'-]+\s+(?:is|are|was|were|has|have|will|moved|goes|comes)\b)",
+    re.I,
+)
+_LEADING_CLAUSE_RE = re.compile(
+    r"^(?:since|because|as|with|given|now that|when|while|if|although|though|once|after|before)"
+    r"\b[^,]{3,}?,\s+",
+    re.I,
+)
+_QUESTION_RE = re.compile(r"\?\s*[\"')\]]*$")
+_ASKING_RE = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|will|would|shall|should|has|have|had|when|what"
+    r"|where|which|who|how|why|want|need)\b",
+    re.I,
+)
+_SUPPOSING_RE = re.compile(
+    r"\b(?:if|unless|suppose|supposing|imagine|assuming|in case|hypothetically|might|maybe"
+    r"|perhaps|possibly|could be|not sure|whether|wonder|were to|would be)\b",
+    re.I,
+)
+_PLANNING_RE = re.compile(
+    r"^(?:(?:so|then|and|also|just|please)\s+)*"
+    r"(?:i'll|i will|i'd|i can|i could|i've (?:set|added|booked|blocked|put)|let me|let's|shall i"
+    r"|want me|remember to|don't forget|leave|bring|take|book|call|send|ask|tell|check|set|plan"
+    r"|try|make|buy|pack|add|move|cancel|schedule|drop|get|go|give|keep|put|use|email|text"
+    r"|reply|pick|remind|block|aim|budget)\b",
+    re.I,
+)
+_HISTORY_RE = re.compile(
+    r"\b(?:used to|originally|previously|formerly|initially|at first|back then|had been|was once"
+    r"|before (?:it|that|the|we|you|they|she|he)|old|earlier|prior|back in|until recently)\b",
+    re.I,
+)
+_NEGATION_RE = re.compile(r"\b(?:not|never|no longer|isn't|aren't|wasn't|weren't)\b|n't\b", re.I)
+_DENIAL_RE = re.compile(
+    r"\b(?:don't|doesn't|didn't|do not|does not|haven't|hasn't|have not|has not|no longer)"
+    r"\s+(?:have|has|had|own|got)\b"
+    r"|\b(?:isn't|is not|aren't|are not|not)\s+[\w-]+\s+(?:to|of|about)\s+any(?:thing|one)?\b",
+    re.I,
+)
+_NEGATIVE_VALUE_RE = re.compile(r"^\s*(?:no|none|not|never|nothing|n/a)\b", re.I)
+_YOUR_THING_RE = re.compile(r"\b(?:your|you're on|you are on|you're with|you are with)\b", re.I)
+_NOT_UNTIL_RE = re.compile(r"(?:\bnot|n't)\b[^,;]*\buntil\b", re.I)  # "isn't due until May"
+_FROM_TO_RE = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+", re.I)
+_POSSESSIVE_RE = re.compile(r"(?<![\w'])(?P<owner>[A-Z][\w-]+)'s\s+\w")
+# "<subject> is <value>"; a bare "'s" only where it cannot be a possessive ("Anna's still ...").
+_COPULA_RE = re.compile(
+    r"^(?:(?:so|and|but|also)\s+)?(?P<subject>.+?)"
+    r"(?:\s+(?:is|was|are)\s+|'re\s+|'s\s+(?=(?:still|now|a|an|the|our|your|my|his|her|their"
+    r"|actually|currently)\s))"
+    r"(?:still\s+|now\s+|actually\s+|currently\s+)*(?P<value>.+)$",
+    re.I,
+)
+_AFFILIATION_RE = re.compile(
+    r"^(?:(?:so|and|but|also)\s+)?(?P<subject>[A-Z][\w-]+(?:\s+[A-Z][\w-]+)?)"
+    r"(?:'s|\s+is|\s+works|\s+is working)\s+(?:still\s+|now\s+)*(?:at|with|for)\s+"
+    r"(?P<value>.+)$"
+)
+# A value that starts like this is a place, a time or an action, not a role.
+_NOT_A_ROLE_RE = re.compile(
+    r"^(?:in|at|on|from|with|for|to|by|into|off|out|away|back|here|there|not|no|going|coming"
+    r"|\w+ing|\w+ed)\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Known:
+    """A fact the memory holds, where it lives, and its history."""
+
+    key: str
+    value: str
+    since: dt.datetime | None
+    superseded: tuple[Superseded, ...]
+    file: str
+    line: int  # 1-based
+    block: str | None  # the event id that said it, when known
+    entity: str | None = None  # the note's title (None: identity, short-term, events)
+    mentions: tuple[str, ...] = ()  # lowercased title, aliases and name words of the entity
+    about_user: bool = False  # the user's own note (tagged `user`): "you", "your"
+    named_only: bool = False  # about another person, project or pet: applies only when named
+
+
+@dataclass(frozen=True)
+class Conflict:
+    claim: str  # the sentence of the response
+    key: str
+    stored: str  # the current value
+    since: str | None  # when it became true (YYYY-MM-DD HH:MM)
+    file: str
+    line: int
+    block: str | None
+    kind: str  # "current": contradicts it; "superseded": states an old value as current
+    old: str | None  # the superseded value the claim restates
+    old_period: str | None
+    entity: str | None
+    confidence: float
+    correction: str  # a line to send back to the model
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    text: str
+    conflicts: tuple[Conflict, ...]
+    facts_known: int
+    sentences_about_facts: int
+
+    @property
+    def consistent(self) -> bool:
+        return not self.conflicts
+
+
+@dataclass(frozen=True)
+class _Clause:
+    """One statement within a sentence, with what kind of statement it is."""
+
+    text: str
+    words: tuple[str, ...]  # stemmed
+    asks: bool  # a question
+    supposes: bool  # a condition or a hedge
+    plans: bool  # the assistant's plan or a suggestion: its times are the plan's, not facts
+    negated: bool
+    history: bool  # speaks of the past as the past
+
+
+@dataclass(frozen=True)
+class _Match:
+    fact: Known
+    clause: int  # the clause holding the key's head word: where the value is said
+    by_synonym: bool
+    value_text: str | None = None  # for a role said as "Anna is head of data"
+
+
+def check(memory: Memory, text: str) -> CheckResult:
+    """Compare a response with what the memory knows (module docstring)."""
+    if not text.strip():
+        raise BrainiacError("nothing to check: the text is empty")
+    known = knowledge(memory, text)
+    return compare(text, known)
+
+
+def compare(text: str, known: Sequence[Known]) -> CheckResult:
+    """The conflicts between `text` and `known` facts (no I/O; `check` gathers the facts)."""
+    by_key: dict[str, list[Known]] = {}
+    for k in known:
+        by_key.setdefault(k.key, []).append(k)
+    conflicts: list[Conflict] = []
+    about = 0
+    focus: str | None = None  # the entity the response spoke about last
+    for sentence in extract.sentences(text):
+        clauses = _clauses(sentence)
+        in_sentence = _named(known, [w for c in clauses for w in c.words])
+        if len(in_sentence) == 1:
+            focus = next(iter(in_sentence))
+        matches: list[_Match] = []
+        for key, candidates in by_key.items():
+            found = _key_match(clauses, key)
+            if found is None:
+                continue
+            index, by_synonym = found
+            in_clause = _named(known, clauses[index].words)
+            for fact in _choose(candidates, clauses[index], in_clause, in_sentence, focus):
+                matches.append(_Match(fact, index, by_synonym))
+        matches += _role_matches(known, clauses, matches)
+        matches += _generic_matches(known, clauses, matches)
+        conflicts += _affiliations(sentence, known, clauses, matches)
+        said_words = {_GENERIC_ALIASES.get(w, w) for c in clauses for w in c.words}
+        matches = _most_specific(matches, said_words)
+        about += len(matches)
+        for m in matches:
+            conflict = _judge(sentence, clauses, m)
+            if conflict is not None:
+                conflicts.append(conflict)
+    return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about)
+
+
+def _clauses(sentence: str) -> list[_Clause]:
+    asked = bool(_QUESTION_RE.search(sentence))
+    parts: list[str] = []
+    lead = _LEADING_CLAUSE_RE.match(sentence)
+    rest = sentence
+    if lead:
+        parts.append(lead.group().rstrip(", "))
+        rest = sentence[lead.end() :]
+    parts += [p for p in _CLAUSE_RE.split(rest) if p and p.strip()]
+    out = []
+    for i, part in enumerate(parts):
+        stripped = part.strip().rstrip(".!")
+        out.append(
+            _Clause(
+                stripped,
+                tuple(_stems(stripped)),
+                asks=stripped.endswith("?")
+                or (asked and (i == len(parts) - 1 or bool(_ASKING_RE.match(stripped)))),
+                supposes=bool(_SUPPOSING_RE.search(stripped)),
+                plans=bool(_PLANNING_RE.match(stripped)),
+                negated=bool(_NEGATION_RE.search(stripped)) and not _NOT_UNTIL_RE.search(stripped),
+                history=bool(_HISTORY_RE.search(stripped)),
+            )
+        )
+    return out
+
+
+def _named(known: Sequence[Known], words: Sequence[str]) -> set[str]:
+    return {k.entity for k in known if k.entity and k.named_only and _mentions(words, k.mentions)}
+
+
+def _choose(
+    candidates: list[Known],
+    clause: _Clause,
+    in_clause: set[str],
+    in_sentence: set[str],
+    focus: str | None,
+) -> list[Known]:
+    """Which of the facts with this key the clause is about."""
+    owner = _possessive_owner(clause.text)
+    if owner is not None and not any(owner in k.mentions for k in candidates if k.about_user):
+        # "Maria's birthday": only a fact of an entity called Maria, never the user's own.
+        return [k for k in candidates if k.entity and owner in k.mentions]
+    for named in (in_clause, in_sentence):
+        of_named = [k for k in candidates if k.entity in named and k.named_only]
+        if of_named:
+            return of_named
+    general = [k for k in candidates if k.entity is None]
+    if general:
+        return general
+    # The user's own facts when the clause speaks to them ("your manager", "you live in").
+    users = [k for k in candidates if k.about_user]
+    if users and _YOU & set(clause.words):
+        return users
+    if focus is not None:
+        of_focus = [k for k in candidates if k.entity == focus]
+        if of_focus:
+            return of_focus
+    unnamed = [k for k in candidates if not k.named_only and not k.about_user]
+    return unnamed if len({k.entity for k in unnamed}) == 1 else []
+
+
+def _role_matches(
+    known: Sequence[Known], clauses: list[_Clause], already: list[_Match]
+) -> list[_Match]:
+    """ "Anna is head of data", "you're a data engineer": a role said without its key."""
+    taken = {id(m.fact) for m in already}
+    out = []
+    for index, clause in enumerate(clauses):
+        m = _COPULA_RE.match(clause.text)
+        if m is None:
+            continue
+        subject = " ".join(
+            _stems(re.sub(rf"^{_DETERMINER}\s+", "", m.group("subject"), flags=re.I))
+        )
+        for fact in known:
+            if fact.key not in _ROLE_KEYS or id(fact) in taken:
+                continue
+            is_user = fact.about_user and subject in {"you", "you're"}
+            if is_user or (fact.named_only and subject in fact.mentions):
+                out.append(_Match(fact, index, True, m.group("value")))
+    return out
+
+
+def _generic_matches(
+    known: Sequence[Known], clauses: list[_Clause], already: list[_Match]
+) -> list[_Match]:
+    """ "Miso's appointment moved": a named entity with one fact of that kind (its vet
+    appointment) is meant, though the key's specific word is not said."""
+    taken = {id(m.fact) for m in already}
+    out = []
+    for index, clause in enumerate(clauses):
+        named = {k.entity for k in known if k.entity and _mentions(clause.words, k.mentions)}
+        if _YOUR_THING_RE.search(clause.text):  # "your plan", "you're on the Red plan"
+            named |= {k.entity for k in known if k.about_user and k.entity}
+        for entity in named:
+            facts_of = [k for k in known if k.entity == entity]
+            said = {_GENERIC_ALIASES.get(w, w) for w in clause.words}
+            for word in said & _GENERIC:
+                having = [k for k in facts_of if word in _stems(k.key)]
+                if len(having) == 1 and id(having[0]) not in taken:
+                    out.append(_Match(having[0], index, True))
+    return out
+
+
+def _affiliations(
+    sentence: str, known: Sequence[Known], clauses: list[_Clause], matches: list[_Match]
+) -> list[Conflict]:
+    """ "Joana's still at Estúdio Marés": a named entity placed at or in a name, without a key.
+    Only a restated old value is reported (the name may be true of some other fact)."""
+    out = []
+    matched = {id(m.fact) for m in matches}
+    for clause in clauses:
+        m = _AFFILIATION_RE.match(clause.text)
+        if m is None or clause.negated or clause.history or clause.asks or clause.supposes:
+            continue
+        subject = " ".join(_stems(m.group("subject")))
+        facts_of = [k for k in known if k.named_only and subject in k.mentions]
+        said = claims.read(m.group("value"))
+        if not said.names or not facts_of or any(id(k) in matched for k in facts_of):
+            continue
+        if any(claims.agree(said, claims.read(k.value)) for k in facts_of):
+            continue  # true of one of its current facts
+        for fact in facts_of:
+            old = next(
+                (o for o in fact.superseded if claims.agree(said, claims.read(o.value))), None
+            )
+            if old is not None:
+                out.append(_conflict(sentence, fact, "superseded", old, 0.7, True))
+                break
+    return out
+
+
+def _most_specific(matches: list[_Match], said: set[str]) -> list[_Match]:
+    """ "dentist appointment" and "dentist" both match "your dentist appointment is ...": the
+    longer key, all of whose words are said, is what the sentence is about."""
+    out = []
+    for m in matches:
+        words = set(_stems(m.fact.key))
+        wider = any(
+            o is not m
+            and o.fact.entity == m.fact.entity
+            and words < set(_stems(o.fact.key)) <= said
+            for o in matches
+        )
+        if not wider:
+            out.append(m)
+    return out
+
+
+def _possessive_owner(sentence: str) -> str | None:
+    m = _POSSESSIVE_RE.search(sentence)
+    if m is None:
+        return None
+    owner = m.group("owner").lower()
+    not_owners = {"it", "that", "today", "tomorrow", "yesterday", *claims.WEEKDAYS, *claims.MONTHS}
+    return None if owner in not_owners else owner
+
+
+def _judge(sentence: str, clauses: list[_Clause], match: _Match) -> Conflict | None:
+    clause = clauses[match.clause]
+    fact = match.fact
+    if clause.asks or clause.supposes:
+        return None
+    ignore = frozenset(_stems(fact.key)) | frozenset(w for m in fact.mentions for w in m.split())
+    if match.value_text is not None:
+        return _judge_role(sentence, clause, match)
+    stored = claims.read(fact.value, ignore)
+    said = _said(clause, ignore)
+    current = claims.agree(said, stored)
+    if current is None and said.empty() and match.clause + 1 < len(clauses):
+        # "the budget — 40k": the value may follow the key in the next clause.
+        nxt = clauses[match.clause + 1]
+        if not (nxt.asks or nxt.supposes):
+            said = _said(nxt, ignore)
+            current = claims.agree(said, stored)
+    if current is None:
+        if _DENIAL_RE.search(clause.text) and not _NEGATIVE_VALUE_RE.search(fact.value):
+            # "you don't have a car", "Joana isn't allergic to anything": the fact denied.
+            return _conflict(sentence, fact, "current", None, 0.6, match.by_synonym)
+        return None
+    olds = [s for s in fact.superseded if claims.agree(said, claims.read(s.value, ignore))]
+    if current:
+        if clause.negated and not olds:
+            return _conflict(sentence, fact, "current", None, 0.8, match.by_synonym)  # "not Monday"
+        return None
+    if clause.negated or clause.history:
+        return None  # "no longer Friday"; "it used to be Friday": not said to be so now
+    if olds:
+        return _conflict(sentence, fact, "superseded", olds[0], 0.9, match.by_synonym)
+    names_only = _names_only(said, stored)
+    return _conflict(sentence, fact, "current", None, 0.7 if names_only else 0.85, match.by_synonym)
+
+
+def _said(clause: _Clause, ignore: frozenset[str]) -> claims.Values:
+    text = _FROM_TO_RE.sub(" to ", clause.text)  # "moved from Friday to Monday" says Monday
+    said = claims.read(text, ignore)
+    if clause.plans:
+        # "I'll remind you at 9:00": the plan's time, not a claim about the fact.
+        return claims.Values(names=said.names)
+    return said
+
+
+def _merge(a: claims.Values, b: claims.Values) -> claims.Values:
+    return claims.Values(
+        a.weekdays | b.weekdays,
+        a.dates | b.dates,
+        a.times | b.times,
+        a.amounts | b.amounts,
+        a.names | b.names,
+    )
+
+
+def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | None:
+    """A role is words, not a typed value: the same words (one within the other) agree."""
+    if clause.negated or clause.history or clause.plans:
+        return None
+    value = re.split(r",|\s+(?:so|and|but|because|who|which)\s+", match.value_text or "")[0]
+    value = re.sub(rf"^{_DETERMINER}\s+", "", value.strip(), flags=re.I)
+    if _NOT_A_ROLE_RE.match(value):
+        return None
+    said = _content(value)
+    if not said or len(said) > 6:
+        return None
+    fact = match.fact
+    if _same_words(said, _content(fact.value)):
+        return None
+    old = next((s for s in fact.superseded if _same_words(said, _content(s.value))), None)
+    if old is not None:
+        return _conflict(sentence, fact, "superseded", old, 0.75, True)
+    return _conflict(sentence, fact, "current", None, 0.6, True)
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _stems(text) if w not in extract.STOP_WORDS}
+
+
+def _same_words(a: set[str], b: set[str]) -> bool:
+    return bool(a) and bool(b) and (a <= b or b <= a)
+
+
+def _names_only(said: claims.Values, stored: claims.Values) -> bool:
+    kinds = [
+        said.weekdays and stored.weekdays,
+        said.dates and stored.dates,
+        said.times and stored.times,
+        said.amounts and stored.amounts,
+    ]
+    return not any(kinds)
+
+
+def _conflict(
+    sentence: str,
+    fact: Known,
+    kind: str,
+    old: Superseded | None,
+    confidence: float,
+    synonym: bool,
+) -> Conflict:
+    since = facts.render_time(fact.since) if fact.since else None
+    claim = sentence.strip()
+    about = f"{fact.entity}: " if fact.entity else ""
+    stored = f"{about}{fact.key} is {fact.value}" + (f" (since {since})" if since else "")
+    if old is not None:
+        period = _period(old)
+        correction = (
+            f'You said "{claim}", but memory says {stored}; {old.value} was the old value'
+            + (f" ({period})" if period else "")
+            + "."
+        )
+    else:
+        period = None
+        correction = f'You said "{claim}", but memory says {stored}.'
+    return Conflict(
+        claim,
+        fact.key,
+        fact.value,
+        since,
+        fact.file,
+        fact.line,
+        fact.block,
+        kind,
+        old.value if old else None,
+        period,
+        fact.entity,
+        round(confidence - (0.1 if synonym else 0.0), 2),
+        correction,
+    )
+
+
+def _period(s: Superseded) -> str | None:
+    a = facts.render_time(s.since) if s.since else None
+    b = facts.render_time(s.until) if s.until else None
+    if a and b:
+        return f"{a} to {b}"
+    return f"from {a}" if a else (f"until {b}" if b else None)
+
+
+def _dedupe(conflicts: Iterable[Conflict]) -> list[Conflict]:
+    seen: set[tuple[str, str, int]] = set()
+    out = []
+    for c in conflicts:
+        key = (c.claim, c.file, c.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
+
+
+# --- matching keys and entities ----------------------------------------------------------------
+
+
+def _stem(word: str) -> str:
+    word = word.lower().replace("’", "'").removesuffix("'s")
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _stems(text: str) -> list[str]:
+    return [_stem(w) for w in re.findall(r"[\w'’-]+", text.lower())]
+
+
+def _phrase_at(words: Sequence[str], phrase: str, as_noun: bool = False) -> bool:
+    wanted = _stems(phrase)
+    n = len(wanted)
+    return n > 0 and any(
+        list(words[i : i + n]) == wanted and not (as_noun and i and words[i - 1] in _VERB_BEFORE)
+        for i in range(len(words) - n + 1)
+    )
+
+
+def _key_match(clauses: list[_Clause], key: str) -> tuple[int, bool] | None:
+    """Where the sentence names the key: the clause of its head word and whether a paraphrase
+    was needed; None if it does not name it. A key of three or more specific words may miss one
+    that is not its head ("your 10K best" for `10K personal best`)."""
+    words = [w for w in key.split() if w not in extract.STOP_WORDS]
+    specific = [w for w in words if _stem(w) not in _GENERIC]
+    if not specific or {_stem(w) for w in specific} <= _OWNERS:
+        specific = words  # "user's name" needs "name" as well as "your"
+    if not specific:
+        return None
+    may_miss = 1 if len(specific) >= 3 else 0
+    by_synonym = False
+    where = -1
+    for n, word in enumerate(specific):
+        options = (word, *(_SYNONYMS.get(word) or _SYNONYMS.get(_stem(word)) or ()))
+        found = next(
+            (
+                (i, option != word)
+                for option in options
+                for i, c in enumerate(clauses)
+                if _phrase_at(c.words, option, as_noun=True)
+            ),
+            None,
+        )
+        if found is None:
+            if may_miss and n < len(specific) - 1:
+                may_miss -= 1
+                by_synonym = True
+                continue
+            return None
+        where = found[0]
+        by_synonym = by_synonym or found[1]
+    return where, by_synonym
+
+
+def _mentions(words: Sequence[str], phrases: Iterable[str]) -> bool:
+    return any(_phrase_at(words, p) for p in phrases)
+
+
+# --- what the memory knows ---------------------------------------------------------------------
+
+
+def knowledge(memory: Memory, text: str) -> list[Known]:
+    """The facts a response could contradict (module docstring)."""
+    known: list[Known] = []
+    try:
+        identity = memory.vault.read(IDENTITY).text
+    except FileNotFoundError:
+        identity = ""
+    known += _from_lines(identity, 0, IDENTITY, None, ())
+    doc = memory.short_term()
+    section = doc.note.section("Facts")
+    if section is not None:
+        lines = doc.note.lines[section.heading_line + 1 : section.end_line]
+        known += _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
+    for rel in _candidate_notes(memory, text):
+        try:
+            note = ltm.parse(memory.vault.read(rel).text, rel)
+        except (OSError, BrainiacError):
+            continue
+        if note.private:
+            continue
+        s = note.note.section("Facts")
+        if s is None:
+            continue
+        lines = note.note.lines[s.heading_line + 1 : s.end_line]
+        mentions = _entity_mentions(note.title, note.aliases)
+        tags = {t.lower() for t in note.tags}
+        about_user = "user" in tags
+        named_only = not about_user and bool(tags & _NAMED_ONLY_TAGS)
+        for k in _from_lines("".join(lines), s.heading_line + 1, rel, note.title, mentions):
+            known.append(dataclasses.replace(k, about_user=about_user, named_only=named_only))
+    return _with_recent_events(known, list(doc.events[-RECENT_EVENTS:]), doc)
+
+
+def _candidate_notes(memory: Memory, text: str) -> list[str]:
+    paths: list[str] = []
+    for hit in memory.search(text, limit=_CANDIDATE_NOTES):
+        rel = hit.path
+        if rel.startswith((LONG_TERM_DIR + "/", ARCHIVE_DIR + "/notes/")) and rel not in paths:
+            paths.append(rel)
+    return paths
+
+
+def _entity_mentions(title: str, aliases: Sequence[str]) -> tuple[str, ...]:
+    phrases = {title.lower(), *(a.lower() for a in aliases if a.strip())}
+    for word in title.split():
+        if word[:1].isupper() and word.lower() not in _TITLE_GENERIC and len(word) > 2:
+            phrases.add(word.lower())
+    return tuple(sorted(phrases))
+
+
+def _from_lines(
+    text: str, offset: int, rel: str, entity: str | None, mentions: tuple[str, ...]
+) -> list[Known]:
+    out = []
+    for line in facts.parse(text):
+        f = line.fact
+        if not f.key or not f.value or f.key.startswith(("title", "tags", "aliases")):
+            continue
+        out.append(
+            Known(
+                f.key,
+                _plain(f.value),
+                f.since,
+                line.superseded,
+                rel,
+                offset + line.first + 1,
+                f.source,
+                entity,
+                mentions,
+            )
+        )
+    return out
+
+
+def _plain(value: str) -> str:
+    return value.replace("[[", "").replace("]]", "")
+
+
+def _with_recent_events(
+    known: list[Known], recent: list[ev.Event], doc: stm.ShortTerm
+) -> list[Known]:
+    """Facts the last events state are the newest knowledge: they override a stored value of the
+    same key (which becomes its superseded history) or stand on their own."""
+    lines = _event_lines(doc)
+    for event in recent:
+        for f in extract.facts(event.text, at=event.at, source=event.id):
+            event_key = set(_stems(f.key))
+            same = [k for k in known if k.key == f.key or event_key < set(_stems(k.key))]
+            words = _stems(event.text)
+            about = [k for k in same if k.entity and _mentions(words, k.mentions)]
+            targets = about or same
+            if len({k.entity for k in targets}) > 1:
+                continue  # which project's deadline moved is not said
+            line = lines.get(event.id, 0)
+            if not targets:
+                known.append(Known(f.key, f.value, f.since, (), SHORT_TERM, line, event.id))
+                continue
+            for old in targets:
+                if claims.agree(claims.read(f.value), claims.read(old.value)) is not False:
+                    continue
+                history = (Superseded(old.value, old.since, f.since, old.block), *old.superseded)
+                known[known.index(old)] = Known(
+                    old.key,
+                    f.value,
+                    f.since,
+                    history,
+                    SHORT_TERM,
+                    line,
+                    event.id,
+                    old.entity,
+                    old.mentions,
+                    old.about_user,
+                    old.named_only,
+                )
+    return known
+
+
+def _event_lines(doc: stm.ShortTerm) -> dict[str, int]:
+    section = doc.note.section(stm.EVENT_LOG)
+    if section is None:
+        return {}
+    body = doc.note.lines[section.heading_line + 1 : section.end_line]
+    return {
+        loc.event.id: loc.first_line + 1
+        for loc in ev.parse_lines(body, offset=section.heading_line + 1)
+    }

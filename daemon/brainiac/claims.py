@@ -1,0 +1,350 @@
+"""Values as things that can be compared: weekdays, dates, times of day, amounts and names.
+
+"Monday 2026-11-30", "Monday the 30th" and "due the 30th" must count as the same deadline, and
+"55k EUR" as "55,000 euros", while "Friday" and "€40,000" must not. So a value is read into typed
+parts, and two values are compared part by part, only where both have a part of that kind: a
+response that says "Monday" about a deadline stored as "Monday 2026-11-30" agrees with it. Pure
+functions, no I/O; the consistency check (check.py) decides which sentence is about which fact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from brainiac.extract import STOP_WORDS
+
+
+def _listed(text: str) -> list[str]:
+    return text.split()
+
+
+WEEKDAYS = {
+    "monday": "mon",
+    "tuesday": "tue",
+    "wednesday": "wed",
+    "thursday": "thu",
+    "friday": "fri",
+    "saturday": "sat",
+    "sunday": "sun",
+}
+_MONTH_NAMES = (
+    "january jan",
+    "february feb",
+    "march mar",
+    "april apr",
+    "may",
+    "june jun",
+    "july jul",
+    "august aug",
+    "september sep sept",
+    "october oct",
+    "november nov",
+    "december dec",
+)
+MONTHS = {name: i + 1 for i, names in enumerate(_MONTH_NAMES) for name in names.split()}
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_ORD = r"(?:st|nd|rd|th)"
+_DATE_RES = (
+    re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})\b"),
+    re.compile(rf"\b(?P<day>\d{{1,2}}){_ORD}?(?:\s+of)?\s+{_MONTH}\b", re.I),
+    re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}}){_ORD}?\b", re.I),
+    re.compile(rf"\b(?P<day>\d{{1,2}}){_ORD}\b", re.I),
+    re.compile(r"\b(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/\d{2,4})?\b"),
+)
+_HOUR_WORDS = {
+    w: i + 1
+    for i, w in enumerate(_listed("one two three four five six seven eight nine ten eleven twelve"))
+}
+_HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + ")"
+_TIME_RES = (
+    re.compile(rf"\b(?P<past>half|quarter)\s+(?P<dir>past|to)\s+{_HOUR}\b", re.I),
+    re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![\w:])", re.I),
+    re.compile(r"\b(?P<h>\d{1,2})(?:\.(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?)(?!\w)", re.I),
+    re.compile(r"\b(?P<noon>noon|midday|midnight)\b", re.I),
+    # "at 11": morning or evening is not said, so both count (see `_minutes`).
+    re.compile(r"\bat\s+(?P<h>\d{1,2})(?![\d:.,]|\s*(?:[ap]\.?m|%|k\b|percent))", re.I),
+)
+_DURATION_RE = re.compile(r"\b\d{1,3}:\d{2}(?::\d{2})?\b")
+_CURRENCY = {
+    "€": "money",
+    "$": "money",
+    "£": "money",
+    "eur": "money",
+    "euro": "money",
+    "euros": "money",
+    "usd": "money",
+    "dollar": "money",
+    "dollars": "money",
+    "gbp": "money",
+    "pound": "money",
+    "pounds": "money",
+    "chf": "money",
+    "%": "percent",
+    "percent": "percent",
+    "per cent": "percent",
+}
+_SCALE = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "grand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "million": 1e6,
+    "bn": 1e9,
+}
+_UNITS = (
+    r"eur|euros?|usd|dollars?|gbp|pounds?|chf|%|percent|per cent|kg|kilos?|g|grams?|km|miles?"
+    r"|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|people|engineers|tables|users"
+)
+_AMOUNT_RE = re.compile(
+    r"(?P<pre>[€$£])?\s?(?P<num>\d+(?:[,\u202f ]\d{3})*(?:\.\d+)?)\s?"
+    r"(?P<scale>k|thousand|grand|mn|million|bn|m)?(?![\w])\s?"
+    rf"(?P<unit>{_UNITS})?(?!\w)",
+    re.I,
+)
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        _listed(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen"
+        )
+    )
+} | {
+    w: 10 * (i + 2)
+    for i, w in enumerate(_listed("twenty thirty forty fifty sixty seventy eighty ninety"))
+}
+# "forty grand", "twenty-five thousand euros": amounts written out, as people say them.
+_WORDED_AMOUNT_RE = re.compile(
+    r"\b(?P<tens>" + "|".join(_NUMBER_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six"
+    r"|seven|eight|nine))?\s+(?P<scale>thousand|grand|million)\b(?:\s+(?P<unit>euros?|dollars?"
+    r"|pounds?))?",
+    re.I,
+)
+_NAME_RE = re.compile(r"(?<![\w'])[A-ZÀ-ÖØ-Þ][\w&'’-]*")
+_NOT_NAMES = (
+    set(STOP_WORDS)
+    | set(WEEKDAYS)
+    | set(MONTHS)
+    | {
+        "i",
+        "i'm",
+        "i've",
+        "i'll",
+        "i'd",
+        "ok",
+        "okay",
+        "yes",
+        "no",
+        "sure",
+        "great",
+        "thanks",
+        "noted",
+        "sorry",
+        "also",
+        "so",
+        "just",
+        "note",
+        "remember",
+        "quick",
+        "reminder",
+        "btw",
+        "fyi",
+        "good",
+        "perfect",
+        "right",
+        "today",
+        "tomorrow",
+        "yesterday",
+        "tonight",
+        "hi",
+        "hey",
+        "hello",
+        "dr",
+        "mr",
+        "mrs",
+        "ms",
+        "prof",
+        "sir",
+        "st",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Values:
+    """The comparable parts of a value or of a claim."""
+
+    weekdays: frozenset[str] = frozenset()
+    dates: frozenset[tuple[int | None, int]] = frozenset()  # (month or None, day)
+    times: frozenset[int] = frozenset()  # minutes after midnight
+    amounts: frozenset[tuple[str, float]] = frozenset()  # (unit family or "", value)
+    names: frozenset[str] = frozenset()  # lowercased words of proper names
+    durations: frozenset[str] = frozenset()  # "52:40" (a race time), compared as written
+
+    def empty(self) -> bool:
+        return not (
+            self.weekdays
+            or self.dates
+            or self.times
+            or self.amounts
+            or self.names
+            or self.durations
+        )
+
+
+def read(text: str, ignore: frozenset[str] = frozenset()) -> Values:
+    """The typed parts of `text`; words in `ignore` (lowercased) are not taken as names."""
+    text = text.replace("[[", " ").replace("]]", " ")
+    spans: list[tuple[int, int]] = []
+    dates = set()
+    for pattern in _DATE_RES:
+        for m in pattern.finditer(text):
+            if _inside(m.start(), m.end(), spans):
+                continue
+            day = int(m.group("day"))
+            groups = m.groupdict()
+            month: int | None = None
+            if groups.get("mnum"):
+                month = int(groups["mnum"])
+            elif groups.get("month"):
+                month = MONTHS[groups["month"].lower()]
+            if 1 <= day <= 31 and (month is None or 1 <= month <= 12):
+                dates.add((month, day))
+                spans.append((m.start(), m.end()))
+    times = set()
+    for pattern in _TIME_RES:
+        for m in pattern.finditer(text):
+            if _inside(m.start(), m.end(), spans):
+                continue
+            found = _minutes(m.groupdict())
+            if found:
+                times.update(found)
+                spans.append((m.start(), m.end()))
+    durations = set()
+    for m in _DURATION_RE.finditer(text):
+        if not _inside(m.start(), m.end(), spans):
+            durations.add(m.group())
+            spans.append((m.start(), m.end()))
+    amounts = set()
+    for m in _AMOUNT_RE.finditer(text):
+        if _inside(m.start("num"), m.end("num"), spans):
+            continue
+        amount = _amount(m)
+        if amount is not None:
+            amounts.add(amount)
+    for m in _WORDED_AMOUNT_RE.finditer(text):
+        number = _NUMBER_WORDS[m.group("tens").lower()] + _NUMBER_WORDS.get(
+            (m.group("ones") or "zero").lower(), 0
+        )
+        scale = m.group("scale").lower()
+        family = "money" if scale == "grand" or m.group("unit") else ""
+        amounts.add((family, number * _SCALE[scale]))
+    lowered = text.lower()
+    weekdays = {short for day, short in WEEKDAYS.items() if re.search(rf"\b{day}s?\b", lowered)}
+    return Values(
+        frozenset(weekdays),
+        frozenset(dates),
+        frozenset(times),
+        frozenset(amounts),
+        frozenset(names(text, ignore)),
+        frozenset(durations),
+    )
+
+
+def names(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
+    """Lowercased words of capitalised names, leaving out sentence openers and common words."""
+    out = set()
+    for m in _NAME_RE.finditer(text):
+        word = m.group().rstrip("'’").removesuffix("'s").removesuffix("’s").lower()
+        if word in _NOT_NAMES or word in ignore or len(word) < 2:
+            continue
+        before = text[: m.start()].rstrip()
+        opens_sentence = not before or before[-1] in '.!?:\n"“(-*>'
+        if opens_sentence and word in STOP_WORDS:
+            continue
+        out.add(word)
+    return out
+
+
+def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(start < b and end > a for a, b in spans)
+
+
+def _minutes(groups: dict[str, str | None]) -> set[int]:
+    """The times a match can mean, in minutes after midnight: two when neither am/pm nor a
+    24-hour clock says which ("at 11", "half past nine")."""
+    if groups.get("noon"):
+        return {0 if (groups["noon"] or "").lower() == "midnight" else 12 * 60}
+    raw = (groups.get("h") or "0").lower()
+    hour = int(raw) if raw.isdigit() else _HOUR_WORDS[raw]
+    minute = int(groups.get("m") or 0)
+    past = groups.get("past")
+    if past:
+        step = 30 if past.lower() == "half" else 15
+        if (groups.get("dir") or "").lower() == "past":
+            minute = step
+        else:
+            hour, minute = hour - 1, 60 - step
+    ampm = (groups.get("ampm") or "").lower().replace(".", "")
+    if ampm == "pm" and hour < 12:
+        hour += 12
+    elif ampm == "am" and hour == 12:
+        hour = 0
+    if not 0 <= hour <= 23 or minute > 59:
+        return set()
+    at = hour * 60 + minute
+    ambiguous = not ampm and hour < 12 and (past is not None or "m" not in groups)
+    return {at, at + 12 * 60} if ambiguous else {at}
+
+
+def _amount(m: re.Match[str]) -> tuple[str, float] | None:
+    raw = m.group("num")
+    marked = m.group("pre") or m.group("unit") or m.group("scale")
+    if re.fullmatch(r"\d{1,2}", raw) and not marked:
+        return None  # a bare small number is a count in passing, not an amount worth comparing
+    try:
+        number = float(re.sub(r"[,\u202f ]", "", raw))
+    except ValueError:
+        return None
+    number *= _SCALE.get((m.group("scale") or "").lower(), 1.0)
+    unit = (m.group("unit") or "").lower()
+    family = _CURRENCY.get(m.group("pre") or "") or _CURRENCY.get(unit)
+    if family is None:
+        family = unit.rstrip("s") if unit else ""
+    return family, number
+
+
+def same_amount(a: tuple[str, float], b: tuple[str, float]) -> bool | None:
+    """True/False when the two amounts are comparable (same unit, or one without a unit)."""
+    if a[0] and b[0] and a[0] != b[0]:
+        return None
+    return abs(a[1] - b[1]) <= 1e-9 * max(abs(a[1]), abs(b[1]), 1.0)
+
+
+def same_date(a: tuple[int | None, int], b: tuple[int | None, int]) -> bool:
+    return a[1] == b[1] and (a[0] is None or b[0] is None or a[0] == b[0])
+
+
+def agree(claim: Values, stored: Values) -> bool | None:
+    """Whether a claim agrees with a stored value: False if any kind of part both have differs,
+    True if all such kinds match, None if they have no kind of part in common."""
+    verdicts: list[bool] = []
+    if claim.weekdays and stored.weekdays:
+        verdicts.append(bool(claim.weekdays & stored.weekdays))
+    if claim.dates and stored.dates:
+        verdicts.append(any(same_date(a, b) for a in claim.dates for b in stored.dates))
+    if claim.times and stored.times:
+        verdicts.append(bool(claim.times & stored.times))
+    pairs = [same_amount(a, b) for a in claim.amounts for b in stored.amounts]
+    comparable = [same for same in pairs if same is not None]
+    if comparable:
+        verdicts.append(any(comparable))
+    if claim.durations and stored.durations:
+        verdicts.append(bool(claim.durations & stored.durations))
+    if claim.names and stored.names:
+        verdicts.append(bool(claim.names & stored.names))
+    if not verdicts:
+        return None
+    return all(verdicts)
