@@ -252,3 +252,40 @@ def test_insert_events_keeps_every_existing_line_in_place() -> None:
     assert lines[2] == "- a line a person typed"
     assert "second" in lines[3] and "third" in lines[4] and "fourth" in lines[5]
     assert out.endswith("\n## After\nkept\n")
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir()))
+def test_every_real_shaped_sample_imports_once(memory: Memory, sample: str) -> None:
+    from brainiac import chatlogs
+
+    path = SAMPLES / sample
+    expected = chatlogs.parse(path)
+    (first,) = memory.import_files([path], now=NOW)
+    assert first.ok, first.error
+    assert (first.format, first.new, first.skipped) == (
+        expected.format,
+        len(expected.messages),
+        len(expected.skipped),
+    )
+    (second,) = memory.import_files([path], now=NOW)
+    assert (second.new, second.duplicate) == (0, len(expected.messages))
+    logged = [e.text for e in memory.short_term().events]
+    for message in expected.messages:
+        assert ev.normalise_text(message.text) in logged
+
+
+def test_a_claude_code_session_that_grew_adds_only_its_new_turns(
+    memory: Memory, tmp_path: Path
+) -> None:
+    full = (SAMPLES / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl").read_text(encoding="utf-8")
+    lines = full.splitlines(keepends=True)
+    transcript = tmp_path / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl"
+    transcript.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    (early,) = memory.import_files([transcript], now=NOW)
+    transcript.write_text(full, encoding="utf-8")
+    (grown,) = memory.import_files([transcript], now=NOW)
+    (whole,) = Memory(memory.vault.root).import_files(
+        [SAMPLES / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl"], now=NOW, dry_run=True
+    )
+    assert early.new > 0 and grown.duplicate == early.new
+    assert early.new + grown.new == whole.new + whole.duplicate

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -154,6 +155,12 @@ _DENIAL_RE = re.compile(
 )
 _NEGATIVE_VALUE_RE = re.compile(r"^\s*(?:no|none|not|never|nothing|n/a)\b", re.I)
 _YOUR_THING_RE = re.compile(r"\b(?:your|you're on|you are on|you're with|you are with)\b", re.I)
+# A negation of the value itself ("is not Monday", "not on Friday"), not of some verb near it.
+_VALUE_NEGATION_RE = re.compile(
+    r"\b(?:is|are|was|were)\s+not\b|\b(?:isn't|aren't|wasn't|weren't)\b"
+    r"|\bnot\s+(?:on|at|in|the|a|an)\b|\bno longer\b|\bnever\b",
+    re.I,
+)
 _NOT_UNTIL_RE = re.compile(r"(?:\bnot|n't)\b[^,;]*\buntil\b", re.I)  # "isn't due until May"
 _FROM_TO_RE = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+", re.I)
 _POSSESSIVE_RE = re.compile(r"(?<![\w'])(?P<owner>[A-Z][\w-]+)'s\s+\w")
@@ -258,6 +265,7 @@ def compare(text: str, known: Sequence[Known]) -> CheckResult:
     by_key: dict[str, list[Known]] = {}
     for k in known:
         by_key.setdefault(k.key, []).append(k)
+    heads = Counter(h for h in map(_head, by_key) if h)
     conflicts: list[Conflict] = []
     about = 0
     focus: str | None = None  # the entity the response spoke about last
@@ -269,12 +277,13 @@ def compare(text: str, known: Sequence[Known]) -> CheckResult:
         matches: list[_Match] = []
         for key, candidates in by_key.items():
             found = _key_match(clauses, key)
-            if found is None:
-                continue
-            index, by_synonym = found
-            in_clause = _named(known, clauses[index].words)
-            for fact in _choose(candidates, clauses[index], in_clause, in_sentence, focus):
-                matches.append(_Match(fact, index, by_synonym))
+            if found is not None:
+                matches += _matches(known, candidates, clauses, found, in_sentence, focus)
+        named_keys = {m.clause for m in matches}
+        for key, candidates in by_key.items():
+            found = _head_match(clauses, key, heads)
+            if found is not None and found[0] not in named_keys:
+                matches += _matches(known, candidates, clauses, found, in_sentence, focus)
         matches += _role_matches(known, clauses, matches)
         matches += _generic_matches(known, clauses, matches)
         conflicts += _affiliations(sentence, known, clauses, matches)
@@ -286,6 +295,20 @@ def compare(text: str, known: Sequence[Known]) -> CheckResult:
             if conflict is not None:
                 conflicts.append(conflict)
     return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about)
+
+
+def _matches(
+    known: Sequence[Known],
+    candidates: list[Known],
+    clauses: list[_Clause],
+    found: tuple[int, bool],
+    in_sentence: set[str],
+    focus: str | None,
+) -> list[_Match]:
+    index, by_synonym = found
+    in_clause = _named(known, clauses[index].words)
+    chosen = _choose(candidates, clauses[index], in_clause, in_sentence, focus)
+    return [_Match(fact, index, by_synonym) for fact in chosen]
 
 
 def _clauses(sentence: str) -> list[_Clause]:
@@ -471,7 +494,7 @@ def _judge(sentence: str, clauses: list[_Clause], match: _Match) -> Conflict | N
         return None
     olds = [s for s in fact.superseded if claims.agree(said, claims.read(s.value, ignore))]
     if current:
-        if clause.negated and not olds:
+        if clause.negated and _VALUE_NEGATION_RE.search(clause.text) and not olds:
             return _conflict(sentence, fact, "current", None, 0.8, match.by_synonym)  # "not Monday"
         return None
     if clause.negated or clause.history:
@@ -657,6 +680,29 @@ def _key_match(clauses: list[_Clause], key: str) -> tuple[int, bool] | None:
     return where, by_synonym
 
 
+def _specific(key: str) -> list[str]:
+    words = [w for w in key.split() if w not in extract.STOP_WORDS]
+    return [w for w in words if _stem(w) not in _GENERIC]
+
+
+def _head(key: str) -> str | None:
+    """The last specific word of a key of two or more ("orion deadline" -> "deadline")."""
+    specific = _specific(key)
+    return _stem(specific[-1]) if len(specific) >= 2 else None
+
+
+def _head_match(clauses: list[_Clause], key: str, heads: Counter[str]) -> tuple[int, bool] | None:
+    """ "The deadline is Friday" for the memory's only deadline, kept as `orion deadline`: the
+    key's head alone names it when no other key has that head."""
+    head = _head(key)
+    if head is None or heads[head] > 1:
+        return None
+    for i, clause in enumerate(clauses):
+        if _phrase_at(clause.words, head, as_noun=True):
+            return i, True
+    return None
+
+
 def _mentions(words: Sequence[str], phrases: Iterable[str]) -> bool:
     return any(_phrase_at(words, p) for p in phrases)
 
@@ -750,8 +796,7 @@ def _with_recent_events(
     lines = _event_lines(doc)
     for event in recent:
         for f in extract.facts(event.text, at=event.at, source=event.id):
-            event_key = set(_stems(f.key))
-            same = [k for k in known if k.key == f.key or event_key < set(_stems(k.key))]
+            same = [k for k in known if _same_key(f.key, k)]
             words = _stems(event.text)
             about = [k for k in same if k.entity and _mentions(words, k.mentions)]
             targets = about or same
@@ -779,6 +824,17 @@ def _with_recent_events(
                     old.named_only,
                 )
     return known
+
+
+def _same_key(event_key: str, fact: Known) -> bool:
+    """Whether a key found in an event names this fact: the same key, one within the other
+    ("standup" and `standup time`), or the key with its entity's name ("atlas deadline")."""
+    said = set(_stems(event_key))
+    key = set(_stems(fact.key))
+    if said <= key:
+        return True
+    names = {w for m in fact.mentions for w in _stems(m)}
+    return bool(said - key) and said - key <= names and key <= said
 
 
 def _event_lines(doc: stm.ShortTerm) -> dict[str, int]:

@@ -330,10 +330,16 @@ def _apply_one(lines: list[str], fact: Fact) -> Change | None:
 
 
 def _restates(old: str, new: str) -> bool:
-    """Whether `new` only repeats part of `old` (every word of it is in `old`)."""
+    """Whether `new` only repeats `old`: every word of it is in `old`, or it says the same day,
+    date, time, amount and names in other words ("Monday the 30th" for "Monday 2026-11-30")."""
+    # claims reads values with extract's vocabulary, and extract builds on this module.
+    from brainiac import claims
+
     old_words = set(normalise_value(old).split())
     new_words = set(normalise_value(new).split())
-    return bool(new_words) and new_words < old_words
+    if new_words and new_words < old_words:
+        return True
+    return claims.agree(claims.read(new), claims.read(old)) is True
 
 
 def _already_there(line: FactLine, fact: Fact) -> bool:
