@@ -171,6 +171,7 @@ print(json.dumps({"daemon_docs": n_d, "daemon_keys": len(d), "fresh_docs": n_f,
 
 # -- the daemon -------------------------------------------------------------------------------
 
+
 class Notifications:
     """A datagram socket standing in for systemd's NOTIFY_SOCKET (as in tests/test_daemon.py),
     drained by a thread as systemd would: a full socket queue makes the daemon's sd_notify wait
@@ -215,16 +216,21 @@ class Notifications:
 class Daemon:
     """`brainiac --vault V run` as a child, with its tree's RSS sampled every 50 ms."""
 
-    def __init__(self, vault: Path, env: dict[str, str], base: Path, name: str,
-                 debug: bool = False) -> None:
+    def __init__(
+        self, vault: Path, env: dict[str, str], base: Path, name: str, debug: bool = False
+    ) -> None:
         self.vault, self.env, self.base, self.name = vault, env, base, name
         self.log_path = base / f"daemon-{name}.log"
         self.notes = Notifications(base / f"notify-{name}.sock")
         argv = [BRAINIAC, *(["--debug"] if debug else []), "--vault", str(vault), "run"]
         self._log = open(self.log_path, "wb")  # noqa: SIM115  (closed in stop())
         self.spawned = time.monotonic()
-        self.proc = subprocess.Popen(argv, env={**env, "NOTIFY_SOCKET": str(self.notes.path)},
-                                     stdout=self._log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            argv,
+            env={**env, "NOTIFY_SOCKET": str(self.notes.path)},
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
         self.ps = psutil.Process(self.proc.pid)
         self.peak_tree = 0
         self._stop = threading.Event()
@@ -255,8 +261,11 @@ class Daemon:
             lines = Path(f"/proc/{self.proc.pid}/status").read_text().splitlines()
         except OSError:
             return {}
-        return {k: int(v.split()[0]) / 1024 for k, v in (ln.split(":", 1) for ln in lines)
-                if k in ("RssAnon", "RssFile")}
+        return {
+            k: int(v.split()[0]) / 1024
+            for k, v in (ln.split(":", 1) for ln in lines)
+            if k in ("RssAnon", "RssFile")
+        }
 
     def cpu_s(self) -> float:
         t = self.ps.cpu_times()
@@ -294,6 +303,7 @@ class Daemon:
 
 
 # -- watching the working memory ------------------------------------------------------------
+
 
 class WorkingMemoryWatch:
     """Tells when context/working_memory.md first contains a token: inotify on context/ (the
@@ -361,6 +371,7 @@ class WorkingMemoryWatch:
 
 # -- saves and edits ----------------------------------------------------------------------------
 
+
 def save_rename(path: Path, text: str) -> None:
     """vim-like: a hidden temp file renamed onto the note (a new inode)."""
     tmp = path.with_name(f".{path.name}.bench-tmp")
@@ -396,7 +407,7 @@ def _title(path: Path) -> str:
     with open(path, encoding="utf-8") as f:
         for line in f:
             if line.startswith("title: "):
-                return line[len("title: "):].strip()
+                return line[len("title: ") :].strip()
             if line.startswith("## "):
                 break
     return path.stem
@@ -446,14 +457,22 @@ def summarise(rows: list[dict[str, Any]], key: str = "latency") -> dict[str, Any
     missed = sum(1 for r in rows if r.get(key) is None)
     if not vals:
         return {"n": 0, "missed": missed}
-    return {"n": len(vals), "missed": missed, "p50": pct(vals, 50), "p95": pct(vals, 95),
-            "max": max(vals), "mean": statistics.fmean(vals)}
+    return {
+        "n": len(vals),
+        "missed": missed,
+        "p50": pct(vals, 50),
+        "p95": pct(vals, 95),
+        "max": max(vals),
+        "mean": statistics.fmean(vals),
+    }
 
 
 # -- daemon freshness ---------------------------------------------------------------------------
 
-def daemon_edits(d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: int,
-                 target: tuple[str, str]) -> dict[str, Any]:
+
+def daemon_edits(
+    d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: int, target: tuple[str, str]
+) -> dict[str, Any]:
     watch = WorkingMemoryWatch(vault)
     rng = random.Random(f"edits-{seed}")
     try:
@@ -473,9 +492,19 @@ def daemon_edits(d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: 
 
         rel, title = target
         marker = make_token("mark", 0, rng)
-        r = subprocess.run([BRAINIAC, "--vault", str(vault), "remember",
-                            f"Let us review {title} today ({marker}): what is the status of "
-                            f"{title}?"], env=env, capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [
+                BRAINIAC,
+                "--vault",
+                str(vault),
+                "remember",
+                f"Let us review {title} today ({marker}): what is the status of {title}?",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         if not watch.wait_for(lambda t: marker in t, 30):
             raise RuntimeError(f"the remembered event never reached the working memory: {r}")
         shown = watch.wait_for(lambda t: f"### {title} ({rel})" in t, 5)
@@ -499,13 +528,17 @@ def daemon_edits(d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: 
             first note shown now."""
             cur["path"].write_text(cur["original"], encoding="utf-8")
             time.sleep(1.0)
-            for m in re.finditer(r"^### .+ \((memory/long_term/[^)]+\.md)\)$", watch.text(),
-                                 re.M):
+            for m in re.finditer(r"^### .+ \((memory/long_term/[^)]+\.md)\)$", watch.text(), re.M):
                 text = (vault / m.group(1)).read_text(encoding="utf-8")
                 fact = shown_fact(watch.text(), m.group(1), text)
                 if fact is not None:
-                    cur.update(rel=m.group(1), path=vault / m.group(1), original=text, fact=fact,
-                               retargets=cur["retargets"] + 1)
+                    cur.update(
+                        rel=m.group(1),
+                        path=vault / m.group(1),
+                        original=text,
+                        fact=fact,
+                        retargets=cur["retargets"] + 1,
+                    )
                     log(f"  ltm: the note left the working memory; now editing {m.group(1)}")
                     return
 
@@ -524,23 +557,37 @@ def daemon_edits(d: Daemon, vault: Path, env: dict[str, str], edits: int, seed: 
         log(f"  daemon ltm ({rel}): {fmt_summary(summarise(ltm_rows))}")
     finally:
         watch.close()
-    return {"rows": stm_rows + ltm_rows, "ltm_note": first[0], "ltm_fact": first[1],
-            "ltm_note_bytes": first[2], "ltm_retargets": cur["retargets"]}
+    return {
+        "rows": stm_rows + ltm_rows,
+        "ltm_note": first[0],
+        "ltm_fact": first[1],
+        "ltm_note_bytes": first[2],
+        "ltm_retargets": cur["retargets"],
+    }
 
 
 def fmt_summary(s: dict[str, Any]) -> str:
     if not s.get("n"):
         return f"no samples ({s.get('missed')} missed)"
-    return (f"p50 {s['p50'] * 1e3:.1f} ms, p95 {s['p95'] * 1e3:.1f} ms, max {s['max'] * 1e3:.1f} "
-            f"ms, n {s['n']}, missed {s['missed']}")
+    return (
+        f"p50 {s['p50'] * 1e3:.1f} ms, p95 {s['p95'] * 1e3:.1f} ms, max {s['max'] * 1e3:.1f} "
+        f"ms, n {s['n']}, missed {s['missed']}"
+    )
 
 
 # -- the floor ----------------------------------------------------------------------------------
 
-def floor_edits(vault: Path, floor_ix: Path, env: dict[str, str], edits: int, seed: int,
-                ltm_rel: str, fact: str) -> list[dict[str, Any]]:
-    proc = subprocess.Popen([PY, "-c", _FLOOR_WATCH, str(vault), str(floor_ix)], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+def floor_edits(
+    vault: Path, floor_ix: Path, env: dict[str, str], edits: int, seed: int, ltm_rel: str, fact: str
+) -> list[dict[str, Any]]:
+    proc = subprocess.Popen(
+        [PY, "-c", _FLOOR_WATCH, str(vault), str(floor_ix)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None and proc.stdin is not None
     rng = random.Random(f"floor-{seed}")
 
@@ -555,8 +602,11 @@ def floor_edits(vault: Path, floor_ix: Path, env: dict[str, str], edits: int, se
                 break
             info = json.loads(line)
             if info["rel"] == rel and info["event"] >= t0:
-                return {"latency": info["done"] - t0, "delivery": info["event"] - t0,
-                        "whoosh": info["done"] - info["event"]}
+                return {
+                    "latency": info["done"] - t0,
+                    "delivery": info["event"] - t0,
+                    "whoosh": info["done"] - info["event"],
+                }
         return {"latency": None}
 
     try:
@@ -591,10 +641,24 @@ def floor_edits(vault: Path, floor_ix: Path, env: dict[str, str], edits: int, se
 
 # -- the burst ------------------------------------------------------------------------------------
 
+
 def _git_in(vault: Path, *argv: str, stdin: bytes | None = None) -> str:
-    r = subprocess.run(["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
-                        "-c", "commit.gpgsign=false", *argv], cwd=vault, input=stdin,
-                       capture_output=True, check=False)
+    r = subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+            *argv,
+        ],
+        cwd=vault,
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )
     if r.returncode != 0:
         raise RuntimeError(f"git {argv[:2]} failed: {r.stderr.decode(errors='replace')[-2000:]}")
     return r.stdout.decode()
@@ -609,28 +673,32 @@ def prepare_burst(vault: Path, n_files: int, exclude: set[str], seed: int) -> di
     _git_in(vault, "init", "-q", "-b", "a")
     _git_in(vault, "add", "-A")
     _git_in(vault, "commit", "-q", "-m", "a")
-    notes = sorted(p.relative_to(vault).as_posix()
-                   for p in (vault / "memory/long_term").glob("*.md"))
+    notes = sorted(
+        p.relative_to(vault).as_posix() for p in (vault / "memory/long_term").glob("*.md")
+    )
     notes = [rel for rel in notes if rel not in exclude]
     rng = random.Random(f"burst-{seed}")
     chosen = sorted(rng.sample(notes, min(n_files, len(notes))))
-    stream = [b"commit refs/heads/b\n",
-              b"committer bench <bench@example.invalid> 1767225600 +0000\n",
-              b"data 2\nb\n", b"from refs/heads/a\n"]
+    stream = [
+        b"commit refs/heads/b\n",
+        b"committer bench <bench@example.invalid> 1767225600 +0000\n",
+        b"data 2\nb\n",
+        b"from refs/heads/a\n",
+    ]
     expected: dict[str, str] = {}
     tokens: dict[str, str] = {}
     for k, rel in enumerate(chosen):
         text = (vault / rel).read_text(encoding="utf-8")
         token = f"zqburst{k:05d}x"
-        new, count = re.subn(r"(## Summary\n)(\S+)", lambda m, tok=token: m.group(1) + tok,
-                             text, count=1)
+        new, count = re.subn(
+            r"(## Summary\n)(\S+)", lambda m, tok=token: m.group(1) + tok, text, count=1
+        )
         if not count:
             raise RuntimeError(f"{rel}: no summary to change")
         data = new.encode("utf-8")
         expected[rel] = hashlib.sha256(data).hexdigest()
         tokens[rel] = token
-        stream += [f"M 100644 inline {rel}\n".encode(), f"data {len(data)}\n".encode(), data,
-                   b"\n"]
+        stream += [f"M 100644 inline {rel}\n".encode(), f"data {len(data)}\n".encode(), data, b"\n"]
     _git_in(vault, "fast-import", "--quiet", stdin=b"".join(stream))
     return {"expected": expected, "tokens": tokens, "setup_s": time.perf_counter() - t}
 
@@ -642,8 +710,9 @@ def _load_manifest(path: Path) -> dict[str, Any]:
         return {}
 
 
-def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dict[str, Any],
-              timeout_s: float) -> dict[str, Any]:
+def run_burst(
+    d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dict[str, Any], timeout_s: float
+) -> dict[str, Any]:
     from brainiac.locations import Locations
 
     loc = Locations.for_vault(vault, env)
@@ -651,8 +720,9 @@ def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dic
     reconciles_before = len(d.log_lines("reconcile ("))
     cpu0 = d.cpu_s()
     t0 = time.monotonic()
-    r = subprocess.run(["git", "checkout", "-q", "b"], cwd=vault, capture_output=True, text=True,
-                       check=False)
+    r = subprocess.run(
+        ["git", "checkout", "-q", "b"], cwd=vault, capture_output=True, text=True, check=False
+    )
     checkout_s = time.monotonic() - t0
     if r.returncode != 0:
         raise RuntimeError(f"git checkout b failed: {r.stderr}")
@@ -664,22 +734,31 @@ def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dic
             if mtime != last_mtime:
                 last_mtime = mtime
                 files = _load_manifest(loc.manifest_path)
-                done = sum(1 for rel, sha in expected.items()
-                           if files.get(rel, {}).get("sha256") == sha)
+                done = sum(
+                    1 for rel, sha in expected.items() if files.get(rel, {}).get("sha256") == sha
+                )
                 progress.append((round(time.monotonic() - t0, 3), done))
                 if done == len(expected):
                     converged = time.monotonic() - t0
                     break
         time.sleep(0.1)
-    log(f"  burst: checkout {checkout_s:.2f} s, converged "
-        f"{'no' if converged is None else f'{converged:.2f} s'} ({done}/{len(expected)})")
+    log(
+        f"  burst: checkout {checkout_s:.2f} s, converged "
+        f"{'no' if converged is None else f'{converged:.2f} s'} ({done}/{len(expected)})"
+    )
     d.wait_quiet(2.0, 120)
-    res: dict[str, Any] = {"files": len(expected), "checkout_s": checkout_s,
-                           "converge_s": converged, "converged_files": done,
-                           "progress": progress[-20:], "daemon_cpu_s": d.cpu_s() - cpu0,
-                           "rss_after_mb": d.rss_mb(), "rss_after_split_mb": d.rss_split_mb(),
-                           "peak_tree_rss_mb": d.peak_tree / 2**20,
-                           "setup_s": prep["setup_s"]}
+    res: dict[str, Any] = {
+        "files": len(expected),
+        "checkout_s": checkout_s,
+        "converge_s": converged,
+        "converged_files": done,
+        "progress": progress[-20:],
+        "daemon_cpu_s": d.cpu_s() - cpu0,
+        "rss_after_mb": d.rss_mb(),
+        "rss_after_split_mb": d.rss_split_mb(),
+        "peak_tree_rss_mb": d.peak_tree / 2**20,
+        "setup_s": prep["setup_s"],
+    }
     res["log_reconciles"] = d.log_lines("reconcile (")[reconciles_before:]
     res["log_overflow"] = len(d.log_lines("overflow"))
 
@@ -688,18 +767,28 @@ def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dic
 
     files = _load_manifest(loc.manifest_path)
     on_disk = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md")}
-    on_disk = {rel for rel in on_disk if corpus.kind_of(rel) and not any(
-        part.startswith(".") for part in rel.split("/"))}
-    wrong = [rel for rel in sorted(on_disk | set(files))
-             if rel not in files or rel not in on_disk or files[rel]["sha256"]
-             != hashlib.sha256((vault / rel).read_bytes()).hexdigest()]
+    on_disk = {
+        rel
+        for rel in on_disk
+        if corpus.kind_of(rel) and not any(part.startswith(".") for part in rel.split("/"))
+    }
+    wrong = [
+        rel
+        for rel in sorted(on_disk | set(files))
+        if rel not in files
+        or rel not in on_disk
+        or files[rel]["sha256"] != hashlib.sha256((vault / rel).read_bytes()).hexdigest()
+    ]
     res["manifest_mismatches"] = len(wrong)
     res["manifest_mismatch_examples"] = wrong[:5]
 
     # Exactness 2: a fresh rebuild in separate XDG dirs, compared document by document.
-    fresh_env = {**env, "XDG_CACHE_HOME": str(base / "fresh-cache"),
-                 "XDG_STATE_HOME": str(base / "fresh-state"),
-                 "XDG_RUNTIME_DIR": str(base / "fresh-run")}
+    fresh_env = {
+        **env,
+        "XDG_CACHE_HOME": str(base / "fresh-cache"),
+        "XDG_STATE_HOME": str(base / "fresh-state"),
+        "XDG_RUNTIME_DIR": str(base / "fresh-run"),
+    }
     (base / "fresh-run").mkdir(mode=0o700, exist_ok=True)
     t = time.perf_counter()
     scale.run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], fresh_env)
@@ -707,21 +796,30 @@ def run_burst(d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dic
     tokens_file = base / "burst-tokens.json"
     tokens_file.write_text(json.dumps(prep["tokens"]), encoding="utf-8")
     fresh_dir = Locations.for_vault(vault, fresh_env).index_dir
-    cmp = scale.last_json(scale.run([PY, "-c", _COMPARE, str(loc.index_dir), str(fresh_dir),
-                                     str(tokens_file)], env)["stdout"])
+    cmp = scale.last_json(
+        scale.run([PY, "-c", _COMPARE, str(loc.index_dir), str(fresh_dir), str(tokens_file)], env)[
+            "stdout"
+        ]
+    )
     res["compare"] = cmp
     # And the CLI the brief names, on one token (reads the daemon's index, read-only).
     rel0, tok0 = next(iter(prep["tokens"].items()))
     out = scale.run([BRAINIAC, "--vault", str(vault), "search", tok0, "--json"], env)["stdout"]
     res["cli_search_found"] = any(h.get("path") == rel0 for h in json.loads(out))
-    res["exact"] = bool(converged is not None and not wrong and cmp["differing_keys"] == 0
-                        and cmp["daemon_docs"] == cmp["daemon_keys"] == cmp["fresh_docs"]
-                        and cmp["tokens_missing"] == 0 and res["cli_search_found"])
+    res["exact"] = bool(
+        converged is not None
+        and not wrong
+        and cmp["differing_keys"] == 0
+        and cmp["daemon_docs"] == cmp["daemon_keys"] == cmp["fresh_docs"]
+        and cmp["tokens_missing"] == 0
+        and res["cli_search_found"]
+    )
     log(f"  burst exact: {res['exact']} (manifest mismatches {len(wrong)}, compare {cmp})")
     return res
 
 
 # -- one vault size -----------------------------------------------------------------------------
+
 
 def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dict[str, Any]:
     base = work / f"n{n}"
@@ -729,12 +827,17 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
     floor_ix = base / "floor-index"
     drop = {"PYTHONDONTWRITEBYTECODE", "NOTIFY_SOCKET", "WATCHDOG_USEC", "BRAINIAC_VAULT"}
     env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"),
-               XDG_RUNTIME_DIR=str(base / "run"), PYTHONHASHSEED="0")
+    env.update(
+        XDG_CACHE_HOME=str(base / "cache"),
+        XDG_STATE_HOME=str(base / "state"),
+        XDG_RUNTIME_DIR=str(base / "run"),
+        PYTHONHASHSEED="0",
+    )
     # The edit path alone: the memory lifecycle jobs (which catch up at the first start and
     # would rewrite the generated notes meanwhile) are off; tests/test_lifecycle.py covers them.
-    env.update(BRAINIAC_JOBS_REFLECTION="0", BRAINIAC_JOBS_PROMOTION="0",
-               BRAINIAC_JOBS_ORGANIZATION="0")
+    env.update(
+        BRAINIAC_JOBS_REFLECTION="0", BRAINIAC_JOBS_PROMOTION="0", BRAINIAC_JOBS_ORGANIZATION="0"
+    )
     (base / "run").mkdir(parents=True, mode=0o700)
     res: dict[str, Any] = {"notes": n}
 
@@ -757,18 +860,28 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
         cold_split = d.rss_split_mb()
     finally:
         code = d.stop()
-    res["cold"] = {"ready_s": ready, "rss_ready_mb": rss, "rss_ready_split_mb": cold_split,
-                   "peak_tree_rss_mb": d.peak_tree / 2**20,
-                   "exit": code, "reconcile": d.log_lines("reconcile (")}
-    log(f"[{n}] cold start: READY {ready:.1f} s, RSS {rss:.0f} MB, peak tree "
-        f"{res['cold']['peak_tree_rss_mb']:.0f} MB, exit {code}")
+    res["cold"] = {
+        "ready_s": ready,
+        "rss_ready_mb": rss,
+        "rss_ready_split_mb": cold_split,
+        "peak_tree_rss_mb": d.peak_tree / 2**20,
+        "exit": code,
+        "reconcile": d.log_lines("reconcile ("),
+    }
+    log(
+        f"[{n}] cold start: READY {ready:.1f} s, RSS {rss:.0f} MB, peak tree "
+        f"{res['cold']['peak_tree_rss_mb']:.0f} MB, exit {code}"
+    )
 
     # Warm start: the normal case.
     d = Daemon(vault, env, base, "warm", args.debug)
     try:
         ready = d.ready()
-        res["warm"] = {"ready_s": ready, "rss_ready_mb": d.rss_mb(),
-                       "rss_ready_split_mb": d.rss_split_mb()}
+        res["warm"] = {
+            "ready_s": ready,
+            "rss_ready_mb": d.rss_mb(),
+            "rss_ready_split_mb": d.rss_split_mb(),
+        }
         log(f"[{n}] warm start: READY {ready:.2f} s, RSS {res['warm']['rss_ready_mb']:.0f} MB")
         time.sleep(7.0)  # the scheduled jobs' first runs are due 5 s after the start
         d.wait_quiet()
@@ -788,13 +901,21 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
             per_s.append(round(now_cpu - prev, 3))
             prev = now_cpu
         c2 = prev
-        res["idle"] = {"settle_s": args.settle, "settle_cpu_s": c1 - c0, "idle_s": args.idle,
-                       "idle_cpu_s": c2 - c1, "cpu_s_per_min": (c2 - c1) * 60 / args.idle,
-                       "per_second": per_s, "rss_mb": d.rss_mb(),
-                       "rss_split_mb": d.rss_split_mb(),
-                       "threads": d.ps.num_threads()}
-        log(f"[{n}] idle: {res['idle']['cpu_s_per_min']:.4f} CPU-s/min "
-            f"(settle {c1 - c0:.3f} s CPU), RSS {res['idle']['rss_mb']:.0f} MB")
+        res["idle"] = {
+            "settle_s": args.settle,
+            "settle_cpu_s": c1 - c0,
+            "idle_s": args.idle,
+            "idle_cpu_s": c2 - c1,
+            "cpu_s_per_min": (c2 - c1) * 60 / args.idle,
+            "per_second": per_s,
+            "rss_mb": d.rss_mb(),
+            "rss_split_mb": d.rss_split_mb(),
+            "threads": d.ps.num_threads(),
+        }
+        log(
+            f"[{n}] idle: {res['idle']['cpu_s_per_min']:.4f} CPU-s/min "
+            f"(settle {c1 - c0:.3f} s CPU), RSS {res['idle']['rss_mb']:.0f} MB"
+        )
         if prep is not None:
             res["burst"] = run_burst(d, vault, env, base, prep, args.burst_timeout)
         res["warm"]["peak_tree_rss_mb"] = d.peak_tree / 2**20
@@ -803,12 +924,19 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
 
     # The floor, with the daemon stopped.
     t = time.perf_counter()
-    info = scale.last_json(scale.run([PY, "-c", _BUILD_FLOOR, str(vault), str(floor_ix)],
-                                     env)["stdout"])
+    info = scale.last_json(
+        scale.run([PY, "-c", _BUILD_FLOOR, str(vault), str(floor_ix)], env)["stdout"]
+    )
     log(f"[{n}] floor index built in {time.perf_counter() - t:.1f} s ({info['docs']} docs)")
-    res["floor_rows"] = floor_edits(vault, floor_ix, env, args.edits, args.seed,
-                                    res["daemon_edits"]["ltm_note"],
-                                    res["daemon_edits"]["ltm_fact"])
+    res["floor_rows"] = floor_edits(
+        vault,
+        floor_ix,
+        env,
+        args.edits,
+        args.seed,
+        res["daemon_edits"]["ltm_note"],
+        res["daemon_edits"]["ltm_fact"],
+    )
     for series in ("stm", "ltm"):
         rows = [r for r in res["floor_rows"] if r["series"] == series]
         log(f"  floor {series}: {fmt_summary(summarise(rows))}")
@@ -833,30 +961,41 @@ def summary_of(res: dict[str, Any]) -> dict[str, Any]:
 
 # -- report -------------------------------------------------------------------------------------
 
+
 def table(results: list[dict[str, Any]]) -> str:
     def ms(s: dict[str, Any], k: str) -> str:
         return f"{s[k] * 1e3:.1f}" if s.get("n") else "-"
 
-    lines = ["| notes | measurement | daemon | floor: watchdog + 1 Whoosh update | ratio |",
-             "|---:|---|---:|---:|---:|"]
+    lines = [
+        "| notes | measurement | daemon | floor: watchdog + 1 Whoosh update | ratio |",
+        "|---:|---|---:|---:|---:|",
+    ]
     for r in results:
         n, s = f"{r['notes']:,}", r["summary"]
-        for series, label in (("stm", "short_term.md Facts line"),
-                              ("ltm", "long-term note fact (shown in WM)"),
-                              ("all", "both series")):
+        for series, label in (
+            ("stm", "short_term.md Facts line"),
+            ("ltm", "long-term note fact (shown in WM)"),
+            ("all", "both series"),
+        ):
             for q in ("p50", "p95"):
                 a, f = s[f"daemon_{series}"], s[f"floor_{series}"]
                 ratio = f"{a[q] / f[q]:.1f}x" if a.get("n") and f.get("n") else ""
                 miss = f", {a['missed']} missed" if a.get("missed") else ""
-                lines.append(f"| {n} | save → WM, {label}, {q} (ms) [n={a.get('n', 0)}{miss}] "
-                             f"| {ms(a, q)} | {ms(f, q)} | {ratio} |")
+                lines.append(
+                    f"| {n} | save → WM, {label}, {q} (ms) [n={a.get('n', 0)}{miss}] "
+                    f"| {ms(a, q)} | {ms(f, q)} | {ratio} |"
+                )
         for style, _ in SAVES:
             a, f = s[f"daemon_all_{style}"], s[f"floor_all_{style}"]
-            lines.append(f"| {n} | … {style} saves only, p50 / p95 (ms) | {ms(a, 'p50')} / "
-                         f"{ms(a, 'p95')} | {ms(f, 'p50')} / {ms(f, 'p95')} | |")
+            lines.append(
+                f"| {n} | … {style} saves only, p50 / p95 (ms) | {ms(a, 'p50')} / "
+                f"{ms(a, 'p95')} | {ms(f, 'p50')} / {ms(f, 'p95')} | |"
+            )
         fd, fw = s["floor_delivery"], s["floor_whoosh"]
-        lines.append(f"| {n} | floor split: watchdog delivery / Whoosh update+commit, p50 (ms) "
-                     f"| | {ms(fd, 'p50')} / {ms(fw, 'p50')} | |")
+        lines.append(
+            f"| {n} | floor split: watchdog delivery / Whoosh update+commit, p50 (ms) "
+            f"| | {ms(fd, 'p50')} / {ms(fw, 'p50')} | |"
+        )
         c, w, i = r["cold"], r["warm"], r["idle"]
         lines += [
             f"| {n} | cold start (builds the index): spawn → READY (s) | {c['ready_s']:.1f} | | |",
@@ -899,17 +1038,23 @@ def targets(results: list[dict[str, Any]]) -> list[str]:
             a = s[f"daemon_{series}"]
             if a.get("n"):
                 ok = a["p95"] < 0.150 and not a["missed"]
-                out.append(f"{n} notes, {series}: save → WM p95 {a['p95'] * 1e3:.1f} ms "
-                           f"({'met' if ok else 'MISSED'}, target < 150 ms at 10,000)")
+                out.append(
+                    f"{n} notes, {series}: save → WM p95 {a['p95'] * 1e3:.1f} ms "
+                    f"({'met' if ok else 'MISSED'}, target < 150 ms at 10,000)"
+                )
         rss = max(r["warm"]["rss_ready_mb"], r["warm"]["rss_after_edits_mb"], r["idle"]["rss_mb"])
         anon = r["idle"].get("rss_split_mb", {}).get("RssAnon")
         anon_s = f" ({anon:.0f} MB anonymous at idle)" if anon is not None else ""
-        out.append(f"{n} notes: warm daemon RSS max {rss:.0f} MB{anon_s} "
-                   f"({'met' if rss < 200 else 'MISSED'}, target < 200 MB); cold (built the "
-                   f"index) RSS at READY {r['cold']['rss_ready_mb']:.0f} MB")
+        out.append(
+            f"{n} notes: warm daemon RSS max {rss:.0f} MB{anon_s} "
+            f"({'met' if rss < 200 else 'MISSED'}, target < 200 MB); cold (built the "
+            f"index) RSS at READY {r['cold']['rss_ready_mb']:.0f} MB"
+        )
         idle = r["idle"]["cpu_s_per_min"]
-        out.append(f"{n} notes: idle {idle:.4f} CPU-s/min "
-                   f"({'met' if idle < 0.06 else 'MISSED'}, target ~0: < 0.1% of a core)")
+        out.append(
+            f"{n} notes: idle {idle:.4f} CPU-s/min "
+            f"({'met' if idle < 0.06 else 'MISSED'}, target ~0: < 0.1% of a core)"
+        )
         b = r.get("burst")
         if b:
             conv = "never" if b["converge_s"] is None else f"in {b['converge_s']:.1f} s"
@@ -940,8 +1085,10 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="brainiac-fresh-", dir=args.workdir))
     machine = {
-        "nproc": os.cpu_count(), "python": platform.python_version(),
-        "platform": platform.platform(), "cpu": platform.processor() or platform.machine(),
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": platform.processor() or platform.machine(),
         "mem_gb": round(psutil.virtual_memory().total / 2**30, 1),
         "whoosh": scale._version("whoosh3") or scale._version("whoosh"),
         "watchdog": scale._version("watchdog"),

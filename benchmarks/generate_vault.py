@@ -106,10 +106,39 @@ Casablanca Toronto Montreal Boston Chicago Denver Seattle Austin Lima Bogota San
 Seoul Taipei
 """)
 
-_SESSIONS = ("planning", "weekly", "standup", "retro", "one-on-one", "chat", "email", "call",
-             "review", "kickoff", "support", "evening", "trip", "family")
-_FACT_KEYS = ("status", "owner", "deadline", "budget", "location", "contact", "next step",
-              "decision", "risk", "prefers", "role", "phone", "birthday", "started", "priority")
+_SESSIONS = (
+    "planning",
+    "weekly",
+    "standup",
+    "retro",
+    "one-on-one",
+    "chat",
+    "email",
+    "call",
+    "review",
+    "kickoff",
+    "support",
+    "evening",
+    "trip",
+    "family",
+)
+_FACT_KEYS = (
+    "status",
+    "owner",
+    "deadline",
+    "budget",
+    "location",
+    "contact",
+    "next step",
+    "decision",
+    "risk",
+    "prefers",
+    "role",
+    "phone",
+    "birthday",
+    "started",
+    "priority",
+)
 _SYLLABLES = _split("""
 ka ro ven ti la mor dex sil an tor bri qua nel zo fen gar lum pra sto vik ru mel dar cor ix ol ys
 tem nor bel hal kin sar vo ul pex tra gon mi
@@ -225,8 +254,10 @@ def note_text(i: int, titles: list[tuple[str, str]], lex: Lexicon, seed: int) ->
         value = " ".join(lex.sample(rng, rng.randint(2, 6)))
         facts.append(f"- {key}: {value}")
         if rng.random() < 0.2:
-            facts.append(f"  - superseded: {' '.join(lex.sample(rng, 3))} "
-                         f"({created.date().isoformat()} to {updated.date().isoformat()})")
+            facts.append(
+                f"  - superseded: {' '.join(lex.sample(rng, 3))} "
+                f"({created.date().isoformat()} to {updated.date().isoformat()})"
+            )
     # 200-800 words in all: the prose section carries most of them.
     target = rng.randint(200, 800)
     paragraphs = []
@@ -238,9 +269,12 @@ def note_text(i: int, titles: list[tuple[str, str]], lex: Lexicon, seed: int) ->
     sources = []
     for _ in range(rng.randint(2, 5)):
         at = created + dt.timedelta(days=rng.randrange(90), minutes=rng.randrange(1440))
-        event = ev.make_event(_paragraph(rng, lex, titles, rng.randint(1, 2)),
-                              role=rng.choice(("user", "user", "assistant")),
-                              session=rng.choice(_SESSIONS), at=at)
+        event = ev.make_event(
+            _paragraph(rng, lex, titles, rng.randint(1, 2)),
+            role=rng.choice(("user", "user", "assistant")),
+            session=rng.choice(_SESSIONS),
+            at=at,
+        )
         sources.append(ev.render(event).rstrip("\n"))
     sources.sort()
     related = sorted({rng.randrange(len(titles)) for _ in range(rng.randint(2, 5))} - {i})
@@ -255,20 +289,21 @@ def note_text(i: int, titles: list[tuple[str, str]], lex: Lexicon, seed: int) ->
     return "\n\n".join(parts).replace("---\n\n## Summary", "---\n## Summary") + "\n"
 
 
-def short_term_text(template: str, lex: Lexicon, titles: list[tuple[str, str]], seed: int,
-                    n_events: int = 40) -> str:
+def short_term_text(
+    template: str, lex: Lexicon, titles: list[tuple[str, str]], seed: int, n_events: int = 40
+) -> str:
     rng = random.Random(f"stm-{seed}")
     working = f"Current topic: {titles[0][0]}; preparing the {rng.choice(_TOPICS)} review."
-    text = template.replace(
-        "## Working Memory\n",
-        "## Working Memory\n" + working + "\n", 1)
+    text = template.replace("## Working Memory\n", "## Working Memory\n" + working + "\n", 1)
     start = _EPOCH + dt.timedelta(days=_SPAN_DAYS)
     lines = []
     for k in range(n_events):
-        event = ev.make_event(_paragraph(rng, lex, titles, rng.randint(1, 2)),
-                              role=rng.choice(("user", "assistant")),
-                              session=rng.choice(_SESSIONS),
-                              at=start + dt.timedelta(minutes=7 * k))
+        event = ev.make_event(
+            _paragraph(rng, lex, titles, rng.randint(1, 2)),
+            role=rng.choice(("user", "assistant")),
+            session=rng.choice(_SESSIONS),
+            at=start + dt.timedelta(minutes=7 * k),
+        )
         lines.append(ev.render(event))
     return text.rstrip("\n") + "\n" + "".join(lines)
 
@@ -293,8 +328,9 @@ def generate(path: Path | str, notes: int, seed: int = 1) -> dict[str, float]:
         used.add(name)
         (out_dir / name).write_text(text, encoding="utf-8")
     stm_path = root / SHORT_TERM
-    stm_path.write_text(short_term_text(stm_path.read_text(encoding="utf-8"), lex, titles, seed),
-                        encoding="utf-8")
+    stm_path.write_text(
+        short_term_text(stm_path.read_text(encoding="utf-8"), lex, titles, seed), encoding="utf-8"
+    )
     return {"notes": notes, "words": total_words, "words_per_note": total_words / max(notes, 1)}
 
 
@@ -316,16 +352,24 @@ def prompts(seed: int, n: int, notes: int) -> list[str]:
     out = []
     for _ in range(n):
         w1, w2, w3 = [w for w in lex.sample(rng, 40) if len(w) > 4][:3]  # content words
-        out.append(rng.choice(templates).format(
-            t=rng.choice(titles)[0], p=rng.choice(_PLACES), f=rng.choice(_FIRST),
-            w1=w1, w2=w2, w3=w3))
+        out.append(
+            rng.choice(templates).format(
+                t=rng.choice(titles)[0],
+                p=rng.choice(_PLACES),
+                f=rng.choice(_FIRST),
+                w1=w1,
+                w2=w2,
+                w3=w3,
+            )
+        )
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("path", type=Path,
-                    help="the vault folder to create (must not exist or be empty)")
+    ap.add_argument(
+        "path", type=Path, help="the vault folder to create (must not exist or be empty)"
+    )
     ap.add_argument("--notes", type=int, default=1000, help="number of long-term notes")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
@@ -334,8 +378,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     started = time.perf_counter()
     info = generate(args.path, args.notes, args.seed)
-    print(f"{args.path}: {info['notes']} notes, {info['words']} words "
-          f"({info['words_per_note']:.0f} per note) in {time.perf_counter() - started:.1f} s")
+    print(
+        f"{args.path}: {info['notes']} notes, {info['words']} words "
+        f"({info['words_per_note']:.0f} per note) in {time.perf_counter() - started:.1f} s"
+    )
     return 0
 
 

@@ -30,12 +30,18 @@ DEFAULT_BENCH_DIR = REPO.parent / "shared" / "bench" / "locomo"
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench-dir", default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
-                    help="folder with locomo_eval.py and locomo-dev.json")
+    ap.add_argument(
+        "--bench-dir",
+        default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
+        help="folder with locomo_eval.py and locomo-dev.json",
+    )
     ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
-    ap.add_argument("--systems", default="whoosh_turns,brainiac",
-                    help="comma list: brainiac (memory jobs at each session's end), "
-                         "brainiac_nojobs, and/or the scorer's built-in systems")
+    ap.add_argument(
+        "--systems",
+        default="whoosh_turns,brainiac",
+        help="comma list: brainiac (memory jobs at each session's end), "
+        "brainiac_nojobs, and/or the scorer's built-in systems",
+    )
     ap.add_argument("--budgets", default="500,2000,4000")
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
@@ -45,8 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
     scorer_path = bench_dir / "locomo_eval.py"
     if not data.is_file() or not scorer_path.is_file():
-        print(f"LoCoMo benchmark skipped: {data if not data.is_file() else scorer_path} "
-              "not found (set --bench-dir or LOCOMO_DIR)")
+        print(
+            f"LoCoMo benchmark skipped: {data if not data.is_file() else scorer_path} "
+            "not found (set --bench-dir or LOCOMO_DIR)"
+        )
         return 0
 
     sys.path.insert(0, str(bench_dir))

@@ -55,8 +55,9 @@ class BrainiacSystem:
         self._tmp = Path(tempfile.mkdtemp(prefix=f"brainiac_locomo_{conversation.sample_id}_"))
         vault = self._tmp / "vault"
         Memory.init(vault)
-        locations = Locations(cache=self._tmp / "cache", state=self._tmp / "state",
-                              runtime=self._tmp / "run")
+        locations = Locations(
+            cache=self._tmp / "cache", state=self._tmp / "state", runtime=self._tmp / "run"
+        )
         self._memory = Memory(vault, locations=locations)
         self._now = conversation.end_time
         for session in conversation.sessions:

@@ -160,6 +160,7 @@ print(json.dumps({"times": times,
 
 # -- helpers ----------------------------------------------------------------------------------
 
+
 def pct(values: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100)."""
     ordered = sorted(values)
@@ -221,6 +222,7 @@ def med(rows: list[dict[str, Any]], key: str) -> float:
 
 # -- one vault size ---------------------------------------------------------------------------
 
+
 def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     base = work / f"n{n}"
     vault = base / "vault"
@@ -229,8 +231,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     # modules, a start-up cost no installed user pays; let children write and use .pyc files.
     drop = {"XDG_RUNTIME_DIR", "PYTHONDONTWRITEBYTECODE"}
     env = {k: v for k, v in os.environ.items() if k not in drop}
-    env.update(XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"),
-               PYTHONHASHSEED="0")
+    env.update(
+        XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"), PYTHONHASHSEED="0"
+    )
     res: dict[str, Any] = {"notes": n}
 
     t = time.perf_counter()
@@ -248,15 +251,29 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     for i in range(build_runs):
         r = run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env, sample_rss=True)
         rep = last_json_block(r["stdout"])
-        builds.append({"wall": r["wall"], "sync_s": rep["seconds"], "docs": rep["docs_written"],
-                       "maxrss_mb": r["maxrss_mb"], "tree_rss_mb": r["tree_rss_mb"]})
+        builds.append(
+            {
+                "wall": r["wall"],
+                "sync_s": rep["seconds"],
+                "docs": rep["docs_written"],
+                "maxrss_mb": r["maxrss_mb"],
+                "tree_rss_mb": r["tree_rss_mb"],
+            }
+        )
         log(f"[{n}] brainiac build {i + 1}/{build_runs}: {builds[-1]}")
         shutil.rmtree(floor_ix, ignore_errors=True)
         r = run([PY, "-c", _BUILD_FLOOR, str(vault), str(floor_ix)], env, sample_rss=True)
         info = last_json(r["stdout"])
-        floors.append({"wall": r["wall"], "seconds": info["seconds"], "docs": info["docs"],
-                       "segments": info["segments"], "maxrss_mb": r["maxrss_mb"],
-                       "tree_rss_mb": r["tree_rss_mb"]})
+        floors.append(
+            {
+                "wall": r["wall"],
+                "seconds": info["seconds"],
+                "docs": info["docs"],
+                "segments": info["segments"],
+                "maxrss_mb": r["maxrss_mb"],
+                "tree_rss_mb": r["tree_rss_mb"],
+            }
+        )
         log(f"[{n}] floor build {i + 1}/{build_runs}: {floors[-1]}")
     res["build"] = {"brainiac": builds, "floor": floors}
     res["segments"] = segment_count(env, vault)
@@ -269,38 +286,58 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             raise RuntimeError(f"no-change start changed something: {info}")
         starts.append({**info, "wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
         r = run([PY, "-c", _START_FLOOR, repr(time.time()), str(floor_ix)], env)
-        start_floors.append({**last_json(r["stdout"]), "wall": r["wall"],
-                             "maxrss_mb": r["maxrss_mb"]})
-        log(f"[{n}] no-change start {i + 1}: {starts[-1]['ready']:.3f} s "
-            f"(reconcile {starts[-1]['reconcile']:.3f}), floor {start_floors[-1]['ready']:.3f} s")
+        start_floors.append(
+            {**last_json(r["stdout"]), "wall": r["wall"], "maxrss_mb": r["maxrss_mb"]}
+        )
+        log(
+            f"[{n}] no-change start {i + 1}: {starts[-1]['ready']:.3f} s "
+            f"(reconcile {starts[-1]['reconcile']:.3f}), floor {start_floors[-1]['ready']:.3f} s"
+        )
     res["start"] = {"brainiac": starts, "floor": start_floors}
 
     cli, cli_floor, bare = [], [], []
     for i in range(args.cli_runs):
         p = prompts[WARMUP + i]
-        r = run([BRAINIAC, "--vault", str(vault), "context", "--prompt", p, "--budget", "2000"],
-                env)
+        r = run(
+            [BRAINIAC, "--vault", str(vault), "context", "--prompt", p, "--budget", "2000"], env
+        )
         cli.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"], "chars": len(r["stdout"])})
         r = run([PY, "-c", _CLI_FLOOR, str(floor_ix), p, str(SEARCH_LIMIT)], env)
         cli_floor.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
         r = run([PY, "-c", "pass"], env)
         bare.append({"wall": r["wall"]})
-    log(f"[{n}] CLI context median {med(cli, 'wall'):.3f} s, floor {med(cli_floor, 'wall'):.3f}"
-        f" s, bare python {med(bare, 'wall'):.3f} s")
+    log(
+        f"[{n}] CLI context median {med(cli, 'wall'):.3f} s, floor {med(cli_floor, 'wall'):.3f}"
+        f" s, bare python {med(bare, 'wall'):.3f} s"
+    )
     res["cli"] = {"brainiac": cli, "floor": cli_floor, "python": bare}
 
     loops: dict[str, Any] = {}
-    for mode, target in (("context-assembly", vault), ("context-default", vault),
-                         ("search", vault), ("floor", floor_ix)):
-        r = run([PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT),
-                 str(WARMUP)], env)
+    for mode, target in (
+        ("context-assembly", vault),
+        ("context-default", vault),
+        ("search", vault),
+        ("floor", floor_ix),
+    ):
+        r = run(
+            [PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT), str(WARMUP)],
+            env,
+        )
         info = last_json(r["stdout"])
         times = info["times"]
-        loops[mode] = {"n": len(times), "p50": pct(times, 50), "p95": pct(times, 95),
-                       "p99": pct(times, 99), "max": max(times), "mean": statistics.fmean(times),
-                       "maxrss_mb": info["maxrss_mb"]}
-        log(f"[{n}] loop {mode}: p50 {loops[mode]['p50'] * 1e3:.1f} ms, "
-            f"p95 {loops[mode]['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB")
+        loops[mode] = {
+            "n": len(times),
+            "p50": pct(times, 50),
+            "p95": pct(times, 95),
+            "p99": pct(times, 99),
+            "max": max(times),
+            "mean": statistics.fmean(times),
+            "maxrss_mb": info["maxrss_mb"],
+        }
+        log(
+            f"[{n}] loop {mode}: p50 {loops[mode]['p50'] * 1e3:.1f} ms, "
+            f"p95 {loops[mode]['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB"
+        )
     res["loop"] = loops
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
@@ -309,18 +346,21 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 def last_json_block(text: str) -> dict[str, Any]:
     """`brainiac reindex --json` prints one indented JSON object."""
-    return json.loads(text[text.index("{"):])
+    return json.loads(text[text.index("{") :])
 
 
 def segment_count(env: dict[str, str], vault: Path) -> int:
-    code = ("import sys; from brainiac.locations import Locations; from whoosh import index; "
-            "from pathlib import Path; "
-            "print(len(index.open_dir(Locations.for_vault(Path(sys.argv[1])).index_dir)"
-            "._segments()))")
+    code = (
+        "import sys; from brainiac.locations import Locations; from whoosh import index; "
+        "from pathlib import Path; "
+        "print(len(index.open_dir(Locations.for_vault(Path(sys.argv[1])).index_dir)"
+        "._segments()))"
+    )
     return int(run([PY, "-c", code, str(vault)], env)["stdout"].strip())
 
 
 # -- report -----------------------------------------------------------------------------------
+
 
 def table(results: list[dict[str, Any]]) -> str:
     def ratio(a: float, b: float) -> str:
@@ -335,39 +375,97 @@ def table(results: list[dict[str, Any]]) -> str:
         b, f = r["build"]["brainiac"], r["build"]["floor"]
         docs = b[0]["docs"]
         rows = [
-            (f"full build, wall (s) [{docs:,} docs vs {f[0]['docs']:,}]",
-             med(b, "wall"), med(f, "wall"), "{:.1f}"),
-            ("full build, peak RSS of the tree (MB)", med(b, "tree_rss_mb"),
-             med(f, "tree_rss_mb"), "{:.0f}"),
-            ("full build, peak RSS largest process (MB)", med(b, "maxrss_mb"),
-             med(f, "maxrss_mb"), "{:.0f}"),
-            ("no-change start: spawn → ready (s)", med(r["start"]["brainiac"], "ready"),
-             med(r["start"]["floor"], "ready"), "{:.3f}"),
-            ("… of which import (s)", med(r["start"]["brainiac"], "import"),
-             med(r["start"]["floor"], "import"), "{:.3f}"),
-            ("… of which open manifest+index+searcher (s)", med(r["start"]["brainiac"], "open"),
-             med(r["start"]["floor"], "open"), "{:.3f}"),
-            ("… of which reconcile, nothing changed (s)", med(r["start"]["brainiac"], "reconcile"),
-             None, "{:.3f}"),
-            ("context in-process p50 (ms), assembly", r["loop"]["context-assembly"]["p50"] * 1e3,
-             r["loop"]["floor"]["p50"] * 1e3, "{:.1f}"),
-            ("context in-process p95 (ms), assembly", r["loop"]["context-assembly"]["p95"] * 1e3,
-             r["loop"]["floor"]["p95"] * 1e3, "{:.1f}"),
-            ("context in-process p50 (ms), default refresh 1 s",
-             r["loop"]["context-default"]["p50"] * 1e3, r["loop"]["floor"]["p50"] * 1e3, "{:.1f}"),
-            ("context in-process p95 (ms), default refresh 1 s",
-             r["loop"]["context-default"]["p95"] * 1e3, r["loop"]["floor"]["p95"] * 1e3, "{:.1f}"),
-            ("Index.search only p50 / p95 (ms)",
-             f"{r['loop']['search']['p50'] * 1e3:.1f} / {r['loop']['search']['p95'] * 1e3:.1f}",
-             f"{r['loop']['floor']['p50'] * 1e3:.1f} / {r['loop']['floor']['p95'] * 1e3:.1f}",
-             None),
-            ("context loop peak RSS (MB)", r["loop"]["context-assembly"]["maxrss_mb"],
-             r["loop"]["floor"]["maxrss_mb"], "{:.0f}"),
-            ("context as CLI call, median wall (s)", med(r["cli"]["brainiac"], "wall"),
-             med(r["cli"]["floor"], "wall"), "{:.3f}"),
+            (
+                f"full build, wall (s) [{docs:,} docs vs {f[0]['docs']:,}]",
+                med(b, "wall"),
+                med(f, "wall"),
+                "{:.1f}",
+            ),
+            (
+                "full build, peak RSS of the tree (MB)",
+                med(b, "tree_rss_mb"),
+                med(f, "tree_rss_mb"),
+                "{:.0f}",
+            ),
+            (
+                "full build, peak RSS largest process (MB)",
+                med(b, "maxrss_mb"),
+                med(f, "maxrss_mb"),
+                "{:.0f}",
+            ),
+            (
+                "no-change start: spawn → ready (s)",
+                med(r["start"]["brainiac"], "ready"),
+                med(r["start"]["floor"], "ready"),
+                "{:.3f}",
+            ),
+            (
+                "… of which import (s)",
+                med(r["start"]["brainiac"], "import"),
+                med(r["start"]["floor"], "import"),
+                "{:.3f}",
+            ),
+            (
+                "… of which open manifest+index+searcher (s)",
+                med(r["start"]["brainiac"], "open"),
+                med(r["start"]["floor"], "open"),
+                "{:.3f}",
+            ),
+            (
+                "… of which reconcile, nothing changed (s)",
+                med(r["start"]["brainiac"], "reconcile"),
+                None,
+                "{:.3f}",
+            ),
+            (
+                "context in-process p50 (ms), assembly",
+                r["loop"]["context-assembly"]["p50"] * 1e3,
+                r["loop"]["floor"]["p50"] * 1e3,
+                "{:.1f}",
+            ),
+            (
+                "context in-process p95 (ms), assembly",
+                r["loop"]["context-assembly"]["p95"] * 1e3,
+                r["loop"]["floor"]["p95"] * 1e3,
+                "{:.1f}",
+            ),
+            (
+                "context in-process p50 (ms), default refresh 1 s",
+                r["loop"]["context-default"]["p50"] * 1e3,
+                r["loop"]["floor"]["p50"] * 1e3,
+                "{:.1f}",
+            ),
+            (
+                "context in-process p95 (ms), default refresh 1 s",
+                r["loop"]["context-default"]["p95"] * 1e3,
+                r["loop"]["floor"]["p95"] * 1e3,
+                "{:.1f}",
+            ),
+            (
+                "Index.search only p50 / p95 (ms)",
+                f"{r['loop']['search']['p50'] * 1e3:.1f} / {r['loop']['search']['p95'] * 1e3:.1f}",
+                f"{r['loop']['floor']['p50'] * 1e3:.1f} / {r['loop']['floor']['p95'] * 1e3:.1f}",
+                None,
+            ),
+            (
+                "context loop peak RSS (MB)",
+                r["loop"]["context-assembly"]["maxrss_mb"],
+                r["loop"]["floor"]["maxrss_mb"],
+                "{:.0f}",
+            ),
+            (
+                "context as CLI call, median wall (s)",
+                med(r["cli"]["brainiac"], "wall"),
+                med(r["cli"]["floor"], "wall"),
+                "{:.3f}",
+            ),
             ("… bare `python -c pass` (s)", med(r["cli"]["python"], "wall"), None, "{:.3f}"),
-            ("CLI context peak RSS (MB)", med(r["cli"]["brainiac"], "maxrss_mb"),
-             med(r["cli"]["floor"], "maxrss_mb"), "{:.0f}"),
+            (
+                "CLI context peak RSS (MB)",
+                med(r["cli"]["brainiac"], "maxrss_mb"),
+                med(r["cli"]["floor"], "maxrss_mb"),
+                "{:.0f}",
+            ),
         ]
         for label, a, fl, fmt in rows:
             if fmt is None:
@@ -385,10 +483,12 @@ def targets(results: list[dict[str, Any]]) -> list[str]:
         start = med(r["start"]["brainiac"], "ready")
         p95 = r["loop"]["context-assembly"]["p95"] * 1e3
         p95d = r["loop"]["context-default"]["p95"] * 1e3
-        out.append(f"{r['notes']:,} notes: no-change start {start:.3f} s "
-                   f"({'met' if start < 1.0 else 'MISSED'}, target < 1 s); context p95 "
-                   f"{p95:.1f} ms assembly ({'met' if p95 < 50 else 'MISSED'}, target < 50 ms), "
-                   f"{p95d:.1f} ms with the default 1 s refresh")
+        out.append(
+            f"{r['notes']:,} notes: no-change start {start:.3f} s "
+            f"({'met' if start < 1.0 else 'MISSED'}, target < 1 s); context p95 "
+            f"{p95:.1f} ms assembly ({'met' if p95 < 50 else 'MISSED'}, target < 50 ms), "
+            f"{p95d:.1f} ms with the default 1 s refresh"
+        )
     return out
 
 
@@ -404,8 +504,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prompts", type=int, default=200, help="timed in-process context calls")
     ap.add_argument("--cli-runs", type=int, default=15)
     ap.add_argument("--start-runs", type=int, default=9)
-    ap.add_argument("--build-runs", type=int, default=0,
-                    help="builds per size (default: 3 below 5,000 notes, else 1)")
+    ap.add_argument(
+        "--build-runs",
+        type=int,
+        default=0,
+        help="builds per size (default: 3 below 5,000 notes, else 1)",
+    )
     ap.add_argument("--workdir", type=Path, default=None, help="where to put the vaults")
     ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
     ap.add_argument("--out", type=Path, default=HERE / "results")
@@ -417,8 +521,10 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="brainiac-scale-", dir=args.workdir))
     machine = {
-        "nproc": os.cpu_count(), "python": platform.python_version(),
-        "platform": platform.platform(), "cpu": platform.processor() or platform.machine(),
+        "nproc": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "cpu": platform.processor() or platform.machine(),
         "mem_gb": round(psutil.virtual_memory().total / 2**30, 1),
         "whoosh": _version("whoosh3") or _version("whoosh"),
         "date": dt.datetime.now().isoformat(timespec="seconds"),
@@ -438,8 +544,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def report(kind: str, machine: dict[str, Any], args: argparse.Namespace, results: list[Any],
-           md: str, target_lines: list[str]) -> Path:
+def report(
+    kind: str,
+    machine: dict[str, Any],
+    args: argparse.Namespace,
+    results: list[Any],
+    md: str,
+    target_lines: list[str],
+) -> Path:
     """Print the table and the targets, and write everything to benchmarks/results/."""
     machine["loadavg_end"] = os.getloadavg()
     print(md)
@@ -449,17 +561,27 @@ def report(kind: str, machine: dict[str, Any], args: argparse.Namespace, results
     args.out.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     out = args.out / f"{kind}-{stamp}.json"
-    out.write_text(json.dumps({"machine": machine, "args": {k: str(v) for k, v in
-                                                            vars(args).items()},
-                               "results": results, "table": md}, indent=1), encoding="utf-8")
+    out.write_text(
+        json.dumps(
+            {
+                "machine": machine,
+                "args": {k: str(v) for k, v in vars(args).items()},
+                "results": results,
+                "table": md,
+            },
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     log(f"wrote {out}")
     return out
 
 
 def _git(*argv: str) -> str:
     try:
-        return subprocess.run(["git", *argv], cwd=HERE.parent, capture_output=True, text=True,
-                              check=False).stdout.strip()
+        return subprocess.run(
+            ["git", *argv], cwd=HERE.parent, capture_output=True, text=True, check=False
+        ).stdout.strip()
     except OSError:
         return ""
 

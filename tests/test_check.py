@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 from brainiac import Memory, claims
 from brainiac.errors import BrainiacError
+from conftest import run_cli
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "check_corpus.py"
 
