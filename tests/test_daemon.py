@@ -267,3 +267,39 @@ def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> No
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DEADLINE_S) == 0
         proc.communicate(timeout=10)
+
+
+def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    inbox = vault / "inbox"
+    inbox.mkdir(exist_ok=True)
+    dropped = inbox / "holiday.jsonl"
+    dropped.write_text(
+        '{"text": "We booked the cabin in Abisko for February.", "session": "holiday",'
+        ' "at": "2026-10-01T18:00:00"}\n',
+        encoding="utf-8",
+    )
+    settled = time.time() - 3600  # copied in an hour ago: no longer being written
+    os.utime(dropped, (settled, settled))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: not dropped.exists(), "the inbox job to take the file", 60.0)
+        kept = list((vault / "memory/archive/exports").iterdir())
+        assert len(kept) == 1 and kept[0].read_text(encoding="utf-8").startswith('{"text"')
+        wait_for(
+            lambda: (
+                "Abisko"
+                in run_cli("--vault", str(vault), "search", "cabin Abisko", check=True).stdout
+            ),
+            "the imported message to be found",
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        proc.communicate(timeout=10)

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import claims, extract, facts, ltm, stm
+from brainiac import claims, clock, extract, facts, ltm, stm
 from brainiac import events as ev
 from brainiac.errors import BrainiacError
 from brainiac.facts import Superseded
@@ -45,7 +45,16 @@ _CANDIDATE_NOTES = 40
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 _SYNONYMS: dict[str, tuple[str, ...]] = {
-    "deadline": ("due", "due date"),
+    "deadline": (
+        "due",
+        "due date",
+        "has to be in by",
+        "have to be in by",
+        "must be in by",
+        "needs to be in by",
+        "finished by",
+        "submitted by",
+    ),
     "due": ("deadline",),
     "home": ("live", "living", "based", "reside", "you moved to", "you've moved to"),
     "employer": ("work at", "work for", "working at", "working for", "job at", "employed"),
@@ -62,9 +71,12 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "salary": ("earn", "paid", "pay"),
     "budget": ("funding", "budgeted"),
     "car": ("drive", "driving"),
-    "phone": ("mobile",),
+    "phone": ("mobile", "number", "phone number"),
     "age": ("years old", "turned"),
-    "weight": ("weigh",),
+    "weight": ("weigh", "kilo", "kg"),
+    "hourly": ("an hour", "per hour"),
+    "rehearsal": ("practice",),
+    "pickup": ("pick up", "pick-up", "collect", "collecting", "gets out"),
     "standup": ("stand-up",),
     "stand-up": ("standup",),
     "user": ("you", "your"),
@@ -76,6 +88,13 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "doctor": ("gp", "physician"),
 }
 # Generic words that name the same kind of thing: "Miso's check-up" is his vet appointment.
+_DETERMINERS = extract.word_set("the a an your my our his her their its this that")
+# "after the meeting", "the last day of Bran's booking": the key marks a time or a part.
+_TEMPORAL = extract.word_set("after before until till since during of")
+# Words that only paraphrase a key ("due"): never a key's head on their own.
+_PARAPHRASES = frozenset(
+    w for options in _SYNONYMS.values() for w in options if " " not in w and w not in _SYNONYMS
+)
 _GENERIC_ALIASES = {
     "check-up": "appointment",
     "checkup": "appointment",
@@ -91,7 +110,8 @@ _VERB_BEFORE = extract.word_set(
 _GENERIC = extract.word_set(
     """
     time day days date name city town place number status value type location current new
-    appointment schedule plan amount count info details reservation booking visit check-up
+    appointment schedule plan amount count info details reservation booking visit check-up rate
+    lesson lessons class classes session sessions
     """
 )
 _OWNERS = frozenset({"user", "assistant"})
@@ -111,6 +131,7 @@ _CLAUSE_RE = re.compile(
     r"|,\s+(?=(?:so|but|because|since|while|whereas|although|though|which|who|who's|then"
     r"|and then)\b)"
     r"|\s+and\s+(?=(?:[\w'-]+\s+){0,4}(?:is|are|was|were)\b)"
+    r"|\s+(?=because\b)"
     r"|,?\s+(?:and|but)\s+(?=(?:the|your|my|our|his|her|their|it|it's|this|that|she|he|they|we"
     r"|you|you're|i|i'll)\s+(?!\d))"
     r"|,\s+(?=(?:the|your|my|our|his|her|their|it|this|that|she|he|they|we|you|i)\s+(?!\d)"
@@ -129,10 +150,13 @@ _ASKING_RE = re.compile(
     re.I,
 )
 _SUPPOSING_RE = re.compile(
-    r"\b(?:if|unless|suppose|supposing|imagine|assuming|in case|hypothetically|might|maybe"
-    r"|perhaps|possibly|could be|not sure|whether|wonder|were to|would be)\b",
+    r"\b(?:if(?!\s+(?:you|you'd)\s+(?:want|like|need|prefer|wish)\b)|unless|suppose|supposing"
+    r"|imagine|assuming|in case|hypothetically|might|maybe"
+    r"|perhaps|possibly|presumably|probably|likely|could be|not sure|whether|wonder|were to"
+    r"|would be)\b",
     re.I,
 )
+_CONDITION_RE = re.compile(r"^(?:if|unless|suppose|supposing|assuming|in case)\b", re.I)
 _PLANNING_RE = re.compile(
     r"^(?:(?:so|then|and|also|just|please)\s+)*"
     r"(?:i'll|i will|i'd|i can|i could|i've (?:set|added|booked|blocked|put)|let me|let's|shall i"
@@ -143,7 +167,7 @@ _PLANNING_RE = re.compile(
 )
 _HISTORY_RE = re.compile(
     r"\b(?:used to|originally|previously|formerly|initially|at first|back then|had been|was once"
-    r"|before (?:it|that|the|we|you|they|she|he)|old|earlier|prior|back in|until recently)\b",
+    r"|old|earlier|prior|back in|until recently)\b",
     re.I,
 )
 _NEGATION_RE = re.compile(r"\b(?:not|never|no longer|isn't|aren't|wasn't|weren't)\b|n't\b", re.I)
@@ -164,12 +188,27 @@ _VALUE_NEGATION_RE = re.compile(
 _NOT_UNTIL_RE = re.compile(r"(?:\bnot|n't)\b[^,;]*\buntil\b", re.I)  # "isn't due until May"
 _FROM_TO_RE = re.compile(r"\bfrom\s+(?P<old>.+?)\s+to\s+", re.I)
 _POSSESSIVE_RE = re.compile(r"(?<![\w'])(?P<owner>[A-Z][\w-]+)'s\s+\w")
+_NOT_OWNERS = {"it", "that", "today", "tomorrow", "yesterday", *claims.WEEKDAYS, *claims.MONTHS}
 # "<subject> is <value>"; a bare "'s" only where it cannot be a possessive ("Anna's still ...").
 _COPULA_RE = re.compile(
     r"^(?:(?:so|and|but|also)\s+)?(?P<subject>.+?)"
     r"(?:\s+(?:is|was|are)\s+|'re\s+|'s\s+(?=(?:still|now|a|an|the|our|your|my|his|her|their"
-    r"|actually|currently)\s))"
+    r"|actually|currently|\d+|" + "|".join(claims.NUMBER_WORDS) + r")\b))"
     r"(?:still\s+|now\s+|actually\s+|currently\s+)*(?P<value>.+)$",
+    re.I,
+)
+# A clause that opens with a person's name as its subject ("Niamh has ...", "Tomás is ...").
+_SUBJECT_NAME_RE = re.compile(
+    r"^(?:(?:so|and|but|because|since|while)\s+)?([A-Z][a-z]+)(?:'s)?\s+"
+    r"(?:is|was|has|had|does|did|will|can|works|lives|gets|goes|takes|wants|needs|says|said|'s)\b"
+)
+_AGE_RE = re.compile(
+    r"^(\d{1,3}|" + "|".join(claims.NUMBER_WORDS) + r")(?:\s+(?:now|years old|this year))?\s*$",
+    re.I,
+)
+_THIRD_PERSON_RE = re.compile(
+    r"^(?:(?:so|and|but|because)\s+)?(?:who|who's|whose|he|she|they|he's|she's|they're|his|her"
+    r"|their)\b",
     re.I,
 )
 _AFFILIATION_RE = re.compile(
@@ -250,17 +289,19 @@ class _Match:
     clause: int  # the clause holding the key's head word: where the value is said
     by_synonym: bool
     value_text: str | None = None  # for a role said as "Anna is head of data"
+    weak: bool = False  # the fact was chosen though neither its entity nor "you" was named
+    number: int | None = None  # for an age said as "Saoirse's ten now"
 
 
-def check(memory: Memory, text: str) -> CheckResult:
+def check(memory: Memory, text: str, now: dt.datetime | None = None) -> CheckResult:
     """Compare a response with what the memory knows (module docstring)."""
     if not text.strip():
         raise BrainiacError("nothing to check: the text is empty")
     known = knowledge(memory, text)
-    return compare(text, known)
+    return compare(text, known, now if now is not None else clock.now())
 
 
-def compare(text: str, known: Sequence[Known]) -> CheckResult:
+def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:
     """The conflicts between `text` and `known` facts (no I/O; `check` gathers the facts)."""
     by_key: dict[str, list[Known]] = {}
     for k in known:
@@ -276,14 +317,20 @@ def compare(text: str, known: Sequence[Known]) -> CheckResult:
             focus = next(iter(in_sentence))
         matches: list[_Match] = []
         for key, candidates in by_key.items():
-            found = _key_match(clauses, key)
-            if found is not None:
+            for found in _key_match(clauses, key):
                 matches += _matches(known, candidates, clauses, found, in_sentence, focus)
         named_keys = {m.clause for m in matches}
         for key, candidates in by_key.items():
-            found = _head_match(clauses, key, heads)
-            if found is not None and found[0] not in named_keys:
-                matches += _matches(known, candidates, clauses, found, in_sentence, focus)
+            for found in _head_match(clauses, key, heads):
+                if found[0] in named_keys:
+                    continue
+                # A key's head alone is weak: only for the memory's general facts, or for
+                # facts of an entity the sentence names.
+                matches += [
+                    m
+                    for m in _matches(known, candidates, clauses, found, in_sentence, focus)
+                    if m.fact.entity is None or m.fact.entity in in_sentence
+                ]
         matches += _role_matches(known, clauses, matches)
         matches += _generic_matches(known, clauses, matches)
         conflicts += _affiliations(sentence, known, clauses, matches)
@@ -291,7 +338,7 @@ def compare(text: str, known: Sequence[Known]) -> CheckResult:
         matches = _most_specific(matches, said_words)
         about += len(matches)
         for m in matches:
-            conflict = _judge(sentence, clauses, m)
+            conflict = _judge(sentence, clauses, m, now)
             if conflict is not None:
                 conflicts.append(conflict)
     return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about)
@@ -307,8 +354,21 @@ def _matches(
 ) -> list[_Match]:
     index, by_synonym = found
     in_clause = _named(known, clauses[index].words)
-    chosen = _choose(candidates, clauses[index], in_clause, in_sentence, focus)
-    return [_Match(fact, index, by_synonym) for fact in chosen]
+    clause = clauses[index]
+    chosen = _choose(candidates, clause, in_clause, in_sentence, focus, by_synonym)
+    return [
+        _Match(fact, index, by_synonym, weak=_weakly_chosen(fact, clause, in_clause, in_sentence))
+        for fact in chosen
+    ]
+
+
+def _weakly_chosen(
+    fact: Known, clause: _Clause, in_clause: set[str], in_sentence: set[str]
+) -> bool:
+    if fact.entity is None or fact.entity in in_clause | in_sentence:
+        return False
+    # "your GP": the user's own note, or a topic note of theirs (health, home), spoken of to them
+    return not (not fact.named_only and _YOU & set(clause.words))
 
 
 def _clauses(sentence: str) -> list[_Clause]:
@@ -320,6 +380,7 @@ def _clauses(sentence: str) -> list[_Clause]:
         parts.append(lead.group().rstrip(", "))
         rest = sentence[lead.end() :]
     parts += [p for p in _CLAUSE_RE.split(rest) if p and p.strip()]
+    supposed = bool(_CONDITION_RE.match(sentence))  # "If they drop the attic, the fee falls"
     out = []
     for i, part in enumerate(parts):
         stripped = part.strip().rstrip(".!")
@@ -329,7 +390,7 @@ def _clauses(sentence: str) -> list[_Clause]:
                 tuple(_stems(stripped)),
                 asks=stripped.endswith("?")
                 or (asked and (i == len(parts) - 1 or bool(_ASKING_RE.match(stripped)))),
-                supposes=bool(_SUPPOSING_RE.search(stripped)),
+                supposes=supposed or bool(_SUPPOSING_RE.search(stripped)),
                 plans=bool(_PLANNING_RE.match(stripped)),
                 negated=bool(_NEGATION_RE.search(stripped)) and not _NOT_UNTIL_RE.search(stripped),
                 history=bool(_HISTORY_RE.search(stripped)),
@@ -348,29 +409,48 @@ def _choose(
     in_clause: set[str],
     in_sentence: set[str],
     focus: str | None,
+    by_synonym: bool = False,
 ) -> list[Known]:
     """Which of the facts with this key the clause is about."""
-    owner = _possessive_owner(clause.text)
+    owner = _possessive_owner(clause.text, candidates[0].key)
     if owner is not None and not any(owner in k.mentions for k in candidates if k.about_user):
         # "Maria's birthday": only a fact of an entity called Maria, never the user's own.
         return [k for k in candidates if k.entity and owner in k.mentions]
+    # The user's own facts when the clause speaks to them ("your manager", "you live in").
+    users = [k for k in candidates if k.about_user]
+    speaks_to_you = bool(_YOU & set(clause.words))
     for named in (in_clause, in_sentence):
         of_named = [k for k in candidates if k.entity in named and k.named_only]
         if of_named:
             return of_named
+        if users and speaks_to_you:
+            return users
     general = [k for k in candidates if k.entity is None]
     if general:
         return general
-    # The user's own facts when the clause speaks to them ("your manager", "you live in").
-    users = [k for k in candidates if k.about_user]
-    if users and _YOU & set(clause.words):
-        return users
+    if _someone_else(clause, candidates) or in_clause:
+        return []  # "Niamh has a class on Wednesdays": about a person the memory does not know
+    if users:
+        return users  # "at €85 an hour, ...": nobody else is spoken of (a weak choice)
+    if len(candidates) == 1 and len(candidates[0].key.split()) >= 2 and not by_synonym:
+        return candidates  # "Swimming's at half ten": the memory knows one swimming lesson
     if focus is not None:
         of_focus = [k for k in candidates if k.entity == focus]
         if of_focus:
             return of_focus
     unnamed = [k for k in candidates if not k.named_only and not k.about_user]
     return unnamed if len({k.entity for k in unnamed}) == 1 else []
+
+
+def _someone_else(clause: _Clause, candidates: list[Known]) -> bool:
+    """The clause names a person who is none of these facts' entities, and not the user."""
+    if _YOU & set(clause.words):
+        return False
+    if _THIRD_PERSON_RE.match(clause.text):
+        return True  # "who's based in Berlin": about whoever came before
+    mentioned = {w for k in candidates for m in k.mentions for w in m.split()}
+    subject = _SUBJECT_NAME_RE.match(clause.text)
+    return subject is not None and subject.group(1).lower() not in mentioned
 
 
 def _role_matches(
@@ -386,12 +466,19 @@ def _role_matches(
         subject = " ".join(
             _stems(re.sub(rf"^{_DETERMINER}\s+", "", m.group("subject"), flags=re.I))
         )
+        value = m.group("value")
+        typed = claims.read(value)
+        age = _AGE_RE.match(value)
         for fact in known:
-            if fact.key not in _ROLE_KEYS or id(fact) in taken:
+            if id(fact) in taken:
                 continue
             is_user = fact.about_user and subject in {"you", "you're"}
-            if is_user or (fact.named_only and subject in fact.mentions):
-                out.append(_Match(fact, index, True, m.group("value")))
+            if not (is_user or (fact.named_only and subject in fact.mentions)):
+                continue
+            if fact.key in _ROLE_KEYS and typed.empty():
+                out.append(_Match(fact, index, True, value))
+            elif fact.key == "age" and age:  # "Saoirse's ten now"
+                out.append(_Match(fact, index, True, number=_number(age.group(1))))
     return out
 
 
@@ -450,27 +537,29 @@ def _most_specific(matches: list[_Match], said: set[str]) -> list[_Match]:
     out = []
     for m in matches:
         words = set(_stems(m.fact.key))
-        wider = any(
-            o is not m
-            and o.fact.entity == m.fact.entity
-            and words < set(_stems(o.fact.key)) <= said
-            for o in matches
-        )
+        wider = any(o is not m and words < set(_stems(o.fact.key)) <= said for o in matches)
         if not wider:
             out.append(m)
     return out
 
 
-def _possessive_owner(sentence: str) -> str | None:
-    m = _POSSESSIVE_RE.search(sentence)
-    if m is None:
-        return None
-    owner = m.group("owner").lower()
-    not_owners = {"it", "that", "today", "tomorrow", "yesterday", *claims.WEEKDAYS, *claims.MONTHS}
-    return None if owner in not_owners else owner
+def _possessive_owner(clause: str, key: str) -> str | None:
+    """Whose fact the clause speaks of: "Maria's birthday", "Beacon's new deadline" (the owner
+    right before one of the key's words). Not "Swimming's at ten" (is) nor "Whelan's" after it."""
+    key_words = set(_stems(key))
+    for m in _POSSESSIVE_RE.finditer(clause):
+        owner = m.group("owner").lower()
+        if owner in _NOT_OWNERS or _stem(owner) in key_words:
+            continue
+        following = _stems(clause[m.end() - 1 :])[:3]
+        if key_words & set(following):
+            return owner
+    return None
 
 
-def _judge(sentence: str, clauses: list[_Clause], match: _Match) -> Conflict | None:
+def _judge(
+    sentence: str, clauses: list[_Clause], match: _Match, now: dt.datetime | None
+) -> Conflict | None:
     clause = clauses[match.clause]
     fact = match.fact
     if clause.asks or clause.supposes:
@@ -478,14 +567,16 @@ def _judge(sentence: str, clauses: list[_Clause], match: _Match) -> Conflict | N
     ignore = frozenset(_stems(fact.key)) | frozenset(w for m in fact.mentions for w in m.split())
     if match.value_text is not None:
         return _judge_role(sentence, clause, match)
+    if match.number is not None:
+        return _judge_number(sentence, clause, match)
     stored = claims.read(fact.value, ignore)
-    said = _said(clause, ignore)
+    said = _said(clause, ignore, now)
     current = claims.agree(said, stored)
     if current is None and said.empty() and match.clause + 1 < len(clauses):
         # "the budget — 40k": the value may follow the key in the next clause.
         nxt = clauses[match.clause + 1]
         if not (nxt.asks or nxt.supposes):
-            said = _said(nxt, ignore)
+            said = _said(nxt, ignore, now)
             current = claims.agree(said, stored)
     if current is None:
         if _DENIAL_RE.search(clause.text) and not _NEGATIVE_VALUE_RE.search(fact.value):
@@ -502,12 +593,14 @@ def _judge(sentence: str, clauses: list[_Clause], match: _Match) -> Conflict | N
     if olds:
         return _conflict(sentence, fact, "superseded", olds[0], 0.9, match.by_synonym)
     names_only = _names_only(said, stored)
+    if names_only and match.weak:
+        return None  # a name near a key of someone not named: too little to go on
     return _conflict(sentence, fact, "current", None, 0.7 if names_only else 0.85, match.by_synonym)
 
 
-def _said(clause: _Clause, ignore: frozenset[str]) -> claims.Values:
+def _said(clause: _Clause, ignore: frozenset[str], now: dt.datetime | None) -> claims.Values:
     text = _FROM_TO_RE.sub(" to ", clause.text)  # "moved from Friday to Monday" says Monday
-    said = claims.read(text, ignore)
+    said = claims.read(text, ignore, now)
     if clause.plans:
         # "I'll remind you at 9:00": the plan's time, not a claim about the fact.
         return claims.Values(names=said.names)
@@ -542,6 +635,25 @@ def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | Non
     if old is not None:
         return _conflict(sentence, fact, "superseded", old, 0.75, True)
     return _conflict(sentence, fact, "current", None, 0.6, True)
+
+
+def _judge_number(sentence: str, clause: _Clause, match: _Match) -> Conflict | None:
+    """An age said as a bare number: the same number agrees."""
+    if clause.negated or clause.history or clause.supposes:
+        return None
+    fact = match.fact
+    if _number(fact.value) in (None, match.number):
+        return None
+    old = next((s for s in fact.superseded if _number(s.value) == match.number), None)
+    return _conflict(sentence, fact, "superseded" if old else "current", old, 0.7, True)
+
+
+def _number(text: str) -> int | None:
+    m = re.search(r"\d+|" + "|".join(claims.NUMBER_WORDS), text, re.I)
+    if m is None:
+        return None
+    word = m.group().lower()
+    return int(word) if word.isdigit() else claims.NUMBER_WORDS[word]
 
 
 def _content(text: str) -> set[str]:
@@ -624,7 +736,7 @@ def _dedupe(conflicts: Iterable[Conflict]) -> list[Conflict]:
 
 
 def _stem(word: str) -> str:
-    word = word.lower().replace("’", "'").removesuffix("'s")
+    word = word.lower().replace("’", "'").removesuffix("'s").rstrip("'")
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -637,47 +749,74 @@ def _stems(text: str) -> list[str]:
 
 
 def _phrase_at(words: Sequence[str], phrase: str, as_noun: bool = False) -> bool:
+    return _phrase_index(words, phrase, as_noun) is not None
+
+
+def _phrase_index(words: Sequence[str], phrase: str, as_noun: bool = False) -> int | None:
     wanted = _stems(phrase)
     n = len(wanted)
-    return n > 0 and any(
-        list(words[i : i + n]) == wanted and not (as_noun and i and words[i - 1] in _VERB_BEFORE)
-        for i in range(len(words) - n + 1)
-    )
+    for i in range(len(words) - n + 1) if n else ():
+        if list(words[i : i + n]) == wanted and not (
+            as_noun and i and words[i - 1] in _VERB_BEFORE
+        ):
+            return i
+    return None
 
 
-def _key_match(clauses: list[_Clause], key: str) -> tuple[int, bool] | None:
-    """Where the sentence names the key: the clause of its head word and whether a paraphrase
-    was needed; None if it does not name it. A key of three or more specific words may miss one
-    that is not its head ("your 10K best" for `10K personal best`)."""
+def _key_match(clauses: list[_Clause], key: str) -> list[tuple[int, bool]]:
+    """Where the sentence names the key: each clause holding its head word (its last specific
+    word, or a paraphrase), with whether a paraphrase was needed; empty if the sentence does not
+    name it. The key's other words may stand in any clause of the sentence ("Atlas is due
+    Friday, and the demo is Tuesday"), and a key of three or more may miss one that is not its
+    head ("your 10K best" for `10K personal best`)."""
     words = [w for w in key.split() if w not in extract.STOP_WORDS]
     specific = [w for w in words if _stem(w) not in _GENERIC]
     if not specific or {_stem(w) for w in specific} <= _OWNERS:
         specific = words  # "user's name" needs "name" as well as "your"
     if not specific:
-        return None
-    may_miss = 1 if len(specific) >= 3 else 0
-    by_synonym = False
-    where = -1
-    for n, word in enumerate(specific):
-        options = (word, *(_SYNONYMS.get(word) or _SYNONYMS.get(_stem(word)) or ()))
-        found = next(
-            (
-                (i, option != word)
-                for option in options
-                for i, c in enumerate(clauses)
-                if _phrase_at(c.words, option, as_noun=True)
-            ),
-            None,
-        )
-        if found is None:
-            if may_miss and n < len(specific) - 1:
-                may_miss -= 1
-                by_synonym = True
+        return []
+    missing = 0
+    paraphrased = False
+    for word in specific[:-1]:
+        places = _places(clauses, word, head=False)
+        if not places:
+            missing += 1
+        paraphrased = paraphrased or (bool(places) and all(p[1] for p in places))
+    if missing > (1 if len(specific) >= 3 else 0):
+        return []
+    weak = paraphrased or missing > 0
+    own = [_stem(w) for w in specific]
+    return [(i, by_synonym or weak) for i, by_synonym in _places(clauses, specific[-1], key=own)]
+
+
+def _places(
+    clauses: list[_Clause], word: str, head: bool = True, key: Sequence[str] = ()
+) -> list[tuple[int, bool]]:
+    """The clauses that name `word` (or a paraphrase of it) as a thing being stated, with
+    whether it took a paraphrase. Not "after the meeting" (a time reference) nor "due to"."""
+    options = (word, *(_SYNONYMS.get(word) or _SYNONYMS.get(_stem(word)) or ()))
+    out: dict[int, bool] = {}
+    for i, clause in enumerate(clauses):
+        for option in options:
+            at = _phrase_index(clause.words, option, as_noun=head)
+            if at is None:
                 continue
-            return None
-        where = found[0]
-        by_synonym = by_synonym or found[1]
-    return where, by_synonym
+            wanted = _stems(option)
+            end = at + len(wanted)
+            after = clause.words[end] if end < len(clause.words) else ""
+            if wanted[-1] == "due" and after == "to":
+                continue  # "due to start": scheduled, not a deadline
+            skip = _DETERMINERS | set(key)  # "after the Easter holidays": past the key's words
+            before = [
+                w
+                for w in clause.words[max(0, at - 4) : at]
+                if w not in skip and not re.search(rf"\b{re.escape(w)}'s\b", clause.text, re.I)
+            ]
+            if before and before[-1] in _TEMPORAL and wanted[0] not in _YOU | {"i", "we"}:
+                continue  # "after the parent-teacher meeting": a time, not the meeting's value
+            out.setdefault(i, option != word)
+            break
+    return sorted(out.items())
 
 
 def _specific(key: str) -> list[str]:
@@ -691,16 +830,13 @@ def _head(key: str) -> str | None:
     return _stem(specific[-1]) if len(specific) >= 2 else None
 
 
-def _head_match(clauses: list[_Clause], key: str, heads: Counter[str]) -> tuple[int, bool] | None:
+def _head_match(clauses: list[_Clause], key: str, heads: Counter[str]) -> list[tuple[int, bool]]:
     """ "The deadline is Friday" for the memory's only deadline, kept as `orion deadline`: the
     key's head alone names it when no other key has that head."""
     head = _head(key)
-    if head is None or heads[head] > 1:
-        return None
-    for i, clause in enumerate(clauses):
-        if _phrase_at(clause.words, head, as_noun=True):
-            return i, True
-    return None
+    if head is None or heads[head] > 1 or head in _PARAPHRASES:
+        return []
+    return [(i, True) for i, _ in _places(clauses, head, key=[_stem(w) for w in _specific(key)])]
 
 
 def _mentions(words: Sequence[str], phrases: Iterable[str]) -> bool:
@@ -754,9 +890,11 @@ def _candidate_notes(memory: Memory, text: str) -> list[str]:
 
 def _entity_mentions(title: str, aliases: Sequence[str]) -> tuple[str, ...]:
     phrases = {title.lower(), *(a.lower() for a in aliases if a.strip())}
-    for word in title.split():
-        if word[:1].isupper() and word.lower() not in _TITLE_GENERIC and len(word) > 2:
-            phrases.add(word.lower())
+    for name in (title, *aliases):
+        for word in name.split():
+            word = word.replace("’", "'").rstrip("'").removesuffix("'s")
+            if word[:1].isupper() and word.lower() not in _TITLE_GENERIC and len(word) > 2:
+                phrases.add(word.lower())
     return tuple(sorted(phrases))
 
 

@@ -9,10 +9,13 @@ functions, no I/O; the consistency check (check.py) decides which sentence is ab
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 
 from brainiac.extract import STOP_WORDS
+
+_WEEKDAY_SHORT = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
 def _listed(text: str) -> list[str]:
@@ -51,21 +54,57 @@ _DATE_RES = (
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}}){_ORD}?\b", re.I),
     re.compile(rf"\b(?P<day>\d{{1,2}}){_ORD}\b", re.I),
     re.compile(r"\b(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/\d{2,4})?\b"),
+    # A month alone, where it cannot be the verb "may": "in November", "late March".
+    re.compile(rf"\b(?:in|of|early|mid|late|since|until|by)\s+(?:-\s*)?{_MONTH}\b", re.I),
 )
+_RELATIVE_DAYS = {
+    "today": 0,
+    "tonight": 0,
+    "this morning": 0,
+    "this afternoon": 0,
+    "this evening": 0,
+    "tomorrow": 1,
+    "yesterday": -1,
+}
+_RELATIVE_RE = re.compile(r"\b(" + "|".join(_RELATIVE_DAYS) + r")\b", re.I)
+_CODE_RE = re.compile(r"(?<![\w.,])\+?\d(?:[ -]?\d){6,}(?![\w.,])")
 _HOUR_WORDS = {
     w: i + 1
     for i, w in enumerate(_listed("one two three four five six seven eight nine ten eleven twelve"))
 }
 _HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + ")"
 _TIME_RES = (
-    re.compile(rf"\b(?P<past>half|quarter)\s+(?P<dir>past|to)\s+{_HOUR}\b", re.I),
+    re.compile(
+        rf"\b(?P<past>half|quarter|five|ten|twenty|twenty-five|\d{{1,2}})\s+(?:minutes\s+)?"
+        rf"(?P<dir>past|to)\s+{_HOUR}\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?P<past>half)\s+{_HOUR}\b(?!\s+(?:hours?|an?)\b)", re.I),  # "half seven"
+    re.compile(rf"\b{_HOUR}\s+o'?clock\b", re.I),
     re.compile(r"\b(?P<h>\d{1,2}):(?P<m>\d{2})\s*(?P<ampm>[ap]\.?m\.?)?(?![\w:])", re.I),
     re.compile(r"\b(?P<h>\d{1,2})(?:\.(?P<m>\d{2}))?\s*(?P<ampm>[ap]\.?m\.?)(?!\w)", re.I),
     re.compile(r"\b(?P<noon>noon|midday|midnight)\b", re.I),
     # "at 11": morning or evening is not said, so both count (see `_minutes`).
     re.compile(r"\bat\s+(?P<h>\d{1,2})(?![\d:.,]|\s*(?:[ap]\.?m|%|k\b|percent))", re.I),
+    re.compile(rf"\bat\s+{_HOUR}\b(?![\d:.,])", re.I),
 )
 _DURATION_RE = re.compile(r"\b\d{1,3}:\d{2}(?::\d{2})?\b")
+_UNIT_ALIASES = {
+    "kilo": "kg",
+    "kilos": "kg",
+    "kilogram": "kg",
+    "kilograms": "kg",
+    "gram": "g",
+    "grams": "g",
+    "min": "minute",
+    "mins": "minute",
+    "minutes": "minute",
+    "hr": "hour",
+    "hrs": "hour",
+    "hours": "hour",
+    "mile": "mile",
+    "miles": "mile",
+}
 _CURRENCY = {
     "€": "money",
     "$": "money",
@@ -103,7 +142,7 @@ _AMOUNT_RE = re.compile(
     rf"(?P<unit>{_UNITS})?(?!\w)",
     re.I,
 )
-_NUMBER_WORDS = {
+NUMBER_WORDS = {
     w: i
     for i, w in enumerate(
         _listed(
@@ -117,7 +156,7 @@ _NUMBER_WORDS = {
 }
 # "forty grand", "twenty-five thousand euros": amounts written out, as people say them.
 _WORDED_AMOUNT_RE = re.compile(
-    r"\b(?P<tens>" + "|".join(_NUMBER_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six"
+    r"\b(?P<tens>" + "|".join(NUMBER_WORDS) + r")(?:[- ](?P<ones>one|two|three|four|five|six"
     r"|seven|eight|nine))?\s+(?P<scale>thousand|grand|million)\b(?:\s+(?P<unit>euros?|dollars?"
     r"|pounds?))?",
     re.I,
@@ -177,11 +216,14 @@ class Values:
     """The comparable parts of a value or of a claim."""
 
     weekdays: frozenset[str] = frozenset()
-    dates: frozenset[tuple[int | None, int]] = frozenset()  # (month or None, day)
+    dates: frozenset[tuple[int | None, int | None]] = (
+        frozenset()
+    )  # (month, day): either may be None
     times: frozenset[int] = frozenset()  # minutes after midnight
     amounts: frozenset[tuple[str, float]] = frozenset()  # (unit family or "", value)
     names: frozenset[str] = frozenset()  # lowercased words of proper names
     durations: frozenset[str] = frozenset()  # "52:40" (a race time), compared as written
+    codes: frozenset[str] = frozenset()  # phone numbers and other long digit strings
 
     def empty(self) -> bool:
         return not (
@@ -191,28 +233,44 @@ class Values:
             or self.amounts
             or self.names
             or self.durations
+            or self.codes
         )
 
 
-def read(text: str, ignore: frozenset[str] = frozenset()) -> Values:
-    """The typed parts of `text`; words in `ignore` (lowercased) are not taken as names."""
+def read(text: str, ignore: frozenset[str] = frozenset(), now: dt.datetime | None = None) -> Values:
+    """The typed parts of `text`; words in `ignore` (lowercased) are not taken as names. With
+    `now`, "today", "tonight", "tomorrow" and "yesterday" are dates too."""
     text = text.replace("[[", " ").replace("]]", " ")
     spans: list[tuple[int, int]] = []
-    dates = set()
+    dates: set[tuple[int | None, int | None]] = set()
+    weekdays: set[str] = set()
     for pattern in _DATE_RES:
         for m in pattern.finditer(text):
             if _inside(m.start(), m.end(), spans):
                 continue
-            day = int(m.group("day"))
             groups = m.groupdict()
+            day = int(groups["day"]) if groups.get("day") else None
             month: int | None = None
             if groups.get("mnum"):
                 month = int(groups["mnum"])
             elif groups.get("month"):
                 month = MONTHS[groups["month"].lower()]
-            if 1 <= day <= 31 and (month is None or 1 <= month <= 12):
+            if (day is None or 1 <= day <= 31) and (month is None or 1 <= month <= 12):
                 dates.add((month, day))
                 spans.append((m.start(), m.end()))
+    codes = set()
+    for m in _CODE_RE.finditer(text):
+        if _inside(m.start(), m.end(), spans):
+            continue
+        digits = re.sub(r"\D", "", m.group())
+        if len(digits) >= 7:
+            codes.add(digits)
+            spans.append((m.start(), m.end()))
+    if now is not None:
+        for m in _RELATIVE_RE.finditer(text):
+            when = now + dt.timedelta(days=_RELATIVE_DAYS[m.group(1).lower()])
+            dates.add((when.month, when.day))
+            weekdays.add(_WEEKDAY_SHORT[when.weekday()])
     times = set()
     for pattern in _TIME_RES:
         for m in pattern.finditer(text):
@@ -235,14 +293,14 @@ def read(text: str, ignore: frozenset[str] = frozenset()) -> Values:
         if amount is not None:
             amounts.add(amount)
     for m in _WORDED_AMOUNT_RE.finditer(text):
-        number = _NUMBER_WORDS[m.group("tens").lower()] + _NUMBER_WORDS.get(
+        number = NUMBER_WORDS[m.group("tens").lower()] + NUMBER_WORDS.get(
             (m.group("ones") or "zero").lower(), 0
         )
         scale = m.group("scale").lower()
         family = "money" if scale == "grand" or m.group("unit") else ""
         amounts.add((family, number * _SCALE[scale]))
     lowered = text.lower()
-    weekdays = {short for day, short in WEEKDAYS.items() if re.search(rf"\b{day}s?\b", lowered)}
+    weekdays |= {short for day, short in WEEKDAYS.items() if re.search(rf"\b{day}s?\b", lowered)}
     return Values(
         frozenset(weekdays),
         frozenset(dates),
@@ -250,16 +308,22 @@ def read(text: str, ignore: frozenset[str] = frozenset()) -> Values:
         frozenset(amounts),
         frozenset(names(text, ignore)),
         frozenset(durations),
+        frozenset(codes),
     )
+
+
+_CONTRACTION_RE = re.compile(r"'(?:ve|re|ll|d|m|t)$|n't$")
 
 
 def names(text: str, ignore: frozenset[str] = frozenset()) -> set[str]:
     """Lowercased words of capitalised names, leaving out sentence openers and common words."""
     out = set()
     for m in _NAME_RE.finditer(text):
-        word = m.group().rstrip("'’").removesuffix("'s").removesuffix("’s").lower()
-        if word in _NOT_NAMES or word in ignore or len(word) < 2:
+        word = m.group().replace("’", "'").rstrip("'").removesuffix("'s").lower()
+        if word in _NOT_NAMES or word in ignore or len(word) < 2 or _CONTRACTION_RE.search(word):
             continue
+        if word.endswith("s") and (word[:-1] in WEEKDAYS or word[:-1] in ignore):
+            continue  # "Thursdays", and the plural of a word to ignore
         before = text[: m.start()].rstrip()
         opens_sentence = not before or before[-1] in '.!?:\n"“(-*>'
         if opens_sentence and word in STOP_WORDS:
@@ -272,6 +336,9 @@ def _inside(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
     return any(start < b and end > a for a, b in spans)
 
 
+_PAST_MINUTES = {"half": 30, "quarter": 15, "five": 5, "ten": 10, "twenty": 20, "twenty-five": 25}
+
+
 def _minutes(groups: dict[str, str | None]) -> set[int]:
     """The times a match can mean, in minutes after midnight: two when neither am/pm nor a
     24-hour clock says which ("at 11", "half past nine")."""
@@ -282,8 +349,8 @@ def _minutes(groups: dict[str, str | None]) -> set[int]:
     minute = int(groups.get("m") or 0)
     past = groups.get("past")
     if past:
-        step = 30 if past.lower() == "half" else 15
-        if (groups.get("dir") or "").lower() == "past":
+        step = _PAST_MINUTES.get(past.lower()) or int(past) if not past.isdigit() else int(past)
+        if (groups.get("dir") or "past").lower() == "past":
             minute = step
         else:
             hour, minute = hour - 1, 60 - step
@@ -312,19 +379,25 @@ def _amount(m: re.Match[str]) -> tuple[str, float] | None:
     unit = (m.group("unit") or "").lower()
     family = _CURRENCY.get(m.group("pre") or "") or _CURRENCY.get(unit)
     if family is None:
-        family = unit.rstrip("s") if unit else ""
+        family = _UNIT_ALIASES.get(unit, unit.rstrip("s"))
     return family, number
 
 
 def same_amount(a: tuple[str, float], b: tuple[str, float]) -> bool | None:
-    """True/False when the two amounts are comparable (same unit, or one without a unit)."""
-    if a[0] and b[0] and a[0] != b[0]:
+    """True/False when the two amounts are comparable: the same unit, or money said without
+    its currency ("the budget is 55,000"); None otherwise."""
+    if a[0] != b[0] and not ({a[0], b[0]} <= {"", "money"}):
         return None
     return abs(a[1] - b[1]) <= 1e-9 * max(abs(a[1]), abs(b[1]), 1.0)
 
 
-def same_date(a: tuple[int | None, int], b: tuple[int | None, int]) -> bool:
-    return a[1] == b[1] and (a[0] is None or b[0] is None or a[0] == b[0])
+def same_date(a: tuple[int | None, int | None], b: tuple[int | None, int | None]) -> bool | None:
+    """Whether two dates agree; None when they say different things (a month and a day)."""
+    if a[1] is not None and b[1] is not None:
+        return a[1] == b[1] and (a[0] is None or b[0] is None or a[0] == b[0])
+    if a[0] is not None and b[0] is not None:
+        return a[0] == b[0]  # "in November" and "19 October"
+    return None
 
 
 def agree(claim: Values, stored: Values) -> bool | None:
@@ -333,14 +406,17 @@ def agree(claim: Values, stored: Values) -> bool | None:
     verdicts: list[bool] = []
     if claim.weekdays and stored.weekdays:
         verdicts.append(bool(claim.weekdays & stored.weekdays))
-    if claim.dates and stored.dates:
-        verdicts.append(any(same_date(a, b) for a in claim.dates for b in stored.dates))
+    dated = [same_date(a, b) for a in claim.dates for b in stored.dates]
+    if any(d is not None for d in dated):
+        verdicts.append(any(dated))
     if claim.times and stored.times:
         verdicts.append(bool(claim.times & stored.times))
     pairs = [same_amount(a, b) for a in claim.amounts for b in stored.amounts]
     comparable = [same for same in pairs if same is not None]
     if comparable:
         verdicts.append(any(comparable))
+    if claim.codes and stored.codes:
+        verdicts.append(bool(claim.codes & stored.codes))
     if claim.durations and stored.durations:
         verdicts.append(bool(claim.durations & stored.durations))
     if claim.names and stored.names:

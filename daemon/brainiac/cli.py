@@ -514,9 +514,12 @@ def feedback(ctx: click.Context, delta: float) -> None:
 
 @cli.command()
 @click.argument("text", required=False)
+@click.option(
+    "--now", "now", default=None, metavar="ISO-8601", help="What 'today' means (default: now)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def check(ctx: click.Context, text: str | None, as_json: bool) -> None:
+def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) -> None:
     """Check a response against the memory before it reaches a person.
 
     TEXT is the response (or `-`, or nothing: read it from stdin). Each sentence that states a
@@ -526,7 +529,7 @@ def check(ctx: click.Context, text: str | None, as_json: bool) -> None:
     if text is None or text == "-":
         text = sys.stdin.read()
     memory = _open(ctx)
-    result = memory.check(text)
+    result = memory.check(text, now=_parse_time(now, "--now"))
     if as_json:
         _json(
             {

@@ -258,10 +258,10 @@ class Memory:
                 )
             return importer.import_paths(self, files, format, now, dry_run)
 
-    def check(self, text: str) -> check_mod.CheckResult:
+    def check(self, text: str, now: dt.datetime | None = None) -> check_mod.CheckResult:
         """Compare a response with what the memory knows: its conflicts with current facts,
-        and old values restated as current (docs/check.md)."""
-        return check_mod.check(self, text)
+        and old values restated as current (docs/check.md). `now` dates "today", "tomorrow"."""
+        return check_mod.check(self, text, clock.local(now) if now is not None else None)
 
     # -- reading -----------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10) -> list[SearchResult]:
