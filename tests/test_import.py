@@ -177,12 +177,18 @@ def _cli(vault: Path, *args: str, fault: str | None = None) -> subprocess.Comple
 
 @pytest.mark.parametrize(
     "fault",
-    ["import.intent-written", "import.archived", "import.events-written", "import.recorded"],
+    [
+        "import.intent-written",
+        "import.archived",
+        "import.history-placed",
+        "import.events-written",
+        "import.recorded",
+    ],
 )
 def test_an_import_killed_at_any_step_and_rerun_leaves_each_message_once(
     vault: Path, tmp_path: Path, fault: str
 ) -> None:
-    rows = _chat(9)
+    rows = _chat(14)  # more than a short-term window: the oldest go straight to long-term
     export = _jsonl(tmp_path / "trip.jsonl", rows)
     killed = _cli(vault, "import", str(export), fault=fault)
     assert killed.returncode == -9, killed.stderr  # the process really died at that point
@@ -194,7 +200,7 @@ def test_an_import_killed_at_any_step_and_rerun_leaves_each_message_once(
     assert {i: counts[i] for i in _expected_ids(rows)} == dict.fromkeys(_expected_ids(rows), 1)
     assert not list((tmp_path / "xdg" / "state").rglob("intent.json"))
     again = json.loads(_cli(vault, "import", str(export), "--json").stdout)
-    assert (again[0]["new"], again[0]["duplicate"]) == (0, 9)
+    assert (again[0]["new"], again[0]["duplicate"]) == (0, 14)
 
 
 def test_cli_import_reports_per_file_and_rejects_with_exit_status_2(
@@ -269,9 +275,9 @@ def test_every_real_shaped_sample_imports_once(memory: Memory, sample: str) -> N
     )
     (second,) = memory.import_files([path], now=NOW)
     assert (second.new, second.duplicate) == (0, len(expected.messages))
-    logged = [e.text for e in memory.short_term().events]
+    counts = _ids_in_vault(memory.vault.root)
     for message in expected.messages:
-        assert ev.normalise_text(message.text) in logged
+        assert counts["e-" + importer.message_key(message)[:10]] == 1, message
 
 
 def test_a_claude_code_session_that_grew_adds_only_its_new_turns(
@@ -289,3 +295,21 @@ def test_a_claude_code_session_that_grew_adds_only_its_new_turns(
     )
     assert early.new > 0 and grown.duplicate == early.new
     assert early.new + grown.new == whole.new + whole.duplicate
+
+
+def test_a_large_export_goes_to_long_term_and_only_its_newest_to_short_term(
+    memory: Memory, tmp_path: Path
+) -> None:
+    rows = _chat(30, session="trip") + [
+        {**r, "session": "work", "at": f"2026-10-02T10:{i:02d}:00"}
+        for i, r in enumerate(_chat(30, session="work"))
+    ]
+    (report,) = memory.import_files([_jsonl(tmp_path / "all.jsonl", rows)], now=NOW)
+    assert (report.new, report.to_short_term, report.to_long_term) == (60, 10, 50)
+    events = memory.short_term().events
+    assert len(events) == 10 and all(e.session == "work" for e in events)  # the newest ten
+    counts = _ids_in_vault(memory.vault.root)
+    ids = _expected_ids(rows[:30], "trip") + _expected_ids(rows[30:], "work")
+    assert [counts[i] for i in ids] == [1] * 60
+    notes = list((memory.vault.root / "memory/long_term").glob("*.md"))
+    assert any("message 3 about the Lisbon trip" in p.read_text(encoding="utf-8") for p in notes)

@@ -71,6 +71,8 @@ class FileReport:
     archived: str | None = None  # the vault path of the raw export as kept
     error: str | None = None  # why the file was rejected (then nothing of it was imported)
     sessions: int = 0
+    to_short_term: int = 0  # the newest, into the Event Log
+    to_long_term: int = 0  # history, into long-term notes or the archive
 
     @property
     def ok(self) -> bool:
@@ -230,7 +232,7 @@ def _import_file(
     faults.point("import.intent-written")
     _archive(memory, path, archived, move)
     faults.point("import.archived")
-    _add_events(memory, new_events)
+    report.to_short_term, report.to_long_term = _add_events(memory, new_events, now)
     faults.point("import.events-written")
     state.record(batch, now)
     faults.point("import.recorded")
@@ -282,10 +284,28 @@ def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
         source.unlink()
 
 
-def _add_events(memory: Memory, events: Iterable[ev.Event]) -> None:
-    pending = list(events)
-    if pending:
-        memory.remember_many(pending, in_time_order=True)
+def _add_events(memory: Memory, events: Iterable[ev.Event], now: dt.datetime) -> tuple[int, int]:
+    """Put imported events where they belong: the newest few (newer than anything in the Event
+    Log, at most a short-term window of them) in the Event Log, as the latest steps; the rest is
+    history and goes straight into long-term notes or the archive, the way promotion would place
+    it, so a large export never swells the short-term document. Returns (short, long) counts."""
+    from brainiac.jobs.promotion import consolidate_history
+
+    pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
+    if not pending:
+        return 0, 0
+    logged = [e.at for e in memory.short_term().events if e.at is not None]
+    newest = max(logged, default=None)
+    window = memory.config.short_term_window
+    fresh = [e for e in pending if newest is None or (e.at is not None and e.at > newest)]
+    recent = fresh[-window:] if window else []
+    recent_ids = {e.id for e in recent}
+    history = [e for e in pending if e.id not in recent_ids]
+    consolidate_history(memory, history, now)
+    faults.point("import.history-placed")
+    if recent:
+        memory.remember_many(recent, in_time_order=True)
+    return len(recent), len(history)
 
 
 def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
@@ -296,10 +316,14 @@ def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
         return False
     if not memory.vault.path(batch.archive_to).exists() and Path(batch.source).exists():
         _archive(memory, Path(batch.source), batch.archive_to, move=False)
+    from brainiac.jobs.promotion import finish_interrupted as finish_promotion
+
+    now = clock.now()
+    finish_promotion(memory, now)  # history placed half-way is finished first
     present = vault_event_ids(memory)
     missing = [e for line in batch.lines for e in ev.parse_text(line) if e.id not in present]
-    _add_events(memory, missing)
-    state.record(batch, clock.now(), note="finished after an interruption")
+    _add_events(memory, missing, now)
+    state.record(batch, now, note="finished after an interruption")
     state.clear_intent()
     return True
 

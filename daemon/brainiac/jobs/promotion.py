@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from brainiac import events as ev
 from brainiac import extract, safe_io, stm
 from brainiac import note as notes
+from brainiac.errors import StaleWriteError
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, Transform, update
 from brainiac.jobs.reflection import SELF_ROLE
@@ -125,6 +126,47 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         summary + (f"; {details}" if details else "") + _skipped(outcome),
         tuple(outcome.changed),
     )
+
+
+def finish_interrupted(memory: Memory, now: dt.datetime) -> int:
+    """Carry out a plan a crash left behind; returns how many events it held (0: none).
+    Raises StaleWriteError if a file could not be written (the plan stays for the next run)."""
+    intent = memory.locations.state / INTENT_FILE
+    if not intent.exists():
+        return 0
+    plan = Plan.load(intent)
+    outcome = Outcome()
+    if not _carry_out(memory, plan, now, outcome, report=[]):
+        raise StaleWriteError(
+            f"promotion could not finish an interrupted run ({', '.join(outcome.skipped)} kept "
+            "changing); it is kept and finished on the next run"
+        )
+    intent.unlink()
+    return len(plan.remove)
+
+
+def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.datetime) -> list[str]:
+    """Place events that never stood in the Event Log (imported history) in long-term notes or
+    the archive, exactly as a promotion run places the events leaving the window, and written
+    ahead the same way. Returns the files changed."""
+    if not events:
+        return []
+    finish_interrupted(memory, now)
+    memory.names.refresh(memory.vault)
+    plan = make_plan(list(events), memory.names, list(events), now, memory)
+    # Where each imported message went is in the import's checkpoint and in the notes' Sources;
+    # a ledger line per message would swell the month files past the note size limit.
+    plan.ledger = {}
+    intent = memory.locations.state / INTENT_FILE
+    plan.save(intent)
+    outcome = Outcome()
+    if not _carry_out(memory, plan, now, outcome, report=[]):
+        raise StaleWriteError(
+            f"imported history could not be placed ({', '.join(outcome.skipped)} kept changing); "
+            "the plan is kept and the next promotion finishes it"
+        )
+    intent.unlink()
+    return outcome.changed
 
 
 def make_plan(
