@@ -88,7 +88,23 @@ _SYNONYMS: dict[str, tuple[str, ...]] = {
     "doctor": ("gp", "physician"),
 }
 # Generic words that name the same kind of thing: "Miso's check-up" is his vet appointment.
+_WORD_RE = re.compile(r"[\w'’-]+")
 _DETERMINERS = extract.word_set("the a an your my our his her their its this that")
+# Words that tie a key to its value: "your manager, Marco Lenz", "Dr. Costa is your GP".
+_LINKING = extract.word_set(
+    """
+    is are was were be been being 's 're am still now currently actually officially called named set
+    the a an your my our his her their its at in on with for from to by of as and also
+    """
+)
+# Verbs that commonly follow a key as its subject ("the meeting got moved", "the car needs").
+_VERBS_AFTER = extract.word_set(
+    """
+    got get gets moved moves changed changes need needs starts start begins begin runs run ends
+    end falls fall lands land goes go comes come takes take costs cost has have had will would
+    can could should must may might did does do went came took stays stay remains remain
+    """
+)
 # "after the meeting", "the last day of Bran's booking": the key marks a time or a part.
 _TEMPORAL = extract.word_set("after before until till since during of")
 # Words that only paraphrase a key ("due"): never a key's head on their own.
@@ -282,6 +298,15 @@ class _Clause:
     negated: bool
     history: bool  # speaks of the past as the past
 
+    def followed_by(self, index: int) -> str | None:
+        """The word right after word `index` as written, if only a space stands between them
+        (None at the end or after punctuation: "manager, Marco")."""
+        spans = [m.span() for m in _WORD_RE.finditer(self.text)]
+        if index + 1 >= len(spans):
+            return None
+        gap = self.text[spans[index][1] : spans[index + 1][0]]
+        return self.text[slice(*spans[index + 1])] if gap.isspace() else None
+
 
 @dataclass(frozen=True)
 class _Match:
@@ -421,6 +446,11 @@ def _choose(
     speaks_to_you = bool(_YOU & set(clause.words))
     for named in (in_clause, in_sentence):
         of_named = [k for k in candidates if k.entity in named and k.named_only]
+        if len({k.entity for k in of_named}) > 1:
+            # "Bell Tutoring's tax payment is due April 15, three weeks after your grades":
+            # the entity named first is the one the clause is about.
+            first = min(of_named, key=lambda k: _first_mention(clause, k))
+            of_named = [k for k in of_named if k.entity == first.entity]
         if of_named:
             return of_named
         if users and speaks_to_you:
@@ -439,7 +469,16 @@ def _choose(
         if of_focus:
             return of_focus
     unnamed = [k for k in candidates if not k.named_only and not k.about_user]
-    return unnamed if len({k.entity for k in unnamed}) == 1 else []
+    if len({k.entity for k in unnamed}) != 1:
+        return []
+    if speaks_to_you or len(_specific(unnamed[0].key)) >= 2:
+        return unnamed  # "your GP"; "the annual physical"
+    return []  # "the department meeting": not the book club's next meeting
+
+
+def _first_mention(clause: _Clause, fact: Known) -> int:
+    places = [_phrase_index(clause.words, m) for m in fact.mentions]
+    return min((p for p in places if p is not None), default=len(clause.words))
 
 
 def _someone_else(clause: _Clause, candidates: list[Known]) -> bool:
@@ -593,9 +632,34 @@ def _judge(
     if olds:
         return _conflict(sentence, fact, "superseded", olds[0], 0.9, match.by_synonym)
     names_only = _names_only(said, stored)
-    if names_only and match.weak:
-        return None  # a name near a key of someone not named: too little to go on
+    if names_only and (match.weak or not _linked(clause, fact, said.names)):
+        # A name is evidence only when it is said to be the key's value ("your manager, Marco
+        # Lenz", "Dr. Costa is your GP"), not when it merely stands nearby ("your sister has
+        # two daughters, Maya and Jordan").
+        return None
     return _conflict(sentence, fact, "current", None, 0.7 if names_only else 0.85, match.by_synonym)
+
+
+def _linked(clause: _Clause, fact: Known, names: frozenset[str]) -> bool:
+    key_words = set(_stems(fact.key))
+    options = {o for w in _specific(fact.key) or fact.key.split() for o in _options(w)}
+    spans = [
+        (i, i + len(_stems(o)) - 1)
+        for o in options
+        if (i := _phrase_index(clause.words, o)) is not None
+    ]
+    name_stems = {_stem(n) for n in names}
+    named = [i for i, w in enumerate(clause.words) if w in name_stems]
+    for first, last in spans:
+        for n in named:
+            between = clause.words[last + 1 : n] if n > last else clause.words[n + 1 : first]
+            if all(w in _LINKING or w in name_stems or w in key_words for w in between):
+                return True
+    return False
+
+
+def _options(word: str) -> tuple[str, ...]:
+    return (word, *(_SYNONYMS.get(word) or _SYNONYMS.get(_stem(word)) or ()))
 
 
 def _said(clause: _Clause, ignore: frozenset[str], now: dt.datetime | None) -> claims.Values:
@@ -745,7 +809,7 @@ def _stem(word: str) -> str:
 
 
 def _stems(text: str) -> list[str]:
-    return [_stem(w) for w in re.findall(r"[\w'’-]+", text.lower())]
+    return [_stem(w) for w in _WORD_RE.findall(text.lower())]
 
 
 def _phrase_at(words: Sequence[str], phrase: str, as_noun: bool = False) -> bool:
@@ -771,8 +835,9 @@ def _key_match(clauses: list[_Clause], key: str) -> list[tuple[int, bool]]:
     head ("your 10K best" for `10K personal best`)."""
     words = [w for w in key.split() if w not in extract.STOP_WORDS]
     specific = [w for w in words if _stem(w) not in _GENERIC]
-    if not specific or {_stem(w) for w in specific} <= _OWNERS:
-        specific = words  # "user's name" needs "name" as well as "your"
+    owners_only = all(_stem(w) in _OWNERS or w.endswith(("'s", "’s")) for w in specific)
+    if not specific or owners_only:
+        specific = words  # "user's name", "denise's visit": the owner alone says nothing
     if not specific:
         return []
     missing = 0
@@ -794,7 +859,7 @@ def _places(
 ) -> list[tuple[int, bool]]:
     """The clauses that name `word` (or a paraphrase of it) as a thing being stated, with
     whether it took a paraphrase. Not "after the meeting" (a time reference) nor "due to"."""
-    options = (word, *(_SYNONYMS.get(word) or _SYNONYMS.get(_stem(word)) or ()))
+    options = _options(word)
     out: dict[int, bool] = {}
     for i, clause in enumerate(clauses):
         for option in options:
@@ -806,6 +871,8 @@ def _places(
             after = clause.words[end] if end < len(clause.words) else ""
             if wanted[-1] == "due" and after == "to":
                 continue  # "due to start": scheduled, not a deadline
+            if head and option == word and _modifies(clause.followed_by(end - 1), key):
+                continue  # "the car payment", "the department meeting": another thing
             skip = _DETERMINERS | set(key)  # "after the Easter holidays": past the key's words
             before = [
                 w
@@ -817,6 +884,24 @@ def _places(
             out.setdefault(i, option != word)
             break
     return sorted(out.items())
+
+
+def _modifies(written: str | None, key: Sequence[str]) -> bool:
+    """Whether the word after a key's head makes the head a modifier of another noun ("car
+    payment"): a plain lowercase word that is not a function word, a verb form, one of the key's
+    own words or a generic one ("standup time")."""
+    after = _stem(written or "")
+    return bool(
+        written
+        and written[:1].islower()
+        and after.isalpha()
+        and after not in extract.STOP_WORDS
+        and after not in _LINKING
+        and after not in key
+        and after not in _GENERIC
+        and not after.endswith(("ed", "ing"))
+        and after not in _VERBS_AFTER
+    )
 
 
 def _specific(key: str) -> list[str]:

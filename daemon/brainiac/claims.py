@@ -58,6 +58,8 @@ _DATE_RES = (
     re.compile(rf"\b(?:in|of|early|mid|late|since|until|by)\s+(?:-\s*)?{_MONTH}\b", re.I),
 )
 _RELATIVE_DAYS = {
+    "the day after tomorrow": 2,
+    "the day before yesterday": -2,
     "today": 0,
     "tonight": 0,
     "this morning": 0,
@@ -362,7 +364,9 @@ def _minutes(groups: dict[str, str | None]) -> set[int]:
     if not 0 <= hour <= 23 or minute > 59:
         return set()
     at = hour * 60 + minute
-    ambiguous = not ampm and hour < 12 and (past is not None or "m" not in groups)
+    # "3:30" may be either; "09:30" is a 24-hour clock
+    unpadded = "m" in groups and not (groups.get("h") or "").startswith("0")
+    ambiguous = not ampm and 0 < hour < 12 and (past is not None or "m" not in groups or unpadded)
     return {at, at + 12 * 60} if ambiguous else {at}
 
 
