@@ -117,6 +117,38 @@ def test_relevance_first_packs_long_term_memory_before_short_term() -> None:
     assert "### Note 0" not in normal.text and "event number 11" in normal.text
 
 
+def test_a_long_term_share_comes_first_and_recent_events_get_what_it_leaves() -> None:
+    # 5 long-term items of ~57 tokens and 10 events of ~20: at 300 tokens not all fit.
+    normal = c.assemble(_inputs(), budget=300)
+    shared = c.assemble(_inputs(), budget=300, long_term_share=0.8)
+    assert "### Note 0" not in normal.text and "event number 11" in normal.text
+    assert "### Note 0" in shared.text and "### Note 2" in shared.text
+    assert "event number 11" in shared.text  # the newest steps still get the rest
+    assert "event number 2 " not in shared.text
+    assert shared.tokens <= 300
+    # Nothing is lost between the two passes: an item passed over by the share, too big for
+    # it, is tried again with the rest of the room.
+    whole = c.assemble(_inputs(n_events=0), budget=5000, long_term_share=0.8)
+    assert all(f"### Note {i}" in whole.text for i in range(5))
+    assert whole.text.count("### Note 0") == 1
+
+
+@given(
+    budget=st.integers(1, 3000),
+    n_events=st.integers(0, 10),
+    n_ltm=st.integers(0, 8),
+    share=st.sampled_from([0.0, 0.5, 0.8, 1.0]),
+)
+def test_a_long_term_share_never_exceeds_the_budget(
+    budget: int, n_events: int, n_ltm: int, share: float
+) -> None:
+    out = c.assemble(_inputs(n_events=n_events, n_ltm=n_ltm), budget, long_term_share=share)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    assert _positions(out.text) == sorted(_positions(out.text))
+    assert all(out.text.count(f"### Note {i}\n") <= 1 for i in range(n_ltm))
+
+
 @given(
     budget=st.integers(1, 3000),
     n_events=st.integers(0, 10),

@@ -27,6 +27,7 @@ class Config:
     recent_events: int = 10
     max_ltm_items: int = 200
     relevance_first_below: int = 1000
+    long_term_share: float = 0.8
     # [retrieval]
     relevance_weight: float = 1.0
     strength_weight: float = 0.15
@@ -76,6 +77,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("context", "recent_events", "recent_events", int, 0, 1000),
     Setting("context", "max_ltm_items", "max_ltm_items", int, 0, 10_000),
     Setting("context", "relevance_first_below", "relevance_first_below", int, 0, 10_000_000),
+    Setting("context", "long_term_share", "long_term_share", float, 0, 1),
     Setting("retrieval", "relevance_weight", "relevance_weight", float, 0, 100),
     Setting("retrieval", "strength_weight", "strength_weight", float, 0, 100),
     Setting("retrieval", "reinforcement_weight", "reinforcement_weight", float, 0, 100),

@@ -9,6 +9,8 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 
 from __future__ import annotations
 
+import itertools
+
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -79,6 +81,7 @@ def assemble(
     budget: int,
     count: TokenCounter = approx_tokens,
     relevance_first: bool = False,
+    long_term_share: float = 0.0,
 ) -> Assembled:
     check_budget(budget)
     warnings: list[str] = []
@@ -143,13 +146,20 @@ def assemble(
                 return blocks, used, True
         return blocks, used, False
 
+    pending = iter(inputs.long_term)  # rendered lazily, each at most once
+    passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
+
     def pack_long_term(room: int) -> tuple[list[str], int, int]:
         """Long-term memory best first, skipping what no longer fits, until the room is used up
-        (or enough items in a row did not fit): items render lazily, so stopping saves work."""
+        (or enough items in a row did not fit): items render lazily, so stopping saves work.
+        A second call (the rest of the budget) continues where the first stopped, trying again
+        the items the first had to pass over."""
         blocks: list[str] = []
         used = dropped = misses = 0
-        for item in inputs.long_term:
+        retry, passed_over[:] = list(passed_over), []
+        for item in itertools.chain(retry, pending):
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
+                passed_over.append(item)
                 break
             block = item.text.strip("\n")
             if used + cost(block) <= room:
@@ -158,6 +168,7 @@ def assemble(
                 used += cost(block)
                 misses = 0
             else:
+                passed_over.append(item)
                 dropped += 1
                 misses += 1
         return blocks, used, dropped
@@ -175,13 +186,18 @@ def assemble(
     if relevance_first:
         ltm_blocks, used, dropped_ltm = pack_long_term(room)
         room -= used
+    elif long_term_share > 0:
+        # A prompt's own share first: what it is about must not be crowded out by recent steps.
+        ltm_blocks, used, dropped_ltm = pack_long_term(int(room * long_term_share))
+        room -= used
     event_blocks, used, events_cut = pack_events(room)
     room -= used
     if not events_cut:
         stm_blocks, used, stm_cut = pack_short_term(room)
         room -= used
         if not stm_cut and not relevance_first:
-            ltm_blocks, used, dropped_ltm = pack_long_term(room)
+            more, used, dropped_ltm = pack_long_term(room)
+            ltm_blocks += more
             room -= used
     kept_events = event_blocks[1:]
     dropped_events = len(inputs.recent) - len(kept_events)

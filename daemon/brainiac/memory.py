@@ -341,7 +341,10 @@ class Memory:
             long_term=items,
         )
         relevance_first = bool(prompt) and budget < self.config.relevance_first_below
-        result = ctx_mod.assemble(inputs, budget, relevance_first=relevance_first)
+        share = self.config.long_term_share if prompt else 0.0
+        result = ctx_mod.assemble(
+            inputs, budget, relevance_first=relevance_first, long_term_share=share
+        )
         self._record_use(result.sources, now, for_prompt=bool(prompt))
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
