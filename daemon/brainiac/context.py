@@ -10,7 +10,6 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 from __future__ import annotations
 
 import itertools
-
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
