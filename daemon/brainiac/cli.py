@@ -34,6 +34,7 @@ EXIT_ERROR = 2
 # that every command does not load the format parsers at start.
 IMPORT_FORMATS = ("brainiac", "claude-code", "claude-ai", "chatgpt", "claude-export", "markdown")
 EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory
+EXIT_HOOK_FAILED = 1  # `hook ...`: never 2, which Claude Code reads as "block the prompt"
 DEFAULT_VAULT = "~/brainiac"
 
 
@@ -510,6 +511,65 @@ def feedback(ctx: click.Context, delta: float) -> None:
     for rel in changed:
         click.echo(rel)
     click.echo(f"feedback {delta:+g} applied to {len(changed)} note(s)", err=True)
+
+
+@cli.group()
+def hook() -> None:
+    """Agent hooks: read the agent's event JSON on stdin (docs/hooks.md).
+
+    A failure is one line on stderr and exit status 1, never 2: Claude Code takes status 2 from
+    a UserPromptSubmit hook as "block this prompt".
+    """
+
+
+def _run_hook(ctx: click.Context, event: str, act: Any) -> None:
+    from brainiac import hooks as hooks_mod
+
+    try:
+        payload = hooks_mod.Payload.parse(sys.stdin.read(), event)
+        act(_open(ctx), payload)
+    except BrainiacError as exc:
+        if ctx.find_root().params.get("debug"):
+            raise
+        click.echo(f"brainiac: {exc}", err=True)
+        ctx.exit(EXIT_HOOK_FAILED)
+
+
+@hook.command("user-prompt-submit")
+@click.option("--budget", type=int, default=None, help="Token budget (default: [context] budget).")
+@click.pass_context
+def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
+    """Print the memory relevant to the prompt; Claude Code adds it to the prompt's context."""
+    from brainiac import hooks as hooks_mod
+
+    def act(memory: Memory, payload: Any) -> None:
+        click.echo(hooks_mod.prompt_context(memory, payload, budget), nl=False)
+
+    _run_hook(ctx, "user-prompt-submit", act)
+
+
+@hook.command("stop")
+@click.pass_context
+def hook_stop(ctx: click.Context) -> None:
+    """Import the session's transcript (only new messages; safe after every turn)."""
+    _import_from_hook(ctx, "stop")
+
+
+@hook.command("session-end")
+@click.pass_context
+def hook_session_end(ctx: click.Context) -> None:
+    """Import the session's transcript when the session ends."""
+    _import_from_hook(ctx, "session-end")
+
+
+def _import_from_hook(ctx: click.Context, event: str) -> None:
+    from brainiac import hooks as hooks_mod
+
+    def act(memory: Memory, payload: Any) -> None:
+        report = hooks_mod.import_transcript(memory, payload)
+        click.echo(f"brainiac: {report.new} new message(s) from {Path(report.path).name}", err=True)
+
+    _run_hook(ctx, event, act)
 
 
 @cli.command()
