@@ -135,13 +135,7 @@ def finish_interrupted(memory: Memory, now: dt.datetime) -> int:
     if not intent.exists():
         return 0
     plan = Plan.load(intent)
-    outcome = Outcome()
-    if not _carry_out(memory, plan, now, outcome, report=[]):
-        raise StaleWriteError(
-            f"promotion could not finish an interrupted run ({', '.join(outcome.skipped)} kept "
-            "changing); it is kept and finished on the next run"
-        )
-    intent.unlink()
+    _execute(memory, plan, now, "promotion could not finish an interrupted run")
     return len(plan.remove)
 
 
@@ -157,15 +151,19 @@ def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.date
     # Where each imported message went is in the import's checkpoint and in the notes' Sources;
     # a ledger line per message would swell the month files past the note size limit.
     plan.ledger = {}
-    intent = memory.locations.state / INTENT_FILE
-    plan.save(intent)
+    plan.save(memory.locations.state / INTENT_FILE)
+    return _execute(memory, plan, now, "imported history could not be placed")
+
+
+def _execute(memory: Memory, plan: Plan, now: dt.datetime, failure: str) -> list[str]:
+    """Carry out a saved plan and drop it; if a file kept changing, keep it and raise."""
     outcome = Outcome()
     if not _carry_out(memory, plan, now, outcome, report=[]):
         raise StaleWriteError(
-            f"imported history could not be placed ({', '.join(outcome.skipped)} kept changing); "
-            "the plan is kept and the next promotion finishes it"
+            f"{failure} ({'; '.join(outcome.skipped)}); the plan is kept and the next promotion "
+            "finishes it"
         )
-    intent.unlink()
+    (memory.locations.state / INTENT_FILE).unlink()
     return outcome.changed
 
 
