@@ -660,5 +660,27 @@ def import_(
         ctx.exit(EXIT_ERROR)
 
 
+@cli.command()
+@click.pass_context
+def mcp(ctx: click.Context) -> None:
+    """Serve this vault's memory to MCP clients over stdio (Claude Desktop, Claude Code, Cursor);
+    see docs/mcp.md.
+
+    Runs until the client disconnects. stdout carries only the protocol; logs go to stderr.
+    """
+    try:
+        from brainiac import mcp_server  # the SDK is an optional extra; only this command needs it
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+            raise
+        click.echo(
+            "brainiac: the MCP server needs the mcp package; "
+            "install it with pip install 'brainiac[mcp]'",
+            err=True,
+        )
+        ctx.exit(EXIT_ERROR)
+    mcp_server.serve(resolve_vault(ctx.obj["vault"]))
+
+
 def main() -> None:
     cli.main(prog_name="brainiac")

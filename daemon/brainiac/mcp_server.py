@@ -1,0 +1,417 @@
+"""`brainiac mcp`: this vault's memory as a Model Context Protocol server over stdio.
+
+Built on the official `mcp` SDK (2.x, `MCPServer`, which 1.x called FastMCP); the CLI imports this
+module only for `brainiac mcp`, so the SDK stays an optional extra (`pip install 'brainiac[mcp]'`).
+One `Memory` serves the whole session. Tools: remember, search, context, check, feedback, run_job.
+Resources: brainiac://working-memory, brainiac://identity and brainiac://note/{+path}.
+
+stdout carries the protocol and nothing else: logging goes to stderr, and while the server runs
+the SDK points fd 1 at stderr and writes the protocol to a private duplicate, so a stray print or
+a child process cannot corrupt the stream (docs/mcp.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import logging
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Annotated, Any, TypeVar
+
+from mcp.server.mcpserver import MCPServer, ResourceSecurity
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+# pydantic (which turns the tools' signatures into schemas) refuses typing.TypedDict before 3.12.
+from typing_extensions import TypedDict
+
+from brainiac import __version__, ltm
+from brainiac import config as config_mod
+from brainiac import jobs as jobs_mod
+from brainiac.errors import BrainiacError, VaultError
+from brainiac.memory import Memory
+from brainiac.vault import IDENTITY, WORKING_MEMORY
+
+log = logging.getLogger(__name__)
+
+NOTE_TEMPLATE = "brainiac://note/{+path}"  # `+`: the path keeps its slashes (RFC 6570)
+
+INSTRUCTIONS = """\
+brainiac is the user's long-term memory, kept as Markdown notes they can read and edit.
+Before answering, call `context` with the user's message to get what the memory knows about it.
+Call `remember` for anything worth keeping (decisions, facts, dates, preferences).
+Before sending an answer that states facts, `check` it: a conflict means the memory knows better.
+"""
+
+
+# -- what the tools return (TypedDicts: the SDK publishes them as output schemas) ---------------
+class Remembered(TypedDict):
+    event_id: str
+    at: str | None
+
+
+class SearchHit(TypedDict):
+    path: str
+    kind: str
+    title: str
+    score: float
+    excerpt: str
+    event_id: str
+    at: str | None
+
+
+class SearchResults(TypedDict):
+    hits: list[SearchHit]
+
+
+class AssembledContext(TypedDict):
+    text: str
+    tokens: int
+    budget: int
+    over_budget: bool
+    sources: list[str]
+    warnings: list[str]
+
+
+class ConflictInfo(TypedDict):
+    claim: str
+    key: str
+    stored: str
+    since: str | None
+    file: str
+    line: int
+    block: str | None
+    kind: str
+    old: str | None
+    old_period: str | None
+    entity: str | None
+    confidence: float
+    correction: str
+
+
+class CheckOutcome(TypedDict):
+    consistent: bool
+    facts_known: int
+    sentences_about_facts: int
+    conflicts: list[ConflictInfo]
+
+
+class FeedbackOutcome(TypedDict):
+    changed: list[str]
+
+
+class JobReportInfo(TypedDict):
+    name: str
+    ok: bool
+    summary: str
+    changed: list[str]
+    dry_run: bool
+
+
+class JobOutcome(TypedDict):
+    reports: list[JobReportInfo]
+
+
+_JOB_NAMES = ", ".join([*jobs_mod.JOBS, "all"])
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def build_server(memory: Memory) -> MCPServer:
+    """The MCP server for one open Memory (no I/O until it is run)."""
+    # The SDK runs synchronous tools on worker threads, possibly several at once; a Memory (its
+    # index writer, its caches) is meant for one caller at a time.
+    lock = threading.Lock()
+    server: MCPServer = MCPServer(
+        "brainiac",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        # The note template checks its path itself (below), so that a refused path gets a reason
+        # instead of the SDK's bare "Unknown resource"; those checks are stricter than the SDK's.
+        resource_security=ResourceSecurity(exempt_params=frozenset({"path"})),
+    )
+
+    def tool(annotations: ToolAnnotations | None = None) -> Callable[[_F], _F]:
+        # The SDK sends a docstring as it is, indentation and all; the model should read it clean.
+        def register(fn: _F) -> _F:
+            description = inspect.cleandoc(fn.__doc__ or "")
+            server.add_tool(fn, description=description, annotations=annotations)
+            return fn
+
+        return register
+
+    @tool()
+    def remember(
+        text: Annotated[str, Field(description="What happened or was said, in plain words.")],
+        role: Annotated[
+            str, Field(description="Who said it: user, assistant, or another name.")
+        ] = "user",
+        session: Annotated[
+            str | None, Field(description="A conversation or session name to group events.")
+        ] = None,
+    ) -> Remembered:
+        """Append an event to the short-term Event Log of the memory (the same event twice is
+        kept once). Returns its id and time."""
+        with lock, _as_tool_error():
+            event = memory.remember(text, role=role, session=session)
+        return {"event_id": event.id, "at": _iso(event.at)}
+
+    @tool(ToolAnnotations(read_only_hint=True))
+    def search(
+        query: Annotated[str, Field(description="Words to look for; any text is a valid query.")],
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most results to return.")] = 10,
+    ) -> SearchResults:
+        """Search the long-term notes and the events, best match first."""
+        with lock, _as_tool_error():
+            results = memory.search(query, limit=limit)
+        return {
+            "hits": [
+                {
+                    "path": r.path,
+                    "kind": r.kind,
+                    "title": r.title,
+                    "score": r.score,
+                    "excerpt": r.excerpt,
+                    "event_id": r.event_id,
+                    "at": _iso(r.at),
+                }
+                for r in results
+            ]
+        }
+
+    @tool()
+    def context(
+        prompt: Annotated[
+            str | None,
+            Field(description="The user's message; without one, the current working memory."),
+        ] = None,
+        budget: Annotated[
+            int | None,
+            Field(description="Token budget (default: the vault's [context] budget, 2000)."),
+        ] = None,
+    ) -> AssembledContext:
+        """Assemble what the memory knows for a prompt, within a token budget: Core Identity,
+        Short-Term Memory, Relevant Long-Term Memory, then the prompt. `feedback` then applies to
+        the notes it used."""
+        with lock, _as_tool_error():
+            result = memory.context(prompt, budget=budget)
+        return {
+            "text": result.text,
+            "tokens": result.tokens,
+            "budget": result.budget,
+            "over_budget": result.over_budget,
+            "sources": list(result.sources),
+            "warnings": list(result.warnings),
+        }
+
+    @tool(ToolAnnotations(read_only_hint=True))
+    def check(
+        text: Annotated[str, Field(description="The response to check, before it is sent.")],
+    ) -> CheckOutcome:
+        """Check a response against the memory: each statement about a fact the memory holds is
+        compared with the current value, and restating a superseded value is a conflict too.
+        Each conflict carries a `correction` to act on."""
+        with lock, _as_tool_error():
+            result = memory.check(text)
+        conflicts: list[ConflictInfo] = [
+            {
+                "claim": c.claim,
+                "key": c.key,
+                "stored": c.stored,
+                "since": c.since,
+                "file": c.file,
+                "line": c.line,
+                "block": c.block,
+                "kind": c.kind,
+                "old": c.old,
+                "old_period": c.old_period,
+                "entity": c.entity,
+                "confidence": c.confidence,
+                "correction": c.correction,
+            }
+            for c in result.conflicts
+        ]
+        return {
+            "consistent": result.consistent,
+            "facts_known": result.facts_known,
+            "sentences_about_facts": result.sentences_about_facts,
+            "conflicts": conflicts,
+        }
+
+    @tool()
+    def feedback(
+        delta: Annotated[
+            float,
+            Field(description="+1 when the last context helped, -1 when it misled (-10 to 10)."),
+        ],
+    ) -> FeedbackOutcome:
+        """Reinforce or weaken the long-term notes of the last context assembled for a prompt;
+        retrieval ranks reinforced notes higher. Returns the notes changed."""
+        with lock, _as_tool_error():
+            changed = memory.feedback(delta)
+        return {"changed": list(changed)}
+
+    @tool()
+    def run_job(
+        name: Annotated[str, Field(description=f"The job: one of {_JOB_NAMES}.")],
+        dry_run: Annotated[
+            bool, Field(description="Report what the job would change; change nothing.")
+        ] = False,
+    ) -> JobOutcome:
+        """Run a memory job now (reflection, promotion, organization, or all three), through the
+        same code the daemon runs on its schedule."""
+        with lock, _as_tool_error():
+            reports = memory.run_job(name, dry_run=dry_run)
+        return {
+            "reports": [
+                {
+                    "name": r.name,
+                    "ok": r.ok,
+                    "summary": r.summary,
+                    "changed": list(r.changed),
+                    "dry_run": r.dry_run,
+                }
+                for r in reports
+            ]
+        }
+
+    @server.resource(
+        "brainiac://working-memory",
+        name="working-memory",
+        title="Working memory",
+        description="What the agent has in mind now: context/working_memory.md as the daemon "
+        "keeps it, or, without it, a context assembled now without a prompt.",
+        mime_type="text/markdown",
+    )
+    def working_memory() -> str:
+        with lock, _as_resource_error(WORKING_MEMORY):
+            try:
+                return memory.vault.read(WORKING_MEMORY).text
+            except FileNotFoundError:
+                return memory.context().text
+
+    @server.resource(
+        "brainiac://identity",
+        name="identity",
+        title="Core identity",
+        description="Who the agent is: system/core_identity.md.",
+        mime_type="text/markdown",
+    )
+    def identity() -> str:
+        with lock, _as_resource_error(IDENTITY):
+            return memory.vault.read(IDENTITY).text
+
+    @server.resource(
+        NOTE_TEMPLATE,
+        name="note",
+        title="Note",
+        description="A Markdown note by its path in the vault, such as "
+        "memory/long_term/project-atlas.md. Private notes are never served.",
+        mime_type="text/markdown",
+    )
+    def note(path: str) -> str:
+        with lock, _as_resource_error(path):
+            return note_text(memory, path)
+
+    return server
+
+
+def note_text(memory: Memory, rel: str) -> str:
+    """The text of the note at vault-relative `rel`; VaultError (saying why) for anything that is
+    not a Markdown note inside the vault, or that is private, FileNotFoundError when missing."""
+    where = rel or "(empty path)"
+    if not rel or "\x00" in rel or "\\" in rel:
+        raise VaultError(
+            f"{where!r}: not a note path; give a vault-relative path with forward "
+            "slashes, such as memory/long_term/project-atlas.md"
+        )
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(rel).drive:
+        raise VaultError(f"{rel}: is an absolute path; give it relative to the vault")
+    if any(p in ("", ".", "..") for p in rel.split("/")):
+        raise VaultError(f"{rel}: contains an empty, . or .. part; only paths inside the vault")
+    path = memory.vault.path(rel)
+    if not memory.vault.inside(path):
+        raise VaultError(f"{rel}: leads outside the vault (through a symlink); it is not served")
+    # A symlink inside the vault is judged by what it leads to as well: a link named like a note
+    # must not serve .brainiac/config.toml or a note in a private folder.
+    resolved = memory.vault.rel(path.resolve())
+    # Read the setting now rather than at start: a folder made private while a client is
+    # connected must stop being served at once.
+    private = config_mod.load(memory.vault.root).private_folders
+    for candidate in dict.fromkeys((rel, resolved)):
+        if any(p.startswith(".") for p in candidate.split("/")):
+            # .brainiac/, .obsidian/, .git/: settings and tool data, not notes.
+            raise VaultError(f"{rel}: is in a hidden folder or file; it is not a note")
+        if not candidate.endswith(".md"):
+            raise VaultError(f"{rel}: only Markdown notes (.md) are served")
+        folder = _private_folder(candidate, private)
+        if folder is not None:
+            raise VaultError(
+                f"{rel}: is in the private folder {folder}/ ([vault] private_folders); "
+                "private notes are not served"
+            )
+    if not path.is_file():
+        raise FileNotFoundError(rel)
+    text = memory.vault.read(rel).text
+    # A note whose frontmatter cannot be read raises here: whether it is private is unknown.
+    if ltm.parse(text, rel).private:
+        raise VaultError(f"{rel}: is marked `private: true`; private notes are not served")
+    return text
+
+
+def _private_folder(rel: str, folders: tuple[str, ...]) -> str | None:
+    for folder in folders:
+        name = folder.strip("/")
+        if name and (rel == name or rel.startswith(name + "/")):
+            return name
+    return None
+
+
+def _iso(at: dt.datetime | None) -> str | None:
+    return at.isoformat(timespec="seconds") if at is not None else None
+
+
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    """A BrainiacError is the caller's to fix: the model reads its one line as the tool's error.
+    Anything else is a bug: the SDK logs it (stderr) and the model sees only that the tool
+    failed."""
+    try:
+        yield
+    except BrainiacError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+@contextmanager
+def _as_resource_error(rel: str) -> Iterator[None]:
+    try:
+        yield
+    except FileNotFoundError:
+        raise ResourceNotFoundError(f"{rel}: no such file in the vault") from None
+    except BrainiacError as exc:
+        raise ResourceError(str(exc)) from exc
+
+
+def serve(vault: Path) -> None:
+    """Serve `vault` over stdin/stdout until the client closes the connection."""
+    root = logging.getLogger()
+    # stdout is the protocol: every log record goes to stderr (which MCP clients keep as the
+    # server's log), at the level the CLI chose (--debug or warnings only).
+    logging.basicConfig(
+        level=root.level or logging.WARNING,
+        format="brainiac mcp: %(levelname)s: %(name)s: %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    sys.stdout.flush()  # nothing may be pending for the protocol's descriptor when it is claimed
+    memory = Memory(vault)  # a missing or wrong vault fails here, before the client waits on it
+    try:
+        server = build_server(memory)
+        log.info("serving %s over stdio", memory.vault.root)
+        server.run("stdio")
+    finally:
+        memory.close()
