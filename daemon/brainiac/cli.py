@@ -72,7 +72,42 @@ class _Group(click.Group):
 def _open(ctx: click.Context) -> Memory:
     memory = Memory(resolve_vault(ctx.obj["vault"]))
     ctx.call_on_close(memory.close)
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        # Long work (a first index, a reindex, an import) shows a bar on the terminal; piped or
+        # scripted output stays clean.
+        bar = _ProgressBar()
+        memory.on_progress = bar.update
+        ctx.call_on_close(bar.close)
     return memory
+
+
+class _ProgressBar:
+    """A bar on stderr for work of known size, shown only when it is long enough to wait for."""
+
+    MIN_ITEMS = 200
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._label = ""
+        self._done = 0
+
+    def update(self, label: str, done: int, total: int) -> None:
+        if total < self.MIN_ITEMS:
+            return
+        if self._bar is None or label != self._label:
+            self.close()
+            self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            self._bar.__enter__()
+            self._label, self._done = label, 0
+        self._bar.update(done - self._done)
+        self._done = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None
 
 
 def _json(data: Any) -> None:
@@ -119,11 +154,15 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
 
 @cli.command()
 @click.argument("path", required=False, metavar="[PATH]")
+@click.option("--json", "as_json", is_flag=True, help="Print the vault and created files as JSON.")
 @click.pass_context
-def init(ctx: click.Context, path: str | None) -> None:
+def init(ctx: click.Context, path: str | None, as_json: bool) -> None:
     """Create a vault from the template (never overwrites an existing file)."""
     target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
     created = Memory.init(target)
+    if as_json:
+        _json({"vault": str(target), "created": created})
+        return
     click.echo(
         f"{target}: {len(created)} file(s) created"
         + ("" if created else " (everything was already there)"),
@@ -138,13 +177,19 @@ def init(ctx: click.Context, path: str | None) -> None:
 @click.option("--role", default="user", show_default=True, help="Who said it.")
 @click.option("--session", default=None, help="A session or conversation name.")
 @click.option("--at", "at", default=None, metavar="ISO-8601", help="When (default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print the event as JSON.")
 @click.pass_context
-def remember(ctx: click.Context, text: str, role: str, session: str | None, at: str | None) -> None:
+def remember(
+    ctx: click.Context, text: str, role: str, session: str | None, at: str | None, as_json: bool
+) -> None:
     """Append an event to the short-term Event Log (`-` reads the text from stdin)."""
     if text == "-":
         text = sys.stdin.read()
     memory = _open(ctx)
     event = memory.remember(text, role=role, session=session, at=_parse_time(at, "--at"))
+    if as_json:
+        _json({**dataclasses.asdict(event), "file": SHORT_TERM})
+        return
     click.echo(f"^{event.id}")
     click.echo(f"remembered in {SHORT_TERM}", err=True)
 
@@ -499,8 +544,9 @@ def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> 
 
 @cli.command()
 @click.argument("delta", type=float)
+@click.option("--json", "as_json", is_flag=True, help="Print the notes changed as JSON.")
 @click.pass_context
-def feedback(ctx: click.Context, delta: float) -> None:
+def feedback(ctx: click.Context, delta: float, as_json: bool) -> None:
     """Reinforce (+1) or weaken (-1) the notes of the last assembled context.
 
     Each note's reinforcement changes by DELTA x [lifecycle] learning_rate; retrieval ranks
@@ -508,9 +554,27 @@ def feedback(ctx: click.Context, delta: float) -> None:
     """
     memory = _open(ctx)
     changed = memory.feedback(delta)
+    if as_json:
+        _json({"delta": delta, "changed": changed})
+        return
     for rel in changed:
         click.echo(rel)
     click.echo(f"feedback {delta:+g} applied to {len(changed)} note(s)", err=True)
+
+
+@cli.command()
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion(shell: str) -> None:
+    """Print the shell completion script for SHELL.
+
+    bash: `eval "$(brainiac completion bash)"` in ~/.bashrc; zsh: the same with zsh in ~/.zshrc;
+    fish: `brainiac completion fish > ~/.config/fish/completions/brainiac.fish`.
+    """
+    from click.shell_completion import get_completion_class
+
+    completer = get_completion_class(shell)
+    assert completer is not None  # the choice above lists only shells click supports
+    click.echo(completer(cli, {}, "brainiac", "_BRAINIAC_COMPLETE").source())
 
 
 @cli.group()

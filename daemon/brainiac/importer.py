@@ -116,7 +116,9 @@ def import_paths(
     if not dry_run:
         finish_interrupted(memory, state)
     reports = []
-    for path in paths:
+    for done, path in enumerate(paths):
+        if memory.on_progress is not None:
+            memory.on_progress("importing", done, len(paths))
         try:
             reports.append(_import_file(memory, state, path, format, when, dry_run, move))
         except ImportFormatError as exc:
@@ -129,6 +131,8 @@ def import_paths(
                     error=f"{path}: cannot read it ({exc.strerror or exc}); check the path",
                 )
             )
+    if memory.on_progress is not None:
+        memory.on_progress("importing", len(paths), len(paths))
     return reports
 
 

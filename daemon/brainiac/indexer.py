@@ -18,7 +18,7 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,8 +126,13 @@ class Indexer:
         self.defer_save = False
         self.dirty = False
 
-    def sync(self, paths: Iterable[str] | None = None) -> SyncReport:
-        """Reconcile the whole vault (`paths=None`) or just the given relative paths."""
+    def sync(
+        self,
+        paths: Iterable[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Reconcile the whole vault (`paths=None`) or just the given relative paths;
+        `progress(done, total)` hears about the files checked."""
         started = time.perf_counter()
         full_build = self.manifest.index_id != self.index.identity
         if full_build:
@@ -145,7 +150,10 @@ class Indexer:
         removed: list[str] = []
         add: list[corpus.Document] = []
         delete: list[str] = []
-        for rel in sorted(candidates):
+        total = len(candidates)
+        for done, rel in enumerate(sorted(candidates), 1):
+            if progress is not None and (done % 100 == 0 or done == total):
+                progress(done, total)
             outcome = self._check(rel, add, delete)
             if outcome == "changed":
                 changed.append(rel)

@@ -19,7 +19,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -117,6 +117,8 @@ class Memory:
         self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         self._llm: LLM | None = None
+        # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
+        self.on_progress: Callable[[str, int, int], None] | None = None
 
     def reconfigure(self, cfg: Config) -> None:
         """Use a reloaded configuration (the daemon's SIGHUP)."""
@@ -170,9 +172,15 @@ class Memory:
             not force and now - self._last_reconcile < self.refresh_interval_s
         ):
             return None
-        report = self.indexer.sync()
+        report = self.indexer.sync(progress=self._progress("indexing"))
         self._last_reconcile = time.monotonic()
         return report
+
+    def _progress(self, label: str) -> Callable[[int, int], None] | None:
+        report = self.on_progress
+        if report is None:
+            return None
+        return lambda done, total: report(label, done, total)
 
     def reindex(self) -> SyncReport:
         """Throw the index away and build it again from the files."""
@@ -183,7 +191,7 @@ class Memory:
                 "owns the index; stop it, or delete the index and restart it"
             )
         self.indexer.manifest.index_id = ""  # names no index: the sync starts a fresh one
-        report = self.indexer.sync()
+        report = self.indexer.sync(progress=self._progress("reindexing"))
         self.indexer.index.merge_segments(force=True)
         self._last_reconcile = time.monotonic()
         return report

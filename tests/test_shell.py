@@ -1,0 +1,85 @@
+"""Shell comfort: completion, --json where data is printed, progress only on a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_scripts_for_each_shell(shell: str) -> None:
+    done = run_cli("completion", shell)
+    assert done.returncode == 0
+    assert "_BRAINIAC_COMPLETE" in done.stdout
+
+
+def test_completion_completes_commands_and_options() -> None:
+    env = {"_BRAINIAC_COMPLETE": "bash_complete", "COMP_WORDS": "brainiac jo", "COMP_CWORD": "1"}
+    done = run_cli(env=env)
+    assert "plain,jobs" in done.stdout.splitlines()
+    env = {**env, "COMP_WORDS": "brainiac import --for", "COMP_CWORD": "2"}
+    assert "plain,--format" in run_cli(env=env).stdout.splitlines()
+
+
+def test_commands_that_print_data_take_json(vault: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    made = json.loads(run_cli("init", str(other), "--json", check=True).stdout)
+    assert made["vault"] == str(other) and "memory/short_term.md" in made["created"]
+    event = json.loads(
+        run_cli("--vault", str(vault), "remember", "Lunch with Anna", "--json", check=True).stdout
+    )
+    assert event["id"].startswith("e-") and event["text"] == "Lunch with Anna"
+    run_cli("--vault", str(vault), "context", "--prompt", "Atlas deadline", check=True)
+    changed = json.loads(
+        run_cli("--vault", str(vault), "feedback", "1", "--json", check=True).stdout
+    )
+    assert changed["delta"] == 1 and "memory/long_term/project-atlas.md" in changed["changed"]
+
+
+def _notes(vault: Path, n: int) -> None:
+    folder = vault / "memory" / "long_term" / "many"
+    folder.mkdir(parents=True)
+    for i in range(n):
+        (folder / f"n{i}.md").write_text(f"# Note {i}\nabout topic {i}\n", encoding="utf-8")
+
+
+def test_reindex_is_silent_when_not_on_a_terminal(vault: Path) -> None:
+    _notes(vault, 250)
+    done = run_cli("--vault", str(vault), "reindex", check=True)
+    assert "reindexing" not in done.stderr and "%" not in done.stderr
+
+
+def test_reindex_shows_progress_on_a_terminal(vault: Path) -> None:
+    _notes(vault, 250)
+    leader, follower = pty.openpty()  # stdout and stderr a terminal, as in a shell
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "reindex"],
+        stdout=follower,
+        stderr=follower,
+        env=dict(os.environ),
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed when the process ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait(timeout=60) == 0
+    os.close(leader)
+    assert b"reindexing" in seen and b"100%" in seen
