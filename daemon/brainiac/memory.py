@@ -14,6 +14,7 @@ passed, and at once for every file it writes.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import logging
@@ -25,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, ltm, marks, safe_io, stm
+from brainiac import access, clock, ltm, marks, masking, safe_io, stm
 from brainiac import check as check_mod
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
@@ -339,14 +340,19 @@ class Memory:
             exclude_events={e.id for e in recent},
             budget=budget,
         )
+        identity = self.identity()
+        # Credentials a person wrote stay in their files but not in what goes to a model, the
+        # working-memory file or an MCP client (masking.py); masked before packing, so the
+        # budget counts what is shown.
         inputs = ctx_mod.Inputs(
-            identity=self.identity(),
-            prompt=prompt or "",
+            identity=_masked(identity) if identity is not None else None,
+            prompt=_masked(prompt or ""),
             short_term=[
-                (title, marks.without_marks(doc.section(title))) for title in stm.SECTIONS[:-1]
+                (title, _masked(marks.without_marks(doc.section(title))))
+                for title in stm.SECTIONS[:-1]
             ],
-            recent=recent,
-            long_term=items,
+            recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],
+            long_term=(dataclasses.replace(i, text=_masked(i.text)) for i in items),
         )
         relevance_first = bool(prompt) and budget < self.config.relevance_first_below
         share = self.config.long_term_share if prompt else 0.0
@@ -439,6 +445,10 @@ class Memory:
         parts = [doc.section("Working Memory")]
         parts += [e.text for e in recent[-_QUERY_RECENT_EVENTS:]]
         return "\n".join(p for p in parts if p)
+
+
+def _masked(text: str) -> str:
+    return masking.mask(text)[0]
 
 
 def _looks_like_vault(root: Path) -> bool:

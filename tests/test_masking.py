@@ -1,0 +1,45 @@
+"""Credentials stay in the person's files and out of the context (masking.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from brainiac import Memory
+from brainiac.masking import mask
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("my key is sk-proj-abcdefghijklmnopqrstuvwx123", "my key is [masked API key]"),
+        ("export OPENAI_API_KEY=sk-abcdefghijklmnopqrstuvwxyz", "OPENAI_API_KEY=[masked API key]"),
+        ("use ghp_abcdefghijklmnopqrstuvwxyz0123456789", "use [masked token]"),
+        ("AWS: AKIAIOSFODNN7EXAMPLE", "AWS: [masked access key]"),
+        ("The wifi password is tulip-42.", "The wifi password is [masked]"),
+        ("password: hunter22", "password: [masked]"),
+        ("api_key = 'abc123def456'", "api_key = '[masked]"),
+        ("Authorization: Bearer abcdefghijklmnopqrstuvwxyz123", "Authorization: [masked token]"),
+    ],
+)
+def test_secret_looking_values_are_masked(text: str, shown: str) -> None:
+    masked, count = mask(text)
+    assert shown in masked and count == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I passed the interview", "the token economy is weird", "Password managers are useful."],
+)
+def test_prose_about_secrets_is_left_alone(text: str) -> None:
+    assert mask(text) == (text, 0)
+
+
+def test_the_context_masks_what_the_vault_keeps(memory: Memory) -> None:
+    memory.remember("The staging password: Tr0ub4dor&3 for the Atlas database")
+    memory.remember("Atlas API key sk-ant-abcdefghijklmnopqrstuvwxyz0123")
+    ctx = memory.context("What is the Atlas staging password?", budget=1500)
+    assert "Tr0ub4dor&3" not in ctx.text and "sk-ant-abcdefghij" not in ctx.text
+    assert "The staging password: [masked]" in ctx.text and "[masked API key]" in ctx.text
+    assert ctx.tokens <= 1500
+    kept = (memory.vault.root / "memory" / "short_term.md").read_text(encoding="utf-8")
+    assert "Tr0ub4dor&3" in kept  # the person's file is theirs
