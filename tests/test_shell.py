@@ -83,3 +83,27 @@ def test_reindex_shows_progress_on_a_terminal(vault: Path) -> None:
     assert proc.wait(timeout=60) == 0
     os.close(leader)
     assert b"reindexing" in seen and b"100%" in seen
+
+
+def test_what_brainiac_creates_is_private_and_existing_modes_are_kept(
+    tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    vault = tmp_path / "private-vault"
+    run_cli("init", str(vault), check=True)
+    note = vault / "memory" / "long_term" / "shared.md"
+    note.write_text("# Shared\nA note the person made group-readable.\n", encoding="utf-8")
+    note.chmod(0o640)
+    run_cli("--vault", str(vault), "remember", "a private thought", check=True)
+    run_cli("--vault", str(vault), "context", "--write", check=True)
+    run_cli("--vault", str(vault), "jobs", "run", "all", check=True)
+    checked = 0
+    for base in (vault, Path(xdg_dirs["XDG_STATE_HOME"]), Path(xdg_dirs["XDG_CACHE_HOME"])):
+        for path in [base, *base.rglob("*")]:
+            if path == note or path.is_symlink():
+                continue
+            mode = path.stat().st_mode & 0o777
+            if path.is_file() or (path.is_dir() and path != base):
+                assert mode & 0o077 == 0, (path, oct(mode))
+            checked += 1
+    assert checked > 20
+    assert note.stat().st_mode & 0o777 == 0o640

@@ -747,4 +747,7 @@ def mcp(ctx: click.Context) -> None:
 
 
 def main() -> None:
+    # What brainiac creates (the index and state hold the memory's text too) is the user's alone;
+    # files that exist keep their modes (safe_io copies a replaced file's mode).
+    os.umask(0o077)
     cli.main(prog_name="brainiac")
