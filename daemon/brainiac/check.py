@@ -1008,7 +1008,8 @@ def _from_lines(
 
 
 def _plain(value: str) -> str:
-    return value.replace("[[", "").replace("]]", "")
+    """A value as read: a link's shown text ("[[anna-berg|Anna Berg]]" is "Anna Berg")."""
+    return re.sub(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]", r"\1", value)
 
 
 def _with_recent_events(

@@ -41,6 +41,7 @@ class Config:
     promotion_minutes: float = 60.0
     organization_minutes: float = 1440.0
     inbox_minutes: float = 1.0
+    backup_minutes: float = 1440.0
     # [lifecycle]
     short_term_window: int = 10
     working_memory_ttl_minutes: float = 30.0
@@ -53,6 +54,9 @@ class Config:
     llm_model: str = ""
     llm_api_key_env: str = ""
     llm_timeout_s: float = 20.0
+    # [backup]: snapshots of the vault (docs/backup.md); an empty folder means the state directory's
+    backup_folder: str = ""
+    backup_keep: int = 7
     # [vault]
     max_note_bytes: int = 1_000_000
     private_folders: tuple[str, ...] = field(default_factory=tuple)
@@ -89,6 +93,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("jobs", "promotion", "promotion_minutes", float, 0, 100_000),
     Setting("jobs", "organization", "organization_minutes", float, 0, 100_000),
     Setting("jobs", "inbox", "inbox_minutes", float, 0, 100_000),
+    Setting("jobs", "backup", "backup_minutes", float, 0, 100_000),
     Setting("lifecycle", "short_term_window", "short_term_window", int, 0, 100_000),
     Setting("lifecycle", "working_memory_ttl_minutes", "working_memory_ttl_minutes", float, 1, 1e6),
     Setting("lifecycle", "promotion_strength", "promotion_strength", float, 0, 100),
@@ -99,6 +104,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm", "model", "llm_model", str),
     Setting("llm", "api_key_env", "llm_api_key_env", str),
     Setting("llm", "timeout_s", "llm_timeout_s", float, 0.1, 600),
+    Setting("backup", "folder", "backup_folder", str),
+    Setting("backup", "keep", "backup_keep", int, 1, 10_000),
     Setting("vault", "max_note_bytes", "max_note_bytes", int, 1024, 1 << 31),
     Setting("vault", "private_folders", "private_folders", tuple),
 )

@@ -117,7 +117,7 @@ def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> lis
         reinforcement=parsed.reinforcement,
         status=status,
     ).with_digest()
-    # An event keeps its note's title as a label (shown as "from [[Title]]", matched at context
+    # An event keeps its note's title as a label (shown as "from [[stem|Title]]", matched at context
     # weight), except in a session note promotion made: its title is a list of keywords and
     # the event line already names its session.
     label = "" if {"session", "entity"} & set(parsed.tags) else parsed.title

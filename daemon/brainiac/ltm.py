@@ -10,13 +10,13 @@ The format (see vault_template/memory/long_term/ and docs/vault-format.md):
     reinforcement: 0.2
     created: 2026-10-02
     updated: 2026-11-18
-    last_accessed: 2026-11-20
+    last_accessed: 2026-11-20T09:30
     status: active
     ---
     ## Summary        a few sentences about the topic
     ## Facts          `- key: value` lines, each with its history
     ## Sources        verbatim events (the event-line format of events.py, ids kept)
-    ## Related        [[links]] to other notes
+    ## Related        [[links]] to other notes, by file name: [[anna-berg|Anna Berg]]
 
 Any other section or text a person adds is part of the note and is indexed with it.
 """

@@ -133,7 +133,12 @@ class NameBook:
 
 
 def filename_for(title: str, taken: Iterable[str]) -> str:
-    """A note file name from its title (Obsidian resolves [[Title]] by file name), made unique."""
+    """A note file name from its title, unique among `taken` (compared ignoring case).
+
+    Obsidian resolves `[[name]]` by file name anywhere in the vault, so `taken` should hold every
+    Markdown file name in the vault (`markdown_names`), not only the long-term folder's: a new
+    note named like an archived one would make links to either ambiguous.
+    """
     base = re.sub(r'[\\/:*?"<>|#^\[\]]', " ", title)
     base = " ".join(base.split()).strip(". ") or "Untitled"
     base = base[:80]
@@ -142,3 +147,48 @@ def filename_for(title: str, taken: Iterable[str]) -> str:
     while name.lower() in taken_lower:
         name, n = f"{base} ({n}).md", n + 1
     return name
+
+
+def markdown_names(vault: Vault) -> set[str]:
+    """Every Markdown file name in the vault (lowercase), generated and excluded folders included:
+    Obsidian links by file name across all of them, whatever brainiac reads."""
+    names: set[str] = set()
+    stack = [str(vault.root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                entries = list(it)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue  # .obsidian/, .trash/, .git/: Obsidian does not link into them either
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+            except OSError:
+                continue
+            if entry.name.endswith(".md"):
+                names.add(entry.name.lower())
+    return names
+
+
+def link(rel: str, title: str) -> str:
+    """A [[wikilink]] to the note at `rel` that Obsidian resolves: its file name without `.md`
+    (Obsidian does not resolve links through `title` or `aliases`), showing the title when the
+    two differ: `[[anna-berg|Anna Berg]]`, `[[Marco]]`.
+
+    Links name the file, not its folder, so they keep resolving when organization moves a faded
+    note to the archive under the same name.
+    """
+    target = link_target(rel)
+    # A title cannot close the link or start a second alias inside the shown text.
+    shown = " ".join(title.replace("[", "(").replace("]", ")").replace("|", "-").split())
+    return f"[[{target}]]" if not shown or shown == target else f"[[{target}|{shown}]]"
+
+
+def link_target(rel: str) -> str:
+    """What a wikilink names for the file at `rel`: its file name without `.md`."""
+    name = rel.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name

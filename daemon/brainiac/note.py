@@ -23,7 +23,8 @@ from brainiac.errors import NoteParseError
 
 _FENCE_RE = re.compile(r"^---[ \t]*\r?$")
 _END_RE = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
-_WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\\?\|[^\[\]\n]*)?\]\]")
+# [[target]], [[target#Heading]], [[target#^block]], [[target|shown]] (`\|` inside a table).
+_WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\\?\|([^\[\]\n]*))?\]\]")
 _TAG_RE = re.compile(r"(?<![\w/&#])#([\w][\w/-]*)")
 _CODE_SPAN_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
@@ -220,8 +221,25 @@ def wikilinks(text: str) -> list[str]:
     if "[[" not in text:
         return []  # nothing to find: skip the Markdown parse (slow on a note of 1,000 events)
     for m in _WIKILINK_RE.finditer(prose_of(text)):
-        seen.setdefault(m.group(1).strip(), None)
+        seen.setdefault(_target(m), None)
     return list(seen)
+
+
+def link_parts(link: str) -> tuple[str, str] | None:
+    """The target and the shown text of one `[[link]]` (the shown text is the target when the
+    link has none): `[[anna-berg|Anna Berg]]` -> ("anna-berg", "Anna Berg"). None if `link` is
+    not a wikilink."""
+    m = _WIKILINK_RE.fullmatch(link.strip())
+    if m is None:
+        return None
+    target = _target(m)
+    shown = (m.group(2) or "").strip()
+    return target, shown or target
+
+
+def _target(m: re.Match[str]) -> str:
+    # In a table the pipe is escaped (`[[anna-berg\|Anna]]`); the backslash is not the target's.
+    return m.group(1).rstrip("\\").strip()
 
 
 def inline_tags(text: str) -> list[str]:
@@ -260,6 +278,15 @@ def replace_section(text: str, title: str, new_body: str, level: int = 2) -> str
     if after and new_body and not new_body.endswith("\n\n"):
         new_body += "\n"  # keep a blank line before the next heading
     return before + new_body + after
+
+
+def yaml_number(value: float, places: int) -> str:
+    """A number for a frontmatter line, rounded to `places` decimals and never in exponent form:
+    YAML 1.1 (PyYAML, so brainiac itself) reads `1e-05` as a string, Obsidian as a number."""
+    text = f"{round(value, places):.{places}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def set_frontmatter_field(text: str, key: str, yaml_value: str) -> str:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from brainiac import corpus, ltm, marks
+from brainiac import corpus, ltm, marks, names
 from brainiac.config import Config
 from brainiac.context import LongTermItem, render_event
 from brainiac.errors import NoteParseError
@@ -141,7 +141,8 @@ def retrieve(
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
             line = render_event(event)
             if h.title:
-                line += f" (from [[{h.title}]])"
+                # A link Obsidian resolves (by file name) in context/working_memory.md too.
+                line += f" (from {names.link(h.path, h.title)})"
             item = LongTermItem(line, (h.key,))
         given += 1
         yield item

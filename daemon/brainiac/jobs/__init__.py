@@ -134,6 +134,29 @@ def _inbox(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
+def _backup(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac import backup
+
+    if dry_run:
+        files, size, folder = backup.preview(memory)
+        return JobReport(
+            "backup",
+            True,
+            f"dry run: would store {files} file(s), {backup.human_size(size)} before "
+            f"compression, in {folder}",
+            dry_run=True,
+        )
+    snap = backup.create(memory, now)
+    skipped = f"; {len(snap.skipped)} skipped: {'; '.join(snap.skipped)}" if snap.skipped else ""
+    # No `changed`: the snapshot lies outside the vault, and `changed` names vault files to index.
+    return JobReport(
+        "backup",
+        True,
+        f"{snap.path}: {backup.human_size(snap.size)}, {snap.files} file(s), verified; "
+        f"{len(snap.removed)} old snapshot(s) removed{skipped}",
+    )
+
+
 JOBS: dict[str, Job] = {
     "reflection": Job(
         "reflection",
@@ -154,6 +177,11 @@ JOBS: dict[str, Job] = {
         "inbox",
         "import the chat exports dropped into inbox/ and archive them (docs/import.md)",
         _inbox,
+    ),
+    "backup": Job(
+        "backup",
+        "write a verified snapshot of the vault outside it; keep the last [backup] keep",
+        _backup,
     ),
     "rescan": Job(
         "rescan",

@@ -23,6 +23,9 @@ _SUMMARY_QUOTE_CHARS = 160
 def new_note_text(
     title: str, tags: Sequence[str], now: dt.datetime, aliases: Sequence[str] = ()
 ) -> str:
+    # Obsidian's property types, one per name across the vault: `created` and `updated` are
+    # dates, `last_accessed` a date & time (organization writes it to the minute); it starts at
+    # the day's midnight, as the bare date did, so decay counts from the same moment.
     day = now.date().isoformat()
     alias_list = ", ".join(yaml_item(a) for a in aliases)
     return (
@@ -34,7 +37,7 @@ def new_note_text(
         "reinforcement: 0.0\n"
         f"created: {day}\n"
         f"updated: {day}\n"
-        f"last_accessed: {day}\n"
+        f"last_accessed: {day}T00:00\n"
         "status: active\n"
         "---\n"
         f"## {ltm.SUMMARY}\n\n"
@@ -53,7 +56,7 @@ def add_events(
     summary: str | None = None,
 ) -> tuple[str, list[facts.Change]]:
     """`text` with `new` events appended to its Sources (ids already there skipped), its facts
-    updated from them, its generated summary and links refreshed, strength raised by
+    updated from them, its generated summary and `related` [[links]] added, strength raised by
     `strength_gain` when something was added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
@@ -70,7 +73,9 @@ def add_events(
         text = add_related(text, related)
     if strength_gain:
         note = ltm.parse(text, "<note>")
-        text = notes.set_frontmatter_field(text, "strength", _num(note.strength + strength_gain))
+        text = notes.set_frontmatter_field(
+            text, "strength", notes.yaml_number(note.strength + strength_gain, 3)
+        )
     text = notes.set_frontmatter_field(text, "updated", now.date().isoformat())
     return text, changes
 
@@ -134,34 +139,53 @@ def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -
     return [f"{len(sources)} events{span}{about}.", f"Latest: {who}{latest}"]
 
 
-def add_related(text: str, titles: Sequence[str]) -> str:
-    """Generated `- [[Title]]` lines for notes not linked anywhere in the note yet."""
+def add_related(text: str, links: Sequence[str]) -> str:
+    """Generated `- [[link]]` lines for notes not linked anywhere in the note yet.
+
+    `links` are wikilinks as `names.link` writes them (`[[anna-berg|Anna Berg]]`); a bare title,
+    as a plan saved by an earlier version holds, counts as `[[Title]]`. A note counts as linked
+    when any link in the note names its file or its title, so a person's `[[Anna Berg]]` and a
+    generated `[[anna-berg|Anna Berg]]` are the same link.
+    """
     note = ltm.parse(text, "<note>")
-    linked = {t.casefold() for t in note.links} | {note.title.casefold()}
-    fresh = [t for t in dict.fromkeys(titles) if t.casefold() not in linked]
+    linked = {_link_key(t) for t in note.links} | {_link_key(note.title)}
+    fresh: list[str] = []
+    for item in dict.fromkeys(links):
+        wikilink = item if item.startswith("[[") else f"[[{item}]]"
+        parts = notes.link_parts(wikilink)
+        if parts is None:
+            continue
+        keys = {_link_key(parts[0]), _link_key(parts[1])}
+        if keys & linked:
+            continue
+        linked |= keys
+        fresh.append(wikilink)
     if not fresh:
         return text
     section = _section_body(text, ltm.RELATED)
     kept = [marks.unmark(x) for x in section.split("\n") if marks.is_generated(x)]
-    lines = [line.lstrip("- ").strip() for line in kept] + [f"[[{t}]]" for t in fresh]
+    lines = [line.lstrip("- ").strip() for line in kept] + fresh
     body = marks.merge_lines(section, [f"- {line}" for line in lines])
     return notes.replace_section(text, ltm.RELATED, body)
+
+
+def _link_key(target: str) -> str:
+    # Obsidian resolves a path link by its last part too, and ignores case.
+    return target.rsplit("/", 1)[-1].casefold().strip()
 
 
 def _section_body(text: str, title: str) -> str:
     return notes.parse(text, "<note>").section_text(title) or ""
 
 
-def _num(value: float) -> str:
-    return f"{round(value, 3):g}"
-
-
 def yaml_item(value: str) -> str:
     """A YAML flow-sequence/scalar item: quoted when plain YAML would misread it."""
     plain = value.replace("\n", " ").strip()
     simple = plain and all(c.isalnum() or c in " -_'.()" for c in plain)
-    reserved = plain.lower() in ("true", "false", "yes", "no", "null", "on", "off")
-    if simple and not plain[0].isdigit() and not reserved:
+    reserved = plain.lower() in ("true", "false", "yes", "no", "null", "on", "off", "y", "n")
+    # Plain only when it starts with a letter: `- x` would be a list, `'x` a quoted string,
+    # `2026` a number, `.5` a float.
+    if simple and plain[0].isalpha() and not reserved:
         return plain
     escaped = plain.replace("\\", "\\\\").replace('"', '\\"')
     return f'"{escaped}"'

@@ -5,14 +5,15 @@
   reinforcement and previous decay (`decayed`), so running twice on one day decays once and a
   strength a person typed is the new starting point. `status: pinned` never decays.
 - Forgetting: a note below `archive_below` moves to `memory/archive/notes/` with `status: archived`,
-  never deleted. It keeps its file name, so [[links]] to it still resolve (Obsidian resolves by
-  name anywhere in the vault; brainiac by title and alias), and it stays searchable at half weight.
+  never deleted. It keeps its file name, so [[links]] to it still resolve (every link brainiac
+  writes names a file, as Obsidian resolves links: `names.link`), and it stays searchable.
 - Duplicates: active notes answering to one name are merged into the one with most sources; the
   other keeps its own text and becomes a redirect stub (`status: merged`, `redirect: "[[…]]"`).
 - Self-repair: facts stated in a note's sources are applied to its Facts (superseded values kept
   with their dates); a person's value stands.
 - Links: a note whose sources name another note links it under Related.
-- Index notes: `memory/indexes/` Topics, Entities and Timeline, generated (not indexed).
+- Index notes: `memory/indexes/` Topics, Entities and Timeline, generated whole (`generated: true`
+  and a callout saying so; not indexed).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from brainiac import note as notes
 from brainiac.errors import NoteParseError
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, update
-from brainiac.names import Entry, normalise
+from brainiac.names import Entry, link, normalise
 from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
 if TYPE_CHECKING:
@@ -74,7 +75,9 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         if note.status in ("merged", "archived"):
             continue
         related = [
-            e.title for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
+            link(e.rel, e.title)
+            for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
+            if e.rel != rel
         ]
         fact_notes: list[str] = []
         strength = [note.strength]  # after this run's decay, as the transform computes it
@@ -96,7 +99,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             fact_notes[:] = [
                 f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
             ]
-            new = consolidate.add_related(new, [t for t in related if t != parsed.title])
+            new = consolidate.add_related(new, related)
             return new
 
         update(vault, rel, transform, outcome, dry_run)
@@ -173,7 +176,7 @@ def _decay(text: str, now: dt.datetime, per_day: float, floor: float) -> str:
     if step is None or since is None:
         return text
     strength, days = step
-    text = notes.set_frontmatter_field(text, "strength", f"{round(strength, 4):g}")
+    text = notes.set_frontmatter_field(text, "strength", notes.yaml_number(strength, 4))
     # Days counted, not the clock time: the part of a day not yet decayed carries over.
     return notes.set_frontmatter_field(
         text, "decayed", (since + dt.timedelta(days=days)).isoformat(timespec="minutes")
@@ -299,21 +302,23 @@ def _merge(
             items = ", ".join(consolidate.yaml_item(a) for a in [*note.aliases, *extra])
             new = notes.set_frontmatter_field(new, "aliases", f"[{items}]")
         strength = max(note.strength, dup_note.strength)
-        return notes.set_frontmatter_field(new, "strength", f"{round(strength, 4):g}")
+        return notes.set_frontmatter_field(new, "strength", notes.yaml_number(strength, 4))
 
     skipped_before = len(outcome.skipped)
     update(vault, keep.rel, into_keep, outcome, dry_run)
     if len(outcome.skipped) > skipped_before:
         return False  # the events stay where they are; the next run tries again
     moved_ids = ev.ids(moving)
+    to_keep = link(keep.rel, keep.title)
 
     def into_stub(text: str | None) -> str | None:
         if text is None:
             return None
         new = _without_sources(text, moved_ids)
         new = notes.set_frontmatter_field(new, "status", "merged")
-        new = notes.set_frontmatter_field(new, "redirect", f'"[[{keep.title}]]"')
-        line = marks.mark(f"Merged into [[{keep.title}]] on {now.date().isoformat()}.")
+        # A text property holding a quoted [[link]]: Obsidian shows and follows it as a link.
+        new = notes.set_frontmatter_field(new, "redirect", consolidate.yaml_item(to_keep))
+        line = marks.mark(f"Merged into {to_keep} on {now.date().isoformat()}.")
         body = notes.parse(new, dup.rel).section_text(ltm.SUMMARY) or ""
         if line not in body:
             new = notes.replace_section(new, ltm.SUMMARY, line + "\n" + body.lstrip("\n"))
@@ -336,38 +341,36 @@ def _without_sources(text: str, remove: set[str]) -> str:
 # -- index notes (seed 003: topics, entities, timeline) ------------------------------------------
 
 _CALLOUT = (
-    "> [!note] Generated by brainiac's organization job\n"
-    "> Edits here are replaced on its next run; edit the notes themselves.\n"
+    "> [!info] Generated by brainiac\n"
+    "> The organization job replaces this page whole on every run, so edits here are lost. Edit "
+    "the notes it lists, in memory/long_term/, instead.\n"
 )
 
 
 def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
     vault = memory.vault
-    topics: dict[str, list[str]] = defaultdict(list)
-    entities: list[tuple[str, tuple[str, ...], str]] = []
-    timeline: dict[str, list[str]] = defaultdict(list)
+    # (sort key, line) pairs: pages list notes by title, which a [[stem|Title]] link shows.
+    topics: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    entities: list[tuple[str, str]] = []
+    timeline: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for entry in memory.names.entries():
         if entry.status == "merged" or entry.private:
             continue
-        link = f"[[{_link_target(entry.rel)}]]"
+        to_note = link(entry.rel, entry.title)
+        by_title = entry.title.casefold()
         for tag in entry.tags or ("untagged",):
-            topics[tag].append(link)
+            topics[tag].append((by_title, to_note))
         if "entity" in entry.tags or entry.aliases:
-            entities.append((entry.title, entry.aliases, link))
+            also = f" (also: {', '.join(entry.aliases)})" if entry.aliases else ""
+            entities.append((by_title, to_note + also))
         if entry.created is not None:
-            timeline[f"{entry.created:%Y-%m}"].append(f"{entry.created:%Y-%m-%d} {link}")
+            day = f"{entry.created:%Y-%m-%d}"
+            timeline[f"{entry.created:%Y-%m}"].append((day + by_title, f"{day} {to_note}"))
     pages = {
-        "Topics": "\n".join(
-            f"## {tag}\n" + "\n".join(f"- {x}" for x in sorted(links)) + "\n"
-            for tag, links in sorted(topics.items())
-        ),
-        "Entities": "\n".join(
-            f"- {link[:-2]}|{t}]]" + (f" (also: {', '.join(a)})" if a else "")
-            for t, a, link in sorted(entities, key=lambda x: x[0].casefold())
-        )
-        + "\n",
+        "Topics": "\n".join(f"## {tag}\n" + _list(items) for tag, items in sorted(topics.items())),
+        "Entities": _list(entities),
         "Timeline": "\n".join(
-            f"## {month}\n" + "\n".join(f"- {x}" for x in sorted(items)) + "\n"
+            f"## {month}\n" + _list(items)
             for month, items in sorted(timeline.items(), reverse=True)
         ),
     }
@@ -384,5 +387,5 @@ def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: 
             update(vault, rel, replace, outcome, False)
 
 
-def _link_target(rel: str) -> str:
-    return rel.rsplit("/", 1)[-1][:-3]
+def _list(items: list[tuple[str, str]]) -> str:
+    return "".join(f"- {line}\n" for _, line in sorted(items))

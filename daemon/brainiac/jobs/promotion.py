@@ -36,7 +36,7 @@ from brainiac.errors import StaleWriteError
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, Transform, update
 from brainiac.jobs.reflection import SELF_ROLE
-from brainiac.names import Entry, NameBook, filename_for, normalise
+from brainiac.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class Target:
     create: bool
     events: list[str] = field(default_factory=list)  # rendered event lines
     tags: list[str] = field(default_factory=list)
-    related: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)  # [[links]] to the other notes it names
 
 
 @dataclass
@@ -178,7 +178,8 @@ def make_plan(
     table = book.active()
     fact_homes = _fact_homes(table)
     targets: dict[str, Target] = {}
-    taken = {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
+    # Obsidian links by file name across the whole vault, so a new note's name must be free there.
+    taken = markdown_names(memory.vault) | {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
     previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
@@ -201,7 +202,7 @@ def make_plan(
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
         target.events.append(ev.render(event))
-        target.related += [m.title for m in mentioned if m.rel != home.rel]
+        target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
     for group in _by_session(unplaced):
         _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
@@ -211,7 +212,7 @@ def make_plan(
             event = ev.parse_text(line)[0]
             month = _month_file(event, now)
             plan.ledger.setdefault(month, []).append(
-                f"- {_stamp(event)} {event.id} → [[{target.title}]]"
+                f"- {_stamp(event)} {event.id} → {link(target.rel, target.title)}"
             )
     return plan
 
