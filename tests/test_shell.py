@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from brainiac import Memory
 from conftest import run_cli
 
 
@@ -107,3 +108,17 @@ def test_what_brainiac_creates_is_private_and_existing_modes_are_kept(
             checked += 1
     assert checked > 20
     assert note.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_large_import_reports_its_progress(memory: Memory, tmp_path: Path) -> None:
+    rows = [
+        {"text": f"note {i} about topic {i}", "session": f"chat {i}", "at": "2026-10-01T09:00:00"}
+        for i in range(300)
+    ]
+    export = tmp_path / "many.jsonl"
+    export.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    seen: list[tuple[str, int, int]] = []
+    memory.on_progress = lambda label, done, total: seen.append((label, done, total))
+    memory.import_files([export])
+    notes = [s for s in seen if s[0] == "writing notes"]
+    assert notes and notes[-1][1] == notes[-1][2] >= 200  # one note per chat, the last one done

@@ -368,7 +368,9 @@ def _carry_out(
     in which case the plan stays on disk for the next run."""
     vault = memory.vault
     gain = memory.config.promotion_strength
-    for target in plan.targets:
+    for done, target in enumerate(plan.targets):
+        if memory.on_progress is not None:  # a large import writes hundreds of notes
+            memory.on_progress("writing notes", done, len(plan.targets))
         events = [ev.parse_text(line)[0] for line in target.events]
         changes: list[str] = []
 
@@ -392,6 +394,8 @@ def _carry_out(
             report.append(f"[[{target.title}]] facts changed: " + ", ".join(changes))
         if target.rel in outcome.changed:
             memory.names.forget(target.rel)
+    if memory.on_progress is not None:
+        memory.on_progress("writing notes", len(plan.targets), len(plan.targets))
     for month, lines in sorted(plan.archive.items()):
         update(vault, month, _append_archive(month, lines, "Event Log"), outcome, False)
     for month, lines in sorted(plan.ledger.items()):
