@@ -313,3 +313,12 @@ def test_a_large_export_goes_to_long_term_and_only_its_newest_to_short_term(
     assert [counts[i] for i in ids] == [1] * 60
     notes = list((memory.vault.root / "memory/long_term").glob("*.md"))
     assert any("message 3 about the Lisbon trip" in p.read_text(encoding="utf-8") for p in notes)
+
+
+def test_an_imported_conversation_keeps_its_title_as_its_note(memory: Memory) -> None:
+    for i in range(10):  # the latest steps: the imported chats are older history
+        memory.remember(f"today, step {i}", at=NOW + dt.timedelta(minutes=i))
+    (report,) = memory.import_files([SAMPLES / "chatgpt-conversations.json"], now=NOW)
+    assert report.to_long_term == report.new > 0
+    stems = {p.stem for p in (memory.vault.root / "memory" / "long_term").glob("*.md")}
+    assert "Sourdough starter smell (2024-05-29)" in stems, stems

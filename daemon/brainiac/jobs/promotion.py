@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
     from brainiac.memory import Memory
 
 INTENT_FILE = "promotion.intent.json"
+# The session label an import gives a titled conversation: its title and the start of its id.
+_IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
@@ -287,6 +290,10 @@ def _session_title(events: Sequence[ev.Event], memory: Memory) -> str:
     dated = [e.at for e in events if e.at]
     day = f" ({dated[0].date().isoformat()})" if dated else ""
     session = events[0].session or ""
+    titled = _IMPORTED_TITLE_RE.match(session)
+    if titled and any(c.isalpha() for c in titled.group(1)):
+        # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
+        return f"{titled.group(1)}{day}"
     if _readable(session):
         label = session.replace("-", " ").replace("_", " ").strip()
         label = label[0].upper() + label[1:]
