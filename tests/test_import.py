@@ -322,3 +322,17 @@ def test_an_imported_conversation_keeps_its_title_as_its_note(memory: Memory) ->
     assert report.to_long_term == report.new > 0
     stems = {p.stem for p in (memory.vault.root / "memory" / "long_term").glob("*.md")}
     assert "Sourdough starter smell (2024-05-29)" in stems, stems
+
+
+def test_with_the_state_lost_every_file_of_one_import_is_checked_against_the_vault(
+    memory: Memory, tmp_path: Path
+) -> None:
+    first = _jsonl(tmp_path / "trip.jsonl", _chat(12))
+    second = _jsonl(tmp_path / "work.jsonl", _chat(12, session="work"))
+    memory.import_files([first, second], now=NOW)
+    memory.run_job("promotion", now=NOW)
+    for path in (memory.locations.state / "imports").iterdir():
+        path.unlink()
+    reports = memory.import_files([first, second], now=NOW)
+    assert [(r.new, r.duplicate) for r in reports] == [(0, 12), (0, 12)]
+    assert all(n == 1 for n in _ids_in_vault(memory.vault.root).values())

@@ -349,21 +349,19 @@ class _State:
 
     def __init__(self, directory: Path) -> None:
         self.dir = directory
-        self._seen: set[str] | None = None
+        self._seen: _SeenKeys | None = None
 
     def seen_keys(self, memory: Memory) -> _SeenKeys:
+        """Read once per import (every file of it shares them, and `record` adds to them)."""
         if self._seen is None:
-            path = self.dir / SEEN_FILE
             try:
-                lines = path.read_text(encoding="utf-8").split("\n")
-                self._seen = {k for k in lines if _KEY_RE.match(k)}  # a torn last line is skipped
-                vault_ids: set[str] = set()
+                lines = (self.dir / SEEN_FILE).read_text(encoding="utf-8").split("\n")
+                # A torn last line is skipped.
+                self._seen = _SeenKeys({k for k in lines if _KEY_RE.match(k)}, set())
             except FileNotFoundError:
                 # Never imported here, or the state was deleted: the vault's event ids tell.
-                self._seen = set()
-                vault_ids = vault_event_ids(memory)
-            return _SeenKeys(self._seen, vault_ids)
-        return _SeenKeys(self._seen, set())
+                self._seen = _SeenKeys(set(), vault_event_ids(memory))
+        return self._seen
 
     def archived_as(self, digest: str) -> str | None:
         for record in self.checkpoints():
@@ -406,7 +404,7 @@ class _State:
         self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         _append(self.dir / SEEN_FILE, "".join(k + "\n" for k in batch.keys))
         if self._seen is not None:
-            self._seen.update(batch.keys)
+            self._seen.keys.update(batch.keys)
         sessions = self.sessions()
         for session, mark in batch.watermarks.items():
             old = sessions.get(session, {})
