@@ -3,6 +3,7 @@ protocol."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -226,6 +227,23 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
     assert "configuration not reloaded" in proc.stderr.read()  # type: ignore[union-attr]
 
 
+@contextlib.contextmanager
+def _daemon(vault: Path) -> Iterator[subprocess.Popen[str]]:
+    """`brainiac run` on `vault` for the block, then stopped as systemd would (SIGTERM)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        proc.communicate(timeout=10)
+
+
 def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> None:
     """Jobs never run before catch up soon after the start, on the job thread; promotion's
     changes reach the index through the watcher like anyone's edit."""
@@ -243,13 +261,7 @@ def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> No
             f"2026-11-01T09:{i:02d}",
             check=True,
         )
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with _daemon(vault):
         stm = vault / "memory/short_term.md"
         wait_for(lambda: len(parse_stm(stm.read_text()).events) == 10, "promotion to run", 60.0)
         notes = [p for p in (vault / "memory/long_term").glob("*.md") if "fence" in p.name.lower()]
@@ -263,10 +275,6 @@ def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> No
         )
         listing = run_cli("--vault", str(vault), "jobs", "list", check=True).stdout
         assert "promotion" in listing and "never run" not in listing.split("promotion")[1][:40]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=DEADLINE_S) == 0
-        proc.communicate(timeout=10)
 
 
 def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> None:
@@ -282,13 +290,7 @@ def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> No
     )
     settled = time.time() - 3600  # copied in an hour ago: no longer being written
     os.utime(dropped, (settled, settled))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with _daemon(vault):
         wait_for(lambda: not dropped.exists(), "the inbox job to take the file", 60.0)
         kept = list((vault / "memory/archive/exports").iterdir())
         assert len(kept) == 1 and kept[0].read_text(encoding="utf-8").startswith('{"text"')
@@ -299,7 +301,3 @@ def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> No
             ),
             "the imported message to be found",
         )
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=DEADLINE_S) == 0
-        proc.communicate(timeout=10)

@@ -52,8 +52,8 @@ claude-ai
     "tool_result", "name", "content", "is_error"}], "created_at", "attachments": [{"file_name",
     "file_type", "file_size", "extracted_content"}], "files": [{"file_name"}]}]}. The text is the
     `content` text blocks when `content` is a non-empty list, else `text` (in assistant turns with
-    tools, `text` holds placeholders, so it is not used then). A message with no text but an
-    attachment is Skipped("attachment"). chat_messages are taken in the order given.
+    tools, `text` holds stand-in markers for the tool calls, so it is not used then). A message
+    with no text but an attachment is Skipped("attachment"). chat_messages are taken in order.
     Confirmed against: ejm554/claude-convo-converter convert_conversations.js (chat_messages,
     content blocks text/tool_use/tool_result, attachments with extracted_content);
     Sinity/polylogue docs/providers/claude-ai.md (sender, content segments, attachments/files);
@@ -75,7 +75,7 @@ chatgpt
     object parts (images) are left out, except a voice message's "audio_transcription" text.
     Confirmed against: mitkury/chatgpt-export-parser docs/chatgpt-data-export-format.md (the
     whole schema: current_node, mapping nodes, author.role, content_type, parts, metadata,
-    recipient, placeholder root nodes, branches); is_visually_hidden_from_conversation and
+    recipient, the empty root node, branches); is_visually_hidden_from_conversation and
     multimodal_text parts with {"content_type": "image_asset_pointer"} were seen in several
     public parsers and fixtures found by text search.
 

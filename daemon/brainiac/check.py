@@ -834,7 +834,7 @@ def _key_match(clauses: list[_Clause], key: str) -> list[tuple[int, bool]]:
     Friday, and the demo is Tuesday"), and a key of three or more may miss one that is not its
     head ("your 10K best" for `10K personal best`)."""
     words = [w for w in key.split() if w not in extract.STOP_WORDS]
-    specific = [w for w in words if _stem(w) not in _GENERIC]
+    specific = _specific(key)
     owners_only = all(_stem(w) in _OWNERS or w.endswith(("'s", "’s")) for w in specific)
     if not specific or owners_only:
         specific = words  # "user's name", "denise's visit": the owner alone says nothing

@@ -278,16 +278,7 @@ def context(
                 err=True,
             )
     if as_json:
-        _json(
-            {
-                "text": result.text,
-                "tokens": result.tokens,
-                "budget": result.budget,
-                "over_budget": result.over_budget,
-                "sources": list(result.sources),
-                "warnings": list(result.warnings),
-            }
-        )
+        _json(dataclasses.asdict(result))
     else:
         click.echo(result.text, nl=False)
 
