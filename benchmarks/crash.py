@@ -1,6 +1,7 @@
 """Crash consistency: SIGKILL the real CLI at random instants and check the vault after each.
 
     .venv/bin/python benchmarks/crash.py [--trials 1000] [--seed 0] [--max-kill-ms 1200]
+                                         [--max-daemon-ms 8000]
 
 One vault lives through all the trials. Each trial starts one command as a subprocess,
 `[sys.executable, "-m", "brainiac", "--vault", V, ...]`, with its own XDG directories:
@@ -11,7 +12,11 @@ One vault lives through all the trials. Each trial starts one command as a subpr
   (`BRAINIAC_FAULT=import.…`, brainiac/faults.py);
 - `jobs run all --now T` (reflection, promotion, organization), with T advancing a few hours
   per trial so promotion moves events into notes and the monthly archive;
-- `context --write` (context/working_memory.md).
+- `context --write` (context/working_memory.md);
+- `run`, the daemon, with a new export dropped into its inbox: it is killed at a random instant
+  of 0 to --max-daemon-ms (while it starts, reconciles the index, writes the working memory,
+  imports from the inbox, or runs its memory jobs, which the vault's config makes due every few
+  seconds). The daemon never completes by itself; its export is completed by the final imports.
 
 The harness sleeps a random 0 to --max-kill-ms ms, then SIGKILLs the process; if it had already
 exited, the trial counts as "completed". The default, 1200 ms, spans a whole command on a 2-core
@@ -44,6 +49,7 @@ import json
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -55,7 +61,7 @@ from pathlib import Path
 from brainiac import events as ev
 from brainiac import importer, note, safe_io
 from brainiac.chatlogs import Message
-from brainiac.vault import EXPORTS_DIR
+from brainiac.vault import EXPORTS_DIR, INBOX_DIR
 
 FAULTS = (
     "import.intent-written",
@@ -64,8 +70,16 @@ FAULTS = (
     "import.events-written",
     "import.recorded",
 )
-OPERATIONS = ("remember", "import", "jobs", "context")
-WEIGHTS = (5, 3, 2, 1)
+OPERATIONS = ("remember", "import", "jobs", "context", "daemon")
+WEIGHTS = (5, 3, 2, 1, 1)
+# The daemon's memory jobs are due every few seconds (after its 5 s start delay), and its inbox
+# job every second, so a daemon trial of up to --max-daemon-ms sees them run and die mid-run.
+DAEMON_CONFIG = """[jobs]
+inbox = 0.02
+reflection = 0.05
+promotion = 0.05
+organization = 0.1
+"""
 START = dt.datetime(2026, 9, 1, 8, 0)
 WORDS = (
     "Lisbon trip budget",
@@ -161,10 +175,13 @@ def import_id(session: str, position: int, role: str, text: str) -> str:
 
 
 class Harness:
-    def __init__(self, root: Path, seed: int, max_kill_ms: int = 1200) -> None:
+    def __init__(
+        self, root: Path, seed: int, max_kill_ms: int = 1200, max_daemon_ms: int = 8000
+    ) -> None:
         self.root = root
         self.rng = random.Random(seed)
         self.max_kill_ms = max_kill_ms
+        self.max_daemon_ms = max_daemon_ms
         self.vault = root / "vault"
         self.env = dict(os.environ)
         for key in list(self.env):
@@ -202,7 +219,7 @@ class Harness:
         )
         return proc.returncode
 
-    def run_and_kill(self, *args: str) -> tuple[int, bool]:
+    def run_and_kill(self, *args: str, max_ms: int | None = None) -> tuple[int, bool]:
         """Start, sleep 0-max ms, SIGKILL: (exit status, whether the kill landed mid-command)."""
         proc = subprocess.Popen(
             self.command(*args),
@@ -211,7 +228,7 @@ class Harness:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        time.sleep(self.rng.uniform(0, self.max_kill_ms) / 1000)
+        time.sleep(self.rng.uniform(0, max_ms or self.max_kill_ms) / 1000)
         if proc.poll() is None:
             # Until it is waited for, the process (even a zombie) keeps its id: this is safe.
             os.killpg(proc.pid, signal.SIGKILL)
@@ -253,6 +270,13 @@ class Harness:
                 fault = self.rng.choice(FAULTS)
         elif op == "jobs":
             args = ["jobs", "run", "all", "--now", self.clock.isoformat()]
+        elif op == "daemon":
+            # `brainiac run` with a new export in its inbox: killed while it starts, reconciles
+            # the index, writes the working memory, imports, or runs its jobs.
+            path, ids = self.new_export(n)
+            (self.vault / INBOX_DIR).mkdir(exist_ok=True)
+            shutil.copyfile(path, self.vault / INBOX_DIR / path.name)
+            args = ["run"]
         else:
             args = ["context", "--write", "--now", self.clock.isoformat()]
         for i in ids:
@@ -263,7 +287,8 @@ class Harness:
             if killed:
                 self.result.fault_points[fault] += 1
         else:
-            status, killed = self.run_and_kill(*args)
+            max_ms = self.max_daemon_ms if op == "daemon" else None
+            status, killed = self.run_and_kill(*args, max_ms=max_ms)
         self.outcomes[n] = "killed" if killed else "completed" if status == 0 else f"exit {status}"
         if killed:
             self.result.killed[op] += 1
@@ -328,6 +353,8 @@ class Harness:
         started = time.monotonic()
         if self.run("init", str(self.vault)) != 0:
             raise SystemExit("brainiac init failed")
+        (self.vault / ".brainiac").mkdir(exist_ok=True)
+        (self.vault / ".brainiac/config.toml").write_text(DAEMON_CONFIG)
         self.check(0, "init")
         for n in range(1, trials + 1):
             op = self.trial(n)
@@ -373,12 +400,16 @@ def _short(items: object, limit: int = 8) -> str:
 
 
 def crash_run(
-    trials: int, seed: int = 0, max_kill_ms: int = 1200, workdir: Path | None = None
+    trials: int,
+    seed: int = 0,
+    max_kill_ms: int = 1200,
+    workdir: Path | None = None,
+    max_daemon_ms: int = 8000,
 ) -> Result:
     if workdir is not None:
-        return Harness(workdir, seed, max_kill_ms).run_all(trials)
+        return Harness(workdir, seed, max_kill_ms, max_daemon_ms).run_all(trials)
     with tempfile.TemporaryDirectory(prefix="brainiac-crash-") as tmp:
-        return Harness(Path(tmp), seed, max_kill_ms).run_all(trials)
+        return Harness(Path(tmp), seed, max_kill_ms, max_daemon_ms).run_all(trials)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -386,14 +417,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-kill-ms", type=int, default=1200)
+    parser.add_argument("--max-daemon-ms", type=int, default=8000)
     parser.add_argument("--keep", type=Path, help="run in this folder and keep it (to inspect)")
     args = parser.parse_args(argv)
     if args.keep is not None:
         args.keep.mkdir(parents=True, exist_ok=True)
-        result = Harness(args.keep, args.seed, args.max_kill_ms).run_all(args.trials, True)
+        result = Harness(args.keep, args.seed, args.max_kill_ms, args.max_daemon_ms).run_all(
+            args.trials, True
+        )
     else:
         with tempfile.TemporaryDirectory(prefix="brainiac-crash-") as tmp:
-            harness = Harness(Path(tmp), args.seed, args.max_kill_ms)
+            harness = Harness(Path(tmp), args.seed, args.max_kill_ms, args.max_daemon_ms)
             result = harness.run_all(args.trials, progress=True)
     print(result.report())
     return 1 if result.violations else 0

@@ -16,9 +16,11 @@ Every command takes the global `--vault PATH` (default: `$BRAINIAC_VAULT`, then 
 `~/.config/brainiac/config.toml`, then `~/brainiac`) and `--debug` (tracebacks instead of one-line
 errors).
 
-Exit status: `0` success; `1` `check` found a conflict, or a `hook` failed (never 2 there: Claude
-Code reads 2 from a UserPromptSubmit hook as "block the prompt"); `2` an error (one line on stderr
-naming the file, the problem and the fix), a file `import` rejected, or a usage error.
+Exit status: `0` success; `1` `check` found a conflict, a `hook` failed (never 2 there: Claude
+Code reads 2 from a UserPromptSubmit hook as "block the prompt"), or `forget` matched nothing or
+was not confirmed; `2` an error (one line on stderr naming the file, the problem and the fix), a
+file `import` rejected, `forget` refused without a terminal or `--yes` or could not remove
+something, or a usage error.
 
 Commands that print data take `--json`. On a terminal, long work (a first index, `reindex`,
 `import`) shows a progress bar on stderr; piped or scripted, nothing but the data is printed.

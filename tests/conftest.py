@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -77,3 +79,14 @@ def run_cli(
     if check and proc.returncode != 0:
         raise AssertionError(f"brainiac {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
     return proc
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A harness in benchmarks/ (not a package), for its short version in the tests."""
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module

@@ -1,35 +1,25 @@
 """Crash consistency, the short version of benchmarks/crash.py for CI.
 
 The real CLI is SIGKILLed at random instants (and at the import's named fault points) during
-`remember`, `import`, `jobs run all` and `context --write`; after every kill each note still
+`remember`, `import`, `jobs run all` and `context --write`, and so is the daemon (`run`, with an
+export in its inbox and its jobs due every few seconds); after every kill each note still
 parses, no event is written twice, and every event whose command completed is there exactly
 once; after a recovery run, every event ever attempted is there at most once. docs/reliability.md
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "crash.py"
-
-
-def _crash() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("crash", BENCHMARK)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_benchmark
 
 
 def test_random_kills_leave_every_note_whole_and_every_event_once(tmp_path: Path) -> None:
-    result = _crash().crash_run(30, seed=6, workdir=tmp_path)
+    result = load_benchmark("crash").crash_run(30, seed=6, workdir=tmp_path)
     assert result.trials == 30
     assert not result.violations, result.report()
     # Both kinds of trial happened: kills mid-command and commands that completed first.
     assert sum(result.killed.values()) > 0, result.report()
     assert sum(result.completed.values()) > 0, result.report()
     assert result.completed_events > 0 and result.present_events >= result.completed_events
+    assert result.killed["daemon"] > 0, result.report()

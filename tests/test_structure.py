@@ -17,6 +17,7 @@ OWNERS = {
     "watchdog": {"watcher.py"},
     "apscheduler": {"scheduler.py"},
     "frontmatter": {"note.py"},
+    "yaml": {"note.py"},
     "markdown_it": {"note.py"},
     "click": {"cli.py"},
 }

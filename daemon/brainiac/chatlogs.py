@@ -539,7 +539,7 @@ class _Node:
 
 def _iso(text: str) -> dt.datetime | None:
     try:
-        return dt.datetime.fromisoformat(text.strip())
+        return _local_time_exists(dt.datetime.fromisoformat(text.strip()))
     except (ValueError, TypeError, OverflowError):
         return None
 
@@ -548,9 +548,17 @@ def _epoch(seconds: float) -> dt.datetime | None:
     if not math.isfinite(seconds):
         return None
     try:
-        return dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+        return _local_time_exists(dt.datetime.fromtimestamp(seconds, tz=dt.UTC))
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def _local_time_exists(at: dt.datetime) -> dt.datetime:
+    """`at`, once it is known to have a local time: the vault stores local times, and an offset
+    can take a time near year 1 or 9999 out of range (`0001-01-01T00:00+14:00`: OverflowError)."""
+    if at.tzinfo is not None:
+        at.astimezone()
+    return at
 
 
 # --------------------------------------------------------------------------------------------

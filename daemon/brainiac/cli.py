@@ -24,7 +24,7 @@ from brainiac import __version__, clock, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
-from brainiac.errors import BrainiacError, ConfigError
+from brainiac.errors import BrainiacError, ConfigError, VaultError
 from brainiac.lock import holder_of
 from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
@@ -46,7 +46,7 @@ def _user_config_vault() -> str | None:
             value = tomllib.load(f).get("vault")
     except FileNotFoundError:
         return None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: cannot be read ({exc}); fix it or delete it") from exc
     return str(value) if value else None
 
@@ -118,10 +118,14 @@ def _parse_time(value: str | None, option: str) -> dt.datetime | None:
     if value is None:
         return None
     try:
-        return dt.datetime.fromisoformat(value)
+        return clock.local(dt.datetime.fromisoformat(value))
     except ValueError:
         raise click.BadParameter(
             f"{value!r} is not an ISO-8601 time such as 2026-11-22T09:30", param_hint=option
+        ) from None
+    except OverflowError:  # an offset that moves it out of the years 1-9999
+        raise ConfigError(
+            f"{option} {value}: out of range; give a time in the years 1-9999"
         ) from None
 
 
@@ -263,7 +267,12 @@ def context(
     if prompt is not None and prompt_file is not None:
         raise click.UsageError("give --prompt or --prompt-file, not both")
     if prompt_file is not None:
-        prompt = prompt_file.read()
+        try:
+            prompt = prompt_file.read()
+        except UnicodeDecodeError as exc:
+            raise VaultError(
+                f"{prompt_file.name}: is not UTF-8 text; re-save it as UTF-8 (--prompt-file)"
+            ) from exc
     memory = _open(ctx)
     when = clock.local(_parse_time(now, "--now") or clock.now())
     result = memory.context(prompt, budget=budget, now=when)
@@ -327,6 +336,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
             "last_reconcile": _when(daemon.get("last_reconcile")) if daemon else None,
             "pending_changes": daemon.get("pending_changes") if daemon else None,
             "watcher_alive": daemon.get("watcher_alive") if daemon else None,
+            "watcher_polling": daemon.get("watcher_polling") if daemon else None,
+            "troubles": daemon.get("troubles") if daemon else None,
         },
         "index": str(memory.locations.index_dir),
         "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
@@ -355,6 +366,11 @@ def status(ctx: click.Context, as_json: bool) -> None:
             f"{d['last_reconcile'] or '-'}, {d['pending_changes'] or 0} change(s) pending"
         )
     )
+    troubles = d.get("troubles") if d else None
+    for message in troubles.values() if isinstance(troubles, dict) else ():
+        click.echo(f"warning: {message}")  # what the daemon cannot write now (disk full, ...)
+    if d and d.get("watcher_polling"):
+        click.echo("warning: inotify's limits are reached; the daemon polls the vault (see log)")
     for key in ("vault", "index", "files_indexed", "documents", "short_term_events"):
         click.echo(f"{key}: {info[key]}")
     for name, job in info["jobs"].items():
@@ -713,6 +729,169 @@ def import_(
                 click.echo(f"brainiac: rejected {r.error}", err=True)
     if not all(r.ok for r in reports):
         ctx.exit(EXIT_ERROR)
+
+
+@cli.command()
+@click.option(
+    "--note",
+    "notes",
+    multiple=True,
+    metavar="PATH_OR_TITLE",
+    help="A note: its file and the events in it (a path, title or alias).",
+)
+@click.option(
+    "--fact",
+    "facts",
+    multiple=True,
+    metavar="KEY",
+    help="A fact: its lines with their history, and the events that state it.",
+)
+@click.option("--entity", default=None, metavar="NOTE", help="With --fact: only in this note.")
+@click.option(
+    "--event",
+    "events",
+    multiple=True,
+    metavar="ID_OR_TEXT",
+    help="An event by its id (e-3f2a1c9b0d), or every event whose text contains the text.",
+)
+@click.option(
+    "--matching",
+    multiple=True,
+    metavar="TEXT",
+    help="Every event, fact, line and kept chat export that contains TEXT (case and spacing "
+    "ignored); a note whose title, aliases, tags or file name contain it goes whole.",
+)
+@click.option(
+    "--everything",
+    is_flag=True,
+    help="All of memory/, context/ and inbox/: the memory starts again from the template.",
+)
+@click.option(
+    "--identity", is_flag=True, help="With --everything: reset system/core_identity.md too."
+)
+@click.option("--dry-run", is_flag=True, help="List what would be removed; change nothing.")
+@click.option("--yes", is_flag=True, help="Do not ask (needed when not on a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was removed as JSON.")
+@click.pass_context
+def forget(
+    ctx: click.Context,
+    notes: tuple[str, ...],
+    facts: tuple[str, ...],
+    entity: str | None,
+    events: tuple[str, ...],
+    matching: tuple[str, ...],
+    everything: bool,
+    identity: bool,
+    dry_run: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Remove memories for good: the one command that deletes (docs/forget.md).
+
+    What matches goes from memory/ (short-term memory, long-term notes, the archive, kept chat
+    exports), context/, the search index, the event journal and every backup snapshot, with what
+    was derived from it (facts, goals, summaries, links), and the command says exactly what it
+    removed. It lists what will go and asks first; without a terminal, give --yes. A forgotten
+    imported message does not come back when the export is imported again. Exit status: 0
+    removed, 1 nothing matched or not confirmed, 2 an error or something left (run it again).
+    """
+    from brainiac.forget import Selection
+
+    selection = Selection(notes, facts, entity, events, matching, everything, identity)
+    try:
+        selection.check()
+    except BrainiacError as exc:
+        raise click.UsageError(str(exc)) from None
+    if not dry_run and not yes and not sys.stdin.isatty():
+        click.echo(
+            "brainiac: forget deletes for good and asks first; run it on a terminal, or add "
+            "--yes (see what would go with --dry-run)",
+            err=True,
+        )
+        ctx.exit(EXIT_ERROR)
+    memory = _open(ctx)
+
+    def confirm(listing: Any) -> bool:
+        _print_forget(listing, err=as_json)
+        return click.confirm("Forget all of this for good?", default=False, err=True)
+
+    report = memory.forget(selection, dry_run=dry_run, confirm=None if yes else confirm)
+    if as_json:
+        _json(report.as_json())
+    elif report.empty or report.done or dry_run:
+        _print_forget(report, err=False)
+    if report.empty:
+        also = "; the matches above are left as they are" if report.left else ""
+        click.echo(
+            f"brainiac: nothing forget removes matches {report.selection}{also}; nothing was "
+            "removed",
+            err=True,
+        )
+        ctx.exit(EXIT_CONFLICTS)
+    if dry_run:
+        click.echo("dry run: nothing was removed", err=True)
+    elif not report.done:
+        click.echo("brainiac: not confirmed; nothing was removed", err=True)
+        ctx.exit(EXIT_CONFLICTS)
+    elif report.skipped:
+        ctx.exit(EXIT_ERROR)
+
+
+def _print_forget(report: Any, err: bool) -> None:
+    """The listing (before) or the account (after) of a forget, one line per thing."""
+
+    def say(text: str) -> None:
+        click.echo(text, err=err)
+
+    if report.empty:
+        for item in report.left:
+            say(f"not changed: {item}")
+        return
+    say(("removed" if report.done else "would remove") + f" ({report.selection}):")
+    for change in report.files:
+        whole = [r for r in change.removed if not r.line]
+        lines = [r for r in change.removed if r.line]
+        if change.action == "regenerate":
+            say(f"{change.path}: regenerated from what is left")
+        elif whole:
+            say(f"{change.path}: {'; '.join(r.text for r in whole)}")
+        else:
+            say(f"{change.path}:")
+        for r in lines:
+            say(f"  line {r.line:<5} {r.what}: {r.text}")
+    if report.journal:
+        say(f"event journal: {report.journal} event(s)")
+    if report.index:
+        say(f"search index: {report.index}")
+    for s in report.snapshots:
+        verb = {
+            "rewrite": "to be rewritten and verified",
+            "rewritten": "rewritten and verified",
+            "delete": "to be deleted",
+            "deleted": "deleted",
+        }[s.action]
+        detail = f"{len(s.changed)} file(s) changed, {len(s.dropped)} left out"
+        say(f"backup {s.path}: {verb} ({s.reason or detail})")
+    for item in report.state:
+        say(f"brainiac's records: {item}")
+    for item in report.left:
+        say(f"not changed: {item}")
+    for item in report.skipped:
+        click.echo(f"brainiac: could not remove: {item}", err=True)
+    c = report.counts()
+    parts = [f"{c['events']} event(s)"] + [
+        f"{c[key]} {label}"
+        for key, label in (
+            ("facts", "fact line(s)"),
+            ("lines", "other line(s)"),
+            ("notes", "note(s)"),
+            ("files", "other file(s)"),
+            ("snapshots", "backup snapshot(s)"),
+        )
+        if c[key]
+    ]
+    exports = f" ({c['exports']} chat export(s) replaced by a placeholder)" if c["exports"] else ""
+    say(f"{'removed' if report.done else 'would remove'}: {', '.join(parts)}{exports}")
 
 
 @cli.command()

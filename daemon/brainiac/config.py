@@ -8,7 +8,11 @@ docs/configuration.md document the same names; a test keeps the three in step.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import json
+import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -127,6 +131,7 @@ def load(
     path = vault / CONFIG_RELPATH
     where = CONFIG_RELPATH
     table = _read_toml(path)
+    _check_names(table)
     for s in SETTINGS:
         section = table.get(s.section, {})
         if not isinstance(section, dict):
@@ -146,28 +151,78 @@ def load(
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        data = path.read_bytes()
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from exc
+    try:
+        # utf-8-sig: an editor that writes a byte order mark (Notepad) still gives a valid file
+        return tomllib.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{CONFIG_RELPATH}, line {line}: not UTF-8 text; re-save it as UTF-8 or delete it to "
+            "use defaults"
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{CONFIG_RELPATH}: not valid TOML ({exc}); fix the file or delete it to use defaults"
         ) from exc
-    except OSError as exc:
-        raise ConfigError(f"{CONFIG_RELPATH}: cannot be read ({exc.strerror})") from exc
+
+
+def _check_names(table: Mapping[str, Any]) -> None:
+    """A section or key that is no setting is an error, not ignored: whoever wrote it meant to
+    change something (`budjet = 500` would otherwise leave the budget at its default unnoticed)."""
+    keys: dict[str, list[str]] = {}
+    for s in SETTINGS:
+        keys.setdefault(s.section, []).append(s.key)
+    fix = "fix or delete it (docs/configuration.md lists the settings)"
+    for name, value in table.items():
+        if name in keys:
+            unknown = [k for k in value if k not in keys[name]] if isinstance(value, dict) else []
+            if unknown:
+                raise ConfigError(
+                    f"{CONFIG_RELPATH}: [{name}] {_name(unknown[0])} is not a setting"
+                    f"{_did_you_mean(unknown[0], keys[name])}; {fix}"
+                )
+            continue  # a value that is not a table is reported with the section's settings
+        home = [s.section for s in SETTINGS if s.key == name]
+        if home and not isinstance(value, dict):
+            raise ConfigError(
+                f"{CONFIG_RELPATH}: {_name(name)} is outside any section; move it under [{home[0]}]"
+            )
+        what = "is not a section" if isinstance(value, dict) else "is not a setting"
+        shown = f"[{_name(name)}]" if isinstance(value, dict) else _name(name)
+        raise ConfigError(
+            f"{CONFIG_RELPATH}: {shown} {what}{_did_you_mean(name, list(keys))}; {fix}"
+        )
+
+
+def _name(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _shown(raw: Any) -> str:
+    text = repr(raw)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _coerce(s: Setting, raw: Any, where: str) -> Any:
     if s.kind is str:
         if not isinstance(raw, str):
-            raise ConfigError(f"{where}: expected a string in quotes, got {raw!r}")
+            raise ConfigError(f"{where}: expected a string in quotes, got {_shown(raw)}")
         return raw.strip()
     if s.kind is tuple:
         if isinstance(raw, str):
             raw = [part.strip() for part in raw.split(",") if part.strip()]
         if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
-            raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
+            raise ConfigError(f"{where}: expected a list of strings, got {_shown(raw)}")
         return tuple(raw)
     try:
         if isinstance(raw, bool):
@@ -175,8 +230,10 @@ def _coerce(s: Setting, raw: Any, where: str) -> Any:
         value = s.kind(raw)
         if s.kind is int and isinstance(raw, float) and raw != int(raw):
             raise ValueError
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: expected {s.kind.__name__}, got {raw!r}") from None
+        if isinstance(value, float) and math.isnan(value):
+            raise ValueError  # nan passes every range check, and decay wrote `strength: nan`
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError(f"{where}: expected {s.kind.__name__}, got {_shown(raw)}") from None
     if (s.minimum is not None and value < s.minimum) or (
         s.maximum is not None and value > s.maximum
     ):

@@ -4,6 +4,8 @@
     ├── ConfigError               a setting is missing, unreadable or out of range
     ├── VaultError                the vault path is missing, not a vault, or a path escapes it
     │   └── StaleWriteError       a file changed between our read and our write; nothing written
+    ├── StorageError              a file cannot be written: disk full, read-only, no permission
+    │                             (also an OSError, so `except OSError` still catches it)
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
     ├── BudgetError               a token budget that cannot mean anything (zero, negative, absurd)
     ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
@@ -14,6 +16,10 @@ in a terminal or the journal knows what to do.
 """
 
 from __future__ import annotations
+
+import errno
+import os
+from typing import TypeGuard
 
 
 class BrainiacError(Exception):
@@ -30,6 +36,51 @@ class VaultError(BrainiacError):
 
 class StaleWriteError(VaultError):
     """The file changed since it was read; the write was abandoned and the file left as it is."""
+
+
+# What the system could not give us, and what the person can do about it. Anything else (a missing
+# folder, a bug) stays a plain OSError with its traceback.
+_STORAGE_PROBLEMS = {
+    errno.ENOSPC: ("the file system is full", "free some space there (`df -h` shows how much)"),
+    errno.EDQUOT: ("the disk quota is used up", "free some space or ask for a larger quota"),
+    errno.EFBIG: (
+        "the file size limit is reached",
+        "raise it (`ulimit -f unlimited`, or LimitFSIZE= in the service unit)",
+    ),
+    errno.EROFS: (
+        "the file system is mounted read-only",
+        "remount it read-write (`findmnt -T` on the path shows its mount point)",
+    ),
+    errno.EACCES: ("permission is denied", "give your user write access to it and its folder"),
+    errno.EPERM: ("the operation is not permitted", "check its permissions and attributes"),
+}
+
+
+def is_storage_problem(exc: BaseException) -> TypeGuard[OSError]:
+    """Whether `exc` is a write refused for lack of room or rights (StorageError tells how)."""
+    return isinstance(exc, OSError) and exc.errno in _STORAGE_PROBLEMS
+
+
+class StorageError(BrainiacError, OSError):
+    """A file could not be written: the disk is full, the file system read-only, no permission.
+
+    One line naming the path, the problem and the fix, and what became of the file (by default:
+    nothing, as every write goes through a temp file and a rename). It is also an OSError with the
+    original errno, so code that handles OSError keeps working."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], cause: OSError, outcome: str = "it was left as it was"
+    ) -> None:
+        problem, fix = _STORAGE_PROBLEMS.get(
+            cause.errno or 0, ("it cannot be written", "check the disk and the folder")
+        )
+        detail = cause.strerror or str(cause)
+        self.problem = problem
+        self.message = f"{path}: cannot be written, {problem} ({detail}); {fix}; {outcome}"
+        super().__init__(cause.errno, detail, os.fspath(path))
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class NoteParseError(BrainiacError):

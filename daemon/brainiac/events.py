@@ -54,19 +54,33 @@ def normalise_time(at: dt.datetime) -> dt.datetime:
 
 
 def clean_role(role: str) -> str:
-    return _ROLE_BAD.sub(" ", role).strip() or "user"
+    return _ROLE_BAD.sub(" ", storable(role)).strip() or "user"
 
 
 def clean_session(session: str | None) -> str | None:
     if session is None:
         return None
-    return _SESSION_BAD.sub(" ", session).strip() or None
+    return _SESSION_BAD.sub(" ", storable(session)).strip() or None
 
 
 def normalise_text(text: str) -> str:
     """The text as stored: NFC, no trailing spaces, no carriage returns, no blank edges."""
-    text = unicodedata.normalize("NFC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", storable(text)).replace("\r\n", "\n").replace("\r", "\n")
     return "\n".join(line.rstrip() for line in text.strip("\n").split("\n")).strip()
+
+
+def storable(text: str) -> str:
+    """`text` with NUL characters and lone surrogates made U+FFFD, so that it can go into a note.
+    A NUL (an escaped zero in an imported JSON message) made the whole file look binary: the
+    short-term document was skipped from then on, and every later `remember` failed. A lone
+    surrogate (bytes that are not UTF-8, read from stdin or an argument) could not be written."""
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
 
 
 def event_id(at: dt.datetime | None, role: str, session: str | None, text: str) -> str:
@@ -138,11 +152,15 @@ def _parse_block(block: list[str]) -> Event | None:
     if id_match:
         block = [*block[:-1], last[: id_match.start()].rstrip()]
     head = _HEAD_RE.match(block[0])
+    at: dt.datetime | None = None
     if head:
         try:
-            at: dt.datetime | None = normalise_time(dt.datetime.fromisoformat(head.group("at")))
-        except ValueError:
-            at = None
+            at = normalise_time(dt.datetime.fromisoformat(head.group("at")))
+        except (ValueError, OverflowError):  # no such date; an offset that leaves years 1-9999
+            # Then the line is a person's, whole: read as the head's role and text, it lost
+            # `2026-99-99T99:99 **user**:` when promotion wrote it out again (render).
+            head = None
+    if head:
         role = head.group("role").strip()
         session = clean_session(head.group("session"))
         text = "\n".join([head.group("text"), *block[1:]])

@@ -38,10 +38,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import chatlogs, clock, faults, safe_io
+from brainiac import chatlogs, clock, faults, journal, safe_io
 from brainiac import events as ev
 from brainiac.chatlogs import Message
-from brainiac.errors import BrainiacError, ImportFormatError
+from brainiac.errors import ImportFormatError
 from brainiac.vault import EXPORTS_DIR, INBOX_DIR
 
 if TYPE_CHECKING:
@@ -55,7 +55,6 @@ INTENT_FILE = "intent.json"
 REJECTED_DIR = INBOX_DIR + "/rejected"
 INBOX_SETTLE_S = 10.0  # a file still being copied into the inbox is left for the next turn
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
-_VAULT_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 _LABEL_CHARS = 48
 
 
@@ -289,27 +288,8 @@ def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
 
 
 def _add_events(memory: Memory, events: Iterable[ev.Event], now: dt.datetime) -> tuple[int, int]:
-    """Put imported events where they belong: the newest few (newer than anything in the Event
-    Log, at most a short-term window of them) in the Event Log, as the latest steps; the rest is
-    history and goes straight into long-term notes or the archive, the way promotion would place
-    it, so a large export never swells the short-term document. Returns (short, long) counts."""
-    from brainiac.jobs.promotion import consolidate_history
-
-    pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
-    if not pending:
-        return 0, 0
-    logged = [e.at for e in memory.short_term().events if e.at is not None]
-    newest = max(logged, default=None)
-    window = memory.config.short_term_window
-    fresh = [e for e in pending if newest is None or (e.at is not None and e.at > newest)]
-    recent = fresh[-window:] if window else []
-    recent_ids = {e.id for e in recent}
-    history = [e for e in pending if e.id not in recent_ids]
-    consolidate_history(memory, history, now)
-    faults.point("import.history-placed")
-    if recent:
-        memory.remember_many(recent, in_time_order=True)
-    return len(recent), len(history)
+    """The newest messages join the Event Log, the history goes into notes (journal.place)."""
+    return journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
 
 
 def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
@@ -324,24 +304,12 @@ def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
 
     now = clock.now()
     finish_promotion(memory, now)  # history placed half-way is finished first
-    present = vault_event_ids(memory)
+    present = journal.vault_event_ids(memory)
     missing = [e for line in batch.lines for e in ev.parse_text(line) if e.id not in present]
     _add_events(memory, missing, now)
     state.record(batch, now, note="finished after an interruption")
     state.clear_intent()
     return True
-
-
-def vault_event_ids(memory: Memory) -> set[str]:
-    """Every event id written in the short-term, long-term and archive files."""
-    found: set[str] = set()
-    for rel in memory.vault.markdown_files("memory"):
-        try:
-            text = memory.vault.read(rel).text
-        except (OSError, BrainiacError):
-            continue
-        found.update(_VAULT_ID_RE.findall(text))
-    return found
 
 
 class _State:
@@ -360,7 +328,7 @@ class _State:
                 self._seen = _SeenKeys({k for k in lines if _KEY_RE.match(k)}, set())
             except FileNotFoundError:
                 # Never imported here, or the state was deleted: the vault's event ids tell.
-                self._seen = _SeenKeys(set(), vault_event_ids(memory))
+                self._seen = _SeenKeys(set(), journal.vault_event_ids(memory))
         return self._seen
 
     def archived_as(self, digest: str) -> str | None:

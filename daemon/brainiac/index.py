@@ -267,7 +267,18 @@ class Index:
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = _SegmentLengthsBM25F()
         self._ix = self._open_or_create()
-        self._searcher: Any = self._new_searcher()
+        try:
+            self._searcher: Any = self._new_searcher()
+        except Exception as exc:  # a table of contents that opens over damaged segments
+            if not self.writable:
+                raise SearchError(
+                    f"{self.directory}: the index cannot be read ({exc}); the daemon rebuilds it "
+                    "on its next update, or run `brainiac reindex` when it is stopped"
+                ) from exc
+            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
+            self.close()
+            self._ix = self._create()
+            self._searcher = self._new_searcher()
         self._analyzer = self._ix.schema["body"].analyzer
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -426,7 +437,25 @@ class Index:
         return list(seen)
 
     def search(self, text: str, limit: int = 10, kind: str | None = None) -> list[Hit]:
-        """The documents matching any term of `text`, best first (BM25F). Never a syntax error."""
+        """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
+        SearchError when the index cannot be read (damaged or deleted under us)."""
+        try:
+            return self._search(text, limit, kind)
+        except SearchError:
+            raise
+        except Exception as exc:
+            fix = (
+                "run `brainiac reindex`"
+                if self.writable
+                else "the daemon rebuilds it on its next update; try again in a moment"
+            )
+            problem = f"the index could not be read ({exc})"
+            raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
+
+    def _search(self, text: str, limit: int, kind: str | None) -> list[Hit]:
+        # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
+        # surrogateescape), which the analyser cannot encode: they are no word anyway.
+        text = text.encode("utf-8", "replace").decode("utf-8")
         terms = self._selective(self.terms(text))
         words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
         # Only words that are tags or link targets somewhere: each clause costs a matcher even
@@ -447,13 +476,8 @@ class Index:
         # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
         query.matcher_type = Or.DEFAULT_MATCHER
         filter_q = Term("kind", kind) if kind else None
-        try:
-            results = self._searcher.search(query, limit=limit, filter=filter_q)
-            return [_hit(r) for r in results]
-        except Exception as exc:
-            raise SearchError(
-                f"{self.directory}: the index could not be read ({exc}); run `brainiac reindex`"
-            ) from exc
+        results = self._searcher.search(query, limit=limit, filter=filter_q)
+        return [_hit(r) for r in results]
 
     def _selective(self, terms: list[str]) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).
@@ -475,7 +499,11 @@ class Index:
         }
         kept: set[str] = set()
         spent = 0
-        for term in sorted(terms, key=lambda t: freq[t])[:_MAX_TERMS]:
+        # A term no document has matches nothing: taken "rarest first" it would only crowd the
+        # ones that can match out of the `_MAX_TERMS` (a working-memory query is full of dates,
+        # times and ^g- marks that are in no document).
+        present = [t for t in terms if freq[t]] or terms[:1]
+        for term in sorted(present, key=lambda t: freq[t])[:_MAX_TERMS]:
             if kept and spent + freq[term] > _POSTINGS_BUDGET:
                 break
             kept.add(term)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainiac import corpus, safe_io
-from brainiac.errors import NoteParseError
+from brainiac.errors import NoteParseError, StorageError, VaultError, is_storage_problem
 from brainiac.index import Index
 from brainiac.vault import Vault, is_conflict_copy
 
@@ -134,13 +134,21 @@ class Indexer:
         """Reconcile the whole vault (`paths=None`) or just the given relative paths;
         `progress(done, total)` hears about the files checked."""
         started = time.perf_counter()
+        self._check_vault_folder()
         full_build = self.manifest.index_id != self.index.identity
         if full_build:
+            if self.manifest.index_id:
+                log.info(
+                    "the index at %s is not the one last written (deleted or replaced); "
+                    "building it again from the vault",
+                    self.index.directory,
+                )
             self.index.reset()
             self.manifest = Manifest(index_id=self.index.identity)
             paths = None
         if paths is None:
             listing = list(self.vault.markdown_files())
+            self._check_vault_folder()  # gone during the walk: the listing is not the vault
             self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
             wanted = [rel for rel in listing if corpus.kind_of(rel)]
             candidates = set(wanted) | set(self.manifest.files)
@@ -150,21 +158,43 @@ class Indexer:
         removed: list[str] = []
         add: list[corpus.Document] = []
         delete: list[str] = []
+        undo: dict[str, FileState | None] = {}  # the manifest's entries before this sync
         total = len(candidates)
         for done, rel in enumerate(sorted(candidates), 1):
             if progress is not None and (done % 100 == 0 or done == total):
                 progress(done, total)
+            before = self.manifest.files.get(rel)
             outcome = self._check(rel, add, delete)
             if outcome == "changed":
                 changed.append(rel)
+                undo[rel] = before
             elif outcome == "removed":
                 removed.append(rel)
+                undo[rel] = before
         if add or delete:
-            self.index.apply(add, delete, bulk=full_build)
+            try:
+                self.index.apply(add, delete, bulk=full_build)
+            except BaseException as exc:
+                # The index did not take these changes (a full disk, a damaged index): the
+                # manifest must not claim it did, or the next sync would find the files unchanged
+                # and never index them.
+                for rel, state in undo.items():
+                    if state is None:
+                        self.manifest.files.pop(rel, None)
+                    else:
+                        self.manifest.files[rel] = state
+                if is_storage_problem(exc) and not isinstance(exc, StorageError):
+                    raise StorageError(
+                        self.index.directory, exc, "search answers from the index as it was"
+                    ) from exc
+                raise
         if changed or removed or full_build:
             self.dirty = True
             if not self.defer_save:
-                self.flush()
+                try:
+                    self.flush()
+                except OSError as exc:  # the index is current; the next start re-reads these
+                    log.warning("%s", exc)
         return SyncReport(
             len(candidates),
             tuple(changed),
@@ -175,6 +205,15 @@ class Indexer:
             full_build,
             time.perf_counter() - started,
         )
+
+    def _check_vault_folder(self) -> None:
+        """VaultError when the vault folder is gone (moved away or deleted while brainiac runs):
+        every file would look deleted, and a full sync would empty the index."""
+        if not self.vault.root.is_dir():
+            raise VaultError(
+                f"{self.vault.root}: the vault folder is gone (moved away or deleted); the index "
+                "is left as it was until the folder is back"
+            )
 
     def flush(self) -> None:
         """Save the manifest if it changed since the last save."""

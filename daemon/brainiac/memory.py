@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, ltm, marks, masking, safe_io, stm
+from brainiac import access, clock, journal, ltm, marks, masking, safe_io, stm
 from brainiac import check as check_mod
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
@@ -47,6 +47,7 @@ from brainiac.retrieval import candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
+    from brainiac.forget import ForgetReport, Selection
     from brainiac.importer import FileReport
 
 log = logging.getLogger(__name__)
@@ -242,6 +243,7 @@ class Memory:
                 f"{SHORT_TERM}: kept changing while brainiac tried to append; "
                 "nothing was written, try again"
             )
+        journal.record(self.locations.state, added)
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
         return added
@@ -266,6 +268,21 @@ class Memory:
                     f"{_IMPORT_LOCK_WAIT_S:g} s; try the import again in a minute"
                 )
             return importer.import_paths(self, files, format, now, dry_run)
+
+    def forget(
+        self,
+        what: Selection,
+        now: dt.datetime | None = None,
+        dry_run: bool = False,
+        confirm: Callable[[ForgetReport], bool] | None = None,
+    ) -> ForgetReport:
+        """Remove what `what` selects for good, from memory/, context/, the index, the event
+        journal and every backup snapshot (docs/forget.md): the one operation that deletes.
+        `confirm(listing)` is asked once the listing is made; False leaves everything as it was.
+        """
+        from brainiac import forget as forget_mod
+
+        return forget_mod.forget(self, what, now, dry_run, confirm)
 
     def check(self, text: str, now: dt.datetime | None = None) -> check_mod.CheckResult:
         """Compare a response with what the memory knows: its conflicts with current facts,

@@ -5,18 +5,21 @@ it. Edits (`replace_section`, `set_frontmatter_field`) work on text and touch on
 are about, so what a person wrote elsewhere survives byte for byte and user frontmatter is never
 re-serialised (python-frontmatter's round trip sorts keys and drops comments).
 
-This is the only module that imports python-frontmatter (for its YAML loader) and markdown-it-py.
+This is the only module that imports python-frontmatter (for its YAML loader), PyYAML (to measure
+nesting before loading) and markdown-it-py.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import frontmatter
+import yaml
 from markdown_it import MarkdownIt
 
 from brainiac.errors import NoteParseError
@@ -93,7 +96,12 @@ class Note:
         value = self.meta.get(key)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return default
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past float's range
+            return default
+        # `.nan` or `.inf` in YAML: a job computing from it wrote `strength: nan` back
+        return number if math.isfinite(number) else default
 
     def meta_time(self, key: str) -> dt.datetime | None:
         return as_datetime(self.meta.get(key))
@@ -124,9 +132,13 @@ def as_datetime(value: Any) -> dt.datetime | None:
     return None
 
 
-def _naive_local(value: dt.datetime) -> dt.datetime:
-    # Vault times are the person's wall-clock time (see clock.py).
-    return value.astimezone().replace(tzinfo=None)
+def _naive_local(value: dt.datetime) -> dt.datetime | None:
+    # Vault times are the person's wall-clock time (see clock.py). An offset can take a time near
+    # year 1 or 9999 out of range (`0001-01-01T00:00+14:00`): no time, as for any unreadable one.
+    try:
+        return value.astimezone().replace(tzinfo=None)
+    except (OverflowError, ValueError):
+        return None
 
 
 def parse(text: str, path: str = "<text>") -> Note:
@@ -147,9 +159,26 @@ def parse(text: str, path: str = "<text>") -> Note:
     return Note(path, text, meta, fm, body_line, _sections(lines, body_line))
 
 
+# libyaml's composer, the C loader python-frontmatter uses, recurses in C without a limit:
+# frontmatter nested ~30,000 levels deep (`a: [[[[...`, 60 KB) crashed the process with SIGSEGV.
+# So the nesting is measured first on libyaml's event stream (no recursion there) whenever the
+# frontmatter holds enough of the characters a level needs (a flow `[` or `{`, a block `-` or `?`,
+# a new line under a key); a note that nests deeper than anyone writes by hand is skipped.
+_NESTING_CHARS = "[{-?:\n"
+_MAX_NESTING = 100
+_EventLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _load_yaml(source: str, path: str) -> Mapping[str, Any]:
     if not source.strip():
         return {}
+    if sum(map(source.count, _NESTING_CHARS)) > _MAX_NESTING and _too_deep(source):
+        raise NoteParseError(
+            path,
+            f"frontmatter nests deeper than {_MAX_NESTING} levels; fix it, the note is skipped "
+            "until then",
+            2,
+        )
     try:
         loaded = frontmatter.YAMLHandler().load(source)
     except Exception as exc:  # yaml.YAMLError and friends; translated at this boundary
@@ -167,7 +196,50 @@ def _load_yaml(source: str, path: str) -> Mapping[str, Any]:
         raise NoteParseError(
             path, "frontmatter must be key: value pairs; fix it, the note is skipped until then", 2
         )
+    if _expands_beyond(loaded, 2 * len(source) + 1000):
+        # A "billion laughs": aliases of aliases load as shared lists, cheap until something walks
+        # them (str() of a tag list took 9 GB and never ended). Without aliases a value takes at
+        # least a character or two, so more values than that can only come from them.
+        raise NoteParseError(
+            path,
+            "frontmatter repeats YAML aliases (*name) into more values than the file holds; "
+            "fix it, the note is skipped until then",
+            2,
+        )
     return loaded
+
+
+def _too_deep(source: str) -> bool:
+    depth = 0
+    try:
+        for event in yaml.parse(source, Loader=_EventLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > _MAX_NESTING:
+                    return True
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        return False  # not deep before the error: loading stops at it too, and says where
+    return False
+
+
+def _expands_beyond(value: Any, limit: int) -> bool:
+    """Whether `value` counts more than `limit` values with every alias use counted apart, as a
+    walk over it meets them. Iterative, and it stops at the limit (a recursive alias never ends)."""
+    stack = [value]
+    count = 0
+    while stack:
+        item = stack.pop()
+        count += 1
+        if count > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+    return False
 
 
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
@@ -293,7 +365,13 @@ def set_frontmatter_field(text: str, key: str, yaml_value: str) -> str:
     """Set one top-level frontmatter key by editing its line; every other byte stays as it was.
 
     `yaml_value` is already YAML (the caller decides quoting). A key whose value spans several lines
-    (a block list) is replaced together with its indented continuation lines.
+    (a block list) is replaced together with its indented continuation lines. A key written twice
+    is set on its last line, the one YAML reads.
+
+    Frontmatter that is not laid out as `key: value` lines can make a line edit unreadable (a flow
+    mapping `{title: x}`, an empty document `~`, a tab-only line, an alias of an anchor on the line
+    replaced). Such an edit is read back first, and when the key does not read back the text is
+    returned as it was: the note stays as its person wrote it, without the field.
     """
     note = parse(text)
     lines = note.lines
@@ -303,12 +381,40 @@ def set_frontmatter_field(text: str, key: str, yaml_value: str) -> str:
         return f"---{newline}{new_line}---{newline}{text}"
     first, close = note.frontmatter_lines
     key_re = re.compile(rf"^{re.escape(key)}\s*:")
-    for i in range(first, close):
-        if key_re.match(lines[i]):
-            j = i + 1
-            while j < close and (lines[j].startswith((" ", "\t", "-")) or not lines[j].strip()):
-                if lines[j].startswith("-") and not lines[i].rstrip().endswith(":"):
-                    break
-                j += 1
-            return "".join(lines[:i]) + new_line + "".join(lines[j:])
-    return "".join(lines[:close]) + new_line + "".join(lines[close:])
+    found = [i for i in range(first, close) if key_re.match(lines[i])]
+    if found:
+        i = found[-1]
+        j = i + 1
+        while j < close and (lines[j].startswith((" ", "\t", "-")) or not lines[j].strip()):
+            if lines[j].startswith("-") and not lines[i].rstrip().endswith(":"):
+                break
+            j += 1
+        new = [*lines[:i], new_line, *lines[j:]]
+        new_close = close - (j - i) + 1
+    else:
+        new = [*lines[:close], new_line, *lines[close:]]
+        new_close = close + 1
+    source = "".join(lines[first:close])
+    content = [line for line in lines[first:close] if line.strip() and line.lstrip()[:1] != "#"]
+    # `~` or `{}`; a mapping indented as a whole; a document end (`...`) before the last line
+    risky = not note.meta or not content or content[0][:1].isspace()
+    risky = risky or any(line.startswith(("...", "---")) for line in content)
+    if (risky or _RISKY_LAYOUT.search(source)) and not _reads_back(
+        "".join(new[first:new_close]), key, new_line
+    ):
+        return text
+    return "".join(new)
+
+
+# What can make a line edit of frontmatter unreadable, so that it is read back before it is kept:
+# flow collections, anchors and aliases, tags, complex keys, directives, block scalars, nulls, tabs,
+# byte order marks.
+_RISKY_LAYOUT = re.compile(r"[{}&*!?%|>~\t\ufeff]")
+
+
+def _reads_back(source: str, key: str, line: str) -> bool:
+    try:
+        meta = _load_yaml(source, "<frontmatter>")
+        return key in meta and meta[key] == _load_yaml(line, "<frontmatter>").get(key)
+    except NoteParseError:
+        return False

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainiac.errors import StaleWriteError
+from brainiac.errors import StaleWriteError, StorageError, is_storage_problem
 
 # Our temp names: ".<name>.<random>.brainiac-tmp". They start with a dot, so the watcher and the
 # scanner ignore them, and the suffix lets a start-up sweep find the ones a crash left behind.
@@ -135,7 +135,52 @@ def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finger
 
     `expected=None` means "the file must not exist yet". Raises StaleWriteError, having written
     nothing, when the file changed since it was read. Creates missing parent directories (0700).
+    A full disk, a read-only file system or a refused permission raises StorageError (one line
+    with the fix); the file is then as it was and no temp file is left.
     """
+    try:
+        return _write_bytes(path, data, expected)
+    except OSError as exc:
+        if not is_storage_problem(exc) or isinstance(exc, StorageError):
+            raise
+        raise StorageError(path, exc) from exc
+
+
+# An editor that saves in place (nano, Obsidian Sync) opens the file with O_TRUNC and then writes,
+# and a large write lands a page at a time: a read in between sees an empty or cut-short file that
+# no fingerprint can tell from a complete one. A change computed from it and swapped in while the
+# editor is stalled would take the file from under the editor's open descriptor, and its write
+# would land in the swapped-out inode, lost. So a write waits until the file it read has been
+# quiet (its ctime, which every write and utime moves, is QUIET_S old; an empty file, the most
+# likely moment of all, EMPTY_QUIET_S), then the compare-and-swap sees any write that came.
+# Files this process wrote itself (renamed in whole) need no wait.
+QUIET_S = 0.1
+EMPTY_QUIET_S = 2.0
+_MAX_WAIT_S = 5.0
+_written_here: dict[str, str] = {}  # path -> sha256 of what this process last swapped in
+
+
+def _wait_until_quiet(path: Path, expected: Fingerprint) -> None:
+    if _written_here.get(str(path)) == expected.sha256:
+        return
+    quiet = EMPTY_QUIET_S if expected.size == 0 else QUIET_S
+    end = time.monotonic() + _MAX_WAIT_S
+    while time.monotonic() < end:
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return  # the compare-and-swap reports it
+        if (st.st_ino, st.st_size) != (expected.ino, expected.size):
+            return  # changed: the compare-and-swap reports it
+        age = time.time() - st.st_ctime
+        if age >= quiet:
+            return
+        time.sleep(min(quiet - age, 0.05))
+
+
+def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Fingerprint:
+    if expected is not None:
+        _wait_until_quiet(path, expected)
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
@@ -170,6 +215,7 @@ def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finger
         else:
             os.replace(tmp, path)
         _fsync_dir(directory)
+        _written_here[str(path)] = sha256_hex(data)
         return read_bytes(path)[1]
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -181,19 +227,21 @@ def replace_file(path: Path, data: bytes) -> None:
     """Write a file brainiac owns outright (state outside the vault): temp file, fsync, rename.
 
     No compare-and-swap: nobody else edits these files, and the rename means a reader sees the
-    old or the new content, never a torn one.
+    old or the new content, never a torn one. StorageError as for `write_bytes`.
     """
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
             tmp.unlink()
+        if is_storage_problem(exc):
+            raise StorageError(path, exc) from exc
         raise
 
 

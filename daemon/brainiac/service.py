@@ -13,12 +13,20 @@ bare modification waits for a short quiet period (an in-place writer may still b
 decision is always made on content: a sync compares hashes with the manifest, so the daemon's own
 writes and touch-only changes cost nothing. A path that disappeared is deleted from the index only
 if it is still missing after a grace period (rename-saves recreate it).
+
+Resource faults never stop it (docs/reliability.md). A write refused by the system (a full disk, a
+read-only vault, no permission) is logged once as one line with the fix, and tried again: every
+second while the file system still says full or read-only (a statvfs), otherwise with a back-off.
+Meanwhile search and context keep answering from the index, and the memory jobs that write the
+vault wait. An index that cannot be read or updated for any other reason (deleted, damaged) is
+rebuilt from the vault. When inotify's limits leave the vault unwatched, it is polled instead.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import json
 import logging
 import os
@@ -36,6 +44,7 @@ from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.corpus import kind_of
+from brainiac.errors import SearchError, StorageError, VaultError, is_storage_problem
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
 from brainiac.scheduler import Scheduler
@@ -53,6 +62,13 @@ _QUIET_AFTER_S = 60.0
 _STATUS_HEARTBEAT_S = 60.0
 _JOB_STOP_WAIT_S = 30.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
+# A write the system refused: looked at again every second while statvfs still says read-only or
+# full (no write is tried), otherwise tried again after 1, 2, 4 ... 30 s.
+_RETRY_S = 1.0
+_RETRY_MAX_S = 30.0
+# The jobs that write vault files wait while the vault (or the state folder) cannot be written.
+_VAULT_JOBS = (*jobs_mod.LIFECYCLE, "inbox")
+_READ_ONLY = "the file system is mounted read-only"
 
 
 @dataclass
@@ -63,6 +79,28 @@ class _Counters:
     working_memory_writes: int = 0
     conflicts: set[str] = field(default_factory=set)
     last_change: float = field(default_factory=time.monotonic)
+
+
+@dataclass
+class _Trouble:
+    """Something the daemon cannot write just now (the vault, the index or its state)."""
+
+    message: str  # the one line logged: file, problem, fix
+    problem: str  # short, for STATUS= and for telling a new problem from the same one
+    probe: Path  # where statvfs says whether trying again can succeed
+    retry_at: float
+    delay: float = _RETRY_S
+
+
+def _blocked(path: Path) -> bool:
+    """Whether the file system holding `path` is read-only or has no free block (no write can
+    succeed; a quota or a permission does not show here, so those are simply tried again)."""
+    try:
+        st = os.statvfs(path)
+    except OSError:
+        return False
+    free = st.f_bfree if os.geteuid() == 0 else st.f_bavail
+    return bool(st.f_flag & os.ST_RDONLY) or free == 0
 
 
 class Service:
@@ -84,6 +122,12 @@ class Service:
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
         self._jobs = _JobRunner(self._finish_job)
+        self._vault_gone = False  # the vault folder was moved away or deleted (_vault_missing)
+        self._troubles: dict[str, _Trouble] = {}  # "vault", "index" or "state"
+        self._wm_pending = False  # the working memory could not be written: write it again
+        self._postponed: list[str] = []  # vault jobs that waited for the vault to be writable
+        self._rebuilding = False
+        self._status_now = False  # a fault began or ended: `brainiac status` should know at once
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -119,8 +163,13 @@ class Service:
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
             self._full_reconcile("start")
-            self._write_working_memory()
-            self._watcher = Watcher(self.memory.vault.root, self._on_hint, self._on_overflow)
+            if self._vault_read_only():
+                self._read_only_begins()
+            else:
+                self._write_working_memory()
+            self._watcher = Watcher(
+                self.memory.vault.root, self._on_hint, self._on_overflow, polling_fallback=True
+            )
             self._watcher.start()
             stack.callback(self._watcher.stop)
             self._jobs.start()
@@ -148,6 +197,8 @@ class Service:
                     self._tracker.next_deadline(),
                     next_ping if ping_every else None,
                     next_status,
+                    self._next_retry(),
+                    time.monotonic() + 1.0 if self._vault_gone else None,  # is it back?
                 )
                 if t is not None
             )
@@ -157,8 +208,16 @@ class Service:
             if self.reload_event.is_set():
                 self._reload()
             self._process_due()
+            retry_at = self._next_retry()
+            if retry_at is not None and time.monotonic() >= retry_at:
+                self._retry()
+            if self._status_now:
+                self._status_now = False
+                self._write_status()
             now = time.monotonic()
-            if self._watcher is None or not self._watcher.is_alive():
+            if not self._vault_missing() and (
+                self._watcher is None or not self._watcher.is_alive()
+            ):
                 log.error(
                     "the file watcher died; exiting so that the service manager restarts "
                     "brainiac (no silent staleness)"
@@ -169,6 +228,8 @@ class Service:
                 next_ping = now + ping_every
             if now >= next_status:
                 self._idle_work()
+                if "vault" not in self._troubles and self._vault_read_only():
+                    self._read_only_begins()  # remounted read-only under us (errors=remount-ro)
                 self._write_status()
                 quiet = (
                     time.monotonic() - self._counters.last_change > _QUIET_AFTER_S
@@ -196,7 +257,9 @@ class Service:
         now = time.monotonic()
         if kind == "hint":
             if is_conflict_copy(arg):
-                if arg not in self._counters.conflicts:
+                if not os.path.lexists(self.memory.vault.path(arg)):
+                    self._counters.conflicts.discard(arg)  # merged and deleted: resolved
+                elif arg not in self._counters.conflicts:
                     log.warning(
                         "%s is a sync-conflict copy: compare it with the note, merge by "
                         "hand and delete it; brainiac does not index or touch it",
@@ -208,7 +271,10 @@ class Service:
                 return
             self._tracker.hint(arg, completed, now)
         elif kind == "rescan":
-            log.warning("file events were lost (inotify queue overflow); rescanning the vault")
+            log.warning(
+                "file events may have been lost (a folder moved or deleted, or inotify's queue "
+                "overflowed); rescanning the vault"
+            )
             self._full_reconcile("overflow")
         elif kind == "job":
             self._run_job(arg)
@@ -216,8 +282,8 @@ class Service:
     def _process_due(self) -> None:
         now = time.monotonic()
         due = self._tracker.due(now)
-        if not due:
-            return
+        if not due or self._vault_missing():
+            return  # (paths of a vanished vault: its rescan covers them when it is back)
         ready = []
         for rel in due:
             gone = not os.path.lexists(self.memory.vault.path(rel))
@@ -238,9 +304,8 @@ class Service:
         self._write_working_memory(reuse_ranking=True)
         try:
             report = self.memory.indexer.sync(paths)
-        except Exception:
-            log.exception("index update failed for %s; a full rescan follows", ", ".join(paths))
-            self._full_reconcile("error")
+        except Exception as exc:
+            self._index_failed(exc, f"updating {', '.join(paths)}")
             return
         self._counters.syncs += 1
         if report.changed or report.removed:
@@ -248,10 +313,17 @@ class Service:
             self._ranking_stale = True
 
     def _full_reconcile(self, why: str) -> None:
+        if self._vault_missing():
+            return
         started = time.perf_counter()
-        report = self.memory.refresh(force=True)
+        try:
+            report = self.memory.refresh(force=True)
+        except Exception as exc:
+            self._index_failed(exc, f"reconciling ({why})")
+            return
+        self._trouble_ends("index", f"the index ({self.memory.locations.index_dir})")
         self._counters.last_reconcile = time.time()
-        self._counters.conflicts.update(self.memory.indexer.conflicts)
+        self._counters.conflicts = set(self.memory.indexer.conflicts)  # resolved ones go
         if report is not None:
             log.info(
                 "reconcile (%s): %d files, %d changed, %d removed in %.2f s",
@@ -265,14 +337,42 @@ class Service:
                 self._write_working_memory()
 
     def _write_working_memory(self, reuse_ranking: bool = False) -> None:
+        if self._vault_missing():
+            return  # the write would create a stray folder where the vault is to be put back
+        self._wm_pending = True
         try:
             ctx = self.memory.context(None, now=dt.datetime.now(), reuse_ranking=reuse_ranking)
             outcome = wm.write(
                 self.memory.vault, self.memory.locations.state, ctx.text, dt.datetime.now()
             )
+        except SearchError as exc:  # the index is damaged or gone: rebuilt, which writes this
+            self._index_failed(exc, "ranking the working memory")
+            return
+        except OSError as exc:
+            if not is_storage_problem(exc):
+                if not self._vault_missing():  # (gone meanwhile: said once, in there)
+                    log.exception("could not write the working memory; will retry on a change")
+                return
+            path = Path(exc.filename or self.memory.vault.path(WORKING_MEMORY))
+            if not path.is_relative_to(self.memory.vault.root):
+                self._state_failed(exc, path)
+            elif exc.errno == errno.EROFS:
+                self._read_only_begins()
+            else:
+                error = exc if isinstance(exc, StorageError) else StorageError(path, exc)
+                self._trouble_begins(
+                    "vault",
+                    error.problem,
+                    f"{error}; brainiac goes on answering from the index and writes the working "
+                    "memory, and runs the memory jobs, once it can",
+                    self.memory.vault.root,
+                )
+            return
         except Exception:
             log.exception("could not write the working memory; will retry on the next change")
             return
+        self._wm_pending = False
+        self._trouble_ends("vault", f"the vault ({self.memory.vault.root})")
         if outcome.written:
             self._counters.working_memory_writes += 1
         if outcome.kept_aside:
@@ -290,12 +390,171 @@ class Service:
             self._write_working_memory()
         try:
             self.memory.indexer.flush()
-        except OSError:
-            log.exception("could not save the manifest; will retry")
+        except OSError as exc:
+            self._state_failed(exc, self.memory.locations.manifest_path)
+        if "index" in self._troubles:
+            return  # a merge now would fail the same way; the retry comes first
         try:
             self.memory.indexer.index.merge_segments()
-        except Exception:
-            log.exception("merging index segments failed; will retry")
+        except Exception as exc:
+            self._index_failed(exc, "merging segments")
+
+    # -- resource faults ----------------------------------------------------------------------
+    def _vault_read_only(self) -> bool:
+        try:
+            return bool(os.statvfs(self.memory.vault.root).f_flag & os.ST_RDONLY)
+        except OSError:
+            return False
+
+    def _read_only_begins(self) -> None:
+        self._wm_pending = True
+        root = self.memory.vault.root
+        self._trouble_begins(
+            "vault",
+            _READ_ONLY,
+            f"{root}: the vault is on a read-only file system, so brainiac runs read-only: search "
+            "and context answer from the index, the working memory and the memory jobs wait, and "
+            f"`remember` fails, until it is writable; remount it read-write (`findmnt -T {root}` "
+            "shows the mount point)",
+            root,
+        )
+
+    def _trouble_begins(self, what: str, problem: str, message: str, probe: Path) -> None:
+        """A write the system refused: logged once (not at every retry), then tried again."""
+        known = self._troubles.get(what)
+        if known is not None and known.problem == problem:
+            return
+        log.warning("%s", message)
+        self._troubles[what] = _Trouble(message, problem, probe, time.monotonic() + _RETRY_S)
+        self._status_now = True
+
+    def _trouble_ends(self, what: str, name: str) -> None:
+        if self._troubles.pop(what, None) is None:
+            return
+        log.info("%s can be written again; back to normal", name)
+        self._status_now = True
+        if self._postponed and not self._jobs_must_wait():
+            log.info("running the jobs that waited: %s", ", ".join(self._postponed))
+            for job in self._postponed:
+                self._submit_job(job)
+            self._postponed.clear()
+
+    def _jobs_must_wait(self) -> bool:
+        """A memory job writes vault files and its plans and records in the state folder."""
+        return "vault" in self._troubles or "state" in self._troubles
+
+    def _state_failed(self, exc: OSError, path: Path) -> None:
+        if not is_storage_problem(exc):
+            log.warning("could not write %s (%s); will retry", path, exc)
+            return
+        error = exc if isinstance(exc, StorageError) else StorageError(path, exc)
+        self._trouble_begins(
+            "state",
+            error.problem,
+            f"{error}; brainiac's own records and the memory jobs wait until it can",
+            self.memory.locations.state,
+        )
+
+    def _index_failed(self, exc: BaseException, why: str) -> None:
+        """The index could not be updated or read: wait for room, or rebuild it from the vault."""
+        index_dir = self.memory.locations.index_dir
+        if is_storage_problem(exc):
+            error = (
+                exc
+                if isinstance(exc, StorageError)
+                else StorageError(index_dir, exc, "search answers from the index as it was")
+            )
+            self._trouble_begins(
+                "index", error.problem, f"{error}; brainiac updates it once it can", index_dir
+            )
+            return
+        if isinstance(exc, VaultError):  # the vault folder went away: not the index's fault
+            log.warning("%s", exc)
+            return
+        if self._rebuilding:  # the rebuild itself failed: try again later, never in a loop
+            log.error("rebuilding the index at %s failed (%s)", index_dir, str(exc))
+            self._trouble_begins(
+                "index",
+                "the rebuild failed",
+                f"{index_dir}: the index could not be rebuilt ({exc}); brainiac tries again; "
+                "if it keeps failing, stop brainiac, delete that folder and start it again",
+                index_dir,
+            )
+            return
+        cause = exc.__cause__ if isinstance(exc, SearchError) and exc.__cause__ else exc
+        log.warning(
+            "%s: the index cannot be used (%s: %s, found while %s); rebuilding it from the vault",
+            index_dir,
+            type(cause).__name__,
+            str(cause),
+            why,
+        )
+        self._rebuilding = True
+        try:
+            with contextlib.suppress(Exception):  # an index that cannot even open: refresh reopens
+                self.memory.indexer.manifest.index_id = ""  # names no index: the sync starts anew
+            self._full_reconcile("rebuild")
+        finally:
+            self._rebuilding = False
+
+    def _next_retry(self) -> float | None:
+        return min((t.retry_at for t in self._troubles.values()), default=None)
+
+    def _retry(self) -> None:
+        """Try again what the system refused, unless statvfs says it would refuse again."""
+        now = time.monotonic()
+        for what, trouble in list(self._troubles.items()):
+            if trouble.retry_at > now:
+                continue
+            if _blocked(trouble.probe):
+                trouble.retry_at = now + _RETRY_S  # still full or read-only: look in a second
+                continue
+            if what == "index":
+                self._full_reconcile("retry")
+            elif what == "state":
+                try:
+                    self.memory.indexer.flush()
+                except OSError as exc:
+                    self._state_failed(exc, self.memory.locations.manifest_path)
+                else:
+                    self._last_status = ((), -float("inf"))
+                    if self._write_status():
+                        state = self.memory.locations.state
+                        self._trouble_ends("state", f"the state folder ({state})")
+            if what == "vault" or (what == "state" and self._wm_pending):
+                self._write_working_memory()
+            if self._troubles.get(what) is trouble:  # still failing: wait longer next time
+                trouble.delay = min(trouble.delay * 2, _RETRY_MAX_S)
+                trouble.retry_at = time.monotonic() + trouble.delay
+
+    # -- the vault folder itself ----------------------------------------------------------------
+    def _vault_missing(self) -> bool:
+        """Whether the vault folder is gone: moved away, or deleted (to be restored, say).
+
+        Asked before anything is indexed, written or run, and on every pass of the loop (every
+        second while it is gone). Meanwhile nothing is done: a rescan would empty the index, and a
+        write would create a stray folder where the vault is to be put back. Said once each way;
+        once the folder is back, it is watched afresh and rescanned."""
+        root = self.memory.vault.root
+        missing = not ((root / "memory").is_dir() or (root / "system").is_dir())
+        if missing and not self._vault_gone:
+            self._vault_gone = True
+            log.warning(
+                "%s: the vault folder is gone (moved away or deleted); brainiac indexes, writes "
+                "and runs nothing until it is back, and the index keeps what it had",
+                root,
+            )
+            self._tracker = ChangeTracker()  # the rescan when it is back covers these paths
+            if self._watcher is not None:
+                self._watcher.stop()  # it would follow a moved folder under its old name
+        elif not missing and self._vault_gone:
+            self._vault_gone = False
+            log.warning("%s: the vault folder is back; watching and rescanning it", root)
+            if self._watcher is not None:
+                self._watcher.start()
+            self._full_reconcile("vault back")
+            self._write_working_memory()
+        return missing
 
     # -- jobs ----------------------------------------------------------------------------------
     def _start_scheduler(self) -> None:
@@ -316,13 +575,25 @@ class Service:
         job = jobs_mod.JOBS.get(name)
         if job is None:
             return
+        if self._vault_missing():
+            log.info("job %s: not run, the vault folder is gone", name)
+            return
+        if name in _VAULT_JOBS and self._jobs_must_wait():
+            if name not in self._postponed:
+                log.info("job %s: postponed until the vault can be written", name)
+                self._postponed.append(name)
+            return
         if not job.needs_index_writer:
             # A memory job only writes vault files (the watcher brings its changes back here),
             # and its first run over a large vault reads every note: it runs on the job thread,
             # so edits keep reaching the working memory meanwhile.
             self._jobs.submit(job, self.memory)
             return
-        report = jobs_mod.run(job, self.memory, clock.now(), False, self.memory.locations.state)
+        try:
+            report = jobs_mod.run(job, self.memory, clock.now(), False, self.memory.locations.state)
+        except OSError as exc:  # the job ran; recording it failed (a full disk)
+            self._state_failed(exc, self.memory.locations.state / "jobs.json")
+            return
         self._finish_job(report)
 
     def _finish_job(self, report: jobs_mod.JobReport) -> None:
@@ -350,12 +621,15 @@ class Service:
     def _status_line(self) -> str:
         manifest = self.memory.indexer.manifest
         problems = len(manifest.problems)
-        return (
+        line = (
             f"{len(manifest.files)} files indexed, {problems} skipped, "
             f"{len(self._counters.conflicts)} conflicts"
         )
+        for what, trouble in sorted(self._troubles.items()):
+            line += f"; {what} not writable: {trouble.problem} (see the log)"
+        return line
 
-    def _write_status(self, stopping: bool = False) -> None:
+    def _write_status(self, stopping: bool = False) -> bool:
         # An idle daemon must cost nothing measurable: rewrite the status only when something
         # happened since the last write, or once a minute (so `status` can tell it is alive).
         stamp = (
@@ -364,11 +638,12 @@ class Service:
             self._jobs_run,
             len(self._counters.conflicts),
             self._tracker.pending(),
+            tuple(sorted((k, t.problem) for k, t in self._troubles.items())),
             stopping,
         )
         now = time.monotonic()
         if stamp == self._last_status[0] and now - self._last_status[1] < _STATUS_HEARTBEAT_S:
-            return
+            return True
         self._last_status = (stamp, now)
         manifest = self.memory.indexer.manifest
         next_runs = self._scheduler.next_runs() if self._scheduler else {}
@@ -386,14 +661,21 @@ class Service:
             "problems": manifest.problems,
             "next_runs": {k: v.isoformat() if v else None for k, v in next_runs.items()},
             "watcher_alive": bool(self._watcher and self._watcher.is_alive()),
+            "watcher_polling": bool(self._watcher and self._watcher.polling),
+            "troubles": {k: t.message for k, t in sorted(self._troubles.items())},
         }
         path = self.memory.locations.state / STATUS_FILE
         try:
             safe_io.replace_file(path, json.dumps(data, indent=1).encode("utf-8"))
-        except OSError:
-            log.exception("could not write %s", path)
+        except OSError as exc:
+            self._last_status = ((), -float("inf"))  # write it at the next chance
+            self._state_failed(exc, path)
+            written = False
+        else:
+            written = True
         if not stopping:
             systemd.notify(f"STATUS={self._status_line()}", environ=self.environ)
+        return written
 
 
 def read_status(state_dir: Path) -> dict[str, object] | None:
@@ -453,5 +735,7 @@ class _JobRunner:
             try:
                 report = jobs_mod.run(job, memory, clock.now(), False, memory.locations.state)
                 self._done(report)
+            except OSError as exc:  # the job ran; recording it failed (a full disk): one line
+                log.error("job %s: its run could not be recorded: %s", job.name, exc)
             except Exception:  # jobs_mod.run reports failures; this is a last resort
                 log.exception("job %s failed", job.name)

@@ -158,6 +158,10 @@ class Vault:
             raise VaultError(f"{rel}: is a symlink or has hard links; brainiac does not replace it")
         if not self.inside(path.parent):
             raise VaultError(f"{rel}: lies outside the vault; nothing written")
+        if not self.root.is_dir():
+            # Moved away or deleted while running: writing would create a stray folder in its
+            # place, and the one moved back would land inside it.
+            raise VaultError(f"{self.root}: the vault folder is gone; {rel} was not written")
         return safe_io.write_bytes(path, text.encode("utf-8"), expected)
 
     def markdown_files(self, under: str = "") -> Iterator[str]:

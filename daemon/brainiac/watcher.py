@@ -13,7 +13,9 @@ and Obsidian's sync client truncate and rewrite in place, so a reader can catch 
   file at all. It is pure and takes the time as a parameter.
 * `Watcher` owns the watchdog observer. Its handler never raises (an exception kills watchdog's
   thread without a trace), and it asks for a full rescan whenever events may have been lost: an
-  inotify queue overflow, which watchdog only logs, or a folder deleted or moved away.
+  inotify queue overflow, which watchdog only logs, or a folder deleted or moved away. When the
+  inotify limits leave the vault (or part of it) unwatched, it either fails with the sysctl that
+  fixes it or, for the daemon (`polling_fallback`), polls the vault's notes instead and says so.
 
 This is the only module that imports watchdog.
 """
@@ -31,6 +33,7 @@ from types import TracebackType
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.polling import PollingObserverVFS
 
 from brainiac.errors import VaultError
 from brainiac.vault import WORKING_MEMORY
@@ -61,6 +64,10 @@ CONFLICT_RE = re.compile(
 _OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify")
 
 _LIMIT_FILES = ("max_user_watches", "max_user_instances", "max_queued_events")
+
+# The polling fallback stats every note each time: about 50 ms at 10,000 notes, so every 2 s costs
+# a few percent of a core, and an edit shows within 2 s plus the quiet period.
+POLL_INTERVAL_S = 2.0
 
 
 def classify(rel: str) -> str:
@@ -167,13 +174,27 @@ def inotify_limits() -> dict[str, int | None]:
     return limits
 
 
+def _watch_limit() -> str:
+    """The watch limit as it applies here. Since Linux 5.11 a user namespace (a container) has a
+    cap of its own, /proc/sys/user/max_inotify_watches, which may be lower than the sysctl."""
+    limit = inotify_limits()["max_user_watches"]
+    text = f"max_user_watches={limit}"
+    try:
+        own = int(Path("/proc/sys/user/max_inotify_watches").read_text().strip())
+    except (OSError, ValueError):
+        return text
+    if limit is None or own < limit:
+        text += f", and this user namespace allows {own} (user.max_inotify_watches)"
+    return text
+
+
 def _watch_error(root: Path, exc: OSError) -> VaultError:
     """A one-line message for a watch that could not be set up, with the fix where there is one."""
     limits = inotify_limits()
     if exc.errno == errno.ENOSPC:
         return VaultError(
             f"{root}: cannot watch the vault, the inotify watch limit is reached "
-            f"(max_user_watches={limits['max_user_watches']}, one per folder, shared with every "
+            f"({_watch_limit()}; one per folder, shared with every "
             "watcher you run); raise it with `sudo sysctl fs.inotify.max_user_watches=524288` "
             "and keep it in /etc/sysctl.d/"
         )
@@ -311,19 +332,32 @@ class Watcher:
     `on_hint(rel, completed)` and `on_overflow()` are called on watchdog's threads and must be
     quick (put on a queue, set an event). An exception from them is logged, turned into a rescan
     request, and the watcher goes on.
+
+    With `polling_fallback`, an inotify limit that leaves the vault or some of its folders
+    unwatched does not fail the start: the watcher polls the notes every `poll_interval_s` instead
+    (`polling` is then True) and logs one warning naming the sysctl that would bring inotify back.
     """
 
     def __init__(
-        self, root: Path, on_hint: Callable[[str, bool], None], on_overflow: Callable[[], None]
+        self,
+        root: Path,
+        on_hint: Callable[[str, bool], None],
+        on_overflow: Callable[[], None],
+        polling_fallback: bool = False,
+        poll_interval_s: float = POLL_INTERVAL_S,
     ) -> None:
         self.root = Path(os.path.abspath(root))
         self._on_hint = on_hint
         self._on_overflow = on_overflow
+        self.polling_fallback = polling_fallback
+        self.poll_interval_s = poll_interval_s
+        self.polling = False
         self._observer: Observer | None = None
         self._hooks: list[tuple[logging.Logger, _OverflowHook, int | None]] = []
 
     def start(self) -> None:
-        """Watch the vault; VaultError (naming the sysctl to run) when an inotify limit is hit."""
+        """Watch the vault; VaultError (naming the sysctl to run) when an inotify limit is hit,
+        unless `polling_fallback`."""
         if self._observer is not None:
             raise RuntimeError("watcher already started")
         self._install_hooks()
@@ -331,15 +365,18 @@ class Watcher:
         try:
             observer = Observer()  # starts its inotify reader thread; EMFILE surfaces here
             observer.name = "brainiac-watcher"
-            observer.schedule(
-                _Handler(str(self.root), self._on_hint, self._on_overflow),
-                str(self.root),
-                recursive=True,
-            )
+            observer.schedule(self._handler(), str(self.root), recursive=True)
             observer.start()  # adds one inotify watch per folder; ENOSPC surfaces here
         except OSError as exc:
             self._abort(observer)
-            raise _watch_error(self.root, exc) from exc
+            error = _watch_error(self.root, exc)
+            if not (self.polling_fallback and exc.errno in (errno.ENOSPC, errno.EMFILE)):
+                raise error from exc
+            self._start_polling(
+                f"{error}; until then brainiac watches by polling every "
+                f"{self.poll_interval_s:g} s, which costs more CPU (restart it after raising it)"
+            )
+            return
         except BaseException:
             self._abort(observer)
             raise
@@ -385,16 +422,56 @@ class Watcher:
     ) -> None:
         self.stop()
 
+    def _handler(self) -> _Handler:
+        return _Handler(str(self.root), self._on_hint, self._on_overflow)
+
+    def _start_polling(self, why: str) -> None:
+        """Watch by polling: a snapshot of the note folders (stat only) every poll interval."""
+        observer = PollingObserverVFS(
+            os.lstat, self._listdir, polling_interval=self.poll_interval_s
+        )
+        observer.name = "brainiac-watcher"
+        try:
+            observer.schedule(self._handler(), str(self.root), recursive=True)
+            observer.start()  # takes the first snapshot here
+        except BaseException:
+            self._abort(observer)
+            raise
+        self._observer = observer
+        self.polling = True
+        logger.warning("%s", why)
+
+    def _listdir(self, path: str | None) -> Iterator[os.DirEntry[str]]:
+        """What polling looks at: no dot-entries (`.git`, `.obsidian`, temp files), not the
+        generated folder; the same notes `classify` keeps, at a fraction of the stats."""
+        generated = os.path.join(str(self.root), _GENERATED_TOP)
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if not entry.name.startswith(".") and entry.path != generated:
+                    yield entry
+
     def _check_watches(self) -> None:
         """Warn when some folders got no watch. watchdog 7.1 raises only when the vault folder
         itself cannot be watched; a sub-folder whose watch fails (ENOSPC once the per-user limit is
-        reached, or unreadable) is skipped silently, and changes there are seen only by a rescan."""
+        reached, or unreadable) is skipped silently, and changes there are seen only by a rescan.
+        With `polling_fallback`, the watcher polls instead."""
         folders, watches = _count_folders(self.root), _count_inotify_watches()
         if watches is None or watches >= folders:
             return
-        limit = inotify_limits()["max_user_watches"]
+        limit = _watch_limit()
+        if self.polling_fallback:
+            observer, self._observer = self._observer, None
+            self._abort(observer)
+            self._start_polling(
+                f"{self.root}: only {watches} of {folders} folders are watched by inotify "
+                f"({limit}; shared with every watcher you run); brainiac "
+                f"watches by polling every {self.poll_interval_s:g} s instead, which costs more "
+                "CPU. Raise the limit with `sudo sysctl fs.inotify.max_user_watches=524288`, keep "
+                "it in /etc/sysctl.d/, and restart brainiac"
+            )
+            return
         logger.warning(
-            "%s: only %d of %d folders are watched (max_user_watches=%s, shared with every watcher "
+            "%s: only %d of %d folders are watched (%s; shared with every watcher "
             "you run); edits in the others are seen only by the periodic rescan. If the limit is "
             "the cause, raise it with `sudo sysctl fs.inotify.max_user_watches=524288` and keep it "
             "in /etc/sysctl.d/",

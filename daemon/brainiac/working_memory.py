@@ -4,6 +4,11 @@ It is marked as generated (a `generated: true` property and a callout). brainiac
 of what it last wrote, in the state directory. If the file on disk is something else, a person
 edited it: their version is moved aside to `context/working_memory.edited-<time>.md` (never lost)
 and reported, then the fresh context is written.
+
+The record is written ahead of the file and names both the file on disk and the one about to
+replace it. So a write that fails (a full disk, a read-only vault) or a crash between the two never
+makes brainiac's own file look edited by hand; and a record that cannot be saved stops the write
+before the file is touched.
 """
 
 from __future__ import annotations
@@ -57,15 +62,20 @@ def write(vault: Vault, state_dir: Path, context_text: str, now: dt.datetime) ->
         ):
             return WriteOutcome(WORKING_MEMORY, False, None)
         kept_aside = None
-        if current is not None and current.sha256 != last_written.get("file"):
+        ours = (last_written.get("file"), last_written.get("previous"))
+        if current is not None and current.sha256 not in ours:
             kept_aside = _keep_aside(vault, path, now)
             current = None
         data = render_file(context_text, now).encode("utf-8")
+        previous = current.sha256 if current is not None else ""
+        _save(record, {"file": safe_io.sha256_hex(data), "previous": previous, "body": body_hash})
+        # context/ inside the vault, never the vault itself: a vault folder deleted or moved away
+        # meanwhile is FileNotFoundError here, not a stray new folder where it is to be put back.
+        path.parent.mkdir(mode=0o700, exist_ok=True)
         try:
-            fp = safe_io.write_bytes(path, data, current)
+            safe_io.write_bytes(path, data, current)
         except StaleWriteError:
             continue
-        _save(record, {"file": fp.sha256, "body": body_hash})
         return WriteOutcome(WORKING_MEMORY, True, kept_aside)
     raise StaleWriteError(f"{WORKING_MEMORY}: kept changing while brainiac wrote it; try again")
 

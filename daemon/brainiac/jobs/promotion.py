@@ -22,6 +22,7 @@ lost and none ends in two places.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from collections import Counter
@@ -31,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, safe_io, stm
+from brainiac import extract, journal, ltm, safe_io, stm
 from brainiac import note as notes
-from brainiac.errors import StaleWriteError
+from brainiac.errors import BrainiacError, StaleWriteError
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, Transform, update
 from brainiac.jobs.reflection import SELF_ROLE
@@ -97,25 +98,44 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         if not _carry_out(memory, plan, now, outcome, report=notes_out):
             return _incomplete(outcome)
         intent.unlink()
+    # A save from an older copy (journal.py) can take events away: they go back first, then are
+    # promoted like any other. It can also bring back Event Log lines an earlier run moved into a
+    # note: those are in their note already, and only leave the log.
+    where = journal.event_locations(memory)
+    recovered = journal.recover(memory, now, dry_run, present=where)
     try:
         doc = stm.parse(memory.vault.read(SHORT_TERM).text)
+        if not dry_run and _clashing_ids(doc.events):
+            update(memory.vault, SHORT_TERM, _with_own_ids, outcome, False)
+            doc = stm.parse(memory.vault.read(SHORT_TERM).text)
     except FileNotFoundError:
         return JobReport("promotion", True, "no short-term document", dry_run=dry_run)
+    placed = {e.id for e in doc.events if where.get(e.id, set()) - {SHORT_TERM}}
+    if not dry_run:
+        _clear_merged_stubs(memory, where, outcome)
+    events = [e for e in doc.events if e.id not in placed]
     window = memory.config.short_term_window
-    leaving = list(doc.events[: len(doc.events) - window] if window else doc.events)
+    leaving = list(events[: max(len(events) - window, 0)] if window else events)
     leaving = [e for e in leaving if e.at is None or e.at <= now]
     prefix = f"finished an interrupted run ({finished} events); " if finished else ""
-    if not leaving:
+    if placed:
+        verb = "would drop" if dry_run else "dropped"
+        prefix += f"{verb} {len(placed)} Event Log line(s) already in a note (a stale save); "
+    if recovered:
+        verb = "would put back" if dry_run else "put back"
+        prefix += f"{verb} {len(recovered)} event(s) missing from memory/ (see the log); "
+    if not leaving and (dry_run or not placed):
         return JobReport(
             "promotion",
             True,
-            prefix + f"{len(doc.events)} event(s) in the window, none to promote",
+            prefix + f"{len(events)} event(s) in the window, none to promote",
             tuple(outcome.changed),
             dry_run,
         )
     memory.names.refresh(memory.vault)
-    plan = make_plan(leaving, memory.names, doc.events, now, memory)
-    summary = prefix + _describe(plan)
+    plan = make_plan(leaving, memory.names, events, now, memory)
+    summary = prefix + (_describe(plan) if leaving else f"{len(events)} event(s) in the window")
+    plan.remove += sorted(placed)
     if dry_run:
         return JobReport("promotion", True, "dry run: " + summary, dry_run=True)
     plan.save(intent)
@@ -448,15 +468,16 @@ def _append_archive(month_rel: str, lines: list[str], section: str) -> Transform
     return transform
 
 
-def _without(text: str | None, remove: set[str]) -> str | None:
-    """The short-term document without the Event Log lines of the events in `remove`."""
+def _without(text: str | None, remove: set[str], section_title: str = stm.EVENT_LOG) -> str | None:
+    """The document without the event lines of `remove` in one section (by default the short-term
+    Event Log; a note's Sources)."""
     if text is None:
         return None
-    doc = stm.parse(text)
-    section = doc.note.section(stm.EVENT_LOG)
+    note = notes.parse(text)
+    section = note.section(section_title)
     if section is None:
         return None
-    lines = doc.note.lines
+    lines = note.lines
     body = lines[section.heading_line + 1 : section.end_line]
     drop: set[int] = set()
     for loc in ev.parse_lines(body, offset=section.heading_line + 1):
@@ -465,6 +486,67 @@ def _without(text: str | None, remove: set[str]) -> str | None:
     if not drop:
         return None
     return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def _clear_merged_stubs(memory: Memory, where: dict[str, set[str]], outcome: Outcome) -> None:
+    """Sources lines a merge moved out of a note, and an older copy of that note brought back:
+    the note it was merged into has them, so they leave the stub."""
+    doubled: dict[str, set[str]] = {}
+    for event_id, rels in where.items():
+        in_notes = rels - {SHORT_TERM}
+        if len(in_notes) > 1:
+            for rel in in_notes:
+                doubled.setdefault(rel, set()).add(event_id)
+    for rel, ids in sorted(doubled.items()):
+        try:
+            stub = ltm.parse(memory.vault.read(rel).text, rel).status == "merged"
+        except (OSError, BrainiacError):
+            continue
+        if stub:
+            update(memory.vault, rel, functools.partial(_without_sources, ids), outcome, False)
+
+
+def _clashing_ids(events: Sequence[ev.Event]) -> bool:
+    first: dict[str, str] = {}
+    return any(first.setdefault(e.id, e.text) != e.text for e in events)
+
+
+def _with_own_ids(text: str | None) -> str | None:
+    """A person who copies an event line and changes its text leaves two events with one id: the
+    later ones get an id of their own (from their content, as brainiac would have made it), or
+    moving one by id would take the other's line with it."""
+    if text is None:
+        return None
+    note = notes.parse(text)
+    section = note.section(stm.EVENT_LOG)
+    if section is None:
+        return None
+    lines = list(note.lines)
+    body = lines[section.heading_line + 1 : section.end_line]
+    located = list(ev.parse_lines(body, offset=section.heading_line + 1))
+    # The id stays with the line whose content it was made from (the original), else the first.
+    keeper: dict[str, ev.Located] = {}
+    for loc in located:
+        current = keeper.get(loc.event.id)
+        if current is None or (_made_from(loc.event) and not _made_from(current.event)):
+            keeper[loc.event.id] = loc
+    for loc in located:
+        e = loc.event
+        if loc is keeper[e.id] or e.text == keeper[e.id].event.text:
+            continue
+        own = ev.event_id(e.at, e.role, e.session, e.text)
+        lines[loc.last_line] = lines[loc.last_line].replace(f"^{e.id}", f"^{own}", 1)
+    new = "".join(lines)
+    return new if new != text else None
+
+
+def _made_from(e: ev.Event) -> bool:
+    """Whether the event's id is the one its content gives (no one changed its text)."""
+    return ev.event_id(e.at, e.role, e.session, e.text) == e.id
+
+
+def _without_sources(remove: set[str], text: str | None) -> str | None:
+    return _without(text, remove, ltm.SOURCES)
 
 
 def _describe(plan: Plan) -> str:

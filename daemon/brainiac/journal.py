@@ -1,0 +1,185 @@
+"""The event journal: every event brainiac has written, so that no save can make one disappear.
+
+The vault is edited by people and rewritten by sync tools while brainiac writes it. An editor that
+saves an older copy of `memory/short_term.md` (vim after "file changed since reading it", a sync
+client replaying a stale version) removes the events brainiac appended since that copy; a note
+saved from an older copy loses the Sources lines promotion put there. A person's save always wins
+over the daemon's, so those lines are not fought over: brainiac only notices, later, that an
+event it wrote is nowhere in `memory/`, and puts it back where it belongs (`recover`).
+
+The journal is one JSON line per event in the state directory (outside the vault), appended after
+the event's first successful write. The one way to take an event out of the memory for good is
+`brainiac forget`, which also takes it out of the journal (`forget`). Appends and that rewrite
+hold an flock on `events.journal.lock`, so a rewrite never drops a line appended meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import fcntl
+import json
+import logging
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac import events as ev
+from brainiac import safe_io
+from brainiac.errors import BrainiacError
+
+if TYPE_CHECKING:
+    from brainiac.memory import Memory
+
+log = logging.getLogger(__name__)
+
+JOURNAL_FILE = "events.journal.jsonl"
+_LOCK_FILE = "events.journal.lock"
+# An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
+_VAULT_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
+# Kept raw exports are not where events live (their text is the export's, not the event's).
+_NOT_EVENT_FILES = "memory/archive/exports/"
+
+
+@contextlib.contextmanager
+def _locked(state_dir: Path) -> Iterator[None]:
+    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(state_dir / _LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def record(state_dir: Path, events: Iterable[ev.Event]) -> None:
+    """Append events to the journal (one O_APPEND write; duplicates are harmless)."""
+    lines = "".join(
+        json.dumps({"id": e.id, "event": ev.render(e)}, ensure_ascii=False) + "\n" for e in events
+    )
+    if not lines:
+        return
+    with _locked(state_dir):
+        fd = os.open(state_dir / JOURNAL_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, lines.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+
+def read(state_dir: Path) -> dict[str, ev.Event]:
+    """Every journalled event by id (a line torn by a crash is skipped)."""
+    try:
+        raw = (state_dir / JOURNAL_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    found: dict[str, ev.Event] = {}
+    for line in raw.splitlines():
+        try:
+            item = json.loads(line)
+            parsed = ev.parse_text(str(item["event"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+        for event in parsed:
+            found[event.id] = event
+    return found
+
+
+def forget(state_dir: Path, ids: set[str]) -> int:
+    """Take events out of the journal for good; returns how many lines went."""
+    if not ids:
+        return 0
+    path = state_dir / JOURNAL_FILE
+    with _locked(state_dir):
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        except FileNotFoundError:
+            return 0
+        kept = []
+        for line in lines:
+            try:
+                drop = json.loads(line).get("id") in ids
+            except (ValueError, AttributeError):
+                drop = False  # a torn line is left for `read` to skip
+            if not drop:
+                kept.append(line)
+        if len(kept) != len(lines):
+            safe_io.replace_file(path, "".join(kept).encode("utf-8"))
+        return len(lines) - len(kept)
+
+
+def event_locations(memory: Memory) -> dict[str, set[str]]:
+    """The files of `memory/` each event id is written in (short-term, long-term, archive)."""
+    found: dict[str, set[str]] = {}
+    for rel in memory.vault.markdown_files("memory"):
+        if rel.startswith(_NOT_EVENT_FILES):
+            continue
+        try:
+            text = memory.vault.read(rel).text
+        except (OSError, BrainiacError):
+            continue
+        for event_id in _VAULT_ID_RE.findall(text):
+            found.setdefault(event_id, set()).add(rel)
+    return found
+
+
+def vault_event_ids(memory: Memory) -> set[str]:
+    """Every event id written in the short-term, long-term and archive files."""
+    return set(event_locations(memory))
+
+
+def place(
+    memory: Memory,
+    events: Iterable[ev.Event],
+    now: dt.datetime,
+    after_history: Callable[[], None] | None = None,
+) -> tuple[int, int]:
+    """Put events where they belong: the newest few (newer than anything in the Event Log, at
+    most a short-term window of them) in the Event Log, as the latest steps; the rest is history
+    and goes straight into long-term notes or the archive, the way promotion would place it, so
+    many events at once never swell the short-term document. Returns (short, long) counts."""
+    from brainiac.jobs.promotion import consolidate_history
+
+    pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
+    if not pending:
+        return 0, 0
+    logged = [e.at for e in memory.short_term().events if e.at is not None]
+    newest = max(logged, default=None)
+    window = memory.config.short_term_window
+    # `>=`: an event of the same second as the newest logged one is not history either.
+    fresh = [e for e in pending if newest is None or (e.at is not None and e.at >= newest)]
+    recent = fresh[-window:] if window else []
+    recent_ids = {e.id for e in recent}
+    history = [e for e in pending if e.id not in recent_ids]
+    consolidate_history(memory, history, now)
+    record(memory.locations.state, history)
+    if after_history is not None:
+        after_history()
+    if recent:
+        memory.remember_many(recent, in_time_order=True)  # journals them itself
+    return len(recent), len(history)
+
+
+def recover(
+    memory: Memory, now: dt.datetime, dry_run: bool = False, present: Iterable[str] | None = None
+) -> list[ev.Event]:
+    """Put back every journalled event that is nowhere in `memory/` (see the module docstring).
+
+    `present`: the ids in memory/ if the caller has just read them. Call it holding the job lock:
+    it may write notes."""
+    journalled = read(memory.locations.state)
+    if not journalled:
+        return []
+    present = set(vault_event_ids(memory) if present is None else present)
+    lost = [e for i, e in journalled.items() if i not in present]
+    if lost and not dry_run:
+        log.warning(
+            "%d event(s) were missing from memory/ (a save from an older copy removed them); "
+            "put back: %s. To remove an event for good, use `brainiac forget`",
+            len(lost),
+            ", ".join(sorted(e.id for e in lost)[:10]) + (" ..." if len(lost) > 10 else ""),
+        )
+        place(memory, lost, now)
+    return lost

@@ -1,0 +1,171 @@
+"""The event journal: a save from an older copy cannot make an event disappear (journal.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory, journal
+from brainiac.errors import StaleWriteError
+from brainiac.vault import SHORT_TERM
+
+NOW = dt.datetime(2026, 11, 22, 12, 0)
+ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
+
+
+def _ids_everywhere(vault: Path) -> list[str]:
+    found: list[str] = []
+    for path in sorted((vault / "memory").rglob("*.md")):
+        if "exports" not in path.parts:
+            found += ID_RE.findall(path.read_text())
+    return found
+
+
+def _remember(memory: Memory, n: int, start: dt.datetime) -> list[str]:
+    return [
+        memory.remember(
+            f"step {i}: the kiln reached {900 + i} degrees", at=start + dt.timedelta(minutes=i)
+        ).id
+        for i in range(n)
+    ]
+
+
+def test_an_event_removed_by_a_save_from_an_older_copy_is_put_back(
+    memory: Memory, vault: Path
+) -> None:
+    stm_path = vault / SHORT_TERM
+    first = _remember(memory, 3, NOW - dt.timedelta(hours=1))
+    older_copy = stm_path.read_text()
+    late = _remember(memory, 1, NOW - dt.timedelta(minutes=5))[0]
+    # The person's editor saves the copy it read before the last event, with their own change.
+    stm_path.write_text(older_copy.replace("## Tasks", "## Tasks\n\n- [ ] glaze the bowls", 1))
+    assert late not in stm_path.read_text()
+
+    [report] = memory.run_job("promotion", now=NOW)
+
+    text = stm_path.read_text()
+    assert "- [ ] glaze the bowls" in text  # the person's edit stands
+    assert late in text and text.index(late) > text.index(first[-1])  # back, in time order
+    assert "put back 1 event(s)" in report.summary
+    everywhere = _ids_everywhere(vault)
+    assert all(everywhere.count(i) == 1 for i in [*first, late])
+
+
+def test_sources_dropped_from_a_note_come_back_somewhere(memory: Memory, vault: Path) -> None:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=2))
+    ids = _remember(memory, 6, NOW - dt.timedelta(days=2))
+    memory.run_job("promotion", now=NOW)
+    promoted = [i for i in ids if i not in (vault / SHORT_TERM).read_text()]
+    assert promoted
+    # A sync client restores an older version of every note: the Sources lines are gone.
+    for note in (vault / "memory").rglob("*.md"):
+        if note.name != "short_term.md" and "exports" not in note.parts:
+            kept = [line for line in note.read_text().splitlines() if not ID_RE.search(line)]
+            note.write_text("\n".join(kept) + "\n")
+    assert not set(promoted) & set(_ids_everywhere(vault))
+
+    memory.run_job("promotion", now=NOW + dt.timedelta(minutes=1))
+
+    everywhere = _ids_everywhere(vault)
+    assert all(everywhere.count(i) == 1 for i in ids)
+
+
+def test_a_forgotten_event_stays_gone(memory: Memory, vault: Path) -> None:
+    ids = _remember(memory, 2, NOW - dt.timedelta(hours=1))
+    stm_path = vault / SHORT_TERM
+    stm_path.write_text(
+        "\n".join(line for line in stm_path.read_text().splitlines() if ids[1] not in line) + "\n"
+    )
+    assert journal.forget(memory.locations.state, {ids[1]}) == 1
+
+    memory.run_job("promotion", now=NOW)
+
+    assert ids[1] not in stm_path.read_text()
+    assert set(journal.read(memory.locations.state)) == {ids[0]}
+
+
+def test_a_dry_run_reports_and_writes_nothing(memory: Memory, vault: Path) -> None:
+    stm_path = vault / SHORT_TERM
+    before = stm_path.read_text()
+    _remember(memory, 1, NOW - dt.timedelta(hours=1))
+    stm_path.write_text(before)
+    [report] = memory.run_job("promotion", now=NOW, dry_run=True)
+    assert "would put back 1 event(s)" in report.summary
+    assert stm_path.read_text() == before
+
+
+def test_a_torn_last_line_is_skipped(memory: Memory) -> None:
+    ids = _remember(memory, 2, NOW - dt.timedelta(hours=1))
+    with open(memory.locations.state / journal.JOURNAL_FILE, "a") as f:
+        f.write('{"id": "e-0123456789", "event": "- 2026-11')  # a crash mid-append
+    assert set(journal.read(memory.locations.state)) == set(ids)
+
+
+def test_a_write_over_an_empty_file_waits_for_an_in_place_save(memory: Memory, vault: Path) -> None:
+    """nano truncates, then writes: a change computed from the empty moment must not win."""
+    path = vault / SHORT_TERM
+    saved = path.read_text() + "\n- the person's line\n"
+    with open(path, "w"):
+        pass  # the editor's open(O_TRUNC)
+    empty = memory.vault.read(SHORT_TERM)
+    assert empty.text == ""
+
+    def finish_save() -> None:
+        time.sleep(0.5)  # the editor's write, stalled a while after its open
+        with open(path, "r+") as f:
+            f.write(saved)
+
+    editor = threading.Thread(target=finish_save)
+    editor.start()
+    try:
+        with pytest.raises(StaleWriteError):
+            memory.vault.write(SHORT_TERM, "computed from nothing\n", empty.fingerprint)
+    finally:
+        editor.join()
+    assert path.read_text() == saved
+
+
+def test_event_lines_a_stale_save_brings_back_only_leave_the_log(
+    memory: Memory, vault: Path
+) -> None:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=2))
+    stm_path = vault / SHORT_TERM
+    ids = _remember(memory, 5, NOW - dt.timedelta(days=1))
+    older_copy = stm_path.read_text()  # the editor's buffer, before promotion
+    memory.run_job("promotion", now=NOW)
+    promoted = [i for i in ids if i not in stm_path.read_text()]
+    assert len(promoted) == 3
+    stm_path.write_text(older_copy)  # saved: the promoted lines are back in the Event Log
+
+    [report] = memory.run_job("promotion", now=NOW + dt.timedelta(minutes=5))
+
+    assert "dropped 3 Event Log line(s) already in a note" in report.summary
+    everywhere = _ids_everywhere(vault)
+    assert all(everywhere.count(i) == 1 for i in ids), everywhere
+    assert all(i not in stm_path.read_text() for i in promoted)
+
+
+def test_sources_an_older_copy_brings_back_into_a_merged_stub_leave_it(
+    memory: Memory, vault: Path
+) -> None:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+    ids = _remember(memory, 2, NOW - dt.timedelta(days=1))
+    memory.run_job("promotion", now=NOW)
+    [home] = [p for p in (vault / "memory/long_term").glob("*.md") if ids[0] in p.read_text()]
+    line = next(x for x in home.read_text().splitlines() if ids[0] in x)
+    stub = vault / "memory/long_term/kiln-old.md"
+    stub.write_text(
+        '---\ntitle: Kiln (old)\nstatus: merged\nredirect: "[[x]]"\n---\n'
+        f"A person's words stay.\n\n## Sources\n\n{line}\n"
+    )
+
+    memory.run_job("promotion", now=NOW + dt.timedelta(minutes=5))
+
+    assert ids[0] not in stub.read_text() and "A person's words stay." in stub.read_text()
+    assert ids[0] in home.read_text()
