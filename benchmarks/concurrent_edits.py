@@ -103,7 +103,7 @@ class Result:
         lines = [
             f"editor saves: {saves} ({styles}; {targets})",
             f"events remembered: {self.remembered} (remember gave up: {self.remember_failures})",
-            f"events put back by the journal: {self.put_back} (missing when the editor stopped:"
+            f"put-backs by the journal: {self.put_back} (events missing when the editor stopped:"
             f" {self.missing_before_recovery})",
             f"edits lost: {len(self.markers_lost)} {self.markers_lost[:10]}",
             f"events lost: {len(self.events_lost)} {self.events_lost[:10]}",

@@ -4,6 +4,7 @@ protocol."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -301,3 +302,33 @@ def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> No
             ),
             "the imported message to be found",
         )
+
+
+def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Path) -> None:
+    """Not at the next promotion (off here): the daemon sees event lines leave the log and runs
+    the recovery job (journal.py)."""
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    (vault / ".brainiac").mkdir(exist_ok=True)
+    (vault / ".brainiac/config.toml").write_text(
+        "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\n"
+    )
+    stm_path = vault / "memory/short_term.md"
+    with _daemon(vault) as proc:
+        wait_for(lambda: bool(_wm(vault)), "the daemon to write the working memory")
+        run_cli("--vault", str(vault), "remember", "the kiln is at 900 degrees", check=True)
+        older_copy = stm_path.read_text()  # what an editor opened
+        out = run_cli(
+            "--vault", str(vault), "remember", "the glaze is drying", "--json", check=True
+        )
+        event_id = json.loads(out.stdout)["id"]
+        wait_for(lambda: "the glaze is drying" in _wm(vault), "the new event in the working memory")
+        stm_path.write_text(older_copy.replace("## Tasks\n", "## Tasks\n- [ ] fire the bowls\n", 1))
+
+        wait_for(lambda: event_id in stm_path.read_text(), "the event put back into the Event Log")
+        text = stm_path.read_text()
+        assert "- [ ] fire the bowls" in text and text.count(event_id) == 1
+        wait_for(lambda: "the glaze is drying" in _wm(vault), "the working memory to follow")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        assert "job recovery: put back 1 event(s)" in proc.stderr.read()  # type: ignore[union-attr]

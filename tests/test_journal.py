@@ -169,3 +169,18 @@ def test_sources_an_older_copy_brings_back_into_a_merged_stub_leave_it(
 
     assert ids[0] not in stub.read_text() and "A person's words stay." in stub.read_text()
     assert ids[0] in home.read_text()
+
+
+def test_ids_since_reads_only_what_was_appended_and_whole_lines(memory: Memory) -> None:
+    state = memory.locations.state
+    first = _remember(memory, 2, NOW - dt.timedelta(hours=1))
+    ids, offset = journal.ids_since(state, 0)
+    assert ids == set(first)
+    later = _remember(memory, 1, NOW)
+    with open(state / journal.JOURNAL_FILE, "a") as f:
+        f.write('{"id": "e-0123456789", "ev')  # being appended
+    ids, offset = journal.ids_since(state, offset)
+    assert ids == set(later)
+    journal.forget(state, {first[0]})  # rewritten shorter: read again from the start
+    ids, _ = journal.ids_since(state, offset + 10_000)
+    assert first[0] not in ids and {first[1], *later} <= ids

@@ -289,7 +289,8 @@ def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
 
 def _add_events(memory: Memory, events: Iterable[ev.Event], now: dt.datetime) -> tuple[int, int]:
     """The newest messages join the Event Log, the history goes into notes (journal.place)."""
-    return journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
+    placed = journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
+    return placed.short_term, placed.long_term
 
 
 def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:

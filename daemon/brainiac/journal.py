@@ -23,12 +23,14 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import safe_io
 from brainiac.errors import BrainiacError
+from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
     from brainiac.memory import Memory
@@ -87,6 +89,27 @@ def read(state_dir: Path) -> dict[str, ev.Event]:
     return found
 
 
+def ids_since(state_dir: Path, offset: int) -> tuple[set[str], int]:
+    """The ids journalled after byte `offset`, and the offset to ask from next time (a line still
+    being appended is left for then; a journal rewritten by `forget` is read from the start)."""
+    try:
+        with open(state_dir / JOURNAL_FILE, "rb") as f:
+            if os.fstat(f.fileno()).st_size < offset:
+                offset = 0
+            f.seek(offset)
+            data = f.read()
+    except FileNotFoundError:
+        return set(), 0
+    complete = data[: data.rfind(b"\n") + 1]
+    ids: set[str] = set()
+    for line in complete.decode("utf-8", "replace").splitlines():
+        try:
+            ids.add(str(json.loads(line)["id"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids, offset + len(complete)
+
+
 def forget(state_dir: Path, ids: set[str]) -> int:
     """Take events out of the journal for good; returns how many lines went."""
     if not ids:
@@ -130,21 +153,28 @@ def vault_event_ids(memory: Memory) -> set[str]:
     return set(event_locations(memory))
 
 
+@dataclass(frozen=True)
+class Placed:
+    short_term: int  # events that went into the Event Log
+    long_term: int  # events that went into notes or the archive
+    changed: list[str]  # the vault files written
+
+
 def place(
     memory: Memory,
     events: Iterable[ev.Event],
     now: dt.datetime,
     after_history: Callable[[], None] | None = None,
-) -> tuple[int, int]:
+) -> Placed:
     """Put events where they belong: the newest few (newer than anything in the Event Log, at
     most a short-term window of them) in the Event Log, as the latest steps; the rest is history
     and goes straight into long-term notes or the archive, the way promotion would place it, so
-    many events at once never swell the short-term document. Returns (short, long) counts."""
+    many events at once never swell the short-term document."""
     from brainiac.jobs.promotion import consolidate_history
 
     pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
     if not pending:
-        return 0, 0
+        return Placed(0, 0, [])
     logged = [e.at for e in memory.short_term().events if e.at is not None]
     newest = max(logged, default=None)
     window = memory.config.short_term_window
@@ -153,25 +183,25 @@ def place(
     recent = fresh[-window:] if window else []
     recent_ids = {e.id for e in recent}
     history = [e for e in pending if e.id not in recent_ids]
-    consolidate_history(memory, history, now)
+    changed = consolidate_history(memory, history, now)
     record(memory.locations.state, history)
     if after_history is not None:
         after_history()
-    if recent:
-        memory.remember_many(recent, in_time_order=True)  # journals them itself
-    return len(recent), len(history)
+    if recent and memory.remember_many(recent, in_time_order=True):  # journals them itself
+        changed.append(SHORT_TERM)
+    return Placed(len(recent), len(history), changed)
 
 
 def recover(
     memory: Memory, now: dt.datetime, dry_run: bool = False, present: Iterable[str] | None = None
-) -> list[ev.Event]:
+) -> Recovered:
     """Put back every journalled event that is nowhere in `memory/` (see the module docstring).
 
     `present`: the ids in memory/ if the caller has just read them. Call it holding the job lock:
     it may write notes."""
     journalled = read(memory.locations.state)
     if not journalled:
-        return []
+        return Recovered([], [])
     present = set(vault_event_ids(memory) if present is None else present)
     lost = [e for i, e in journalled.items() if i not in present]
     if lost and not dry_run:
@@ -181,5 +211,11 @@ def recover(
             len(lost),
             ", ".join(sorted(e.id for e in lost)[:10]) + (" ..." if len(lost) > 10 else ""),
         )
-        place(memory, lost, now)
-    return lost
+        return Recovered(lost, place(memory, lost, now).changed)
+    return Recovered(lost, [])
+
+
+@dataclass(frozen=True)
+class Recovered:
+    events: list[ev.Event]  # the journalled events that were missing (put back unless a dry run)
+    changed: list[str]  # the vault files written

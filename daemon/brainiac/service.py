@@ -39,16 +39,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from brainiac import clock, safe_io, systemd
+from brainiac import clock, journal, safe_io, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.corpus import kind_of
-from brainiac.errors import SearchError, StorageError, VaultError, is_storage_problem
+from brainiac.errors import (
+    BrainiacError,
+    SearchError,
+    StorageError,
+    VaultError,
+    is_storage_problem,
+)
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
 from brainiac.scheduler import Scheduler
-from brainiac.vault import WORKING_MEMORY, is_conflict_copy
+from brainiac.vault import SHORT_TERM, WORKING_MEMORY, is_conflict_copy
 from brainiac.watcher import ChangeTracker, Watcher
 
 log = logging.getLogger(__name__)
@@ -67,7 +73,7 @@ _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segment
 _RETRY_S = 1.0
 _RETRY_MAX_S = 30.0
 # The jobs that write vault files wait while the vault (or the state folder) cannot be written.
-_VAULT_JOBS = (*jobs_mod.LIFECYCLE, "inbox")
+_VAULT_JOBS = (*jobs_mod.LIFECYCLE, "inbox", "recovery")
 _READ_ONLY = "the file system is mounted read-only"
 
 
@@ -128,6 +134,9 @@ class Service:
         self._postponed: list[str] = []  # vault jobs that waited for the vault to be writable
         self._rebuilding = False
         self._status_now = False  # a fault began or ended: `brainiac status` should know at once
+        self._logged_ids: set[str] | None = None  # the Event Log's event ids at the last sync
+        self._journal_offset = 0  # how far _watch_event_log has read the event journal
+        self._recovery_queued = False
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -163,6 +172,7 @@ class Service:
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
             self._full_reconcile("start")
+            self._watch_event_log()  # the Event Log as it is now, for the next save to compare
             if self._vault_read_only():
                 self._read_only_begins()
             else:
@@ -311,6 +321,28 @@ class Service:
         if report.changed or report.removed:
             self._counters.last_change = time.monotonic()
             self._ranking_stale = True
+        if SHORT_TERM in paths:
+            self._watch_event_log()
+
+    def _watch_event_log(self) -> None:
+        """A save that took event lines out of the log (an editor saving an older copy over
+        brainiac's appends) gets them put back now, by the recovery job, rather than at the next
+        promotion. Missing means: in the log at the last look, or journalled since then (an
+        append and the save over it can reach the daemon as one change), and not there now.
+        Promotion's own removals look the same; the recovery job then finds nothing missing."""
+        if self._vault_missing() or not self.memory.vault.path(SHORT_TERM).exists():
+            return  # gone for now (a vault moved away, a rename-save midway): compare when back
+        try:
+            ids = {e.id for e in self.memory.short_term().events}
+        except (OSError, BrainiacError):
+            return  # unreadable for now: the next sync looks again
+        journalled, self._journal_offset = journal.ids_since(
+            self.memory.locations.state, self._journal_offset
+        )
+        before, self._logged_ids = self._logged_ids, ids
+        if before is not None and (before | journalled) - ids and not self._recovery_queued:
+            self._recovery_queued = True  # one at a time: saves in a burst need one run
+            self._submit_job("recovery")
 
     def _full_reconcile(self, why: str) -> None:
         if self._vault_missing():
@@ -335,6 +367,8 @@ class Service:
             )
             if report.changed or report.removed:
                 self._write_working_memory()
+            if SHORT_TERM in report.changed:
+                self._watch_event_log()  # a vault restored from an older copy, say
 
     def _write_working_memory(self, reuse_ranking: bool = False) -> None:
         if self._vault_missing():
@@ -575,6 +609,8 @@ class Service:
         job = jobs_mod.JOBS.get(name)
         if job is None:
             return
+        if name == "recovery":
+            self._recovery_queued = False  # taken off the queue: a later save may queue another
         if self._vault_missing():
             log.info("job %s: not run, the vault folder is gone", name)
             return

@@ -134,6 +134,26 @@ def _inbox(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
+def _recovery(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+    """Put back the events a save from an older copy removed (journal.py). Promotion does this
+    first too; the daemon runs it on its own when a save takes event lines out of the log."""
+    from brainiac import journal
+
+    found = journal.recover(memory, now, dry_run)
+    if not found.events:
+        return JobReport("recovery", True, "no journalled event is missing", dry_run=dry_run)
+    ids = ", ".join(sorted(e.id for e in found.events)[:10])
+    more = " ..." if len(found.events) > 10 else ""
+    verb = "dry run: would put back" if dry_run else "put back"
+    return JobReport(
+        "recovery",
+        True,
+        f"{verb} {len(found.events)} event(s) missing from memory/: {ids}{more}",
+        tuple(found.changed),
+        dry_run,
+    )
+
+
 def _backup(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     from brainiac import backup
 
@@ -172,6 +192,12 @@ JOBS: dict[str, Job] = {
         "organization",
         "decay strengths, archive faded notes, merge duplicates, repair facts, link, index",
         _organization,
+    ),
+    "recovery": Job(
+        "recovery",
+        "put back events that a save from an older copy removed (the event journal); promotion "
+        "does it too, and the daemon whenever a save takes event lines out of the log",
+        _recovery,
     ),
     "inbox": Job(
         "inbox",

@@ -102,7 +102,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     # promoted like any other. It can also bring back Event Log lines an earlier run moved into a
     # note: those are in their note already, and only leave the log.
     where = journal.event_locations(memory)
-    recovered = journal.recover(memory, now, dry_run, present=where)
+    recovered = journal.recover(memory, now, dry_run, present=where).events
     try:
         doc = stm.parse(memory.vault.read(SHORT_TERM).text)
         if not dry_run and _clashing_ids(doc.events):
