@@ -213,7 +213,6 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
     ):
         (root / "xdg" / name).mkdir(parents=True, exist_ok=True, mode=0o700)
         env[var] = str(root / "xdg" / name)
-    os.environ.update({k: v for k, v in env.items() if k.startswith("XDG_")})
     cli = [sys.executable, "-m", "brainiac", "--vault", str(vault)]
     subprocess.run([*cli, "init"], env=env, check=True, capture_output=True)
     (vault / ".brainiac").mkdir(exist_ok=True)

@@ -299,6 +299,21 @@ _VIM_WARNING = "WARNING: The file has been changed since reading it!!!"
 _VIM_QUESTION = "Do you really want to write to it (y/n)?"
 
 
+def _vim_goal_saves_without_a_prompt_beside(
+    tmux: Tmux, vault: Path, event: str, event_words: str
+) -> None:
+    """With the buffer current again, a goal saves with no warning and keeps the event."""
+    _vim_add_goal(tmux, "learn the cello")
+    screen = tmux.wait("written")
+    assert _VIM_WARNING not in screen
+    text = (vault / STM).read_text()
+    assert event in text and "- learn the cello" in text
+    wait_for(
+        lambda: "learn the cello" in _wm(vault) and event_words in _wm(vault),
+        "both in the working memory",
+    )
+
+
 @needs_vim
 @pytest.mark.usefixtures("daemon")
 def test_vim_saving_over_a_new_event_loses_nothing_the_journal_puts_it_back(
@@ -348,22 +363,13 @@ def test_vim_declining_the_warning_then_reloading_keeps_both(vault: Path, tmux: 
     tmux.type(":e!")  # reload (the unsaved goal goes; it is typed again)
     tmux.keys("Enter")
     tmux.wait("plumber comes on Tuesday")
-    _vim_add_goal(tmux, "learn the cello")
-    screen = tmux.wait("written")
-    assert _VIM_WARNING not in screen
-    text = stm.read_text()
-    assert event in text and "- learn the cello" in text
-    wait_for(
-        lambda: "learn the cello" in _wm(vault) and "plumber comes" in _wm(vault),
-        "both in the working memory",
-    )
+    _vim_goal_saves_without_a_prompt_beside(tmux, vault, event, "plumber comes")
     assert "put back" not in recover_events(vault)  # nothing was lost
 
 
 @needs_vim
 @pytest.mark.usefixtures("daemon")
 def test_vim_w11_changed_on_disk_load_keeps_both(vault: Path, tmux: Tmux) -> None:
-    stm = vault / STM
     tmux.start(vault, vim(STM))  # 'autoread' is off: vim asks
     tmux.wait(f'"{STM}"')
     event = remember(vault, "Renewed the library card")
@@ -373,15 +379,7 @@ def test_vim_w11_changed_on_disk_load_keeps_both(vault: Path, tmux: Tmux) -> Non
     assert "(L)oad File" in screen
     tmux.type("L")
     tmux.wait("Renewed the library card")
-    _vim_add_goal(tmux, "learn the cello")
-    screen = tmux.wait("written")
-    assert _VIM_WARNING not in screen
-    text = stm.read_text()
-    assert event in text and "- learn the cello" in text
-    wait_for(
-        lambda: "learn the cello" in _wm(vault) and "library card" in _wm(vault),
-        "both in the working memory",
-    )
+    _vim_goal_saves_without_a_prompt_beside(tmux, vault, event, "library card")
 
 
 def _nano_add_event_line(tmux: Tmux, line: str) -> None:

@@ -198,29 +198,14 @@ def create(memory: Memory, now: dt.datetime) -> Snapshot:
     _remove_leftovers(folder, temp_prefix)
     skipped: list[str] = []
     items = _collect(root, skipped)
-    fd, tmp = _new_temp(folder, temp_prefix)
-    try:
-        with os.fdopen(fd, "w+b") as raw:  # open (and locked) until the final rename
-            written = _write_archive(raw, root, items, now, name, skipped, folder)
-            raw.flush()
-            os.fsync(raw.fileno())
-            try:
-                verified = _verify(tmp)
-            except _Damaged as exc:
-                raise VaultError(
-                    f"{folder}: the snapshot just written does not read back as written ({exc}); "
-                    "it was discarded and older snapshots kept; check the disk and try again"
-                ) from None
-            if verified != written:
-                raise VaultError(
-                    f"{folder}: the snapshot just written lists other files than were stored; "
-                    "it was discarded and older snapshots kept; try again"
-                )
-            final = _rename_final(tmp, folder, f"brainiac-{name}-{now.strftime(_STAMP)}")
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
+    with _verified_temp(
+        folder,
+        temp_prefix,
+        lambda raw: _write_archive(raw, root, items, now, name, skipped, folder),
+        f"{folder}: the snapshot just written",
+        "it was discarded and older snapshots kept; check the disk and try again",
+    ) as (tmp, written):
+        final = _rename_final(tmp, folder, f"brainiac-{name}-{now.strftime(_STAMP)}")
     removed = _prune(folder, name, memory.config.backup_keep, final)
     return Snapshot(
         final,
@@ -230,6 +215,39 @@ def create(memory: Memory, now: dt.datetime) -> Snapshot:
         removed=tuple(removed),
         skipped=tuple(skipped),
     )
+
+
+@contextlib.contextmanager
+def _verified_temp(
+    folder: Path,
+    prefix: str,
+    write: Callable[[IO[bytes]], list[_Entry]],
+    what: str,
+    outcome: str,
+) -> Iterator[tuple[Path, list[_Entry]]]:
+    """A new archive in a temp file of `folder`: written by `write`, fsynced and read back.
+    Yields (temp path, entries written) while the file is still open (and so locked), for the
+    caller to rename into place; on any failure the temp file is removed. `what` and `outcome`
+    word the VaultError when it does not read back as written."""
+    fd, tmp = _new_temp(folder, prefix)
+    try:
+        with os.fdopen(fd, "w+b") as raw:  # open (and locked) until the caller's rename
+            written = write(raw)
+            raw.flush()
+            os.fsync(raw.fileno())
+            try:
+                verified = _verify(tmp)
+            except _Damaged as exc:
+                raise VaultError(
+                    f"{what} does not read back as written ({exc}); {outcome}"
+                ) from None
+            if verified != written:
+                raise VaultError(f"{what} lists other files than were stored; {outcome}")
+            yield tmp, written
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
 
 
 def create_by_hand(memory: Memory, now: dt.datetime) -> Snapshot:
@@ -769,30 +787,15 @@ def rewrite(
     missing = sorted(set(changes) - {p for p, e in by_path.items() if e.type == "file"})
     if missing:
         raise VaultError(f"{snapshot}: holds no file {missing[0]}; nothing was rewritten")
-    fd, tmp = _new_temp(folder, f".brainiac-{vault_name(memory.vault.root)}-")
-    try:
-        with os.fdopen(fd, "w+b") as raw:  # open (and locked) until the final rename
-            written = _write_rewritten(raw, snapshot, by_path, changes, now)
-            raw.flush()
-            os.fsync(raw.fileno())
-            try:
-                verified = _verify(tmp)
-            except _Damaged as exc:
-                raise VaultError(
-                    f"{snapshot}: the rewritten copy does not read back as written ({exc}); "
-                    "the snapshot was left as it was"
-                ) from None
-            if verified != written:
-                raise VaultError(
-                    f"{snapshot}: the rewritten copy lists other files than were stored; the "
-                    "snapshot was left as it was"
-                )
-            os.replace(tmp, snapshot)
-            _fsync_dir(folder)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
+    with _verified_temp(
+        folder,
+        f".brainiac-{vault_name(memory.vault.root)}-",
+        lambda raw: _write_rewritten(raw, snapshot, by_path, changes, now),
+        f"{snapshot}: the rewritten copy",
+        "the snapshot was left as it was",
+    ) as (tmp, _written):
+        os.replace(tmp, snapshot)
+        _fsync_dir(folder)
 
 
 def _write_rewritten(

@@ -172,7 +172,6 @@ class Service:
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
             self._full_reconcile("start")
-            self._watch_event_log()  # the Event Log as it is now, for the next save to compare
             if self._vault_read_only():
                 self._read_only_begins()
             else:
@@ -367,8 +366,9 @@ class Service:
             )
             if report.changed or report.removed:
                 self._write_working_memory()
-            if SHORT_TERM in report.changed:
-                self._watch_event_log()  # a vault restored from an older copy, say
+        # At start, the Event Log as it is, for the next save to compare with; later, a vault
+        # restored from an older copy, say.
+        self._watch_event_log()
 
     def _write_working_memory(self, reuse_ranking: bool = False) -> None:
         if self._vault_missing():
