@@ -219,8 +219,11 @@ def _too_deep(source: str) -> bool:
                     return True
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError:
-        return False  # not deep before the error: loading stops at it too, and says where
+    except yaml.YAMLError as exc:
+        # libyaml's scanner has a nesting limit of its own (1000; newer PyYAML wheels) and stops
+        # there, before its events reach ours. Any other error: not deep before it, and loading
+        # stops at it too and says where.
+        return "maximum nesting depth" in str(exc)
     return False
 
 
