@@ -15,10 +15,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from brainiac.errors import BudgetError
-from brainiac.events import Event
+from brainiac.events import Event, stored_lines
 
 TokenCounter = Callable[[str], int]
 RECENT_HEADER = "[CRITICAL_CONTEXT_LAST_10_STEPS]"
+# The marker as memory text may show it: a transcript quoting it must not pose as the real block.
+_RECENT_HEADER_INERT = "\\[CRITICAL_CONTEXT_LAST_10_STEPS\\]"
 MAX_BUDGET = 10_000_000
 _SMALLEST_ITEM = 8  # tokens: below this no rendered memory fits
 _MISSES_BEFORE_STOP = 10
@@ -59,10 +61,16 @@ class Assembled:
 
 
 def render_event(event: Event) -> str:
+    """An event as a list item, its text escaped as in the vault: a line of it can't read as one
+    of the context's own headings (`## User Prompt`), nor as the recent-events marker."""
     session = f" ({event.session})" if event.session else ""
-    lines = event.text.split("\n")
-    body = "\n".join([lines[0], *(f"  {line}" for line in lines[1:])])
+    body = inert("\n".join(stored_lines(event.text)))
     return f"- [{event.date_label}] {event.role}{session}: {body}"
+
+
+def inert(text: str) -> str:
+    """Memory text with brainiac's own context marker made plain text."""
+    return text.replace(RECENT_HEADER, _RECENT_HEADER_INERT)
 
 
 def check_budget(budget: int) -> int:
@@ -124,7 +132,7 @@ def assemble(
         blocks: list[str] = []
         used = 0
         for title, text in inputs.short_term:
-            text = text.strip("\n")
+            text = inert(text.strip("\n"))
             if not text:
                 continue
             header = f"\n### {title}"
@@ -160,7 +168,7 @@ def assemble(
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
-            block = item.text.strip("\n")
+            block = inert(item.text.strip("\n"))
             if used + cost(block) <= room:
                 blocks.append(block)
                 sources.extend(s for s in item.sources if s not in sources)

@@ -4,8 +4,13 @@ An event line reads, in Obsidian and in any editor:
 
     - 2026-11-20T09:12:00 **user** (planning): The deadline moved to Monday. ^e-3f2a1c9b0d
 
-Continuation lines of a multi-line message are indented by two spaces. The id is derived from the
-time, role, session and text, so the same event always gets the same id: writing it twice, or
+Continuation lines of a multi-line message are indented by two spaces. Text that a Markdown reader
+would take for structure is stored with a backslash before it: a line starting a heading, a code
+fence, a setext underline or an HTML block (`  \\## Steps`), and anywhere an HTML comment's start or
+a block id (`\\^e-...`). So pasted Markdown can never open a section of the file, hide the lines
+after it in a fence or a comment, or pose as another event's id; reading removes exactly the
+backslash that writing added, so the text round-trips exactly. The id is derived from the time,
+role, session and text, so the same event always gets the same id: writing it twice, or
 importing it again, is recognised and skipped. A line a person typed without the time and role
 (`- called Anna about the lease`) is an event too, with its id derived from its text; brainiac
 reads such lines and never rewrites them.
@@ -32,6 +37,20 @@ _HEAD_RE = re.compile(
 )
 _ID_RE = re.compile(r"(?:^|\s)\^(?P<id>e-[0-9a-f]{6,32})\s*$")
 _ROLE_BAD = re.compile(r"[*\n\r]+")
+# Structure a line of event text must not start (after its indent): an ATX heading, a code fence, a
+# setext underline, an HTML block. Any backslashes already before it are part of the match, so that
+# writing adds exactly one and reading removes exactly one: `\## x` is stored as `\\## x`.
+_LINE_STRUCTURE_RE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<escapes>\\*)(?=#{1,6}(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$|<)"
+)
+_LINE_ESCAPED_RE = re.compile(
+    r"^(?P<indent>[ \t]*)\\(?P<escapes>\\*)(?=#{1,6}(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$|<)"
+)
+# Structure anywhere in a line: an HTML comment's start (it hides every line up to its end from the
+# scanners of facts and of `forget`), and a block id (`^e-...`) that id scans would count.
+# (The lookbehind keeps a match from starting inside a run of backslashes.)
+_INLINE_STRUCTURE_RE = re.compile(r"(?<!\\)(?P<escapes>\\*)(?=\^e-[0-9a-f]|<!--)")
+_INLINE_ESCAPED_RE = re.compile(r"(?<!\\)\\(?P<escapes>\\*)(?=\^e-[0-9a-f]|<!--)")
 _SESSION_BAD = re.compile(r"[()\n\r]+")
 
 
@@ -99,15 +118,29 @@ def make_event(
 
 def render(event: Event) -> str:
     """The event as Markdown list-item lines, ending in a newline."""
-    lines = event.text.split("\n") if event.text else [""]
     if event.at is not None:
         session = f" ({event.session})" if event.session else ""
         head = f"- {event.at.isoformat()} **{event.role}**{session}: "
     else:
         head = "- "
-    out = [head + lines[0]] + [f"  {line}" if line else "" for line in lines[1:]]
+    first, *rest = stored_lines(event.text)
+    out = [head + first, *rest]
     out[-1] = f"{out[-1]} ^{event.id}"
     return "\n".join(out) + "\n"
+
+
+def stored_lines(text: str) -> list[str]:
+    """`text` as the lines of a list item, after its marker: the first as it is, the rest indented
+    by two spaces (blank ones empty), each escaped where it would read as structure."""
+    lines = [_INLINE_STRUCTURE_RE.sub(r"\\\g<escapes>", line) for line in text.split("\n")]
+    rest = [_LINE_STRUCTURE_RE.sub(r"\g<indent>\\\g<escapes>", line) for line in lines[1:]]
+    return [lines[0]] + [f"  {line}" if line else "" for line in rest]
+
+
+def _unescape(first: str, rest: list[str]) -> str:
+    """The text of `stored_lines`' output (without the indent): the backslashes it added removed."""
+    rest = [_LINE_ESCAPED_RE.sub(r"\g<indent>\g<escapes>", line) for line in rest]
+    return "\n".join(_INLINE_ESCAPED_RE.sub(r"\g<escapes>", line) for line in [first, *rest])
 
 
 @dataclass(frozen=True)
@@ -134,11 +167,17 @@ def parse_lines(lines: list[str], offset: int = 0) -> Iterator[Located]:
             nxt = lines[j].rstrip("\r\n")
             if nxt.startswith("  "):
                 block.append(nxt[2:])
-            elif not nxt.strip() and j + 1 < n and lines[j + 1].startswith("  "):
-                block.append("")
-            else:
+                j += 1
+                continue
+            # Blank lines belong to the event when an indented line follows them (a message with
+            # a paragraph break, or two).
+            k = j
+            while k < n and not lines[k].strip():
+                k += 1
+            if k in (j, n) or not lines[k].startswith("  "):
                 break
-            j += 1
+            block.extend([""] * (k - j))
+            j = k
         event = _parse_block(block)
         if event is not None:
             yield Located(event, offset + i, offset + j - 1)
@@ -163,10 +202,10 @@ def _parse_block(block: list[str]) -> Event | None:
     if head:
         role = head.group("role").strip()
         session = clean_session(head.group("session"))
-        text = "\n".join([head.group("text"), *block[1:]])
+        text = _unescape(head.group("text"), block[1:])
     else:
         at, role, session = None, "note", None
-        text = "\n".join([block[0][2:], *block[1:]])
+        text = _unescape(block[0][2:], block[1:])
     text = normalise_text(text)
     if not text:
         return None

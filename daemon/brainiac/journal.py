@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 JOURNAL_FILE = "events.journal.jsonl"
 _LOCK_FILE = "events.journal.lock"
 # An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
-_VAULT_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
+_VAULT_ID_RE = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
 # Kept raw exports are not where events live (their text is the export's, not the event's).
 _NOT_EVENT_FILES = "memory/archive/exports/"
 
