@@ -42,6 +42,30 @@ def is_conflict_copy(rel: str) -> bool:
     return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
 
 
+
+# Files editors and sync tools keep beside a note while it is open or arriving (../shared/notes/
+# editors-sync-systemd.md): never a person's text, and harmful to bring back (a restored swap file
+# makes vim offer to recover a note nobody is editing). The watcher ignores them, as it does any
+# name that is hidden or not `.md`; backups leave them out, as they do our own temp files.
+_TEMP_RE = re.compile(
+    r"\..*\.sw[a-p]"  # vim swap: .note.md.swp, then .swo, .swn, ...
+    r"|.*~"  # vim, Emacs and gedit backups (note.md~), vim undo files (.note.md.un~)
+    r"|\.#.*|#.*#"  # Emacs lock (a dangling symlink) and auto-save
+    r"|\.syncthing\..*\.tmp|~syncthing~.*\.tmp"  # Syncthing downloads in progress
+    r"|.*___jb_(?:tmp|old)___"  # JetBrains safe write
+    r"|.*\.kate-swp|\.goutputstream-.*|\.~lock\..*#"  # Kate, GIO (gedit), LibreOffice
+    r"|.*" + re.escape(safe_io.TMP_SUFFIX),  # brainiac's own write in flight
+    re.DOTALL,
+)
+
+
+def is_temp_file(rel: str) -> bool:
+    """Whether a vault path's file name is an editor's or sync tool's temp file (or ours)."""
+    name = rel.rsplit("/", 1)[-1]
+    if name.isdigit() and int(name) >= 4913 and (int(name) - 4913) % 123 == 0:
+        return True  # vim's probe for "can I write here": 4913, else 5036, 5159, ...
+    return _TEMP_RE.fullmatch(name) is not None
+
 # Derived or foreign folders that are never read as memory.
 _SKIPPED_TOP = {"context", "inbox"}
 
