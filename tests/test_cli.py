@@ -93,7 +93,6 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     assert identity.read_text() == "mine"
 
 
-
 def _tree(root: Path) -> dict[str, bytes | None]:
     return {
         p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)

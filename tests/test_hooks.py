@@ -86,7 +86,10 @@ def _turn(n: int, parent: str) -> tuple[str, list[str]]:
     session = "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27"
     common = {"isSidechain": False, "userType": "external", "cwd": "/home/anna/src/shop"}
     common |= {"sessionId": session, "version": "2.0.28", "gitBranch": "main"}
-    asked, answered = f"d0b00000-0000-4000-8000-{2 * n:012d}", f"d0b00000-0000-4000-8000-{2 * n + 1:012d}"
+    asked, answered = (
+        f"d0b00000-0000-4000-8000-{2 * n:012d}",
+        f"d0b00000-0000-4000-8000-{2 * n + 1:012d}",
+    )
     at = f"2025-10-29T{8 + n // 60:02d}:{n % 60:02d}:00.000Z"
     prompt = f"Turn {n}: does the retry in step {n} of the login flow still time out?"
     answer = f"Turn {n}: step {n} waits for the session cookie now; the retry no longer times out."
@@ -167,3 +170,24 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
     assert kept.read_bytes().startswith(b"brainiac forget: ")
     found = run_cli("--vault", str(vault), "search", "cookie", "--json", check=True).stdout
     assert "Turn 4:" in found and "step 2 waits" not in found
+
+
+def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    edited = kept.read_bytes().replace(b"one run in five", b"one run in six")
+    kept.write_bytes(edited)
+    parent = "c0a80114-0000-4000-8000-000000000023"
+    for n in (1, 2):
+        parent, lines = _turn(n, parent)
+        with transcript.open("a", encoding="utf-8") as f:
+            f.writelines(lines)
+        run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    assert kept.read_bytes() == edited  # the person's edit wins
+    beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
+    assert [p.name for p in beside] == [kept.name.replace(".jsonl", "-2.jsonl")]
+    assert beside[0].read_bytes() == transcript.read_bytes()  # and it grows in place

@@ -59,6 +59,8 @@ INTENT_FILE = "intent.json"
 REJECTED_DIR = INBOX_DIR + "/rejected"
 INBOX_SETTLE_S = 10.0  # a file still being copied into the inbox is left for the next turn
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
+# A raw export kept per conversation (`_archive_target`), not per content.
+_CONVERSATION_COPY_RE = re.compile(r"-s[0-9a-f]{7}(?:-\d{1,6})?(?:\.[^.]*)?$")
 _LABEL_CHARS = 48
 
 
@@ -322,10 +324,11 @@ def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
     `_archive_target`)."""
     target = memory.vault.path(rel)
     if target.exists():
-        _grow(target, source)
-        if move and source.exists() and source.resolve() != target.resolve():
-            if _holds(target, source):
-                source.unlink()  # its bytes are archived already (or were forgotten)
+        if _CONVERSATION_COPY_RE.search(target.name):
+            _grow(target, source)  # a copy per content keeps the content its name was made for
+        same = source.exists() and source.resolve() == target.resolve()
+        if move and source.exists() and not same and _holds(target, source):
+            source.unlink()  # its bytes are archived already (or were forgotten)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
     if move and safe_io.rename_noreplace(source, target):

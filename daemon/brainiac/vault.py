@@ -42,7 +42,6 @@ def is_conflict_copy(rel: str) -> bool:
     return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
 
 
-
 # Files editors and sync tools keep beside a note while it is open or arriving (../shared/notes/
 # editors-sync-systemd.md): never a person's text, and harmful to bring back (a restored swap file
 # makes vim offer to recover a note nobody is editing). The watcher ignores them, as it does any
@@ -65,6 +64,7 @@ def is_temp_file(rel: str) -> bool:
     if name.isdigit() and int(name) >= 4913 and (int(name) - 4913) % 123 == 0:
         return True  # vim's probe for "can I write here": 4913, else 5036, 5159, ...
     return _TEMP_RE.fullmatch(name) is not None
+
 
 # Derived or foreign folders that are never read as memory.
 _SKIPPED_TOP = {"context", "inbox"}
@@ -135,7 +135,9 @@ def _refuse_foreign(path: Path) -> None:
     try:
         names = sorted(n for n in os.listdir(path) if not n.startswith("."))
     except OSError as exc:
-        raise VaultError(f"{path}: cannot be listed ({exc.strerror}); check its permissions") from exc
+        raise VaultError(
+            f"{path}: cannot be listed ({exc.strerror}); check its permissions"
+        ) from exc
     if not names:
         return
     shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
