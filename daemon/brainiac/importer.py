@@ -17,8 +17,10 @@ What has been imported is kept in the state directory, under `imports/`:
                        a crash)
 
 An import is written ahead: the batch goes to `intent.json`, then the raw export is kept under
-`memory/archive/exports/`, then the events join the Event Log in one compare-and-swap write, then
-the keys, watermarks and checkpoint are recorded and the intent removed. Killed at any instant,
+`memory/archive/exports/` (once per content, or, for a file of one conversation such as a Claude
+Code transcript, once per conversation and grown in place: `_archive_target`), then the events
+join the Event Log in one compare-and-swap write, then the keys, watermarks and checkpoint are
+recorded and the intent removed. Killed at any instant,
 the next import finishes the batch first: it adds each of the batch's events that is found
 nowhere in the vault (promotion may have moved some on meanwhile) and records the rest. If the
 state directory is lost, the event ids in the vault stand in for the keys. A file that cannot be
