@@ -153,6 +153,44 @@ def test_round_trip_restores_every_included_file_byte_for_byte(vault: Path, tmp_
         assert "memory/long_term/capybaras.md" in [r.path for r in again.search("warm water")]
 
 
+# What editors and sync tools leave beside a note while it is open or being synced: restored, a
+# swap file makes vim ask to recover a note nobody is editing.
+EDITOR_TEMP = {
+    "memory/long_term/.capybaras.md.swp": b"b0VIM 9.1\x00swap",
+    "memory/long_term/.capybaras.md.swo": b"b0VIM 9.1\x00second swap",
+    ".gitignore.swp": b"b0VIM 9.1\x00",
+    "memory/long_term/capybaras.md~": b"vim's backup\n",
+    "memory/long_term/#capybaras.md#": b"emacs auto-save\n",
+    "memory/long_term/4913": b"",  # vim's can-I-write-here probe
+    "memory/long_term/.syncthing.capybaras.md.tmp": b"half a download",
+    "memory/long_term/~syncthing~capybaras.md.tmp": b"half a download (Windows name)",
+    "memory/.short_term.md.1234.brainiac-tmp": b"our own write in flight",
+    "system/core_identity.md___jb_tmp___": b"JetBrains safe write",
+    "memory/long_term/.capybaras.md.kate-swp": b"kate swap",
+}
+
+
+def test_editor_and_sync_temp_files_stay_out_of_snapshots(vault: Path, tmp_path: Path) -> None:
+    (vault / "memory/long_term/capybaras.md").write_text("# Capybaras\nwarm water\n")
+    (vault / "memory/long_term/notes~draft.md").write_text("a note with a tilde inside\n")
+    (vault / "memory/long_term/4913 facts.md").write_text("a note that starts with 4913\n")
+    for rel, data in EDITOR_TEMP.items():
+        (vault / rel).write_bytes(data)
+    # Emacs' lock file is a dangling symlink whose target says who holds the file.
+    os.symlink("anna@laptop.4242:1763800000", vault / "memory/long_term/.#capybaras.md")
+    before = _tree(vault)
+    temp = {*EDITOR_TEMP, "memory/long_term/.#capybaras.md"}
+    assert temp <= set(before)
+    snap = backup.create(_memory(vault), NOW)
+    target = tmp_path / "restored"
+    restored = backup.restore(snap.path, target)
+    after = _tree(target)
+    assert not temp & set(after), sorted(temp & set(after))
+    assert after == {r: v for r, v in _expected(before).items() if r not in temp}
+    assert "memory/long_term/notes~draft.md" in restored
+    assert "memory/long_term/4913 facts.md" in restored
+
+
 def _days(n: int) -> dt.datetime:
     return NOW + dt.timedelta(days=n)
 

@@ -93,6 +93,67 @@ def test_init_never_overwrites(tmp_path: Path) -> None:
     assert identity.read_text() == "mine"
 
 
+def _tree(root: Path) -> dict[str, bytes | None]:
+    return {
+        p.relative_to(root).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def test_init_refuses_a_folder_of_other_files_unless_forced(tmp_path: Path) -> None:
+    # `git clone` of some project into ~/brainiac, the default vault path.
+    checkout = tmp_path / "brainiac"
+    (checkout / ".git").mkdir(parents=True)
+    (checkout / ".git/HEAD").write_text("ref: refs/heads/main\n")
+    (checkout / "README.md").write_text("# a project\n")
+    (checkout / "daemon").mkdir()
+    before = _tree(checkout)
+    line = _error("--vault", str(checkout), "init")
+    assert str(checkout) in line and "git checkout" in line and "--force" in line, line
+    assert _tree(checkout) == before
+    plain = tmp_path / "docs"
+    plain.mkdir()
+    (plain / "notes.txt").write_text("mine\n")
+    line = _error("init", str(plain))
+    assert str(plain) in line and "not a brainiac vault" in line and "--force" in line, line
+    assert _tree(plain) == {"notes.txt": b"mine\n"}
+    # Asked for: the vault's files go beside the others, which stay as they were.
+    assert "memory/short_term.md" in _ok("init", str(plain), "--force")
+    assert (plain / "notes.txt").read_text() == "mine\n"
+    assert (plain / "memory/long_term/anna-berg.md").exists()
+
+
+def test_init_accepts_an_empty_folder_a_fresh_repository_and_a_vault(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "memory/short_term.md" in _ok("init", str(empty))
+    fresh = tmp_path / "fresh"
+    (fresh / ".git").mkdir(parents=True)  # `git init` first, then the vault
+    assert "memory/short_term.md" in _ok("init", str(fresh))
+    assert _ok("init", str(empty)) == ""
+
+
+def test_init_again_adds_only_the_missing_structure_never_the_examples(tmp_path: Path) -> None:
+    v = tmp_path / "v"
+    _ok("init", str(v))
+    (v / "memory/long_term/anna-berg.md").unlink()  # deleted by the person
+    (v / "memory/archive/notes").mkdir()
+    (v / "memory/long_term/project-atlas.md").rename(v / "memory/archive/notes/project-atlas.md")
+    (v / ".brainiac/config.toml").unlink()
+    (v / "inbox").rmdir()
+    made = json.loads(_ok("init", str(v), "--json"))["created"]
+    assert made == [".brainiac/config.toml"]
+    assert (v / "inbox").is_dir()
+    assert sorted(p.name for p in (v / "memory/long_term").iterdir()) == []
+    (v / "memory/short_term.md").unlink()
+    (v / "system/core_identity.md").unlink()
+    assert json.loads(_ok("init", str(v), "--json"))["created"] == [
+        "memory/short_term.md",
+        "system/core_identity.md",
+    ]
+    assert not (v / "memory/long_term/anna-berg.md").exists()
+
+
 def _error(*args: str) -> str:
     proc = run_cli(*args)
     assert proc.returncode == 2, proc.stderr

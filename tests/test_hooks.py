@@ -79,3 +79,115 @@ def test_a_hook_never_blocks_the_prompt_on_bad_input(vault: Path, tmp_path: Path
         assert done.returncode == 1, (args, stdin, done.returncode, done.stderr)
         assert done.stdout == ""
         assert done.stderr.startswith("brainiac: ") and len(done.stderr.splitlines()) == 1
+
+
+def _turn(n: int, parent: str) -> tuple[str, list[str]]:
+    """One more turn of the session, shaped as Claude Code appends it: a prompt and an answer."""
+    session = "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27"
+    common = {"isSidechain": False, "userType": "external", "cwd": "/home/anna/src/shop"}
+    common |= {"sessionId": session, "version": "2.0.28", "gitBranch": "main"}
+    asked, answered = (
+        f"d0b00000-0000-4000-8000-{2 * n:012d}",
+        f"d0b00000-0000-4000-8000-{2 * n + 1:012d}",
+    )
+    at = f"2025-10-29T{8 + n // 60:02d}:{n % 60:02d}:00.000Z"
+    prompt = f"Turn {n}: does the retry in step {n} of the login flow still time out?"
+    answer = f"Turn {n}: step {n} waits for the session cookie now; the retry no longer times out."
+    user = {
+        "parentUuid": parent,
+        **common,
+        "type": "user",
+        "message": {"role": "user", "content": prompt},
+        "uuid": asked,
+        "timestamp": at,
+    }
+    assistant = {
+        "parentUuid": asked,
+        **common,
+        "type": "assistant",
+        "message": {
+            "id": f"msg_turn{n:04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": answer}],
+            "stop_reason": "end_turn",
+        },
+        "uuid": answered,
+        "timestamp": at,
+        "requestId": f"req_turn{n:04d}",
+    }
+    return answered, [json.dumps(user) + "\n", json.dumps(assistant) + "\n"]
+
+
+def test_fifty_stop_hooks_keep_one_archived_copy_grown_in_place(
+    vault: Path, tmp_path: Path
+) -> None:
+    # Claude Code runs the Stop hook after every answer, on a transcript that only grows.
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    parent = "c0a80114-0000-4000-8000-000000000023"
+    counts = []
+    for n in range(50):
+        if n:
+            parent, lines = _turn(n, parent)
+            with transcript.open("a", encoding="utf-8") as f:
+                f.writelines(lines)
+        done = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+        assert done.returncode == 0, done.stderr
+        counts.append(int(done.stderr.split()[1]))
+    exports = sorted((vault / "memory/archive/exports").iterdir())
+    assert len(exports) == 1, [p.name for p in exports]
+    assert exports[0].read_bytes() == transcript.read_bytes()
+    assert counts[0] > 0 and all(c == 2 for c in counts[1:])  # each turn's two messages, once
+    whole = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(transcript))
+    report = json.loads(whole.stdout)[0]
+    assert report["new"] == 0 and report["duplicate"] == sum(counts)
+
+
+def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
+    vault: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    parent = "c0a80114-0000-4000-8000-000000000023"
+    for n in range(3):
+        if n:
+            parent, lines = _turn(n, parent)
+            with transcript.open("a", encoding="utf-8") as f:
+                f.writelines(lines)
+        run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    run_cli("--vault", str(vault), "forget", "--matching", "step 2 waits", "--yes", check=True)
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    assert kept.read_bytes().startswith(b"brainiac forget: ")
+    for n in range(3, 5):  # the transcript in ~/.claude still holds what was forgotten
+        parent, lines = _turn(n, parent)
+        with transcript.open("a", encoding="utf-8") as f:
+            f.writelines(lines)
+        done = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+        assert done.returncode == 0 and int(done.stderr.split()[1]) == 2, done.stderr
+    assert list((vault / "memory/archive/exports").iterdir()) == [kept]
+    assert kept.read_bytes().startswith(b"brainiac forget: ")
+    found = run_cli("--vault", str(vault), "search", "cookie", "--json", check=True).stdout
+    assert "Turn 4:" in found and "step 2 waits" not in found
+
+
+def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    edited = kept.read_bytes().replace(b"one run in five", b"one run in six")
+    kept.write_bytes(edited)
+    parent = "c0a80114-0000-4000-8000-000000000023"
+    for n in (1, 2):
+        parent, lines = _turn(n, parent)
+        with transcript.open("a", encoding="utf-8") as f:
+            f.writelines(lines)
+        run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    assert kept.read_bytes() == edited  # the person's edit wins
+    beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
+    assert [p.name for p in beside] == [kept.name.replace(".jsonl", "-2.jsonl")]
+    assert beside[0].read_bytes() == transcript.read_bytes()  # and it grows in place

@@ -158,12 +158,22 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
 
 @cli.command()
 @click.argument("path", required=False, metavar="[PATH]")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Make a vault in a folder that already holds other files (never overwrites them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the vault and created files as JSON.")
 @click.pass_context
-def init(ctx: click.Context, path: str | None, as_json: bool) -> None:
-    """Create a vault from the template (never overwrites an existing file)."""
+def init(ctx: click.Context, path: str | None, force: bool, as_json: bool) -> None:
+    """Create a vault from the template (never overwrites an existing file).
+
+    In an existing vault, only adds what is missing from its structure (folders, config,
+    core identity, short-term memory), never the example notes again. A folder that holds
+    other files is refused without --force.
+    """
     target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
-    created = Memory.init(target)
+    created = Memory.init(target, force=force)
     if as_json:
         _json({"vault": str(target), "created": created})
         return

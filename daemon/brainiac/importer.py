@@ -17,8 +17,10 @@ What has been imported is kept in the state directory, under `imports/`:
                        a crash)
 
 An import is written ahead: the batch goes to `intent.json`, then the raw export is kept under
-`memory/archive/exports/`, then the events join the Event Log in one compare-and-swap write, then
-the keys, watermarks and checkpoint are recorded and the intent removed. Killed at any instant,
+`memory/archive/exports/` (once per content, or, for a file of one conversation such as a Claude
+Code transcript, once per conversation and grown in place: `_archive_target`), then the events
+join the Event Log in one compare-and-swap write, then the keys, watermarks and checkpoint are
+recorded and the intent removed. Killed at any instant,
 the next import finishes the batch first: it adds each of the batch's events that is found
 nowhere in the vault (promotion may have moved some on meanwhile) and records the rest. If the
 state directory is lost, the event ids in the vault stand in for the keys. A file that cannot be
@@ -27,9 +29,11 @@ parsed is rejected whole, with the file and the line or JSON path, and nothing o
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -41,11 +45,13 @@ from typing import TYPE_CHECKING
 from brainiac import chatlogs, clock, faults, journal, safe_io
 from brainiac import events as ev
 from brainiac.chatlogs import Message
-from brainiac.errors import ImportFormatError
+from brainiac.errors import ImportFormatError, StaleWriteError
 from brainiac.vault import EXPORTS_DIR, INBOX_DIR
 
 if TYPE_CHECKING:
     from brainiac.memory import Memory
+
+logger = logging.getLogger(__name__)
 
 STATE_DIR = "imports"
 SEEN_FILE = "seen.txt"
@@ -55,6 +61,8 @@ INTENT_FILE = "intent.json"
 REJECTED_DIR = INBOX_DIR + "/rejected"
 INBOX_SETTLE_S = 10.0  # a file still being copied into the inbox is left for the next turn
 _KEY_RE = re.compile(r"^[0-9a-f]{64}$")
+# A raw export kept per conversation (`_archive_target`), not per content.
+_CONVERSATION_COPY_RE = re.compile(r"-s[0-9a-f]{7}(?:-\d{1,6})?(?:\.[^.]*)?$")
 _LABEL_CHARS = 48
 
 
@@ -217,7 +225,7 @@ def _import_file(
     report.sessions = len(watermarks)
     archived = state.archived_as(digest)
     if archived is None or not memory.vault.path(archived).exists():
-        archived = _archive_name(path, digest, now)
+        archived = _archive_target(memory, chat, path, data, digest, now)
     report.archived = archived
     if dry_run:
         return report
@@ -262,17 +270,67 @@ def _session_label(message: Message) -> str:
     return f"{title} {short}" if title and title != session else session[:_LABEL_CHARS]
 
 
-def _archive_name(path: Path, digest: str, now: dt.datetime) -> str:
+def _archive_name(path: Path, tag: str, now: dt.datetime) -> str:
     stem = re.sub(r"[^\w.-]+", "-", path.stem).strip("-.")[:60] or "export"
-    return f"{EXPORTS_DIR}/{now:%Y-%m-%d}-{stem}-{digest[:8]}{path.suffix.lower()}"
+    return f"{EXPORTS_DIR}/{now:%Y-%m-%d}-{stem}-{tag}{path.suffix.lower()}"
+
+
+def _archive_target(
+    memory: Memory, chat: chatlogs.ChatFile, path: Path, data: bytes, digest: str, now: dt.datetime
+) -> str:
+    """Where the raw export is kept. A file of one conversation (a Claude Code transcript, which
+    the Stop hook imports after every turn) has one copy, grown in place as the conversation
+    grows: the copy keyed by its conversation whose bytes begin the file's, or that the file's
+    begin. Any other file (several conversations, or one whose copy no longer matches: edited by
+    a person, or rewritten) is kept per distinct content, so nothing is ever replaced by a file
+    that does not hold all of it."""
+    sessions = {(chat.format, m.session) for m in chat.messages}
+    if len(sessions) != 1:
+        return _archive_name(path, digest[:8], now)
+    ((fmt, session),) = sessions
+    # "s" + 7 hex digits: as long as a content digest's 8 hex digits, never mistaken for one.
+    tag = "s" + hashlib.sha256(f"{fmt}\x1f{session}".encode()).hexdigest()[:7]
+    suffix = path.suffix.lower()
+    pattern = re.compile(rf"\d{{4}}-\d{{2}}-\d{{2}}-.*-{tag}(?:-(\d+))?{re.escape(suffix)}")
+    folder = memory.vault.path(EXPORTS_DIR)
+    copies: list[tuple[int, str]] = []
+    with contextlib.suppress(FileNotFoundError):
+        for entry in os.scandir(folder):
+            m = pattern.fullmatch(entry.name)
+            if m is not None and entry.is_file(follow_symlinks=False):
+                copies.append((int(m.group(1) or 1), entry.name))
+    for _n, name in sorted(copies):
+        rel = f"{EXPORTS_DIR}/{name}"
+        try:
+            kept = memory.vault.path(rel).read_bytes()
+        except FileNotFoundError:
+            continue
+        if _forgotten(kept) or data.startswith(kept) or kept.startswith(data):
+            return rel
+    rel = _archive_name(path, tag, now)
+    if copies:
+        rel = rel.removesuffix(suffix) + f"-{max(n for n, _ in copies) + 1}{suffix}"
+    return rel
+
+
+def _forgotten(kept: bytes) -> bool:
+    """Whether a kept export is forget's placeholder: it stays one, or what was forgotten would
+    be archived again from the transcript, which still holds it (docs/forget.md)."""
+    from brainiac.forget import PLACEHOLDER_HEAD
+
+    return kept.startswith(PLACEHOLDER_HEAD)
 
 
 def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
-    """Keep the raw export in the vault (once per distinct content)."""
+    """Keep the raw export in the vault (once per distinct content, or grown in place: see
+    `_archive_target`)."""
     target = memory.vault.path(rel)
     if target.exists():
-        if move and source.exists() and source.resolve() != target.resolve():
-            source.unlink()  # the same bytes are archived already
+        if _CONVERSATION_COPY_RE.search(target.name):
+            _grow(target, source)  # a copy per content keeps the content its name was made for
+        same = source.exists() and source.resolve() == target.resolve()
+        if move and source.exists() and not same and _holds(target, source):
+            source.unlink()  # its bytes are archived already (or were forgotten)
         return
     target.parent.mkdir(parents=True, exist_ok=True)
     if move and safe_io.rename_noreplace(source, target):
@@ -287,6 +345,30 @@ def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
         source.unlink()
 
 
+def _grow(target: Path, source: Path) -> bool:
+    """Replace the kept copy by the source that continues it (its bytes begin the source's), in
+    one compare-and-swap: a copy a person edited meanwhile is theirs and is left as it is."""
+    try:
+        kept, fingerprint = safe_io.read_bytes(target)
+        data = source.read_bytes()
+    except FileNotFoundError:
+        return False
+    if len(data) <= len(kept) or not data.startswith(kept) or _forgotten(kept):
+        return False
+    try:
+        safe_io.write_bytes(target, data, fingerprint)
+    except StaleWriteError:
+        logger.warning("%s: changed while it was being grown; left as it is", target)
+        return False
+    return True
+
+
+def _holds(target: Path, source: Path) -> bool:
+    """Whether the kept copy holds every byte of the source (or is forget's placeholder)."""
+    kept = target.read_bytes()
+    return kept.startswith(source.read_bytes()) or _forgotten(kept)
+
+
 def _add_events(memory: Memory, events: Iterable[ev.Event], now: dt.datetime) -> tuple[int, int]:
     """The newest messages join the Event Log, the history goes into notes (journal.place)."""
     placed = journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
@@ -299,7 +381,7 @@ def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
     batch = state.read_intent()
     if batch is None:
         return False
-    if not memory.vault.path(batch.archive_to).exists() and Path(batch.source).exists():
+    if Path(batch.source).exists():
         _archive(memory, Path(batch.source), batch.archive_to, move=False)
     from brainiac.jobs.promotion import finish_interrupted as finish_promotion
 

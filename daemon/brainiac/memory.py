@@ -136,11 +136,12 @@ class Memory:
 
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
-    def init(cls, path: Path | str) -> list[str]:
-        """Create a vault from the template (never overwriting a file); returns what was created."""
+    def init(cls, path: Path | str, force: bool = False) -> list[str]:
+        """Create a vault from the template (never overwriting a file), or complete an existing
+        one (vault.init); returns what was created."""
         from brainiac.vault import init as init_vault
 
-        return init_vault(Path(path).expanduser())
+        return init_vault(Path(path).expanduser(), force)
 
     def __enter__(self) -> Memory:
         return self

@@ -42,6 +42,30 @@ def is_conflict_copy(rel: str) -> bool:
     return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
 
 
+# Files editors and sync tools keep beside a note while it is open or arriving (../shared/notes/
+# editors-sync-systemd.md): never a person's text, and harmful to bring back (a restored swap file
+# makes vim offer to recover a note nobody is editing). The watcher ignores them, as it does any
+# name that is hidden or not `.md`; backups leave them out, as they do our own temp files.
+_TEMP_RE = re.compile(
+    r"\..*\.sw[a-p]"  # vim swap: .note.md.swp, then .swo, .swn, ...
+    r"|.*~"  # vim, Emacs and gedit backups (note.md~), vim undo files (.note.md.un~)
+    r"|\.#.*|#.*#"  # Emacs lock (a dangling symlink) and auto-save
+    r"|\.syncthing\..*\.tmp|~syncthing~.*\.tmp"  # Syncthing downloads in progress
+    r"|.*___jb_(?:tmp|old)___"  # JetBrains safe write
+    r"|.*\.kate-swp|\.goutputstream-.*|\.~lock\..*#"  # Kate, GIO (gedit), LibreOffice
+    r"|.*" + re.escape(safe_io.TMP_SUFFIX),  # brainiac's own write in flight
+    re.DOTALL,
+)
+
+
+def is_temp_file(rel: str) -> bool:
+    """Whether a vault path's file name is an editor's or sync tool's temp file (or ours)."""
+    name = rel.rsplit("/", 1)[-1]
+    if name.isdigit() and int(name) >= 4913 and (int(name) - 4913) % 123 == 0:
+        return True  # vim's probe for "can I write here": 4913, else 5036, 5159, ...
+    return _TEMP_RE.fullmatch(name) is not None
+
+
 # Derived or foreign folders that are never read as memory.
 _SKIPPED_TOP = {"context", "inbox"}
 
@@ -57,10 +81,29 @@ def template_dir() -> Path:
     raise VaultError("the vault template is missing from this installation; reinstall brainiac")
 
 
-def init(path: Path) -> list[str]:
-    """Copy the template into `path`, never overwriting an existing file; return what it made."""
+# The files a vault cannot work without. `init` on an existing vault puts back only these (and
+# the folders): the template's other files are examples, which a person may have deleted or the
+# jobs archived, and which must not come back as duplicates.
+CORE_FILES = (CONFIG, IDENTITY, SHORT_TERM)
+
+
+def is_vault(path: Path) -> bool:
+    """Whether `path` holds a vault: its core identity, its short-term memory or `.brainiac/`."""
+    return any((path / rel).exists() for rel in (IDENTITY, SHORT_TERM, CONFIG.split("/")[0]))
+
+
+def init(path: Path, force: bool = False) -> list[str]:
+    """Make `path` a vault from the template, never overwriting a file; return what it made.
+
+    A new or empty folder gets the whole template; an existing vault only what is missing from
+    its structure (folders and CORE_FILES). Any other folder is refused unless `force`: a `git
+    clone` into the default ~/brainiac would otherwise become a vault unnoticed.
+    """
     if path.exists() and not path.is_dir():
         raise VaultError(f"{path}: exists and is not a directory; choose another path")
+    existing = path.is_dir() and is_vault(path)
+    if path.is_dir() and not existing and not force:
+        _refuse_foreign(path)
     created = []
     src_root = template_dir()
     for src in sorted(src_root.rglob("*")):
@@ -75,6 +118,8 @@ def init(path: Path) -> list[str]:
             if src.name == ".keep":
                 dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             continue
+        if existing and rel.as_posix() not in CORE_FILES:
+            continue  # an example note: deleted or archived by now, and so it stays
         dest.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         try:
             safe_io.write_bytes(dest, src.read_bytes(), expected=None)
@@ -82,6 +127,26 @@ def init(path: Path) -> list[str]:
             continue  # someone created it meanwhile: theirs wins
         created.append(rel.as_posix())
     return created
+
+
+def _refuse_foreign(path: Path) -> None:
+    """Raise for a folder that holds files of its own (hidden ones aside: a fresh `git init` or an
+    Obsidian vault's `.obsidian/` alone leave a folder empty enough)."""
+    try:
+        names = sorted(n for n in os.listdir(path) if not n.startswith("."))
+    except OSError as exc:
+        raise VaultError(
+            f"{path}: cannot be listed ({exc.strerror}); check its permissions"
+        ) from exc
+    if not names:
+        return
+    shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+    what = "a git checkout" if (path / ".git").exists() else "a folder"
+    raise VaultError(
+        f"{path}: is {what} of {len(names)} other file(s) ({shown}), not a brainiac vault; "
+        "choose a new or empty folder (--vault or the PATH argument), or pass --force to add "
+        "the vault's files beside them (nothing there is overwritten)"
+    )
 
 
 @dataclass(frozen=True)

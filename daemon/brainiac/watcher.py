@@ -36,7 +36,7 @@ from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
 from brainiac.errors import VaultError
-from brainiac.vault import WORKING_MEMORY
+from brainiac.vault import WORKING_MEMORY, is_temp_file
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +77,8 @@ def classify(rel: str) -> str:
     of its path starts with a dot. That drops swap and lock files (`.note.md.swp`, `.#note.md`),
     probes and backups (`4913`, `note.md~`, `#note.md#`), temp names (`.syncthing.x.tmp`,
     `___jb_tmp___`, `.vsctmp`, our own `.brainiac-tmp`) and tool folders (`.obsidian*/`, `.git/`,
-    `.trash/`, `.stversions/`). The generated `context/` folder is ours and is ignored too.
+    `.trash/`, `.stversions/`). The generated `context/` folder is ours and is ignored too. The
+    temp names that backups leave out are one list, vault.is_temp_file, checked here as well.
     """
     parts = rel.split("/")
     if not rel or any(not p or p.startswith(".") for p in parts):
@@ -85,7 +86,7 @@ def classify(rel: str) -> str:
     if parts[0] == _GENERATED_TOP and len(parts) > 1:
         return IGNORE
     name = parts[-1]
-    if not name.endswith(".md"):
+    if not name.endswith(".md") or is_temp_file(name):
         return IGNORE
     if CONFLICT_RE.search(name):
         return CONFLICT
