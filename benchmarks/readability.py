@@ -1,0 +1,234 @@
+"""What a person finds in the vault after a real conversation: the readability check of issue 13.
+
+    .venv/bin/python benchmarks/readability.py                  # the four development conversations
+    .venv/bin/python benchmarks/readability.py --keep DIR       # and keep the vaults to read them
+    .venv/bin/python benchmarks/readability.py --facts-out F    # every fact written, to label
+    .venv/bin/python benchmarks/readability.py --labels F       # fact precision against labels
+
+Each LoCoMo development conversation (../shared/bench/locomo, not copied here) is ingested as the
+LoCoMo benchmark does it (benchmarks/locomo_adapter.py: one `remember` per turn, the memory jobs at
+each session's end), then every long-term note is read, and counted against what issue 13 asks:
+
+- **entity notes titled with a common word.** An entity note (tag `entity`) whose title is one word
+  that the conversation itself uses as an ordinary word: written in lower case in the middle of a
+  sentence more often than capitalised there ("Yeah", "Wow", "They're"), or a speaker of the
+  conversation or the start of a speaker's name ("Mel" for Melanie: a speaker is not a topic).
+  Names pass: "Max", "Paris" are capitalised mid-sentence even though `wordfreq` rates them as
+  common English words, which is why frequency alone is not the test.
+- **notes over 100 events** (their `## Sources`).
+- **titles that are no phrase naming a topic**: a keyword list (`melanie, chatting, feel`), a
+  session label (`Session 11 - ...`), or a speaker's name alone.
+- **facts**: every `key: value` line of a note's or the short-term document's `## Facts`, with the
+  event it came from; `--facts-out` writes them as JSON lines to label by hand (`"ok": true|false`),
+  `--labels` reads such a file back and reports the precision of the labelled facts that are still
+  written (a fact is matched by conversation, key, value and source id).
+
+Exit status 0 (it measures; docs/benchmarks.md says what the figures were).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_BENCH_DIR = HERE.parent.parent / "shared" / "bench" / "locomo"
+MAX_EVENTS = 100
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_SENTENCE_END = re.compile(r"[.!?]\s*$")
+_SESSION_TITLE = re.compile(r"^session\s+\d+\b", re.IGNORECASE)
+
+
+@dataclass
+class Findings:
+    conversation: str
+    notes: int = 0
+    entity_notes: int = 0
+    common_word_entities: list[str] = field(default_factory=list)
+    over_limit: list[tuple[str, int]] = field(default_factory=list)
+    bad_titles: list[str] = field(default_factory=list)
+    facts: list[dict[str, Any]] = field(default_factory=list)
+    largest: int = 0
+
+
+def word_uses(texts: list[str]) -> tuple[Counter[str], Counter[str]]:
+    """(lower-case uses, capitalised uses) of each word in the middle of a sentence, folded."""
+    lower: Counter[str] = Counter()
+    capital: Counter[str] = Counter()
+    for text in texts:
+        previous = ""
+        for m in _WORD.finditer(text):
+            word = m.group(0)
+            start_of_sentence = not previous or bool(_SENTENCE_END.search(text[: m.start()]))
+            if not start_of_sentence:
+                (capital if word[0].isupper() else lower)[word.casefold()] += 1
+            previous = word
+    return lower, capital
+
+
+def is_common_word(title: str, lower: Counter[str], capital: Counter[str]) -> bool:
+    words = title.split()
+    if len(words) != 1:
+        return False
+    key = words[0].casefold()
+    return lower[key] > capital[key] or key in {"i", "i'm", "it's", "they're", "we're"}
+
+
+def is_speaker(title: str, speakers: set[str]) -> bool:
+    """A speaker's name, or the start of one (a nickname: "Mel" for Melanie)."""
+    key = title.casefold()
+    return key in speakers or (len(key) >= 3 and any(s.startswith(key) for s in speakers))
+
+
+def is_bad_title(title: str, speakers: set[str]) -> bool:
+    bare = re.sub(r"\s*\(\d{4}-\d{2}-\d{2}\)$", "", title).strip()
+    if _SESSION_TITLE.match(bare) or is_speaker(bare, speakers):
+        return True
+    parts = [p.strip() for p in bare.split(",")]
+    return len(parts) >= 3 or (len(parts) == 2 and all(len(p.split()) == 1 for p in parts))
+
+
+def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]) -> Findings:
+    from brainiac import facts, ltm
+    from brainiac import note as notes
+
+    lower, capital = word_uses(texts)
+    found = Findings(conversation)
+    for path in sorted((vault / "memory").rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        if rel.startswith(("memory/archive/exports/", "memory/indexes/")):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if rel == "memory/short_term.md":
+            section = notes.parse(text, rel).section_text("Facts") or ""
+            found.facts += _facts(conversation, rel, section, {}, facts)
+            continue
+        if rel.startswith("memory/archive/") and not rel.startswith("memory/archive/notes/"):
+            continue  # month files: the archive's ledger, not notes
+        note = ltm.parse(text, rel)
+        found.notes += 1
+        events = note.sources
+        found.largest = max(found.largest, len(events))
+        if len(events) > MAX_EVENTS:
+            found.over_limit.append((note.title, len(events)))
+        if "entity" in note.tags:
+            found.entity_notes += 1
+            if is_common_word(note.title, lower, capital) or is_speaker(note.title, speakers):
+                found.common_word_entities.append(note.title)
+        if is_bad_title(note.title, speakers):
+            found.bad_titles.append(note.title)
+        by_id = {e.id: e.text for e in events}
+        found.facts += _facts(conversation, rel, note.section(ltm.FACTS), by_id, facts)
+    return found
+
+
+def _facts(
+    conversation: str, rel: str, section: str, by_id: dict[str, str], facts: Any
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "conversation": conversation,
+            "note": rel,
+            "key": line.fact.key,
+            "value": line.fact.value,
+            "source": line.fact.source,
+            "source_text": by_id.get(line.fact.source or "", ""),
+        }
+        for line in facts.parse(section)
+    ]
+
+
+def ingest(conv: Any, workdir: Path) -> Path:
+    from locomo_adapter import BrainiacSystem
+
+    system = BrainiacSystem()
+    system.ingest(conv)
+    assert system._tmp is not None
+    vault = workdir / conv.sample_id
+    shutil.copytree(system._tmp / "vault", vault)
+    system.close()
+    return vault
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--bench-dir", default=str(DEFAULT_BENCH_DIR))
+    ap.add_argument("--keep", default="", help="keep the vaults in this folder")
+    ap.add_argument("--facts-out", default="", help="write every fact as JSON lines, to label")
+    ap.add_argument("--labels", default="", help="labelled facts (JSON lines with ok: true|false)")
+    args = ap.parse_args(argv)
+
+    bench_dir = Path(args.bench_dir)
+    data = bench_dir / "locomo-dev.json"
+    if not data.is_file():
+        print(f"readability check skipped: {data} not found (set --bench-dir)")
+        return 0
+    sys.path.insert(0, str(bench_dir))
+    sys.path.insert(0, str(HERE))
+    import locomo_eval
+
+    workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="readability_"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    results = []
+    for conv in locomo_eval.load_locomo(str(data)):
+        speakers = {t.speaker.casefold() for t in conv.turns()}
+        speakers |= {s.split()[0] for s in speakers if s.split()}
+        texts = [t.text for t in conv.turns()]
+        vault = ingest(conv, workdir)
+        results.append(inspect(vault, conv.sample_id, speakers, texts))
+
+    print("| conversation | notes | entity notes | entity titled with a common word or a speaker "
+          "| notes over 100 events (largest) | titles that name no topic | facts |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r.conversation} | {r.notes} | {r.entity_notes} | "
+            f"{len(r.common_word_entities)} | {len(r.over_limit)} ({r.largest}) | "
+            f"{len(r.bad_titles)} | {len(r.facts)} |"
+        )
+    for r in results:
+        print(f"\n{r.conversation}:")
+        print("  common-word entities:", ", ".join(r.common_word_entities[:12]) or "none")
+        print("  over 100 events:", ", ".join(f"{t} ({n})" for t, n in r.over_limit) or "none")
+        print("  titles naming no topic:", "; ".join(r.bad_titles[:8]) or "none")
+        for f in r.facts[:8]:
+            print(f"  fact  {f['key']}: {f['value']}   <- {f['source_text'][:80]!r}")
+
+    every_fact = [f for r in results for f in r.facts]
+    if args.facts_out:
+        with open(args.facts_out, "w", encoding="utf-8") as out:
+            for f in every_fact:
+                out.write(json.dumps({**f, "ok": None}, ensure_ascii=False) + "\n")
+        print(f"\n{len(every_fact)} facts written to {args.facts_out}")
+    if args.labels:
+        labels = {}
+        for line in Path(args.labels).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row.get("ok") is not None:
+                labels[(row["conversation"], row["key"], row["value"], row["source"])] = row["ok"]
+        judged = [
+            labels[k]
+            for f in every_fact
+            if (k := (f["conversation"], f["key"], f["value"], f["source"])) in labels
+        ]
+        if judged:
+            print(f"\nfact precision: {sum(judged) / len(judged):.3f} on {len(judged)} labelled")
+        else:
+            print("\nfact precision: no labelled fact is written any more")
+    if not args.keep:
+        shutil.rmtree(workdir, ignore_errors=True)
+    else:
+        print(f"\nvaults kept in {workdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
