@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from brainiac import __version__, clock, systemd
+from brainiac import __version__, clock, stm, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
@@ -333,7 +333,10 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if holder is None:
         memory.refresh(force=True)  # no daemon: bring the index up to date ourselves
     manifest = memory.indexer.manifest
-    problems = manifest.problems
+    problems = dict(manifest.problems)
+    log_problem = stm.log_problem(memory.short_term())
+    if log_problem is not None:
+        problems.setdefault(SHORT_TERM, log_problem)
     info: dict[str, Any] = {
         "vault": str(memory.vault.root),
         "daemon": None

@@ -262,6 +262,9 @@ class Memory:
         journal.record(self.locations.state, added)
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
+        problem = stm.log_problem(self.short_term())
+        if problem is not None:  # written under the renamed heading; said on every write
+            log.warning("%s", problem)
         return added
 
     def import_files(
