@@ -85,3 +85,13 @@ def test_promotion_moves_events_out_of_the_renamed_section_once(
     counts = _ids_everywhere(vault)
     assert [counts[i] for i in ids] == [1] * 15
     assert len(memory.short_term().events) == memory.config.short_term_window
+
+
+def test_status_reports_event_lines_left_outside_the_log(memory: Memory, vault: Path) -> None:
+    ids = _renamed(memory, vault, "")  # the heading deleted: its lines now end the Tasks section
+    memory.remember("the heater broke", at=T + dt.timedelta(hours=1))  # a new Event Log
+    assert all(_ids_everywhere(vault)[i] == 1 for i in ids)  # nothing lost or doubled
+    proc = run_cli("--vault", str(vault), "status", check=True)
+    assert "problems: 1" in proc.stdout, proc.stdout
+    [line] = [x for x in proc.stdout.splitlines() if "outside" in x]
+    assert SHORT_TERM in line and "3 event line(s)" in line and "## Tasks" in line

@@ -7,6 +7,7 @@ import datetime as dt
 import hashlib
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -138,13 +139,18 @@ def test_time_a_jump_left_out_is_applied_by_later_runs(memory: Memory, vault: Pa
 
 
 @pytest.fixture
-def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "Europe/Berlin")
+def berlin() -> Iterator[None]:
+    """The process's zone is Europe/Berlin for the test (a zone with DST), then what it was."""
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = "Europe/Berlin"
     time.tzset()
     try:
         yield
     finally:
-        monkeypatch.undo()
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
         time.tzset()
 
 

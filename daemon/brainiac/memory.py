@@ -263,7 +263,7 @@ class Memory:
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
         problem = stm.log_problem(self.short_term())
-        if problem is not None:  # written under the renamed heading; said on every write
+        if problem is not None:  # a renamed log, or events outside it: said on every write
             log.warning("%s", problem)
         return added
 

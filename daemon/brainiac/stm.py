@@ -63,7 +63,7 @@ def parse(text: str, path: str = RELPATH) -> ShortTerm:
     note = notes.parse(text, path)
     section = log_section(note)
     renamed = section.title if section is not None and note.section(EVENT_LOG) is None else None
-    return ShortTerm(note, tuple(event_log(note)), renamed)
+    return ShortTerm(note, tuple(_events_in(note, section)), renamed)
 
 
 def log_section(note: notes.Note) -> notes.Section | None:
@@ -86,18 +86,37 @@ def log_section(note: notes.Note) -> notes.Section | None:
 
 
 def log_problem(doc: ShortTerm) -> str | None:
-    """What `status` says when the Event Log goes by another name (None when it does not)."""
-    if doc.renamed_log is None:
+    """What `status` says when the Event Log goes by another name, or event lines brainiac wrote
+    stand outside it (its heading deleted, then made again): None when neither is the case."""
+    if doc.renamed_log is not None:
+        return (
+            f"{doc.note.path}: has no `## {EVENT_LOG}` section; its {len(doc.events)} event(s) "
+            f"are under `## {doc.renamed_log}` and are read from there; rename that heading back "
+            f"to `## {EVENT_LOG}`"
+        )
+    log = log_section(doc.note)
+    inside = range(log.heading_line, log.end_line) if log is not None else range(0)
+    lines = doc.note.lines
+    stray: dict[int, str] = {}  # line -> the innermost heading it stands under
+    for s in doc.note.sections:
+        if s.level >= 2:
+            for i in range(s.heading_line + 1, s.end_line):
+                if i not in inside and _LOGGED_HEAD.match(lines[i]):
+                    stray[i] = s.title
+    if not stray:
         return None
+    where = ", ".join(f"`## {title}`" for title in dict.fromkeys(stray.values()))
     return (
-        f"{doc.note.path}: has no `## {EVENT_LOG}` section; its {len(doc.events)} event(s) are "
-        f"under `## {doc.renamed_log}` and are read from there; rename that heading back to "
-        f"`## {EVENT_LOG}`"
+        f"{doc.note.path}: {len(stray)} event line(s) stand outside the `## {EVENT_LOG}` "
+        f"(under {where}) and are not read as recent events; move them under `## {EVENT_LOG}`"
     )
 
 
 def event_log(note: notes.Note) -> list[ev.Event]:
-    section = log_section(note)
+    return _events_in(note, log_section(note))
+
+
+def _events_in(note: notes.Note, section: notes.Section | None) -> list[ev.Event]:
     if section is None:
         return []
     lines = note.lines[section.heading_line + 1 : section.end_line]
