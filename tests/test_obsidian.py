@@ -199,7 +199,7 @@ def simulated_month(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                 today = START + dt.timedelta(days=day)
                 for i, (role, session, text) in enumerate(_day_events(day)):
                     at = today + dt.timedelta(minutes=9 * i)
-                    memory.remember(text, role=role, session=session, at=at)
+                    memory.remember(text, role=role, session=session, at=at, now=at)
                 if day == 15:
                     _other_devices_note(vault, today)
                 end_of_day = today + dt.timedelta(hours=12)

@@ -1062,7 +1062,7 @@ def _same_key(event_key: str, fact: Known) -> bool:
 
 
 def _event_lines(doc: stm.ShortTerm) -> dict[str, int]:
-    section = doc.note.section(stm.EVENT_LOG)
+    section = stm.log_section(doc.note)
     if section is None:
         return {}
     body = doc.note.lines[section.heading_line + 1 : section.end_line]

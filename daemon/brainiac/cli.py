@@ -20,11 +20,11 @@ from typing import Any
 
 import click
 
-from brainiac import __version__, clock, systemd
+from brainiac import __version__, clock, stm, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
-from brainiac.errors import BrainiacError, ConfigError, VaultError
+from brainiac.errors import BrainiacError, ConfigError, FutureTimeError, VaultError
 from brainiac.lock import holder_of
 from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
@@ -190,7 +190,9 @@ def init(ctx: click.Context, path: str | None, force: bool, as_json: bool) -> No
 @click.argument("text")
 @click.option("--role", default="user", show_default=True, help="Who said it.")
 @click.option("--session", default=None, help="A session or conversation name.")
-@click.option("--at", "at", default=None, metavar="ISO-8601", help="When (default: now).")
+@click.option(
+    "--at", "at", default=None, metavar="ISO-8601", help="When (default: now; not in the future)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the event as JSON.")
 @click.pass_context
 def remember(
@@ -199,8 +201,13 @@ def remember(
     """Append an event to the short-term Event Log (`-` reads the text from stdin)."""
     if text == "-":
         text = sys.stdin.read()
+    when = _parse_time(at, "--at")
+    if at is not None and when is not None and clock.too_far_ahead(when):
+        # Refused rather than taken as now: the person is here to type it again, and a typo
+        # remembered at another time than they meant is worse than a one-line error.
+        raise FutureTimeError(SHORT_TERM, "--at", at, clock.now().isoformat(timespec="minutes"))
     memory = _open(ctx)
-    event = memory.remember(text, role=role, session=session, at=_parse_time(at, "--at"))
+    event = memory.remember(text, role=role, session=session, at=when)
     if as_json:
         _json({**dataclasses.asdict(event), "file": SHORT_TERM})
         return
@@ -336,6 +343,10 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if holder is None:
         memory.refresh(force=True)  # no daemon: bring the index up to date ourselves
     manifest = memory.indexer.manifest
+    problems = dict(manifest.problems)
+    log_problem = stm.log_problem(memory.short_term())
+    if log_problem is not None:
+        problems.setdefault(SHORT_TERM, log_problem)
     info: dict[str, Any] = {
         "vault": str(memory.vault.root),
         "daemon": None
@@ -361,7 +372,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
             set(memory.indexer.conflicts)
             | set(_str_list(daemon.get("conflicts") if daemon else None))
         ),
-        "problems": manifest.problems,
+        "problems": problems,
     }
     if as_json:
         _json(info)
@@ -390,8 +401,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"conflicts: {len(info['conflicts'])}")
     for rel in info["conflicts"]:
         click.echo(f"  {rel}: a sync-conflict copy; merge it by hand, then delete it")
-    click.echo(f"problems: {len(manifest.problems)}")
-    for problem in manifest.problems.values():
+    click.echo(f"problems: {len(problems)}")
+    for problem in problems.values():
         click.echo(f"  {problem}")
 
 

@@ -9,6 +9,7 @@
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
     ├── BudgetError               a token budget that cannot mean anything (zero, negative, absurd)
     ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
+    ├── FutureTimeError           a time a person gave is in the future (a typo); nothing written
     └── SearchError               the index cannot answer (after a rebuild attempt failed)
 
 Messages name the file, the problem and the fix, in that order, so that a person reading one line
@@ -109,6 +110,17 @@ class ImportFormatError(BrainiacError):
         self.expected = expected
         place = f"{path}, {where}" if where is not None else path
         super().__init__(f"{place}: {problem}; expected {expected}")
+
+
+class FutureTimeError(BrainiacError):
+    """A time typed by a person lies in the future (`remember --at 2062-...` for 2026): refused,
+    as nothing can have happened then and such an event would pose as the latest for years."""
+
+    def __init__(self, path: str, option: str, value: str, now: str) -> None:
+        super().__init__(
+            f"{path}: {option} {value} is in the future (it is {now} now); nothing was written; "
+            "give the time it happened, or leave out the option for now"
+        )
 
 
 class SearchError(BrainiacError):

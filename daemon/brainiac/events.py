@@ -104,6 +104,10 @@ def storable(text: str) -> str:
 
 def event_id(at: dt.datetime | None, role: str, session: str | None, text: str) -> str:
     stamp = at.isoformat() if at else ""
+    if at is not None and at.fold and clock.is_ambiguous(at):
+        # The second time round of the hour repeated at fall-back reads the same: its offset
+        # tells it apart. Only then, so that every other id stays what it always was.
+        stamp = at.astimezone().isoformat()
     key = "\x1f".join((stamp, role, session or "", " ".join(text.split())))
     return "e-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10]
 

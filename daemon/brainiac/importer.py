@@ -206,10 +206,16 @@ def _import_file(
     new_keys: list[str] = []
     watermarks: dict[str, dict[str, object]] = {}
     last_at: dict[str, dt.datetime] = {}
+    future = 0
     for message in chat.messages:
         key = message_key(message)
         at = ev.normalise_time(message.at) if message.at is not None else None
         at = at or last_at.get(message.session) or ev.normalise_time(fallback_time)
+        if clock.too_far_ahead(at, now):
+            # A wrong clock or a typo: kept, as of now, so it cannot pose as the newest event
+            # for years and send every later import to history (journal.place).
+            future += 1
+            at = now
         last_at[message.session] = at
         mark = watermarks.setdefault(message.session, {"messages": 0, "position": -1})
         mark["position"] = max(int(str(mark["position"])), message.position)
@@ -221,6 +227,14 @@ def _import_file(
         mark["messages"] = int(str(mark["messages"])) + 1
         new_keys.append(key)
         new_events.append(_event(message, key, at))
+    if future:
+        logger.warning(
+            "%s: %d message(s) dated in the future (after %s); imported as of then; "
+            "check the clock of the machine that wrote it",
+            path,
+            future,
+            now.isoformat(timespec="minutes"),
+        )
     report.new = len(new_events)
     report.sessions = len(watermarks)
     archived = state.archived_as(digest)

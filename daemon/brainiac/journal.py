@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brainiac import clock, safe_io
 from brainiac import events as ev
-from brainiac import safe_io
 from brainiac.errors import BrainiacError
 from brainiac.vault import SHORT_TERM
 
@@ -175,7 +175,13 @@ def place(
     pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
     if not pending:
         return Placed(0, 0, [])
-    logged = [e.at for e in memory.short_term().events if e.at is not None]
+    # A future-dated event in the log (a typo, a wrong clock) is not "the newest": counted, it
+    # would send everything after it to history until that date came.
+    logged = [
+        e.at
+        for e in memory.short_term().events
+        if e.at is not None and not clock.too_far_ahead(e.at, now)
+    ]
     newest = max(logged, default=None)
     window = memory.config.short_term_window
     # `>=`: an event of the same second as the newest logged one is not history either.

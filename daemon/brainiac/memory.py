@@ -206,10 +206,26 @@ class Memory:
         role: str = "user",
         session: str | None = None,
         at: dt.datetime | None = None,
+        now: dt.datetime | None = None,
     ) -> ev.Event:
-        """Append one event to the short-term Event Log (idempotent: same event, same id)."""
+        """Append one event to the short-term Event Log (idempotent: same event, same id).
+
+        An `at` more than `clock.FUTURE_TOLERANCE` after `now` (default: the clock) is a typo or
+        a wrong clock: the event is kept, dated `now`, with a warning. Left as it was, it would
+        be "the newest event" for years and send everything imported meanwhile to history."""
         if not text or not text.strip():
             raise VaultError("nothing to remember: the text is empty")
+        if at is not None:
+            reference = clock.local(now) if now is not None else clock.now()
+            if clock.too_far_ahead(ev.normalise_time(at), reference):
+                log.warning(
+                    "%s: an event dated %s is in the future (it is %s now); it was clamped to "
+                    "now; give the time it happened, no later than now",
+                    SHORT_TERM,
+                    ev.normalise_time(at).isoformat(),
+                    reference.isoformat(),
+                )
+                at = reference
         event = ev.make_event(text, role=role, session=session, at=at)
         self.remember_many([event])
         return event
@@ -247,6 +263,9 @@ class Memory:
         journal.record(self.locations.state, added)
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
+        problem = stm.log_problem(self.short_term())
+        if problem is not None:  # a renamed log, or events outside it: said on every write
+            log.warning("%s", problem)
         return added
 
     def import_files(

@@ -6,11 +6,16 @@ write anything between them, and all of that is kept byte for byte. The only edi
 event lines to the Event Log (creating the section if a person deleted it): at its end for what
 happens now, and in time order for imported history, so older conversations do not pose as the
 most recent steps.
+
+A person may also rename the `## Event Log` heading (`## Events`). The event lines brainiac wrote
+are then still the log, under its new name (`log_section`): read, searched, promoted and added to
+there, never a second log beside it, while `brainiac status` says how to put the name back.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,12 +26,17 @@ RELPATH = "memory/short_term.md"
 EVENT_LOG = "Event Log"
 STRUCTURED = ("Goals", "Facts", "Tasks")
 SECTIONS = ("Summary", "Working Memory", *STRUCTURED, EVENT_LOG)
+_NOT_THE_LOG = {title.casefold() for title in SECTIONS[:-1]}
+# The head of an event line as brainiac writes it (a time and a role): a line a person writes in
+# their own section does not look like this, so such lines mark where a renamed log went.
+_LOGGED_HEAD = re.compile(r"^- \d{4}-\d{2}-\d{2}T\d{2}:\d{2}\S* \*\*[^*\n]+\*\*")
 
 
 @dataclass(frozen=True)
 class ShortTerm:
     note: notes.Note
     events: tuple[ev.Event, ...]
+    renamed_log: str | None = None  # the heading the Event Log goes by, if a person renamed it
 
     def section(self, title: str) -> str:
         """A section's text with its blank edges and HTML comments (template hints) removed."""
@@ -51,11 +61,62 @@ def strip_hints(text: str) -> str:
 
 def parse(text: str, path: str = RELPATH) -> ShortTerm:
     note = notes.parse(text, path)
-    return ShortTerm(note, tuple(event_log(note)))
+    section = log_section(note)
+    renamed = section.title if section is not None and note.section(EVENT_LOG) is None else None
+    return ShortTerm(note, tuple(_events_in(note, section)), renamed)
+
+
+def log_section(note: notes.Note) -> notes.Section | None:
+    """The Event Log: the `## Event Log` section or, if a person renamed its heading, the section
+    (other than the Summary ... Tasks) holding the most event lines brainiac wrote."""
+    section = note.section(EVENT_LOG)
+    if section is not None:
+        return section
+    lines = note.lines
+    best, most = None, 0
+    for s in note.sections:
+        if s.level < 2 or s.title.casefold() in _NOT_THE_LOG:
+            continue
+        count = sum(
+            1 for line in lines[s.heading_line + 1 : s.end_line] if _LOGGED_HEAD.match(line)
+        )
+        if count > most:  # `>`: of a section and one nested in it, the outer one
+            best, most = s, count
+    return best
+
+
+def log_problem(doc: ShortTerm) -> str | None:
+    """What `status` says when the Event Log goes by another name, or event lines brainiac wrote
+    stand outside it (its heading deleted, then made again): None when neither is the case."""
+    if doc.renamed_log is not None:
+        return (
+            f"{doc.note.path}: has no `## {EVENT_LOG}` section; its {len(doc.events)} event(s) "
+            f"are under `## {doc.renamed_log}` and are read from there; rename that heading back "
+            f"to `## {EVENT_LOG}`"
+        )
+    log = log_section(doc.note)
+    inside = range(log.heading_line, log.end_line) if log is not None else range(0)
+    lines = doc.note.lines
+    stray: dict[int, str] = {}  # line -> the innermost heading it stands under
+    for s in doc.note.sections:
+        if s.level >= 2:
+            for i in range(s.heading_line + 1, s.end_line):
+                if i not in inside and _LOGGED_HEAD.match(lines[i]):
+                    stray[i] = s.title
+    if not stray:
+        return None
+    where = ", ".join(f"`## {title}`" for title in dict.fromkeys(stray.values()))
+    return (
+        f"{doc.note.path}: {len(stray)} event line(s) stand outside the `## {EVENT_LOG}` "
+        f"(under {where}) and are not read as recent events; move them under `## {EVENT_LOG}`"
+    )
 
 
 def event_log(note: notes.Note) -> list[ev.Event]:
-    section = note.section(EVENT_LOG)
+    return _events_in(note, log_section(note))
+
+
+def _events_in(note: notes.Note, section: notes.Section | None) -> list[ev.Event]:
     if section is None:
         return []
     lines = note.lines[section.heading_line + 1 : section.end_line]
@@ -89,7 +150,7 @@ def _add_events(
     if not added:
         return text, []
     lines = doc.note.lines
-    section = doc.note.section(EVENT_LOG)
+    section = log_section(doc.note)
     if section is None:
         ordered = sorted(added, key=_time_key) if in_time_order else added
         return notes.replace_section(text, EVENT_LOG, "".join(map(ev.render, ordered))), added

@@ -334,6 +334,14 @@ def read_log(state_dir: Path, limit: int = 20, job: str | None = None) -> list[d
     return out
 
 
+def keep_extra(state_dir: Path, name: str, key: str, value: str) -> None:
+    """Keep a value of a job's own in its record (`extra`), for its next run."""
+    with _RECORDS_LOCK:  # `run` records the outcome into the same file afterwards
+        records = load_records(state_dir)
+        records.setdefault(name, JobRecord()).extra[key] = value
+        save_records(state_dir, records)
+
+
 def load_records(state_dir: Path) -> dict[str, JobRecord]:
     try:
         raw = json.loads((state_dir / "jobs.json").read_text(encoding="utf-8"))

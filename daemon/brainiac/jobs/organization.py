@@ -3,7 +3,10 @@
 - Access: contexts record which notes they used (`access.py`); those times become `last_accessed`.
 - Decay: strength x `decay_per_day` for every day since the later of the last access, update,
   reinforcement and previous decay (`decayed`), so running twice on one day decays once and a
-  strength a person typed is the new starting point. `status: pinned` never decays.
+  strength a person typed is the new starting point. `status: pinned` never decays. One run
+  applies at most `MAX_DECAY_DAYS_PER_RUN` days after the time the previous run applied (kept in
+  the job's record), so a clock or a `--now` months ahead cannot archive every note at once; the
+  days a jump left out are applied by the next runs, that many at a time, and nothing is lost.
 - Forgetting: a note below `archive_below` moves to `memory/archive/notes/` with `status: archived`,
   never deleted. It keeps its file name, so [[links]] to it still resolve (every link brainiac
   writes names a file, as Obsidian resolves links: `names.link`), and it stays searchable.
@@ -22,9 +25,10 @@ import contextlib
 import datetime as dt
 import os
 from collections import defaultdict
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import access, facts, ltm, marks, safe_io
+from brainiac import access, clock, facts, ltm, marks, safe_io
 from brainiac import events as ev
 from brainiac import note as notes
 from brainiac.errors import NoteParseError
@@ -38,6 +42,10 @@ if TYPE_CHECKING:
     from brainiac.memory import Memory
 
 ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
+# The most decay one run applies. A month: a person back from a long holiday finds their notes a
+# month older at once, and a typo in `--now` costs at most that (0.98**30: 55% of the strength).
+MAX_DECAY_DAYS_PER_RUN = 30
+_DECAY_CLOCK = "decay_clock"  # the time the last run's decay counted up to (JobRecord.extra)
 _MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
 _NEVER_DECAY = ("pinned",)
 
@@ -50,6 +58,9 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     outcome = Outcome()
     said: list[str] = []
     accessed = access.fold(memory.locations.state, dry_run)
+    decay_now, bounded = decay_clock(memory.locations.state, now)
+    if bounded is not None:
+        said.append(bounded)
     memory.names.refresh(vault)
     merged = _merge_duplicates(memory, now, outcome, dry_run, said)
     archived: list[str] = []
@@ -64,7 +75,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         if (
             settled.get(rel) == entry.key
             and rel not in accessed
-            and not _decay_due(entry, now, cfg.decay_per_day, cfg.archive_below)
+            and not _decay_due(entry, decay_now, cfg.decay_per_day, cfg.archive_below)
         ):
             continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
         try:
@@ -92,7 +103,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             if text is None:
                 return None
             new = _touch_access(text, accessed.get(rel))
-            new = _decay(new, now, cfg.decay_per_day, cfg.archive_below)
+            new = _decay(new, decay_now, cfg.decay_per_day, cfg.archive_below)
             parsed = ltm.parse(new, rel)
             strength[0] = parsed.strength
             new, changes = consolidate.apply_facts(new, parsed.sources)
@@ -118,7 +129,10 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         more = f" and {len(archived) - 10} more" if len(archived) > 10 else ""
         said.append(f"archived {len(archived)} faded note(s): {shown}{more}")
     if not dry_run:
+        from brainiac.jobs import keep_extra
+
         access.done(memory.locations.state)
+        keep_extra(memory.locations.state, "organization", _DECAY_CLOCK, decay_now.isoformat())
     memory.names.refresh(vault)
     _write_indexes(memory, now, outcome, dry_run)
     if accessed:
@@ -138,6 +152,30 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         prefix + "; ".join(said),
         tuple(outcome.changed),
         dry_run,
+    )
+
+
+def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
+    """The time this run's decay counts up to, and, if that is not `now`, why (for the report).
+
+    Counted from the time the previous run applied; before any run, from the computer's clock
+    (the only other witness of how much time has passed)."""
+    from brainiac.jobs import load_records
+
+    record = load_records(state_dir).get("organization")
+    last = None
+    if record is not None and record.extra.get(_DECAY_CLOCK):
+        with contextlib.suppress(ValueError):
+            last = dt.datetime.fromisoformat(record.extra[_DECAY_CLOCK])
+    reference = last if last is not None else clock.now()
+    limit = reference + dt.timedelta(days=MAX_DECAY_DAYS_PER_RUN)
+    if now <= limit:
+        return now, None
+    since = "the last run" if last is not None else "the computer's clock"
+    return limit, (
+        f"now is {(now - reference).days} days after {since}; decay applied up to "
+        f"{limit.isoformat(timespec='minutes')} (at most {MAX_DECAY_DAYS_PER_RUN} days a run; "
+        "the next runs apply the rest)"
     )
 
 

@@ -474,7 +474,10 @@ def _without(text: str | None, remove: set[str], section_title: str = stm.EVENT_
     if text is None:
         return None
     note = notes.parse(text)
-    section = note.section(section_title)
+    # The Event Log may go by a name a person gave it (stm.log_section).
+    section = (
+        stm.log_section(note) if section_title == stm.EVENT_LOG else note.section(section_title)
+    )
     if section is None:
         return None
     lines = note.lines
@@ -518,7 +521,7 @@ def _with_own_ids(text: str | None) -> str | None:
     if text is None:
         return None
     note = notes.parse(text)
-    section = note.section(stm.EVENT_LOG)
+    section = stm.log_section(note)
     if section is None:
         return None
     lines = list(note.lines)
