@@ -148,7 +148,7 @@ def _recovery(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     return JobReport(
         "recovery",
         True,
-        f"{verb} {len(found.events)} event(s) missing from memory/: {ids}{more}",
+        f"{verb} {len(found.events)} event(s) missing from the vault: {ids}{more}",
         tuple(found.changed),
         dry_run,
     )
