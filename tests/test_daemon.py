@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -229,15 +230,19 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
 
 
 @contextlib.contextmanager
-def _daemon(vault: Path) -> Iterator[subprocess.Popen[str]]:
-    """`brainiac run` on `vault` for the block, then stopped as systemd would (SIGTERM)."""
+def _daemon(vault: Path, ready: Notifications | None = None) -> Iterator[subprocess.Popen[str]]:
+    """`brainiac run` on `vault` for the block, then stopped as systemd would (SIGTERM); with
+    `ready`, the block starts once it said READY=1 (its watcher is running)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        env={**os.environ, "NOTIFY_SOCKET": str(ready.path)} if ready else None,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
+        if ready is not None:
+            ready.expect("READY=1")
         yield proc
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -332,3 +337,52 @@ def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Pa
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DEADLINE_S) == 0
         assert "job recovery: put back 1 event(s)" in proc.stderr.read()  # type: ignore[union-attr]
+
+
+def test_an_event_line_deleted_from_a_note_is_put_back_at_once(tmp_path: Path) -> None:
+    """Not at the next promotion (off here): the daemon sees event lines leave a long-term note
+    (deleted by hand, or lost to a save from an older copy) and runs the recovery job."""
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    (vault / ".brainiac").mkdir(exist_ok=True)
+    (vault / ".brainiac/config.toml").write_text(
+        "[lifecycle]\nshort_term_window = 1\n"
+        # Off too: the start's catch-up backup (a second or more on a busy machine) would run
+        # first on the job thread, and the put-back is timed here.
+        "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\nbackup = 0\n"
+    )
+    for i in range(4):
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            f"Step {i}: glazing the bowls at {900 + i}",
+            "--session",
+            "pottery",
+            "--at",
+            f"2026-11-01T09:{i:02d}",
+            check=True,
+        )
+    run_cli("--vault", str(vault), "jobs", "run", "promotion", check=True)
+    [note] = [p for p in (vault / "memory/long_term").glob("*.md") if "Step 0:" in p.read_text()]
+    line = next(x for x in note.read_text().splitlines() if "Step 0:" in x)
+    [event_id] = re.findall(r"\^(e-[0-9a-f]+)", line)
+
+    def count() -> int:
+        return sum(
+            p.read_text().count(f"^{event_id}")
+            for p in (vault / "memory").rglob("*.md")
+            if "exports" not in p.parts
+        )
+
+    notes = Notifications(tmp_path / "notify.sock")
+    with contextlib.closing(notes), _daemon(vault, notes) as proc:
+        note.write_text(note.read_text().replace(line + "\n", ""))  # the person's delete
+        assert count() == 0
+
+        wait_for(lambda: count() == 1, "the event put back into a note", deadline_s=10.0)
+        assert event_id in note.read_text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        assert "job recovery: put back 1 event(s)" in proc.stderr.read()  # type: ignore[union-attr]
+    assert count() == 1

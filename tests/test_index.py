@@ -191,3 +191,24 @@ def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypa
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(cached, plain, strict=True))
     assert "n1-3.md" not in [p for p, _ in plain]
     index.close()
+
+
+def test_a_sync_tells_which_event_documents_left(memory: Memory, vault: Path) -> None:
+    """Whichever sync sees it (an edit's or a full rescan's): the daemon's put-back hangs on it."""
+    note = vault / "memory/long_term/kiln.md"
+    note.write_text(
+        "---\ntitle: Kiln\n---\nThe kiln.\n\n## Sources\n\n"
+        "- 2026-11-20 09:00 user: it reached 900 ^e-0123456789\n"
+        "- 2026-11-20 09:05 user: it reached 950 ^e-abcdef0123\n"
+    )
+    memory.refresh(force=True)
+    told: list[list[str]] = []
+    memory.indexer.on_events_removed = told.append
+    note.write_text(
+        note.read_text().replace("- 2026-11-20 09:05 user: it reached 950 ^e-abcdef0123\n", "")
+    )
+    memory.refresh(force=True)  # a full rescan
+    assert told == [["memory/long_term/kiln.md#e-abcdef0123"]]
+    note.unlink()
+    memory.indexer.sync(["memory/long_term/kiln.md"])  # an edit's sync
+    assert told[1:] == [["memory/long_term/kiln.md#e-0123456789"]]

@@ -184,3 +184,66 @@ def test_ids_since_reads_only_what_was_appended_and_whole_lines(memory: Memory) 
     journal.forget(state, {first[0]})  # rewritten shorter: read again from the start
     ids, _ = journal.ids_since(state, offset + 10_000)
     assert first[0] not in ids and {first[1], *later} <= ids
+
+
+def _ids_in_vault(vault: Path) -> list[str]:
+    """Every event id written in the vault's notes, wherever a person keeps them (not the
+    working memory, which quotes events, nor kept raw exports)."""
+    found: list[str] = []
+    for path in sorted(vault.rglob("*.md")):
+        parts = path.relative_to(vault).parts
+        if parts[0] not in ("context", "inbox") and "exports" not in parts:
+            found += ID_RE.findall(path.read_text())
+    return found
+
+
+def test_a_note_moved_to_a_persons_own_folder_keeps_its_events(memory: Memory, vault: Path) -> None:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=1))
+    ids = _remember(memory, 4, NOW - dt.timedelta(days=1))
+    memory.run_job("promotion", now=NOW)
+    [note] = [p for p in (vault / "memory/long_term").glob("*.md") if ids[0] in p.read_text()]
+    # The person files the note with their own project notes, outside memory/.
+    (vault / "projects").mkdir()
+    moved = vault / "projects" / note.name
+    note.rename(moved)
+
+    [report] = memory.run_job("promotion", now=NOW + dt.timedelta(minutes=5))
+
+    assert "put back" not in report.summary, report.summary
+    assert not [p for p in vault.rglob("*.md") if "(2)" in p.name]
+    everywhere = _ids_in_vault(vault)
+    assert all(everywhere.count(i) == 1 for i in ids), everywhere
+    assert sum(moved.read_text().count(i) for i in ids) == 3
+    found = journal.recover(memory, NOW + dt.timedelta(minutes=6), dry_run=True)
+    assert not found.events
+
+
+def test_a_remember_landing_during_promotions_scan_stays_in_the_event_log(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Promotion reads where every event is, then the journal: two events remembered (written,
+    then journalled) between the two reads are not missing, and stay in the recent window."""
+    stm_path = vault / SHORT_TERM
+    earlier = _remember(memory, 3, NOW - dt.timedelta(hours=1))
+    landed: list[str] = []
+    scan = journal.event_locations
+
+    def scan_then_remember(m: Memory) -> dict[str, set[str]]:
+        where = scan(m)
+        if not landed:  # the agent's turn arrives right after the vault was read
+            for i, text in enumerate(["the glaze cracked at 1200", "try a slower cool-down"]):
+                landed.append(memory.remember(text, at=NOW - dt.timedelta(seconds=30 - i)).id)
+        return where
+
+    monkeypatch.setattr(journal, "event_locations", scan_then_remember)
+
+    [report] = memory.run_job("promotion", now=NOW)
+    memory.run_job("promotion", now=NOW + dt.timedelta(minutes=1))
+
+    assert len(landed) == 2
+    assert "put back" not in report.summary, report.summary
+    log_ids = [e.id for e in memory.short_term().events]
+    assert log_ids == [*earlier, *landed]
+    everywhere = _ids_in_vault(vault)
+    assert all(everywhere.count(i) == 1 for i in [*earlier, *landed]), everywhere
+    assert all(stm_path.read_text().count(i) == 1 for i in landed)

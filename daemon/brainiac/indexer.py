@@ -125,6 +125,10 @@ class Indexer:
         # re-adding a document is idempotent (keys are unique).
         self.defer_save = False
         self.dirty = False
+        # Told the keys (`path#event-id`) of the event documents a sync took out of the index:
+        # event lines that left a file, or a file that went. The daemon sets it to put back at
+        # once what a save removed (journal.py), whichever sync (an edit's, a rescan's) saw it.
+        self.on_events_removed: Callable[[list[str]], None] | None = None
 
     def sync(
         self,
@@ -188,6 +192,9 @@ class Indexer:
                         self.index.directory, exc, "search answers from the index as it was"
                     ) from exc
                 raise
+        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
+        if gone and self.on_events_removed is not None:
+            self.on_events_removed(gone)
         if changed or removed or full_build:
             self.dirty = True
             if not self.defer_save:

@@ -5,7 +5,9 @@ saves an older copy of `memory/short_term.md` (vim after "file changed since rea
 client replaying a stale version) removes the events brainiac appended since that copy; a note
 saved from an older copy loses the Sources lines promotion put there. A person's save always wins
 over the daemon's, so those lines are not fought over: brainiac only notices, later, that an
-event it wrote is nowhere in `memory/`, and puts it back where it belongs (`recover`).
+event it wrote is nowhere in the vault, and puts it back where it belongs (`recover`). Nowhere
+means in no file the indexer reads as memory (`corpus.kind_of`): a note a person moved out of
+`memory/` into a folder of their own still holds its events.
 
 The journal is one JSON line per event in the state directory (outside the vault), appended after
 the event's first successful write. The one way to take an event out of the memory for good is
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from brainiac import clock, safe_io
 from brainiac import events as ev
+from brainiac.corpus import kind_of
 from brainiac.errors import BrainiacError
 from brainiac.vault import SHORT_TERM
 
@@ -40,9 +43,8 @@ log = logging.getLogger(__name__)
 JOURNAL_FILE = "events.journal.jsonl"
 _LOCK_FILE = "events.journal.lock"
 # An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
+# (Not after a backslash: event text stores a quoted id as `\^e-...`, events.py.)
 _VAULT_ID_RE = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
-# Kept raw exports are not where events live (their text is the export's, not the event's).
-_NOT_EVENT_FILES = "memory/archive/exports/"
 
 
 @contextlib.contextmanager
@@ -134,10 +136,13 @@ def forget(state_dir: Path, ids: set[str]) -> int:
 
 
 def event_locations(memory: Memory) -> dict[str, set[str]]:
-    """The files of `memory/` each event id is written in (short-term, long-term, archive)."""
+    """The vault files each event id is written in: the Event Log, the archive and every note,
+    wherever a person keeps it. The indexer's rule says which files those are (kind_of), so a
+    kept raw export, a generated index note or the working memory, which only quote events,
+    never count as an event's home."""
     found: dict[str, set[str]] = {}
-    for rel in memory.vault.markdown_files("memory"):
-        if rel.startswith(_NOT_EVENT_FILES):
+    for rel in memory.vault.markdown_files():
+        if kind_of(rel) is None:
             continue
         try:
             text = memory.vault.read(rel).text
@@ -149,8 +154,31 @@ def event_locations(memory: Memory) -> dict[str, set[str]]:
 
 
 def vault_event_ids(memory: Memory) -> set[str]:
-    """Every event id written in the short-term, long-term and archive files."""
+    """Every event id written in the Event Log, the archive and the notes."""
     return set(event_locations(memory))
+
+
+@dataclass(frozen=True)
+class Survey:
+    """The journal and where its events are, read in the one order that cannot mistake an event
+    being remembered for a lost one (see `survey`)."""
+
+    journalled: dict[str, ev.Event]
+    where: dict[str, set[str]]  # event id -> the vault files it is written in
+
+    @property
+    def missing(self) -> list[ev.Event]:
+        return [e for i, e in self.journalled.items() if i not in self.where]
+
+
+def survey(memory: Memory) -> Survey:
+    """The journal first, then the vault. An event is written to the vault before it is
+    journalled, so every event in this journal read was in the vault before the vault read
+    began, and is missing from it only if a save took it away. Read the other way round, an
+    event remembered between the two reads is journalled but not yet seen in the vault: it
+    would be taken for missing and placed a second time, out of the recent window."""
+    journalled = read(memory.locations.state)
+    return Survey(journalled, event_locations(memory))
 
 
 @dataclass(frozen=True)
@@ -199,20 +227,16 @@ def place(
 
 
 def recover(
-    memory: Memory, now: dt.datetime, dry_run: bool = False, present: Iterable[str] | None = None
+    memory: Memory, now: dt.datetime, dry_run: bool = False, surveyed: Survey | None = None
 ) -> Recovered:
-    """Put back every journalled event that is nowhere in `memory/` (see the module docstring).
+    """Put back every journalled event that is nowhere in the vault (see the module docstring).
 
-    `present`: the ids in memory/ if the caller has just read them. Call it holding the job lock:
-    it may write notes."""
-    journalled = read(memory.locations.state)
-    if not journalled:
-        return Recovered([], [])
-    present = set(vault_event_ids(memory) if present is None else present)
-    lost = [e for i, e in journalled.items() if i not in present]
+    `surveyed`: the caller's `survey` if it has just made one. Call it holding the job lock: it
+    may write notes."""
+    lost = (survey(memory) if surveyed is None else surveyed).missing
     if lost and not dry_run:
         log.warning(
-            "%d event(s) were missing from memory/ (a save from an older copy removed them); "
+            "%d event(s) were missing from the vault (a save from an older copy removed them); "
             "put back: %s. To remove an event for good, use `brainiac forget`",
             len(lost),
             ", ".join(sorted(e.id for e in lost)[:10]) + (" ..." if len(lost) > 10 else ""),

@@ -122,6 +122,7 @@ class Service:
         self._tracker = ChangeTracker()
         self._counters = _Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
+        self.memory.indexer.on_events_removed = self._events_removed
         self._ranking_stale = False  # the index changed since the working memory was ranked
         self._jobs_run = 0
         self._last_status: tuple[tuple[object, ...], float] = ((), -float("inf"))
@@ -323,6 +324,16 @@ class Service:
         if SHORT_TERM in paths:
             self._watch_event_log()
 
+    def _events_removed(self, keys: list[str]) -> None:
+        """The indexer took event documents out: event lines left a note or the archive (deleted
+        by hand, a save from an older copy, the note deleted or moved). As for the Event Log,
+        what is now nowhere in the vault is put back at once, whichever sync saw it (an edit's,
+        a rescan's). Promotion's and organization's moves, and a person's move of a note into a
+        folder of their own, leave the recovery job nothing to do. A private note has no
+        documents: what leaves it comes back at the next promotion."""
+        if any(not key.startswith(SHORT_TERM + "#") for key in keys):
+            self._queue_recovery()  # (the Event Log has its own watch: _watch_event_log)
+
     def _watch_event_log(self) -> None:
         """A save that took event lines out of the log (an editor saving an older copy over
         brainiac's appends) gets them put back now, by the recovery job, rather than at the next
@@ -331,15 +342,20 @@ class Service:
         Promotion's own removals look the same; the recovery job then finds nothing missing."""
         if self._vault_missing() or not self.memory.vault.path(SHORT_TERM).exists():
             return  # gone for now (a vault moved away, a rename-save midway): compare when back
+        # The journal before the log (journal.survey says why): an event remembered between the
+        # two reads is then not taken for one a save removed.
+        journalled, offset = journal.ids_since(self.memory.locations.state, self._journal_offset)
         try:
             ids = {e.id for e in self.memory.short_term().events}
         except (OSError, BrainiacError):
             return  # unreadable for now: the next sync looks again
-        journalled, self._journal_offset = journal.ids_since(
-            self.memory.locations.state, self._journal_offset
-        )
+        self._journal_offset = offset
         before, self._logged_ids = self._logged_ids, ids
-        if before is not None and (before | journalled) - ids and not self._recovery_queued:
+        if before is not None and (before | journalled) - ids:
+            self._queue_recovery()
+
+    def _queue_recovery(self) -> None:
+        if not self._recovery_queued:
             self._recovery_queued = True  # one at a time: saves in a burst need one run
             self._submit_job("recovery")
 

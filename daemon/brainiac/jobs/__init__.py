@@ -136,7 +136,8 @@ def _inbox(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
 
 def _recovery(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     """Put back the events a save from an older copy removed (journal.py). Promotion does this
-    first too; the daemon runs it on its own when a save takes event lines out of the log."""
+    first too; the daemon runs it on its own when a save takes event lines out of the log, a
+    note or the archive."""
     from brainiac import journal
 
     found = journal.recover(memory, now, dry_run)
@@ -148,7 +149,7 @@ def _recovery(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     return JobReport(
         "recovery",
         True,
-        f"{verb} {len(found.events)} event(s) missing from memory/: {ids}{more}",
+        f"{verb} {len(found.events)} event(s) missing from the vault: {ids}{more}",
         tuple(found.changed),
         dry_run,
     )
@@ -196,7 +197,7 @@ JOBS: dict[str, Job] = {
     "recovery": Job(
         "recovery",
         "put back events that a save from an older copy removed (the event journal); promotion "
-        "does it too, and the daemon whenever a save takes event lines out of the log",
+        "does it too, and the daemon whenever a save takes event lines out of the log or a note",
         _recovery,
     ),
     "inbox": Job(

@@ -101,8 +101,9 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     # A save from an older copy (journal.py) can take events away: they go back first, then are
     # promoted like any other. It can also bring back Event Log lines an earlier run moved into a
     # note: those are in their note already, and only leave the log.
-    where = journal.event_locations(memory)
-    recovered = journal.recover(memory, now, dry_run, present=where).events
+    surveyed = journal.survey(memory)
+    where = surveyed.where
+    recovered = journal.recover(memory, now, dry_run, surveyed).events
     try:
         doc = stm.parse(memory.vault.read(SHORT_TERM).text)
         if not dry_run and _clashing_ids(doc.events):
@@ -123,7 +124,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         prefix += f"{verb} {len(placed)} Event Log line(s) already in a note (a stale save); "
     if recovered:
         verb = "would put back" if dry_run else "put back"
-        prefix += f"{verb} {len(recovered)} event(s) missing from memory/ (see the log); "
+        prefix += f"{verb} {len(recovered)} event(s) missing from the vault (see the log); "
     if not leaving and (dry_run or not placed):
         return JobReport(
             "promotion",
