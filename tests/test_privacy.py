@@ -149,3 +149,125 @@ def test_private_typed_as_text_is_private(
         f"---\ntitle: Diary\nprivate: {written}\n---\nmy quokka thoughts\n"
     )
     assert bool(memory.search("quokka")) is not private
+
+
+# -- issue 14, items 10-12: a private note never takes part in the jobs' routing, merging and links
+
+T0 = dt.datetime(2026, 11, 20, 9, 0)
+
+
+def _source(at: dt.datetime, text: str) -> str:
+    from brainiac import events as ev
+
+    return ev.render(ev.make_event(text, role="user", session="s", at=at))
+
+
+def _files_naming(vault: Path, private: Path, names: tuple[str, ...]) -> list[str]:
+    """The vault's Markdown files, other than the private note, that name it."""
+    found = []
+    for path in sorted(vault.rglob("*.md")):
+        if path == private or path.is_symlink():
+            continue
+        text = path.read_text(encoding="utf-8").casefold()
+        if any(n.casefold() in text for n in names):
+            found.append(path.relative_to(vault).as_posix())
+    return found
+
+
+def _where(vault: Path, event_id: str) -> list[str]:
+    return [
+        p.relative_to(vault).as_posix()
+        for p in sorted((vault / "memory").rglob("*.md"))
+        if f"^{event_id}" in p.read_text(encoding="utf-8")
+    ]
+
+
+@pytest.mark.parametrize("private_holds_more", [True, False])
+def test_organization_never_merges_a_private_note_either_way(
+    memory: Memory, vault: Path, private_holds_more: bool
+) -> None:
+    lt = vault / "memory/long_term"
+    public_lines = [_source(T0 - dt.timedelta(days=3), "Kestrel flew over the barn at dawn.")]
+    private_lines = [
+        _source(T0 - dt.timedelta(days=2, minutes=i), f"Kestrel whisper number {i}, quokkaword.")
+        for i in range(3 if private_holds_more else 1)
+    ]
+    if not private_holds_more:
+        public_lines += [
+            _source(T0 - dt.timedelta(days=1, minutes=i), f"Kestrel hunting report {i}.")
+            for i in range(3)
+        ]
+    # Both notes hold only events (brainiac's own): without the privacy rule they are merged.
+    public = lt / "Kestrel.md"
+    public.write_text(
+        "---\ntitle: Kestrel\nstatus: active\n---\n## Sources\n" + "".join(public_lines)
+    )
+    private = lt / "kestrel-diary.md"
+    private_text = (
+        "---\ntitle: Kestrel\nprivate: true\nstatus: active\n---\n## Sources\n"
+        + "".join(private_lines)
+    )
+    private.write_text(private_text)
+    public_ids = [ln.rsplit("^", 1)[1].strip() for ln in public_lines]
+
+    reports = memory.run_job("all", now=T0)
+    assert all(r.ok for r in reports), [r.summary for r in reports]
+    assert private.read_text() == private_text
+    assert "status: merged" not in public.read_text()
+    for event_id in public_ids:
+        assert _where(vault, event_id) == ["memory/long_term/Kestrel.md"]
+    assert _files_naming(vault, private, ("kestrel-diary",)) == []
+    assert memory.search("quokkaword") == []
+    assert [h.path for h in memory.search("kestrel")] and all(
+        h.path == "memory/long_term/Kestrel.md" for h in memory.search("kestrel")
+    )
+    assert "quokkaword" not in memory.context("kestrel whisper", now=T0).text
+
+
+@pytest.mark.parametrize("how", ["frontmatter", "folder"])
+def test_routing_and_links_ignore_a_private_notes_title_and_aliases(vault: Path, how: str) -> None:
+    lt = vault / "memory/long_term"
+    if how == "folder":
+        (vault / ".brainiac/config.toml").write_text(
+            '[vault]\nprivate_folders = ["memory/long_term/mine"]\n'
+        )
+        (lt / "mine").mkdir()
+        private = lt / "mine/wombat-society.md"
+        flag = ""
+    else:
+        private = lt / "wombat-society.md"
+        flag = "private: true\n"
+    private_text = (
+        f"---\ntitle: Wombat Society\naliases: [Wombat]\n{flag}---\n"
+        "My secret plan for the society: skydiving lessons.\n"
+    )
+    private.write_text(private_text)
+    memory = Memory(vault, refresh_interval_s=0)
+    try:
+        ids = [
+            memory.remember(
+                # Named first, the alias would take the event; named second, get a link.
+                f"Wombat sighting number {i} near the river, Anna says."
+                if i % 2
+                else f"Anna told me about the Wombat sighting number {i} near the river.",
+                session="walk",
+                at=T0 + dt.timedelta(minutes=i),
+            ).id
+            for i in range(14)
+        ]
+        later = T0 + dt.timedelta(hours=1)
+        reports = memory.run_job("all", now=later)
+        assert all(r.ok for r in reports), [r.summary for r in reports]
+        assert private.read_text() == private_text
+        promoted = ids[:4]  # the rest stay in the short-term window
+        for event_id in promoted:
+            places = _where(vault, event_id)
+            assert len(places) == 1 and places[0].startswith("memory/long_term/"), places
+            assert places[0] != private.relative_to(vault).as_posix()
+        hits = memory.search("wombat sighting", limit=50)
+        assert {h.event_id for h in hits} >= set(promoted)
+        assert _files_naming(vault, private, ("wombat-society", "Wombat Society")) == []
+        assert memory.search("skydiving") == []
+        assert "skydiving" not in memory.context("wombat society plan", now=later).text
+    finally:
+        memory.close()

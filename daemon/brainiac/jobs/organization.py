@@ -50,17 +50,17 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     outcome = Outcome()
     said: list[str] = []
     accessed = access.fold(memory.locations.state, dry_run)
-    memory.names.refresh(vault)
+    memory.names.refresh(vault, memory.config.private_folders)
     merged = _merge_duplicates(memory, now, outcome, dry_run, said)
     archived: list[str] = []
     if merged:
-        memory.names.refresh(vault)
+        memory.names.refresh(vault, memory.config.private_folders)
     table = memory.names.active()
     settled = memory.names.organized
     for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
         rel = entry.rel
-        if rel in merged or entry.status in ("merged", "archived"):
-            continue
+        if rel in merged or entry.status in ("merged", "archived") or entry.private:
+            continue  # a private note is its person's alone: brainiac does not write in it
         if (
             settled.get(rel) == entry.key
             and rel not in accessed
@@ -72,8 +72,8 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         except (NoteParseError, FileNotFoundError):
             continue
         note = ltm.parse(text, rel)
-        if note.status in ("merged", "archived"):
-            continue
+        if note.status in ("merged", "archived") or note.private:
+            continue  # (made private since the book read it)
         related = [
             link(e.rel, e.title)
             for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
@@ -119,7 +119,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         said.append(f"archived {len(archived)} faded note(s): {shown}{more}")
     if not dry_run:
         access.done(memory.locations.state)
-    memory.names.refresh(vault)
+    memory.names.refresh(vault, memory.config.private_folders)
     _write_indexes(memory, now, outcome, dry_run)
     if accessed:
         said.append(f"{len(accessed)} note(s) accessed since the last run")
@@ -227,7 +227,10 @@ def _merge_duplicates(
     """Merge active notes that answer to the same name; returns the paths turned into stubs."""
     by_name: dict[str, list[Entry]] = defaultdict(list)
     for entry in memory.names.entries():
-        if entry.status in ("active", "pinned", "") and entry.rel.startswith(LONG_TERM_DIR + "/"):
+        # Never a private note, either way: merged into a public one its events would be
+        # published; a public one merged into it would vanish from search and context.
+        public = entry.status in ("active", "pinned", "") and not entry.private
+        if public and entry.rel.startswith(LONG_TERM_DIR + "/"):
             for name in entry.names:
                 by_name[name].append(entry)
     stubs: set[str] = set()

@@ -132,7 +132,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             tuple(outcome.changed),
             dry_run,
         )
-    memory.names.refresh(memory.vault)
+    memory.names.refresh(memory.vault, memory.config.private_folders)
     plan = make_plan(leaving, memory.names, events, now, memory)
     summary = prefix + (_describe(plan) if leaving else f"{len(events)} event(s) in the window")
     plan.remove += sorted(placed)
@@ -169,7 +169,7 @@ def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.date
     if not events:
         return []
     finish_interrupted(memory, now)
-    memory.names.refresh(memory.vault)
+    memory.names.refresh(memory.vault, memory.config.private_folders)
     plan = make_plan(list(events), memory.names, list(events), now, memory)
     # Where each imported message went is in the import's checkpoint and in the notes' Sources;
     # a ledger line per message would swell the month files past the note size limit.
