@@ -271,3 +271,31 @@ def test_routing_and_links_ignore_a_private_notes_title_and_aliases(vault: Path,
         assert "skydiving" not in memory.context("wombat society plan", now=later).text
     finally:
         memory.close()
+
+
+def test_a_note_made_private_loses_the_generated_links_to_it(memory: Memory, vault: Path) -> None:
+    from brainiac import marks
+
+    lt = vault / "memory/long_term"
+    public = lt / "Kestrel.md"
+    mine = "- [[wombat-society]] (my own link stays)\n"
+    public.write_text(
+        "---\ntitle: Kestrel\nstatus: active\n---\n## Sources\n"
+        + _source(T0 - dt.timedelta(days=1), "Kestrel met the Wombat people.")
+        + "\n## Related\n"
+        + marks.mark("- [[wombat-society|Wombat Society]]")
+        + "\n"
+        + marks.mark("- [[anna-berg|Anna Berg]]")
+        + "\n"
+        + mine
+    )
+    private = lt / "wombat-society.md"
+    private_text = "---\ntitle: Wombat Society\naliases: [Wombat]\nprivate: true\n---\nsecret\n"
+    private.write_text(private_text)
+    reports = memory.run_job("organization", now=T0)
+    assert reports[0].ok, reports[0].summary
+    text = public.read_text()
+    assert "Wombat Society" not in text  # the generated link is gone ...
+    assert mine in text  # ... a person's line is theirs
+    assert "[[anna-berg|Anna Berg]]" in text
+    assert private.read_text() == private_text

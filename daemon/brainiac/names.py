@@ -46,12 +46,14 @@ class Entry:
     created: dt.datetime | None = None
     private: bool = False
     sessions: tuple[str, ...] = ()  # the sessions its events come from
+    links: tuple[str, ...] = ()  # what its [[links]] name (link_key)
 
 
 class NameBook:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[int, int, int], Entry]] = {}
         self._private_folders: tuple[str, ...] = ()
+        self._refused: set[str] = set()  # paths privacy.refusal turned down at the last refresh
         # Organization's memory of the notes it has settled (their stat when it last looked),
         # so a daily run reads only the notes that changed, were used or are due to decay.
         self.organized: dict[str, tuple[int, int, int]] = {}
@@ -71,11 +73,13 @@ class NameBook:
         # one or `under` itself is reached through one; saves a stat per folder per note.
         base_linked = os.path.realpath(base) != os.path.abspath(base)
         seen: set[str] = set()
+        self._refused = set()
         for rel in vault.markdown_files(under):
             if is_conflict_copy(rel):
                 continue  # a sync tool's copy: reported by the daemon, never touched by a job
             linked = base_linked or os.path.islink(vault.path(rel))
             if privacy.refusal(vault, rel, folders, linked) is not None:
+                self._refused.add(rel)
                 continue
             seen.add(rel)
             try:
@@ -111,6 +115,7 @@ class NameBook:
             note.note.meta_time("created") or note.last_touched,
             note.private,
             tuple(dict.fromkeys(e.session for e in note.sources if e.session)),
+            tuple(dict.fromkeys(link_key(t) for t in note.links)),
         )
         self._entries[rel] = (key, entry)
         return entry
@@ -137,6 +142,14 @@ class NameBook:
             for name in entry.names:
                 out.setdefault(name, entry)
         return out
+
+    def private_targets(self) -> set[str]:
+        """What a link to each private note names (`link_key`): the private notes of the book
+        and the ones it leaves out (private folders). A name a public note has too is left out:
+        that link may mean the public note."""
+        private = {link_key(link_target(e.rel)) for e in self.entries() if e.private}
+        private |= {link_key(link_target(rel)) for rel in self._refused}
+        return private - {link_key(link_target(e.rel)) for e in self.entries() if not e.private}
 
     def mentions(self, text: str, table: dict[str, Entry] | None = None) -> list[Entry]:
         """The notes whose names occur in `text` (whole words), longest name first, then by
@@ -206,6 +219,11 @@ def link(rel: str, title: str) -> str:
     # A title cannot close the link or start a second alias inside the shown text.
     shown = " ".join(title.replace("[", "(").replace("]", ")").replace("|", "-").split())
     return f"[[{target}]]" if not shown or shown == target else f"[[{target}|{shown}]]"
+
+
+def link_key(target: str) -> str:
+    """A link target as Obsidian matches it: by its last part (a path link too), ignoring case."""
+    return target.rsplit("/", 1)[-1].casefold().strip()
 
 
 def link_target(rel: str) -> str:

@@ -57,6 +57,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         memory.names.refresh(vault, memory.config.private_folders)
     table = memory.names.active()
     settled = memory.names.organized
+    unlink = memory.names.private_targets()  # generated links to them go (a note made private)
     for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
         rel = entry.rel
         if rel in merged or entry.status in ("merged", "archived") or entry.private:
@@ -65,6 +66,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             settled.get(rel) == entry.key
             and rel not in accessed
             and not _decay_due(entry, now, cfg.decay_per_day, cfg.archive_below)
+            and not unlink.intersection(entry.links)
         ):
             continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
         try:
@@ -99,6 +101,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             fact_notes[:] = [
                 f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
             ]
+            new = consolidate.drop_related(new, unlink)
             new = consolidate.add_related(new, related)
             return new
 
