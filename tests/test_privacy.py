@@ -299,3 +299,18 @@ def test_a_note_made_private_loses_the_generated_links_to_it(memory: Memory, vau
     assert mine in text  # ... a person's line is theirs
     assert "[[anna-berg|Anna Berg]]" in text
     assert private.read_text() == private_text
+
+
+def test_an_event_line_copied_into_a_private_note_stays_public(memory: Memory, vault: Path) -> None:
+    event = memory.remember("The ferry to Lindisfarne leaves at noon.", at=T0)
+    stm = vault / "memory/short_term.md"
+    line = next(x for x in stm.read_text().splitlines(keepends=True) if event.id in x)
+    private = vault / "memory/long_term/diary.md"
+    private_text = "---\ntitle: Diary\nprivate: true\n---\nCopied for myself:\n" + line
+    private.write_text(private_text)
+    later = T0 + dt.timedelta(hours=1)
+    reports = memory.run_job("all", now=later)
+    assert all(r.ok for r in reports), [r.summary for r in reports]
+    assert event.id in stm.read_text()  # not "already in a note": a private one does not count
+    assert [h.path for h in memory.search("Lindisfarne ferry")] == ["memory/short_term.md"]
+    assert private.read_text() == private_text
