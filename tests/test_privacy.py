@@ -314,3 +314,17 @@ def test_an_event_line_copied_into_a_private_note_stays_public(memory: Memory, v
     assert event.id in stm.read_text()  # not "already in a note": a private one does not count
     assert [h.path for h in memory.search("Lindisfarne ferry")] == ["memory/short_term.md"]
     assert private.read_text() == private_text
+
+
+@pytest.mark.parametrize("folder", ["", "/", ".", "../elsewhere", "journal/../.."])
+def test_a_private_folder_that_names_no_folder_in_the_vault_is_an_error(
+    vault: Path, folder: str
+) -> None:
+    # Ignored, it would leave the person believing a folder is private.
+    _private_folder_config(vault, folder)
+    proc = run_cli("--vault", str(vault), "search", "quokka")
+    assert proc.returncode != 0
+    message = proc.stderr.strip()
+    assert "\n" not in message, message
+    assert ".brainiac/config.toml: [vault] private_folders" in message, message
+    assert "relative to the vault" in message, message

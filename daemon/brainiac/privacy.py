@@ -26,6 +26,18 @@ def folder_name(folder: str) -> str:
     return "/".join(p for p in parts if p not in ("", "."))
 
 
+def folder_problem(folder: str) -> str | None:
+    """What is wrong with a `private_folders` entry, or None: one that names no folder inside
+    the vault would be ignored, leaving a person to believe their notes are private."""
+    name = folder_name(folder)
+    fix = 'give a folder path relative to the vault, such as "journal"'
+    if not name:
+        return f"names no folder; {fix}"
+    if ".." in name.split("/"):
+        return f"leads out of the vault; {fix}"
+    return None
+
+
 def private_folder(rel: str, folders: Iterable[str]) -> str | None:
     """The private folder that holds the vault path `rel`, or None. Compared ignoring case: on a
     case-insensitive disk (macOS, Windows) `journal` in the settings is the `Journal/` folder, and
