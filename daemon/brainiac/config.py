@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brainiac import privacy
 from brainiac.errors import ConfigError
 
 CONFIG_RELPATH = ".brainiac/config.toml"
@@ -223,6 +224,11 @@ def _coerce(s: Setting, raw: Any, where: str) -> Any:
             raw = [part.strip() for part in raw.split(",") if part.strip()]
         if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
             raise ConfigError(f"{where}: expected a list of strings, got {_shown(raw)}")
+        if s.attr == "private_folders":
+            for folder in raw:
+                problem = privacy.folder_problem(folder)
+                if problem is not None:
+                    raise ConfigError(f"{where}: {_shown(folder)} {problem}")
         return tuple(raw)
     try:
         if isinstance(raw, bool):

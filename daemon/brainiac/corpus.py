@@ -89,10 +89,12 @@ def kind_of(rel: str) -> str | None:
     return "note"
 
 
-def documents(rel: str, text: str, private_folders: tuple[str, ...] = ()) -> list[Document]:
-    """The index documents of one file. Raises NoteParseError for a note that cannot be parsed."""
+def documents(rel: str, text: str) -> list[Document]:
+    """The index documents of one file. Raises NoteParseError for a note that cannot be parsed.
+    A note marked `private: true` has none; whether its path is private (a private folder, a
+    symlink into one) is the indexer's to ask first (privacy.refusal)."""
     kind = kind_of(rel)
-    if kind is None or any(rel.startswith(f.rstrip("/") + "/") for f in private_folders):
+    if kind is None:
         return []
     if kind == "stm":
         return _log_docs(rel, stm.parse(text, rel).events)

@@ -1152,7 +1152,7 @@ def _regenerate(memory: Memory, plan: _Plan, now: dt.datetime, out: ForgetReport
     if index_dir.is_dir() and any(index_dir.glob("*.md")):
         from brainiac.jobs.organization import _write_indexes
 
-        memory.names.refresh(vault)
+        memory.names.refresh(vault, memory.config.private_folders)
         outcome = Outcome()
         _write_indexes(memory, now, outcome, False)
         out.files += [FileChange(rel, "regenerate") for rel in outcome.changed]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brainiac import corpus, safe_io
+from brainiac import corpus, privacy, safe_io
 from brainiac.errors import NoteParseError, StorageError, VaultError, is_storage_problem
 from brainiac.index import Index
 from brainiac.vault import Vault, is_conflict_copy
@@ -243,7 +243,11 @@ class Indexer:
                 st = os.stat(path_s)
         except (FileNotFoundError, NotADirectoryError):
             st = None
-        if st is None or (is_link and not self.vault.inside(Path(path_s))):
+        # Private by where it is or where it leads (privacy.py), judged on every sync before the
+        # stat shortcut: a folder made private since the last sync leaves the index now, not at
+        # the next edit of each of its notes.
+        private = st is not None and privacy.refusal(self.vault, rel, self.private_folders, is_link)
+        if st is None or private:
             if known is None:
                 return "unchanged"
             delete.extend(known.docs)
@@ -263,7 +267,7 @@ class Indexer:
             known.ctime_ns = st.st_ctime_ns
             return "touched"
         try:
-            docs = corpus.documents(rel, text_file.text, self.private_folders)
+            docs = corpus.documents(rel, text_file.text)
         except NoteParseError as exc:
             return self._record_problem(rel, st, known, str(exc))
         new_docs = {d.key: d.digest for d in docs}

@@ -35,6 +35,7 @@ SOURCES = "Sources"
 RELATED = "Related"
 
 DEFAULT_STRENGTH = 1.0
+_TRUE_WORDS = ("true", "yes", "on", "y", "1")  # `private:` written as text
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,12 @@ class LongTermNote:
 
     @property
     def private(self) -> bool:
-        return self.note.meta.get("private") is True
+        # Obsidian's checkbox writes `true`; a person may type "yes" or quote it ("true"), and
+        # reading that as public would publish the note, so those count too.
+        value = self.note.meta.get("private")
+        if isinstance(value, str):
+            return value.strip().lower() in _TRUE_WORDS
+        return value is True or (type(value) is int and value == 1)
 
     @property
     def last_touched(self) -> dt.datetime | None:

@@ -30,7 +30,7 @@ from pydantic import Field
 # pydantic (which turns the tools' signatures into schemas) refuses typing.TypedDict before 3.12.
 from typing_extensions import TypedDict
 
-from brainiac import __version__, ltm
+from brainiac import __version__, ltm, privacy
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac.errors import BrainiacError, VaultError
@@ -336,24 +336,15 @@ def note_text(memory: Memory, rel: str) -> str:
     path = memory.vault.path(rel)
     if not memory.vault.inside(path):
         raise VaultError(f"{rel}: leads outside the vault (through a symlink); it is not served")
-    # A symlink inside the vault is judged by what it leads to as well: a link named like a note
-    # must not serve .brainiac/config.toml or a note in a private folder.
-    resolved = memory.vault.rel(path.resolve())
-    # Read the setting now rather than at start: a folder made private while a client is
+    # The rule the indexer applies (privacy.py), the link's path and what it leads to alike. The
+    # setting is read now rather than at start: a folder made private while a client is
     # connected must stop being served at once.
     private = config_mod.load(memory.vault.root).private_folders
-    for candidate in dict.fromkeys((rel, resolved)):
-        if any(p.startswith(".") for p in candidate.split("/")):
-            # .brainiac/, .obsidian/, .git/: settings and tool data, not notes.
-            raise VaultError(f"{rel}: is in a hidden folder or file; it is not a note")
-        if not candidate.endswith(".md"):
-            raise VaultError(f"{rel}: only Markdown notes (.md) are served")
-        folder = _private_folder(candidate, private)
-        if folder is not None:
-            raise VaultError(
-                f"{rel}: is in the private folder {folder}/ ([vault] private_folders); "
-                "private notes are not served"
-            )
+    refused = privacy.refusal(memory.vault, rel, private)
+    if refused is not None:
+        raise VaultError(f"{rel}: {refused}; it is not served")
+    if not rel.endswith(".md"):
+        raise VaultError(f"{rel}: only Markdown notes (.md) are served")
     if not path.is_file():
         raise FileNotFoundError(rel)
     text = memory.vault.read(rel).text
@@ -361,14 +352,6 @@ def note_text(memory: Memory, rel: str) -> str:
     if ltm.parse(text, rel).private:
         raise VaultError(f"{rel}: is marked `private: true`; private notes are not served")
     return text
-
-
-def _private_folder(rel: str, folders: tuple[str, ...]) -> str | None:
-    for folder in folders:
-        name = folder.strip("/")
-        if name and (rel == name or rel.startswith(name + "/")):
-            return name
-    return None
 
 
 def _iso(at: dt.datetime | None) -> str | None:

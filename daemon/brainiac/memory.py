@@ -126,6 +126,8 @@ class Memory:
         """Use a reloaded configuration (the daemon's SIGHUP)."""
         self.config = cfg
         self._llm = None  # the [llm] settings may have changed
+        if self._indexer is not None:  # a folder made private leaves the index at the next sync
+            self._indexer.private_folders = cfg.private_folders
 
     @property
     def llm(self) -> LLM:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brainiac import facts, ltm
+from brainiac import facts, ltm, privacy
 from brainiac.errors import NoteParseError
 from brainiac.vault import LONG_TERM_DIR, Vault, is_conflict_copy
 
@@ -46,20 +46,41 @@ class Entry:
     created: dt.datetime | None = None
     private: bool = False
     sessions: tuple[str, ...] = ()  # the sessions its events come from
+    links: tuple[str, ...] = ()  # what its [[links]] name (link_key)
 
 
 class NameBook:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[int, int, int], Entry]] = {}
+        self._private_folders: tuple[str, ...] = ()
+        self._refused: set[str] = set()  # paths privacy.refusal turned down at the last refresh
         # Organization's memory of the notes it has settled (their stat when it last looked),
         # so a daily run reads only the notes that changed, were used or are due to decay.
         self.organized: dict[str, tuple[int, int, int]] = {}
 
-    def refresh(self, vault: Vault, under: str = LONG_TERM_DIR) -> None:
+    def refresh(
+        self, vault: Vault, private_folders: Iterable[str], under: str = LONG_TERM_DIR
+    ) -> None:
+        """Re-read the notes below `under` that changed. A note in a private folder, or a symlink
+        that leads to one or to anything brainiac does not read (privacy.refusal), is not in the
+        book at all: no event is routed to it, nothing merged with it or linked to it."""
+        folders = tuple(private_folders)
+        if folders != self._private_folders:
+            self._entries.clear()  # the setting changed: which notes are private is decided again
+            self._private_folders = folders
+        base = vault.path(under)
+        # The walk never enters a linked folder, so a note passes through a link only if it is
+        # one or `under` itself is reached through one; saves a stat per folder per note.
+        base_linked = os.path.realpath(base) != os.path.abspath(base)
         seen: set[str] = set()
+        self._refused = set()
         for rel in vault.markdown_files(under):
             if is_conflict_copy(rel):
                 continue  # a sync tool's copy: reported by the daemon, never touched by a job
+            linked = base_linked or os.path.islink(vault.path(rel))
+            if privacy.refusal(vault, rel, folders, linked) is not None:
+                self._refused.add(rel)
+                continue
             seen.add(rel)
             try:
                 st = os.stat(vault.path(rel))
@@ -94,6 +115,7 @@ class NameBook:
             note.note.meta_time("created") or note.last_touched,
             note.private,
             tuple(dict.fromkeys(e.session for e in note.sources if e.session)),
+            tuple(dict.fromkeys(link_key(t) for t in note.links)),
         )
         self._entries[rel] = (key, entry)
         return entry
@@ -109,14 +131,25 @@ class NameBook:
         return cached[1] if cached else None
 
     def active(self) -> dict[str, Entry]:
-        """Normalised name -> the active note answering to it (the one with most sources)."""
+        """Normalised name -> the active note answering to it (the one with most sources).
+
+        A private note answers to no name: an event naming its title or an alias must not be
+        routed into it (it would vanish from search), nor a public note link it."""
         out: dict[str, Entry] = {}
         for entry in sorted(self.entries(), key=lambda e: (-e.sources, e.rel)):
-            if entry.status not in ("active", "pinned", ""):
+            if entry.status not in ("active", "pinned", "") or entry.private:
                 continue
             for name in entry.names:
                 out.setdefault(name, entry)
         return out
+
+    def private_targets(self) -> set[str]:
+        """What a link to each private note names (`link_key`): the private notes of the book
+        and the ones it leaves out (private folders). A name a public note has too is left out:
+        that link may mean the public note."""
+        private = {link_key(link_target(e.rel)) for e in self.entries() if e.private}
+        private |= {link_key(link_target(rel)) for rel in self._refused}
+        return private - {link_key(link_target(e.rel)) for e in self.entries() if not e.private}
 
     def mentions(self, text: str, table: dict[str, Entry] | None = None) -> list[Entry]:
         """The notes whose names occur in `text` (whole words), longest name first, then by
@@ -186,6 +219,11 @@ def link(rel: str, title: str) -> str:
     # A title cannot close the link or start a second alias inside the shown text.
     shown = " ".join(title.replace("[", "(").replace("]", ")").replace("|", "-").split())
     return f"[[{target}]]" if not shown or shown == target else f"[[{target}|{shown}]]"
+
+
+def link_key(target: str) -> str:
+    """A link target as Obsidian matches it: by its last part (a path link too), ignoring case."""
+    return target.rsplit("/", 1)[-1].casefold().strip()
 
 
 def link_target(rel: str) -> str:

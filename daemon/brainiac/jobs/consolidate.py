@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from brainiac import events as ev
 from brainiac import extract, facts, ltm, marks
 from brainiac import note as notes
-from brainiac.names import normalise
+from brainiac.names import link_key, normalise
 
 _SUMMARY_QUOTE_CHARS = 160
 
@@ -148,14 +148,14 @@ def add_related(text: str, links: Sequence[str]) -> str:
     generated `[[anna-berg|Anna Berg]]` are the same link.
     """
     note = ltm.parse(text, "<note>")
-    linked = {_link_key(t) for t in note.links} | {_link_key(note.title)}
+    linked = {link_key(t) for t in note.links} | {link_key(note.title)}
     fresh: list[str] = []
     for item in dict.fromkeys(links):
         wikilink = item if item.startswith("[[") else f"[[{item}]]"
         parts = notes.link_parts(wikilink)
         if parts is None:
             continue
-        keys = {_link_key(parts[0]), _link_key(parts[1])}
+        keys = {link_key(parts[0]), link_key(parts[1])}
         if keys & linked:
             continue
         linked |= keys
@@ -169,9 +169,26 @@ def add_related(text: str, links: Sequence[str]) -> str:
     return notes.replace_section(text, ltm.RELATED, body)
 
 
-def _link_key(target: str) -> str:
-    # Obsidian resolves a path link by its last part too, and ignores case.
-    return target.rsplit("/", 1)[-1].casefold().strip()
+def drop_related(text: str, targets: Collection[str]) -> str:
+    """`text` without its generated Related lines that link a note in `targets` (link keys,
+    `names.link_key`): a note made private is unlinked from public notes. A person's lines stay,
+    a link they wrote included."""
+    section = _section_body(text, ltm.RELATED)
+    kept: list[str] = []
+    dropped = False
+    for line in section.split("\n"):
+        if not marks.is_generated(line):
+            continue
+        item = marks.unmark(line).lstrip("- ").strip()
+        parts = notes.link_parts(item)
+        if parts is not None and link_key(parts[0]) in targets:
+            dropped = True
+        else:
+            kept.append(item)
+    if not dropped:
+        return text
+    body = marks.merge_lines(section, [f"- {item}" for item in kept])
+    return notes.replace_section(text, ltm.RELATED, body)
 
 
 def _section_body(text: str, title: str) -> str:

@@ -61,21 +61,23 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     decay_now, bounded = decay_clock(memory.locations.state, now)
     if bounded is not None:
         said.append(bounded)
-    memory.names.refresh(vault)
+    memory.names.refresh(vault, memory.config.private_folders)
     merged = _merge_duplicates(memory, now, outcome, dry_run, said)
     archived: list[str] = []
     if merged:
-        memory.names.refresh(vault)
+        memory.names.refresh(vault, memory.config.private_folders)
     table = memory.names.active()
     settled = memory.names.organized
+    unlink = memory.names.private_targets()  # generated links to them go (a note made private)
     for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
         rel = entry.rel
-        if rel in merged or entry.status in ("merged", "archived"):
-            continue
+        if rel in merged or entry.status in ("merged", "archived") or entry.private:
+            continue  # a private note is its person's alone: brainiac does not write in it
         if (
             settled.get(rel) == entry.key
             and rel not in accessed
             and not _decay_due(entry, decay_now, cfg.decay_per_day, cfg.archive_below)
+            and not unlink.intersection(entry.links)
         ):
             continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
         try:
@@ -83,8 +85,8 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         except (NoteParseError, FileNotFoundError):
             continue
         note = ltm.parse(text, rel)
-        if note.status in ("merged", "archived"):
-            continue
+        if note.status in ("merged", "archived") or note.private:
+            continue  # (made private since the book read it)
         related = [
             link(e.rel, e.title)
             for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
@@ -110,6 +112,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             fact_notes[:] = [
                 f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
             ]
+            new = consolidate.drop_related(new, unlink)
             new = consolidate.add_related(new, related)
             return new
 
@@ -133,7 +136,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
 
         access.done(memory.locations.state)
         keep_extra(memory.locations.state, "organization", _DECAY_CLOCK, decay_now.isoformat())
-    memory.names.refresh(vault)
+    memory.names.refresh(vault, memory.config.private_folders)
     _write_indexes(memory, now, outcome, dry_run)
     if accessed:
         said.append(f"{len(accessed)} note(s) accessed since the last run")
@@ -265,7 +268,10 @@ def _merge_duplicates(
     """Merge active notes that answer to the same name; returns the paths turned into stubs."""
     by_name: dict[str, list[Entry]] = defaultdict(list)
     for entry in memory.names.entries():
-        if entry.status in ("active", "pinned", "") and entry.rel.startswith(LONG_TERM_DIR + "/"):
+        # Never a private note, either way: merged into a public one its events would be
+        # published; a public one merged into it would vanish from search and context.
+        public = entry.status in ("active", "pinned", "") and not entry.private
+        if public and entry.rel.startswith(LONG_TERM_DIR + "/"):
             for name in entry.names:
                 by_name[name].append(entry)
     stubs: set[str] = set()

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, journal, ltm, safe_io, stm
+from brainiac import extract, journal, ltm, privacy, safe_io, stm
 from brainiac import note as notes
 from brainiac.errors import BrainiacError, StaleWriteError
 from brainiac.jobs import consolidate
@@ -111,7 +111,8 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             doc = stm.parse(memory.vault.read(SHORT_TERM).text)
     except FileNotFoundError:
         return JobReport("promotion", True, "no short-term document", dry_run=dry_run)
-    placed = {e.id for e in doc.events if where.get(e.id, set()) - {SHORT_TERM}}
+    public = _public_files(memory, {rel for e in doc.events for rel in where.get(e.id, ())})
+    placed = {e.id for e in doc.events if where.get(e.id, set()) & public}
     if not dry_run:
         _clear_merged_stubs(memory, where, outcome)
     events = [e for e in doc.events if e.id not in placed]
@@ -133,7 +134,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
             tuple(outcome.changed),
             dry_run,
         )
-    memory.names.refresh(memory.vault)
+    memory.names.refresh(memory.vault, memory.config.private_folders)
     plan = make_plan(leaving, memory.names, events, now, memory)
     summary = prefix + (_describe(plan) if leaving else f"{len(events)} event(s) in the window")
     plan.remove += sorted(placed)
@@ -170,7 +171,7 @@ def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.date
     if not events:
         return []
     finish_interrupted(memory, now)
-    memory.names.refresh(memory.vault)
+    memory.names.refresh(memory.vault, memory.config.private_folders)
     plan = make_plan(list(events), memory.names, list(events), now, memory)
     # Where each imported message went is in the import's checkpoint and in the notes' Sources;
     # a ledger line per message would swell the month files past the note size limit.
@@ -508,6 +509,23 @@ def _clear_merged_stubs(memory: Memory, where: dict[str, set[str]], outcome: Out
             continue
         if stub:
             update(memory.vault, rel, functools.partial(_without_sources, ids), outcome, False)
+
+
+def _public_files(memory: Memory, rels: set[str]) -> set[str]:
+    """Of the files outside the Event Log that hold its events, those where an event counts as
+    placed. A copy in a private note does not: dropped from the log, the event would vanish
+    from search and context. A note that cannot be read does not either (the log line stays)."""
+    folders = memory.config.private_folders
+    public = set()
+    for rel in rels - {SHORT_TERM}:
+        if privacy.refusal(memory.vault, rel, folders) is not None:
+            continue
+        try:
+            if not ltm.parse(memory.vault.read(rel).text, rel).private:
+                public.add(rel)
+        except (OSError, BrainiacError):
+            continue
+    return public
 
 
 def _clashing_ids(events: Sequence[ev.Event]) -> bool:
