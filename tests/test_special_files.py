@@ -11,15 +11,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from brainiac import Memory
+from brainiac.errors import BrainiacError, SearchError
+from brainiac.vault import Vault
 
 DEADLINE_S = 30.0
 # A command on a three-note vault takes about a second; a hang is what this catches.
@@ -114,7 +120,6 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(vault: Path)
     """Between the scan's lstat and the open, a FIFO may take a note's place: the open itself
     must not wait for a writer (O_NONBLOCK), and the read refuses it (fstat)."""
     from brainiac.errors import NoteParseError
-    from brainiac.vault import Vault
 
     v = Vault.open(vault)
     rel = "memory/long_term/swapped.md"
@@ -179,3 +184,111 @@ def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_
         _out, err = proc.communicate(timeout=10)
     assert "rebuild" not in err, err
     assert "Traceback" not in err, err
+
+
+# ------------------------------------------------------------------ the index folder deleted
+
+
+def _index_dir(memory: Memory) -> Path:
+    return memory.locations.index_dir
+
+
+def test_deleting_the_index_between_searches_rebuilds_it(memory: Memory, vault: Path) -> None:
+    assert memory.search("Anna")
+    shutil.rmtree(_index_dir(memory))
+    _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+    assert [r.path for r in memory.search("kayak boathouse")][:1] == ["memory/long_term/kayak.md"]
+    assert (_index_dir(memory) / "brainiac-index-id").is_file()
+
+
+@contextlib.contextmanager
+def _deleting(folder: Path, every_s: float) -> Iterator[None]:
+    """A person clearing the cache, again and again, while the block runs."""
+    stop = threading.Event()
+
+    def clear() -> None:
+        while not stop.is_set():
+            shutil.rmtree(folder, ignore_errors=True)
+            stop.wait(every_s)
+
+    thread = threading.Thread(target=clear, name="cache-clearer")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+# A Whoosh writer whose folder vanishes half-way leaves its temp files open until the garbage
+# collector closes them (ResourceWarning); that is Whoosh's, and harmless, not a failure here.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_deleting_the_index_while_searches_run_is_a_rebuild_or_one_line(vault: Path) -> None:
+    """Each search answers, or raises the one-line SearchError: never Whoosh's FileNotFoundError,
+    EmptyIndexError or LockError from a folder that vanished mid-write."""
+    with Memory(vault, refresh_interval_s=0) as first:
+        first.search("Anna")
+        folder = _index_dir(first)
+    answered = failed = 0
+    deadline = time.monotonic() + 4.0
+    with _deleting(folder, every_s=0.005):
+        while time.monotonic() < deadline:
+            try:
+                # A fresh Memory opens (or creates) the index too: both paths are exercised.
+                with Memory(vault, refresh_interval_s=0) as m:
+                    m.search("Anna")
+                    m.search("Friday update")
+                answered += 1
+            except BrainiacError as exc:
+                assert isinstance(exc, SearchError), repr(exc)
+                assert "\n" not in str(exc) and str(folder) in str(exc)
+                failed += 1
+    assert answered + failed > 10
+    with Memory(vault, refresh_interval_s=0) as after:  # and the next one rebuilds it
+        assert after.search("Anna")
+
+
+def test_cli_search_while_the_index_is_deleted_is_never_a_traceback(vault: Path) -> None:
+    folder = Path(os.environ["XDG_CACHE_HOME"])
+    assert "anna-berg.md" in _cli(vault, "search", "Anna").stdout
+    shutil.rmtree(folder / "brainiac")
+    between = _cli(vault, "search", "Anna")
+    assert between.returncode == 0 and "anna-berg.md" in between.stdout, between.stderr
+    with _deleting(folder / "brainiac", every_s=0.01):
+        for _ in range(6):
+            result = _cli(vault, "search", "Anna")
+            assert "Traceback" not in result.stderr, result.stderr
+            if result.returncode != 0:
+                assert result.returncode == 2
+                assert result.stderr.startswith("brainiac: "), result.stderr
+    assert "anna-berg.md" in _cli(vault, "search", "Anna").stdout
+
+
+# ------------------------------------------------------------ Whoosh's write lock held elsewhere
+
+
+def test_a_held_write_lock_is_one_index_locked_error_and_loses_nothing(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from whoosh import index as windex
+    from whoosh.index import LockError
+
+    from brainiac import index as index_mod
+    from brainiac.errors import IndexLockedError
+
+    memory.search("Anna")
+    # Writers wait 30 s for the lock; the wait is a setting, and the test need not spend it.
+    monkeypatch.setitem(index_mod._WRITER_OPTIONS, "timeout", 0.2)
+    folder = _index_dir(memory)
+    holder = windex.open_dir(folder).writer()  # another process's writer, as Whoosh sees it
+    try:
+        _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+        with pytest.raises(IndexLockedError) as caught:
+            memory.search("kayak")
+        message = str(caught.value)
+        assert str(folder) in message and "another writer holds" in message and "\n" not in message
+        assert isinstance(caught.value.__cause__, LockError)
+    finally:
+        holder.cancel()
+    # Nothing lost: the manifest did not record the note as indexed, so the next sync does.
+    assert [r.path for r in memory.search("kayak boathouse")][:1] == ["memory/long_term/kayak.md"]

@@ -12,6 +12,7 @@
     ├── BudgetError               a token budget that cannot mean anything (zero, negative, absurd)
     ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
     └── SearchError               the index cannot answer (after a rebuild attempt failed)
+        └── IndexLockedError      another writer held the index's write lock past the wait
 
 Messages name the file, the problem and the fix, in that order, so that a person reading one line
 in a terminal or the journal knows what to do.
@@ -134,3 +135,8 @@ class ImportFormatError(BrainiacError):
 
 class SearchError(BrainiacError):
     """The index could not answer a query."""
+
+
+class IndexLockedError(SearchError):
+    """Another process held the index's write lock for longer than a writer waits; nothing was
+    written, and the files stay to be indexed by the next update."""
