@@ -292,3 +292,73 @@ def test_a_held_write_lock_is_one_index_locked_error_and_loses_nothing(
         holder.cancel()
     # Nothing lost: the manifest did not record the note as indexed, so the next sync does.
     assert [r.path for r in memory.search("kayak boathouse")][:1] == ["memory/long_term/kayak.md"]
+
+
+# ------------------------------------------------------------------ two paths to one vault folder
+
+
+@contextlib.contextmanager
+def _bind_mount(source: Path, target: Path) -> Iterator[Path]:
+    target.mkdir()
+    try:
+        done = subprocess.run(
+            ["mount", "--bind", str(source), str(target)], capture_output=True, text=True
+        )
+    except FileNotFoundError:
+        pytest.skip("no mount command here")
+    if done.returncode != 0:
+        pytest.skip(f"mount --bind is not permitted here: {done.stderr.strip()}")
+    try:
+        yield target
+    finally:
+        subprocess.run(["umount", str(target)], check=True)
+
+
+def _second_path(kind: str, vault: Path, tmp_path: Path) -> contextlib.AbstractContextManager[Path]:
+    if kind == "symlink":
+        link = tmp_path / "vault-link"
+        link.symlink_to(vault)
+        return contextlib.nullcontext(link)
+    return _bind_mount(vault, tmp_path / "vault-bind")
+
+
+@pytest.mark.parametrize("kind", ["symlink", "bind mount"])
+def test_two_paths_to_one_vault_share_one_daemon_lock(
+    kind: str, vault: Path, tmp_path: Path
+) -> None:
+    from brainiac.errors import VaultError
+    from brainiac.locations import Locations
+    from brainiac.lock import InstanceLock
+
+    with _second_path(kind, vault, tmp_path) as other:
+        first = InstanceLock(Locations.for_vault(vault).runtime, vault.resolve())
+        second = InstanceLock(Locations.for_vault(other).runtime, Vault.open(other).root)
+        with (
+            first,
+            pytest.raises(VaultError, match="another brainiac daemon is already running"),
+        ):
+            second.acquire()
+        with second:  # released: the other path may take it now
+            pass
+
+
+def test_a_daemon_on_a_bind_mount_of_a_running_daemons_vault_refuses_to_start(
+    vault: Path, tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    with _bind_mount(vault, tmp_path / "vault-bind") as other, _daemon(vault) as proc:
+        wait_for(
+            lambda: any(Path(xdg_dirs["XDG_STATE_HOME"]).rglob("daemon.json")),
+            "the first daemon to start",
+        )
+        second = subprocess.run(
+            [sys.executable, "-m", "brainiac", "--vault", str(other), "run"],
+            capture_output=True,
+            text=True,
+            timeout=COMMAND_TIMEOUT_S,
+        )
+        assert second.returncode == 2, second.stderr
+        assert "another brainiac daemon is already running" in second.stderr
+        assert f"(pid {proc.pid})" in second.stderr
+        assert len(second.stderr.strip().splitlines()) == 1, second.stderr
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
