@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -362,3 +363,22 @@ def test_a_daemon_on_a_bind_mount_of_a_running_daemons_vault_refuses_to_start(
         assert len(second.stderr.strip().splitlines()) == 1, second.stderr
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DEADLINE_S) == 0
+
+
+# ------------------------------------------------------------------- a newline in a file name
+
+
+def test_a_newline_in_a_file_name_is_one_escaped_line_and_exact_in_json(vault: Path) -> None:
+    name = "two\nlines\tand\\more.md"
+    _note(vault, name, "Kayak", "The sea kayak is stored in the boathouse.")
+    rel = f"memory/long_term/{name}"
+
+    human = _cli(vault, "search", "kayak boathouse")
+    assert human.returncode == 0, human.stderr
+    # Every line is one hit (a score first); the name is escaped as `ls -b` shows it.
+    assert all(re.match(r" *\d+\.\d\d  ", line) for line in human.stdout.splitlines()), human.stdout
+    shown = "memory/long_term/two\\nlines\\tand\\\\more.md"
+    assert any(shown in line for line in human.stdout.splitlines()), human.stdout
+
+    exact = json.loads(_cli(vault, "search", "kayak boathouse", "--json").stdout)
+    assert {hit["path"].split("#")[0] for hit in exact} == {rel}
