@@ -129,6 +129,20 @@ def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(vault: Path)
         v.read(rel)
 
 
+def test_a_fifo_where_brainiac_writes_is_one_line_and_stays(vault: Path) -> None:
+    wm = vault / "context/working_memory.md"
+    wm.unlink(missing_ok=True)
+    os.mkfifo(wm)
+    result = _cli(vault, "context", "--write")
+    assert result.returncode == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("brainiac: ") and line.endswith(
+        "context/working_memory.md: is not a regular file but a named pipe (FIFO); brainiac "
+        "neither reads nor replaces it; remove it or move it out of the vault"
+    )
+    assert wm.is_fifo() and not [p for p in wm.parent.iterdir() if p.name.startswith(".")]
+
+
 @contextlib.contextmanager
 def _daemon(vault: Path) -> Iterator[subprocess.Popen[str]]:
     proc = subprocess.Popen(

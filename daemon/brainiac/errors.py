@@ -51,8 +51,8 @@ class NotRegularFileError(VaultError, OSError):
     def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
         self.kind = kind
         self.message = (
-            f"{path}: is not a regular file but {kind}; it is not read; "
-            "remove it or move it out of the vault"
+            f"{path}: is not a regular file but {kind}; brainiac neither reads nor replaces "
+            "it; remove it or move it out of the vault"
         )
         super().__init__(errno.EINVAL, f"not a regular file but {kind}", os.fspath(path))
 
