@@ -396,3 +396,47 @@ def test_a_newline_in_a_file_name_is_one_escaped_line_and_exact_in_json(vault: P
 
     exact = json.loads(_cli(vault, "search", "kayak boathouse", "--json").stdout)
     assert {hit["path"].split("#")[0] for hit in exact} == {rel}
+
+
+@pytest.mark.timeout(180)
+def test_the_daemon_waits_out_a_held_write_lock_instead_of_rebuilding_over_it(
+    vault: Path, xdg_dirs: dict[str, str]
+) -> None:
+    """Another brainiac process writing the index (one opened before the daemon started) holds
+    Whoosh's lock past the daemon's 30 s wait: the daemon says so and tries again later; a
+    rebuild would delete the index under that writer."""
+    from whoosh import index as windex
+
+    with _daemon(vault) as proc:
+        wait_for(
+            lambda: "anna-berg.md" in _cli(vault, "search", "Anna").stdout,
+            "the daemon to index the vault",
+        )
+        [id_file] = Path(xdg_dirs["XDG_CACHE_HOME"]).rglob("brainiac-index-id")
+        first_id = id_file.read_text()
+        holder = windex.open_dir(id_file.parent).writer()
+        try:
+            _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+            wait_for(
+                lambda: (
+                    "another writer holds"
+                    in json.dumps(
+                        json.loads(_cli(vault, "status", "--json").stdout)["daemon"]["troubles"]
+                    )
+                ),
+                "the daemon to report the held lock",
+                deadline_s=90.0,
+            )
+        finally:
+            holder.cancel()
+        wait_for(
+            lambda: "kayak.md" in _cli(vault, "search", "kayak boathouse").stdout,
+            "the daemon to index the note once the lock is free",
+            deadline_s=90.0,
+        )
+        assert id_file.read_text() == first_id, "the index was rebuilt over the other writer"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+        _out, err = proc.communicate(timeout=10)
+    assert "another writer holds the index's write lock" in err
+    assert "rebuilding" not in err and "Traceback" not in err, err
