@@ -153,10 +153,16 @@ def _daemon(vault: Path) -> Iterator[subprocess.Popen[str]]:
     )
     try:
         yield proc
+    except BaseException:
+        if proc.poll() is None:
+            proc.kill()
+        print("the daemon's log:\n" + proc.communicate(timeout=10)[1])  # shown on failure
+        raise
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.communicate(timeout=10)
+        with contextlib.suppress(ValueError):  # already read above
+            proc.communicate(timeout=10)
 
 
 def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_loop(
@@ -408,6 +414,12 @@ def test_the_daemon_waits_out_a_held_write_lock_instead_of_rebuilding_over_it(
     from whoosh import index as windex
 
     with _daemon(vault) as proc:
+        # The daemon first: a search before it holds its lock would build the index itself,
+        # and the daemon would then build it again (the manifest it loaded names no index).
+        wait_for(
+            lambda: any(Path(xdg_dirs["XDG_STATE_HOME"]).rglob("daemon.json")),
+            "the daemon to start",
+        )
         wait_for(
             lambda: "anna-berg.md" in _cli(vault, "search", "Anna").stdout,
             "the daemon to index the vault",
