@@ -69,7 +69,7 @@ def read_bytes(path: Path) -> tuple[bytes, Fingerprint]:
     raise StaleWriteError(f"{path}: kept changing while being read; try again when it is saved")
 
 
-def file_kind(mode: int) -> str:
+def _file_kind(mode: int) -> str:
     """What a stat's mode says the path is, as a message names it."""
     if stat.S_ISFIFO(mode):
         return "a named pipe (FIFO)"
@@ -79,7 +79,7 @@ def file_kind(mode: int) -> str:
         return "a folder"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "a device"
-    return "a regular file" if stat.S_ISREG(mode) else "not a file"
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
 
 
 def _open_regular(path: Path) -> int:
@@ -101,11 +101,11 @@ def _open_regular(path: Path) -> int:
             raise exc from None
         if stat.S_ISREG(mode):
             raise
-        raise NotRegularFileError(path, file_kind(mode)) from exc
+        raise NotRegularFileError(path, _file_kind(mode)) from exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        raise NotRegularFileError(path, file_kind(mode))
+        raise NotRegularFileError(path, _file_kind(mode))
     return fd
 
 
