@@ -235,16 +235,34 @@ def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     if not results:
         click.echo("no matches", err=True)
     for r in results:
+        path = _escaped(r.path)
         if r.kind == "event":
             when = r.at.strftime("%Y-%m-%d %H:%M") if r.at else "undated"
-            click.echo(f"{r.score:7.2f}  {r.path}#^{r.event_id}  [{when}] {_one_line(r.excerpt)}")
+            click.echo(f"{r.score:7.2f}  {path}#^{r.event_id}  [{when}] {_one_line(r.excerpt)}")
         else:
-            click.echo(f"{r.score:7.2f}  {r.path}  {r.title}")
+            click.echo(f"{r.score:7.2f}  {path}  {' '.join(r.title.split())}")
 
 
 def _one_line(text: str, width: int = 100) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# A file name may hold any byte but "/" and NUL: a newline in one would split a result over two
+# lines, and a line-by-line reader would take the second half for another result. Shown as
+# `ls -b` shows it: C escapes for control characters, and the backslash doubled so that the
+# escape cannot be mistaken for a name that contains one. `--json` keeps the name exact.
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped(path: str) -> str:
+    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else _code(ord(c))) for c in path)
+
+
+def _code(n: int) -> str:
+    if 0xDC80 <= n <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): the byte itself
+        return f"\\x{n - 0xDC00:02x}"
+    return f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}"
 
 
 @cli.command()

@@ -3,7 +3,9 @@
     BrainiacError                 anything the CLI reports as one line and a non-zero exit
     ├── ConfigError               a setting is missing, unreadable or out of range
     ├── VaultError                the vault path is missing, not a vault, or a path escapes it
-    │   └── StaleWriteError       a file changed between our read and our write; nothing written
+    │   ├── StaleWriteError       a file changed between our read and our write; nothing written
+    │   └── NotRegularFileError   a path to read is a FIFO, socket, device or folder; not opened
+    │                             (also an OSError, so `except OSError` still catches it)
     ├── StorageError              a file cannot be written: disk full, read-only, no permission
     │                             (also an OSError, so `except OSError` still catches it)
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
@@ -11,6 +13,7 @@
     ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
     ├── FutureTimeError           a time a person gave is in the future (a typo); nothing written
     └── SearchError               the index cannot answer (after a rebuild attempt failed)
+        └── IndexLockedError      another writer held the index's write lock past the wait
 
 Messages name the file, the problem and the fix, in that order, so that a person reading one line
 in a terminal or the journal knows what to do.
@@ -37,6 +40,25 @@ class VaultError(BrainiacError):
 
 class StaleWriteError(VaultError):
     """The file changed since it was read; the write was abandoned and the file left as it is."""
+
+
+class NotRegularFileError(VaultError, OSError):
+    """A file to be read is not a regular file: a FIFO, a socket, a device or a folder.
+
+    Opening a FIFO for reading waits for a writer, for ever, and a socket cannot be opened at
+    all, so such a path is refused, never read. It is also an OSError (errno EINVAL), so code
+    that skips unreadable files with `except OSError` skips it too."""
+
+    def __init__(self, path: str | os.PathLike[str], kind: str) -> None:
+        self.kind = kind
+        self.message = (
+            f"{path}: is not a regular file but {kind}; brainiac neither reads nor replaces "
+            "it; remove it or move it out of the vault"
+        )
+        super().__init__(errno.EINVAL, f"not a regular file but {kind}", os.fspath(path))
+
+    def __str__(self) -> str:
+        return self.message
 
 
 # What the system could not give us, and what the person can do about it. Anything else (a missing
@@ -125,3 +147,8 @@ class FutureTimeError(BrainiacError):
 
 class SearchError(BrainiacError):
     """The index could not answer a query."""
+
+
+class IndexLockedError(SearchError):
+    """Another process held the index's write lock for longer than a writer waits; nothing was
+    written, and the files stay to be indexed by the next update."""

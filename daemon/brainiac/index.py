@@ -20,7 +20,7 @@ import shutil
 import uuid
 import warnings
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +30,12 @@ from whoosh import scoring
 from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.index import LockError
 from whoosh.query import Or, Term
 from whoosh.util.numeric import byte_to_length
 
 from brainiac.corpus import Document
-from brainiac.errors import SearchError
+from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
 
 log = logging.getLogger(__name__)
 
@@ -276,10 +277,10 @@ class Index:
                     "on its next update, or run `brainiac reindex` when it is stopped"
                 ) from exc
             log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
-            self.close()
-            self._ix = self._create()
-            self._searcher = self._new_searcher()
-        self._analyzer = self._ix.schema["body"].analyzer
+            self.reset()
+        # The open searcher's schema, not the index's: that one is read from the table of
+        # contents on disk, which may have been deleted since the searcher opened.
+        self._analyzer = self._searcher.schema["body"].analyzer
 
     # -- lifecycle ---------------------------------------------------------------------------
     def _open_or_create(self) -> Any:
@@ -315,12 +316,53 @@ class Index:
 
     def _create(self) -> Any:
         self._check_writable()
-        shutil.rmtree(self.directory, ignore_errors=True)
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        ix = windex.create_in(self.directory, _schema())
-        (self.directory / _ID_FILE).write_text(f"{uuid.uuid4().hex}:{SCHEMA_VERSION}")
-        self.rebuilt = True
-        return ix
+        # Twice: a person clearing the cache may delete the folder while it is being made; a
+        # second deletion in a row is an error (one line), not a loop.
+        for attempt in (1, 2):
+            try:
+                with self._writing("creating the index"):
+                    shutil.rmtree(self.directory, ignore_errors=True)
+                    self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    ix = windex.create_in(self.directory, _schema())
+                    (self.directory / _ID_FILE).write_text(f"{uuid.uuid4().hex}:{SCHEMA_VERSION}")
+            except IndexLockedError:
+                raise
+            except SearchError:
+                if attempt == 2:
+                    raise
+                continue
+            self.rebuilt = True
+            return ix
+        raise AssertionError("unreachable")
+
+    @contextlib.contextmanager
+    def _writing(self, doing: str) -> Iterator[None]:
+        """Whoosh's and the file system's errors while `doing` a write, in the errors.py tree.
+
+        A full disk, a read-only file system or a refused permission stays the OSError it is
+        (the caller says what it means for its own work: indexer.py, service.py). Whoosh's lock
+        waits out `_WRITER_TIMEOUT_S` and then fails: IndexLockedError. Anything else, mostly
+        files that vanished because the folder was deleted (a person clearing the cache):
+        SearchError, which makes the indexer build the index again once.
+        """
+        try:
+            yield
+        except BrainiacError:
+            raise
+        except LockError as exc:
+            raise IndexLockedError(
+                f"{self.directory}: {doing} failed: another writer holds the index's write lock "
+                f"(waited {_WRITER_OPTIONS['timeout']:g} s); stop the other brainiac process "
+                "writing this index (`brainiac status` names a running daemon), then try again"
+            ) from exc
+        except Exception as exc:
+            if is_storage_problem(exc):
+                raise
+            raise SearchError(
+                f"{self.directory}: {doing} failed ({type(exc).__name__}: {exc}); if the folder "
+                "was deleted meanwhile, try again and the index is rebuilt from the vault; "
+                "otherwise run `brainiac reindex`"
+            ) from exc
 
     @property
     def identity(self) -> str:
@@ -334,7 +376,8 @@ class Index:
         """Drop everything and start an empty index (reindex)."""
         self.close()
         self._ix = self._create()
-        self._searcher = self._new_searcher()
+        with self._writing("opening the new index"):
+            self._searcher = self._new_searcher()
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -355,25 +398,27 @@ class Index:
         kwargs: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
         if bulk and len(add) > 2000:
             kwargs.update(procs=2, multisegment=True)
-        writer = self._ix.writer(**kwargs)
-        try:
-            for key in delete:
-                writer.delete_by_term("key", key)
-            for doc in add:
-                fields = _fields(doc)
-                if bulk:
-                    writer.add_document(**fields)
-                else:
-                    writer.update_document(**fields)
-        except Exception:
-            _cancel(writer)
-            raise
-        # Edits commit without merging (a merge can take seconds at 10,000 notes), but each
-        # commit adds a segment, and queries and the searcher reopened after each commit slow
-        # down with every one. Once they pile up (a burst of saves never leaves the daemon idle
-        # long enough to merge), the commit lets Whoosh's policy merge the small segments.
-        _commit(writer, merge=not bulk and self.segment_count() >= _MERGE_AT_SEGMENTS)
-        self._refresh()
+        with self._writing("updating the index"):
+            writer = self._ix.writer(**kwargs)
+            try:
+                for key in delete:
+                    writer.delete_by_term("key", key)
+                for doc in add:
+                    fields = _fields(doc)
+                    if bulk:
+                        writer.add_document(**fields)
+                    else:
+                        writer.update_document(**fields)
+            except Exception:
+                _cancel(writer)
+                raise
+            # Edits commit without merging (a merge can take seconds at 10,000 notes), but each
+            # commit adds a segment, and queries and the searcher reopened after each commit
+            # slow down with every one. Once they pile up (a burst of saves never leaves the
+            # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
+            # segments.
+            _commit(writer, merge=not bulk and self.segment_count() >= _MERGE_AT_SEGMENTS)
+            self._refresh()
 
     def _check_writable(self) -> None:
         if not self.writable:
@@ -393,8 +438,9 @@ class Index:
         count = self.segment_count()
         if not force and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge):
             return False
-        _commit(self._ix.writer(**_WRITER_OPTIONS), merge=True)
-        self._refresh()
+        with self._writing("merging the index's segments"):
+            _commit(self._ix.writer(**_WRITER_OPTIONS), merge=True)
+            self._refresh()
         self._left_by_merge = self.segment_count()
         return True
 
@@ -444,11 +490,12 @@ class Index:
         except SearchError:
             raise
         except Exception as exc:
-            fix = (
-                "run `brainiac reindex`"
-                if self.writable
-                else "the daemon rebuilds it on its next update; try again in a moment"
-            )
+            if not (self.directory / _ID_FILE).is_file():
+                fix = "its folder was deleted meanwhile; try again and it is rebuilt from the vault"
+            elif self.writable:
+                fix = "run `brainiac reindex`"
+            else:
+                fix = "the daemon rebuilds it on its next update; try again in a moment"
             problem = f"the index could not be read ({exc})"
             raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
 

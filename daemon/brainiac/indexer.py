@@ -23,7 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainiac import corpus, privacy, safe_io
-from brainiac.errors import NoteParseError, StorageError, VaultError, is_storage_problem
+from brainiac.errors import (
+    IndexLockedError,
+    NoteParseError,
+    SearchError,
+    StorageError,
+    VaultError,
+    is_storage_problem,
+)
 from brainiac.index import Index
 from brainiac.vault import Vault, is_conflict_copy
 
@@ -137,6 +144,22 @@ class Indexer:
     ) -> SyncReport:
         """Reconcile the whole vault (`paths=None`) or just the given relative paths;
         `progress(done, total)` hears about the files checked."""
+        try:
+            return self._sync(paths, progress)
+        except IndexLockedError:
+            raise
+        except SearchError as exc:
+            if self.index.identity == self.manifest.index_id and self.index.directory.is_dir():
+                raise  # the same index as before: building it again would fail the same way
+            # The index folder went away under the write (a person clearing the cache): build
+            # it again from the vault, once. A second failure is the one-line SearchError.
+            log.info("%s; building the index again from the vault", exc)
+            self.manifest.index_id = ""
+            return self._sync(None, progress)
+
+    def _sync(
+        self, paths: Iterable[str] | None, progress: Callable[[int, int], None] | None
+    ) -> SyncReport:
         started = time.perf_counter()
         self._check_vault_folder()
         full_build = self.manifest.index_id != self.index.identity

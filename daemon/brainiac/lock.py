@@ -3,6 +3,11 @@
 The lock is an `flock` on `<runtime>/daemon.lock`, released by the kernel when the process dies,
 so a crashed daemon never blocks the next one. The file also holds the daemon's pid and start
 time, which `brainiac status` reads. Advisory locks coordinate only brainiac's own processes.
+
+The runtime directory is keyed by the vault's resolved path (locations.py), which a symlink
+shares but a bind mount does not: one folder mounted at two paths would get two daemons writing
+the same files. So the daemon also holds an `flock` on the vault folder itself, which belongs to
+the folder (its device and inode), whatever path reached it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class InstanceLock:
         self.path = runtime_dir / LOCK_NAME
         self.vault = vault
         self._fd: int | None = None
+        self._folder_fd: int | None = None
 
     def acquire(self) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -47,6 +53,11 @@ class InstanceLock:
                 f"{self.vault}: another brainiac daemon is already running on this vault{who}; "
                 "stop it first (systemctl --user stop brainiac, or kill it)"
             ) from None
+        try:
+            self._folder_fd = _lock_folder(self.vault)
+        except BaseException:
+            os.close(fd)
+            raise
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
         os.fsync(fd)
@@ -58,6 +69,9 @@ class InstanceLock:
                 os.ftruncate(self._fd, 0)
             os.close(self._fd)  # closing drops the flock
             self._fd = None
+        if self._folder_fd is not None:
+            os.close(self._folder_fd)
+            self._folder_fd = None
 
     def __enter__(self) -> InstanceLock:
         self.acquire()
@@ -65,6 +79,46 @@ class InstanceLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _lock_folder(vault: Path) -> int:
+    """An exclusive flock on the vault folder's own inode, held open; VaultError naming the
+    other daemon when one holds it through another path (a bind mount)."""
+    try:
+        fd = os.open(vault, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise VaultError(
+            f"{vault}: the vault folder cannot be opened ({exc.strerror}); check that it exists "
+            "and that your user may read it"
+        ) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        st = os.fstat(fd)
+        os.close(fd)
+        pid = _flock_holder(st.st_dev, st.st_ino)
+        who = f" (pid {pid})" if pid else ""
+        raise VaultError(
+            f"{vault}: another brainiac daemon is already running on this folder{who}, reached "
+            "by another path (a bind mount of it); stop it first (systemctl --user stop "
+            "brainiac, or kill it)"
+        ) from None
+    return fd
+
+
+def _flock_holder(dev: int, ino: int) -> int | None:
+    """The pid that holds an flock on (dev, ino), from /proc/locks; None when it cannot tell."""
+    want = f"{os.major(dev):02x}:{os.minor(dev):02x}:{ino}"
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/locks", encoding="ascii", errors="replace") as f,
+    ):
+        for line in f:
+            fields = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF"; "->" marks a waiter
+            if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == want:
+                return int(fields[4])
+    return None
 
 
 def holder_of(runtime_dir: Path) -> Holder | None:

@@ -23,7 +23,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brainiac.errors import StaleWriteError, StorageError, is_storage_problem
+from brainiac.errors import (
+    NotRegularFileError,
+    StaleWriteError,
+    StorageError,
+    is_storage_problem,
+)
 
 # Our temp names: ".<name>.<random>.brainiac-tmp". They start with a dot, so the watcher and the
 # scanner ignore them, and the suffix lets a start-up sweep find the ones a crash left behind.
@@ -45,9 +50,12 @@ def sha256_hex(data: bytes) -> str:
 
 
 def read_bytes(path: Path) -> tuple[bytes, Fingerprint]:
-    """The file's bytes and a fingerprint of the same inode (stat of the open descriptor)."""
+    """The file's bytes and a fingerprint of the same inode (stat of the open descriptor).
+
+    Only a regular file is read: anything else raises NotRegularFileError, unopened or closed
+    unread."""
     for _attempt in range(5):
-        with open(path, "rb") as f:
+        with os.fdopen(_open_regular(path), "rb") as f:
             before = os.fstat(f.fileno())
             data = f.read()
             after = os.fstat(f.fileno())
@@ -59,6 +67,46 @@ def read_bytes(path: Path) -> tuple[bytes, Fingerprint]:
             )
         time.sleep(0.005)  # an in-place writer is mid-write; read again
     raise StaleWriteError(f"{path}: kept changing while being read; try again when it is saved")
+
+
+def _file_kind(mode: int) -> str:
+    """What a stat's mode says the path is, as a message names it."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def _open_regular(path: Path) -> int:
+    """A read-only descriptor of `path`, which must be a regular file.
+
+    A scan's lstat cannot settle it: a FIFO may take the file's place before the open. So the
+    open itself must not wait (O_NONBLOCK: a FIFO without a writer opens at once instead of
+    blocking until one comes), and the open descriptor's fstat decides. A socket cannot be
+    opened at all (ENXIO); a stat then names it. O_NONBLOCK changes nothing for a regular file.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno not in (errno.ENXIO, errno.EOPNOTSUPP, errno.ENODEV):
+            raise
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            raise exc from None
+        if stat.S_ISREG(mode):
+            raise
+        raise NotRegularFileError(path, _file_kind(mode)) from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise NotRegularFileError(path, _file_kind(mode))
+    return fd
 
 
 def current_fingerprint(path: Path) -> Fingerprint | None:

@@ -46,6 +46,7 @@ from brainiac import working_memory as wm
 from brainiac.corpus import kind_of
 from brainiac.errors import (
     BrainiacError,
+    IndexLockedError,
     SearchError,
     StorageError,
     VaultError,
@@ -520,6 +521,11 @@ class Service:
             return
         if isinstance(exc, VaultError):  # the vault folder went away: not the index's fault
             log.warning("%s", exc)
+            return
+        if isinstance(exc, IndexLockedError):
+            # Another brainiac process is writing this index (one that opened it before this
+            # daemon started): a rebuild would delete the index under it. Wait, and try again.
+            self._trouble_begins("index", "another writer holds its lock", str(exc), index_dir)
             return
         if self._rebuilding:  # the rebuild itself failed: try again later, never in a loop
             log.error("rebuilding the index at %s failed (%s)", index_dir, str(exc))

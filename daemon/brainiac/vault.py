@@ -2,7 +2,8 @@
 
 Paths inside the vault are handled as POSIX relative strings (`memory/long_term/anna.md`), the
 form they take in links, the index and messages. Reading checks what a hostile or broken file can
-do: a symlink that leads outside the vault is not followed, a file over the size limit, binary or
+do: a symlink that leads outside the vault is not followed, a FIFO, socket or device named like a
+note is never opened (it would block or fail every reader), a file over the size limit, binary or
 not UTF-8 is skipped with a one-line reason. Writing goes through safe_io's compare-and-swap.
 """
 
@@ -16,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from brainiac import safe_io
-from brainiac.errors import NoteParseError, StaleWriteError, VaultError
+from brainiac.errors import NoteParseError, NotRegularFileError, StaleWriteError, VaultError
 
 IDENTITY = "system/core_identity.md"
 SHORT_TERM = "memory/short_term.md"
@@ -201,7 +202,16 @@ class Vault:
                 f"is {size} bytes, over the {self.max_note_bytes}-byte limit; split it or raise "
                 "[vault] max_note_bytes in .brainiac/config.toml",
             )
-        data, fp = safe_io.read_bytes(path)
+        try:
+            data, fp = safe_io.read_bytes(path)
+        except NotRegularFileError as exc:
+            # A FIFO would block every reader and a socket cannot be opened: listed like a
+            # note (its name ends in .md), reported like one that cannot be read.
+            raise NoteParseError(
+                rel,
+                f"is not a regular file but {exc.kind}; it is skipped, remove it or move "
+                "it out of the vault",
+            ) from exc
         if b"\x00" in data[:8192]:
             raise NoteParseError(rel, "looks binary (contains NUL bytes); it is skipped")
         try:
