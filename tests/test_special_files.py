@@ -452,3 +452,19 @@ def test_the_daemon_waits_out_a_held_write_lock_instead_of_rebuilding_over_it(
         _out, err = proc.communicate(timeout=10)
     assert "another writer holds the index's write lock" in err
     assert "rebuilding" not in err and "Traceback" not in err, err
+
+
+def test_importing_a_fifo_or_a_config_that_is_a_fifo_is_one_line_not_a_hang(
+    vault: Path, tmp_path: Path
+) -> None:
+    pipe = tmp_path / "export.jsonl"
+    os.mkfifo(pipe)
+    done = _cli(vault, "import", str(pipe))
+    assert done.returncode == 2, done.stderr
+    assert "not a regular file" in done.stderr and "Traceback" not in done.stderr
+    config = vault / ".brainiac" / "config.toml"
+    config.unlink()
+    os.mkfifo(config)
+    done = _cli(vault, "status")
+    assert done.returncode == 2 and "config.toml" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

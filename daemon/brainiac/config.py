@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from brainiac import privacy
+from brainiac import privacy, safe_io
 from brainiac.errors import ConfigError
 
 CONFIG_RELPATH = ".brainiac/config.toml"
@@ -152,7 +152,7 @@ def load(
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = path.read_bytes()
+        data, _ = safe_io.read_bytes(path)  # a regular file only: a FIFO would wait for ever
     except FileNotFoundError:
         return {}
     except OSError as exc:

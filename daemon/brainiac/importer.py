@@ -196,7 +196,7 @@ def _import_file(
     dry_run: bool,
     move: bool,
 ) -> FileReport:
-    data = path.read_bytes()
+    data, _ = safe_io.read_bytes(path)  # a regular file only: a FIFO would wait for ever
     chat = chatlogs.parse(path, format, data)
     digest = safe_io.sha256_hex(data)
     report = FileReport(str(path), chat.format, skipped=len(chat.skipped))
