@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import safe_io
+from brainiac import safe_io, stm
 from brainiac.errors import BrainiacError
 from brainiac.vault import SHORT_TERM
 
@@ -181,6 +181,8 @@ def place(
     # `>=`: an event of the same second as the newest logged one is not history either.
     fresh = [e for e in pending if newest is None or (e.at is not None and e.at >= newest)]
     recent = fresh[-window:] if window else []
+    if recent and not _fits_short_term(memory, recent):
+        recent = []  # placed with the history: the Event Log has no room for them now
     recent_ids = {e.id for e in recent}
     history = [e for e in pending if e.id not in recent_ids]
     changed = consolidate_history(memory, history, now)
@@ -190,6 +192,16 @@ def place(
     if recent and memory.remember_many(recent, in_time_order=True):  # journals them itself
         changed.append(SHORT_TERM)
     return Placed(len(recent), len(history), changed)
+
+
+def _fits_short_term(memory: Memory, events: list[ev.Event]) -> bool:
+    """Whether the short-term document can take `events` within `[vault] max_note_bytes`."""
+    try:
+        text = memory.vault.read(SHORT_TERM).text
+    except (OSError, BrainiacError):
+        return True  # remember_many reports what is wrong with it
+    new_text, _added = stm.insert_events(text, events)
+    return len(new_text.encode("utf-8")) <= memory.vault.max_note_bytes
 
 
 def recover(
