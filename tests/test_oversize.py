@@ -297,3 +297,31 @@ def test_an_import_the_event_log_has_no_room_for_goes_into_notes(
     assert len(counts) >= 5 and set(counts.values()) == {1}
     code, _out, err = _cli(vault, "remember", "Back home.")
     assert code == 0, err
+
+
+def test_a_note_a_person_took_over_the_limit_keeps_its_events_and_gets_no_copies(
+    vault: Path,
+) -> None:
+    """A person pastes a large log into the Atlas note that holds promoted events: the note can
+    no longer be read as one, but its events are still there, so promotion puts none of them
+    back as copies, however often it runs."""
+    limit = 20_000
+    _set_limit(vault, limit, window=0)
+    ids = []
+    with Memory(vault, refresh_interval_s=0) as memory:
+        for i in range(3):
+            text = f"Atlas step {i}: the migration of table {i} is done"
+            ids.append(memory.remember(text, session="atlas", at=NOW + dt.timedelta(minutes=i)).id)
+        (report,) = memory.run_job("promotion", now=NOW + dt.timedelta(hours=1))
+        assert report.ok, report.summary
+    atlas = vault / LONG_TERM_DIR / "project-atlas.md"
+    assert all(f"^{i}" in atlas.read_text(encoding="utf-8") for i in ids)
+    pasted = atlas.read_text(encoding="utf-8") + "\n## Pasted log\n" + _big_text(limit + 5000)
+    atlas.write_text(pasted, encoding="utf-8")
+    for run in range(3):
+        code, _out, err = _cli(vault, "jobs", "run", "all", "--now", f"2026-11-22T1{3 + run}:00")
+        assert code == 0, err
+    assert atlas.read_text(encoding="utf-8") == pasted
+    counts = _ids_in_memory(vault)
+    assert all(counts[i] == 1 for i in ids), {i: counts[i] for i in ids}
+    assert sorted(p.name for p in (vault / LONG_TERM_DIR).glob("*tlas*")) == ["project-atlas.md"]

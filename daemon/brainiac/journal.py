@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import safe_io, stm
-from brainiac.errors import BrainiacError
+from brainiac.errors import BrainiacError, NoteParseError
 from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ _LOCK_FILE = "events.journal.lock"
 _VAULT_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 # Kept raw exports are not where events live (their text is the export's, not the event's).
 _NOT_EVENT_FILES = "memory/archive/exports/"
+_RAW_READ_FACTOR = 16  # a note up to 16 times the size limit is still searched for event ids
 
 
 @contextlib.contextmanager
@@ -141,11 +142,30 @@ def event_locations(memory: Memory) -> dict[str, set[str]]:
             continue
         try:
             text = memory.vault.read(rel).text
+        except NoteParseError:
+            # A note that cannot be read as one (a person's, over [vault] max_note_bytes, say)
+            # still holds its events: counted as lost, they were put back as copies.
+            text = _raw_text(memory, rel)
         except (OSError, BrainiacError):
             continue
         for event_id in _VAULT_ID_RE.findall(text):
             found.setdefault(event_id, set()).add(rel)
     return found
+
+
+def _raw_text(memory: Memory, rel: str) -> str:
+    """The text of a file that is no readable note, for its event ids: not through a symlink,
+    and not of a file so large that reading it would be the problem (`status` reports it)."""
+    path = memory.vault.path(rel)
+    try:
+        if (
+            path.is_symlink()
+            or path.stat().st_size > _RAW_READ_FACTOR * memory.vault.max_note_bytes
+        ):
+            return ""
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def vault_event_ids(memory: Memory) -> set[str]:
@@ -195,7 +215,11 @@ def place(
 
 
 def _fits_short_term(memory: Memory, events: list[ev.Event]) -> bool:
-    """Whether the short-term document can take `events` within `[vault] max_note_bytes`."""
+    """Whether the short-term document can take `events` within `[vault] max_note_bytes`, each
+    within `Vault.max_event_bytes` (an event journalled before there was a limit may not be)."""
+    limit = memory.vault.max_event_bytes
+    if any(len(ev.render(e).encode("utf-8")) > limit for e in events):
+        return False
     try:
         text = memory.vault.read(SHORT_TERM).text
     except (OSError, BrainiacError):
