@@ -325,3 +325,27 @@ def test_a_note_a_person_took_over_the_limit_keeps_its_events_and_gets_no_copies
     counts = _ids_in_memory(vault)
     assert all(counts[i] == 1 for i in ids), {i: counts[i] for i in ids}
     assert sorted(p.name for p in (vault / LONG_TERM_DIR).glob("*tlas*")) == ["project-atlas.md"]
+
+
+def test_a_full_month_file_goes_on_in_the_next_without_jamming_promotion(vault: Path) -> None:
+    limit = 3000
+    _set_limit(vault, limit, window=0)
+    ids = []
+    with Memory(vault, refresh_interval_s=0) as memory:
+        for run in range(3):
+            for i in range(30):
+                at = NOW + dt.timedelta(hours=run, minutes=i)
+                ids.append(memory.remember("ok", session=f"chat{run}", at=at).id)
+            (report,) = memory.run_job("promotion", now=NOW + dt.timedelta(hours=run, minutes=59))
+            assert report.ok, report.summary
+    _every_note_within_the_limit(vault, limit)
+    counts = _ids_in_memory(vault)
+    assert all(counts[i] == 1 for i in ids), {i: counts[i] for i in ids if counts[i] != 1}
+    months = sorted(p.name for p in (vault / "memory" / "archive").glob("2026-11*.md"))
+    assert months == ["2026-11 (2).md", "2026-11.md"], months
+    second = (vault / "memory" / "archive" / "2026-11 (2).md").read_text(encoding="utf-8")
+    gone = next(i for i in ids if f"^{i}" in second)
+    code, _out, err = _cli(vault, "forget", "--event", gone, "--yes")
+    assert code == 0, err
+    assert gone not in _ids_in_memory(vault)
+    assert gone not in (vault / "memory" / "archive" / "2026-11 (2).md").read_text()

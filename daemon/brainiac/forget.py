@@ -69,7 +69,8 @@ _QUOTED_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\s*$")
 _ID_TOKEN_RE = re.compile(r"(?<![\w^-])(e-[0-9a-f]{6,32})\b")
 _SOURCE_TAIL_RE = re.compile(r"\b(e-[0-9a-f]{6,32})\)\s*$")
 _LIST_PREFIX_RE = re.compile(r"^\s*- (?:\[.?\] )?")
-_MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}\.md")
+# `2026-11 (2).md`: where a month's lines go on when `2026-11.md` is full (promotion.py)
+_MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}(?: \(\d+\))?\.md")
 _COPY_RE = re.compile(r"context/working_memory\.edited-[^/]*\.md")
 _ARCHIVED_NOTES = f"{ARCHIVE_DIR}/notes"
 _STRUCTURAL = frozenset(

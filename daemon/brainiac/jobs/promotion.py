@@ -28,7 +28,7 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -496,13 +496,14 @@ def _fit(memory: Memory, plan: Plan, now: dt.datetime) -> list[str]:
                 kept_back += events
                 break
             current = _continuation(memory, target, n, taken)
-    if fitted == plan.targets and not kept_back:
+    ledger = _ledger(fitted, now) if plan.ledger and fitted != plan.targets else plan.ledger
+    archive = _fit_months(memory, plan.archive, "Event Log")
+    ledger = _fit_months(memory, ledger, "Promoted")
+    if (fitted, archive, ledger) == (plan.targets, plan.archive, plan.ledger) and not kept_back:
         return []
     gone = {e.id for e in kept_back}
-    plan.targets = fitted
+    plan.targets, plan.archive, plan.ledger = fitted, archive, ledger
     plan.remove = [i for i in plan.remove if i not in gone]
-    if plan.ledger:
-        plan.ledger = _ledger(fitted, now)
     plan.save(memory.locations.state / INTENT_FILE)
     for event in kept_back:
         size = len(ev.render(event).encode("utf-8"))
@@ -544,14 +545,57 @@ def _how_many_fit(
     adding += sum(len(r.encode("utf-8")) for r in target.related)
     if len(base.encode("utf-8")) + 2 * adding + 4096 <= limit or size(len(events)) <= limit:
         return len(events)
-    low, high = 0, len(events) - 1  # the largest k with size(k) <= limit, by bisection
+    return _largest_prefix(len(events) - 1, lambda k: size(k) <= limit)
+
+
+def _largest_prefix(most: int, fits: Callable[[int], bool]) -> int:
+    """The largest k in 0..most with fits(k), by bisection (fits(0) is taken as true)."""
+    low, high = 0, most
     while low < high:
         mid = (low + high + 1) // 2
-        if size(mid) <= limit:
+        if fits(mid):
             low = mid
         else:
             high = mid - 1
     return low
+
+
+def _lines_that_fit(rel: str, text: str | None, lines: list[str], section: str, limit: int) -> int:
+    """How many of `lines`, from the first, the month file takes within `limit` bytes."""
+
+    def fits(n: int) -> bool:
+        new = _append_archive(rel, lines[:n], section)(text)
+        return len((new if new is not None else text or "").encode("utf-8")) <= limit
+
+    adding = sum(len(line.encode("utf-8")) + 1 for line in lines) + 200  # a new file's head
+    if len((text or "").encode("utf-8")) + adding <= limit or fits(len(lines)):
+        return len(lines)
+    return _largest_prefix(len(lines) - 1, fits)
+
+
+def _fit_months(
+    memory: Memory, by_month: dict[str, list[str]], section: str
+) -> dict[str, list[str]]:
+    """Archive lines (small talk, ledger) a month file has no room for go on in `2026-11 (2).md`,
+    then `(3)`, and so on, the same file on every run until it is full."""
+    limit = memory.vault.max_note_bytes
+    out: dict[str, list[str]] = {}
+    for month, lines in by_month.items():
+        pending, k = list(lines), 1
+        while pending and k <= _MAX_CONTINUATIONS:
+            rel = month if k == 1 else f"{month[: -len('.md')]} ({k}).md"
+            k += 1
+            readable, text = _note_text(memory, rel)
+            if not readable:
+                continue
+            n = _lines_that_fit(rel, text, pending, section, limit)
+            if n:
+                out.setdefault(rel, []).extend(pending[:n])
+                pending = pending[n:]
+            elif text is None:  # one line longer than a whole file may be: kept as it is
+                out.setdefault(rel, []).extend(pending)
+                pending = []
+    return out
 
 
 def _continuation(memory: Memory, target: Target, n: int, taken: set[str]) -> Target:
@@ -564,7 +608,8 @@ def _continuation(memory: Memory, target: Target, n: int, taken: set[str]) -> Ta
         rel = f"{LONG_TERM_DIR}/{name}"
         readable, text = _note_text(memory, rel)
         if text is not None and ltm.parse(text, rel).title == title:
-            return Target(rel, title, create=False, related=[link(target.rel, target.title)])
+            related = [link(target.rel, target.title), *target.related]
+            return Target(rel, title, create=False, related=related)
         if readable and text is None and name.lower() not in taken:
             break
     taken.add(name.lower())
