@@ -182,6 +182,8 @@ def test_an_imported_1_28mb_message_is_kept_whole_in_an_attachment_and_nothing_j
     for hour in (13, 14, 15):
         code, _out, err = _cli(vault, "jobs", "run", "all", "--now", f"2026-11-22T{hour}:00")
         assert code == 0, err
+    facts = stm.parse((vault / SHORT_TERM).read_text(encoding="utf-8")).section("Facts")
+    assert "attachments" not in facts  # the link to the whole text is no fact
     code, out, err = _cli(vault, "import", str(export))
     assert code == 0 and "imported 0 new" in out, (out, err)
     assert len(list((vault / ATTACHMENTS_DIR).iterdir())) == 1

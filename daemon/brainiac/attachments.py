@@ -8,7 +8,7 @@ it, and refusing the export would lose the rest of the conversation. Instead its
 and a link to the file:
 
     - 2026-11-20T09:12:00 **user** (ops): The start of the message ...   (ID: the event id)
-      [cut at 3998 of 1280000 bytes: the whole message is in [[memory/attachments/ID.txt]]] ^ID
+      [cut at 3998 of 1280000 bytes; whole text in [[memory/attachments/ID.txt]]] ^ID
 
 So nothing is lost, search finds the event by its start, and the event moves through promotion
 like any other. The file is a `.txt`: it is no note (never indexed, never over the note limit's
@@ -50,7 +50,8 @@ def cut(event: ev.Event, limit: int) -> tuple[ev.Event, Attachment | None]:
     attachment = Attachment(rel_for(event.id), event.text)
     head = _head(event.text, min(_HEAD_BYTES, limit // 2))
     kept = len(head.encode("utf-8"))
-    note = f"[cut at {kept} of {len(whole)} bytes: the whole message is in [[{attachment.rel}]]]"
+    # Worded so that reflection reads no fact into it ("the whole message is in ..." was one).
+    note = f"[cut at {kept} of {len(whole)} bytes; whole text in [[{attachment.rel}]]]"
     return dataclasses.replace(event, text=f"{head}\n{note}" if head else note), attachment
 
 

@@ -206,7 +206,10 @@ class Memory:
         session: str | None = None,
         at: dt.datetime | None = None,
     ) -> ev.Event:
-        """Append one event to the short-term Event Log (idempotent: same event, same id)."""
+        """Append one event to the short-term Event Log (idempotent: same event, same id).
+
+        TooLargeError, nothing written, for a text over `Vault.max_event_bytes` or when the
+        short-term document has no room left for it (the message says what makes room)."""
         if not text or not text.strip():
             raise VaultError("nothing to remember: the text is empty")
         event = ev.make_event(text, role=role, session=session, at=at)
