@@ -760,9 +760,15 @@ def import_(
         verb = "would import" if dry_run else "imported"
         for r in reports:
             if r.ok:
+                attached = (
+                    f" ({r.attached} too large for an event: cut, the whole text in "
+                    "memory/attachments/)"
+                    if r.attached
+                    else ""
+                )
                 click.echo(
                     f"{r.path} ({r.format}): {verb} {r.new} new, {r.duplicate} duplicate, "
-                    f"{r.skipped} skipped message(s) from {r.sessions} conversation(s)"
+                    f"{r.skipped} skipped message(s) from {r.sessions} conversation(s)" + attached
                 )
             else:
                 click.echo(f"brainiac: rejected {r.error}", err=True)

@@ -9,6 +9,8 @@
     ├── StorageError              a file cannot be written: disk full, read-only, no permission
     │                             (also an OSError, so `except OSError` still catches it)
     ├── NoteParseError            a note cannot be read (bad YAML, not UTF-8, too big, binary)
+    ├── TooLargeError             a write would take a file past [vault] max_note_bytes; nothing
+    │                             written (brainiac never writes a note it could not read back)
     ├── BudgetError               a token budget that cannot mean anything (zero, negative, absurd)
     ├── ImportFormatError         a chat export is not a known format or is malformed; nothing read
     ├── FutureTimeError           a time a person gave is in the future (a typo); nothing written
@@ -115,6 +117,17 @@ class NoteParseError(BrainiacError):
         self.line = line
         where = f"{path}, line {line}" if line is not None else path
         super().__init__(f"{where}: {problem}")
+
+
+class TooLargeError(BrainiacError):
+    """A write would make a vault file larger than `[vault] max_note_bytes`, or an event larger
+    than one event may be; nothing was written. Past the limit a file can no longer be read, so
+    writing it would lock brainiac out of its own file (every later `remember` failed)."""
+
+    def __init__(self, path: str, problem: str, fix: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}; {fix}; nothing was written")
 
 
 class BudgetError(BrainiacError):

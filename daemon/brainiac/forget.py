@@ -44,6 +44,7 @@ from brainiac.lock import holder_of
 from brainiac.names import link_target, normalise
 from brainiac.vault import (
     ARCHIVE_DIR,
+    ATTACHMENTS_DIR,
     EXPORTS_DIR,
     IDENTITY,
     INBOX_DIR,
@@ -68,7 +69,8 @@ _QUOTED_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\s*$")
 _ID_TOKEN_RE = re.compile(r"(?<![\w^-])(e-[0-9a-f]{6,32})\b")
 _SOURCE_TAIL_RE = re.compile(r"\b(e-[0-9a-f]{6,32})\)\s*$")
 _LIST_PREFIX_RE = re.compile(r"^\s*- (?:\[.?\] )?")
-_MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}\.md")
+# `2026-11 (2).md`: where a month's lines go on when `2026-11.md` is full (promotion.py)
+_MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}(?: \(\d+\))?\.md")
 _COPY_RE = re.compile(r"context/working_memory\.edited-[^/]*\.md")
 _ARCHIVED_NOTES = f"{ARCHIVE_DIR}/notes"
 _STRUCTURAL = frozenset(
@@ -359,6 +361,8 @@ def _kind(rel: str) -> str:
         return "copy"
     if rel.startswith(EXPORTS_DIR + "/"):
         return "export"
+    if rel.startswith(ATTACHMENTS_DIR + "/"):
+        return "attachment"
     if rel.startswith(INBOX_DIR + "/"):
         return "inbox"
     if rel.startswith(INDEXES_DIR + "/"):
@@ -700,6 +704,18 @@ def _scrub_export(
     return _Result(rel, "delete", None, [Removal("file", 0, reason)], sha)
 
 
+def _scrub_attachment(rel: str, data: bytes, rules: Rules) -> _Result | None:
+    """The whole text of an event too large for one (attachments.py) goes with its event; a match
+    anywhere in it takes the event too, as a match in its line would."""
+    event_id = rel.rsplit("/", 1)[-1].split(".", 1)[0]
+    if event_id not in rules.ids and rules.any_needle(data.decode("utf-8", errors="replace")):
+        rules.ids.add(event_id)
+    if event_id not in rules.ids:
+        return None
+    why = Removal("file", 0, "the whole text of a forgotten event")
+    return _Result(rel, "delete", None, [why], safe_io.sha256_hex(data))
+
+
 def _scrub_tree(
     files: Mapping[str, bytes],
     rules: Rules,
@@ -718,6 +734,11 @@ def _scrub_tree(
             kind = _kind(rel)
             if kind in ("export", "inbox"):
                 result = _scrub_export(rel, data, rules, exports, placeholder)
+                if result is not None:
+                    tree.results[rel] = result
+                continue
+            if kind == "attachment":
+                result = _scrub_attachment(rel, data, rules)
                 if result is not None:
                     tree.results[rel] = result
                 continue
@@ -785,7 +806,8 @@ def _vault_files(memory: Memory, everything: bool) -> tuple[dict[str, bytes], li
     files: dict[str, bytes] = {}
     problems: list[str] = []
     wanted = set(vault.markdown_files())
-    for top in (EXPORTS_DIR, "context", INBOX_DIR, *(["memory"] if everything else [])):
+    tops = (EXPORTS_DIR, ATTACHMENTS_DIR, "context", INBOX_DIR)
+    for top in (*tops, *(["memory"] if everything else [])):
         base = vault.path(top)
         for dirpath, dirnames, filenames in os.walk(base):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]

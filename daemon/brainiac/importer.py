@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import chatlogs, clock, faults, journal, safe_io
+from brainiac import attachments, chatlogs, clock, faults, journal, safe_io
 from brainiac import events as ev
 from brainiac.chatlogs import Message
 from brainiac.errors import ImportFormatError, StaleWriteError
@@ -80,6 +80,7 @@ class FileReport:
     sessions: int = 0
     to_short_term: int = 0  # the newest, into the Event Log
     to_long_term: int = 0  # history, into long-term notes or the archive
+    attached: int = 0  # too large for an event: cut, the whole text in memory/attachments/
 
     @property
     def ok(self) -> bool:
@@ -203,6 +204,7 @@ def _import_file(
     seen = state.seen_keys(memory)
     fallback_time = dt.datetime.fromtimestamp(path.stat().st_mtime)
     new_events: list[ev.Event] = []
+    attached: list[attachments.Attachment] = []
     new_keys: list[str] = []
     watermarks: dict[str, dict[str, object]] = {}
     last_at: dict[str, dt.datetime] = {}
@@ -226,7 +228,10 @@ def _import_file(
         seen.add(key)
         mark["messages"] = int(str(mark["messages"])) + 1
         new_keys.append(key)
-        new_events.append(_event(message, key, at))
+        event, attachment = attachments.cut(_event(message, key, at), memory.vault.max_event_bytes)
+        new_events.append(event)
+        if attachment is not None:
+            attached.append(attachment)
     if future:
         logger.warning(
             "%s: %d message(s) dated in the future (after %s); imported as of then; "
@@ -236,6 +241,7 @@ def _import_file(
             now.isoformat(timespec="minutes"),
         )
     report.new = len(new_events)
+    report.attached = len(attached)
     report.sessions = len(watermarks)
     archived = state.archived_as(digest)
     if archived is None or not memory.vault.path(archived).exists():
@@ -253,6 +259,9 @@ def _import_file(
         watermarks,
         {k: v for k, v in asdict(report).items() if k != "path"},
     )
+    # Before the intent: the events of a batch finished after a crash link to them.
+    for attachment in attached:
+        attachments.write(memory.vault, attachment)
     state.write_intent(batch)
     faults.point("import.intent-written")
     _archive(memory, path, archived, move)

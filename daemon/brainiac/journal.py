@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import clock, safe_io
+from brainiac import clock, safe_io, stm
 from brainiac import events as ev
 from brainiac.corpus import kind_of
-from brainiac.errors import BrainiacError
+from brainiac.errors import BrainiacError, NoteParseError
 from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ _LOCK_FILE = "events.journal.lock"
 # An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
 # (Not after a backslash: event text stores a quoted id as `\^e-...`, events.py.)
 _VAULT_ID_RE = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
+_RAW_READ_FACTOR = 16  # a note up to 16 times the size limit is still searched for event ids
 
 
 @contextlib.contextmanager
@@ -146,11 +147,31 @@ def event_locations(memory: Memory) -> dict[str, set[str]]:
             continue
         try:
             text = memory.vault.read(rel).text
+        except NoteParseError:
+            # A note that cannot be read as one (a person's, over [vault] max_note_bytes, say)
+            # still holds its events: counted as lost, they were put back as copies.
+            text = _raw_text(memory, rel)
         except (OSError, BrainiacError):
             continue
         for event_id in _VAULT_ID_RE.findall(text):
             found.setdefault(event_id, set()).add(rel)
     return found
+
+
+def _raw_text(memory: Memory, rel: str) -> str:
+    """The text of a file that is no readable note, for its event ids: not through a symlink,
+    and not of a file so large that reading it would be the problem (`status` reports it)."""
+    path = memory.vault.path(rel)
+    try:
+        if (
+            path.is_symlink()
+            or path.stat().st_size > _RAW_READ_FACTOR * memory.vault.max_note_bytes
+        ):
+            return ""
+        data, _ = safe_io.read_bytes(path)  # a FIFO is refused here, never waited on
+        return data.decode("utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def vault_event_ids(memory: Memory) -> set[str]:
@@ -215,6 +236,8 @@ def place(
     # `>=`: an event of the same second as the newest logged one is not history either.
     fresh = [e for e in pending if newest is None or (e.at is not None and e.at >= newest)]
     recent = fresh[-window:] if window else []
+    if recent and not _fits_short_term(memory, recent):
+        recent = []  # placed with the history: the Event Log has no room for them now
     recent_ids = {e.id for e in recent}
     history = [e for e in pending if e.id not in recent_ids]
     changed = consolidate_history(memory, history, now)
@@ -224,6 +247,20 @@ def place(
     if recent and memory.remember_many(recent, in_time_order=True):  # journals them itself
         changed.append(SHORT_TERM)
     return Placed(len(recent), len(history), changed)
+
+
+def _fits_short_term(memory: Memory, events: list[ev.Event]) -> bool:
+    """Whether the short-term document can take `events` within `[vault] max_note_bytes`, each
+    within `Vault.max_event_bytes` (an event journalled before there was a limit may not be)."""
+    limit = memory.vault.max_event_bytes
+    if any(len(ev.render(e).encode("utf-8")) > limit for e in events):
+        return False
+    try:
+        text = memory.vault.read(SHORT_TERM).text
+    except (OSError, BrainiacError):
+        return True  # remember_many reports what is wrong with it
+    new_text, _added = stm.insert_events(text, events)
+    return len(new_text.encode("utf-8")) <= memory.vault.max_note_bytes
 
 
 def recover(

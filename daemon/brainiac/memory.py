@@ -33,7 +33,7 @@ from brainiac import context as ctx_mod
 from brainiac import events as ev
 from brainiac import jobs as jobs_mod
 from brainiac.config import Config
-from brainiac.errors import NoteParseError, StaleWriteError, VaultError
+from brainiac.errors import NoteParseError, StaleWriteError, TooLargeError, VaultError
 from brainiac.index import Hit, Index
 from brainiac.indexer import Indexer, SyncReport
 from brainiac.jobs import edits
@@ -214,7 +214,10 @@ class Memory:
 
         An `at` more than `clock.FUTURE_TOLERANCE` after `now` (default: the clock) is a typo or
         a wrong clock: the event is kept, dated `now`, with a warning. Left as it was, it would
-        be "the newest event" for years and send everything imported meanwhile to history."""
+        be "the newest event" for years and send everything imported meanwhile to history.
+
+        TooLargeError, nothing written, for a text over `Vault.max_event_bytes` or when the
+        short-term document has no room left for it (the message says what makes room)."""
         if not text or not text.strip():
             raise VaultError("nothing to remember: the text is empty")
         if at is not None:
@@ -238,8 +241,12 @@ class Memory:
         """Append events in one write; returns those that were not already in the log.
 
         `in_time_order` (imported history): each goes before the first logged event later than
-        it instead of at the end."""
+        it instead of at the end. TooLargeError, nothing written, for an event over
+        `Vault.max_event_bytes` or when the document would go over `[vault] max_note_bytes`
+        (past it the document could not be read again: every later `remember` failed)."""
         pending = list(new_events)
+        for event in pending:
+            _check_event_size(event, self.vault.max_event_bytes)
         added: list[ev.Event] = []
         for _attempt in range(_WRITE_ATTEMPTS):
             try:
@@ -252,6 +259,14 @@ class Memory:
             new_text, added = add(text, pending)
             if not added:
                 return []
+            size = len(new_text.encode("utf-8"))
+            if size > self.vault.max_note_bytes:
+                raise TooLargeError(
+                    SHORT_TERM,
+                    f"would be {size} bytes with {len(added)} more event(s), over the "
+                    f"{self.vault.max_note_bytes}-byte limit ([vault] max_note_bytes)",
+                    self._make_room_hint(text),
+                )
             try:
                 self.vault.write(SHORT_TERM, new_text, expected)
                 break
@@ -269,6 +284,24 @@ class Memory:
         if problem is not None:  # a renamed log, or events outside it: said on every write
             log.warning("%s", problem)
         return added
+
+    def _make_room_hint(self, text: str) -> str:
+        """What frees the short-term document: promotion when events wait past the window,
+        else only the person's own text can make room."""
+        window = self.config.short_term_window
+        logged = len(stm.parse(text).events)
+        waiting = max(logged - window, 0) if window else logged
+        if waiting:
+            return (
+                f"promotion is due: `brainiac jobs run promotion` moves the {waiting} event(s) "
+                "past the short-term window into long-term notes (a running daemon runs it every "
+                "[jobs] promotion minutes), then remember again"
+            )
+        return (
+            f"its own text and the {logged} event(s) of the short-term window fill it: move "
+            "some of your text out of it into a note, or raise [vault] max_note_bytes in "
+            ".brainiac/config.toml"
+        )
 
     def import_files(
         self,
@@ -484,6 +517,18 @@ class Memory:
         parts = [doc.section("Working Memory")]
         parts += [e.text for e in recent[-_QUERY_RECENT_EVENTS:]]
         return "\n".join(p for p in parts if p)
+
+
+def _check_event_size(event: ev.Event, limit: int) -> None:
+    size = len(ev.render(event).encode("utf-8"))
+    if size > limit:
+        raise TooLargeError(
+            SHORT_TERM,
+            f"an event of {size} bytes is over the {limit}-byte limit for one event (a "
+            "twentieth of [vault] max_note_bytes, so that any note can take it)",
+            "save the text as a file in the vault and remember a line that names it, or "
+            "remember it in smaller parts",
+        )
 
 
 def _masked(text: str) -> str:

@@ -17,7 +17,13 @@ from importlib import resources
 from pathlib import Path
 
 from brainiac import safe_io
-from brainiac.errors import NoteParseError, NotRegularFileError, StaleWriteError, VaultError
+from brainiac.errors import (
+    NoteParseError,
+    NotRegularFileError,
+    StaleWriteError,
+    TooLargeError,
+    VaultError,
+)
 
 IDENTITY = "system/core_identity.md"
 SHORT_TERM = "memory/short_term.md"
@@ -25,9 +31,14 @@ LONG_TERM_DIR = "memory/long_term"
 ARCHIVE_DIR = "memory/archive"
 INDEXES_DIR = "memory/indexes"  # generated index notes (topics, entities, timeline)
 INBOX_DIR = "inbox"
+ATTACHMENTS_DIR = "memory/attachments"  # the whole text of imported messages too large for an event
 EXPORTS_DIR = "memory/archive/exports"  # raw chat exports, kept as imported (not indexed)
 WORKING_MEMORY = "context/working_memory.md"
 CONFIG = ".brainiac/config.toml"
+# One event may take at most this share of [vault] max_note_bytes: the short-term window of
+# events (10 by default) then fills at most half of the short-term document, and a note can
+# always take a few more events, so promotion never has an event it cannot place.
+EVENT_SHARE = 20
 
 # Copies that sync tools make when two devices changed a file; they end in .md like the note, and
 # are reported, never indexed, merged or written (../shared/notes/editors-sync-systemd.md, rule 5).
@@ -171,6 +182,11 @@ class Vault:
             raise VaultError(f"{root}: is not a directory; pass the vault's folder")
         return cls(root.resolve(), max_note_bytes)
 
+    @property
+    def max_event_bytes(self) -> int:
+        """The most one event line may take (`EVENT_SHARE`)."""
+        return self.max_note_bytes // EVENT_SHARE
+
     def path(self, rel: str) -> Path:
         return self.root / rel
 
@@ -226,7 +242,16 @@ class Vault:
     def write(
         self, rel: str, text: str, expected: safe_io.Fingerprint | None
     ) -> safe_io.Fingerprint:
-        """Compare-and-swap `text` into a vault file (StaleWriteError if it changed since read)."""
+        """Compare-and-swap `text` into a vault file (StaleWriteError if it changed since read;
+        TooLargeError, nothing written, if it would be over `max_note_bytes`: `read` would refuse
+        the file from then on, and a job or `remember` could never read it again)."""
+        data = text.encode("utf-8")
+        if len(data) > self.max_note_bytes:
+            raise TooLargeError(
+                rel,
+                f"would be {len(data)} bytes, over the {self.max_note_bytes}-byte limit",
+                "make room in it (or raise [vault] max_note_bytes in .brainiac/config.toml)",
+            )
         path = self.path(rel)
         if path.is_symlink() or (path.exists() and path.stat().st_nlink > 1):
             # Replacing would turn the link into a plain file and detach the other name.
@@ -237,7 +262,7 @@ class Vault:
             # Moved away or deleted while running: writing would create a stray folder in its
             # place, and the one moved back would land inside it.
             raise VaultError(f"{self.root}: the vault folder is gone; {rel} was not written")
-        return safe_io.write_bytes(path, text.encode("utf-8"), expected)
+        return safe_io.write_bytes(path, data, expected)
 
     def markdown_files(self, under: str = "") -> Iterator[str]:
         """Relative paths of the notes below `under`: `.md` files, skipping dot-paths, the

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from brainiac.errors import NoteParseError, StaleWriteError
+from brainiac.errors import NoteParseError, StaleWriteError, TooLargeError
 from brainiac.vault import Vault
 
 _ATTEMPTS = 4
@@ -51,6 +51,9 @@ def update(vault: Vault, rel: str, transform: Transform, outcome: Outcome, dry_r
             vault.write(rel, new, expected)
         except StaleWriteError:
             continue  # a person saved meanwhile: re-read and re-apply on top of their version
+        except TooLargeError as exc:
+            outcome.skipped.append(f"{rel}: {exc.problem}")
+            return False
         outcome.note(rel)
         return True
     outcome.skipped.append(f"{rel}: kept changing while the job worked on it; try again later")

@@ -21,12 +21,14 @@ lost and none ends in two places.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
+import logging
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING
 from brainiac import events as ev
 from brainiac import extract, journal, ltm, privacy, safe_io, stm
 from brainiac import note as notes
-from brainiac.errors import BrainiacError, StaleWriteError
+from brainiac.errors import BrainiacError, NoteParseError, StaleWriteError
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, Transform, update
 from brainiac.jobs.reflection import SELF_ROLE
@@ -45,11 +47,15 @@ if TYPE_CHECKING:
     from brainiac.jobs import JobReport
     from brainiac.memory import Memory
 
+log = logging.getLogger(__name__)
+
 INTENT_FILE = "promotion.intent.json"
 # The session label an import gives a titled conversation: its title and the start of its id.
 _IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
+_CONTINUED = "continued"  # "Project Atlas (continued)": where a full note's events go on
+_MAX_CONTINUATIONS = 1000
 
 
 @dataclass
@@ -60,6 +66,11 @@ class Target:
     events: list[str] = field(default_factory=list)  # rendered event lines
     tags: list[str] = field(default_factory=list)
     related: list[str] = field(default_factory=list)  # [[links]] to the other notes it names
+
+    def events_of(self, events: Sequence[ev.Event]) -> list[str]:
+        """The rendered lines of `events`, as this target holds them."""
+        lines = {ev.parse_text(line)[0].id: line for line in self.events}
+        return [lines[e.id] for e in events]
 
 
 @dataclass
@@ -232,14 +243,20 @@ def make_plan(
     for group in _by_session(unplaced):
         _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
     plan.targets = list(targets.values())
-    for target in plan.targets:
+    plan.ledger = _ledger(plan.targets, now)
+    return plan
+
+
+def _ledger(targets: Sequence[Target], now: dt.datetime) -> dict[str, list[str]]:
+    """Month file -> the "went to" line of each event placed in a note."""
+    ledger: dict[str, list[str]] = {}
+    for target in targets:
         for line in target.events:
             event = ev.parse_text(line)[0]
-            month = _month_file(event, now)
-            plan.ledger.setdefault(month, []).append(
+            ledger.setdefault(_month_file(event, now), []).append(
                 f"- {_stamp(event)} {event.id} → {link(target.rel, target.title)}"
             )
-    return plan
+    return ledger
 
 
 def _place_new(
@@ -397,6 +414,7 @@ def _carry_out(
     in which case the plan stays on disk for the next run."""
     vault = memory.vault
     gain = memory.config.promotion_strength
+    report += _fit(memory, plan, now)
     for done, target in enumerate(plan.targets):
         if memory.on_progress is not None:  # a large import writes hundreds of notes
             memory.on_progress("writing notes", done, len(plan.targets))
@@ -434,6 +452,176 @@ def _carry_out(
     remove = set(plan.remove)
     update(vault, SHORT_TERM, lambda text: _without(text, remove), outcome, False)
     return not outcome.skipped
+
+
+# -- within [vault] max_note_bytes ---------------------------------------------------------------
+
+
+def _fit(memory: Memory, plan: Plan, now: dt.datetime) -> list[str]:
+    """Make every target fit `[vault] max_note_bytes`: the events a note cannot take go on, in
+    order, to its continuation note ("Project Atlas (continued)", then "(continued 2)", ...: the
+    same one on every run until it is full). Done before anything is written, and the plan saved
+    again when it changed, so a run that dies finishes the same plan. Past the limit a note could
+    not be read again: its events would count as lost and be put back into a new copy on every
+    run. An event too large even for an empty note stays where it was (the Event Log). Returns
+    what the report should say about that."""
+    limit = memory.vault.max_note_bytes
+    fitted: list[Target] = []
+    kept_back: list[ev.Event] = []
+    said: list[str] = []
+    taken: set[str] | None = None
+    for target in plan.targets:
+        events = [ev.parse_text(line)[0] for line in target.events]
+        current, n = target, 0
+        while events:
+            readable, text = _note_text(memory, current.rel)
+            fit = _how_many_fit(memory, current, text, events, now) if readable else 0
+            if fit:
+                fitted.append(dataclasses.replace(current, events=target.events_of(events[:fit])))
+                events = events[fit:]
+                if current is not target:
+                    said.append(
+                        f"{link(target.rel, target.title)} is full ([vault] max_note_bytes): "
+                        f"{fit} event(s) went on in {link(current.rel, current.title)}"
+                    )
+            elif readable and text is None:  # not even an empty note can take it
+                kept_back.append(events.pop(0))
+                continue
+            if not events:
+                break
+            if taken is None:
+                taken = markdown_names(memory.vault) | {
+                    t.rel.rsplit("/", 1)[-1].lower() for t in plan.targets
+                }
+            n += 1
+            if n > _MAX_CONTINUATIONS:
+                kept_back += events
+                break
+            current = _continuation(memory, target, n, taken)
+    ledger = _ledger(fitted, now) if plan.ledger and fitted != plan.targets else plan.ledger
+    archive = _fit_months(memory, plan.archive, "Event Log")
+    ledger = _fit_months(memory, ledger, "Promoted")
+    if (fitted, archive, ledger) == (plan.targets, plan.archive, plan.ledger) and not kept_back:
+        return []
+    gone = {e.id for e in kept_back}
+    plan.targets, plan.archive, plan.ledger = fitted, archive, ledger
+    plan.remove = [i for i in plan.remove if i not in gone]
+    plan.save(memory.locations.state / INTENT_FILE)
+    for event in kept_back:
+        size = len(ev.render(event).encode("utf-8"))
+        said.append(
+            f"{event.id} stays where it was: {size} bytes, more than a note can take within "
+            f"[vault] max_note_bytes ({limit}); cut it down or split it by hand"
+        )
+        log.warning("%s", said[-1])
+    return said
+
+
+def _note_text(memory: Memory, rel: str) -> tuple[bool, str | None]:
+    """Whether the note can be read, and its text (None: no such file yet). One that cannot be
+    read (a person's note over the limit, or broken) cannot take events either."""
+    try:
+        return True, memory.vault.read(rel).text
+    except FileNotFoundError:
+        return True, None
+    except (OSError, NoteParseError):
+        return False, None
+
+
+def _how_many_fit(
+    memory: Memory, target: Target, text: str | None, events: list[ev.Event], now: dt.datetime
+) -> int:
+    """How many of `events`, from the first, the note takes within the limit (exactly as
+    `_carry_out` writes them: Sources, facts, summary, links, strength)."""
+    limit = memory.vault.max_note_bytes
+    base = text if text is not None else consolidate.new_note_text(target.title, target.tags, now)
+    gain = 0.0 if text is None else memory.config.promotion_strength
+
+    def size(k: int) -> int:
+        new, _changes = consolidate.add_events(base, events[:k], now, gain, target.related)
+        return len(new.encode("utf-8"))
+
+    # Cheap first: what is added is the lines, their facts (at most as long again) and a few
+    # generated lines; only a note near the limit is measured.
+    adding = sum(len(ev.render(e).encode("utf-8")) for e in events)
+    adding += sum(len(r.encode("utf-8")) for r in target.related)
+    if len(base.encode("utf-8")) + 2 * adding + 4096 <= limit or size(len(events)) <= limit:
+        return len(events)
+    return _largest_prefix(len(events) - 1, lambda k: size(k) <= limit)
+
+
+def _largest_prefix(most: int, fits: Callable[[int], bool]) -> int:
+    """The largest k in 0..most with fits(k), by bisection (fits(0) is taken as true)."""
+    low, high = 0, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _lines_that_fit(rel: str, text: str | None, lines: list[str], section: str, limit: int) -> int:
+    """How many of `lines`, from the first, the month file takes within `limit` bytes."""
+
+    def fits(n: int) -> bool:
+        new = _append_archive(rel, lines[:n], section)(text)
+        return len((new if new is not None else text or "").encode("utf-8")) <= limit
+
+    adding = sum(len(line.encode("utf-8")) + 1 for line in lines) + 200  # a new file's head
+    if len((text or "").encode("utf-8")) + adding <= limit or fits(len(lines)):
+        return len(lines)
+    return _largest_prefix(len(lines) - 1, fits)
+
+
+def _fit_months(
+    memory: Memory, by_month: dict[str, list[str]], section: str
+) -> dict[str, list[str]]:
+    """Archive lines (small talk, ledger) a month file has no room for go on in `2026-11 (2).md`,
+    then `(3)`, and so on, the same file on every run until it is full."""
+    limit = memory.vault.max_note_bytes
+    out: dict[str, list[str]] = {}
+    for month, lines in by_month.items():
+        pending, k = list(lines), 1
+        while pending and k <= _MAX_CONTINUATIONS:
+            rel = month if k == 1 else f"{month[: -len('.md')]} ({k}).md"
+            k += 1
+            readable, text = _note_text(memory, rel)
+            if not readable:
+                continue
+            n = _lines_that_fit(rel, text, pending, section, limit)
+            if n:
+                out.setdefault(rel, []).extend(pending[:n])
+                pending = pending[n:]
+            elif text is None:  # one line longer than a whole file may be: kept as it is
+                out.setdefault(rel, []).extend(pending)
+                pending = []
+    return out
+
+
+def _continuation(memory: Memory, target: Target, n: int, taken: set[str]) -> Target:
+    """The `n`th continuation of `target`'s note: the note of that title that an earlier run
+    started, else a new one with a file name no Markdown file in the vault has."""
+    title = f"{target.title} ({_CONTINUED}{'' if n == 1 else f' {n}'})"
+    stem = filename_for(title, ())[: -len(".md")]
+    for k in range(1, _MAX_CONTINUATIONS):
+        name = f"{stem}.md" if k == 1 else f"{stem} ({k}).md"
+        rel = f"{LONG_TERM_DIR}/{name}"
+        readable, text = _note_text(memory, rel)
+        if text is not None and ltm.parse(text, rel).title == title:
+            related = [link(target.rel, target.title), *target.related]
+            return Target(rel, title, create=False, related=related)
+        if readable and text is None and name.lower() not in taken:
+            break
+    taken.add(name.lower())
+    return Target(
+        rel,
+        title,
+        create=True,
+        tags=target.tags or [_CONTINUED],
+        related=[link(target.rel, target.title), *target.related],
+    )
 
 
 def _incomplete(outcome: Outcome) -> JobReport:
