@@ -186,7 +186,9 @@ def agent(vault: str, until: float, seed: int, log_path: str) -> None:
             at += dt.timedelta(seconds=rng.randint(20, 90))
             text = f"step {i}: about {rng.choice(TOPICS)}, detail {rng.randint(0, 10**6)}"
             try:
-                event = memory.remember(text, session=f"s{i // 25}", at=at)
+                # `now=at`: the agent's clock runs ahead of the real one (4,000 events in two
+                # minutes), which `remember` would otherwise clamp to the real time.
+                event = memory.remember(text, session=f"s{i // 25}", at=at, now=at)
                 log.write(json.dumps({"id": event.id, "ok": True}) + "\n")
             except BrainiacError as exc:
                 log.write(json.dumps({"ok": False, "error": str(exc)}) + "\n")
