@@ -450,3 +450,20 @@ def test_feedback_follows_the_last_context_for_a_prompt(memory: Memory) -> None:
     memory.context(None, budget=2000, now=T0)  # the daemon's own refresh: no prompt
     changed = memory.feedback(+1, now=T0)
     assert f"{LONG_TERM_DIR}/project-atlas.md" in changed
+
+
+def test_a_speaker_or_a_speakers_short_name_founds_no_entity_note(
+    memory: Memory, vault: Path
+) -> None:
+    # Caroline calls Melanie "Mel" in every other line: a note about a speaker would gather the
+    # whole conversation (LoCoMo conv-26 grew a 101-event "Mel" note), not a topic.
+    items = []
+    for i in range(6):
+        items.append(("Caroline", "s1", f"Hey, so Mel, the pottery class {i} went well."))
+        items.append(("Melanie", "s1", f"That is great! I told Mel's sister about class {i} too."))
+    items += [("Caroline", "s2", f"Later line {i} about the garden beds.") for i in range(10)]
+    remember_all(memory, items, T0)
+    reports = memory.run_job("promotion", now=T0 + dt.timedelta(hours=3))
+    assert reports[0].ok, reports[0].summary
+    notes = {p.stem.casefold() for p in (vault / LONG_TERM_DIR).glob("*.md")}
+    assert "mel" not in notes and "melanie" not in notes, notes

@@ -278,7 +278,7 @@ def _place_new(
     for event in group:
         for entity in dict.fromkeys(extract.entities(event.text)):
             key = normalise(entity)
-            if key and key not in roles and key in confirmed:
+            if key and not _speaker(key, roles) and key in confirmed:
                 counts[key] += 1
                 names.setdefault(key, entity)
     rest: list[ev.Event] = []
@@ -307,6 +307,17 @@ def _place_new(
         tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
         target = _new_target(title, tags, targets, taken, key=f"session:{title}")
         target.events += [ev.render(e) for e in rest]
+
+
+def _speaker(key: str, roles: set[str]) -> bool:
+    """Whether a name is one of the conversation's speakers, or what they are called for short
+    ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
+    whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic."""
+    if key in roles:
+        return True
+    return len(key) >= 3 and any(
+        word.startswith(key) for role in roles for word in role.split()
+    )
 
 
 def _new_target(
