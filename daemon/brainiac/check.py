@@ -38,10 +38,12 @@ from brainiac.facts import Superseded
 from brainiac.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
+    from brainiac.index import Hit
     from brainiac.memory import Memory
 
 RECENT_EVENTS = 3
 _CANDIDATE_NOTES = 40
+_CANDIDATE_HITS = 80  # notes and events: the events beyond the first 40 hits are evidence too
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -366,10 +368,13 @@ def check(memory: Memory, text: str, now: dt.datetime | None = None) -> CheckRes
     """Compare a response with what the memory knows (module docstring)."""
     if not text.strip():
         raise BrainiacError("nothing to check: the text is empty")
-    known = knowledge(memory, text)
+    # One search serves both witnesses: the notes whose facts are compared and the events.
+    memory.refresh()
+    hits = memory.indexer.index.search(text, limit=_CANDIDATE_HITS)
+    known = knowledge(memory, text, hits[:_CANDIDATE_NOTES])
     when = now if now is not None else clock.now()
     result = compare(text, known, when)
-    return evidence.with_events(memory, result, when)
+    return evidence.with_events(memory, result, when, [h for h in hits if h.kind == "event"])
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:
@@ -703,7 +708,9 @@ def _judge(
         # A free-text value ("vim", "lasagna") agrees when said in full; any other words are
         # something the memory cannot judge, not a contradiction of it.
         stored_words = _content(fact.value) - set(_stems(fact.key))
-        if stored_words and not clause.negated and stored_words <= set(clause.words):
+        # (Only when the clause says nothing more: a date beside it is for the events to judge.)
+        clear = said.empty() and not clause.negated
+        if stored_words and clear and stored_words <= set(clause.words):
             return True
         return None
     olds = [s for s in fact.superseded if claims.agree(said, claims.read(s.value, ignore))]
@@ -1021,8 +1028,9 @@ def _mentions(words: Sequence[str], phrases: Iterable[str]) -> bool:
 # --- what the memory knows ---------------------------------------------------------------------
 
 
-def knowledge(memory: Memory, text: str) -> list[Known]:
-    """The facts a response could contradict (module docstring)."""
+def knowledge(memory: Memory, text: str, hits: Sequence[Hit] | None = None) -> list[Known]:
+    """The facts a response could contradict (module docstring); `hits`: the search for `text`
+    when the caller made it already."""
     known: list[Known] = []
     try:
         identity = memory.vault.read(IDENTITY).text
@@ -1034,7 +1042,9 @@ def knowledge(memory: Memory, text: str) -> list[Known]:
     if section is not None:
         lines = doc.note.lines[section.heading_line + 1 : section.end_line]
         known += _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
-    for rel in _candidate_notes(memory, text):
+    if hits is None:
+        hits = memory.indexer.index.search(text, limit=_CANDIDATE_NOTES)
+    for rel in _candidate_notes(hits):
         try:
             note = ltm.parse(memory.vault.read(rel).text, rel)
         except (OSError, BrainiacError):
@@ -1054,9 +1064,9 @@ def knowledge(memory: Memory, text: str) -> list[Known]:
     return _with_recent_events(known, list(doc.events[-RECENT_EVENTS:]), doc)
 
 
-def _candidate_notes(memory: Memory, text: str) -> list[str]:
+def _candidate_notes(hits: Sequence[Hit]) -> list[str]:
     paths: list[str] = []
-    for hit in memory.search(text, limit=_CANDIDATE_NOTES):
+    for hit in hits:
         rel = hit.path
         if rel.startswith((LONG_TERM_DIR + "/", ARCHIVE_DIR + "/notes/")) and rel not in paths:
             paths.append(rel)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,11 +36,13 @@ from brainiac import claims, extract
 
 if TYPE_CHECKING:
     from brainiac.check import CheckResult, Conflict, Finding
+    from brainiac.index import Hit
     from brainiac.memory import Memory
 
-_CANDIDATES = 30  # events retrieved per sentence
+_CANDIDATES = 40  # events compared, best first
 _ALIGNED = 0.6  # share of the sentence's relation words an event must hold to contradict it
 _RELATED = 0.4  # ... to confirm it (an agreement costs nothing if wrong: it only withholds)
+_MARGIN = 0.25  # how far below the best-aligned event another still has a say
 _DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely
 
 _WORD_RE = re.compile(r"[a-z][a-z'’-]*")
@@ -103,6 +107,13 @@ _IRREGULAR = {
     "dad": "father",
     "fest": "festival",
 }
+# Words that frame a time ("the week before", "around", "early"): part of the value, not the event.
+_WHEN_WORDS = extract.word_set(
+    """
+    week weekend month year day morning afternoon evening night time before after around about
+    early mid late ago last past recent recently earlier later summer winter spring autumn fall
+    """
+)
 _FIRST_PERSON = extract.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
 _YOU = extract.word_set("you you're you've your yours yourself")
 _NUMBER_WORDS = {**claims.NUMBER_WORDS, "a couple of": 2, "a couple": 2, "twice": 2, "once": 1}
@@ -123,7 +134,12 @@ _ABSOLUTE_RES = (
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b", re.I),
     re.compile(rf"\b{_MONTH}(?:,?\s+{_YEAR})\b", re.I),
     re.compile(rf"\b(?:in|of|early|mid|late|since|until|by|during)\s+(?:-\s*)?{_MONTH}\b", re.I),
-    re.compile(rf"(?<![\d-]){_YEAR}(?![\d-])"),
+    # A year alone only after a word that makes it a time ("in 2022"), not "a 2026 Skoda".
+    re.compile(
+        rf"\b(?:in|on|since|until|till|by|during|from|around|before|after|early|mid|late|summer"
+        rf"|winter|spring|autumn|fall|year|of)\s+(?:the\s+(?:year\s+)?)?{_YEAR}(?![\d-])",
+        re.I,
+    ),
 )
 _WEEKDAY_INDEX = {name: i for i, name in enumerate(claims.WEEKDAYS)}
 _WEEKDAY_FORMS = {
@@ -149,6 +165,8 @@ _RELATIVE_RES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bthis\s+(?P<unit>week|weekend|month|year|summer)\b", re.I), "this"),
     (re.compile(r"\bnext\s+(?P<unit>week|weekend|month|year|summer)\b", re.I), "next"),
     (re.compile(r"\b(?:a\s+few|couple\s+of)\s+days\s+ago\b", re.I), "few"),
+    # "I just signed up", "we've just got back": done in the days before it was said
+    (re.compile(r"\bjust\s+(?:got|went|did|made|took|won|had|began|\w+ed)\b", re.I), "just"),
 )
 _BEFORE_RE = re.compile(
     r"\b(?P<what>day|week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday"
@@ -216,13 +234,21 @@ class _Aligned:
     score: float  # the share of the claim's relation words the event holds
     values: Values
     timed: bool  # the event states a time of its own (else its own time stands in)
+    core: bool  # its sentence shares a word with the claim that is neither light nor a name
 
 
 # --- reading -----------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=65536)  # a conversation repeats its words: read each once
 def lemma(word: str) -> str:
-    """A word's plain form, enough to match "went" with "go" and "painted" with "paint"."""
+    """A word's plain form, enough to match "went" with "go", "painted" with "paint" and
+    "donated" with "donate" (both "donat": a final e is dropped, so only compare lemmas)."""
+    base = _lemma(word)
+    return base[:-1] if len(base) > 3 and base.endswith("e") else base
+
+
+def _lemma(word: str) -> str:
     word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
     if word in _IRREGULAR:
         return _IRREGULAR[word]
@@ -237,6 +263,9 @@ def lemma(word: str) -> str:
                 return word
             return base
     return word
+
+
+_LIGHT_LEMMAS = frozenset(lemma(w) for w in _LIGHT)
 
 
 def _words(text: str) -> list[str]:
@@ -277,7 +306,7 @@ def read(text: str, at: dt.datetime | None) -> Values:
         if raw[0].isdigit() and 1900 <= value <= 2100 and not noun:
             continue  # a year
         numbers.append((value, lemma(noun) if noun else ""))
-        spans.append(m.span())
+        spans.append(m.span("ones") if m.group("ones") else m.span("num"))  # the noun is relation
     names = frozenset(
         lemma(n) for n in claims.names(text) if n not in _WEEKDAY_FORMS and n not in claims.MONTHS
     )
@@ -332,6 +361,8 @@ def _relative(m: re.Match[str], kind: str, day: dt.date) -> Period | None:
         d = day + dt.timedelta(days=int(kind[1:]))
         # "last night", "yesterday" are often said of the evening before: a day either side
         return span(d, d)
+    if kind == "just":
+        return span(day - dt.timedelta(days=3), day)
     if kind == "few":
         return span(day - dt.timedelta(days=5), day - dt.timedelta(days=2))
     if kind in ("lastwd", "nextwd"):
@@ -378,6 +409,25 @@ def _relative(m: re.Match[str], kind: str, day: dt.date) -> Period | None:
     return span(dt.date(year, 1, 1), dt.date(year, 12, 31))
 
 
+_OWNED_RE = re.compile(
+    r"\b(?P<owner>(?i:my|your|his|her|our|their)|[A-Z][\w-]+'s)\s+(?:[\w-]+\s+){0,2}?(?P<thing>[\w-]+)"
+)
+
+
+def _owners(text: str, me: str | None, you: str | None) -> dict[str, str]:
+    """Whose each thing is ("my sister Lena's birthday": Lena's), for the things said with an
+    owner: "my" is `me`'s, "your" is `you`'s, "Lena's" is lena's."""
+    out: dict[str, str] = {}
+    for m in _OWNED_RE.finditer(text):
+        raw = m.group("owner")
+        owner = {"my": me, "our": me, "your": you}.get(raw.lower(), raw.lower().removesuffix("'s"))
+        if raw.lower() in {"his", "her", "their"}:
+            continue  # whose is not said
+        if owner:
+            out[lemma(m.group("thing"))] = owner
+    return out
+
+
 def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
     """The content words of `text` outside its values and the names in `drop`, lemmatised."""
     kept = []
@@ -389,11 +439,11 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
     out = set()
     for w in _words(" ".join(kept)):
         base = lemma(w)
-        if w in extract.STOP_WORDS or base in extract.STOP_WORDS or len(base) < 3:
+        if w in extract.STOP_WORDS or base in extract.STOP_WORDS or len(base) < 2:
             continue
         if base in drop or w in drop or w in _FIRST_PERSON or w in _YOU:
             continue
-        if base in claims.MONTHS or base in _WEEKDAY_FORMS:
+        if base in claims.MONTHS or base in _WEEKDAY_FORMS or base in _WHEN_WORDS:
             continue
         out.add(base)
     return out
@@ -402,19 +452,23 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
 # --- deciding ----------------------------------------------------------------------------------
 
 
-def with_events(memory: Memory, result: CheckResult, now: dt.datetime) -> CheckResult:
-    """`result` with each sentence the facts could not judge judged by the events."""
+def with_events(
+    memory: Memory, result: CheckResult, now: dt.datetime, hits: Sequence[Hit]
+) -> CheckResult:
+    """`result` with each sentence the facts could not judge judged by the events: `hits`,
+    the events the search for the response found (one search for the whole response)."""
     from brainiac import check as check_mod
 
     if not any(f.status == check_mod.UNVERIFIED for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
+    events = _events(hits)
     for f in result.findings:
         if f.status != check_mod.UNVERIFIED:
             findings.append(f)
             continue
-        judged = _judge_sentence(memory, f.claim, now)
+        judged = _judge_sentence(memory, f.claim, now, events)
         if judged is None:
             findings.append(f)
             continue
@@ -426,7 +480,7 @@ def with_events(memory: Memory, result: CheckResult, now: dt.datetime) -> CheckR
 
 
 def _judge_sentence(
-    memory: Memory, sentence: str, now: dt.datetime
+    memory: Memory, sentence: str, now: dt.datetime, hits: list[_Event]
 ) -> tuple[Finding, Conflict | None] | None:
     from brainiac import check as check_mod
 
@@ -436,26 +490,37 @@ def _judge_sentence(
     said = read(sentence, now)
     if not (said.periods or said.numbers or said.names):
         return None
-    hits = _retrieve(memory, sentence, said)
     if not hits:
         return None
     speakers = {e.role.lower() for e in hits if e.role}
     subject = _subject(sentence, speakers)
     relation = _relation(sentence, said, speakers | ({"user"} if subject == "user" else set()))
-    if len(relation) < 2:
-        return None
-    aligned = [a for a in (_align(e, subject, relation) for e in hits) if a is not None]
+    if not relation - _LIGHT_LEMMAS:
+        return None  # "Melanie went there on 7 May": nothing says which event
+    owned = _owners(sentence, None, subject)
+    index = memory.indexer.index
+    total = max(index.doc_count(), 1)
+    # A rare word says more about which event is meant than a common one ("gym" vs "start").
+    weights = {w: math.log(1.0 + total / (1.0 + index.frequency(w))) for w in relation}
+    aligned = [
+        a
+        for a in (_align(e, subject, relation, weights, said.names, owned) for e in hits)
+        if a is not None
+    ]
     if not aligned:
         return None
     names = set(said.names) - speakers
-    agree: list[_Aligned] = []
-    differ: list[_Aligned] = []
-    for a in aligned:
-        verdict = _compare(said, a, names)
-        if verdict is True:
-            agree.append(a)
-        elif verdict is False and a.score >= _ALIGNED:
-            differ.append(a)
+    judged = [(a, v) for a in aligned if (v := _compare(said, a, names)) is not None]
+    if not judged:
+        return None
+    # The events most about the sentence decide; a loosely related one that happens to share
+    # the date does not outvote the one that is plainly about it.
+    top = max(a.score for a, _ in judged)
+    near = [(a, v) for a, v in judged if a.score >= top - _MARGIN]
+    agree = [a for a, v in near if v]
+    differ = [a for a, v in near if not v and a.score >= _ALIGNED and a.core]
+    if differ and any(v and a.core and a.score >= _ALIGNED for a, v in judged):
+        return None  # another event about it says the same value: maybe it changed, not a conflict
     claim = sentence.strip()
     if agree:
         best = max(agree, key=lambda a: a.score)
@@ -482,14 +547,14 @@ def _judge_sentence(
     return finding, conflict
 
 
-def _retrieve(memory: Memory, sentence: str, said: Values) -> list[_Event]:
-    query = _without(sentence, said.spans)
-    memory.refresh()
+def _events(hits: Sequence[Hit]) -> list[_Event]:
     seen: set[str] = set()
     out = []
-    for hit in memory.indexer.index.search(query, limit=_CANDIDATES, kind="event"):
+    for hit in hits:
+        if len(out) >= _CANDIDATES:
+            break
         if hit.event_id in seen or not hit.text:
-            continue
+            continue  # an event is indexed where it is logged and where a note quotes it
         seen.add(hit.event_id)
         out.append(_Event(hit.event_id, hit.path, hit.role, hit.at, hit.text))
     return out
@@ -516,7 +581,18 @@ def _subject(sentence: str, speakers: set[str]) -> str | None:
     return None
 
 
-def _align(event: _Event, subject: str | None, relation: set[str]) -> _Aligned | None:
+def _share(shared: set[str], weights: dict[str, float]) -> float:
+    return sum(weights[w] for w in shared) / (sum(weights.values()) or 1.0)
+
+
+def _align(
+    event: _Event,
+    subject: str | None,
+    relation: set[str],
+    weights: dict[str, float],
+    names: frozenset[str],
+    owned: dict[str, str],
+) -> _Aligned | None:
     role = event.role.lower()
     text = event.text
     lowered = set(_words(text))
@@ -525,24 +601,36 @@ def _align(event: _Event, subject: str | None, relation: set[str]) -> _Aligned |
         names_subject = subject in {w.removesuffix("'s") for w in lowered}
         if not (by_subject or names_subject):
             return None
-    best: tuple[float, str, Values] | None = None
-    whole = read(text, event.at)
-    words_all = _relation(text, whole, {role})
-    if len(relation & words_all) / len(relation) < _RELATED:
+    best: tuple[float, str, Values, bool] | None = None
+    # Words first (cheap), values only for a turn that holds enough of the claim's words.
+    words_all = {lemma(w) for w in lowered}
+    turn_score = _share(relation & words_all, weights)
+    if turn_score < _RELATED:
         return None
+    whole = read(text, event.at)
     for sentence in extract.sentences(text):
+        if subject is not None and role != subject:
+            # Another speaker's turn is about the subject only where it names them and does not
+            # speak of itself ("Hey Maria! My car broke down" is about the speaker's car).
+            words = set(_words(sentence))
+            if subject not in {w.removesuffix("'s") for w in words} or _FIRST_PERSON & words:
+                continue
+        theirs = _owners(sentence, role, None)
+        if any(theirs.get(w, owner) != owner for w, owner in owned.items()):
+            continue  # "your birthday" is not "my sister Lena's birthday"
         values = read(sentence, event.at)
         shared = relation & _relation(sentence, values, {role})
-        if not shared - _LIGHT:
+        if not shared - _LIGHT_LEMMAS:
             continue
-        score = len(shared) / len(relation)
-        if best is None or score > best[0]:
-            best = (score, sentence, values)
+        score = _share(shared, weights)
+        # Names say who took part, not what happened ("Max" in both: not the same event).
+        core = bool(shared - _LIGHT_LEMMAS - names)
+        if best is None or (score, core) > (best[0], best[3]):
+            best = (score, sentence, values, core)
     if best is None:
         return None
-    score, sentence, values = best
+    score, sentence, values, core = best
     # The turn's other sentences often carry the time ("It was awesome! I talked about ...").
-    turn_score = len(relation & words_all) / len(relation)
     timed = bool(values.periods)
     if not timed and len({(p.start, p.end) for p in whole.periods}) == 1:
         values = dataclasses.replace(values, periods=whole.periods)
@@ -550,20 +638,27 @@ def _align(event: _Event, subject: str | None, relation: set[str]) -> _Aligned |
     if not timed and event.at is not None:
         day = event.at.date()
         values = dataclasses.replace(values, periods=(Period(day - dt.timedelta(days=1), day),))
-    return _Aligned(event, sentence, max(score, turn_score * 0.9), values, timed)
+    return _Aligned(event, sentence, max(score, turn_score * 0.9), values, timed, core)
 
 
 def _compare(said: Values, a: _Aligned, names: set[str]) -> bool | None:
     """True when the event states the sentence's value, False when it states another of the
     same kind (and not this one), None when it says nothing comparable."""
     verdicts: list[bool] = []
+    # Only the claim's value is compared: its dates if it has any, else its counts, else the
+    # names it gives ("Shadow" in "Maria adopted Shadow last week" says which event, not when).
+    if said.periods:
+        said = dataclasses.replace(said, numbers=())
+        names = set()
+    elif said.numbers:
+        names = set()
     if said.periods and a.values.periods:
         close = any(
             p.gap(q) <= _DATE_SLACK for p in said.periods for q in a.values.periods
         )
-        if close:
-            return True
-        if a.timed:
+        if close and (a.timed or a.score >= _ALIGNED):
+            return True  # an event's own time stands for its date only when it is close
+        if a.timed and not close:
             verdicts.append(False)
     said_counts = [(n, noun) for n, noun in said.numbers]
     if said_counts and a.values.numbers:
