@@ -268,6 +268,11 @@ def _lemma(word: str) -> str:
 _LIGHT_LEMMAS = frozenset(lemma(w) for w in _LIGHT)
 
 
+def _bare(word: str) -> str:
+    """A word without its possessive ("Nate's", "the Murphys'")."""
+    return word.removesuffix("'s").rstrip("'")
+
+
 def _words(text: str) -> list[str]:
     return _WORD_RE.findall(text.lower().replace("’", "'"))
 
@@ -308,7 +313,7 @@ def read(text: str, at: dt.datetime | None) -> Values:
         numbers.append((value, lemma(noun) if noun else ""))
         spans.append(m.span("ones") if m.group("ones") else m.span("num"))  # the noun is relation
     names = frozenset(
-        lemma(n) for n in claims.names(text) if n not in _WEEKDAY_FORMS and n not in claims.MONTHS
+        n for n in claims.names(text) if n not in _WEEKDAY_FORMS and n not in claims.MONTHS
     )
     return Values(tuple(periods), tuple(numbers), names, tuple(spans))
 
@@ -441,7 +446,7 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
         base = lemma(w)
         if w in extract.STOP_WORDS or base in extract.STOP_WORDS or len(base) < 2:
             continue
-        if base in drop or w in drop or w in _FIRST_PERSON or w in _YOU:
+        if base in drop or _bare(w) in drop or w in _FIRST_PERSON or w in _YOU:
             continue
         if base in claims.MONTHS or base in _WEEKDAY_FORMS or base in _WHEN_WORDS:
             continue
@@ -494,7 +499,10 @@ def _judge_sentence(
         return None
     speakers = {e.role.lower() for e in hits if e.role}
     subject = _subject(sentence, speakers)
-    relation = _relation(sentence, said, speakers | ({"user"} if subject == "user" else set()))
+    # A claim whose value is a name ("the cat is named Daisy"): the names are the value, not
+    # words the event must share. Beside a date or a count, they say which event is meant.
+    value_names = set(said.names) - speakers
+    relation = _relation(sentence, said, speakers | value_names | {"user"})
     if not relation - _LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
     owned = _owners(sentence, None, subject)
@@ -510,7 +518,18 @@ def _judge_sentence(
     if not aligned:
         return None
     names = set(said.names) - speakers
-    judged = [(a, v) for a in aligned if (v := _compare(said, a, names)) is not None]
+    opener = _words(sentence)[:1]
+    if opener and opener[0] in names and not _capitalised(opener[0], hits):
+        names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
+    # A name the memory knows (said in any of these events) is not a wrong name: it may be
+    # context ("lodged with Dublin City Council"), so only unknown names can contradict.
+    known_names = {_bare(w) for e in hits for w in _words(e.text)}
+    if names & known_names:
+        names = names & known_names  # compared for agreement only
+        speakers = speakers | {"\0"}  # marks: a differing name is no verdict
+    judged = [
+        (a, v) for a in aligned if (v := _compare(said, a, names, speakers)) is not None
+    ]
     if not judged:
         return None
     # The events most about the sentence decide; a loosely related one that happens to share
@@ -547,6 +566,12 @@ def _judge_sentence(
     return finding, conflict
 
 
+def _capitalised(word: str, events: Sequence[_Event]) -> bool:
+    """Whether the events write `word` capitalised inside a sentence (a name, not an opener)."""
+    pattern = re.compile(rf"[\w,;] {re.escape(word.capitalize())}\b")
+    return any(pattern.search(e.text) for e in events)
+
+
 def _events(hits: Sequence[Hit]) -> list[_Event]:
     seen: set[str] = set()
     out = []
@@ -573,11 +598,13 @@ def _subject(sentence: str, speakers: set[str]) -> str | None:
     """Whom the sentence is about: the first speaker it names, the user for "you"."""
     words = _words(sentence)
     for w in words:
-        base = w.removesuffix("'s")
+        base = _bare(w)
         if base in speakers:
             return base
-    if _YOU & set(words):
+    if _YOU & set(words) and "user" in speakers and not speakers - {"user", "assistant"}:
         return "user"
+    # "you" in a memory of a conversation between named people (no `user` role): whoever is
+    # spoken to is not known, so any speaker may be meant
     return None
 
 
@@ -598,7 +625,7 @@ def _align(
     lowered = set(_words(text))
     if subject is not None:
         by_subject = role == subject and bool(_FIRST_PERSON & lowered)
-        names_subject = subject in {w.removesuffix("'s") for w in lowered}
+        names_subject = subject in {_bare(w) for w in lowered}
         if not (by_subject or names_subject):
             return None
     best: tuple[float, str, Values, bool] | None = None
@@ -613,8 +640,10 @@ def _align(
             # Another speaker's turn is about the subject only where it names them and does not
             # speak of itself ("Hey Maria! My car broke down" is about the speaker's car).
             words = set(_words(sentence))
-            if subject not in {w.removesuffix("'s") for w in words} or _FIRST_PERSON & words:
+            if subject not in {_bare(w) for w in words} or _FIRST_PERSON & words:
                 continue
+        if sentence.startswith("[image:") or sentence.rstrip().endswith("?"):
+            continue  # a picture's caption, a question: not something said to be so
         theirs = _owners(sentence, role, None)
         if any(theirs.get(w, owner) != owner for w, owner in owned.items()):
             continue  # "your birthday" is not "my sister Lena's birthday"
@@ -641,49 +670,39 @@ def _align(
     return _Aligned(event, sentence, max(score, turn_score * 0.9), values, timed, core)
 
 
-def _compare(said: Values, a: _Aligned, names: set[str]) -> bool | None:
-    """True when the event states the sentence's value, False when it states another of the
-    same kind (and not this one), None when it says nothing comparable."""
+def _compare(said: Values, a: _Aligned, names: set[str], speakers: set[str]) -> bool | None:
+    """True when the event states the sentence's values, False when it states another of a
+    kind the sentence gives (and not this one), None when it says nothing comparable. Each kind
+    is compared where both have it: "In June you went to Lisbon" against "I went to Rome last
+    month" agrees on the month and differs on the place."""
     verdicts: list[bool] = []
-    # Only the claim's value is compared: its dates if it has any, else its counts, else the
-    # names it gives ("Shadow" in "Maria adopted Shadow last week" says which event, not when).
-    if said.periods:
-        said = dataclasses.replace(said, numbers=())
-        names = set()
-    elif said.numbers:
-        names = set()
     if said.periods and a.values.periods:
-        close = any(
-            p.gap(q) <= _DATE_SLACK for p in said.periods for q in a.values.periods
-        )
+        close = any(p.gap(q) <= _DATE_SLACK for p in said.periods for q in a.values.periods)
         if close and (a.timed or a.score >= _ALIGNED):
-            return True  # an event's own time stands for its date only when it is close
-        if a.timed and not close:
+            verdicts.append(True)  # an event's own time stands for its date only when close
+        elif a.timed and not close:
             verdicts.append(False)
-    said_counts = [(n, noun) for n, noun in said.numbers]
-    if said_counts and a.values.numbers:
+    if said.numbers and a.values.numbers:
         same_noun = [
             (n, m)
-            for n, noun in said_counts
+            for n, noun in said.numbers
             for m, other in a.values.numbers
             if noun and noun == other
         ]
         if same_noun:
-            if any(n == m for n, m in same_noun):
-                return True
-            verdicts.append(False)
-        elif len(said_counts) == 1 and len(a.values.numbers) == 1:
-            if said_counts[0][0] == a.values.numbers[0][0]:
-                return True
+            verdicts.append(any(n == m for n, m in same_noun))
+        elif len(said.numbers) == 1 and len(a.values.numbers) == 1:
+            if said.numbers[0][0] == a.values.numbers[0][0]:
+                verdicts.append(True)
     if names:
-        theirs = set(a.values.names) - {a.event.role.lower()}
-        if names <= theirs | set(_words(a.sentence)):
-            return True
-        if theirs and not names & theirs and a.score >= 0.99:
+        theirs = set(a.values.names) - {a.event.role.lower()} - speakers
+        if names <= theirs | {_bare(w) for w in _words(a.sentence)}:
+            verdicts.append(True)
+        elif theirs and not names & theirs and "\0" not in speakers:
             verdicts.append(False)
     if not verdicts:
         return None
-    return False
+    return all(verdicts)
 
 
 def _finding(

@@ -399,6 +399,8 @@ def _possessor(subject: str) -> str:
 
 def _bad_subject(subject: str) -> bool:
     words = subject.split()
+    if words[0].lower() in {"his", "her", "their"}:
+        return True  # "her name is Shadow": whose is not said, and it is not the speaker's
     if words[0].lower() not in _DETERMINERS:
         return not _is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
     rest = [w.lower() for w in words[1:]]
