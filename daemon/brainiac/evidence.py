@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import difflib
 import functools
 import math
 import re
@@ -40,12 +41,13 @@ if TYPE_CHECKING:
     from brainiac.memory import Memory
 
 _CANDIDATES = 40  # events compared, best first
-_ALIGNED = 0.6  # share of the sentence's relation words an event must hold to contradict it
+_ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
+_ALIGNED_CLAUSES = 0.6  # ... when the sentence has more than one clause
 _RELATED = 0.4  # ... to confirm it (an agreement costs nothing if wrong: it only withholds)
 _MARGIN = 0.25  # how far below the best-aligned event another still has a say
 _DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely
 
-_WORD_RE = re.compile(r"[a-z][a-z'’-]*")
+_WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")  # "siobhán" is one word
 # Verbs and nouns that say little about which event is meant.
 _LIGHT = extract.word_set(
     """
@@ -306,6 +308,8 @@ def read(text: str, at: dt.datetime | None) -> Values:
         if m.group("ones"):
             value += claims.NUMBER_WORDS[m.group("ones").lower()]
         noun = (m.group("noun") or "").lower()
+        if noun in extract.STOP_WORDS:
+            noun = ""  # "$18 a walk": the number counts nothing said
         if noun in _UNITS or (raw == "one" and noun in {"of", "day", "time", "thing"}):
             continue  # "one of them", "one day": not a count
         if raw[0].isdigit() and 1900 <= value <= 2100 and not noun:
@@ -524,11 +528,12 @@ def _judge_sentence(
     # A name the memory knows (said in any of these events) is not a wrong name: it may be
     # context ("lodged with Dublin City Council"), so only unknown names can contradict.
     known_names = {_bare(w) for e in hits for w in _words(e.text)}
-    if names & known_names:
-        names = names & known_names  # compared for agreement only
-        speakers = speakers | {"\0"}  # marks: a differing name is no verdict
+    # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
+    unknown = {n for n in names - known_names if not _near(n, known_names)}
     judged = [
-        (a, v) for a in aligned if (v := _compare(said, a, names, speakers)) is not None
+        (a, v)
+        for a in aligned
+        if (v := _compare(said, a, names & known_names, unknown, speakers)) is not None
     ]
     if not judged:
         return None
@@ -537,7 +542,10 @@ def _judge_sentence(
     top = max(a.score for a, _ in judged)
     near = [(a, v) for a, v in judged if a.score >= top - _MARGIN]
     agree = [a for a, v in near if v]
-    differ = [a for a, v in near if not v and a.score >= _ALIGNED and a.core]
+    # A sentence of several clauses ("..., so your two review hours are free") says several
+    # things: its values may belong to any of them, so an event must be plainly about it.
+    needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
+    differ = [a for a, v in near if not v and a.score >= needed and a.core]
     if differ and any(v and a.core and a.score >= _ALIGNED for a, v in judged):
         return None  # another event about it says the same value: maybe it changed, not a conflict
     claim = sentence.strip()
@@ -564,6 +572,16 @@ def _judge_sentence(
         finding.correction or "",
     )
     return finding, conflict
+
+
+def _near(name: str, words: set[str]) -> bool:
+    if len(name) < 6:
+        return False
+    return any(
+        abs(len(w) - len(name)) <= 2 and difflib.SequenceMatcher(None, name, w).ratio() >= 0.85
+        for w in words
+        if w[:1] == name[:1]
+    )
 
 
 def _capitalised(word: str, events: Sequence[_Event]) -> bool:
@@ -670,7 +688,9 @@ def _align(
     return _Aligned(event, sentence, max(score, turn_score * 0.9), values, timed, core)
 
 
-def _compare(said: Values, a: _Aligned, names: set[str], speakers: set[str]) -> bool | None:
+def _compare(
+    said: Values, a: _Aligned, known: set[str], unknown: set[str], speakers: set[str]
+) -> bool | None:
     """True when the event states the sentence's values, False when it states another of a
     kind the sentence gives (and not this one), None when it says nothing comparable. Each kind
     is compared where both have it: "In June you went to Lisbon" against "I went to Rome last
@@ -694,12 +714,15 @@ def _compare(said: Values, a: _Aligned, names: set[str], speakers: set[str]) -> 
         elif len(said.numbers) == 1 and len(a.values.numbers) == 1:
             if said.numbers[0][0] == a.values.numbers[0][0]:
                 verdicts.append(True)
-    if names:
-        theirs = set(a.values.names) - {a.event.role.lower()} - speakers
-        if names <= theirs | {_bare(w) for w in _words(a.sentence)}:
-            verdicts.append(True)
-        elif theirs and not names & theirs and "\0" not in speakers:
-            verdicts.append(False)
+    theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
+    if unknown:
+        # A name the memory never mentions: wrong where the event names another in its place;
+        # otherwise the sentence says something the memory cannot confirm.
+        if not theirs:
+            return False if False in verdicts else None
+        verdicts.append(False)
+    elif known and known <= set(a.values.names) | {_bare(w) for w in _words(a.sentence)}:
+        verdicts.append(True)
     if not verdicts:
         return None
     return all(verdicts)
