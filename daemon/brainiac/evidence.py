@@ -299,6 +299,10 @@ def read(text: str, at: dt.datetime | None) -> Values:
             if p is not None:
                 periods.append(p)
                 spans.append(m.span())
+    for pattern in claims.TIME_RES:  # times of day: not compared here, but not words either
+        for m in pattern.finditer(text):
+            if not _inside(m.span(), spans):
+                spans.append(m.span())
     numbers: list[tuple[float, str]] = []
     for m in _NUMBER_RE.finditer(text):
         if _inside(m.span("num"), spans):
@@ -721,8 +725,11 @@ def _compare(
         if not theirs:
             return False if False in verdicts else None
         verdicts.append(False)
-    elif known and known <= set(a.values.names) | {_bare(w) for w in _words(a.sentence)}:
-        verdicts.append(True)
+    elif known and not (said.periods or said.numbers):
+        # a name is the value only when the sentence gives no date or count; beside them it
+        # is context ("the LGBTQ support group on 14 May") and agrees with nothing
+        if known <= set(a.values.names) | {_bare(w) for w in _words(a.sentence)}:
+            verdicts.append(True)
     if not verdicts:
         return None
     return all(verdicts)
