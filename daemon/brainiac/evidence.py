@@ -507,9 +507,19 @@ def _judge_sentence(
         return None
     speakers = {e.role.lower() for e in hits if e.role}
     subject = _subject(sentence, speakers)
-    # A claim whose value is a name ("the cat is named Daisy"): the names are the value, not
-    # words the event must share. Beside a date or a count, they say which event is meant.
-    value_names = set(said.names) - speakers
+    names = set(said.names) - speakers
+    opener = _words(sentence)[:1]
+    if opener and opener[0] in names and not _capitalised(opener[0], hits):
+        names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
+    # A name the memory knows (said in any of these events) is not a wrong name: it may be
+    # context ("lodged with Dublin City Council"), so only unknown names can contradict.
+    known_names = {_bare(w) for e in hits for w in _words(e.text)}
+    # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
+    unknown = {n for n in names - known_names if not _near(n, known_names)}
+    # A claim whose value is a name ("the cat is named Daisy"): its names are the value, not
+    # words the event must share. Beside a date or a count, the names the memory knows say
+    # which event is meant ("Eternal Sunshine"), and only unknown ones are set aside.
+    value_names = unknown if (said.periods or said.numbers) else names
     relation = _relation(sentence, said, speakers | value_names | {"user"})
     if not relation - _LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
@@ -525,15 +535,6 @@ def _judge_sentence(
     ]
     if not aligned:
         return None
-    names = set(said.names) - speakers
-    opener = _words(sentence)[:1]
-    if opener and opener[0] in names and not _capitalised(opener[0], hits):
-        names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
-    # A name the memory knows (said in any of these events) is not a wrong name: it may be
-    # context ("lodged with Dublin City Council"), so only unknown names can contradict.
-    known_names = {_bare(w) for e in hits for w in _words(e.text)}
-    # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
-    unknown = {n for n in names - known_names if not _near(n, known_names)}
     judged = [
         (a, v)
         for a in aligned
