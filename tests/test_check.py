@@ -163,7 +163,10 @@ def test_a_deadline_that_moved_again_has_its_new_value(memory: Memory) -> None:
     [
         ("My favourite editor is vim.", "Your favourite editor is Emacs."),
         ("The staging host is tern-02.", "The staging host is tern-03."),
-        ("The dish for Saturday's dinner is lasagna.", "The dish for Saturday's dinner is risotto."),
+        (
+            "The dish for Saturday's dinner is lasagna.",
+            "The dish for Saturday's dinner is risotto.",
+        ),
     ],
 )
 def test_a_free_text_value_it_cannot_judge_is_unverified_not_consistent(

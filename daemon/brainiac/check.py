@@ -425,9 +425,7 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
         finding = _finding(sentence, clauses, here, agreed)
         if finding is not None:
             findings.append(finding)
-    return CheckResult(
-        text, tuple(_dedupe(conflicts)), len(known), about, tuple(findings)
-    )
+    return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about, tuple(findings))
 
 
 def _finding(

@@ -113,7 +113,7 @@ _IRREGULAR = {
 _WHEN_WORDS = extract.word_set(
     """
     week weekend month year day morning afternoon evening night time before after around about
-    early mid late ago last past recent recently earlier later summer winter spring autumn fall
+    early mid mid- late ago last past recent recently earlier later summer winter spring autumn fall
     """
 )
 _FIRST_PERSON = extract.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
@@ -132,7 +132,9 @@ _MONTH = r"(?P<month>" + "|".join(sorted(claims.MONTHS, key=len, reverse=True)) 
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _ABSOLUTE_RES = (
     re.compile(r"\b(?P<year>\d{4})-(?P<mnum>\d{2})-(?P<day>\d{2})\b"),
-    re.compile(rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b", re.I),
+    re.compile(
+        rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b", re.I
+    ),
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b", re.I),
     re.compile(rf"\b{_MONTH}(?:,?\s+{_YEAR})\b", re.I),
     re.compile(rf"\b(?:in|of|early|mid|late|since|until|by|during)\s+(?:-\s*)?{_MONTH}\b", re.I),
@@ -254,7 +256,14 @@ def _lemma(word: str) -> str:
     word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
     if word in _IRREGULAR:
         return _IRREGULAR[word]
-    for suffix, keep in (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    for suffix, keep in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)] + keep
             if suffix in ("ing", "ed") and len(base) > 3 and base[-1] == base[-2]:
@@ -513,7 +522,9 @@ def _judge_sentence(
         names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
     # A name the memory knows (said in any of these events) is not a wrong name: it may be
     # context ("lodged with Dublin City Council"), so only unknown names can contradict.
-    known_names = {_bare(w) for e in hits for w in _words(e.text)}
+    known_names = {n for e in hits for n in claims.names(e.text)} | {
+        _bare(w) for e in hits for w in _words(e.text) if len(w) > 3
+    }
     # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
     unknown = {n for n in names - known_names if not _near(n, known_names)}
     # A claim whose value is a name ("the cat is named Daisy"): its names are the value, not
@@ -597,7 +608,7 @@ def _capitalised(word: str, events: Sequence[_Event]) -> bool:
 
 def _events(hits: Sequence[Hit]) -> list[_Event]:
     seen: set[str] = set()
-    out = []
+    out: list[_Event] = []
     for hit in hits:
         if len(out) >= _CANDIDATES:
             break
@@ -716,9 +727,10 @@ def _compare(
         ]
         if same_noun:
             verdicts.append(any(n == m for n, m in same_noun))
-        elif len(said.numbers) == 1 and len(a.values.numbers) == 1:
-            if said.numbers[0][0] == a.values.numbers[0][0]:
-                verdicts.append(True)
+        elif len(said.numbers) == len(a.values.numbers) == 1 and (
+            said.numbers[0][0] == a.values.numbers[0][0]
+        ):
+            verdicts.append(True)  # one count each, the same: agrees whatever it counts
     theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
     if unknown:
         # A name the memory never mentions: wrong where the event names another in its place;
@@ -726,19 +738,20 @@ def _compare(
         if not theirs:
             return False if False in verdicts else None
         verdicts.append(False)
-    elif known and not (said.periods or said.numbers):
+    elif (
         # a name is the value only when the sentence gives no date or count; beside them it
         # is context ("the LGBTQ support group on 14 May") and agrees with nothing
-        if known <= set(a.values.names) | {_bare(w) for w in _words(a.sentence)}:
-            verdicts.append(True)
+        known
+        and not (said.periods or said.numbers)
+        and known <= set(a.values.names) | {_bare(w) for w in _words(a.sentence)}
+    ):
+        verdicts.append(True)
     if not verdicts:
         return None
     return all(verdicts)
 
 
-def _finding(
-    memory: Memory, claim: str, status: str, a: _Aligned, relation: set[str]
-) -> Finding:
+def _finding(memory: Memory, claim: str, status: str, a: _Aligned, relation: set[str]) -> Finding:
     from brainiac import check as check_mod
 
     line = _line_of(memory, a.event)
