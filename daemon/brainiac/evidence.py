@@ -178,6 +178,7 @@ _BEFORE_RE = re.compile(
     re.I,
 )
 _OF_RE = re.compile(r"\b(?:week|weekend)\s+of\s*$", re.I)
+_BY_RE = re.compile(r"\b(?:by|until|till|before)\s+(?:early\s+|mid-?\s*|late\s+)?$", re.I)
 _AFTER_RE = re.compile(r"\b(?:after|since)\s*$", re.I)
 
 
@@ -370,6 +371,8 @@ def _qualified(p: Period, before: str) -> Period:
         return Period(p.start - dt.timedelta(days=back), p.start, p.year_known)
     if _OF_RE.search(tail):
         return Period(p.start - dt.timedelta(days=6), p.end + dt.timedelta(days=6), p.year_known)
+    if _BY_RE.search(tail):  # "by mid-August", "until May": any time up to then
+        return Period(p.start - dt.timedelta(days=3650), p.end, p.year_known)
     if _AFTER_RE.search(tail):
         return Period(p.start, p.end + dt.timedelta(days=10), p.year_known)
     return p
@@ -510,9 +513,8 @@ def _judge_sentence(
     if any(c.asks or c.supposes or c.negated or c.history or c.plans for c in clauses):
         return None  # only a plain statement of the present is compared with the events
     said = read(sentence, now)
-    if not (said.periods or said.numbers or said.names):
-        return None
-    if not hits:
+    thing = _object(sentence)
+    if not (said.periods or said.numbers or said.names or thing) or not hits:
         return None
     speakers = {e.role.lower() for e in hits if e.role}
     subject = _subject(sentence, speakers)
@@ -530,8 +532,10 @@ def _judge_sentence(
     # A claim whose value is a name ("the cat is named Daisy"): its names are the value, not
     # words the event must share. Beside a date or a count, the names the memory knows say
     # which event is meant ("Eternal Sunshine"), and only unknown ones are set aside.
+    if said.periods or said.numbers or names:
+        thing = set()  # a typed value is the claim's value; the thing is only said beside it
     value_names = unknown if (said.periods or said.numbers) else names
-    relation = _relation(sentence, said, speakers | value_names | {"user"})
+    relation = _relation(sentence, said, speakers | value_names | thing | {"user"})
     if not relation - _LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
     owned = _owners(sentence, None, subject)
@@ -546,6 +550,8 @@ def _judge_sentence(
     ]
     if not aligned:
         return None
+    if thing:
+        return _judge_object(memory, sentence.strip(), thing, aligned, relation, len(clauses))
     judged = [
         (a, v)
         for a in aligned
@@ -570,7 +576,14 @@ def _judge_sentence(
         return _finding(memory, claim, check_mod.CONSISTENT, best, relation), None
     if not differ:
         return None
-    best = max(differ, key=lambda a: a.score)
+    return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
+
+
+def _conflict_of(
+    memory: Memory, claim: str, best: _Aligned, relation: set[str]
+) -> tuple[Finding, Conflict]:
+    from brainiac import check as check_mod
+
     finding = _finding(memory, claim, check_mod.CONFLICT, best, relation)
     conflict = check_mod.Conflict(
         claim,
@@ -604,6 +617,50 @@ def _capitalised(word: str, events: Sequence[_Event]) -> bool:
     """Whether the events write `word` capitalised inside a sentence (a name, not an opener)."""
     pattern = re.compile(rf"[\w,;] {re.escape(word.capitalize())}\b")
     return any(pattern.search(e.text) for e in events)
+
+
+_OBJECT_RE = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+|some\s+)?"
+    r"(?P<value>(?:(?!(?:is|are|was|were)\b)[a-z][a-z-]*\s*){1,3}?)[.!]?$"
+)
+
+
+def _object(sentence: str) -> set[str]:
+    """The lemmas of a thing the sentence ends by naming as the value ("... is the trumpet"),
+    up to three content words; empty when it does not."""
+    m = _OBJECT_RE.search(sentence.strip())
+    if m is None:
+        return set()
+    words = [lemma(w) for w in _words(m.group("value")) if w not in extract.STOP_WORDS]
+    return set(words) if 0 < len(words) <= 3 else set()
+
+
+def _judge_object(
+    memory: Memory,
+    claim: str,
+    thing: set[str],
+    aligned: list[_Aligned],
+    relation: set[str],
+    clauses: int,
+) -> tuple[Finding, Conflict | None] | None:
+    """ "The instrument she has played since she was young is the trumpet": consistent where an
+    event about it names the thing; a conflict only where the memory has never mentioned the
+    thing at all and an event is plainly about the rest of the sentence (it must say something
+    else there); otherwise unverified."""
+    from brainiac import check as check_mod
+
+    naming = [a for a in aligned if thing <= {lemma(w) for w in _words(a.event.text)}]
+    if naming:
+        best = max(naming, key=lambda a: a.score)
+        return _finding(memory, claim, check_mod.CONSISTENT, best, relation), None
+    index = memory.indexer.index
+    if clauses != 1 or any(index.frequency(w) for w in thing):
+        return None
+    close = [a for a in aligned if a.core and a.score >= _ALIGNED]
+    if not close:
+        return None
+    best = max(close, key=lambda a: a.score)
+    return _conflict_of(memory, claim, best, relation)
 
 
 def _events(hits: Sequence[Hit]) -> list[_Event]:
