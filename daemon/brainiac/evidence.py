@@ -532,14 +532,17 @@ def _judge_sentence(
     # A claim whose value is a name ("the cat is named Daisy"): its names are the value, not
     # words the event must share. Beside a date or a count, the names the memory knows say
     # which event is meant ("Eternal Sunshine"), and only unknown ones are set aside.
+    index = memory.indexer.index
+    # A thing the memory never mentions, said beside a date ("In December you made sushi"): set
+    # aside like an unknown name, then judged by the event the rest of the sentence is about.
+    novel = {w for w in thing if not index.frequency(w)} if thing == _object(sentence) else set()
     if said.periods or said.numbers or names:
         thing = set()  # a typed value is the claim's value; the thing is only said beside it
     value_names = unknown if (said.periods or said.numbers) else names
-    relation = _relation(sentence, said, speakers | value_names | thing | {"user"})
+    relation = _relation(sentence, said, speakers | value_names | thing | novel | {"user"})
     if not relation - _LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
     owned = _owners(sentence, None, subject)
-    index = memory.indexer.index
     total = max(index.doc_count(), 1)
     # A rare word says more about which event is meant than a common one ("gym" vs "start").
     weights = {w: math.log(1.0 + total / (1.0 + index.frequency(w))) for w in relation}
@@ -567,6 +570,13 @@ def _judge_sentence(
     # A sentence of several clauses ("..., so your two review hours are free") says several
     # things: its values may belong to any of them, so an event must be plainly about it.
     needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
+    if novel:
+        # the event about it agrees on the date but never names the thing the sentence ends on
+        close = [a for a in agree if a.core and a.score >= needed]
+        if close:
+            best = max(close, key=lambda a: a.score)
+            return _conflict_of(memory, sentence.strip(), best, relation)
+        agree = []
     differ = [a for a, v in near if not v and a.score >= needed and a.core]
     if differ and any(v and a.core and a.score >= _ALIGNED for a, v in judged):
         return None  # another event about it says the same value: maybe it changed, not a conflict
