@@ -116,6 +116,13 @@ _WHEN_WORDS = extract.word_set(
     early mid mid- late ago last past recent recently earlier later summer winter spring autumn fall
     """
 )
+# The past said as the past (check.py's list, less "old" and "earlier": "her old car" is a car,
+# and the events are all past anyway).
+_FORMERLY_RE = re.compile(
+    r"\b(?:used to|originally|previously|formerly|initially|at first|back then|had been"
+    r"|was once|prior|until recently|moved from|changed from)\b",
+    re.I,
+)
 _FIRST_PERSON = extract.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
 _YOU = extract.word_set("you you're you've your yours yourself")
 _NUMBER_WORDS = {**claims.NUMBER_WORDS, "a couple of": 2, "a couple": 2, "twice": 2, "once": 1}
@@ -510,8 +517,11 @@ def _judge_sentence(
     from brainiac import check as check_mod
 
     clauses = check_mod._clauses(sentence)
-    if any(c.asks or c.supposes or c.negated or c.history or c.plans for c in clauses):
-        return None  # only a plain statement of the present is compared with the events
+    if any(c.asks or c.supposes or c.negated or c.plans for c in clauses):
+        return None  # only a plain statement is compared with the events
+    if _FORMERLY_RE.search(sentence):
+        return None  # "it was Friday originally": a past value said as past, not a claim
+
     said = read(sentence, now)
     thing = _object(sentence)
     if not (said.periods or said.numbers or said.names or thing) or not hits:
@@ -578,7 +588,7 @@ def _judge_sentence(
             return _conflict_of(memory, sentence.strip(), best, relation)
         agree = []
     differ = [a for a, v in near if not v and a.score >= needed and a.core]
-    if differ and any(v and a.core and a.score >= _ALIGNED for a, v in judged):
+    if differ and any(v and a.core and a.score >= _ALIGNED for a, v in near):
         return None  # another event about it says the same value: maybe it changed, not a conflict
     claim = sentence.strip()
     if agree:
@@ -754,7 +764,11 @@ def _align(
             continue
         score = _share(shared, weights)
         # Names say who took part, not what happened ("Max" in both: not the same event).
-        core = bool(shared - _LIGHT_LEMMAS - names)
+        named = {lemma(n) for n in names}
+        # (a sentence whose only words are a name, "you were in Paris on ...", has it as core)
+        core = bool(shared - _LIGHT_LEMMAS - named) or bool(
+            shared and not relation - _LIGHT_LEMMAS - named
+        )
         if best is None or (score, core) > (best[0], best[3]):
             best = (score, sentence, values, core)
     if best is None:
