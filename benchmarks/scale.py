@@ -23,6 +23,10 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   long-lived searcher and the same limit (160) retrieval asks for.
 - context as a CLI call: wall time of `brainiac --vault V context --prompt P --budget 2000`; floor:
   `python -c` that imports whoosh, opens the floor index and runs the same search.
+- check in-process: p50/p95 of `Memory.check(response)` over the same prompts, each turned into a
+  one-sentence statement with a date ("The <last three words> is on Friday 4 December."), so both
+  the fact path and the event path (docs/check.md) run. `--check-only` measures only this (after
+  one `reindex`), for the guard's latency target (issue 15: p95 <= 50 ms at 10,000 notes).
 - peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
   a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
 """
@@ -143,6 +147,12 @@ else:
     if mode == "search":
         def call(p):
             return m.indexer.index.search(p, limit=limit)
+    elif mode == "check":
+        import re
+        def call(p):
+            # a response stating a value about what the prompt names (a statement, not a question)
+            words = re.findall(r"[A-Za-z]+", p)[-3:]
+            return m.check("The " + " ".join(words) + " is on Friday 4 December.")
     else:
         def call(p):
             return m.context(p, budget=2000)
@@ -246,6 +256,12 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
 
     run([PY, "-c", "import brainiac.cli, brainiac.memory"], env)  # compile .pyc once
+    if args.check_only:
+        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        res["loop"] = {"check": _loop("check", vault, prompts_file, env, n)}
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+        return res
     build_runs = args.build_runs or (1 if n >= 5000 else 3)
     builds, floors = [], []
     for i in range(build_runs):
@@ -317,31 +333,37 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         ("context-assembly", vault),
         ("context-default", vault),
         ("search", vault),
+        ("check", vault),
         ("floor", floor_ix),
     ):
-        r = run(
-            [PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT), str(WARMUP)],
-            env,
-        )
-        info = last_json(r["stdout"])
-        times = info["times"]
-        loops[mode] = {
-            "n": len(times),
-            "p50": pct(times, 50),
-            "p95": pct(times, 95),
-            "p99": pct(times, 99),
-            "max": max(times),
-            "mean": statistics.fmean(times),
-            "maxrss_mb": info["maxrss_mb"],
-        }
-        log(
-            f"[{n}] loop {mode}: p50 {loops[mode]['p50'] * 1e3:.1f} ms, "
-            f"p95 {loops[mode]['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB"
-        )
+        loops[mode] = _loop(mode, target, prompts_file, env, n)
     res["loop"] = loops
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return res
+
+
+def _loop(mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: int) -> Any:
+    r = run(
+        [PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT), str(WARMUP)],
+        env,
+    )
+    info = last_json(r["stdout"])
+    times = info["times"]
+    out = {
+        "n": len(times),
+        "p50": pct(times, 50),
+        "p95": pct(times, 95),
+        "p99": pct(times, 99),
+        "max": max(times),
+        "mean": statistics.fmean(times),
+        "maxrss_mb": info["maxrss_mb"],
+    }
+    log(
+        f"[{n}] loop {mode}: p50 {out['p50'] * 1e3:.1f} ms, "
+        f"p95 {out['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB"
+    )
+    return out
 
 
 def last_json_block(text: str) -> dict[str, Any]:
@@ -512,6 +534,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workdir", type=Path, default=None, help="where to put the vaults")
     ap.add_argument("--keep", action="store_true", help="keep the generated vaults")
+    ap.add_argument(
+        "--check-only", action="store_true", help="only `Memory.check` latency (after a reindex)"
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
     sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -540,6 +565,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    if args.check_only:
+        md = "\n".join(
+            f"| {r['notes']:,} | check in-process p50 / p95 (ms) | "
+            f"{r['loop']['check']['p50'] * 1e3:.1f} / {r['loop']['check']['p95'] * 1e3:.1f} |"
+            for r in results
+        )
+        report("scale-check", machine, args, results, md, [])
+        return 0
     report("scale", machine, args, results, table(results), targets(results))
     return 0
 

@@ -124,3 +124,81 @@ def test_the_labelled_corpus_meets_the_targets() -> None:
     scores = _evaluate(Path(__file__).parent / "check_corpus")
     assert scores.precision >= 0.9, scores.errors  # type: ignore[attr-defined]
     assert scores.recall >= 0.8, scores.errors  # type: ignore[attr-defined]
+
+
+# --- issue 15: the four cases a new user met ---------------------------------------------------
+
+
+def _push_to_long_term(memory: Memory, day: dt.datetime) -> None:
+    for i in range(12):  # enough later events that the first leave the short-term window
+        memory.remember(f"note {i} about the garden", at=day + dt.timedelta(minutes=i + 1))
+    memory.run_job("all", now=day + dt.timedelta(hours=3))
+
+
+def test_my_sisters_birthday_is_hers_not_the_users(memory: Memory) -> None:
+    at = dt.datetime(2026, 11, 20, 9, 0)
+    memory.remember("My sister Lena's birthday is on 14 March.", at=at)
+    _push_to_long_term(memory, at)
+    mine = memory.check("Your birthday is on 2 May.")
+    assert not mine.conflicts, mine.conflicts  # the memory knows nothing of the user's birthday
+    assert mine.status == "unverified"
+    (conflict,) = memory.check("Lena's birthday is on 2 May.").conflicts
+    assert conflict.stored == "14 March"
+    assert memory.check("Lena's birthday is on 14 March.").status == "consistent"
+
+
+def test_a_deadline_that_moved_again_has_its_new_value(memory: Memory) -> None:
+    # The template's Atlas deadline is Monday 2026-11-30.
+    memory.remember(
+        "The Atlas deadline moved again, to Friday 2026-12-04.", at=dt.datetime(2026, 11, 21)
+    )
+    new = memory.check("The Atlas deadline is Friday 2026-12-04.")
+    assert not new.conflicts and new.status == "consistent", new.conflicts
+    (old,) = memory.check("The Atlas deadline is Monday 2026-11-30.").conflicts
+    assert old.kind == "superseded" and old.stored.startswith("Friday 2026-12-04")
+
+
+@pytest.mark.parametrize(
+    ("said", "response"),
+    [
+        ("My favourite editor is vim.", "Your favourite editor is Emacs."),
+        ("The staging host is tern-02.", "The staging host is tern-03."),
+    ],
+)
+def test_a_free_text_value_it_cannot_judge_is_unverified_not_consistent(
+    vault: Path, said: str, response: str
+) -> None:
+    with Memory(vault) as memory:
+        memory.remember(said, at=dt.datetime(2026, 11, 21, 9, 0))
+        result = memory.check(response)
+        assert not result.conflicts and result.status == "unverified"
+        assert any(f.status == "unverified" for f in result.findings)
+    done = run_cli("--vault", str(vault), "check", response)
+    assert done.returncode == 0, done.stderr
+    assert "could not verify" in done.stderr and "consistent" not in done.stderr
+    as_json = json.loads(run_cli("--vault", str(vault), "check", "--json", response).stdout)
+    assert as_json["status"] == "unverified" and as_json["findings"][0]["status"] == "unverified"
+
+
+def test_an_entity_note_is_about_its_entity_not_the_user(memory: Memory) -> None:
+    (memory.vault.root / "memory/long_term/lena.md").write_text(
+        "---\ntitle: Lena\ntags: [entity]\n---\n## Facts\n- birthday: 14 March\n",
+        encoding="utf-8",
+    )
+    memory.refresh(force=True)
+    assert not memory.check("Your birthday is on 2 May.").conflicts
+    (conflict,) = memory.check("Lena's birthday is on 2 May.").conflicts
+    assert conflict.entity == "Lena" and conflict.stored == "14 March"
+
+
+def test_a_thing_the_memory_never_heard_of_against_the_event_that_says_another(
+    memory: Memory,
+) -> None:
+    # Issue 15's third case, once the events are read: the memory said lasagna and has never
+    # heard of risotto, so the event judges it (and names itself); the same dish agrees.
+    memory.remember("The dish for Saturday's dinner is lasagna.", at=dt.datetime(2026, 11, 21, 9))
+    result = memory.check("The dish for Saturday's dinner is risotto.")
+    (conflict,) = result.conflicts
+    assert result.status == "conflict" and conflict.block is not None
+    assert "lasagna" in conflict.correction and conflict.file == "memory/short_term.md"
+    assert memory.check("The dish for Saturday's dinner is lasagna.").status == "consistent"

@@ -224,3 +224,25 @@ def test_extractors_never_fail(text: str) -> None:
     ex.questions(text)
     ex.entities(text)
     ex.keywords([text])
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # issue 15: the named owner inside the phrase is whose the attribute is
+        ("My sister Lena's birthday is on 14 March.", [("lena's birthday", "14 March")]),
+        ("Our client Acme's deadline is Friday.", [("acme's deadline", "Friday")]),
+        ("My birthday is 2 May.", [("birthday", "2 May")]),
+        # "her name": whose is not said, and it is not the speaker's
+        ("Her name is Shadow!", []),
+        # a repeated change is still the new value
+        (
+            "The Atlas deadline moved again, to Friday 2026-12-04.",
+            [("atlas deadline", "Friday 2026-12-04")],
+        ),
+    ],
+)
+def test_whose_fact_and_the_value_after_a_repeated_move(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(f.key, f.value) for f in ex.facts(text)] == expected

@@ -31,17 +31,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import claims, clock, extract, facts, ltm, stm
+from brainiac import claims, clock, evidence, extract, facts, ltm, stm
 from brainiac import events as ev
 from brainiac.errors import BrainiacError
 from brainiac.facts import Superseded
 from brainiac.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
+    from brainiac.index import Hit
     from brainiac.memory import Memory
 
 RECENT_EVENTS = 3
 _CANDIDATE_NOTES = 40
+_CANDIDATE_HITS = 80  # notes and events: the events beyond the first 40 hits are evidence too
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 _SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -136,7 +138,18 @@ _YOU = frozenset(
 )  # "user's name": the owner alone says nothing
 _ROLE_KEYS = frozenset({"role", "job", "job title", "title", "position", "occupation"})
 _NAMED_ONLY_TAGS = frozenset(
-    {"person", "people", "project", "organisation", "organization", "company", "client", "pet"}
+    {
+        "person",
+        "people",
+        "project",
+        "organisation",
+        "organization",
+        "company",
+        "client",
+        "pet",
+        # the notes the promotion job makes for a name it keeps meeting (jobs/promotion.py)
+        "entity",
+    }
 )
 _TITLE_GENERIC = extract.word_set("project team trip the a an my our plan")
 _DETERMINER = r"(?:the|a|an|your|my|our|his|her|their|its)"
@@ -274,16 +287,49 @@ class Conflict:
     correction: str  # a line to send back to the model
 
 
+CONSISTENT = "consistent"
+CONFLICT = "conflict"
+UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the memory says about one sentence of the response that states something."""
+
+    claim: str  # the sentence
+    status: str  # CONSISTENT (the memory says the same), CONFLICT, or UNVERIFIED (it cannot tell)
+    source: str | None = None  # "fact" (a `- key: value` line) or "event" (a remembered event)
+    about: str | None = None  # the fact's key, or the words the claim and the event share
+    stored: str | None = None  # what the memory holds: the value, or the event's sentence
+    file: str | None = None
+    line: int | None = None  # 1-based
+    block: str | None = None  # the event id
+    at: str | None = None  # when the event was said, or since when the fact holds
+    correction: str | None = None  # for a conflict: a line to send back to the model
+
+
 @dataclass(frozen=True)
 class CheckResult:
     text: str
     conflicts: tuple[Conflict, ...]
     facts_known: int
     sentences_about_facts: int
+    findings: tuple[Finding, ...] = ()
 
     @property
     def consistent(self) -> bool:
+        """No conflict found (which is not the same as verified: see `status`)."""
         return not self.conflicts
+
+    @property
+    def status(self) -> str:
+        """CONFLICT if any sentence contradicts the memory; else UNVERIFIED if a sentence states
+        something the memory could not confirm (or nothing was stated); else CONSISTENT."""
+        if self.conflicts:
+            return CONFLICT
+        if not self.findings or any(f.status == UNVERIFIED for f in self.findings):
+            return UNVERIFIED
+        return CONSISTENT
 
 
 @dataclass(frozen=True)
@@ -322,8 +368,13 @@ def check(memory: Memory, text: str, now: dt.datetime | None = None) -> CheckRes
     """Compare a response with what the memory knows (module docstring)."""
     if not text.strip():
         raise BrainiacError("nothing to check: the text is empty")
-    known = knowledge(memory, text)
-    return compare(text, known, now if now is not None else clock.now())
+    # One search serves both witnesses: the notes whose facts are compared and the events.
+    memory.refresh()
+    hits = memory.indexer.index.search(text, limit=_CANDIDATE_HITS)
+    known = knowledge(memory, text, hits[:_CANDIDATE_NOTES])
+    when = now if now is not None else clock.now()
+    result = compare(text, known, when)
+    return evidence.with_events(memory, result, when, [h for h in hits if h.kind == "event"])
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:
@@ -333,6 +384,7 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
         by_key.setdefault(k.key, []).append(k)
     heads = Counter(h for h in map(_head, by_key) if h)
     conflicts: list[Conflict] = []
+    findings: list[Finding] = []
     about = 0
     focus: str | None = None  # the entity the response spoke about last
     for sentence in extract.sentences(text):
@@ -358,15 +410,44 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
                 ]
         matches += _role_matches(known, clauses, matches)
         matches += _generic_matches(known, clauses, matches)
-        conflicts += _affiliations(sentence, known, clauses, matches)
+        here = _affiliations(sentence, known, clauses, matches)
         said_words = {_GENERIC_ALIASES.get(w, w) for c in clauses for w in c.words}
         matches = _most_specific(matches, said_words)
         about += len(matches)
+        agreed: list[Known] = []
         for m in matches:
-            conflict = _judge(sentence, clauses, m, now)
-            if conflict is not None:
-                conflicts.append(conflict)
-    return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about)
+            verdict = _judge(sentence, clauses, m, now)
+            if isinstance(verdict, Conflict):
+                here.append(verdict)
+            elif verdict:
+                agreed.append(m.fact)
+        conflicts += here
+        finding = _finding(sentence, clauses, here, agreed)
+        if finding is not None:
+            findings.append(finding)
+    return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about, tuple(findings))
+
+
+def _finding(
+    sentence: str, clauses: list[_Clause], conflicts: list[Conflict], agreed: list[Known]
+) -> Finding | None:
+    """The sentence's verdict from the facts; None when it states nothing (a question, a
+    condition, the assistant's own plan)."""
+    if conflicts:
+        c = conflicts[0]
+        return Finding(
+            sentence.strip(), CONFLICT, "fact", c.key, c.stored, c.file, c.line, c.block,
+            c.since, c.correction,
+        )  # fmt: skip
+    if agreed:
+        k = agreed[0]
+        since = facts.render_time(k.since) if k.since else None
+        return Finding(
+            sentence.strip(), CONSISTENT, "fact", k.key, k.value, k.file, k.line, k.block, since
+        )
+    if all(c.asks or c.supposes or c.plans for c in clauses):
+        return None
+    return Finding(sentence.strip(), UNVERIFIED)
 
 
 def _matches(
@@ -598,7 +679,8 @@ def _possessive_owner(clause: str, key: str) -> str | None:
 
 def _judge(
     sentence: str, clauses: list[_Clause], match: _Match, now: dt.datetime | None
-) -> Conflict | None:
+) -> Conflict | bool | None:
+    """A Conflict; True when the clause says the fact's value; None when it cannot tell."""
     clause = clauses[match.clause]
     fact = match.fact
     if clause.asks or clause.supposes:
@@ -621,12 +703,19 @@ def _judge(
         if _DENIAL_RE.search(clause.text) and not _NEGATIVE_VALUE_RE.search(fact.value):
             # "you don't have a car", "Joana isn't allergic to anything": the fact denied.
             return _conflict(sentence, fact, "current", None, 0.6, match.by_synonym)
+        # A free-text value ("vim", "lasagna") agrees when said in full; any other words are
+        # something the memory cannot judge, not a contradiction of it.
+        stored_words = _content(fact.value) - set(_stems(fact.key))
+        # (Only when the clause says nothing more: a date beside it is for the events to judge.)
+        clear = said.empty() and not clause.negated
+        if stored_words and clear and stored_words <= set(clause.words):
+            return True
         return None
     olds = [s for s in fact.superseded if claims.agree(said, claims.read(s.value, ignore))]
     if current:
         if clause.negated and _VALUE_NEGATION_RE.search(clause.text) and not olds:
             return _conflict(sentence, fact, "current", None, 0.8, match.by_synonym)  # "not Monday"
-        return None
+        return not (clause.negated or clause.history)
     if clause.negated or clause.history:
         return None  # "no longer Friday"; "it used to be Friday": not said to be so now
     if olds:
@@ -681,7 +770,7 @@ def _merge(a: claims.Values, b: claims.Values) -> claims.Values:
     )
 
 
-def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | None:
+def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | bool | None:
     """A role is words, not a typed value: the same words (one within the other) agree."""
     if clause.negated or clause.history or clause.plans:
         return None
@@ -694,20 +783,22 @@ def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | Non
         return None
     fact = match.fact
     if _same_words(said, _content(fact.value)):
-        return None
+        return True
     old = next((s for s in fact.superseded if _same_words(said, _content(s.value))), None)
     if old is not None:
         return _conflict(sentence, fact, "superseded", old, 0.75, True)
     return _conflict(sentence, fact, "current", None, 0.6, True)
 
 
-def _judge_number(sentence: str, clause: _Clause, match: _Match) -> Conflict | None:
+def _judge_number(sentence: str, clause: _Clause, match: _Match) -> Conflict | bool | None:
     """An age said as a bare number: the same number agrees."""
     if clause.negated or clause.history or clause.supposes:
         return None
     fact = match.fact
-    if _number(fact.value) in (None, match.number):
+    if _number(fact.value) is None:
         return None
+    if _number(fact.value) == match.number:
+        return True
     old = next((s for s in fact.superseded if _number(s.value) == match.number), None)
     return _conflict(sentence, fact, "superseded" if old else "current", old, 0.7, True)
 
@@ -921,6 +1012,10 @@ def _head_match(clauses: list[_Clause], key: str, heads: Counter[str]) -> list[t
     head = _head(key)
     if head is None or heads[head] > 1 or head in _PARAPHRASES:
         return []
+    said = {w for c in clauses for w in c.words}
+    owners = {_stem(w) for w in key.split() if w.endswith(("'s", "’s"))} - _OWNERS
+    if owners - said:
+        return []  # `lena's birthday` is not "your birthday": its owner must be named
     return [(i, True) for i, _ in _places(clauses, head, key=[_stem(w) for w in _specific(key)])]
 
 
@@ -931,8 +1026,9 @@ def _mentions(words: Sequence[str], phrases: Iterable[str]) -> bool:
 # --- what the memory knows ---------------------------------------------------------------------
 
 
-def knowledge(memory: Memory, text: str) -> list[Known]:
-    """The facts a response could contradict (module docstring)."""
+def knowledge(memory: Memory, text: str, hits: Sequence[Hit] | None = None) -> list[Known]:
+    """The facts a response could contradict (module docstring); `hits`: the search for `text`
+    when the caller made it already."""
     known: list[Known] = []
     try:
         identity = memory.vault.read(IDENTITY).text
@@ -944,7 +1040,9 @@ def knowledge(memory: Memory, text: str) -> list[Known]:
     if section is not None:
         lines = doc.note.lines[section.heading_line + 1 : section.end_line]
         known += _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
-    for rel in _candidate_notes(memory, text):
+    if hits is None:
+        hits = memory.indexer.index.search(text, limit=_CANDIDATE_NOTES)
+    for rel in _candidate_notes(hits):
         try:
             note = ltm.parse(memory.vault.read(rel).text, rel)
         except (OSError, BrainiacError):
@@ -964,9 +1062,9 @@ def knowledge(memory: Memory, text: str) -> list[Known]:
     return _with_recent_events(known, list(doc.events[-RECENT_EVENTS:]), doc)
 
 
-def _candidate_notes(memory: Memory, text: str) -> list[str]:
+def _candidate_notes(hits: Sequence[Hit]) -> list[str]:
     paths: list[str] = []
-    for hit in memory.search(text, limit=_CANDIDATE_NOTES):
+    for hit in hits:
         rel = hit.path
         if rel.startswith((LONG_TERM_DIR + "/", ARCHIVE_DIR + "/notes/")) and rel not in paths:
             paths.append(rel)

@@ -75,7 +75,7 @@ _HOUR_WORDS = {
     for i, w in enumerate(_listed("one two three four five six seven eight nine ten eleven twelve"))
 }
 _HOUR = r"(?P<h>\d{1,2}|" + "|".join(_HOUR_WORDS) + ")"
-_TIME_RES = (
+TIME_RES = (
     re.compile(
         rf"\b(?P<past>half|quarter|five|ten|twenty|twenty-five|\d{{1,2}})\s+(?:minutes\s+)?"
         rf"(?P<dir>past|to)\s+{_HOUR}\b",
@@ -274,7 +274,7 @@ def read(text: str, ignore: frozenset[str] = frozenset(), now: dt.datetime | Non
             dates.add((when.month, when.day))
             weekdays.add(_WEEKDAY_SHORT[when.weekday()])
     times = set()
-    for pattern in _TIME_RES:
+    for pattern in TIME_RES:
         for m in pattern.finditer(text):
             if _inside(m.start(), m.end(), spans):
                 continue

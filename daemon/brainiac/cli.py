@@ -694,7 +694,9 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
 
     TEXT is the response (or `-`, or nothing: read it from stdin). Each sentence that states a
     fact the memory holds is compared with the current value; restating a superseded value is a
-    conflict too. Exit status: 0 consistent, 1 conflicts found, 2 error.
+    conflict too; a sentence no fact judges is compared with the remembered events it is about.
+    Each sentence is consistent, a conflict, or could not be verified. Exit status: 0 no
+    conflict (consistent or unverified: the output says which), 1 conflicts found, 2 error.
     """
     if text is None or text == "-":
         text = sys.stdin.read()
@@ -703,23 +705,27 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     if as_json:
         _json(
             {
+                "status": result.status,
                 "consistent": result.consistent,
                 "facts_known": result.facts_known,
                 "sentences_about_facts": result.sentences_about_facts,
                 "conflicts": [dataclasses.asdict(c) for c in result.conflicts],
+                "findings": [dataclasses.asdict(f) for f in result.findings],
             }
-        )
-    elif result.consistent:
-        click.echo(
-            f"consistent: {result.sentences_about_facts} statement(s) about "
-            f"{result.facts_known} known fact(s), no conflict",
-            err=True,
         )
     else:
         for c in result.conflicts:
             where = f"{c.file}:{c.line}" + (f" ^{c.block}" if c.block else "")
             click.echo(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}) {where}")
             click.echo(f"  {c.correction}")
+        for f in result.findings:
+            if f.status == "consistent":
+                where = f"{f.file}:{f.line}" + (f" ^{f.block}" if f.block else "")
+                click.echo(f"consistent: {f.claim}  ({f.source} {where}: {f.stored})", err=True)
+            elif f.status == "unverified":
+                click.echo(f"could not verify: {f.claim}", err=True)
+        if not result.conflicts:
+            click.echo(f"{result.status}: no conflict", err=True)
     if not result.consistent:
         ctx.exit(EXIT_CONFLICTS)
 

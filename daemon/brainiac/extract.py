@@ -185,7 +185,10 @@ _COPULA_RE = re.compile(
 _CHANGED_RE = re.compile(
     rf"{_SUBJECT}\s+(?:has\s+been\s+|have\s+been\s+|had\s+been\s+|was\s+|were\s+|is\s+|got\s+)?"
     r"(?P<verb>moved|pushed|changed|postponed|rescheduled|shifted|delayed|brought)"
-    r"\s+(?:back\s+|forward\s+|up\s+|out\s+)?(?:from\s+.+?\s+)?to\s+(?P<value>.+)$",
+    # "moved again, to Friday": a repeated change is still the new value
+    r"(?:\s+(?:again|once\s+more|yet\s+again))?,?"
+    r"\s+(?:back\s+|forward\s+|up\s+|out\s+)?(?:(?:again|once\s+more),?\s+)?"
+    r"(?:from\s+.+?\s+)?to\s+(?P<value>.+)$",
     re.I,
 )
 _MOVE_RE = re.compile(
@@ -373,7 +376,7 @@ def _copula(s: str) -> list[tuple[str, str]]:
                 continue
             subject = name
         else:
-            subject = m.group("subject")
+            subject = _possessor(m.group("subject"))
             if _bad_subject(subject):
                 continue
         value = _value(re.sub(r"^(?:on|at)\s+", "", raw))
@@ -382,8 +385,22 @@ def _copula(s: str) -> list[tuple[str, str]]:
     return []
 
 
+_POSSESSOR_RE = re.compile(rf"(?<![\w'])({_NAME})'s\s+\S")
+
+
+def _possessor(subject: str) -> str:
+    """ "my sister Lena's birthday" is Lena's birthday, not the speaker's: a named owner inside
+    the phrase is whose the attribute is, and the words before it only say who they are."""
+    m = _POSSESSOR_RE.search(subject)
+    if m is None or m.start() == 0 or not _is_name(m.group(1)):
+        return subject
+    return subject[m.start() :]
+
+
 def _bad_subject(subject: str) -> bool:
     words = subject.split()
+    if words[0].lower() in {"his", "her", "their"}:
+        return True  # "her name is Shadow": whose is not said, and it is not the speaker's
     if words[0].lower() not in _DETERMINERS:
         return not _is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
     rest = [w.lower() for w in words[1:]]

@@ -475,6 +475,12 @@ class Index:
     def doc_count(self) -> int:
         return int(self._searcher.doc_count())
 
+    def frequency(self, word: str) -> int:
+        """How many documents hold `word` (as analysed) in their body: how common it is, for
+        weighting the words a claim and an event share (evidence.py). 0 for a stop word."""
+        terms = self.terms(word)
+        return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
+
     def terms(self, text: str) -> list[str]:
         """The analysed terms of a query text, unique, in order (stop words dropped, stemmed)."""
         seen: dict[str, None] = {}

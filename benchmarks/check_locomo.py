@@ -1,0 +1,209 @@
+"""Precision and recall of `brainiac check` on LoCoMo conversations (tests/check_corpus_locomo/).
+
+    .venv/bin/python benchmarks/check_locomo.py [--show-errors] [--limit N] [--conversations ID,...]
+
+The corpus (written blind to the checker) holds one-sentence assistant responses about four
+LoCoMo conversations, each labelled `conflict` (states a wrong value), `consistent` (states the
+remembered value) or `neutral` (questions, hedges, plans, chit-chat, things never mentioned).
+For each conversation a fresh vault is fed exactly as the LoCoMo benchmark does
+(`locomo_adapter.BrainiacSystem`: one `Memory.remember` per turn, the memory jobs at each
+session's end), then every case of that conversation goes through
+`Memory.check(response, now=<the conversation's last turn>)`. A case is flagged when the report
+holds at least one conflict.
+
+    precision        = flagged conflict cases / all flagged cases
+    recall           = flagged conflict cases / conflict cases
+    false-flag rates = flagged consistent cases / consistent cases, and the same for neutral
+
+are printed per conversation and in total, with the report's own verdicts counted per label
+where the API offers one (a `verdict` or `status` field; otherwise its `consistent` property).
+
+The conversations are read from `../shared/bench/locomo/` (override with --bench-dir or the
+LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). When the data file is absent
+the benchmark is skipped with a message and exit status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DEFAULT_BENCH_DIR = REPO.parent / "shared" / "bench" / "locomo"
+CORPUS = REPO / "tests" / "check_corpus_locomo" / "cases.yaml"
+LABELS = ("conflict", "consistent", "neutral")
+
+
+@dataclass
+class Tally:
+    cases: Counter[str] = field(default_factory=Counter)  # label -> cases
+    flagged: Counter[str] = field(default_factory=Counter)  # label -> flagged cases
+    verdicts: Counter[tuple[str, str]] = field(default_factory=Counter)  # (label, verdict)
+
+    def add(self, label: str, flagged: bool, verdict: str | None) -> None:
+        self.cases[label] += 1
+        self.flagged[label] += int(flagged)
+        if verdict is not None:
+            self.verdicts[(label, verdict)] += 1
+
+    def merge(self, other: Tally) -> None:
+        self.cases.update(other.cases)
+        self.flagged.update(other.flagged)
+        self.verdicts.update(other.verdicts)
+
+    @property
+    def precision(self) -> float | None:
+        flagged = sum(self.flagged.values())
+        return self.flagged["conflict"] / flagged if flagged else None
+
+    def rate(self, label: str) -> float | None:
+        return self.flagged[label] / self.cases[label] if self.cases[label] else None
+
+
+def _verdict(result: Any) -> str | None:
+    """The report's own verdict, if its public API offers one."""
+    for name in ("verdict", "status"):
+        value = getattr(result, name, None)
+        if isinstance(value, str):
+            return value
+        if value is not None and hasattr(value, "value"):  # an Enum
+            return str(value.value)
+    consistent = getattr(result, "consistent", None)
+    if isinstance(consistent, bool):
+        return "consistent" if consistent else "not consistent"
+    return None
+
+
+def _conflicts(result: Any) -> tuple[Any, ...]:
+    return tuple(getattr(result, "conflicts", None) or ())
+
+
+def _fmt(x: float | None) -> str:
+    return "  n/a" if x is None else f"{x:.3f}"
+
+
+def _load_system(bench_dir: Path) -> tuple[Any, type]:
+    sys.path.insert(0, str(bench_dir))
+    sys.path.insert(0, str(HERE))
+    import locomo_eval  # the official loader, read-only, outside the repository
+
+    from locomo_adapter import BrainiacSystem
+
+    class CheckSystem(BrainiacSystem):
+        """The LoCoMo adapter's vault, asked to check responses instead of building contexts."""
+
+        def check(self, text: str) -> Any:
+            assert self._memory is not None, "ingest() first"
+            return self._memory.check(text, now=self._now)
+
+    return locomo_eval, CheckSystem
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--bench-dir",
+        default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
+        help="folder with locomo_eval.py and locomo-dev.json",
+    )
+    ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
+    ap.add_argument("--corpus", default=str(CORPUS), help="labelled cases (YAML)")
+    ap.add_argument("--conversations", default="", help="comma list of sample ids (default: all)")
+    ap.add_argument("--limit", type=int, default=0, help="first N cases only (smoke runs)")
+    ap.add_argument(
+        "--show-errors",
+        action="store_true",
+        help="print the missed conflicts and the flagged consistent/neutral cases",
+    )
+    args = ap.parse_args(argv)
+
+    bench_dir = Path(args.bench_dir)
+    data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
+    loader = bench_dir / "locomo_eval.py"
+    if not data.is_file() or not loader.is_file():
+        missing = data if not data.is_file() else loader
+        print(f"LoCoMo check benchmark skipped: {missing} not found (--bench-dir or LOCOMO_DIR)")
+        return 0
+
+    cases: list[dict[str, Any]] = yaml.safe_load(Path(args.corpus).read_text(encoding="utf-8"))
+    wanted = {c for c in args.conversations.split(",") if c}
+    if wanted:
+        cases = [c for c in cases if c["conversation"] in wanted]
+    if args.limit > 0:
+        cases = cases[: args.limit]
+    for case in cases:
+        if case["label"] not in LABELS:
+            ap.error(f"case {case['id']}: unknown label {case['label']!r}")
+
+    locomo_eval, CheckSystem = _load_system(bench_dir)
+    conversations = {c.sample_id: c for c in locomo_eval.load_locomo(str(data))}
+    order = list(dict.fromkeys(c["conversation"] for c in cases))
+    unknown = [sid for sid in order if sid not in conversations]
+    if unknown:
+        ap.error(f"conversations not in {data}: {', '.join(unknown)}")
+
+    total = Tally()
+    per_conv: dict[str, Tally] = {}
+    errors: list[str] = []
+    for sid in order:
+        tally = per_conv[sid] = Tally()
+        system = CheckSystem()
+        t0 = time.perf_counter()
+        try:
+            system.ingest(conversations[sid])
+            ingest_s = time.perf_counter() - t0
+            for case in (c for c in cases if c["conversation"] == sid):
+                result = system.check(case["response"])
+                conflicts = _conflicts(result)
+                flagged = bool(conflicts)
+                tally.add(case["label"], flagged, _verdict(result))
+                if flagged != (case["label"] == "conflict"):
+                    what = "missed" if case["label"] == "conflict" else f"flagged {case['label']}"
+                    detail = "; ".join(getattr(c, "correction", str(c)) for c in conflicts)
+                    errors.append(
+                        f"{case['id']} [{what}] {case['response']!r}"
+                        + (f"\n    -> {detail}" if detail else f"\n    truth: {case.get('truth')}")
+                    )
+        finally:
+            system.close()
+        print(f"{sid}: ingested in {ingest_s:.1f}s, {sum(tally.cases.values())} cases checked")
+        total.merge(tally)
+
+    print()
+    print(
+        "| conversation | conflict | consistent | neutral | flagged | precision | recall "
+        "| false flags (consistent) | false flags (neutral) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, t in [*per_conv.items(), ("total", total)]:
+        print(
+            f"| {name} | {t.cases['conflict']} | {t.cases['consistent']} | {t.cases['neutral']} "
+            f"| {sum(t.flagged.values())} | {_fmt(t.precision)} | {_fmt(t.rate('conflict'))} "
+            f"| {_fmt(t.rate('consistent'))} | {_fmt(t.rate('neutral'))} |"
+        )
+    if total.verdicts:
+        print()
+        print("The report's verdicts, by label (total):")
+        for label in LABELS:
+            counts = {v: n for (lab, v), n in sorted(total.verdicts.items()) if lab == label}
+            if counts:
+                print(f"  {label}: " + ", ".join(f"{v} {n}" for v, n in counts.items()))
+    if args.show_errors and errors:
+        print()
+        print(f"Errors ({len(errors)}):")
+        for line in errors:
+            print("  " + line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
