@@ -234,6 +234,11 @@ def test_a_full_disk_loses_nothing_and_the_daemon_catches_up_once_there_is_room(
             wait_for(lambda: "The ferry leaves at noon." in wm(vault), "a new event to show")
             assert_whole(vault)
             assert not list((vault / "context").glob("working_memory.edited-*"))
+            # Each fault ends at its own next retry (the state's may come after the working
+            # memory has caught up), so wait for the daemon to say so rather than stop at once.
+            wait_for(
+                lambda: "can be written again" in log_path.read_text(), "the all-clear in the log"
+            )
             log = stop(proc, log_path)
         full = [line for line in log.splitlines() if "cannot be written" in line]
         assert full and len(full) == len(set(full)), "each fault is logged once, not per retry"
