@@ -285,6 +285,7 @@ class Conflict:
     entity: str | None
     confidence: float
     correction: str  # a line to send back to the model
+    decided_by: str = "offline"  # "llm": the optional model judged it (llm_check.py)
 
 
 CONSISTENT = "consistent"
@@ -306,6 +307,7 @@ class Finding:
     block: str | None = None  # the event id
     at: str | None = None  # when the event was said, or since when the fact holds
     correction: str | None = None  # for a conflict: a line to send back to the model
+    decided_by: str = "offline"  # "llm": the optional model judged it (llm_check.py)
 
 
 @dataclass(frozen=True)
@@ -374,7 +376,13 @@ def check(memory: Memory, text: str, now: dt.datetime | None = None) -> CheckRes
     known = knowledge(memory, text, hits[:_CANDIDATE_NOTES])
     when = now if now is not None else clock.now()
     result = compare(text, known, when)
-    return evidence.with_events(memory, result, when, [h for h in hits if h.kind == "event"])
+    events = [h for h in hits if h.kind == "event"]
+    result = evidence.with_events(memory, result, when, events)
+    if memory.llm.available:  # offline by default: without [llm] nothing below runs
+        from brainiac import llm_check  # here: it imports this module
+
+        result = llm_check.with_model(memory, result, known, events)
+    return result
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:

@@ -697,6 +697,8 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     conflict too; a sentence no fact judges is compared with the remembered events it is about.
     Each sentence is consistent, a conflict, or could not be verified. Exit status: 0 no
     conflict (consistent or unverified: the output says which), 1 conflicts found, 2 error.
+    With [llm] configured, the sentences still unverified go to the model with the same evidence
+    (docs/check.md); what it decided is marked (`decided_by` in --json).
     """
     if text is None or text == "-":
         text = sys.stdin.read()
@@ -716,12 +718,14 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     else:
         for c in result.conflicts:
             where = f"{c.file}:{c.line}" + (f" ^{c.block}" if c.block else "")
-            click.echo(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}) {where}")
+            by = ", decided by the model" if c.decided_by == "llm" else ""
+            click.echo(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}{by}) {where}")
             click.echo(f"  {c.correction}")
         for f in result.findings:
             if f.status == "consistent":
                 where = f"{f.file}:{f.line}" + (f" ^{f.block}" if f.block else "")
-                click.echo(f"consistent: {f.claim}  ({f.source} {where}: {f.stored})", err=True)
+                by = ", decided by the model" if f.decided_by == "llm" else ""
+                click.echo(f"consistent: {f.claim}  ({f.source} {where}: {f.stored}{by})", err=True)
             elif f.status == "unverified":
                 click.echo(f"could not verify: {f.claim}", err=True)
         if not result.conflicts:

@@ -2,7 +2,9 @@
 
 Everything brainiac does works offline with deterministic methods. When `[llm] base_url` and
 `[llm] model` are set, jobs may ask a server to write better summaries (`summarise`), pull facts
-out of text (`extract_facts`) and name notes (`title`). Nothing requires it.
+out of text (`extract_facts`) and name notes (`title`), and the guard may ask it to judge the
+claims its deterministic reading left unverified (`verify_claims`, llm_check.py). Nothing
+requires it.
 
 The fallback rule: every helper returns None on any failure (unreachable, timeout, HTTP error,
 an answer that cannot be used), keeps the reason in `LLM.last_error` and logs one line; the
@@ -39,6 +41,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from brainiac.config import Config
@@ -54,6 +57,9 @@ MAX_RESPONSE_BYTES = 4 << 20  # an answer bigger than this is not a chat complet
 EXCERPT_CHARS = 200  # how much of a bad answer goes into an error message
 TITLE_MAX_WORDS = 8
 TITLE_MAX_CHARS = 100
+MAX_CLAIM_CHARS = 500  # one claim or one evidence line as sent; the rest is cut with "…"
+MAX_CORRECTION_CHARS = 300
+VERDICTS = ("consistent", "conflict", "unverified")
 
 # Characters that cannot be in a note's file name (Obsidian's list plus Windows'), or in a link.
 _TITLE_INVALID = re.compile(r'[/\\:*?"<>|#^\[\]\x00-\x1f\x7f]')
@@ -66,6 +72,17 @@ _PREAMBLE = re.compile(
     re.IGNORECASE,
 )
 _HEADER_SAFE = re.compile(r"[\x21-\x7e]+")  # a key that can go in a header as it is
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The model's judgement of one claim: which claim (its id as sent, e.g. "C1"), the verdict
+    (one of VERDICTS), the evidence id it rests on (None: none named) and a correction."""
+
+    claim: str
+    verdict: str
+    evidence_id: str | None
+    correction: str | None
 
 
 class LLMError(BrainiacError):
@@ -211,6 +228,53 @@ class LLM:
             self._fallback("title", f"no usable title in the answer: {_excerpt(answer)}")
             return None
         return title
+
+    def verify_claims(
+        self, claims: Sequence[tuple[str, str]], evidence: Sequence[tuple[str, str]]
+    ) -> list[Verdict] | None:
+        """The model's verdict on each claim ((id, sentence) pairs) given the evidence ((id,
+        line) pairs, best first); None to fall back. The caller must still check that each
+        verdict's evidence id is one it sent: a model may invent one."""
+        self.last_error = None
+        if not claims or not evidence:
+            return []
+        budget = MAX_INPUT_CHARS
+        claim_lines: list[str] = []
+        for cid, text in claims:
+            line = f"{cid}: {_cut(text)}"
+            if budget - len(line) - 1 < 0:
+                break
+            claim_lines.append(line)
+            budget -= len(line) + 1
+        evidence_lines: list[str] = []
+        for eid, text in evidence:  # best first: what is cut is what retrieval ranked lowest
+            line = f"{eid}: {_cut(text)}"
+            if budget - len(line) - 1 < 0:
+                break
+            evidence_lines.append(line)
+            budget -= len(line) + 1
+        if not claim_lines or not evidence_lines:
+            self._fallback("claim check", "the claims and evidence do not fit in the input limit")
+            return None
+        system = (
+            "You check an assistant's claims against a memory's evidence lines. Judge each claim "
+            "only by the evidence given, never by your own knowledge. Answer with only a JSON "
+            "array and nothing else, one object per claim: "
+            '{"claim": "<claim id>", "verdict": "consistent" | "conflict" | "unverified", '
+            '"evidence_id": "<the id of the evidence line it rests on, or null>", '
+            '"correction": "<for a conflict: what the evidence says instead, else null>"}. '
+            '"conflict" only when an evidence line says something else about the same thing; '
+            '"unverified" when no evidence line settles the claim.'
+        )
+        user = "Claims:\n" + "\n".join(claim_lines) + "\n\nEvidence:\n" + "\n".join(evidence_lines)
+        answer = self._ask("claim check", system, user, max_tokens=120 + 80 * len(claim_lines))
+        if answer is None:
+            return None
+        verdicts = parse_verdicts(answer)
+        if verdicts is None:
+            self._fallback("claim check", f"the answer is not a JSON array: {_excerpt(answer)}")
+            return None
+        return verdicts
 
     # --- internals -----------------------------------------------------------------------------
 
@@ -367,16 +431,8 @@ def parse_facts(answer: str) -> list[tuple[str, str]] | None:
     Keys are lowercased with spaces collapsed; items that are not {"key": str, "value": scalar}
     are dropped; duplicates are kept once. None when no JSON array can be found.
     """
-    fenced = _FENCE.search(answer)
-    text = fenced.group(1) if fenced else answer
-    document = _loads(text.strip())
+    document = _json_list(answer)
     if document is None:
-        start, end = text.find("["), text.rfind("]")
-        document = _loads(text[start : end + 1]) if 0 <= start < end else None
-    if isinstance(document, dict):
-        lists = [v for v in document.values() if isinstance(v, list)]
-        document = lists[0] if len(lists) == 1 else None
-    if not isinstance(document, list):
         return None
     facts: list[tuple[str, str]] = []
     for item in document:
@@ -393,6 +449,59 @@ def parse_facts(answer: str) -> list[tuple[str, str]] | None:
         if key and value and (key, value) not in facts:
             facts.append((key, value))
     return facts
+
+
+def parse_verdicts(answer: str) -> list[Verdict] | None:
+    """[Verdict, ...] from a model's JSON answer, tolerant of ``` fences and stray prose.
+
+    An item needs a claim id (string or number) and a verdict of VERDICTS (any case); others are
+    dropped. None when no JSON array can be found.
+    """
+    document = _json_list(answer)
+    if document is None:
+        return None
+    out: list[Verdict] = []
+    for item in document:
+        if not isinstance(item, dict):
+            continue
+        claim, verdict = _scalar(item.get("claim")), _scalar(item.get("verdict"))
+        if not claim or verdict is None or verdict.lower() not in VERDICTS:
+            continue
+        correction = _scalar(item.get("correction"))
+        if correction and len(correction) > MAX_CORRECTION_CHARS:
+            correction = correction[:MAX_CORRECTION_CHARS] + "…"
+        out.append(
+            Verdict(claim, verdict.lower(), _scalar(item.get("evidence_id")), correction or None)
+        )
+    return out
+
+
+def _scalar(value: Any) -> str | None:
+    """A string or number as one line of text; None for anything else (null, lists, objects)."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CLAIM_CHARS else text[:MAX_CLAIM_CHARS] + "…"
+
+
+def _json_list(answer: str) -> list[Any] | None:
+    """The JSON array in a model's answer: fenced, bare, amid prose, or the one list value of
+    an object ({"facts": [...]}); None when there is none."""
+    fenced = _FENCE.search(answer)
+    text = fenced.group(1) if fenced else answer
+    document = _loads(text.strip())
+    if document is None:
+        start, end = text.find("["), text.rfind("]")
+        document = _loads(text[start : end + 1]) if 0 <= start < end else None
+    if isinstance(document, dict):
+        lists = [v for v in document.values() if isinstance(v, list)]
+        document = lists[0] if len(lists) == 1 else None
+    return document if isinstance(document, list) else None
 
 
 def clean_title(answer: str) -> str | None:
