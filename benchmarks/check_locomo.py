@@ -18,6 +18,14 @@ holds at least one conflict.
 are printed per conversation and in total, with the report's own verdicts counted per label
 where the API offers one (a `verdict` or `status` field; otherwise its `consistent` property).
 
+With `--llm-base-url URL --llm-model NAME` (and `--llm-api-key-env VAR` for a hosted API) each
+case is also checked with the optional model (llm_check.py: the sentences the offline path left
+unverified go to the model with the evidence it gathered), on the same ingested vault, and the
+offline and model figures are printed side by side, with how many findings the model decided:
+
+    .venv/bin/python benchmarks/check_locomo.py --llm-base-url http://localhost:11434/v1 \
+        --llm-model llama3.1:8b
+
 The conversations are read from `../shared/bench/locomo/` (override with --bench-dir or the
 LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). When the data file is absent
 the benchmark is skipped with a message and exit status 0.
@@ -26,6 +34,7 @@ the benchmark is skipped with a message and exit status 0.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -105,6 +114,18 @@ def _load_system(bench_dir: Path) -> tuple[Any, type]:
             assert self._memory is not None, "ingest() first"
             return self._memory.check(text, now=self._now)
 
+        def use_llm(self, base_url: str, model: str, key_env: str, timeout_s: float) -> None:
+            """From now on, check with the model too (the vault's [llm] settings, in memory)."""
+            assert self._memory is not None, "ingest() first"
+            cfg = dataclasses.replace(
+                self._memory.config,
+                llm_base_url=base_url,
+                llm_model=model,
+                llm_api_key_env=key_env,
+                llm_timeout_s=timeout_s,
+            )
+            self._memory.reconfigure(cfg)
+
     return locomo_eval, CheckSystem
 
 
@@ -120,11 +141,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conversations", default="", help="comma list of sample ids (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="first N cases only (smoke runs)")
     ap.add_argument(
+        "--llm-base-url", default="", help="also check with this OpenAI-compatible endpoint"
+    )
+    ap.add_argument("--llm-model", default="", help="the model's name at --llm-base-url")
+    ap.add_argument(
+        "--llm-api-key-env", default="", help="environment variable holding the API key, if any"
+    )
+    ap.add_argument("--llm-timeout", type=float, default=60.0, help="seconds per model call")
+    ap.add_argument(
         "--show-errors",
         action="store_true",
         help="print the missed conflicts and the flagged consistent/neutral cases",
     )
     args = ap.parse_args(argv)
+    if bool(args.llm_base_url) != bool(args.llm_model):
+        ap.error("--llm-base-url and --llm-model go together")
 
     bench_dir = Path(args.bench_dir)
     data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
@@ -151,32 +182,38 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"conversations not in {data}: {', '.join(unknown)}")
 
-    total = Tally()
+    with_llm = bool(args.llm_base_url)
+    total, llm_total = Tally(), Tally()
     per_conv: dict[str, Tally] = {}
+    llm_per_conv: dict[str, Tally] = {}
     errors: list[str] = []
+    llm_errors: list[str] = []
+    decided = Counter[str]()  # findings the model decided, by status
+    seconds = {"offline": 0.0, "llm": 0.0}
     for sid in order:
         tally = per_conv[sid] = Tally()
         system = CheckSystem()
         t0 = time.perf_counter()
+        mine = [c for c in cases if c["conversation"] == sid]
         try:
-            system.ingest(conversations[sid])
+            system.ingest(conversations[sid])  # offline: the vault is the same for both paths
             ingest_s = time.perf_counter() - t0
-            for case in (c for c in cases if c["conversation"] == sid):
-                result = system.check(case["response"])
-                conflicts = _conflicts(result)
-                flagged = bool(conflicts)
-                tally.add(case["label"], flagged, _verdict(result))
-                if flagged != (case["label"] == "conflict"):
-                    what = "missed" if case["label"] == "conflict" else f"flagged {case['label']}"
-                    detail = "; ".join(getattr(c, "correction", str(c)) for c in conflicts)
-                    errors.append(
-                        f"{case['id']} [{what}] {case['response']!r}"
-                        + (f"\n    -> {detail}" if detail else f"\n    truth: {case.get('truth')}")
-                    )
+            t0 = time.perf_counter()
+            _run(system, mine, tally, errors, Counter())
+            seconds["offline"] += time.perf_counter() - t0
+            if with_llm:
+                system.use_llm(
+                    args.llm_base_url, args.llm_model, args.llm_api_key_env, args.llm_timeout
+                )
+                t0 = time.perf_counter()
+                _run(system, mine, llm_per_conv.setdefault(sid, Tally()), llm_errors, decided)
+                seconds["llm"] += time.perf_counter() - t0
         finally:
             system.close()
         print(f"{sid}: ingested in {ingest_s:.1f}s, {sum(tally.cases.values())} cases checked")
         total.merge(tally)
+        if with_llm:
+            llm_total.merge(llm_per_conv[sid])
 
     print()
     print(
@@ -197,12 +234,71 @@ def main(argv: list[str] | None = None) -> int:
             counts = {v: n for (lab, v), n in sorted(total.verdicts.items()) if lab == label}
             if counts:
                 print(f"  {label}: " + ", ".join(f"{v} {n}" for v, n in counts.items()))
+    if with_llm:
+        _side_by_side(total, llm_total, decided, seconds, len(cases), args.llm_model)
     if args.show_errors and errors:
         print()
         print(f"Errors ({len(errors)}):")
         for line in errors:
             print("  " + line)
+    if args.show_errors and llm_errors:
+        print()
+        print(f"Errors with the model ({len(llm_errors)}):")
+        for line in llm_errors:
+            print("  " + line)
     return 0
+
+
+def _run(
+    system: Any, cases: list[dict[str, Any]], tally: Tally, errors: list[str], decided: Counter[str]
+) -> None:
+    """Check each case, counting it in `tally`; misses and false flags go to `errors`, the
+    findings the model decided (`decided_by == "llm"`) to `decided` by status."""
+    for case in cases:
+        result = system.check(case["response"])
+        conflicts = _conflicts(result)
+        flagged = bool(conflicts)
+        tally.add(case["label"], flagged, _verdict(result))
+        for f in getattr(result, "findings", ()):
+            if getattr(f, "decided_by", "offline") == "llm":
+                decided[f.status] += 1
+        if flagged != (case["label"] == "conflict"):
+            what = "missed" if case["label"] == "conflict" else f"flagged {case['label']}"
+            detail = "; ".join(getattr(c, "correction", str(c)) for c in conflicts)
+            errors.append(
+                f"{case['id']} [{what}] {case['response']!r}"
+                + (f"\n    -> {detail}" if detail else f"\n    truth: {case.get('truth')}")
+            )
+
+
+def _side_by_side(
+    offline: Tally,
+    llm: Tally,
+    decided: Counter[str],
+    seconds: dict[str, float],
+    n: int,
+    model: str,
+) -> None:
+    print()
+    print(f"Offline and with the model ({model}), all conversations:")
+    print()
+    print(
+        "| path | flagged | precision | recall | false flags (consistent) "
+        "| false flags (neutral) | mean check (ms) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, t in (("offline", offline), ("llm", llm)):
+        print(
+            f"| {name} | {sum(t.flagged.values())} | {_fmt(t.precision)} "
+            f"| {_fmt(t.rate('conflict'))} | {_fmt(t.rate('consistent'))} "
+            f"| {_fmt(t.rate('neutral'))} | {1000 * seconds[name] / max(n, 1):.1f} |"
+        )
+    print()
+    print(
+        "Findings the model decided: "
+        + (", ".join(f"{status} {k}" for status, k in sorted(decided.items())) or "none")
+        + " (the rest stayed as the offline path judged them)"
+    )
 
 
 if __name__ == "__main__":
