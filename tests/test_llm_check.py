@@ -186,3 +186,21 @@ def test_parse_verdicts_is_tolerant_of_fences_prose_and_bad_items() -> None:
         Verdict("C1", "unverified", None, None)
     ]
     assert parse_verdicts("the claims look fine") is None
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_a_private_note_is_never_sent_as_evidence(vault: Path, private: bool) -> None:
+    _remember(vault)
+    flag = "private: true\n" if private else ""
+    (vault / "memory/long_term/miso-vet.md").write_text(
+        f"---\ntitle: Miso vet\ntags: [pet]\naliases: [Miso]\n{flag}---\n## Summary\n"
+        "Miso's vet visits.\n\n## Facts\n- miso microchip: 941000024680135\n"
+    )
+    with StandIn(lambda body: "[]") as server:
+        _configure(vault, server.base_url)
+        with Memory(vault, refresh_interval_s=0) as memory:
+            memory.check("Miso is black and has a microchip.", now=NOW)
+    sent = _user(server.requests[0].body)
+    assert "C1: Miso is black and has a microchip." in sent
+    # the control (the same note, public) shows the search does reach it
+    assert ("941000024680135" in sent) is not private
