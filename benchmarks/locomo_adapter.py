@@ -77,6 +77,12 @@ class BrainiacSystem:
         # it now, so ingest time includes indexing and the first question does not pay for it.
         self._memory.refresh(force=True)
 
+    @property
+    def vault(self) -> Path:
+        """The ingested conversation's vault (benchmarks/readability.py reads its notes)."""
+        assert self._tmp is not None, "ingest() first"
+        return self._tmp / "vault"
+
     def context(self, question: str, budget: int) -> str:
         assert self._memory is not None, "ingest() first"
         return self._memory.context(question, budget=budget, now=self._now).text

@@ -151,9 +151,8 @@ def ingest(conv: Any, workdir: Path) -> Path:
 
     system = BrainiacSystem()
     system.ingest(conv)
-    assert system._tmp is not None
     vault = workdir / conv.sample_id
-    shutil.copytree(system._tmp / "vault", vault)
+    shutil.copytree(system.vault, vault)
     system.close()
     return vault
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,19 +27,11 @@ import pytest
 from brainiac import Memory
 from brainiac.errors import BrainiacError, SearchError
 from brainiac.vault import Vault
+from test_daemon import wait_for
 
 DEADLINE_S = 30.0
 # A command on a three-note vault takes about a second; a hang is what this catches.
 COMMAND_TIMEOUT_S = 30.0
-
-
-def wait_for(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.05)  # polling a file: the condition, not the sleep, decides
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def _cli(vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -174,10 +166,12 @@ def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_
         wait_for(
             lambda: any(status_file.rglob("daemon.json")) and proc.poll() is None,
             "the daemon to start",
+            DEADLINE_S,
         )
         wait_for(
             lambda: "kayak.md" in _cli(vault, "search", "kayak boathouse").stdout,
             "the daemon to index the notes beside the FIFO and the socket",
+            DEADLINE_S,
         )
         ids = list(Path(xdg_dirs["XDG_CACHE_HOME"]).rglob("brainiac-index-id"))
         assert len(ids) == 1
@@ -188,6 +182,7 @@ def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_
         wait_for(
             lambda: "canoe.md" in _cli(vault, "search", "canoe barn").stdout,
             "the daemon to index a new note",
+            DEADLINE_S,
         )
 
         def both_reported() -> bool:
@@ -195,7 +190,7 @@ def test_the_daemon_indexes_the_rest_stops_on_sigterm_and_does_not_rebuild_in_a_
             problems = json.loads(_cli(vault, "status", "--json").stdout)["problems"]
             return all("not a regular file" in problems.get(rel, "") for rel in (FIFO, SOCKET))
 
-        wait_for(both_reported, "status to name the FIFO and the socket as skipped")
+        wait_for(both_reported, "status to name the FIFO and the socket as skipped", DEADLINE_S)
         assert ids[0].read_text() == first_id, "the index was rebuilt"
         proc.send_signal(signal.SIGTERM)
         try:
@@ -370,6 +365,7 @@ def test_a_daemon_on_a_bind_mount_of_a_running_daemons_vault_refuses_to_start(
         wait_for(
             lambda: any(Path(xdg_dirs["XDG_STATE_HOME"]).rglob("daemon.json")),
             "the first daemon to start",
+            DEADLINE_S,
         )
         second = subprocess.run(
             [sys.executable, "-m", "brainiac", "--vault", str(other), "run"],
@@ -419,10 +415,12 @@ def test_the_daemon_waits_out_a_held_write_lock_instead_of_rebuilding_over_it(
         wait_for(
             lambda: any(Path(xdg_dirs["XDG_STATE_HOME"]).rglob("daemon.json")),
             "the daemon to start",
+            DEADLINE_S,
         )
         wait_for(
             lambda: "anna-berg.md" in _cli(vault, "search", "Anna").stdout,
             "the daemon to index the vault",
+            DEADLINE_S,
         )
         [id_file] = Path(xdg_dirs["XDG_CACHE_HOME"]).rglob("brainiac-index-id")
         first_id = id_file.read_text()

@@ -396,7 +396,7 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
     about = 0
     focus: str | None = None  # the entity the response spoke about last
     for sentence in extract.sentences(text):
-        clauses = _clauses(sentence)
+        clauses = clauses_of(sentence)
         in_sentence = _named(known, [w for c in clauses for w in c.words])
         if len(in_sentence) == 1:
             focus = next(iter(in_sentence))
@@ -485,7 +485,9 @@ def _weakly_chosen(
     return not (not fact.named_only and _YOU & set(clause.words))
 
 
-def _clauses(sentence: str) -> list[_Clause]:
+def clauses_of(sentence: str) -> list[_Clause]:
+    """The statements of a sentence, each marked as a question, a condition, a plan or negated
+    (evidence.py reads them too)."""
     asked = bool(_QUESTION_RE.search(sentence))
     parts: list[str] = []
     lead = _LEADING_CLAUSE_RE.match(sentence)

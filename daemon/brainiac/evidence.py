@@ -231,7 +231,9 @@ class Values:
 
 
 @dataclass(frozen=True)
-class _Event:
+class EventLine:
+    """A remembered event as the index found it (llm_check.py sends the same lines)."""
+
     id: str
     path: str
     role: str
@@ -241,7 +243,7 @@ class _Event:
 
 @dataclass(frozen=True)
 class _Aligned:
-    event: _Event
+    event: EventLine
     sentence: str  # the event's sentence most about the claim
     score: float  # the share of the claim's relation words the event holds
     values: Values
@@ -495,7 +497,7 @@ def with_events(
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
-    events = _events(hits)
+    events = event_lines(hits)
     for f in result.findings:
         if f.status != check_mod.UNVERIFIED:
             findings.append(f)
@@ -512,11 +514,11 @@ def with_events(
 
 
 def _judge_sentence(
-    memory: Memory, sentence: str, now: dt.datetime, hits: list[_Event]
+    memory: Memory, sentence: str, now: dt.datetime, hits: list[EventLine]
 ) -> tuple[Finding, Conflict | None] | None:
     from brainiac import check as check_mod
 
-    clauses = check_mod._clauses(sentence)
+    clauses = check_mod.clauses_of(sentence)
     if any(c.asks or c.supposes or c.negated or c.plans for c in clauses):
         return None  # only a plain statement is compared with the events
     if _FORMERLY_RE.search(sentence):
@@ -633,7 +635,7 @@ def _near(name: str, words: set[str]) -> bool:
     )
 
 
-def _capitalised(word: str, events: Sequence[_Event]) -> bool:
+def _capitalised(word: str, events: Sequence[EventLine]) -> bool:
     """Whether the events write `word` capitalised inside a sentence (a name, not an opener)."""
     pattern = re.compile(rf"[\w,;] {re.escape(word.capitalize())}\b")
     return any(pattern.search(e.text) for e in events)
@@ -683,16 +685,17 @@ def _judge_object(
     return _conflict_of(memory, claim, best, relation)
 
 
-def _events(hits: Sequence[Hit]) -> list[_Event]:
+def event_lines(hits: Sequence[Hit]) -> list[EventLine]:
+    """The distinct events among search hits, best first, at most `_CANDIDATES`."""
     seen: set[str] = set()
-    out: list[_Event] = []
+    out: list[EventLine] = []
     for hit in hits:
         if len(out) >= _CANDIDATES:
             break
         if hit.event_id in seen or not hit.text:
             continue  # an event is indexed where it is logged and where a note quotes it
         seen.add(hit.event_id)
-        out.append(_Event(hit.event_id, hit.path, hit.role, hit.at, hit.text))
+        out.append(EventLine(hit.event_id, hit.path, hit.role, hit.at, hit.text))
     return out
 
 
@@ -724,7 +727,7 @@ def _share(shared: set[str], weights: dict[str, float]) -> float:
 
 
 def _align(
-    event: _Event,
+    event: EventLine,
     subject: str | None,
     relation: set[str],
     weights: dict[str, float],
@@ -835,7 +838,7 @@ def _compare(
 def _finding(memory: Memory, claim: str, status: str, a: _Aligned, relation: set[str]) -> Finding:
     from brainiac import check as check_mod
 
-    line = _line_of(memory, a.event)
+    line = line_of(memory, a.event)
     at = a.event.at.strftime("%Y-%m-%d %H:%M") if a.event.at else None
     shared = sorted(relation & {lemma(w) for w in _words(a.event.text)})
     who = f"{a.event.role} said" if a.event.role else "an event says"
@@ -860,7 +863,8 @@ def _finding(memory: Memory, claim: str, status: str, a: _Aligned, relation: set
     )
 
 
-def _line_of(memory: Memory, event: _Event) -> int | None:
+def line_of(memory: Memory, event: EventLine) -> int | None:
+    """The 1-based line of the event in its file (read only when a finding cites it)."""
     try:
         text = memory.vault.read(event.path).text
     except (OSError, ValueError):

@@ -42,12 +42,13 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from brainiac.config import Config
 from brainiac.errors import BrainiacError
 
 log = logging.getLogger(__name__)
+_Item = TypeVar("_Item")
 
 FAILURES_BEFORE_PAUSE = 3  # consecutive endpoint failures that open the circuit breaker
 PAUSE_S = 600.0  # how long the endpoint is left alone once it has failed that often
@@ -199,14 +200,7 @@ class LLM:
             'object {"key": "<short lowercase name>", "value": "<the fact>"}, for example '
             '[{"key": "preferred editor", "value": "Neovim"}]. If there are no facts, answer [].'
         )
-        answer = self._ask("fact extraction", system, text, max_tokens=600)
-        if answer is None:
-            return None
-        facts = parse_facts(answer)
-        if facts is None:
-            self._fallback("fact extraction", f"the answer is not a JSON array: {_excerpt(answer)}")
-            return None
-        return facts
+        return self._ask_json("fact extraction", system, text, 600, parse_facts)
 
     def title(self, texts: Sequence[str]) -> str | None:
         """A short title for a note (≤ 8 words, safe as a file name), or None to fall back."""
@@ -267,14 +261,8 @@ class LLM:
             '"unverified" when no evidence line settles the claim.'
         )
         user = "Claims:\n" + "\n".join(claim_lines) + "\n\nEvidence:\n" + "\n".join(evidence_lines)
-        answer = self._ask("claim check", system, user, max_tokens=120 + 80 * len(claim_lines))
-        if answer is None:
-            return None
-        verdicts = parse_verdicts(answer)
-        if verdicts is None:
-            self._fallback("claim check", f"the answer is not a JSON array: {_excerpt(answer)}")
-            return None
-        return verdicts
+        max_tokens = 120 + 80 * len(claim_lines)
+        return self._ask_json("claim check", system, user, max_tokens, parse_verdicts)
 
     # --- internals -----------------------------------------------------------------------------
 
@@ -284,6 +272,23 @@ class LLM:
         except LLMError as exc:
             self._fallback(task, str(exc))
             return None
+
+    def _ask_json(
+        self,
+        task: str,
+        system: str,
+        user: str,
+        max_tokens: int,
+        parse: Callable[[str], list[_Item] | None],
+    ) -> list[_Item] | None:
+        """The model's JSON array answer, parsed; None (logged, to fall back) if there is none."""
+        answer = self._ask(task, system, user, max_tokens)
+        if answer is None:
+            return None
+        items = parse(answer)
+        if items is None:
+            self._fallback(task, f"the answer is not a JSON array: {_excerpt(answer)}")
+        return items
 
     def _fallback(self, task: str, reason: str) -> None:
         """Record and log (one line) why the caller is to use the deterministic method."""

@@ -58,7 +58,7 @@ class _Evidence:
     block: str | None
     at: str | None
     entity: str | None
-    event: evidence._Event | None = None  # its line is looked up only when a verdict cites it
+    event: evidence.EventLine | None = None  # its line is looked up only when a verdict cites it
 
 
 def with_model(
@@ -116,7 +116,7 @@ def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidenc
         out[f"F{i}"] = _Evidence(
             text, "fact", k.key, k.value, k.file, k.line, k.block, since, k.entity
         )
-    for i, e in enumerate(evidence._events(hits), 1):
+    for i, e in enumerate(evidence.event_lines(hits), 1):
         at = e.at.strftime("%Y-%m-%d %H:%M") if e.at else None
         who = e.role or "someone"
         text = f"{who}" + (f" on {at}" if at else "") + f" said: {e.text}"
@@ -127,7 +127,7 @@ def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidenc
 def _decided(
     memory: Memory, claim: str, v: Verdict, e: _Evidence
 ) -> tuple[Finding, Conflict | None]:
-    line = e.line if e.event is None else evidence._line_of(memory, e.event)
+    line = e.line if e.event is None else evidence.line_of(memory, e.event)
     status = check_mod.CONFLICT if v.verdict == check_mod.CONFLICT else check_mod.CONSISTENT
     correction = None
     if status == check_mod.CONFLICT:
