@@ -159,3 +159,57 @@ def test_relevance_first_never_exceeds_the_budget(budget: int, n_events: int, n_
     if not out.over_budget:
         assert out.tokens <= budget
     assert _positions(out.text) == sorted(_positions(out.text))
+
+
+def _event_items(spec: list[tuple[str, int, str]]) -> list[c.LongTermItem]:
+    """(session, minute, text) -> long-term event items, best first in the given order."""
+    items = []
+    for session, minute, text in spec:
+        e = ev.make_event(text, at=T + dt.timedelta(minutes=minute), session=session, role="Ana")
+        items.append(
+            c.LongTermItem(
+                c.render_grouped_event(e),
+                (f"memory/short_term.md#{e.id}",),
+                group=c.event_group(e),
+                order=f"{e.at.isoformat()}#{e.id}",
+            )
+        )
+    return items
+
+
+def test_events_are_shown_under_one_heading_per_day_and_session_in_time_order() -> None:
+    items = _event_items(
+        [
+            ("chat 2", 50, "the ferry leaves at nine"),
+            ("chat 1", 5, "I moved to Porto"),
+            ("chat 2", 40, "we booked the ferry"),
+            ("chat 1", 1, "hello there"),
+        ]
+    )
+    inputs = c.Inputs("I am careful.", "Where?", [], [], items)
+    out = c.assemble(inputs, budget=2000, relevance_first=True)
+    ltm = out.text.split("## Relevant Long-Term Memory\n", 1)[1].split("\n## User Prompt", 1)[0]
+    # The best item's group comes first; each group holds its items in the order they were said.
+    assert ltm.strip("\n").split("\n") == [
+        "### 2026-11-20 (chat 2)",
+        "- Ana: we booked the ferry",
+        "- Ana: the ferry leaves at nine",
+        "### 2026-11-20 (chat 1)",
+        "- Ana: hello there",
+        "- Ana: I moved to Porto",
+    ]
+    assert len(out.sources) == 4
+
+
+@given(budget=st.integers(1, 400), n=st.integers(0, 12))
+def test_group_headings_count_against_the_budget(budget: int, n: int) -> None:
+    items = _event_items([(f"chat {i % 4}", i, f"event {i} " + "z" * 30) for i in range(n)])
+    inputs = c.Inputs("I am careful.", "Where?", [], [], items)
+    out = c.assemble(inputs, budget, relevance_first=True)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    # A heading is only there with at least one of its events under it.
+    lines = out.text.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("### 2026-11-20 (chat"):
+            assert lines[i + 1].startswith("- Ana: event")

@@ -89,3 +89,23 @@ def test_reused_ranking_shows_an_edit_without_searching(
     monkeypatch.setattr(memory.indexer.index, "search", no_search)
     ctx = memory.context(budget=2000, now=T, reuse_ranking=True)
     assert "- budget: 40k euro" in ctx.text
+
+
+def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(memory: Memory) -> None:
+    """Two speakers, on two days; each mentions painting once. Asked about Mira, Mira's own turn
+    ranks first although Jonas's turn names her and matches the question's words more often."""
+    day1, day2 = T, T + dt.timedelta(days=1)
+    memory.remember("I finally started painting again.", role="Mira", session="a", at=day1)
+    memory.remember(
+        "Mira, painting sounds lovely! Mira, your painting of the harbour, Mira!",
+        role="Jonas",
+        session="b",
+        at=day2,
+    )
+    for i in range(12):
+        memory.remember(f"unrelated chatter {i}", role="Jonas", at=day2 + dt.timedelta(hours=i))
+    ctx = memory.context("What is Mira painting?", budget=2000, now=day2 + dt.timedelta(days=1))
+    ltm = _ltm_part(ctx.text)
+    assert ltm.index("- Mira: I finally started painting again.") < ltm.index(
+        "- Jonas: Mira, painting sounds lovely!"
+    )

@@ -33,10 +33,18 @@ def approx_tokens(text: str) -> int:
 
 @dataclass(frozen=True)
 class LongTermItem:
-    """One retrieved memory, already rendered, with the vault keys it came from."""
+    """One retrieved memory, already rendered, with the vault keys it came from.
+
+    An item with a `group` (an event: its day and session) is shown under that group's heading,
+    once for all the group's items, in `order` (its time): a line then carries no date or session
+    of its own, so more of what a prompt needs fits the budget, and the events of one conversation
+    read together, in the order they were said.
+    """
 
     text: str
     sources: tuple[str, ...]
+    group: str = ""
+    order: str = ""
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,25 @@ def render_event(event: Event) -> str:
     """An event as a list item, its text escaped as in the vault: a line of it can't read as one
     of the context's own headings (`## User Prompt`), nor as the recent-events marker."""
     session = f" ({event.session})" if event.session else ""
-    body = inert("\n".join(stored_lines(event.text)))
-    return f"- [{event.date_label}] {event.role}{session}: {body}"
+    return f"- [{event.date_label}] {event.role}{session}: {_event_body(event)}"
+
+
+def event_group(event: Event, origin: str = "") -> str:
+    """The heading a long-term event is shown under: its day and session (and the note it is
+    kept in, when that note has a title of its own to link)."""
+    day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
+    session = f" ({event.session})" if event.session else ""
+    where = f", from {origin}" if origin else ""
+    return f"### {day}{session}{where}"
+
+
+def render_grouped_event(event: Event) -> str:
+    """An event as a line under its `event_group` heading: the speaker and the text."""
+    return f"- {event.role}: {_event_body(event)}"
+
+
+def _event_body(event: Event) -> str:
+    return inert("\n".join(stored_lines(event.text)))
 
 
 def inert(text: str) -> str:
@@ -155,30 +180,52 @@ def assemble(
 
     pending = iter(inputs.long_term)  # rendered lazily, each at most once
     passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
+    chosen: list[LongTermItem] = []  # what fits, best first (both calls below)
+    opened: set[str] = set()  # group headings already paid for
 
-    def pack_long_term(room: int) -> tuple[list[str], int, int]:
+    def pack_long_term(room: int) -> tuple[int, int]:
         """Long-term memory best first, skipping what no longer fits, until the room is used up
         (or enough items in a row did not fit): items render lazily, so stopping saves work.
         A second call (the rest of the budget) continues where the first stopped, trying again
-        the items the first had to pass over."""
-        blocks: list[str] = []
+        the items the first had to pass over. The first item of a group pays for its heading."""
         used = dropped = misses = 0
         retry, passed_over[:] = list(passed_over), []
         for item in itertools.chain(retry, pending):
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
-            block = inert(item.text.strip("\n"))
-            if used + cost(block) <= room:
-                blocks.append(block)
+            spent = cost(inert(item.text.strip("\n")))
+            if item.group and item.group not in opened:
+                spent += cost(inert(item.group))
+            if used + spent <= room:
+                chosen.append(item)
+                if item.group:
+                    opened.add(item.group)
                 sources.extend(s for s in item.sources if s not in sources)
-                used += cost(block)
+                used += spent
                 misses = 0
             else:
                 passed_over.append(item)
                 dropped += 1
                 misses += 1
-        return blocks, used, dropped
+        return used, dropped
+
+    def long_term_blocks() -> list[str]:
+        """The chosen items in the order they ranked, a group at the place of its best item,
+        holding all of the group's items in time order."""
+        grouped: dict[str, list[LongTermItem]] = {}
+        for item in chosen:
+            if item.group:
+                grouped.setdefault(item.group, []).append(item)
+        blocks: list[str] = []
+        for item in chosen:
+            if not item.group:
+                blocks.append(inert(item.text.strip("\n")))
+            elif item.group in grouped:
+                members = sorted(grouped.pop(item.group), key=lambda i: i.order)
+                blocks.append(inert(item.group))
+                blocks += [inert(m.text.strip("\n")) for m in members]
+        return blocks
 
     # Priority: recent events, then the short-term sections, then long-term memory; a part that
     # had to be cut is never replaced by one of lower priority. With `relevance_first` (a small
@@ -187,15 +234,14 @@ def assemble(
     sources: list[str] = []
     event_blocks: list[str] = []
     stm_blocks: list[str] = []
-    ltm_blocks: list[str] = []
     dropped_ltm = 0
     events_cut = False
     if relevance_first:
-        ltm_blocks, used, dropped_ltm = pack_long_term(room)
+        used, dropped_ltm = pack_long_term(room)
         room -= used
     elif long_term_share > 0:
         # A prompt's own share first: what it is about must not be crowded out by recent steps.
-        ltm_blocks, used, dropped_ltm = pack_long_term(int(room * long_term_share))
+        used, dropped_ltm = pack_long_term(int(room * long_term_share))
         room -= used
     event_blocks, used, events_cut = pack_events(room)
     room -= used
@@ -203,9 +249,9 @@ def assemble(
         stm_blocks, used, stm_cut = pack_short_term(room)
         room -= used
         if not stm_cut and not relevance_first:
-            more, used, dropped_ltm = pack_long_term(room)
-            ltm_blocks += more
+            used, dropped_ltm = pack_long_term(room)
             room -= used
+    ltm_blocks = long_term_blocks()
     kept_events = event_blocks[1:]
     dropped_events = len(inputs.recent) - len(kept_events)
     recent_header = event_blocks[0] if event_blocks else ""
