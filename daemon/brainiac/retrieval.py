@@ -188,8 +188,15 @@ def _note_item(
         parsed = ltm.parse(vault.read(rel).text, rel)
     except (NoteParseError, FileNotFoundError):
         return None  # changed or broken since indexed; the next sync catches up
-    if _only_a_collection(parsed):
-        return None
+    if _made_by_promotion(parsed):
+        # Its events are the memory, each found and shown on its own; what the jobs wrote
+        # around them is worth the budget only where it is about the prompt: the facts that
+        # share its words (its keyword summary never is).
+        facts = [f for f in _fact_blocks(parsed.section(ltm.FACTS)) if _overlap(f, query_words)]
+        if not facts:
+            return None
+        text = "\n".join([f"### {parsed.title} ({rel})", *facts[:_FACTS_PER_NOTE]])
+        return LongTermItem(text, (rel,))
     lines = [f"### {parsed.title} ({rel})"]
     summary = marks.without_marks(parsed.section(ltm.SUMMARY)).strip()
     if not summary and not parsed.note.section(ltm.FACTS):
@@ -216,11 +223,10 @@ def _note_item(
     return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in quoted)))
 
 
-def _only_a_collection(note: ltm.LongTermNote) -> bool:
-    """A note promotion made to hold a session's events, with nothing but what it generated:
-    its events are the memory (each found and shown on its own), its keyword summary is not
-    worth the budget an excerpt would take."""
-    if "session" not in note.tags or note.section(ltm.FACTS).strip():
+def _made_by_promotion(note: ltm.LongTermNote) -> bool:
+    """A note promotion made to hold events (a session's, or those about a name), with nothing
+    a person wrote in its summary or around its sections."""
+    if not {"session", "entity"} & set(note.tags):
         return False
     return not marks.person_lines(note.note.section_text(ltm.SUMMARY) or "")
 
