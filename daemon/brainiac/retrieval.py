@@ -43,7 +43,10 @@ class Ranked:
 
 def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
     """How much a memory's own state boosts its relevance: 1.0 for a fresh, neutral memory."""
-    strength = math.log1p(max(hit.strength, 0.0)) - math.log1p(ltm.DEFAULT_STRENGTH)
+    # Strength earned by use lifts a memory; a memory that faded unused is not put below one
+    # that never became a note: promotion and decay must not make an event harder to find than
+    # it was in the log (LoCoMo with jobs at 4,000 tokens: 0.855 -> see docs/benchmarks.md).
+    strength = max(math.log1p(max(hit.strength, 0.0)) - math.log1p(ltm.DEFAULT_STRENGTH), 0.0)
     reinforcement = math.tanh(hit.reinforcement)
     recency = 0.0
     if hit.at is not None:
