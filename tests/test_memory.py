@@ -109,3 +109,54 @@ def test_a_question_naming_a_speaker_prefers_what_that_speaker_said(memory: Memo
     assert ltm.index("- Mira: I finally started painting again.") < ltm.index(
         "- Jonas: Mira, painting sounds lovely!"
     )
+
+
+def _chat(memory: Memory, sessions: int = 2, turns: int = 12) -> None:
+    for s in range(sessions):
+        for i in range(turns):
+            text = f"turn {i} of chat {s} about weekend plans and the weather"
+            if (s, i) == (0, 3):
+                text = "My cousin Teodor keeps bees on a rooftop in Ljubljana."
+            at = T + dt.timedelta(days=s, minutes=i)
+            memory.remember(text, role="Ana" if i % 2 else "Ben", session=f"chat {s}", at=at)
+        memory.run_job("all", now=T + dt.timedelta(days=s, minutes=turns))
+
+
+def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
+    memory: Memory, vault: Path
+) -> None:
+    _chat(memory)
+    notes = [p for p in (vault / "memory" / "long_term").glob("*.md") if "chat 0" in p.read_text()]
+    assert notes, "promotion made a note for the first chat"
+    ctx = memory.context("Where does Teodor keep bees?", budget=2000, now=T + dt.timedelta(3))
+    ltm = _ltm_part(ctx.text)
+    assert "- Ana: My cousin Teodor keeps bees on a rooftop in Ljubljana." in ltm
+    assert "### 2026-11-01 (chat 0)" in ltm
+    # The generated keyword summary ("N events, ... about ...") is not shown.
+    assert " events, " not in ltm and "(memory/long_term/" not in ltm
+
+    # A person writes into the note's summary: from then on it is shown as a note excerpt.
+    note = next(p for p in notes if "Teodor" in p.read_text())
+    text = note.read_text()
+    note.write_text(text.replace("## Summary\n", "## Summary\nTeodor is Ana's beekeeping cousin.\n"))
+    ctx = memory.context("Where does Teodor keep bees?", budget=2000, now=T + dt.timedelta(3))
+    assert "Teodor is Ana's beekeeping cousin." in _ltm_part(ctx.text)
+
+
+def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it(
+    memory: Memory, vault: Path
+) -> None:
+    from brainiac import marks
+
+    stm_path = vault / "memory" / "short_term.md"
+    text = stm_path.read_text()
+    generated = marks.mark("- topics: weather, weekend")
+    person = "- I am moving flats in March"
+    stm_path.write_text(text.replace("## Summary\n", f"## Summary\n{generated}\n{person}\n", 1))
+    about_weather = memory.context("What was the weather?", budget=2000, now=T).text
+    about_bees = memory.context("Who keeps bees?", budget=2000, now=T).text
+    no_prompt = memory.context(budget=2000, now=T).text
+    assert "- topics: weather, weekend" in about_weather
+    assert "- topics: weather, weekend" not in about_bees
+    assert "- topics: weather, weekend" in no_prompt
+    assert all(person in t for t in (about_weather, about_bees, no_prompt))

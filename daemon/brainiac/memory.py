@@ -43,7 +43,7 @@ from brainiac.lock import holder_of
 from brainiac.names import NameBook
 from brainiac.note import parse as parse_note
 from brainiac.note import set_frontmatter_field
-from brainiac.retrieval import candidate_limit, retrieve
+from brainiac.retrieval import about_prompt, candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
@@ -420,7 +420,7 @@ class Memory:
             identity=_masked(identity) if identity is not None else None,
             prompt=_masked(prompt or ""),
             short_term=[
-                (title, _masked(marks.without_marks(doc.section(title))))
+                (title, _masked(marks.without_marks(about_prompt(doc.section(title), prompt))))
                 for title in stm.SECTIONS[:-1]
             ],
             recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],

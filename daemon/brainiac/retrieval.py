@@ -106,6 +106,25 @@ def named_speaker(query: str, hits: Sequence[Hit]) -> str:
     return named.pop() if len(named) == 1 else ""
 
 
+def about_prompt(section_text: str, prompt: str | None) -> str:
+    """A short-term section for a context: every line a person wrote, and of the lines the jobs
+    generated (a summary, a working-memory topic, tasks read from the log) those that share a
+    word with the prompt. Without a prompt (the working-memory file) the whole section.
+
+    Generated lines are the jobs' digest of the recent log, which the context shows anyway;
+    beside a prompt they are worth the budget only where they are about it (LoCoMo with jobs,
+    2,000 tokens: they held about 120 tokens of every context; docs/benchmarks.md).
+    """
+    if not prompt:
+        return section_text
+    words = _words(prompt)
+    return "".join(
+        line
+        for line in section_text.splitlines(keepends=True)
+        if not marks.is_generated(line) or _overlap(line, words)
+    )
+
+
 def _words(text: str, min_len: int = 3) -> set[str]:
     return {w for w in _WORD_RE.findall(text.casefold()) if len(w) >= min_len}
 
