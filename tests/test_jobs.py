@@ -22,6 +22,45 @@ def test_first_run_catches_up_once_after_downtime() -> None:
     assert first_run(NOW - dt.timedelta(hours=3), 60, NOW) == NOW + dt.timedelta(seconds=5)
 
 
+def test_heavy_jobs_wait_out_the_first_minute_after_a_start_then_catch_up() -> None:
+    minute = dt.timedelta(seconds=60)
+    # Never run, or missed while the daemon was down: a light job soon, a heavy one after the
+    # daemon's first minute, once.
+    assert first_run(None, 60, NOW, NOW, heavy=True) == NOW + minute
+    assert first_run(NOW - dt.timedelta(days=2), 60, NOW, NOW, heavy=True) == NOW + minute
+    assert first_run(NOW - dt.timedelta(days=2), 60, NOW, NOW) == NOW + dt.timedelta(seconds=5)
+    # Due later than the first minute anyway: its own time.
+    last = NOW - dt.timedelta(minutes=30)
+    assert first_run(last, 60, NOW, NOW, heavy=True) == NOW + dt.timedelta(minutes=30)
+    # Scheduled again by a reload two minutes after the start: no second quiet minute.
+    assert first_run(None, 60, NOW, NOW - 2 * minute, heavy=True) == NOW + dt.timedelta(seconds=5)
+    # Which jobs are heavy: the backup and the full rescan (issue 16 measured 6.5 CPU-s for the
+    # two at once), and the others that read every note or the whole index.
+    assert {"backup", "rescan"} <= jobs_mod.HEAVY
+    assert not {"reflection", "promotion", "recovery", "inbox"} & jobs_mod.HEAVY
+
+
+def test_the_scheduler_holds_heavy_jobs_past_the_first_minute() -> None:
+    scheduler = Scheduler(lambda name: None)
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+    long_ago = now - dt.timedelta(days=1)
+    scheduler.start(
+        {"backup": 60, "rescan": 60, "reflection": 15},
+        {"backup": None, "rescan": long_ago, "reflection": long_ago},
+        now,
+        jobs_mod.HEAVY,
+        started=now,
+    )
+    try:
+        runs = scheduler.next_runs()
+        first = now.replace(tzinfo=dt.UTC) + dt.timedelta(seconds=60)
+        assert runs["backup"] == first and runs["rescan"] == first
+        light = runs["reflection"]
+        assert light is not None and light <= now.replace(tzinfo=dt.UTC) + dt.timedelta(seconds=5)
+    finally:
+        scheduler.stop()
+
+
 def test_scheduler_posts_due_jobs_and_stops() -> None:
     posted: list[str] = []
     done = threading.Event()

@@ -139,6 +139,7 @@ class Service:
         self._logged_ids: set[str] | None = None  # the Event Log's event ids at the last sync
         self._journal_offset = 0  # how far _watch_event_log has read the event journal
         self._recovery_queued = False
+        self._started = _utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -621,7 +622,7 @@ class Service:
             for name in jobs_mod.JOBS
         }
         self._scheduler = Scheduler(self._submit_job)
-        self._scheduler.start(intervals, last, _utcnow())
+        self._scheduler.start(intervals, last, _utcnow(), jobs_mod.HEAVY, self._started)
 
     def _stop_scheduler(self) -> None:
         if self._scheduler is not None:

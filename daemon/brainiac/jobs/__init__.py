@@ -49,6 +49,9 @@ class Job:
     description: str
     run: Callable[[Memory, dt.datetime, bool], JobReport]
     needs_index_writer: bool = False  # runs only where the index may be written
+    # Seconds of CPU over a large vault (reads every note or file): never in the daemon's first
+    # minute (scheduler.QUIET_START_S), when agents make their first calls.
+    heavy: bool = False
 
 
 @dataclass
@@ -193,6 +196,7 @@ JOBS: dict[str, Job] = {
         "organization",
         "decay strengths, archive faded notes, merge duplicates, repair facts, link, index",
         _organization,
+        heavy=True,
     ),
     "recovery": Job(
         "recovery",
@@ -209,20 +213,27 @@ JOBS: dict[str, Job] = {
         "backup",
         "write a verified snapshot of the vault outside it; keep the last [backup] keep",
         _backup,
+        heavy=True,
     ),
     "rescan": Job(
         "rescan",
         "re-index whatever the file watcher missed (a full stat of the vault)",
         _rescan,
         needs_index_writer=True,
+        heavy=True,
     ),
     "merge": Job(
-        "merge", "merge search-index segments when they pile up", _merge, needs_index_writer=True
+        "merge",
+        "merge search-index segments when they pile up",
+        _merge,
+        needs_index_writer=True,
+        heavy=True,
     ),
 }
 
 
 LIFECYCLE = ("reflection", "promotion", "organization")
+HEAVY = frozenset(name for name, job in JOBS.items() if job.heavy)
 _RECORDS_LOCK = threading.Lock()
 LOG_FILE = "jobs.log.jsonl"
 _LOG_KEEP_BYTES = 2_000_000
