@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import threading
 from pathlib import Path
 
@@ -112,3 +113,116 @@ def test_a_failing_job_is_recorded_not_raised(memory: Memory, tmp_path: Path) ->
     assert not report.ok and "disk on fire" in report.summary
     record = jobs_mod.load_records(tmp_path)["boom"]
     assert (record.last_ok, record.failures, record.last_run) == (False, 1, NOW.isoformat())
+
+
+def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> None:
+    from brainiac.vault import SHORT_TERM
+
+    for i in range(13):
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            f"Step {i}: tiling the bathroom floor",
+            "--at",
+            f"2026-11-01T09:{i:02d}",
+            check=True,
+        )
+    before = (vault / SHORT_TERM).read_text(encoding="utf-8")
+    run_cli("--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", check=True)
+    after = (vault / SHORT_TERM).read_text(encoding="utf-8")
+    assert before != after
+
+    runs = json.loads(run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json").stdout)
+    by_job = {r["job"]: r for r in runs}
+    promotion = by_job["promotion"]
+    # Each changed file has its diff; promotion moved three events out of the short-term log
+    # into a long-term note it created.
+    assert set(promotion["changed"]) <= set(promotion["diffs"])
+    stm_diff = promotion["diffs"][SHORT_TERM]
+    assert stm_diff.startswith(f"--- a/{SHORT_TERM}\n+++ b/{SHORT_TERM}\n")
+    removed = [line for line in stm_diff.splitlines() if line.startswith("-") and "Step 0" in line]
+    assert removed, stm_diff
+    new_notes = [rel for rel in promotion["diffs"] if rel.startswith("memory/long_term/")]
+    assert new_notes
+    assert "Step 0: tiling the bathroom floor" in promotion["diffs"][new_notes[0]]
+    # Without --diff the JSON stays as it was (no diffs), and the text output shows them.
+    plain = json.loads(run_cli("--vault", str(vault), "jobs", "log", "--json").stdout)
+    assert all("diffs" not in r for r in plain)
+    text = run_cli("--vault", str(vault), "jobs", "log", "--diff", "--job", "promotion").stdout
+    assert f"--- a/{SHORT_TERM}" in text and "Step 0: tiling the bathroom floor" in text
+
+    # Applying every run's diffs, oldest first, to the file as it was gives the file as it is.
+    applied = before
+    for run in reversed(runs):
+        diff = run.get("diffs", {}).get(SHORT_TERM)
+        if diff:
+            applied = _apply_unified(applied, diff)
+    assert applied == after
+
+    # The diffs quote the memory: what `forget` removes goes from the job log too.
+    gone = run_cli("--vault", str(vault), "forget", "--matching", "bathroom floor", "--yes")
+    assert gone.returncode == 0, gone.stderr
+    left = run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json").stdout
+    assert "bathroom floor" not in left
+
+
+def _apply_unified(text: str, diff: str) -> str:
+    """A unified diff applied to `text` (hunks in order; enough for the test's check)."""
+    import re
+
+    old = text.splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    lines = diff.splitlines(keepends=True)[2:]
+    for line in lines:
+        m = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", line)
+        if m:
+            start = int(m.group(1)) - (0 if m.group(2) == "0" else 1)
+            out.extend(old[i:start])
+            i = start
+        elif line.startswith(" "):
+            out.append(old[i])
+            i += 1
+        elif line.startswith("-"):
+            i += 1
+        elif line.startswith("+"):
+            out.append(line[1:])
+    out.extend(old[i:])
+    return "".join(out)
+
+
+def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> None:
+    big_before = "".join(f"line {i}\n" for i in range(1000))
+    big_after = "".join(f"line {i} changed\n" for i in range(1000))
+    diffs = jobs_mod.file_diffs({"memory/long_term/a.md": (big_before, big_after)})
+    lines = diffs["memory/long_term/a.md"].splitlines()
+    assert len(lines) == jobs_mod.DIFF_LINES + 1
+    assert lines[-1].startswith("... ") and "more diff line(s) not kept" in lines[-1]
+    # Many files: the run's diffs together stay under DIFF_BYTES.
+    many = {f"memory/long_term/n{i}.md": (big_before, big_after) for i in range(100)}
+    kept = jobs_mod.file_diffs(many)
+    assert len(kept) == 100
+    whole = [d for d in kept.values() if not d.startswith("(diff not kept")]
+    assert 0 < len(whole) < 100
+    assert sum(len(d.encode()) for d in whole) <= jobs_mod.DIFF_BYTES
+    assert kept["memory/long_term/n99.md"].startswith("(diff not kept: this run's diffs are over")
+
+    # A run recorded before diffs were kept (the old line format) still prints.
+    with Memory(vault) as memory:
+        state = memory.locations.state
+    state.mkdir(parents=True, exist_ok=True)
+    old = {
+        "at": "2026-11-01T10:00:00",
+        "job": "reflection",
+        "ok": True,
+        "summary": "refreshed the summary",
+        "changed": ["memory/short_term.md"],
+        "seconds": 0.1,
+    }
+    (state / jobs_mod.LOG_FILE).write_text(json.dumps(old) + "\n", encoding="utf-8")
+    proc = run_cli("--vault", str(vault), "jobs", "log", "--diff")
+    assert proc.returncode == 0, proc.stderr
+    assert "2026-11-01T10:00:00 reflection ok: refreshed the summary" in proc.stdout
+    assert "    memory/short_term.md" in proc.stdout
+    assert "no diff: this run was recorded before brainiac kept diffs" in proc.stdout

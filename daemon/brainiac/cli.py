@@ -598,12 +598,24 @@ def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_j
 @jobs.command("log")
 @click.option("-n", "limit", default=20, show_default=True, help="How many runs to show.")
 @click.option("--job", "job", default=None, metavar="NAME", help="Only this job's runs.")
+@click.option(
+    "--diff", "show_diff", is_flag=True, help="Show what each run changed in each file (a diff)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @click.pass_context
-def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> None:
-    """What the jobs changed: the newest runs that changed something or failed, newest first."""
+def jobs_log(
+    ctx: click.Context, limit: int, job: str | None, show_diff: bool, as_json: bool
+) -> None:
+    """What the jobs changed: the newest runs that changed something or failed, newest first.
+
+    With --diff, each file a run changed follows as a unified diff (kept up to 200 lines a
+    file; runs recorded before brainiac kept diffs list their files only).
+    """
     memory = _open(ctx)
     runs = jobs_mod.read_log(memory.locations.state, limit=limit, job=job)
+    if not show_diff:
+        for run in runs:
+            run.pop("diffs", None)
     if as_json:
         _json(runs)
         return
@@ -613,8 +625,17 @@ def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> 
         status = "ok" if run.get("ok") else "FAILED"
         click.echo(f"{run.get('at')} {run.get('job')} {status}: {run.get('summary')}")
         changed = run.get("changed")
+        diffs = run.get("diffs")
         for rel in changed if isinstance(changed, list) else []:
             click.echo(f"    {rel}")
+        if not show_diff:
+            continue
+        if not isinstance(diffs, dict):
+            if changed:
+                click.echo("    (no diff: this run was recorded before brainiac kept diffs)")
+            continue
+        for rel in sorted(diffs):
+            click.echo(str(diffs[rel]), nl=False)
 
 
 @cli.command()

@@ -1194,7 +1194,8 @@ def _regenerate(memory: Memory, plan: _Plan, now: dt.datetime, out: ForgetReport
 
 def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
     """brainiac's own records outside the vault that quote memory: the job log's summaries
-    ("fact passport number: …"), and which notes were used (paths of notes that went)."""
+    ("fact passport number: …") and diffs, and which notes were used (paths of notes that
+    went)."""
     state = memory.locations.state
     said: list[str] = []
 
@@ -1204,7 +1205,9 @@ def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
     log_path = state / jobs_mod.LOG_FILE
     with contextlib.suppress(FileNotFoundError):
         lines = log_path.read_text(encoding="utf-8").splitlines(keepends=True)
-        kept = [line for line in lines if not quotes(line)]
+        kept = [
+            line for line in lines if not quotes(line) and not quotes(jobs_mod.entry_text(line))
+        ]
         if len(kept) != len(lines):
             safe_io.replace_file(log_path, "".join(kept).encode("utf-8"))
             said.append(f"{jobs_mod.LOG_FILE}: {len(lines) - len(kept)} run(s) removed")

@@ -7,7 +7,9 @@ the new text, or None for "no change". In a dry run nothing is written and the p
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from brainiac.errors import NoteParseError, StaleWriteError, TooLargeError
@@ -16,6 +18,33 @@ from brainiac.vault import Vault
 _ATTEMPTS = 4
 
 Transform = Callable[[str | None], str | None]
+
+# What a job run changed, file by file: the text before its first write and after its last (None:
+# the file did not exist, or no longer does), for `brainiac jobs log --diff`. A context variable
+# rather than a parameter, so that every job's helpers record without passing it along; each
+# thread (the daemon's writer loop, its job thread) has its own, and it is unset outside a run.
+_recording: ContextVar[dict[str, tuple[str | None, str | None]] | None] = ContextVar(
+    "brainiac_edits_recording", default=None
+)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[str, tuple[str | None, str | None]]]:
+    """Record the vault writes made inside the block: {path: (text before, text after)}."""
+    texts: dict[str, tuple[str | None, str | None]] = {}
+    token = _recording.set(texts)
+    try:
+        yield texts
+    finally:
+        _recording.reset(token)
+
+
+def record(rel: str, before: str | None, after: str | None) -> None:
+    """Note a change a job made to `rel` (a no-op outside `recording`)."""
+    texts = _recording.get()
+    if texts is not None:
+        first = texts.get(rel)
+        texts[rel] = (first[0] if first is not None else before, after)
 
 
 @dataclass
@@ -54,6 +83,7 @@ def update(vault: Vault, rel: str, transform: Transform, outcome: Outcome, dry_r
         except TooLargeError as exc:
             outcome.skipped.append(f"{rel}: {exc.problem}")
             return False
+        record(rel, text, new)
         outcome.note(rel)
         return True
     outcome.skipped.append(f"{rel}: kept changing while the job worked on it; try again later")
