@@ -322,3 +322,25 @@ def test_init_and_run_say_how_to_connect_an_agent(tmp_path: Path) -> None:
     assert f"`{exe} --vault {target} setup claude-code`" in proc.stderr
     assert f"{target / 'context/working_memory.md'}" in proc.stderr
     assert f"`{exe} --vault {target} run`" in proc.stderr
+
+
+def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # said before the daemon starts its work
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    working = vault.resolve() / "context/working_memory.md"
+    assert f"the working memory is {working}" in first
+    assert f"`{_brainiac_exe()} --vault {vault} setup claude-code`" in first

@@ -897,7 +897,8 @@ def forget(
     exports), context/, the search index, the event journal and every backup snapshot, with what
     was derived from it (facts, goals, summaries, links), and the command says exactly what it
     removed. It lists what will go and asks first; without a terminal, give --yes. A forgotten
-    imported message does not come back when the export is imported again. Exit status: 0
+    imported message does not come back when the export is imported again. While the daemon
+    runs, it is asked to do the removal (it owns the index). Exit status: 0
     removed, 1 nothing matched or not confirmed, 2 an error or something left (run it again).
     """
     from brainiac.forget import Selection
