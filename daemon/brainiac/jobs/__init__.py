@@ -249,7 +249,7 @@ def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Pa
     from brainiac.jobs import edits
 
     started = time.perf_counter()
-    texts: dict[str, tuple[str | None, str | None]] = {}
+    texts: dict[str, tuple[str | None, str | None]] = edits.Recording()
     try:
         with _exclusive(state_dir, job) as held:
             if held:
@@ -316,13 +316,19 @@ def job_lock(state_dir: Path, wait_s: float = 0.0) -> Iterator[bool]:
         os.close(fd)  # closing releases the lock
 
 
+_NOT_KEPT = "(diff not kept: this run's diffs are over the log's size limit)\n"
+
+
 def file_diffs(texts: dict[str, tuple[str | None, str | None]]) -> dict[str, str]:
     """A unified diff per changed file (from `edits.recording`), each cut to DIFF_LINES lines
     and all together to DIFF_BYTES; a file past the budget says so instead."""
-    out: dict[str, str] = {}
+    out: dict[str, str] = {rel: _NOT_KEPT for rel in getattr(texts, "dropped", ())}
     budget = DIFF_BYTES
     for rel, (before, after) in sorted(texts.items()):
         if before == after:
+            continue
+        if budget <= 0:
+            out[rel] = _NOT_KEPT  # nothing fits any more: not even computed
             continue
         lines = list(
             difflib.unified_diff(
@@ -339,7 +345,7 @@ def file_diffs(texts: dict[str, tuple[str | None, str | None]]) -> dict[str, str
         text = "".join(lines)
         size = len(text.encode("utf-8"))
         if size > budget:
-            out[rel] = "(diff not kept: this run's diffs are over the log's size limit)\n"
+            out[rel] = _NOT_KEPT
             continue
         budget -= size
         out[rel] = text

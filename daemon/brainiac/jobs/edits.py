@@ -19,19 +19,30 @@ _ATTEMPTS = 4
 
 Transform = Callable[[str | None], str | None]
 
+
 # What a job run changed, file by file: the text before its first write and after its last (None:
 # the file did not exist, or no longer does), for `brainiac jobs log --diff`. A context variable
 # rather than a parameter, so that every job's helpers record without passing it along; each
 # thread (the daemon's writer loop, its job thread) has its own, and it is unset outside a run.
-_recording: ContextVar[dict[str, tuple[str | None, str | None]] | None] = ContextVar(
-    "brainiac_edits_recording", default=None
-)
+class Recording(dict[str, tuple[str | None, str | None]]):
+    """{path: (text before, text after)} of one run, holding at most RECORD_BYTES of text: a
+    run over thousands of notes lists the rest in `dropped` (their diffs are not kept)."""
+
+    RECORD_BYTES = 20_000_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+        self.dropped: list[str] = []
+
+
+_recording: ContextVar[Recording | None] = ContextVar("brainiac_edits_recording", default=None)
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[dict[str, tuple[str | None, str | None]]]:
+def recording() -> Iterator[Recording]:
     """Record the vault writes made inside the block: {path: (text before, text after)}."""
-    texts: dict[str, tuple[str | None, str | None]] = {}
+    texts = Recording()
     token = _recording.set(texts)
     try:
         yield texts
@@ -42,9 +53,18 @@ def recording() -> Iterator[dict[str, tuple[str | None, str | None]]]:
 def record(rel: str, before: str | None, after: str | None) -> None:
     """Note a change a job made to `rel` (a no-op outside `recording`)."""
     texts = _recording.get()
-    if texts is not None:
-        first = texts.get(rel)
-        texts[rel] = (first[0] if first is not None else before, after)
+    if texts is None or rel in texts.dropped:
+        return
+    first = texts.get(rel)
+    old = first[0] if first is not None else before
+    size = len(old or "") + len(after or "")
+    grown = size - (len(first[0] or "") + len(first[1] or "") if first is not None else 0)
+    if texts.size + grown > Recording.RECORD_BYTES:
+        texts.pop(rel, None)
+        texts.dropped.append(rel)
+        return
+    texts.size += grown
+    texts[rel] = (old, after)
 
 
 @dataclass
