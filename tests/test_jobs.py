@@ -226,3 +226,31 @@ def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> 
     assert "2026-11-01T10:00:00 reflection ok: refreshed the summary" in proc.stdout
     assert "    memory/short_term.md" in proc.stdout
     assert "no diff: this run was recorded before brainiac kept diffs" in proc.stdout
+
+
+def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -> None:
+    from brainiac.service import read_status
+    from test_daemon import Notifications, _daemon, wait_for
+
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)  # no job has ever run: all are due at once
+    ready = Notifications(tmp_path / "notify.sock")
+    try:
+        with _daemon(vault, ready):
+            with Memory(vault) as memory:
+                state = memory.locations.state
+            wait_for(lambda: bool((read_status(state) or {}).get("next_runs")), "the schedule")
+            status = read_status(state) or {}
+            started = dt.datetime.fromtimestamp(float(status["started"]), dt.UTC)  # type: ignore[arg-type]
+            runs = {
+                name: dt.datetime.fromisoformat(at)
+                for name, at in status["next_runs"].items()  # type: ignore[union-attr]
+                if at
+            }
+            for name in jobs_mod.HEAVY & set(runs):
+                assert runs[name] >= started + dt.timedelta(seconds=59), (name, runs[name])
+            assert {"backup", "rescan"} <= set(runs)
+            light = [runs[n] for n in ("reflection", "promotion", "inbox") if n in runs]
+            assert light and all(at < started + dt.timedelta(seconds=30) for at in light)
+    finally:
+        ready.close()

@@ -286,9 +286,7 @@ def test_the_hook_setup_wrote_runs_as_claude_code_runs_it(vault: Path, tmp_path:
     assert proc.stdout.rstrip().endswith("When is the Atlas deadline?")
 
 
-def test_the_mcp_server_setup_wrote_starts_and_lists_the_tools(
-    vault: Path, tmp_path: Path
-) -> None:
+def test_the_mcp_server_setup_wrote_starts_and_lists_the_tools(vault: Path, tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     from mcp import ClientSession, StdioServerParameters, stdio_client
 
