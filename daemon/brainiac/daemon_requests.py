@@ -38,6 +38,7 @@ WAKE_SIGNAL = signal.SIGUSR1
 KINDS = ("forget",)
 ANSWER_SUFFIX = ".answer.json"
 _POLL_S = 0.05
+_UNREAD_ANSWER_S = 86400.0
 
 
 def daemon_takes_requests(state: Path, pid: int) -> bool:
@@ -91,11 +92,16 @@ def pending(state: Path) -> list[tuple[Path, dict[str, Any]]]:
     request (unreadable, not JSON) is answered with an error by `answer_unreadable`."""
     folder = state / REQUESTS_DIR
     try:
-        names = sorted(
-            n for n in os.listdir(folder) if n.endswith(".json") and not n.endswith(ANSWER_SUFFIX)
-        )
+        listed = os.listdir(folder)
     except FileNotFoundError:
         return []
+    names = sorted(n for n in listed if n.endswith(".json") and not n.endswith(ANSWER_SUFFIX))
+    for name in listed:
+        if name.endswith(ANSWER_SUFFIX):
+            # An answer nobody read (the asker gave up or was killed) goes after a day.
+            with contextlib.suppress(OSError):
+                if time.time() - (folder / name).stat().st_mtime > _UNREAD_ANSWER_S:
+                    (folder / name).unlink()
     out = []
     for name in names:
         path = folder / name
