@@ -342,3 +342,25 @@ def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
     working = vault.resolve() / "context/working_memory.md"
     assert f"the working memory is {working}" in first
     assert f"`{_brainiac_exe()} --vault {vault} setup claude-code`" in first
+
+
+def test_each_client_file_is_where_that_client_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brainiac import agent_setup
+
+    home = tmp_path / "home"
+    assert agent_setup.config_files("claude-code", home) == [
+        home / ".claude.json",
+        home / ".claude/settings.json",
+    ]
+    assert agent_setup.config_files("cursor", home) == [home / ".cursor/mcp.json"]
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert agent_setup.config_files("claude-desktop", home) == [
+        home / "Library/Application Support/Claude/claude_desktop_config.json"
+    ]
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "AppData/Roaming"))
+    assert agent_setup.config_files("claude-desktop", home) == [
+        tmp_path / "AppData/Roaming/Claude/claude_desktop_config.json"
+    ]
