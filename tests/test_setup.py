@@ -333,15 +333,20 @@ def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
         stderr=subprocess.PIPE,
         text=True,
     )
+    said = ""
     try:
         assert proc.stderr is not None
-        first = proc.stderr.readline()  # said before the daemon starts its work
+        for _ in range(20):  # said once the daemon is up, after a few lines of its log
+            line = proc.stderr.readline()
+            if not line or "connect an agent" in line:
+                said = line
+                break
     finally:
         proc.terminate()
         proc.communicate(timeout=30)
     working = vault.resolve() / "context/working_memory.md"
-    assert f"the working memory is {working}" in first
-    assert f"`{_brainiac_exe()} --vault {vault} setup claude-code`" in first
+    assert f"the working memory is {working}" in said
+    assert f"`{_brainiac_exe()} --vault {vault} setup claude-code`" in said
 
 
 def test_each_client_file_is_where_that_client_reads_it(

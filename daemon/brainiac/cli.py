@@ -478,7 +478,7 @@ def run(ctx: click.Context) -> None:
     from brainiac.agent_setup import brainiac_command
 
     command = shlex.join([*brainiac_command(), *_vault_flag(vault)])
-    click.echo(
+    service.on_ready = lambda: click.echo(
         f"brainiac: the working memory is {service.memory.vault.root / WORKING_MEMORY}; connect "
         f"an agent with `{command} setup claude-code` (or claude-desktop, cursor)",
         err=True,

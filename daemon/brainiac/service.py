@@ -119,6 +119,9 @@ class Service:
         self.memory = Memory(vault, index_writes=True, refresh_interval_s=float("inf"))
         self.stop_event = threading.Event()
         self.reload_event = threading.Event()
+        # Called once the daemon is up (lock held, index current, watching): the CLI tells the
+        # person what to do next; a daemon refused at start says only why.
+        self.on_ready: Callable[[], None] | None = None
         self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
         self._tracker = ChangeTracker()
         self._counters = _Counters()
@@ -197,6 +200,8 @@ class Service:
             self._serve_requests()  # asked while no daemon ran, or while this one started
             systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
             log.info("watching %s", self.memory.vault.root)
+            if self.on_ready is not None:
+                self.on_ready()
             code = self._loop()
             systemd.notify("STOPPING=1", environ=self.environ)
             log.info("stopping")
