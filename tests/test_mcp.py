@@ -26,7 +26,17 @@ needs_mcp = pytest.mark.skipif(
     not HAVE_MCP, reason="the mcp SDK is missing; install the test extra: pip install -e '.[test]'"
 )
 
-TOOLS = {"remember", "search", "context", "check", "feedback", "run_job"}
+TOOLS = {
+    "remember",
+    "search",
+    "context",
+    "check",
+    "feedback",
+    "run_job",
+    "list_notes",
+    "update_note",
+    "forget",
+}
 MISSING_SDK = (
     "brainiac: the MCP server needs the mcp package; install it with pip install 'brainiac[mcp]'"
 )
@@ -300,3 +310,150 @@ def test_mcp_on_a_missing_vault_fails_with_one_line(tmp_path: Path) -> None:
     assert proc.stdout == ""
     assert proc.stderr.startswith("brainiac: ") and "no such vault" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+async def _notes_and_forget(vault: Path, tmp_path: Path) -> None:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=_server_args(vault), env=dict(os.environ)
+    )
+    atlas = "memory/long_term/project-atlas.md"
+    with (tmp_path / "server.stderr").open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            assert tools["forget"].annotations and tools["forget"].annotations.destructive_hint
+
+            # list_notes: the public long-term notes, by path; private ones never
+            listed = _structured(await session.call_tool("list_notes", {}))
+            paths = [n["path"] for n in listed["notes"]]
+            assert atlas in paths and "memory/long_term/anna-berg.md" in paths
+            assert paths == sorted(paths) and listed["total"] == len(paths)
+            assert "memory/long_term/secret.md" not in paths
+            assert not any("diary" in p or "broken" in p for p in paths)
+            entry = next(n for n in listed["notes"] if n["path"] == atlas)
+            assert entry["title"] == "Project Atlas" and "Atlas" in entry["aliases"]
+            only = _structured(await session.call_tool("list_notes", {"query": "atlas"}))
+            assert [n["path"] for n in only["notes"]] == [atlas]
+
+            # update_note: the whole text replaced, by compare-and-swap
+            text = (vault / atlas).read_text(encoding="utf-8")
+            new = text.replace("a data migration", "a data migration to the new cluster")
+            assert new != text
+            done = _structured(await session.call_tool("update_note", {"path": atlas, "text": new}))
+            assert done == {"path": atlas, "created": False, "bytes": len(new.encode())}
+            assert (vault / atlas).read_text(encoding="utf-8") == new
+            hits = _structured(await session.call_tool("search", {"query": "new cluster"}))
+            assert any(h["path"] == atlas for h in hits["hits"])
+            fresh = "memory/long_term/garden.md"
+            made = _structured(
+                await session.call_tool(
+                    "update_note",
+                    {"path": fresh, "text": "---\ntitle: Garden\n---\nTomatoes.\n", "create": True},
+                )
+            )
+            assert made["created"] is True and (vault / fresh).is_file()
+            refusals = {
+                ("memory/short_term.md", "x"): "only long-term notes",
+                ("memory/long_term/nobody.md", "x"): "no such note; pass create=true",
+                ("memory/long_term/secret.md", "x"): "private: true",
+                ("memory/long_term/../../system/core_identity.md", "x"): "inside the vault",
+                (atlas, "---\ntitle: [unclosed\n---\nx\n"): "frontmatter is not valid YAML",
+            }
+            for (path, body), reason in refusals.items():
+                refused = await session.call_tool("update_note", {"path": path, "text": body})
+                assert refused.is_error and reason in refused.content[0].text, (path, refused)
+            assert (vault / atlas).read_text(encoding="utf-8") == new  # refused: untouched
+            assert "4711" in (vault / "memory/long_term/secret.md").read_text(encoding="utf-8")
+
+            # forget: a listing first (nothing goes), then with confirm=true for good
+            said = "My locker code is 3141 at the Riverside gym."
+            await session.call_tool("remember", {"text": said})
+            listing = _structured(await session.call_tool("forget", {"matching": ["locker code"]}))
+            assert listing["done"] is False and "confirm=true" in listing["message"]
+            assert listing["counts"]["events"] == 1
+            assert said in (vault / "memory/short_term.md").read_text(encoding="utf-8")
+            gone = _structured(
+                await session.call_tool("forget", {"matching": ["locker code"], "confirm": True})
+            )
+            assert gone["done"] is True and gone["counts"]["events"] == 1
+            assert said not in (vault / "memory/short_term.md").read_text(encoding="utf-8")
+            hits = _structured(await session.call_tool("search", {"query": "locker Riverside"}))
+            assert not any("3141" in h["excerpt"] for h in hits["hits"])
+            nothing = _structured(
+                await session.call_tool("forget", {"matching": ["locker code"], "confirm": True})
+            )
+            assert nothing["done"] is False and nothing["message"].startswith("nothing matches")
+            empty = await session.call_tool("forget", {})
+            assert empty.is_error and "say what to forget" in empty.content[0].text
+
+    stderr = (tmp_path / "server.stderr").read_text(encoding="utf-8")
+    assert "Traceback" not in stderr, stderr
+
+
+@needs_mcp
+def test_mcp_lists_updates_and_forgets_notes(vault: Path, tmp_path: Path) -> None:
+    _private_material(vault, tmp_path)
+    anyio.run(_notes_and_forget, vault, tmp_path)
+
+
+async def _forget_beside_the_daemon(vault: Path, tmp_path: Path) -> dict[str, Any]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(
+        command=sys.executable, args=_server_args(vault), env=dict(os.environ)
+    )
+    with (tmp_path / "server.stderr").open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return _structured(
+                await session.call_tool("forget", {"matching": ["locker code"], "confirm": True})
+            )
+
+
+@needs_mcp
+def test_mcp_forget_asks_the_running_daemon(tmp_path: Path) -> None:
+    from brainiac import daemon_requests
+    from brainiac.service import STATUS_FILE
+    from test_daemon import Notifications, _daemon, wait_for
+
+    assert daemon_requests.STATUS_FILE == STATUS_FILE
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    said = "My locker code is 3141 at the Riverside gym."
+    other = "The Riverside gym opens at six."
+    for text in (said, other):
+        run_cli("--vault", str(vault), "remember", text, check=True)
+    ready = Notifications(tmp_path / "notify.sock")
+    try:
+        with _daemon(vault, ready) as proc:
+            from brainiac import Memory
+
+            with Memory(vault) as memory:
+                state = memory.locations.state
+            wait_for(
+                lambda: daemon_requests.daemon_takes_requests(state, proc.pid),
+                "the daemon to say it takes requests",
+            )
+            gone = anyio.run(_forget_beside_the_daemon, vault, tmp_path)
+            assert gone["done"] is True and gone["counts"]["events"] == 1
+            short_term = (vault / "memory/short_term.md").read_text(encoding="utf-8")
+            assert said not in short_term and other in short_term
+            # The daemon rebuilt its index: the event is not found, the other one is.
+            found = run_cli("--vault", str(vault), "search", "Riverside gym", check=True).stdout
+            assert "3141" not in found and "opens at six" in found
+            # The CLI asks the daemon too, where it used to refuse while the daemon ran.
+            cli = run_cli("--vault", str(vault), "forget", "--matching", "opens at six", "--yes")
+            assert cli.returncode == 0, cli.stderr
+            assert "removed: 1 event(s)" in cli.stdout
+            assert other not in (vault / "memory/short_term.md").read_text(encoding="utf-8")
+            assert not list((state / daemon_requests.REQUESTS_DIR).iterdir())  # all answered
+    finally:
+        ready.close()

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import logging
 import os
+import shlex
 import sys
 import time
 import tomllib
@@ -184,6 +185,25 @@ def init(ctx: click.Context, path: str | None, force: bool, as_json: bool) -> No
     )
     for rel in created:
         click.echo(rel)
+    _next_steps(target)
+
+
+def _next_steps(vault: Path) -> None:
+    """What to do after `init` and at `run`: the README's two commands end here (on stderr)."""
+    from brainiac.agent_setup import brainiac_command
+
+    command = shlex.join([*brainiac_command(), *_vault_flag(vault)])
+    click.echo(
+        f"next: `{command} run` keeps the memory fresh (until Ctrl-C); connect an agent with "
+        f"`{command} setup claude-code` (or claude-desktop, cursor; docs/setup.md); the working "
+        f"memory file is {vault.absolute() / WORKING_MEMORY}",
+        err=True,
+    )
+
+
+def _vault_flag(vault: Path) -> list[str]:
+    """`--vault PATH`, unless PATH is the vault brainiac finds without it."""
+    return [] if resolve_vault(None).absolute() == vault.absolute() else ["--vault", str(vault)]
 
 
 @cli.command()
@@ -452,8 +472,17 @@ def run(ctx: click.Context) -> None:
     systemd.configure_logging(logging.DEBUG if debug else logging.INFO)
     from brainiac.service import Service
 
-    service = Service(resolve_vault(ctx.obj["vault"]))
+    vault = resolve_vault(ctx.obj["vault"])
+    service = Service(vault)
     service.install_signal_handlers()
+    from brainiac.agent_setup import brainiac_command
+
+    command = shlex.join([*brainiac_command(), *_vault_flag(vault)])
+    service.on_ready = lambda: click.echo(
+        f"brainiac: the working memory is {service.memory.vault.root / WORKING_MEMORY}; connect "
+        f"an agent with `{command} setup claude-code` (or claude-desktop, cursor)",
+        err=True,
+    )
     ctx.exit(service.run())
 
 
@@ -569,12 +598,24 @@ def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_j
 @jobs.command("log")
 @click.option("-n", "limit", default=20, show_default=True, help="How many runs to show.")
 @click.option("--job", "job", default=None, metavar="NAME", help="Only this job's runs.")
+@click.option(
+    "--diff", "show_diff", is_flag=True, help="Show what each run changed in each file (a diff)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @click.pass_context
-def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> None:
-    """What the jobs changed: the newest runs that changed something or failed, newest first."""
+def jobs_log(
+    ctx: click.Context, limit: int, job: str | None, show_diff: bool, as_json: bool
+) -> None:
+    """What the jobs changed: the newest runs that changed something or failed, newest first.
+
+    With --diff, each file a run changed follows as a unified diff (kept up to 200 lines a
+    file; runs recorded before brainiac kept diffs list their files only).
+    """
     memory = _open(ctx)
     runs = jobs_mod.read_log(memory.locations.state, limit=limit, job=job)
+    if not show_diff:
+        for run in runs:
+            run.pop("diffs", None)
     if as_json:
         _json(runs)
         return
@@ -584,8 +625,17 @@ def jobs_log(ctx: click.Context, limit: int, job: str | None, as_json: bool) -> 
         status = "ok" if run.get("ok") else "FAILED"
         click.echo(f"{run.get('at')} {run.get('job')} {status}: {run.get('summary')}")
         changed = run.get("changed")
+        diffs = run.get("diffs")
         for rel in changed if isinstance(changed, list) else []:
             click.echo(f"    {rel}")
+        if not show_diff:
+            continue
+        if not isinstance(diffs, dict):
+            if changed:
+                click.echo("    (no diff: this run was recorded before brainiac kept diffs)")
+            continue
+        for rel in sorted(diffs):
+            click.echo(str(diffs[rel]), nl=False)
 
 
 @cli.command()
@@ -847,7 +897,8 @@ def forget(
     exports), context/, the search index, the event journal and every backup snapshot, with what
     was derived from it (facts, goals, summaries, links), and the command says exactly what it
     removed. It lists what will go and asks first; without a terminal, give --yes. A forgotten
-    imported message does not come back when the export is imported again. Exit status: 0
+    imported message does not come back when the export is imported again. While the daemon
+    runs, it is asked to do the removal (it owns the index). Exit status: 0
     removed, 1 nothing matched or not confirmed, 2 an error or something left (run it again).
     """
     from brainiac.forget import Selection
@@ -947,6 +998,39 @@ def _print_forget(report: Any, err: bool) -> None:
     ]
     exports = f" ({c['exports']} chat export(s) replaced by a placeholder)" if c["exports"] else ""
     say(f"{'removed' if report.done else 'would remove'}: {', '.join(parts)}{exports}")
+
+
+@cli.command()
+@click.argument("client", type=click.Choice(["claude-code", "claude-desktop", "cursor"]))
+@click.option("--dry-run", is_flag=True, help="Print the changes as a diff; write nothing.")
+@click.pass_context
+def setup(ctx: click.Context, client: str, dry_run: bool) -> None:
+    """Connect an agent: write this vault's MCP server (and, for Claude Code, the hooks) into
+    the client's own configuration files (docs/setup.md).
+
+    claude-code: ~/.claude.json (mcpServers) and ~/.claude/settings.json (hooks); claude-desktop:
+    claude_desktop_config.json in Claude's folder; cursor: ~/.cursor/mcp.json. Other settings
+    stay; a changed file is first copied beside it (NAME.brainiac-backup-TIME); running it again
+    changes nothing. A file that is not valid JSON is refused and left alone.
+    """
+    from brainiac import agent_setup
+
+    vault = Vault.open(resolve_vault(ctx.obj["vault"]).absolute())
+    changes = agent_setup.plan(client, vault.root)
+    for change in changes:
+        if not change.needed:
+            click.echo(f"{change.path}: already set up; nothing to change", err=True)
+        elif dry_run:
+            click.echo(change.diff(), nl=False)
+    if dry_run:
+        click.echo("dry run: nothing was written", err=True)
+        return
+    for done in agent_setup.write(changes, clock.now()):
+        kept = f" (the old file is kept as {done.backup})" if done.backup else " (created)"
+        click.echo(f"wrote {done.path}{kept}", err=True)
+    for step in agent_setup.next_steps(client):
+        click.echo(f"next: {step}", err=True)
+    click.echo(f"the working memory file: {vault.root / WORKING_MEMORY}", err=True)
 
 
 @cli.command()

@@ -16,7 +16,9 @@ One set of pure rules (`Rules`, `scrub`) lists what would go and then removes it
 write is a compare-and-swap that re-applies the removal to a version a person saved meanwhile, so
 their edit is kept; a file to be deleted whole that changed since the listing is left alone and
 reported. It runs under the job lock, after finishing an interrupted promotion or import (their
-plans hold event text), and never beside the daemon, which owns the index. See docs/forget.md.
+plans hold event text). Beside a running daemon, which owns the index, the listing is made here
+and the removal is asked of the daemon (daemon_requests.py), which carries it out the same way.
+See docs/forget.md.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brainiac import backup, clock, extract, facts, journal, ltm, marks, safe_io
+from brainiac import backup, clock, daemon_requests, extract, facts, journal, ltm, marks, safe_io
 from brainiac import events as ev
 from brainiac import jobs as jobs_mod
 from brainiac import note as notes
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
     from brainiac.memory import Memory
 
 _LOCK_WAIT_S = 60.0
+_DAEMON_WAIT_S = 600.0  # a forget asked of the daemon: it rewrites every backup snapshot
 _ROUNDS = 8  # what one removal uncovers (an emptied note, a derived goal) needs a few passes
 _SHOWN = 110  # characters of a removed line shown in the listing
 _MIN_MATCH = 3  # a shorter --matching text would match nearly every line
@@ -127,6 +130,16 @@ class Selection:
                     f"--matching {text!r} is too short (it would match nearly every line); "
                     f"give at least {_MIN_MATCH} characters"
                 )
+
+    def as_args(self) -> dict[str, Any]:
+        """The selection as a request to the daemon (daemon_requests.py; service.py reads it)."""
+        return {
+            "notes": list(self.notes),
+            "facts": list(self.facts),
+            "entity": self.entity,
+            "events": list(self.events),
+            "matching": list(self.matching),
+        }
 
     def describe(self) -> str:
         if self.everything:
@@ -210,6 +223,17 @@ class ForgetReport:
 
     def as_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "counts": self.counts()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ForgetReport:
+        """The report `as_json` gave (the daemon's answer to a forget asked of it)."""
+        plain = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
+        plain["files"] = [
+            FileChange(f["path"], f["action"], [Removal(**r) for r in f.get("removed", [])])
+            for f in data.get("files", [])
+        ]
+        plain["snapshots"] = [SnapshotChange(**s) for s in data.get("snapshots", [])]
+        return cls(**plain)
 
 
 # -- the rules -----------------------------------------------------------------------------------
@@ -1024,7 +1048,15 @@ def forget(
     if dry_run:
         return _plan(memory, selection, when).report(dry_run=True)
     holder = holder_of(memory.locations.runtime)
-    if holder is not None or not memory.index_writes:
+    by_daemon = holder is not None and holder.pid == os.getpid()  # asked of it (service.py)
+    if (
+        holder is not None
+        and not by_daemon
+        and not selection.everything
+        and daemon_requests.daemon_takes_requests(memory.locations.state, holder.pid)
+    ):
+        return _ask_daemon(memory, selection, when, holder.pid, confirm)
+    if (holder is not None and not by_daemon) or not memory.index_writes:
         raise VaultError(
             f"the daemon (pid {holder.pid if holder else '?'}) is running and owns the index; "
             "stop it (systemctl --user stop brainiac), forget, then start it again"
@@ -1045,6 +1077,30 @@ def forget(
             if not listing.confirmed:
                 return listing
         return _carry_out(memory, plan, when, listing.confirmed)
+
+
+def _ask_daemon(
+    memory: Memory,
+    selection: Selection,
+    now: dt.datetime,
+    pid: int,
+    confirm: Callable[[ForgetReport], bool] | None,
+) -> ForgetReport:
+    """Beside a running daemon, which owns the index: list here, then ask the daemon to remove
+    (daemon_requests.py). It lists again under the job lock and removes what matches then."""
+    listing = _plan(memory, selection, now).report(dry_run=False)
+    if listing.empty:
+        return listing
+    if confirm is not None:
+        listing.confirmed = bool(confirm(listing))
+        if not listing.confirmed:
+            return listing
+    result = daemon_requests.ask(
+        memory.locations.state, pid, "forget", selection.as_args(), _DAEMON_WAIT_S
+    )
+    report = ForgetReport.from_json(result)
+    report.confirmed = listing.confirmed
+    return report
 
 
 def _finish_interrupted(memory: Memory, now: dt.datetime) -> None:
@@ -1194,7 +1250,8 @@ def _regenerate(memory: Memory, plan: _Plan, now: dt.datetime, out: ForgetReport
 
 def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
     """brainiac's own records outside the vault that quote memory: the job log's summaries
-    ("fact passport number: …"), and which notes were used (paths of notes that went)."""
+    ("fact passport number: …") and diffs, and which notes were used (paths of notes that
+    went)."""
     state = memory.locations.state
     said: list[str] = []
 
@@ -1204,7 +1261,9 @@ def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
     log_path = state / jobs_mod.LOG_FILE
     with contextlib.suppress(FileNotFoundError):
         lines = log_path.read_text(encoding="utf-8").splitlines(keepends=True)
-        kept = [line for line in lines if not quotes(line)]
+        kept = [
+            line for line in lines if not quotes(line) and not quotes(jobs_mod.entry_text(line))
+        ]
         if len(kept) != len(lines):
             safe_io.replace_file(log_path, "".join(kept).encode("utf-8"))
             said.append(f"{jobs_mod.LOG_FILE}: {len(lines) - len(kept)} run(s) removed")

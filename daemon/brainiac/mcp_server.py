@@ -2,7 +2,8 @@
 
 Built on the official `mcp` SDK (2.x, `MCPServer`, which 1.x called FastMCP); the CLI imports this
 module only for `brainiac mcp`, so the SDK stays an optional extra (`pip install 'brainiac[mcp]'`).
-One `Memory` serves the whole session. Tools: remember, search, context, check, feedback, run_job.
+One `Memory` serves the whole session. Tools: remember, search, context, check, feedback, run_job,
+list_notes, update_note, forget.
 Resources: brainiac://working-memory, brainiac://identity and brainiac://note/{+path}.
 
 stdout carries the protocol and nothing else: logging goes to stderr, and while the server runs
@@ -33,9 +34,10 @@ from typing_extensions import TypedDict
 from brainiac import __version__, ltm, privacy
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
-from brainiac.errors import BrainiacError, VaultError
+from brainiac.errors import BrainiacError, StaleWriteError, VaultError
+from brainiac.lock import holder_of
 from brainiac.memory import Memory
-from brainiac.vault import IDENTITY, WORKING_MEMORY
+from brainiac.vault import IDENTITY, LONG_TERM_DIR, WORKING_MEMORY
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,38 @@ class JobReportInfo(TypedDict):
 
 class JobOutcome(TypedDict):
     reports: list[JobReportInfo]
+
+
+class NoteInfo(TypedDict):
+    path: str
+    title: str
+    status: str
+    aliases: list[str]
+    tags: list[str]
+    sources: int
+    strength: float
+
+
+class NoteList(TypedDict):
+    notes: list[NoteInfo]
+    total: int
+
+
+class NoteWritten(TypedDict):
+    path: str
+    created: bool
+    bytes: int
+
+
+class ForgetOutcome(TypedDict):
+    done: bool
+    message: str
+    selection: str
+    counts: dict[str, int]
+    files: list[dict[str, Any]]
+    events: list[str]
+    left: list[str]
+    skipped: list[str]
 
 
 _JOB_NAMES = ", ".join([*jobs_mod.JOBS, "all"])
@@ -279,6 +313,108 @@ def build_server(memory: Memory) -> MCPServer:
             ]
         }
 
+    @tool(ToolAnnotations(read_only_hint=True))
+    def list_notes(
+        query: Annotated[
+            str | None,
+            Field(description="Only notes whose title, alias, tag or path contains this text."),
+        ] = None,
+        include_archived: Annotated[
+            bool, Field(description="Also the notes organization archived as faded.")
+        ] = False,
+        limit: Annotated[int, Field(ge=1, le=10000, description="Most notes to return.")] = 200,
+    ) -> NoteList:
+        """List the long-term notes (memory/long_term/), by path: title, status, aliases, tags,
+        how many events each holds, and its strength. Private notes are never listed. Read one
+        with the brainiac://note/{path} resource; change one with `update_note`."""
+        with lock, _as_tool_error():
+            found = list_long_term(memory, query, include_archived)
+        return {"notes": found[:limit], "total": len(found)}
+
+    @tool(ToolAnnotations(destructive_hint=True, idempotent_hint=True))
+    def update_note(
+        path: Annotated[
+            str,
+            Field(description="The note's path, such as memory/long_term/project-atlas.md."),
+        ],
+        text: Annotated[
+            str,
+            Field(description="The note's whole new Markdown text, frontmatter included."),
+        ],
+        create: Annotated[
+            bool, Field(description="Make the note if it does not exist yet.")
+        ] = False,
+    ) -> NoteWritten:
+        """Replace a long-term note's text (read it first from brainiac://note/{path} and keep
+        what should stay: its frontmatter, Sources and Facts). Only notes in memory/long_term/;
+        for what happened, use `remember`. A note a person saved meanwhile is not overwritten:
+        read it again and redo the change."""
+        with lock, _as_tool_error():
+            created = write_long_term(memory, path, text, create)
+        return {"path": path, "created": created, "bytes": len(text.encode("utf-8"))}
+
+    @tool(ToolAnnotations(destructive_hint=True))
+    def forget(
+        notes: Annotated[
+            list[str] | None, Field(description="Notes to forget whole: a path, title or alias.")
+        ] = None,
+        facts: Annotated[
+            list[str] | None, Field(description="Fact keys: their lines, history and events.")
+        ] = None,
+        entity: Annotated[
+            str | None, Field(description="With facts: only in this note (a title or path).")
+        ] = None,
+        events: Annotated[
+            list[str] | None,
+            Field(description="Events: an id (e-3f2a1c9b0d), or a text the events contain."),
+        ] = None,
+        matching: Annotated[
+            list[str] | None,
+            Field(description="Every event, fact and line containing the text (3+ characters)."),
+        ] = None,
+        confirm: Annotated[
+            bool,
+            Field(
+                description="False (the default): only list what would go. True: remove it "
+                "for good, after the person agreed to the listing."
+            ),
+        ] = False,
+    ) -> ForgetOutcome:
+        """Remove memories for good, with what was derived from them, from the notes, the index,
+        the event journal and every backup (docs/forget.md). Call it first without `confirm` to
+        see what would go, show that to the person, and only with their agreement call it again
+        with confirm=true. While the daemon runs, it carries the removal out."""
+        from brainiac.forget import Selection
+
+        selection = Selection(
+            tuple(notes or ()),
+            tuple(facts or ()),
+            entity,
+            tuple(events or ()),
+            tuple(matching or ()),
+        )
+        with lock, _as_tool_error():
+            report = forget_with(memory, selection, confirm)
+        data = report.as_json()
+        if report.empty:
+            message = "nothing matches; nothing was removed"
+        elif report.done:
+            message = "removed for good" + (
+                "; some could not be: see skipped" if report.skipped else ""
+            )
+        else:
+            message = "nothing removed yet: this is what would go; call again with confirm=true"
+        return {
+            "done": report.done,
+            "message": message,
+            "selection": report.selection,
+            "counts": data["counts"],
+            "files": data["files"],
+            "events": data["events"],
+            "left": data["left"],
+            "skipped": data["skipped"],
+        }
+
     @server.resource(
         "brainiac://working-memory",
         name="working-memory",
@@ -318,6 +454,72 @@ def build_server(memory: Memory) -> MCPServer:
             return note_text(memory, path)
 
     return server
+
+
+def list_long_term(memory: Memory, query: str | None, include_archived: bool) -> list[NoteInfo]:
+    """The public long-term notes, by path (the name book: only changed notes are re-read)."""
+    private = config_mod.load(memory.vault.root).private_folders  # read now, as note_text does
+    memory.names.refresh(memory.vault, private)
+    needle = " ".join((query or "").casefold().split())
+    out: list[NoteInfo] = []
+    for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
+        if entry.private or (entry.status == "archived" and not include_archived):
+            continue
+        words = " ".join([entry.rel, entry.title, *entry.aliases, *entry.tags]).casefold()
+        if needle and needle not in " ".join(words.split()):
+            continue
+        out.append(
+            {
+                "path": entry.rel,
+                "title": entry.title,
+                "status": entry.status or "active",
+                "aliases": list(entry.aliases),
+                "tags": list(entry.tags),
+                "sources": entry.sources,
+                "strength": entry.strength,
+            }
+        )
+    return out
+
+
+def write_long_term(memory: Memory, rel: str, text: str, create: bool) -> bool:
+    """Replace (or, with `create`, make) the long-term note at `rel` by compare-and-swap; True
+    when it was created. VaultError, nothing written, for anything else."""
+    if not rel.startswith(LONG_TERM_DIR + "/"):
+        raise VaultError(
+            f"{rel or '(empty path)'}: only long-term notes ({LONG_TERM_DIR}/...) are updated "
+            "here; add what happened with `remember`"
+        )
+    try:
+        current = note_text(memory, rel)
+    except FileNotFoundError:
+        if not create:
+            raise VaultError(
+                f"{rel}: no such note; pass create=true to make it, or list_notes for the "
+                "notes there are"
+            ) from None
+        current = None
+    ltm.parse(text, rel)  # a note whose frontmatter cannot be read would be skipped: refused
+    expected = memory.vault.read(rel).fingerprint if current is not None else None
+    try:
+        memory.vault.write(rel, text, expected)
+    except StaleWriteError:
+        raise VaultError(
+            f"{rel}: was saved by someone else a moment ago; read it again and redo the change"
+        ) from None
+    return current is None
+
+
+def forget_with(memory: Memory, selection: Any, confirm: bool) -> Any:
+    """`forget` for a client: a listing unless `confirm`; beside a daemon, asked of it."""
+    if not confirm:
+        return memory.forget(selection, dry_run=True)
+    if memory.index_writes or holder_of(memory.locations.runtime) is not None:
+        return memory.forget(selection)
+    # The daemon that owned the index when this server started has stopped: this process may
+    # now write the index itself, through a Memory opened for it.
+    with Memory(memory.vault.root) as fresh:
+        return fresh.forget(selection)
 
 
 def note_text(memory: Memory, rel: str) -> str:

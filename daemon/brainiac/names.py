@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -74,18 +75,28 @@ class NameBook:
         base_linked = os.path.realpath(base) != os.path.abspath(base)
         seen: set[str] = set()
         self._refused = set()
+        # String paths and one lstat per note (a stat only through a link): pathlib's joins
+        # were most of a no-change refresh (benchmarks/agent_tools.py, list_notes).
+        root = str(vault.root) + os.sep
         for rel in vault.markdown_files(under):
             if is_conflict_copy(rel):
                 continue  # a sync tool's copy: reported by the daemon, never touched by a job
-            linked = base_linked or os.path.islink(vault.path(rel))
+            full = root + rel
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            is_link = stat.S_ISLNK(st.st_mode)
+            linked = base_linked or is_link
             if privacy.refusal(vault, rel, folders, linked) is not None:
                 self._refused.add(rel)
                 continue
             seen.add(rel)
-            try:
-                st = os.stat(vault.path(rel))
-            except OSError:
-                continue
+            if is_link:
+                try:
+                    st = os.stat(full)
+                except OSError:
+                    continue
             key = (st.st_ino, st.st_size, st.st_mtime_ns)
             cached = self._entries.get(rel)
             if cached is not None and cached[0] == key:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
-from brainiac import clock, journal, safe_io, systemd
+from brainiac import clock, daemon_requests, journal, safe_io, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
@@ -119,6 +119,9 @@ class Service:
         self.memory = Memory(vault, index_writes=True, refresh_interval_s=float("inf"))
         self.stop_event = threading.Event()
         self.reload_event = threading.Event()
+        # Called once the daemon is up (lock held, index current, watching): the CLI tells the
+        # person what to do next; a daemon refused at start says only why.
+        self.on_ready: Callable[[], None] | None = None
         self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
         self._tracker = ChangeTracker()
         self._counters = _Counters()
@@ -139,6 +142,8 @@ class Service:
         self._logged_ids: set[str] | None = None  # the Event Log's event ids at the last sync
         self._journal_offset = 0  # how far _watch_event_log has read the event journal
         self._recovery_queued = False
+        self._started = _utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
+        self._takes_requests = False  # other processes' requests (daemon_requests.py)
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -150,9 +155,14 @@ class Service:
             self.reload_event.set()
             self._inbox.put(("wake", "", False))
 
+        def on_request(signum: int, frame: FrameType | None) -> None:
+            self._inbox.put(("requests", "", False))  # SimpleQueue.put is safe in a handler
+
         signal.signal(signal.SIGTERM, on_stop)
         signal.signal(signal.SIGINT, on_stop)
         signal.signal(signal.SIGHUP, on_hup)
+        signal.signal(daemon_requests.WAKE_SIGNAL, on_request)
+        self._takes_requests = True  # said in the status file: askers may now send the signal
 
     def _on_hint(self, rel: str, completed: bool) -> None:
         self._inbox.put(("hint", rel, completed))
@@ -187,8 +197,11 @@ class Service:
             stack.callback(self._jobs.stop)
             self._start_scheduler()
             stack.callback(self._stop_scheduler)
+            self._serve_requests()  # asked while no daemon ran, or while this one started
             systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
             log.info("watching %s", self.memory.vault.root)
+            if self.on_ready is not None:
+                self.on_ready()
             code = self._loop()
             systemd.notify("STOPPING=1", environ=self.environ)
             log.info("stopping")
@@ -238,6 +251,7 @@ class Service:
                 systemd.notify("WATCHDOG=1", environ=self.environ)
                 next_ping = now + ping_every
             if now >= next_status:
+                self._serve_requests()  # a request whose signal was lost waits a tick at most
                 self._idle_work()
                 if "vault" not in self._troubles and self._vault_read_only():
                     self._read_only_begins()  # remounted read-only under us (errors=remount-ro)
@@ -289,6 +303,8 @@ class Service:
             self._full_reconcile("overflow")
         elif kind == "job":
             self._run_job(arg)
+        elif kind == "requests":
+            self._serve_requests()
 
     def _process_due(self) -> None:
         now = time.monotonic()
@@ -612,6 +628,53 @@ class Service:
             self._write_working_memory()
         return missing
 
+    # -- requests from other processes (daemon_requests.py) -------------------------------------
+    def _serve_requests(self) -> None:
+        """Carry out what other processes asked of the index's owner, oldest first."""
+        state = self.memory.locations.state
+        for path, request in daemon_requests.pending(state):
+            kind = request.get("kind")
+            args = request.get("args")
+            try:
+                if kind != "forget" or not isinstance(args, dict):
+                    raise VaultError(
+                        f"{path}: not a request this daemon carries out ({kind!r}); it is dropped"
+                    )
+                result = self._forget(args)
+            except BrainiacError as exc:
+                ok, result, error = False, None, str(exc)
+            except Exception as exc:  # a bug: logged whole, the asker gets one line
+                log.exception("request %s failed", path.name)
+                ok, result, error = False, None, f"the daemon failed to carry it out: {exc}"
+            else:
+                ok, error = True, ""
+            try:
+                daemon_requests.answer(path, ok, result, error)
+            except OSError as exc:
+                self._state_failed(exc, path)
+
+    def _forget(self, args: dict[str, object]) -> dict[str, object]:
+        from brainiac.forget import Selection
+
+        def strings(key: str) -> tuple[str, ...]:
+            value = args.get(key) or ()
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise VaultError(f"forget request: {key} must be a list of texts")
+            return tuple(value)
+
+        entity = args.get("entity")
+        selection = Selection(
+            strings("notes"),
+            strings("facts"),
+            entity if isinstance(entity, str) else None,
+            strings("events"),
+            strings("matching"),
+        )
+        report = self.memory.forget(selection, now=clock.now())
+        log.info("forget %s, asked by another process: %s", report.selection, report.counts())
+        self._status_now = True
+        return report.as_json()
+
     # -- jobs ----------------------------------------------------------------------------------
     def _start_scheduler(self) -> None:
         records = jobs_mod.load_records(self.memory.locations.state)
@@ -621,7 +684,7 @@ class Service:
             for name in jobs_mod.JOBS
         }
         self._scheduler = Scheduler(self._submit_job)
-        self._scheduler.start(intervals, last, _utcnow())
+        self._scheduler.start(intervals, last, _utcnow(), jobs_mod.HEAVY, self._started)
 
     def _stop_scheduler(self) -> None:
         if self._scheduler is not None:
@@ -721,6 +784,7 @@ class Service:
             "watcher_alive": bool(self._watcher and self._watcher.is_alive()),
             "watcher_polling": bool(self._watcher and self._watcher.polling),
             "troubles": {k: t.message for k, t in sorted(self._troubles.items())},
+            "requests": self._takes_requests,
         }
         path = self.memory.locations.state / STATUS_FILE
         try:

@@ -10,7 +10,9 @@ and runs on its next turn.
 
 Each job's run is recorded in the state directory (`jobs.json`: last run, result, duration), and
 each run that changed something, or failed, adds its report to `jobs.log.jsonl` (`brainiac jobs
-log`). The memory lifecycle jobs (reflection, promotion, organization) live in their own modules;
+log`), with a unified diff of each file it changed (`jobs log --diff`; cut to `DIFF_LINES` lines a
+file and `DIFF_BYTES` a run, so that one large run cannot push the others out of the log). The
+memory lifecycle jobs (reflection, promotion, organization) live in their own modules;
 `LIFECYCLE` is their order when run together ("all").
 """
 
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import fcntl
 import json
 import os
@@ -49,6 +52,9 @@ class Job:
     description: str
     run: Callable[[Memory, dt.datetime, bool], JobReport]
     needs_index_writer: bool = False  # runs only where the index may be written
+    # Seconds of CPU over a large vault (reads every note or file): never in the daemon's first
+    # minute (scheduler.QUIET_START_S), when agents make their first calls.
+    heavy: bool = False
 
 
 @dataclass
@@ -193,6 +199,7 @@ JOBS: dict[str, Job] = {
         "organization",
         "decay strengths, archive faded notes, merge duplicates, repair facts, link, index",
         _organization,
+        heavy=True,
     ),
     "recovery": Job(
         "recovery",
@@ -209,32 +216,45 @@ JOBS: dict[str, Job] = {
         "backup",
         "write a verified snapshot of the vault outside it; keep the last [backup] keep",
         _backup,
+        heavy=True,
     ),
     "rescan": Job(
         "rescan",
         "re-index whatever the file watcher missed (a full stat of the vault)",
         _rescan,
         needs_index_writer=True,
+        heavy=True,
     ),
     "merge": Job(
-        "merge", "merge search-index segments when they pile up", _merge, needs_index_writer=True
+        "merge",
+        "merge search-index segments when they pile up",
+        _merge,
+        needs_index_writer=True,
+        heavy=True,
     ),
 }
 
 
 LIFECYCLE = ("reflection", "promotion", "organization")
+HEAVY = frozenset(name for name, job in JOBS.items() if job.heavy)
 _RECORDS_LOCK = threading.Lock()
 LOG_FILE = "jobs.log.jsonl"
 _LOG_KEEP_BYTES = 2_000_000
+DIFF_LINES = 200  # of one file's diff in the log
+DIFF_BYTES = 100_000  # of all of one run's diffs (the log keeps 2 MB: 20 such runs at least)
 
 
 def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Path) -> JobReport:
     """Run one job, record the outcome; a failing job is reported, never raised."""
+    from brainiac.jobs import edits
+
     started = time.perf_counter()
+    texts: dict[str, tuple[str | None, str | None]] = edits.Recording()
     try:
         with _exclusive(state_dir, job) as held:
             if held:
-                report = job.run(memory, now, dry_run)
+                with edits.recording() as texts:
+                    report = job.run(memory, now, dry_run)
             else:
                 report = JobReport(
                     job.name,
@@ -257,7 +277,7 @@ def run(job: Job, memory: Memory, now: dt.datetime, dry_run: bool, state_dir: Pa
             rec.failures += 0 if report.ok else 1
             save_records(state_dir, records)
             if report.changed or not report.ok:
-                append_log(state_dir, now, report, rec.last_seconds)
+                append_log(state_dir, now, report, rec.last_seconds, file_diffs(texts))
     return report
 
 
@@ -296,19 +316,62 @@ def job_lock(state_dir: Path, wait_s: float = 0.0) -> Iterator[bool]:
         os.close(fd)  # closing releases the lock
 
 
-def append_log(state_dir: Path, now: dt.datetime, report: JobReport, seconds: float) -> None:
+_NOT_KEPT = "(diff not kept: this run's diffs are over the log's size limit)\n"
+
+
+def file_diffs(texts: dict[str, tuple[str | None, str | None]]) -> dict[str, str]:
+    """A unified diff per changed file (from `edits.recording`), each cut to DIFF_LINES lines
+    and all together to DIFF_BYTES; a file past the budget says so instead."""
+    out: dict[str, str] = {rel: _NOT_KEPT for rel in getattr(texts, "dropped", ())}
+    budget = DIFF_BYTES
+    for rel, (before, after) in sorted(texts.items()):
+        if before == after:
+            continue
+        if budget <= 0:
+            out[rel] = _NOT_KEPT  # nothing fits any more: not even computed
+            continue
+        lines = list(
+            difflib.unified_diff(
+                (before or "").splitlines(keepends=True),
+                (after or "").splitlines(keepends=True),
+                f"a/{rel}" if before is not None else "/dev/null",
+                f"b/{rel}" if after is not None else "/dev/null",
+            )
+        )
+        lines = [line if line.endswith("\n") else line + "\n" for line in lines]
+        if len(lines) > DIFF_LINES:
+            more = len(lines) - DIFF_LINES
+            lines = [*lines[:DIFF_LINES], f"... {more} more diff line(s) not kept\n"]
+        text = "".join(lines)
+        size = len(text.encode("utf-8"))
+        if size > budget:
+            out[rel] = _NOT_KEPT
+            continue
+        budget -= size
+        out[rel] = text
+    return out
+
+
+def append_log(
+    state_dir: Path,
+    now: dt.datetime,
+    report: JobReport,
+    seconds: float,
+    diffs: dict[str, str] | None = None,
+) -> None:
     """One JSON line per run that did something; the log is cut to its newest half when large."""
     path = state_dir / LOG_FILE
-    line = json.dumps(
-        {
-            "at": now.isoformat(timespec="seconds"),
-            "job": report.name,
-            "ok": report.ok,
-            "summary": report.summary,
-            "changed": list(report.changed),
-            "seconds": seconds,
-        }
-    )
+    entry: dict[str, object] = {
+        "at": now.isoformat(timespec="seconds"),
+        "job": report.name,
+        "ok": report.ok,
+        "summary": report.summary,
+        "changed": list(report.changed),
+        "seconds": seconds,
+    }
+    if diffs:
+        entry["diffs"] = diffs
+    line = json.dumps(entry)
     state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as f:
         f.write(line + "\n")
@@ -333,6 +396,21 @@ def read_log(state_dir: Path, limit: int = 20, job: str | None = None) -> list[d
         if len(out) >= limit:
             break
     return out
+
+
+def entry_text(line: str) -> str:
+    """The text a log line quotes, decoded (JSON escapes hide non-ASCII text and line breaks):
+    what `brainiac forget` looks for in it."""
+    try:
+        item = json.loads(line)
+    except ValueError:
+        return line
+    if not isinstance(item, dict):
+        return line
+    diffs = item.get("diffs")
+    parts = [str(item.get("summary", "")), *(map(str, item.get("changed") or []))]
+    parts += [str(d) for d in diffs.values()] if isinstance(diffs, dict) else []
+    return "\n".join(parts)
 
 
 def keep_extra(state_dir: Path, name: str, key: str, value: str) -> None:

@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 from brainiac import access, clock, facts, ltm, marks, safe_io
 from brainiac import events as ev
 from brainiac import note as notes
-from brainiac.errors import NoteParseError
-from brainiac.jobs import consolidate
+from brainiac.errors import BrainiacError, NoteParseError
+from brainiac.jobs import consolidate, edits
 from brainiac.jobs.edits import Outcome, update
 from brainiac.names import Entry, link, normalise
 from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
@@ -258,6 +258,10 @@ def _archive(vault: Vault, rel: str, now: dt.datetime, outcome: Outcome, dry_run
     if not safe_io.rename_noreplace(vault.path(rel), vault.path(target)):
         outcome.skipped.append(f"{rel}: could not move to {target}")
         return False
+    with contextlib.suppress(OSError, BrainiacError):  # only for `jobs log --diff`
+        moved = vault.read(target).text
+        edits.record(rel, moved, None)
+        edits.record(target, None, moved)
     outcome.note(target)
     return True
 

@@ -315,9 +315,7 @@ def _speaker(key: str, roles: set[str]) -> bool:
     whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic."""
     if key in roles:
         return True
-    return len(key) >= 3 and any(
-        word.startswith(key) for role in roles for word in role.split()
-    )
+    return len(key) >= 3 and any(word.startswith(key) for role in roles for word in role.split())
 
 
 def _new_target(

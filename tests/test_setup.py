@@ -1,0 +1,371 @@
+"""`brainiac setup`: real-shaped client configuration files, changed through the real CLI.
+
+Each test gives the CLI its own HOME, holding the files the clients keep there with the other
+settings a person has in them. What setup writes is then used as the client would use it: the
+hook command is run through a shell with a real-shaped event, the MCP command is started by the
+SDK's stdio client.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conftest import run_cli
+
+# What Claude Code keeps in ~/.claude.json besides servers: its whole state.
+CLAUDE_JSON = {
+    "numStartups": 41,
+    "theme": "dark",
+    "oauthAccount": {"emailAddress": "you@example.com", "organizationUuid": "0f1e"},
+    "projects": {
+        "/home/you/src/atlas": {
+            "allowedTools": [],
+            "mcpServers": {"local-db": {"type": "stdio", "command": "pg-mcp", "args": []}},
+        }
+    },
+    "mcpServers": {
+        "github": {
+            "type": "stdio",
+            "command": "npx",
+            "args": ["-y", "@modelcontextprotocol/server-github"],
+            "env": {"GITHUB_TOKEN": "ghp_x"},
+        }
+    },
+}
+
+# ~/.claude/settings.json with the person's own hooks, and brainiac's Stop hook as docs/hooks.md
+# told people to copy it (another path, ~/brainiac): setup brings that one up to date in place.
+SETTINGS = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(git diff:*)"], "deny": []},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit-bash"}]}
+        ],
+        "Stop": [
+            {
+                "hooks": [
+                    {"type": "command", "command": "notify-send done"},
+                    {
+                        "type": "command",
+                        "command": "brainiac --vault ~/brainiac hook stop",
+                        "timeout": 30,
+                    },
+                ]
+            }
+        ],
+    },
+}
+
+DESKTOP = {
+    "mcpServers": {"filesystem": {"command": "npx", "args": ["-y", "server-fs", "/tmp"]}},
+    "globalShortcut": "Ctrl+Space",
+}
+
+
+def _home(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir(parents=True)
+    return {"HOME": str(home)}
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
+
+
+def _setup(vault: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return run_cli("--vault", str(vault), "setup", *args, env=env)
+
+
+def _brainiac_exe() -> str:
+    exe = Path(sys.executable).parent / "brainiac"
+    assert exe.is_file(), "the test environment installs the brainiac script beside python"
+    return str(exe)
+
+
+def test_claude_code_keeps_every_other_setting_and_a_second_run_changes_nothing(
+    vault: Path, tmp_path: Path
+) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    _write_json(home / ".claude.json", CLAUDE_JSON)
+    _write_json(home / ".claude/settings.json", SETTINGS)
+
+    first = _setup(vault, env, "claude-code")
+    assert first.returncode == 0, first.stderr
+
+    config = json.loads((home / ".claude.json").read_text(encoding="utf-8"))
+    # Everything that was there is there, unchanged; brainiac is added beside it.
+    for key in ("numStartups", "theme", "oauthAccount", "projects"):
+        assert config[key] == CLAUDE_JSON[key]
+    assert config["mcpServers"]["github"] == CLAUDE_JSON["mcpServers"]["github"]  # type: ignore[index]
+    assert config["mcpServers"]["brainiac"] == {
+        "type": "stdio",
+        "command": _brainiac_exe(),
+        "args": ["--vault", str(vault.resolve()), "mcp"],
+        "env": {},
+    }
+
+    settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert settings["model"] == "opus" and settings["permissions"] == SETTINGS["permissions"]
+    assert settings["hooks"]["PreToolUse"] == SETTINGS["hooks"]["PreToolUse"]  # type: ignore[index]
+    prefix = shlex.join([_brainiac_exe(), "--vault", str(vault.resolve()), "hook"])
+    stop = settings["hooks"]["Stop"]
+    # The copied hook was brought up to date where it stood (its timeout kept), not duplicated.
+    assert stop == [
+        {
+            "hooks": [
+                {"type": "command", "command": "notify-send done"},
+                {"type": "command", "command": f"{prefix} stop", "timeout": 30},
+            ]
+        }
+    ]
+    assert settings["hooks"]["UserPromptSubmit"] == [
+        {"hooks": [{"type": "command", "command": f"{prefix} user-prompt-submit --budget 1500"}]}
+    ]
+    assert settings["hooks"]["SessionEnd"] == [
+        {"hooks": [{"type": "command", "command": f"{prefix} session-end"}]}
+    ]
+
+    # One backup of each changed file, holding exactly what was there before.
+    backups = sorted(home.rglob("*.brainiac-backup-*"), key=lambda b: b.name)
+    assert [b.name.split(".brainiac-backup-")[0] for b in backups] == [
+        ".claude.json",
+        "settings.json",
+    ]
+    assert json.loads(backups[0].read_text(encoding="utf-8")) == CLAUDE_JSON
+    assert json.loads(backups[1].read_text(encoding="utf-8")) == SETTINGS
+    assert all(b.stat().st_mode & 0o077 == 0 for b in backups)  # owner-only: account data
+
+    before = _snapshot(home)
+    second = _setup(vault, env, "claude-code")
+    assert second.returncode == 0, second.stderr
+    assert _snapshot(home) == before  # not a byte changed, no second backup
+    assert second.stderr.count("already set up") == 2
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    _write_json(home / ".claude.json", CLAUDE_JSON)
+    before = _snapshot(home)
+
+    proc = _setup(vault, env, "claude-code", "--dry-run")
+
+    assert proc.returncode == 0, proc.stderr
+    assert _snapshot(home) == before  # settings.json not created, no backup
+    assert f"--- {home / '.claude.json'} (now)" in proc.stdout
+    assert f'+      "command": "{_brainiac_exe()}",' in proc.stdout
+    assert f"--- /dev/null\n+++ {home / '.claude/settings.json'}" in proc.stdout
+    assert "hook user-prompt-submit" in proc.stdout
+    assert "dry run: nothing was written" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"numStartups": 41, "mcpServers": {', "is not valid JSON"),
+        ('["not", "an", "object"]', "holds a JSON list, not an object"),
+        ('{"mcpServers": ["github"]}', "`mcpServers` is not an object"),
+    ],
+)
+def test_a_malformed_file_is_refused_in_one_line_and_left_alone(
+    vault: Path, tmp_path: Path, text: str, problem: str
+) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    (home / ".cursor").mkdir()
+    (home / ".cursor/mcp.json").write_text(text, encoding="utf-8")
+    before = _snapshot(home)
+
+    proc = _setup(vault, env, "cursor")
+
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith(f"brainiac: {home / '.cursor/mcp.json'}: {problem}")
+    assert "fix it" in lines[0] and "nothing was changed" in lines[0]
+    assert _snapshot(home) == before  # not overwritten, no backup
+
+
+def test_claude_desktop_and_cursor_get_the_server_and_keep_theirs(
+    vault: Path, tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    # Linux: the Claude Desktop builds read $XDG_CONFIG_HOME/Claude (macOS and Windows: docs).
+    desktop = Path(xdg_dirs["XDG_CONFIG_HOME"]) / "Claude/claude_desktop_config.json"
+    _write_json(desktop, DESKTOP)
+    # An existing brainiac entry with the person's env: the env stays, the command is updated.
+    _write_json(
+        home / ".cursor/mcp.json",
+        {
+            "mcpServers": {
+                "brainiac": {
+                    "command": "brainiac",
+                    "args": ["mcp"],
+                    "env": {"BRAINIAC_CONTEXT_BUDGET": "3000"},
+                }
+            }
+        },
+    )
+
+    for client in ("claude-desktop", "cursor"):
+        proc = _setup(vault, env, client)
+        assert proc.returncode == 0, proc.stderr
+
+    server = {"command": _brainiac_exe(), "args": ["--vault", str(vault.resolve()), "mcp"]}
+    config = json.loads(desktop.read_text(encoding="utf-8"))
+    assert config["globalShortcut"] == "Ctrl+Space"
+    assert config["mcpServers"]["filesystem"] == DESKTOP["mcpServers"]["filesystem"]  # type: ignore[index]
+    assert config["mcpServers"]["brainiac"] == {**server, "env": {}}
+    cursor = json.loads((home / ".cursor/mcp.json").read_text(encoding="utf-8"))
+    assert cursor["mcpServers"]["brainiac"] == {
+        **server,
+        "env": {"BRAINIAC_CONTEXT_BUDGET": "3000"},
+    }
+    assert len(list(desktop.parent.glob("*.brainiac-backup-*"))) == 1
+    # A file that did not exist is created, and nothing is backed up for it.
+    fresh = _home(tmp_path / "fresh")
+    proc = _setup(vault, fresh, "cursor")
+    assert proc.returncode == 0, proc.stderr
+    created = Path(fresh["HOME"]) / ".cursor/mcp.json"
+    assert json.loads(created.read_text(encoding="utf-8"))["mcpServers"]["brainiac"]
+    assert not list(created.parent.glob("*.brainiac-backup-*"))
+
+
+def test_setup_refuses_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    proc = run_cli("--vault", str(tmp_path / "nowhere"), "setup", "cursor", env=env)
+    assert proc.returncode == 2
+    assert "no such vault; create it with `brainiac init" in proc.stderr
+    assert not (Path(env["HOME"]) / ".cursor").exists()
+
+
+def test_the_hook_setup_wrote_runs_as_claude_code_runs_it(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    assert _setup(vault, env, "claude-code").returncode == 0
+    run_cli("--vault", str(vault), "remember", "the Atlas deadline moved to Monday", check=True)
+    settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
+    command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    event = {
+        "session_id": "abc123",
+        "transcript_path": str(tmp_path / "t.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "When is the Atlas deadline?",
+    }
+    # Claude Code runs a hook command through a shell, with no PATH entry for brainiac.
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "the Atlas deadline moved to Monday" in proc.stdout
+    assert proc.stdout.rstrip().endswith("When is the Atlas deadline?")
+
+
+def test_the_mcp_server_setup_wrote_starts_and_lists_the_tools(vault: Path, tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    env = _home(tmp_path)
+    assert _setup(vault, env, "cursor").returncode == 0
+    config = json.loads((Path(env["HOME"]) / ".cursor/mcp.json").read_text(encoding="utf-8"))
+    entry = config["mcpServers"]["brainiac"]
+
+    async def tools() -> set[str]:
+        params = StdioServerParameters(
+            command=entry["command"],
+            args=entry["args"],
+            env={**os.environ, "PATH": "/usr/bin:/bin", **entry["env"]},
+        )
+        with (tmp_path / "server.stderr").open("w", encoding="utf-8") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return {t.name for t in (await session.list_tools()).tools}
+
+    names = anyio.run(tools)
+    assert {"remember", "context", "search", "list_notes", "update_note", "forget"} <= names
+
+
+def test_init_and_run_say_how_to_connect_an_agent(tmp_path: Path) -> None:
+    target = tmp_path / "fresh-vault"
+    proc = run_cli("init", str(target), check=True)
+    exe = _brainiac_exe()
+    assert f"`{exe} --vault {target} setup claude-code`" in proc.stderr
+    assert f"{target / 'context/working_memory.md'}" in proc.stderr
+    assert f"`{exe} --vault {target} run`" in proc.stderr
+
+
+def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    said = ""
+    try:
+        assert proc.stderr is not None
+        for _ in range(20):  # said once the daemon is up, after a few lines of its log
+            line = proc.stderr.readline()
+            if not line or "connect an agent" in line:
+                said = line
+                break
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=30)
+    working = vault.resolve() / "context/working_memory.md"
+    assert f"the working memory is {working}" in said
+    assert f"`{_brainiac_exe()} --vault {vault} setup claude-code`" in said
+
+
+def test_each_client_file_is_where_that_client_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from brainiac import agent_setup
+
+    home = tmp_path / "home"
+    assert agent_setup.config_files("claude-code", home) == [
+        home / ".claude.json",
+        home / ".claude/settings.json",
+    ]
+    assert agent_setup.config_files("cursor", home) == [home / ".cursor/mcp.json"]
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert agent_setup.config_files("claude-desktop", home) == [
+        home / "Library/Application Support/Claude/claude_desktop_config.json"
+    ]
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setenv("APPDATA", str(tmp_path / "AppData/Roaming"))
+    assert agent_setup.config_files("claude-desktop", home) == [
+        tmp_path / "AppData/Roaming/Claude/claude_desktop_config.json"
+    ]
