@@ -14,7 +14,10 @@ the facts could not judge is also compared with the events it is about:
 4. decide: a value the event states the same way -> consistent; only when every aligned event
    that has a value of the sentence's kind states another one (and the sentence's value is said
    by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
-   anything else -> unverified.
+   anything else -> unverified;
+5. read beside the facts the deciding event gave (their sources name it): a conflict is
+   reported under that fact's note and key, and a value a later event replaced neither
+   contradicts nor confirms (repeating it is a superseded conflict).
 
 Precision first, as in check.py: a conflict needs a close alignment (most relation words shared,
 at least one of them not a light verb) and a value of the same kind that differs clearly (dates
