@@ -499,7 +499,7 @@ def with_events(
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
     the events the search for the response found (one search for the whole response); `known`,
-    the facts check gathered, to read a conflicting event beside the facts it gave."""
+    the facts check gathered, to read an event's verdict beside the facts it gave."""
     from brainiac import check as check_mod
 
     if not any(f.status == check_mod.UNVERIFIED for f in result.findings):
