@@ -377,7 +377,7 @@ def check(memory: Memory, text: str, now: dt.datetime | None = None) -> CheckRes
     when = now if now is not None else clock.now()
     result = compare(text, known, when)
     events = [h for h in hits if h.kind == "event"]
-    result = evidence.with_events(memory, result, when, events)
+    result = evidence.with_events(memory, result, when, events, known)
     if memory.llm.available:  # offline by default: without [llm] nothing below runs
         from brainiac import llm_check  # here: it imports this module
 
@@ -656,7 +656,7 @@ def _affiliations(
                 (o for o in fact.superseded if claims.agree(said, claims.read(o.value))), None
             )
             if old is not None:
-                out.append(_conflict(sentence, fact, "superseded", old, 0.7, True))
+                out.append(fact_conflict(sentence, fact, "superseded", old, 0.7, True))
                 break
     return out
 
@@ -712,7 +712,7 @@ def _judge(
     if current is None:
         if _DENIAL_RE.search(clause.text) and not _NEGATIVE_VALUE_RE.search(fact.value):
             # "you don't have a car", "Joana isn't allergic to anything": the fact denied.
-            return _conflict(sentence, fact, "current", None, 0.6, match.by_synonym)
+            return fact_conflict(sentence, fact, "current", None, 0.6, match.by_synonym)
         # A free-text value ("vim", "lasagna") agrees when said in full; any other words are
         # something the memory cannot judge, not a contradiction of it.
         stored_words = _content(fact.value) - set(_stems(fact.key))
@@ -724,19 +724,23 @@ def _judge(
     olds = [s for s in fact.superseded if claims.agree(said, claims.read(s.value, ignore))]
     if current:
         if clause.negated and _VALUE_NEGATION_RE.search(clause.text) and not olds:
-            return _conflict(sentence, fact, "current", None, 0.8, match.by_synonym)  # "not Monday"
+            return fact_conflict(
+                sentence, fact, "current", None, 0.8, match.by_synonym
+            )  # "not Monday"
         return not (clause.negated or clause.history)
     if clause.negated or clause.history:
         return None  # "no longer Friday"; "it used to be Friday": not said to be so now
     if olds:
-        return _conflict(sentence, fact, "superseded", olds[0], 0.9, match.by_synonym)
+        return fact_conflict(sentence, fact, "superseded", olds[0], 0.9, match.by_synonym)
     names_only = _names_only(said, stored)
     if names_only and (match.weak or not _linked(clause, fact, said.names)):
         # A name is evidence only when it is said to be the key's value ("your manager, Marco
         # Lenz", "Dr. Costa is your GP"), not when it merely stands nearby ("your sister has
         # two daughters, Maya and Jordan").
         return None
-    return _conflict(sentence, fact, "current", None, 0.7 if names_only else 0.85, match.by_synonym)
+    return fact_conflict(
+        sentence, fact, "current", None, 0.7 if names_only else 0.85, match.by_synonym
+    )
 
 
 def _linked(clause: _Clause, fact: Known, names: frozenset[str]) -> bool:
@@ -796,8 +800,8 @@ def _judge_role(sentence: str, clause: _Clause, match: _Match) -> Conflict | boo
         return True
     old = next((s for s in fact.superseded if _same_words(said, _content(s.value))), None)
     if old is not None:
-        return _conflict(sentence, fact, "superseded", old, 0.75, True)
-    return _conflict(sentence, fact, "current", None, 0.6, True)
+        return fact_conflict(sentence, fact, "superseded", old, 0.75, True)
+    return fact_conflict(sentence, fact, "current", None, 0.6, True)
 
 
 def _judge_number(sentence: str, clause: _Clause, match: _Match) -> Conflict | bool | None:
@@ -810,7 +814,7 @@ def _judge_number(sentence: str, clause: _Clause, match: _Match) -> Conflict | b
     if _number(fact.value) == match.number:
         return True
     old = next((s for s in fact.superseded if _number(s.value) == match.number), None)
-    return _conflict(sentence, fact, "superseded" if old else "current", old, 0.7, True)
+    return fact_conflict(sentence, fact, "superseded" if old else "current", old, 0.7, True)
 
 
 def _number(text: str) -> int | None:
@@ -839,7 +843,7 @@ def _names_only(said: claims.Values, stored: claims.Values) -> bool:
     return not any(kinds)
 
 
-def _conflict(
+def fact_conflict(
     sentence: str,
     fact: Known,
     kind: str,

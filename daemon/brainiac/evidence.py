@@ -14,7 +14,10 @@ the facts could not judge is also compared with the events it is about:
 4. decide: a value the event states the same way -> consistent; only when every aligned event
    that has a value of the sentence's kind states another one (and the sentence's value is said
    by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
-   anything else -> unverified.
+   anything else -> unverified;
+5. read beside the facts the deciding event gave (their sources name it): a conflict is
+   reported under that fact's note and key, and a value a later event replaced neither
+   contradicts nor confirms (repeating it is a superseded conflict).
 
 Precision first, as in check.py: a conflict needs a close alignment (most relation words shared,
 at least one of them not a light verb) and a value of the same kind that differs clearly (dates
@@ -36,7 +39,8 @@ from typing import TYPE_CHECKING
 from brainiac import claims, extract
 
 if TYPE_CHECKING:
-    from brainiac.check import CheckResult, Conflict, Finding
+    from brainiac.check import CheckResult, Conflict, Finding, Known
+    from brainiac.facts import Superseded
     from brainiac.index import Hit
     from brainiac.memory import Memory
 
@@ -487,10 +491,15 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
 
 
 def with_events(
-    memory: Memory, result: CheckResult, now: dt.datetime, hits: Sequence[Hit]
+    memory: Memory,
+    result: CheckResult,
+    now: dt.datetime,
+    hits: Sequence[Hit],
+    known: Sequence[Known] = (),
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
-    the events the search for the response found (one search for the whole response)."""
+    the events the search for the response found (one search for the whole response); `known`,
+    the facts check gathered, to read an event's verdict beside the facts it gave."""
     from brainiac import check as check_mod
 
     if not any(f.status == check_mod.UNVERIFIED for f in result.findings):
@@ -507,6 +516,8 @@ def with_events(
             findings.append(f)
             continue
         finding, conflict = judged
+        if known and finding.block:
+            finding, conflict = _beside_facts(finding, conflict, f, known, now)
         findings.append(finding)
         if conflict is not None:
             conflicts.append(conflict)
@@ -621,6 +632,126 @@ def _conflict_of(
         best.event.role or None,
         round(0.5 + 0.4 * best.score, 2),
         finding.correction or "",
+    )
+    return finding, conflict
+
+
+# --- the facts an event gave ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Gave:
+    """A fact whose sources name the event: what the event said for it, and whether a later
+    event has replaced that (the fact's current value is another)."""
+
+    fact: Known
+    value: str
+    stale: bool
+
+
+def _gave(known: Sequence[Known], event_id: str) -> list[_Gave]:
+    out: list[_Gave] = []
+    seen: set[tuple[str, str]] = set()
+    for k in known:
+        if (k.file, k.key) in seen:
+            continue
+        old = next((s for s in k.superseded if s.source == event_id), None)
+        if k.block == event_id:
+            out.append(_Gave(k, k.value, False))
+        elif old is not None:
+            out.append(_Gave(k, old.value, True))
+        else:
+            continue
+        seen.add((k.file, k.key))
+    return out
+
+
+def _beside_facts(
+    finding: Finding,
+    conflict: Conflict | None,
+    unjudged: Finding,
+    known: Sequence[Known],
+    now: dt.datetime,
+) -> tuple[Finding, Conflict | None]:
+    """The event path's verdict read beside the facts the cited event gave (their sources name
+    it), so that it is reported as what it is about and never rests on a value the memory has
+    since replaced:
+
+    - a conflict whose differing value is one the event gave a fact (its key said in the
+      sentence, else the sentence restating one of its old values, else the only such fact) is
+      reported under that fact's note and key, as the fact path would ("superseded" when the
+      sentence says an old value); where a later event replaced the event's value and the
+      fact's current value agrees with the sentence, the event is stale and contradicts nothing;
+    - a sentence that repeats a value the event gave and a later event replaced ("Conroy
+      Brothers are due to start ...", after "Conroy Brothers pulled out") states a superseded
+      value: a conflict under that fact, whether the stale event seemed to agree or differ.
+
+    With no such fact the event's own verdict stands."""
+    gave = _gave(known, finding.block or "")
+    if not gave:
+        return finding, conflict
+    claim = finding.claim
+    confidence = conflict.confidence if conflict is not None else 0.7
+    # A capitalised opener ("Work on the shed starts ...") is a name only where these facts
+    # know it as one ("Keane Sheds are due ...").
+    opener = _words(claim)[:1]
+    values = [v for g in gave for v in (g.fact.value, *(s.value for s in g.fact.superseded))]
+    known_names = {n for v in values for n in claims.names(v)}
+    ignore = frozenset(w for w in opener if w not in known_names)
+    said = claims.read(claim, ignore, now)
+
+    def agrees(value: str) -> bool | None:
+        return claims.agree(said, claims.read(value, now=now))
+
+    def restated(fact: Known) -> Superseded | None:
+        if agrees(fact.value) is True:
+            return None
+        return next((s for s in fact.superseded if agrees(s.value) is True), None)
+
+    stale = False
+    if conflict is not None:
+        words = {lemma(w) for w in _words(claim)}
+        differ = [g for g in gave if agrees(g.value) is False]
+        keyed = [
+            g for g in differ if {lemma(w) for w in _words(g.fact.key)} - extract.STOP_WORDS & words
+        ]
+        chosen = keyed or [g for g in differ if restated(g.fact)] or differ
+        if len(chosen) == 1:
+            fact = chosen[0].fact
+            current = agrees(fact.value)
+            if current is False:
+                return _fact_conflict(claim, fact, restated(fact), confidence)
+            stale = current is True and chosen[0].stale
+    repeated = [
+        g for g in gave if g.stale and agrees(g.value) is True and agrees(g.fact.value) is False
+    ]
+    if len(repeated) == 1:
+        fact = repeated[0].fact
+        old = next(s for s in fact.superseded if s.value == repeated[0].value)
+        return _fact_conflict(claim, fact, old, confidence)
+    if stale:
+        return unjudged, None
+    return finding, conflict
+
+
+def _fact_conflict(
+    claim: str, fact: Known, old: Superseded | None, confidence: float
+) -> tuple[Finding, Conflict]:
+    from brainiac import check as check_mod
+
+    kind = "superseded" if old is not None else "current"
+    conflict = check_mod.fact_conflict(claim, fact, kind, old, confidence, False)
+    finding = check_mod.Finding(
+        claim,
+        check_mod.CONFLICT,
+        "fact",
+        fact.key,
+        fact.value,
+        fact.file,
+        fact.line,
+        fact.block,
+        conflict.since,
+        conflict.correction,
     )
     return finding, conflict
 
