@@ -41,7 +41,13 @@ class Output:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Output:
-        return cls(tuple((bool(err), str(text)) for err, text in data["parts"]), int(data["exit"]))
+        """KeyError, TypeError or ValueError when `data` is not an Output."""
+        parts = tuple((err, text) for err, text in data["parts"])
+        if not all(isinstance(e, bool) and isinstance(t, str) for e, t in parts):
+            raise TypeError("parts are [bool, str] pairs")
+        if not isinstance(data["exit"], int):
+            raise TypeError("exit is an int")
+        return cls(parts, data["exit"])
 
 
 class _Writer:

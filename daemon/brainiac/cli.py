@@ -254,8 +254,13 @@ def _ask_daemon(ctx: click.Context, command: str, args: dict[str, Any]) -> Outpu
     if "fallback" in reply:
         logging.getLogger(__name__).debug("%s: in this process: %s", command, reply["fallback"])
         return None
+    try:
+        output = Output.from_json(reply)
+    except (KeyError, TypeError, ValueError):  # not what this version sends: answer here
+        logging.getLogger(__name__).debug("%s: in this process: a garbled answer", command)
+        return None
     logging.getLogger(__name__).debug("%s: answered by the daemon over its socket", command)
-    return Output.from_json(reply)
+    return output
 
 
 def _emit(ctx: click.Context, output: Output) -> None:
