@@ -613,6 +613,20 @@ _JOBS_OFF = {
 }
 
 
+# What the CLI costs via the daemon once it imports only what that path needs (issue 16's lean
+# start): python, the client module, one request, the answer written out.
+_SOCKET_CLIENT = r"""
+import sys
+from brainiac import daemon_socket
+args = {"prompt": sys.argv[2], "budget": 2000, "now": None, "json": False}
+answer = daemon_socket.ask(sys.argv[1], "context", args)
+if "fallback" in answer:
+    sys.exit(f"not answered by the daemon: {answer['fallback']}")
+for to_stderr, text in answer["parts"]:
+    (sys.stderr if to_stderr else sys.stdout).write(text)
+"""
+
+
 def _socket_stats(vault: Path, env: dict[str, str]) -> dict[str, Any] | None:
     from brainiac import daemon_socket
     from brainiac.locations import Locations
@@ -647,6 +661,9 @@ def bench_daemon(
         return wall
 
     hook = [BRAINIAC, "--vault", str(vault), "hook", "user-prompt-submit"]
+    from brainiac.locations import Locations
+
+    runtime = str(Locations.for_vault(vault, env).runtime)
     times: dict[str, list[float]] = {
         k: []
         for k in (
@@ -655,6 +672,7 @@ def bench_daemon(
             "context in-process, daemon running",
             "hook in-process, daemon running",
             "context in-process, no daemon",
+            "context via daemon, socket client alone",
             "python -c pass",
         )
     }
@@ -680,13 +698,16 @@ def bench_daemon(
                 times["hook via daemon"].append(timed(hook, env, hook_input(p)))
                 times["context in-process, daemon running"].append(timed(context(p), off))
                 times["hook in-process, daemon running"].append(timed(hook, off, hook_input(p)))
+                times["context via daemon, socket client alone"].append(
+                    timed([PY, "-c", _SOCKET_CLIENT, runtime, p], env)
+                )
                 times["python -c pass"].append(timed([PY, "-c", "print(1)"], env))
             answered = (_socket_stats(vault, env) or {})["stats"]["answered"] - before
         finally:
             daemon.terminate()  # SIGTERM: the daemon stops in order
             daemon.wait(timeout=120)
-    if answered != 2 * runs:
-        raise RuntimeError(f"the daemon answered {answered} calls, not {2 * runs}")
+    if answered != 3 * runs:
+        raise RuntimeError(f"the daemon answered {answered} calls, not {3 * runs}")
     out = {k: {"p50": pct(v, 50), "p95": pct(v, 95), "runs": len(v)} for k, v in times.items()}
     for k, v in out.items():
         log(f"[{n}] {k}: p50 {v['p50'] * 1e3:.0f} ms, p95 {v['p95'] * 1e3:.0f} ms")

@@ -372,3 +372,46 @@ def test_a_second_daemon_leaves_the_first_ones_socket_alone(vault: Path, tmp_pat
         assert _stats(vault)["pid"] == first.pid
         assert _cli(vault, *CALLS[3])[2] == 0
         assert _stats(vault)["stats"]["answered"] == 1
+
+
+def test_searches_on_other_threads_while_the_writer_commits(tmp_path: Path) -> None:
+    """The daemon's socket threads search while its writer commits and swaps the searcher: no
+    query meets a searcher closed under it, and every query sees a whole index."""
+    import threading
+
+    from brainiac.corpus import Document
+    from brainiac.index import Index
+
+    def note(i: int) -> Document:
+        return Document(
+            key=f"n{i}.md", path=f"n{i}.md", kind="note", title=f"Note {i}", body=f"cello {i}"
+        )
+
+    index = Index(tmp_path / "index")
+    index.apply([note(i) for i in range(20)], [])
+    errors: list[BaseException] = []
+    counts: list[int] = []
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                counts.append(len(index.search("cello", limit=100)))
+                index.frequency("cello")
+            except BaseException as exc:
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=search) for _ in range(3)]
+    for t in readers:
+        t.start()
+    try:
+        for i in range(20, 60):  # each commit replaces the searcher
+            index.apply([note(i)], [f"n{i - 20}.md"])
+    finally:
+        stop.set()
+        for t in readers:
+            t.join(timeout=DEADLINE_S)
+        index.close()
+    assert not errors, errors
+    assert counts and all(c == 20 for c in counts)  # one add and one delete per commit
