@@ -167,7 +167,7 @@ def test_the_client_module_imports_only_json_os_and_socket() -> None:
         for line in source.splitlines()
         if line.startswith(("import ", "from "))
     }
-    assert imported == {"__future__", "json", "os", "socket", "typing"}
+    assert imported == {"__future__", "json", "os", "socket"}
 
 
 def test_without_a_daemon_the_cli_answers_itself(vault: Path) -> None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-from typing import Any
 
 SOCKET_NAME = "daemon.sock"
 PROTOCOL = 1
@@ -37,12 +36,11 @@ _NOT_CONFIG = ("BRAINIAC_VAULT", OFF_ENV, "BRAINIAC_FAULT")
 _SUN_PATH_MAX = 107
 
 
-def relevant_env(environ: Any = None) -> dict[str, str]:
+def relevant_env() -> dict[str, str]:
     """The variables an answer depends on: BRAINIAC_* settings and TZ."""
-    env = os.environ if environ is None else environ
     return {
         k: v
-        for k, v in env.items()
+        for k, v in os.environ.items()
         if (k.startswith("BRAINIAC_") and k not in _NOT_CONFIG) or k == "TZ"
     }
 
@@ -60,7 +58,7 @@ def connectable(path: str) -> tuple[str, int | None]:
     return f"/proc/self/fd/{fd}/{name}", fd
 
 
-def ask(runtime_dir: str, command: str, args: dict[str, Any]) -> dict[str, Any]:
+def ask(runtime_dir: str, command: str, args: dict[str, object]) -> dict[str, object]:
     """The daemon's answer to `command`, or {"fallback": why} when it cannot be had."""
     if os.environ.get(OFF_ENV) == "off":
         return {"fallback": f"{OFF_ENV}=off"}
@@ -78,7 +76,7 @@ def ask(runtime_dir: str, command: str, args: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def exchange(path: str, request: dict[str, Any]) -> dict[str, Any]:
+def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
     """Send one request line and read one answer line; {"fallback": why} on any failure."""
     line = json.dumps(request).encode("utf-8") + b"\n"
     if len(line) > MAX_REQUEST_BYTES:
