@@ -289,11 +289,12 @@ def test_malformed_requests_get_an_error_answer_and_the_daemon_goes_on(
             (b'{"v": 1, "command": "search"', "closed before a whole request line"),
             (b"x" * (daemon_socket.MAX_REQUEST_BYTES + 10), "over"),
             (b"\xff\xfe\n", "not JSON"),
+            (b"[" * 200_000 + b"\n", "not JSON"),
         ):
             answer = json.loads(raw(data))
             assert says in answer["error"], (data[:40], answer)
             assert "parts" not in answer
-        assert _stats(vault)["stats"]["malformed"] == 9
+        assert _stats(vault)["stats"]["malformed"] == 10
         out, _, code = _cli(vault, *CALLS[3])
         assert code == 0 and "deadline" in out.lower()  # still answering
         assert _stats(vault)["stats"]["answered"] == 1

@@ -118,7 +118,9 @@ class SocketServer:
             except OSError:
                 if self._stopping.is_set():
                     return
-                continue  # ECONNABORTED and the like: that client is gone, the next may come
+                # ECONNABORTED (that client is gone) or EMFILE (no fd left): not in a busy loop
+                self._stopping.wait(0.05)
+                continue
             if not self._slots.acquire(blocking=False):
                 self._count("busy")
                 conn.close()  # the client answers in its own process
@@ -128,7 +130,13 @@ class SocketServer:
             )
             with self._lock:
                 self._handlers.add(thread)
-            thread.start()
+            try:
+                thread.start()
+            except RuntimeError:  # no thread can be started now: the client answers itself
+                with self._lock:
+                    self._handlers.discard(thread)
+                self._slots.release()
+                conn.close()
 
     def _serve(self, conn: socket.socket) -> None:
         try:
@@ -167,7 +175,7 @@ class SocketServer:
             return {"v": PROTOCOL, "error": raw}
         try:
             request = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nested deep
             self._count("malformed")
             return {"v": PROTOCOL, "error": f"the request is not JSON ({exc})"}
         if not isinstance(request, dict):
