@@ -416,3 +416,20 @@ def test_searches_on_other_threads_while_the_writer_commits(tmp_path: Path) -> N
         index.close()
     assert not errors, errors
     assert counts and all(c == 20 for c in counts)  # one add and one delete per commit
+
+
+def test_a_hook_that_cannot_even_find_its_vault_still_exits_1(
+    tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    """Asking the daemon comes before anything else; an error on the way (here an unreadable
+    user config, which names the vault) is still said where the command says it: a hook exits
+    1, never 2 (which Claude Code reads as "block the prompt")."""
+    config = Path(xdg_dirs["XDG_CONFIG_HOME"]) / "brainiac" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('vault = "unclosed\n', encoding="utf-8")
+    hook = run_cli("hook", "user-prompt-submit", input=HOOK_EVENT)
+    assert hook.returncode == 1
+    assert hook.stderr.startswith("brainiac: ") and "config.toml" in hook.stderr
+    assert len(hook.stderr.splitlines()) == 1
+    context = run_cli("context", "--prompt", "x")
+    assert context.returncode == 2 and "config.toml" in context.stderr

@@ -249,7 +249,10 @@ def _ask_daemon(ctx: click.Context, command: str, args: dict[str, Any]) -> Outpu
     from brainiac.answers import Output
     from brainiac.locations import Locations
 
-    runtime = Locations.for_vault(resolve_vault(ctx.obj["vault"])).runtime
+    try:
+        runtime = Locations.for_vault(resolve_vault(ctx.obj["vault"])).runtime
+    except (BrainiacError, OSError, RuntimeError):  # said where the command says it (a hook: 1)
+        return None
     reply = daemon_socket.ask(str(runtime), command, args)
     if "fallback" in reply:
         logging.getLogger(__name__).debug("%s: in this process: %s", command, reply["fallback"])
