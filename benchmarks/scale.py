@@ -27,6 +27,13 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   one-sentence statement with a date ("The <last three words> is on Friday 4 December."), so both
   the fact path and the event path (docs/check.md) run. `--check-only` measures only this (after
   one `reindex`), for the guard's latency target (issue 15: p95 <= 50 ms at 10,000 notes).
+- via the daemon (`--daemon`, or `--daemon-only` after one `reindex`): `brainiac run` on the
+  vault, then wall times of `brainiac context --prompt P --budget 2000` and of `brainiac hook
+  user-prompt-submit` (the event JSON on stdin) answered by the daemon over its socket, beside
+  the same two commands run in the CLI's own process (BRAINIAC_SOCKET=off) with the daemon
+  running, the CLI without any daemon, and `python -c pass`, in the same run. The daemon's
+  jobs are off (BRAINIAC_JOBS_*=0, the same for every call) so that a catch-up job does not
+  share the two cores with the calls; the daemon's own count of answers is checked.
 - peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
   a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
 """
@@ -256,6 +263,12 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
 
     run([PY, "-c", "import brainiac.cli, brainiac.memory"], env)  # compile .pyc once
+    if args.daemon_only:
+        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+        return res
     if args.check_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         res["loop"] = {"check": _loop("check", vault, prompts_file, env, n)}
@@ -338,6 +351,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     ):
         loops[mode] = _loop(mode, target, prompts_file, env, n)
     res["loop"] = loops
+    if args.daemon:
+        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return res
@@ -537,6 +552,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--check-only", action="store_true", help="only `Memory.check` latency (after a reindex)"
     )
+    ap.add_argument(
+        "--daemon", action="store_true", help="also hook/context via the daemon's socket"
+    )
+    ap.add_argument(
+        "--daemon-only",
+        action="store_true",
+        help="only hook/context via the daemon beside the CLI (after a reindex)",
+    )
+    ap.add_argument("--daemon-runs", type=int, default=40, help="timed calls of each kind")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
     sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -565,6 +589,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
+    if args.daemon_only:
+        report("scale-daemon", machine, args, results, daemon_table(results), [])
+        return 0
     if args.check_only:
         md = "\n".join(
             f"| {r['notes']:,} | check in-process p50 / p95 (ms) | "
@@ -573,8 +600,133 @@ def main(argv: list[str] | None = None) -> int:
         )
         report("scale-check", machine, args, results, md, [])
         return 0
-    report("scale", machine, args, results, table(results), targets(results))
+    md = table(results) + ("\n\n" + daemon_table(results) if args.daemon else "")
+    report("scale", machine, args, results, md, targets(results))
     return 0
+
+
+# -- via the daemon's socket ---------------------------------------------------------------
+
+_JOBS_OFF = {
+    f"BRAINIAC_JOBS_{job.upper()}": "0"
+    for job in ("rescan", "merge", "reflection", "promotion", "organization", "inbox", "backup")
+}
+
+
+# What the CLI costs via the daemon once it imports only what that path needs (issue 16's lean
+# start): python, the client module, one request, the answer written out.
+_SOCKET_CLIENT = r"""
+import sys
+from brainiac import daemon_socket
+args = {"prompt": sys.argv[2], "budget": 2000, "now": None, "json": False}
+answer = daemon_socket.ask(sys.argv[1], "context", args)
+if "fallback" in answer:
+    sys.exit(f"not answered by the daemon: {answer['fallback']}")
+for to_stderr, text in answer["parts"]:
+    (sys.stderr if to_stderr else sys.stdout).write(text)
+"""
+
+
+def _socket_stats(vault: Path, env: dict[str, str]) -> dict[str, Any] | None:
+    from brainiac import daemon_socket
+    from brainiac.locations import Locations
+
+    runtime = Locations.for_vault(vault, env).runtime
+    answer = daemon_socket.exchange(
+        daemon_socket.socket_path(str(runtime)), {"v": 1, "command": "stats"}
+    )
+    return answer if "stats" in answer else None
+
+
+def bench_daemon(
+    n: int, vault: Path, prompts: list[str], env: dict[str, str], runs: int
+) -> dict[str, Any]:
+    """Wall times of CLI calls answered by a running daemon, beside the same calls in-process."""
+    env = {**env, **_JOBS_OFF}
+    off = {**env, "BRAINIAC_SOCKET": "off"}
+
+    def context(p: str) -> list[str]:
+        return [BRAINIAC, "--vault", str(vault), "context", "--prompt", p, "--budget", "2000"]
+
+    def hook_input(p: str) -> str:
+        event = {"session_id": "bench", "hook_event_name": "UserPromptSubmit", "prompt": p}
+        return json.dumps(event)
+
+    def timed(cmd: list[str], e: dict[str, str], stdin: str | None = None) -> float:
+        started = time.perf_counter()
+        done = subprocess.run(cmd, env=e, input=stdin, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if done.returncode != 0 or not done.stdout:
+            raise RuntimeError(f"{cmd[3:5]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
+        return wall
+
+    hook = [BRAINIAC, "--vault", str(vault), "hook", "user-prompt-submit"]
+    from brainiac.locations import Locations
+
+    runtime = str(Locations.for_vault(vault, env).runtime)
+    times: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "context via daemon",
+            "hook via daemon",
+            "context in-process, daemon running",
+            "hook in-process, daemon running",
+            "context in-process, no daemon",
+            "context via daemon, socket client alone",
+            "python -c pass",
+        )
+    }
+    for i in range(runs):
+        times["context in-process, no daemon"].append(timed(context(prompts[i]), env))
+    log_path = vault.parent / "daemon.log"
+    with log_path.open("wb") as log_f:
+        daemon = subprocess.Popen(
+            [BRAINIAC, "--vault", str(vault), "run"], env=env, stdout=log_f, stderr=log_f
+        )
+        try:
+            deadline = time.monotonic() + 300
+            while _socket_stats(vault, env) is None:
+                if daemon.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the daemon did not answer: {log_path.read_text()[-2000:]}")
+                time.sleep(0.1)
+            for p in prompts[:3]:  # warm-up: the daemon's first searches read the segments
+                timed(context(p), env)
+            before = (_socket_stats(vault, env) or {})["stats"]["answered"]
+            for i in range(runs):
+                p = prompts[i]
+                times["context via daemon"].append(timed(context(p), env))
+                times["hook via daemon"].append(timed(hook, env, hook_input(p)))
+                times["context in-process, daemon running"].append(timed(context(p), off))
+                times["hook in-process, daemon running"].append(timed(hook, off, hook_input(p)))
+                times["context via daemon, socket client alone"].append(
+                    timed([PY, "-c", _SOCKET_CLIENT, runtime, p], env)
+                )
+                times["python -c pass"].append(timed([PY, "-c", "print(1)"], env))
+            answered = (_socket_stats(vault, env) or {})["stats"]["answered"] - before
+        finally:
+            daemon.terminate()  # SIGTERM: the daemon stops in order
+            daemon.wait(timeout=120)
+    if answered != 3 * runs:
+        raise RuntimeError(f"the daemon answered {answered} calls, not {3 * runs}")
+    out = {k: {"p50": pct(v, 50), "p95": pct(v, 95), "runs": len(v)} for k, v in times.items()}
+    for k, v in out.items():
+        log(f"[{n}] {k}: p50 {v['p50'] * 1e3:.0f} ms, p95 {v['p95'] * 1e3:.0f} ms")
+    return {"answered_by_daemon": answered, **out}
+
+
+def daemon_table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        "| notes | CLI call (wall time, spawn to exit) | p50 (ms) | p95 (ms) |",
+        "|---:|---|---:|---:|",
+    ]
+    for r in results:
+        d = r.get("daemon")
+        for k, v in (d or {}).items():
+            if isinstance(v, dict):
+                rows.append(
+                    f"| {r['notes']:,} | {k} | {v['p50'] * 1e3:.0f} | {v['p95'] * 1e3:.0f} |"
+                )
+    return "\n".join(rows)
 
 
 def report(

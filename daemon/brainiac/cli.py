@@ -17,18 +17,18 @@ import time
 import tomllib
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from brainiac import __version__, clock, stm, systemd
-from brainiac import config as config_mod
-from brainiac import jobs as jobs_mod
-from brainiac import working_memory as wm
+from brainiac import __version__, clock, systemd
 from brainiac.errors import BrainiacError, ConfigError, FutureTimeError, VaultError
 from brainiac.lock import holder_of
-from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
+
+if TYPE_CHECKING:
+    from brainiac.answers import Output
+    from brainiac.memory import Memory
 
 EXIT_ERROR = 2
 # The formats `import` reads (chatlogs.FORMATS; a test keeps the two equal). Spelled out here so
@@ -71,6 +71,8 @@ class _Group(click.Group):
 
 
 def _open(ctx: click.Context) -> Memory:
+    from brainiac.memory import Memory  # not loaded when the daemon answers (_ask_daemon)
+
     memory = Memory(resolve_vault(ctx.obj["vault"]))
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
@@ -174,6 +176,8 @@ def init(ctx: click.Context, path: str | None, force: bool, as_json: bool) -> No
     other files is refused without --force.
     """
     target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
+    from brainiac.memory import Memory
+
     created = Memory.init(target, force=force)
     if as_json:
         _json({"vault": str(target), "created": created})
@@ -248,41 +252,45 @@ def remember(
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
     """Search notes and events. Any text is a valid query."""
-    results = _open(ctx).search(query, limit=limit)
-    if as_json:
-        _json([asdict(r) for r in results])
-        return
-    if not results:
-        click.echo("no matches", err=True)
-    for r in results:
-        path = _escaped(r.path)
-        if r.kind == "event":
-            when = r.at.strftime("%Y-%m-%d %H:%M") if r.at else "undated"
-            click.echo(f"{r.score:7.2f}  {path}#^{r.event_id}  [{when}] {_one_line(r.excerpt)}")
-        else:
-            click.echo(f"{r.score:7.2f}  {path}  {' '.join(r.title.split())}")
+    output = _ask_daemon(ctx, "search", {"query": query, "limit": limit, "json": as_json})
+    if output is None:
+        from brainiac import answers
+
+        output = answers.search(_open(ctx), query, limit, as_json)
+    _emit(ctx, output)
 
 
-def _one_line(text: str, width: int = 100) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+def _ask_daemon(ctx: click.Context, command: str, args: dict[str, Any]) -> Output | None:
+    """The running daemon's answer over its socket, or None: answer in this process.
+
+    Imports next to nothing (daemon_socket.py), so an answered command never loads the index,
+    the parser or the rest."""
+    from brainiac import daemon_socket
+    from brainiac.answers import Output
+    from brainiac.locations import Locations
+
+    try:
+        runtime = Locations.for_vault(resolve_vault(ctx.obj["vault"])).runtime
+    except (BrainiacError, OSError, RuntimeError):  # said where the command says it (a hook: 1)
+        return None
+    reply = daemon_socket.ask(str(runtime), command, args)
+    if "fallback" in reply:
+        logging.getLogger(__name__).debug("%s: in this process: %s", command, reply["fallback"])
+        return None
+    try:
+        output = Output.from_json(reply)
+    except (KeyError, TypeError, ValueError):  # not what this version sends: answer here
+        logging.getLogger(__name__).debug("%s: in this process: a garbled answer", command)
+        return None
+    logging.getLogger(__name__).debug("%s: answered by the daemon over its socket", command)
+    return output
 
 
-# A file name may hold any byte but "/" and NUL: a newline in one would split a result over two
-# lines, and a line-by-line reader would take the second half for another result. Shown as
-# `ls -b` shows it: C escapes for control characters, and the backslash doubled so that the
-# escape cannot be mistaken for a name that contains one. `--json` keeps the name exact.
-_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _escaped(path: str) -> str:
-    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else _code(ord(c))) for c in path)
-
-
-def _code(n: int) -> str:
-    if 0xDC80 <= n <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): the byte itself
-        return f"\\x{n - 0xDC00:02x}"
-    return f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}"
+def _emit(ctx: click.Context, output: Output) -> None:
+    for to_stderr, text in output.parts:
+        click.echo(text, nl=False, err=to_stderr)
+    if output.exit:
+        ctx.exit(output.exit)
 
 
 @cli.command()
@@ -328,12 +336,23 @@ def context(
             raise VaultError(
                 f"{prompt_file.name}: is not UTF-8 text; re-save it as UTF-8 (--prompt-file)"
             ) from exc
+    if not write:  # (the daemon writes the working memory itself; --write runs here)
+        args = {"prompt": prompt, "budget": budget, "now": now, "json": as_json}
+        output = _ask_daemon(ctx, "context", args)
+        if output is not None:
+            _emit(ctx, output)
+            return
+    from brainiac import answers
+
     memory = _open(ctx)
     when = clock.local(_parse_time(now, "--now") or clock.now())
-    result = memory.context(prompt, budget=budget, now=when)
-    for warning in result.warnings:
-        click.echo(f"brainiac: warning: {warning}", err=True)
+    output, result = answers.context(memory, prompt, budget, when, as_json)
+    for to_stderr, text in output.parts:  # the warnings, before the file is written
+        if to_stderr:
+            click.echo(text, nl=False, err=True)
     if write:
+        from brainiac import working_memory as wm
+
         outcome = wm.write(memory.vault, memory.locations.state, result.text, when)
         if outcome.kept_aside:
             click.echo(
@@ -341,10 +360,9 @@ def context(
                 f"kept as {outcome.kept_aside}",
                 err=True,
             )
-    if as_json:
-        _json(dataclasses.asdict(result))
-    else:
-        click.echo(result.text, nl=False)
+    for to_stderr, text in output.parts:
+        if not to_stderr:
+            click.echo(text, nl=False)
 
 
 @cli.command()
@@ -373,6 +391,8 @@ def _print_problems(problems: dict[str, str]) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Show whether the daemon runs, what is indexed, conflicts, and notes skipped (and why)."""
+    from brainiac import jobs as jobs_mod
+    from brainiac import stm
     from brainiac.service import read_status  # imports the watcher; only status needs it
 
     memory = _open(ctx)
@@ -526,6 +546,8 @@ def jobs() -> None:
 @click.pass_context
 def jobs_list(ctx: click.Context, as_json: bool) -> None:
     """Show each job's schedule, last run, result and next run."""
+    from brainiac import config as config_mod
+    from brainiac import jobs as jobs_mod
     from brainiac.service import read_status
 
     memory = _open(ctx)
@@ -580,6 +602,8 @@ def jobs_list(ctx: click.Context, as_json: bool) -> None:
 def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_json: bool) -> None:
     """Run one job now (or `all`: reflection, promotion, organization), through the same code
     the daemon uses."""
+    from brainiac import jobs as jobs_mod
+
     if name != "all" and name not in jobs_mod.JOBS:
         raise click.BadParameter(
             f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)} or all", param_hint="NAME"
@@ -611,6 +635,8 @@ def jobs_log(
     With --diff, each file a run changed follows as a unified diff (kept up to 200 lines a
     file; runs recorded before brainiac kept diffs list their files only).
     """
+    from brainiac import jobs as jobs_mod
+
     memory = _open(ctx)
     runs = jobs_mod.read_log(memory.locations.state, limit=limit, job=job)
     if not show_diff:
@@ -682,11 +708,11 @@ def hook() -> None:
     """
 
 
-def _run_hook(ctx: click.Context, event: str, act: Any) -> None:
+def _run_hook(ctx: click.Context, event: str, act: Any, stdin: str | None = None) -> None:
     from brainiac import hooks as hooks_mod
 
     try:
-        payload = hooks_mod.Payload.parse(sys.stdin.read(), event)
+        payload = hooks_mod.Payload.parse(sys.stdin.read() if stdin is None else stdin, event)
         act(_open(ctx), payload)
     except BrainiacError as exc:
         if ctx.find_root().params.get("debug"):
@@ -700,12 +726,17 @@ def _run_hook(ctx: click.Context, event: str, act: Any) -> None:
 @click.pass_context
 def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
     """Print the memory relevant to the prompt; Claude Code adds it to the prompt's context."""
+    stdin = sys.stdin.read()
+    output = _ask_daemon(ctx, "hook-user-prompt-submit", {"stdin": stdin, "budget": budget})
+    if output is not None:
+        _emit(ctx, output)
+        return
     from brainiac import hooks as hooks_mod
 
     def act(memory: Memory, payload: Any) -> None:
         click.echo(hooks_mod.prompt_context(memory, payload, budget), nl=False)
 
-    _run_hook(ctx, "user-prompt-submit", act)
+    _run_hook(ctx, "user-prompt-submit", act, stdin)
 
 
 @hook.command("stop")
@@ -752,36 +783,13 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     """
     if text is None or text == "-":
         text = sys.stdin.read()
-    memory = _open(ctx)
-    result = memory.check(text, now=_parse_time(now, "--now"))
-    if as_json:
-        _json(
-            {
-                "status": result.status,
-                "consistent": result.consistent,
-                "facts_known": result.facts_known,
-                "sentences_about_facts": result.sentences_about_facts,
-                "conflicts": [dataclasses.asdict(c) for c in result.conflicts],
-                "findings": [dataclasses.asdict(f) for f in result.findings],
-            }
-        )
-    else:
-        for c in result.conflicts:
-            where = f"{c.file}:{c.line}" + (f" ^{c.block}" if c.block else "")
-            by = ", decided by the model" if c.decided_by == "llm" else ""
-            click.echo(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}{by}) {where}")
-            click.echo(f"  {c.correction}")
-        for f in result.findings:
-            if f.status == "consistent":
-                where = f"{f.file}:{f.line}" + (f" ^{f.block}" if f.block else "")
-                by = ", decided by the model" if f.decided_by == "llm" else ""
-                click.echo(f"consistent: {f.claim}  ({f.source} {where}: {f.stored}{by})", err=True)
-            elif f.status == "unverified":
-                click.echo(f"could not verify: {f.claim}", err=True)
-        if not result.conflicts:
-            click.echo(f"{result.status}: no conflict", err=True)
-    if not result.consistent:
-        ctx.exit(EXIT_CONFLICTS)
+    output = _ask_daemon(ctx, "check", {"text": text, "now": now, "json": as_json})
+    if output is None:
+        from brainiac import answers
+
+        memory = _open(ctx)
+        output = answers.check(memory, text, _parse_time(now, "--now"), as_json)
+    _emit(ctx, output)
 
 
 @cli.command("import")

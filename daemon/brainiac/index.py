@@ -3,7 +3,9 @@
 This is the only module that imports whoosh. It follows ../shared/notes/whoosh.md: one writer at a
 time (the `Index` owner; writers wait for the lock rather than fail), commits with `merge=False` on
 the edit path and a merging commit only when asked (idle time), never `optimize()` inline, one
-long-lived searcher refreshed after each commit, no term vectors. A failed commit cancels its writer
+long-lived searcher refreshed after each commit, no term vectors. The searcher is read and swapped
+under a lock: the daemon's writer loop swaps it after a commit while its job and socket threads
+search (a closed searcher mid-query would fail the query). A failed commit cancels its writer
 so the lock is never left held. Any error reading the index makes the caller rebuild it.
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
@@ -17,6 +19,7 @@ import datetime as dt
 import gc
 import logging
 import shutil
+import threading
 import uuid
 import warnings
 from array import array
@@ -267,6 +270,8 @@ class Index:
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = _SegmentLengthsBM25F()
+        # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
+        self._searching = threading.RLock()
         self._ix = self._open_or_create()
         try:
             self._searcher: Any = self._new_searcher()
@@ -374,16 +379,18 @@ class Index:
 
     def reset(self) -> None:
         """Drop everything and start an empty index (reindex)."""
-        self.close()
-        self._ix = self._create()
-        with self._writing("opening the new index"):
-            self._searcher = self._new_searcher()
+        with self._searching:
+            self.close()
+            self._ix = self._create()
+            with self._writing("opening the new index"):
+                self._searcher = self._new_searcher()
 
     def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._searcher.close()
-        with contextlib.suppress(Exception):
-            self._ix.close()
+        with self._searching:
+            with contextlib.suppress(Exception):
+                self._searcher.close()
+            with contextlib.suppress(Exception):
+                self._ix.close()
 
     # -- writing -----------------------------------------------------------------------------
     def apply(self, add: Sequence[Document], delete: Iterable[str], *, bulk: bool = False) -> None:
@@ -447,19 +454,21 @@ class Index:
     def segment_count(self) -> int:
         # Of the searcher's view (current after every commit): asking the index itself reads
         # and unpickles its table of contents from disk each time.
-        reader = self._searcher.reader()
-        return len(reader.leaf_readers()) if reader.doc_count_all() else 0
+        with self._searching:
+            reader = self._searcher.reader()
+            return len(reader.leaf_readers()) if reader.doc_count_all() else 0
 
     def _refresh(self) -> None:
         # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
         # of unchanged segments and misses deletions made in them, so a deleted note stayed
         # findable and an updated one was found twice (measured on whoosh3 3.54.0). The cost is
         # one reader open per commit, on the edit path only; queries keep the long-lived searcher.
-        if self._searcher.up_to_date():
-            return
-        old = self._searcher
-        self._searcher = self._new_searcher()
-        old.close()
+        with self._searching:
+            if self._searcher.up_to_date():
+                return
+            old = self._searcher
+            self._searcher = self._new_searcher()
+            old.close()
 
     def _new_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
@@ -473,13 +482,15 @@ class Index:
 
     # -- reading -----------------------------------------------------------------------------
     def doc_count(self) -> int:
-        return int(self._searcher.doc_count())
+        with self._searching:
+            return int(self._searcher.doc_count())
 
     def frequency(self, word: str) -> int:
         """How many documents hold `word` (as analysed) in their body: how common it is, for
         weighting the words a claim and an event share (evidence.py). 0 for a stop word."""
         terms = self.terms(word)
-        return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
+        with self._searching:
+            return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
 
     def terms(self, text: str) -> list[str]:
         """The analysed terms of a query text, unique, in order (stop words dropped, stemmed)."""
@@ -492,7 +503,8 @@ class Index:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
         SearchError when the index cannot be read (damaged or deleted under us)."""
         try:
-            return self._search(text, limit, kind)
+            with self._searching:
+                return self._search(text, limit, kind)
         except SearchError:
             raise
         except Exception as exc:

@@ -398,8 +398,9 @@ class Memory:
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         key = (query, limit)
-        if reuse_ranking and self._last_search is not None and self._last_search[0] == key:
-            hits = self._last_search[1]
+        last = self._last_search  # read once: the daemon's socket threads search too
+        if reuse_ranking and last is not None and last[0] == key:
+            hits = last[1]
         else:
             hits = self.indexer.index.search(query, limit=limit) if query.strip() else []
             self._last_search = (key, hits)

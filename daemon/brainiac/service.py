@@ -43,6 +43,7 @@ from brainiac import clock, daemon_requests, journal, safe_io, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
+from brainiac.answers import Answerer
 from brainiac.corpus import kind_of
 from brainiac.errors import (
     BrainiacError,
@@ -55,6 +56,7 @@ from brainiac.errors import (
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
 from brainiac.scheduler import Scheduler
+from brainiac.socket_server import SocketServer
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, is_conflict_copy
 from brainiac.watcher import ChangeTracker, Watcher
 
@@ -198,6 +200,7 @@ class Service:
             self._start_scheduler()
             stack.callback(self._stop_scheduler)
             self._serve_requests()  # asked while no daemon ran, or while this one started
+            self._start_socket(stack)
             systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
             log.info("watching %s", self.memory.vault.root)
             if self.on_ready is not None:
@@ -674,6 +677,24 @@ class Service:
         log.info("forget %s, asked by another process: %s", report.selection, report.counts())
         self._status_now = True
         return report.as_json()
+
+    # -- the CLI's fast path ---------------------------------------------------------------------
+    def _start_socket(self, stack: contextlib.ExitStack) -> None:
+        """Answer `context`, `search`, `check` and the prompt hook over a Unix socket (on its own
+        threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
+        the CLI answers in its own process, as before: a warning, not a reason to stop."""
+        server = SocketServer(self.memory.locations.runtime, Answerer(self.memory).respond)
+        try:
+            server.start()
+        except (OSError, BrainiacError) as exc:
+            log.warning(
+                "%s; the CLI answers in its own process",
+                exc
+                if isinstance(exc, BrainiacError)
+                else f"{server.path}: the socket could not be opened ({exc})",
+            )
+            return
+        stack.callback(server.stop)  # stops first: before the index and the Memory close
 
     # -- jobs ----------------------------------------------------------------------------------
     def _start_scheduler(self) -> None:

@@ -1,0 +1,134 @@
+"""Asking the running daemon over its Unix socket: the client side of the CLI's fast path.
+
+`brainiac context`, `search`, `check` and `hook user-prompt-submit` ask the daemon first: it has
+the index, its searcher and the parsed short-term document open already, so an answer costs a
+connect and a search instead of loading and opening everything. When no daemon answers (none
+runs, the socket file is stale, the connection is refused or times out, or the daemon says the
+command is better run here), `ask` says why and the command runs in its own process, exactly as
+without a daemon: never worse than before, never a hang.
+
+This module runs before the CLI loads anything else, so it imports only json, os and socket.
+The protocol (the server is socket_server.py, the answers answers.py): one JSON object on one
+line each way. A request is {"v": 1, "command": ..., "args": {...}, "env": {...}}; an answer
+is {"v": 1, "parts": [[to_stderr, text], ...], "exit": n}, or {"v": 1, "fallback": why}, or
+{"v": 1, "error": why} for a request the daemon could not read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+SOCKET_NAME = "daemon.sock"
+PROTOCOL = 1
+MAX_REQUEST_BYTES = 8 * 2**20  # a prompt or a response to check: text a person can read
+MAX_ANSWER_BYTES = 64 * 2**20  # `search --limit 1000 --json` with long excerpts
+CONNECT_TIMEOUT_S = 0.5
+# A context at 10,000 notes takes tens of milliseconds in the daemon; past this the daemon is
+# stuck or starved, and the command is answered here instead.
+ANSWER_TIMEOUT_S = 5.0
+OFF_ENV = "BRAINIAC_SOCKET"  # "off": never ask the daemon (measuring, debugging)
+# The environment a command's answer depends on besides the vault: the configuration's
+# variables and the time zone. Sent along; the daemon answers only when its own agree.
+_NOT_CONFIG = ("BRAINIAC_VAULT", OFF_ENV, "BRAINIAC_FAULT")
+# sun_path holds 108 bytes with its NUL; a longer path is reached through the folder's fd.
+_SUN_PATH_MAX = 107
+
+
+def relevant_env() -> dict[str, str]:
+    """The variables an answer depends on: BRAINIAC_* settings and TZ."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if (k.startswith("BRAINIAC_") and k not in _NOT_CONFIG) or k == "TZ"
+    }
+
+
+def socket_path(runtime_dir: str) -> str:
+    return os.path.join(runtime_dir, SOCKET_NAME)
+
+
+def connectable(path: str) -> tuple[str, int | None]:
+    """An address for `path` that fits sun_path, and the folder fd to close after using it."""
+    if len(os.fsencode(path)) <= _SUN_PATH_MAX:
+        return path, None
+    folder, name = os.path.split(path)
+    fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    return f"/proc/self/fd/{fd}/{name}", fd
+
+
+def ask(runtime_dir: str, command: str, args: dict[str, object]) -> dict[str, object]:
+    """The daemon's answer to `command`, or {"fallback": why} when it cannot be had."""
+    if os.environ.get(OFF_ENV) == "off":
+        return {"fallback": f"{OFF_ENV}=off"}
+    request = {"v": PROTOCOL, "command": command, "args": args, "env": relevant_env()}
+    answer = exchange(socket_path(runtime_dir), request)
+    if "fallback" in answer:
+        return answer
+    if answer.get("v") != PROTOCOL:
+        return {"fallback": f"the daemon speaks protocol {answer.get('v')!r}, not {PROTOCOL}"}
+    if "error" in answer:
+        return {"fallback": f"the daemon could not read the request: {answer['error']}"}
+    parts, code = answer.get("parts"), answer.get("exit")
+    if not isinstance(parts, list) or not isinstance(code, int):
+        return {"fallback": "the daemon's answer has no parts or exit status"}
+    return answer
+
+
+def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
+    """Send one request line and read one answer line; {"fallback": why} on any failure."""
+    line = json.dumps(request).encode("utf-8") + b"\n"
+    if len(line) > MAX_REQUEST_BYTES:
+        return {"fallback": f"the request is over {MAX_REQUEST_BYTES} bytes"}
+    try:
+        address, fd = connectable(path)
+    except FileNotFoundError:
+        return {"fallback": f"{path}: no daemon (no runtime folder)"}
+    except OSError as exc:
+        return {"fallback": f"{path}: {exc.strerror or exc}"}
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT_S)
+        sock.connect(address)
+        sock.settimeout(ANSWER_TIMEOUT_S)
+        sock.sendall(line)
+        raw = _read_line(sock)
+    except FileNotFoundError:
+        return {"fallback": f"{path}: no daemon (no socket)"}
+    except ConnectionRefusedError:
+        return {"fallback": f"{path}: stale socket (nobody listens)"}
+    except TimeoutError:
+        return {"fallback": f"{path}: the daemon did not answer in time"}
+    except OSError as exc:
+        return {"fallback": f"{path}: {exc.strerror or exc}"}
+    finally:
+        sock.close()
+        if fd is not None:
+            os.close(fd)
+    if raw is None:
+        return {"fallback": f"{path}: the daemon closed the connection without an answer"}
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        return {"fallback": f"{path}: the daemon's answer is not JSON"}
+    if not isinstance(answer, dict):
+        return {"fallback": f"{path}: the daemon's answer is not a JSON object"}
+    return answer
+
+
+def _read_line(sock: socket.socket) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return None  # closed before a whole line: refused, or the daemon stopped
+        end = chunk.find(b"\n")
+        if end >= 0:
+            chunks.append(chunk[:end])
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            return None

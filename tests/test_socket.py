@@ -1,0 +1,437 @@
+"""The CLI's fast path: a running daemon answers `context`, `search`, `check` and the prompt hook
+over its Unix socket, byte for byte as the CLI's own process would; without a daemon (or with a
+stale socket, a silent one, another configuration) the CLI answers itself; a stranger's uid is
+refused; a malformed request gets an error answer and the daemon goes on."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from brainiac import daemon_socket
+from brainiac.errors import VaultError
+from brainiac.locations import Locations
+from brainiac.socket_server import SocketServer
+from conftest import run_cli
+from test_daemon import DEADLINE_S, Notifications, wait_for
+
+NOW = "2026-11-24T10:00"
+NOBODY = 65534
+HOOK_EVENT = json.dumps(
+    {
+        "session_id": "s1",
+        "transcript_path": "",
+        "cwd": "/",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "When is the Atlas deadline?",
+    }
+)
+# (arguments, stdin): every command the daemon answers, in text and in JSON, with an exit status
+# of 1 (check finds a conflict) and a context without a prompt.
+CALLS: list[tuple[tuple[str, ...], str | None]] = [
+    (("context", "--prompt", "When is the Atlas deadline?", "--now", NOW), None),
+    (("context", "--prompt", "Who is Anna?", "--budget", "300", "--now", NOW, "--json"), None),
+    (("context", "--now", NOW), None),
+    (("search", "deadline"), None),
+    (("search", "Anna Atlas", "--limit", "3", "--json"), None),
+    (("search", "xylophone"), None),  # no matches: only stderr
+    (("check", "The Atlas deadline is on Friday 4 December.", "--now", NOW), None),
+    (("check", "-", "--json"), "The Atlas deadline is on Monday 30 November."),
+    (("hook", "user-prompt-submit"), HOOK_EVENT),
+    (("hook", "user-prompt-submit", "--budget", "400"), HOOK_EVENT),
+]
+
+
+def _socket_path(vault: Path) -> str:
+    return daemon_socket.socket_path(str(Locations.for_vault(vault).runtime))
+
+
+def _stats(vault: Path) -> dict[str, Any]:
+    answer = daemon_socket.exchange(_socket_path(vault), {"v": 1, "command": "stats"})
+    assert "stats" in answer, answer
+    return answer
+
+
+def _answers(vault: Path) -> bool:
+    return "stats" in daemon_socket.exchange(_socket_path(vault), {"v": 1, "command": "stats"})
+
+
+def _cli(vault: Path, args: tuple[str, ...], stdin: str | None, **env: str) -> tuple[str, str, int]:
+    done = run_cli("--vault", str(vault), *args, input=stdin, env=env)
+    return done.stdout, done.stderr, done.returncode
+
+
+@contextlib.contextmanager
+def _serving(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """`brainiac run` on `vault` until its socket answers; stopped with SIGTERM (exit 0) after
+    the block. Its log is in tmp_path/daemon.log."""
+    notes = Notifications(tmp_path / "notify.sock")
+    log = (tmp_path / "daemon.log").open("wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        env={**os.environ, "NOTIFY_SOCKET": str(notes.path)},
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    try:
+        notes.expect("READY=1")
+        wait_for(lambda: _answers(vault), "the daemon's socket")
+        yield proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(timeout=DEADLINE_S) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            log.close()
+            notes.close()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    path = tmp_path / "vault"
+    run_cli("init", str(path), check=True)
+    run_cli("--vault", str(path), "remember", "Anna moved the Atlas review to Thursday", check=True)
+    # No job runs: a job changing notes between two calls would change what they answer.
+    config = path / ".brainiac" / "config.toml"
+    text = config.read_text(encoding="utf-8")
+    for job in ("rescan", "merge", "reflection", "promotion", "organization", "inbox", "backup"):
+        text = re.sub(rf"^# {job} = .*$", f"{job} = 0", text, flags=re.M)
+    config.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_daemon_answers_each_command_byte_for_byte_as_the_cli_itself(
+    vault: Path, tmp_path: Path
+) -> None:
+    with _serving(vault, tmp_path) as proc:
+        for args, stdin in CALLS:
+            before = _stats(vault)["stats"]["answered"]
+            via_daemon = _cli(vault, args, stdin)
+            after = _stats(vault)
+            # Answered over the socket (the daemon counted it), by this daemon:
+            assert after["stats"]["answered"] == before + 1, args
+            assert after["pid"] == proc.pid
+            in_process = _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+            assert via_daemon == in_process, args
+            assert via_daemon[0] or via_daemon[1], args  # something was said
+        assert _stats(vault)["stats"]["answered"] == len(CALLS)
+        # the codes came through: a conflict is exit status 1 either way
+        assert _cli(vault, *CALLS[6])[2] == 1
+        assert _stats(vault)["stats"]["failed"] == 0
+        debug = run_cli("--debug", "--vault", str(vault), "search", "deadline")
+        assert "search: answered by the daemon over its socket" in debug.stderr
+
+
+def test_an_answered_command_loads_neither_the_index_nor_the_parser(
+    vault: Path, tmp_path: Path
+) -> None:
+    with _serving(vault, tmp_path):
+        done = subprocess.run(
+            [
+                *(sys.executable, "-X", "importtime", "-m", "brainiac", "--vault", str(vault)),
+                *("context", "--prompt", "When is the Atlas deadline?"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "Project Atlas" in done.stdout
+    loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "brainiac.daemon_socket" in loaded
+    heavy = {"brainiac.memory", "brainiac.index", "whoosh", "markdown_it", "yaml", "brainiac.note"}
+    assert not loaded & heavy, loaded & heavy
+
+
+def test_the_client_module_imports_only_json_os_and_socket() -> None:
+    source = Path(daemon_socket.__file__).read_text(encoding="utf-8")
+    imported = {
+        line.split()[1].split(".")[0]
+        for line in source.splitlines()
+        if line.startswith(("import ", "from "))
+    }
+    assert imported == {"__future__", "json", "os", "socket"}
+
+
+def test_without_a_daemon_the_cli_answers_itself(vault: Path) -> None:
+    assert not Path(_socket_path(vault)).exists()
+    for args, stdin in CALLS[:1] + CALLS[6:7] + CALLS[8:9]:
+        out, err, code = _cli(vault, args, stdin)
+        assert (out, err, code) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+        assert out
+    debug = run_cli("--debug", "--vault", str(vault), "search", "deadline")
+    assert "search: in this process: " in debug.stderr and "no daemon" in debug.stderr
+    assert "deadline" in debug.stdout
+
+
+def test_a_stale_socket_is_passed_over_by_the_cli_and_replaced_by_the_next_daemon(
+    vault: Path, tmp_path: Path
+) -> None:
+    path = _socket_path(vault)
+    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    address, fd = daemon_socket.connectable(path)
+    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    left.bind(address)  # bound, never listening, then closed: what a killed daemon leaves
+    left.close()
+    if fd is not None:
+        os.close(fd)
+    assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    args, stdin = CALLS[0]
+    debug = run_cli("--debug", "--vault", str(vault), *args)
+    assert "stale socket" in debug.stderr
+    assert debug.returncode == 0
+    assert debug.stdout == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")[0]
+    with _serving(vault, tmp_path) as proc:  # the leftover is replaced, and answers again
+        assert _stats(vault)["pid"] == proc.pid
+        before = _stats(vault)["stats"]["answered"]
+        assert _cli(vault, args, stdin)[0] == debug.stdout
+        assert _stats(vault)["stats"]["answered"] == before + 1
+    assert not os.path.lexists(path), "the daemon's stop removes its socket"
+
+
+def test_a_daemon_killed_outright_leaves_a_socket_the_cli_passes_over(
+    vault: Path, tmp_path: Path
+) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: _answers(vault), "the daemon's socket")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=DEADLINE_S)
+    assert os.path.lexists(_socket_path(vault))
+    args, stdin = CALLS[3]
+    out, err, code = _cli(vault, args, stdin)
+    assert code == 0 and "deadline" in out.lower()
+    assert (out, err, code) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+
+
+def test_a_silent_socket_costs_a_timeout_never_a_hang(vault: Path) -> None:
+    path = _socket_path(vault)
+    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    address, fd = daemon_socket.connectable(path)
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        silent.bind(address)
+        silent.listen(4)  # connections queue up; nobody ever answers
+        debug = run_cli("--debug", "--vault", str(vault), *CALLS[3][0])
+    finally:
+        silent.close()
+        if fd is not None:
+            os.close(fd)
+    assert "did not answer in time" in debug.stderr
+    assert debug.returncode == 0 and "deadline" in debug.stdout.lower()
+
+
+def test_another_configuration_or_time_zone_is_answered_by_the_cli(
+    vault: Path, tmp_path: Path
+) -> None:
+    args, stdin = CALLS[0]
+    with _serving(vault, tmp_path):
+        for env in ({"BRAINIAC_CONTEXT_BUDGET": "300"}, {"TZ": "Pacific/Auckland"}):
+            before = _stats(vault)["stats"]["answered"]
+            debug = run_cli("--debug", "--vault", str(vault), *args, env=env)
+            assert "in this process: " in debug.stderr, env
+            assert _stats(vault)["stats"]["answered"] == before, env
+            assert debug.stdout == _cli(vault, args, stdin, BRAINIAC_SOCKET="off", **env)[0]
+        config = vault / ".brainiac" / "config.toml"
+        config.write_text(config.read_text().replace("# budget = 2000", "budget = 300"))
+        before = _stats(vault)["stats"]["answered"]
+        short = _cli(vault, args, stdin)
+        assert _stats(vault)["stats"]["answered"] == before  # not the daemon's configuration
+        assert short == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+
+
+def test_malformed_requests_get_an_error_answer_and_the_daemon_goes_on(
+    vault: Path, tmp_path: Path
+) -> None:
+    with _serving(vault, tmp_path):
+        path = _socket_path(vault)
+
+        def raw(data: bytes) -> bytes:
+            address, fd = daemon_socket.connectable(path)
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.settimeout(DEADLINE_S)
+                s.connect(address)
+                if fd is not None:
+                    os.close(fd)
+                s.sendall(data)
+                s.shutdown(socket.SHUT_WR)
+                return b"".join(iter(lambda: s.recv(65536), b""))
+
+        for data, says in (
+            (b"not json\n", "not JSON"),
+            (b"[1, 2]\n", "not a JSON object"),
+            (b'{"v": 99, "command": "search"}\n', "protocol 99"),
+            (b'{"v": 1, "command": "rm -rf", "args": {}, "env": {}}\n', "unknown command"),
+            (b'{"v": 1, "command": "search", "args": {"query": 3}, "env": {}}\n', "bad arguments"),
+            (b'{"v": 1, "command": "search", "args": [], "env": {}}\n', "JSON objects"),
+            (b'{"v": 1, "command": "search"', "closed before a whole request line"),
+            (b"x" * (daemon_socket.MAX_REQUEST_BYTES + 10), "over"),
+            (b"\xff\xfe\n", "not JSON"),
+            (b"[" * 200_000 + b"\n", "not JSON"),
+        ):
+            answer = json.loads(raw(data))
+            assert says in answer["error"], (data[:40], answer)
+            assert "parts" not in answer
+        assert _stats(vault)["stats"]["malformed"] == 10
+        out, _, code = _cli(vault, *CALLS[3])
+        assert code == 0 and "deadline" in out.lower()  # still answering
+        assert _stats(vault)["stats"]["answered"] == 1
+
+
+def test_a_strangers_uid_is_refused_without_an_answer(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A runtime folder the user nobody can reach (a short path under /tmp, made traversable
+    # below): the kernel's SO_PEERCRED check is then all that stands between them and the memory.
+    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    # Connected (connect() succeeds: the path is reachable), then cut off without an answer: the
+    # close may come before the request is sent (a broken pipe), after (a reset), or as an EOF.
+    child = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+        "s.settimeout(10)\n"
+        "s.connect(sys.argv[1])\n"
+        "try:\n"
+        '    s.sendall(b\'{"v": 1, "command": "search", "args": {"query": "Atlas", \'\n'
+        '              b\'"limit": 10, "json": true}, "env": {}}\\n\')\n'
+        "    got = s.recv(65536)\n"
+        "except (BrokenPipeError, ConnectionResetError):\n"
+        "    got = b''\n"
+        "sys.stdout.write(repr(got))\n"
+    )
+    try:
+        with _serving(vault, tmp_path):
+            path = Path(_socket_path(vault))
+            assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+            assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+            for folder in (base, base / "brainiac", path.parent):
+                os.chmod(folder, 0o711)
+            os.chmod(path, 0o666)
+            done = subprocess.run(
+                ["/usr/bin/python3", "-I", "-S", "-c", child, str(path)],
+                user=NOBODY,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd="/",
+            )
+            assert done.returncode == 0, done.stderr
+            assert done.stdout == "b''"  # connected, then closed without a byte of answer
+            stats = _stats(vault)["stats"]
+            assert stats["refused"] == 1 and stats["answered"] == 0
+            code = _cli(vault, *CALLS[3])[2]  # its own user is still answered
+            assert code == 0 and _stats(vault)["stats"]["answered"] == 1
+        log = (tmp_path / "daemon.log").read_text(encoding="utf-8")
+        assert f"refused a connection from uid {NOBODY}" in log
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_second_server_never_takes_a_live_socket(tmp_path: Path) -> None:
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    first = SocketServer(runtime, lambda request: {"parts": [], "exit": 0})
+    first.start()
+    try:
+        inode = os.stat(first.path).st_ino
+        second = SocketServer(runtime, lambda request: {"parts": [], "exit": 0})
+        with pytest.raises(VaultError, match="another process answers on this socket"):
+            second.start()
+        assert os.stat(first.path).st_ino == inode
+        assert "stats" in daemon_socket.exchange(str(first.path), {"v": 1, "command": "stats"})
+    finally:
+        first.stop()
+    assert not first.path.exists()
+
+
+def test_a_second_daemon_leaves_the_first_ones_socket_alone(vault: Path, tmp_path: Path) -> None:
+    with _serving(vault, tmp_path) as first:
+        second = run_cli("--vault", str(vault), "run")
+        assert second.returncode != 0
+        assert "already running" in second.stderr
+        assert _stats(vault)["pid"] == first.pid
+        assert _cli(vault, *CALLS[3])[2] == 0
+        assert _stats(vault)["stats"]["answered"] == 1
+
+
+def test_searches_on_other_threads_while_the_writer_commits(tmp_path: Path) -> None:
+    """The daemon's socket threads search while its writer commits and swaps the searcher: no
+    query meets a searcher closed under it, and every query sees a whole index."""
+    import threading
+
+    from brainiac.corpus import Document
+    from brainiac.index import Index
+
+    def note(i: int) -> Document:
+        return Document(
+            key=f"n{i}.md", path=f"n{i}.md", kind="note", title=f"Note {i}", body=f"cello {i}"
+        )
+
+    index = Index(tmp_path / "index")
+    index.apply([note(i) for i in range(20)], [])
+    errors: list[BaseException] = []
+    counts: list[int] = []
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                counts.append(len(index.search("cello", limit=100)))
+                index.frequency("cello")
+            except BaseException as exc:
+                errors.append(exc)
+                return
+
+    readers = [threading.Thread(target=search) for _ in range(3)]
+    for t in readers:
+        t.start()
+    try:
+        for i in range(20, 60):  # each commit replaces the searcher
+            index.apply([note(i)], [f"n{i - 20}.md"])
+    finally:
+        stop.set()
+        for t in readers:
+            t.join(timeout=DEADLINE_S)
+        index.close()
+    assert not errors, errors
+    assert counts and all(c == 20 for c in counts)  # one add and one delete per commit
+
+
+def test_a_hook_that_cannot_even_find_its_vault_still_exits_1(
+    tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    """Asking the daemon comes before anything else; an error on the way (here an unreadable
+    user config, which names the vault) is still said where the command says it: a hook exits
+    1, never 2 (which Claude Code reads as "block the prompt")."""
+    config = Path(xdg_dirs["XDG_CONFIG_HOME"]) / "brainiac" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('vault = "unclosed\n', encoding="utf-8")
+    hook = run_cli("hook", "user-prompt-submit", input=HOOK_EVENT)
+    assert hook.returncode == 1
+    assert hook.stderr.startswith("brainiac: ") and "config.toml" in hook.stderr
+    assert len(hook.stderr.splitlines()) == 1
+    context = run_cli("context", "--prompt", "x")
+    assert context.returncode == 2 and "config.toml" in context.stderr
