@@ -138,9 +138,10 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
     # A person writes into the note's summary: from then on it is shown as a note excerpt.
     note = next(p for p in notes if "Teodor" in p.read_text())
     text = note.read_text()
-    note.write_text(text.replace("## Summary\n", "## Summary\nTeodor is Ana's beekeeping cousin.\n"))
+    person = "Teodor is Ana's beekeeping cousin."
+    note.write_text(text.replace("## Summary\n", f"## Summary\n{person}\n"))
     ctx = memory.context("Where does Teodor keep bees?", budget=2000, now=T + dt.timedelta(3))
-    assert "Teodor is Ana's beekeeping cousin." in _ltm_part(ctx.text)
+    assert person in _ltm_part(ctx.text)
 
 
 def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it(

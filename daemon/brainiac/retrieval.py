@@ -30,9 +30,11 @@ _SUMMARY_CHARS = 600
 _FACTS_PER_NOTE = 6
 _QUOTES_PER_NOTE = 4
 _WORD_RE = re.compile(r"[^\W_]+")
-# How much a turn said by another speaker weighs when the prompt names one (see named_speaker):
-# a half, so such a turn still outranks a speaker's own turn that matches only half as well.
-_OTHER_SPEAKER = 0.5
+# How much a turn said by another speaker weighs when the prompt names one (see named_speaker).
+# Not less: a question that pins on one speaker what the other said (LoCoMo's adversarial
+# category) must still find the turn that says who did it; 0.5 gave the same recall on the
+# answerable questions and lost 0.16 of those turns at 500 tokens (docs/benchmarks.md).
+_OTHER_SPEAKER = 0.7
 
 
 @dataclass(frozen=True)
