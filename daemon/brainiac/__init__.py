@@ -1,7 +1,32 @@
 """brainiac: an AI agent's memory as a Markdown vault, indexed and assembled into context."""
 
-from brainiac.errors import BrainiacError
-from brainiac.memory import Context, Memory, SearchResult
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from brainiac.errors import BrainiacError
+    from brainiac.memory import Context, Memory, SearchResult
 
 __all__ = ["BrainiacError", "Context", "Memory", "SearchResult"]
 __version__ = "0.1.0"
+
+# Loaded on first use (PEP 562), not here: every `brainiac` command imports this package, and
+# `brainiac --version` or a hook call should not pay for the index, the parsers and the checker.
+_LAZY = {
+    "BrainiacError": "brainiac.errors",
+    "Context": "brainiac.memory",
+    "Memory": "brainiac.memory",
+    "SearchResult": "brainiac.memory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'brainiac' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

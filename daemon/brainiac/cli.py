@@ -16,18 +16,32 @@ import time
 import tomllib
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from brainiac import __version__, clock, stm, systemd
-from brainiac import config as config_mod
-from brainiac import jobs as jobs_mod
-from brainiac import working_memory as wm
+from brainiac import __version__, clock
 from brainiac.errors import BrainiacError, ConfigError, FutureTimeError, VaultError
+from brainiac.lazy import lazy_module
 from brainiac.lock import holder_of
-from brainiac.memory import Memory
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
+
+# Every call imports this module: a command loads the modules it uses when it first uses them
+# (lazy.py), so `--version` or a hook does not pay for the checker, the jobs or systemd.
+if TYPE_CHECKING:
+    from brainiac import config as config_mod
+    from brainiac import jobs as jobs_mod
+    from brainiac import memory as memory_mod
+    from brainiac import stm, systemd
+    from brainiac import working_memory as wm
+    from brainiac.memory import Memory
+else:
+    config_mod = lazy_module("brainiac.config")
+    jobs_mod = lazy_module("brainiac.jobs")
+    memory_mod = lazy_module("brainiac.memory")
+    stm = lazy_module("brainiac.stm")
+    systemd = lazy_module("brainiac.systemd")
+    wm = lazy_module("brainiac.working_memory")
 
 EXIT_ERROR = 2
 # The formats `import` reads (chatlogs.FORMATS; a test keeps the two equal). Spelled out here so
@@ -70,7 +84,7 @@ class _Group(click.Group):
 
 
 def _open(ctx: click.Context) -> Memory:
-    memory = Memory(resolve_vault(ctx.obj["vault"]))
+    memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]))
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
         # Long work (a first index, a reindex, an import) shows a bar on the terminal; piped or
@@ -173,7 +187,7 @@ def init(ctx: click.Context, path: str | None, force: bool, as_json: bool) -> No
     other files is refused without --force.
     """
     target = Path(path).expanduser() if path else resolve_vault(ctx.obj["vault"])
-    created = Memory.init(target, force=force)
+    created = memory_mod.Memory.init(target, force=force)
     if as_json:
         _json({"vault": str(target), "created": created})
         return

@@ -65,11 +65,11 @@ def refusal(
     reason = _path_refusal(rel, folders)
     if reason is not None:
         return reason
-    path = vault.path(rel)
     if linked is None:
-        linked = os.path.islink(path) or _under_link(vault, rel)
+        linked = os.path.islink(vault.path(rel)) or _under_link(vault, rel)
     if not linked:
-        return None
+        return None  # the common case, before any Path is made (pathlib: half a reconcile)
+    path = vault.path(rel)
     try:
         real = path.resolve(strict=True)
     except (OSError, RuntimeError):  # dangling, a loop, or unreadable: nothing to read

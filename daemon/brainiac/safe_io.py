@@ -12,9 +12,8 @@ a window of microseconds instead of none. See ../shared/notes/editors-sync-syste
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
+import functools
 import hashlib
 import os
 import stat
@@ -22,6 +21,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from brainiac.errors import (
     NotRegularFileError,
@@ -116,7 +116,22 @@ def current_fingerprint(path: Path) -> Fingerprint | None:
         return None
 
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, or None. Looked up on first use, not at import: find_library runs
+    ldconfig, a cost every `brainiac` call would pay (most never rename)."""
+    import ctypes
+    import ctypes.util
+
+    return getattr(ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True), "renameat2", None)
+
+
+def _errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
+
+
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _RENAME_NOREPLACE = 1
@@ -124,12 +139,12 @@ _RENAME_NOREPLACE = 1
 
 def _rename_exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths; False where the kernel or filesystem cannot."""
-    fn = getattr(_libc, "renameat2", None)
+    fn = _renameat2()
     if fn is None:
         return False
     if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
-    err = ctypes.get_errno()
+    err = _errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
     raise OSError(err, os.strerror(err), str(a))
@@ -141,12 +156,12 @@ def rename_noreplace(src: Path, dst: Path) -> bool:
     renameat2(RENAME_NOREPLACE) where the filesystem has it; elsewhere link + unlink, which can
     leave both names after a crash in between (the caller's re-run then finds and finishes it).
     """
-    fn = getattr(_libc, "renameat2", None)
+    fn = _renameat2()
     if fn is not None:
         if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
             _fsync_dir(dst.parent)
             return True
-        err = ctypes.get_errno()
+        err = _errno()
         if err == errno.EEXIST:
             return False
         if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
