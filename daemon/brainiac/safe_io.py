@@ -17,7 +17,6 @@ import functools
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -246,6 +245,8 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
         _wait_until_quiet(path, expected)
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: it loads shutil, random and more on every CLI call
+
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     tmp = Path(tmp_name)
     try:
