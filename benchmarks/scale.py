@@ -22,7 +22,9 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   brainiac's `Index.search` alone. Floor: an OR-of-terms search on the floor index with a
   long-lived searcher and the same limit (160) retrieval asks for.
 - context as a CLI call: wall time of `brainiac --vault V context --prompt P --budget 2000`; floor:
-  `python -c` that imports whoosh, opens the floor index and runs the same search.
+  `python -c` that imports whoosh, opens the floor index and runs the same search. The same for
+  `brainiac hook user-prompt-submit --budget 2000` (the agent hook's path, the prompt as the JSON
+  Claude Code sends on stdin), and `brainiac --version` beside a bare `python -c pass`.
 - check in-process: p50/p95 of `Memory.check(response)` over the same prompts, each turned into a
   one-sentence statement with a date ("The <last three words> is on Friday 4 December."), so both
   the fact path and the event path (docs/check.md) run. `--check-only` measures only this (after

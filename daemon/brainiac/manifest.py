@@ -71,6 +71,15 @@ class FileState:
         self._docs = docs if docs is not None or docs_json is not None else {}
         self._docs_json = docs_json if docs is None else None
 
+    @classmethod
+    def _from_row(cls, row: tuple[str, *_Row]) -> FileState:
+        """From a database row (rel first), the document list left encoded. Sets the slots
+        directly: 10,000 of these are made on every CLI call's load."""
+        state = cls.__new__(cls)
+        _, state.size, state.mtime_ns, state.ctime_ns, state.ino, state.sha256 = row[:6]
+        state._docs, state._docs_json, state.problem = None, row[6], row[7]
+        return state
+
     @property
     def docs(self) -> dict[str, str]:
         if self._docs is None:
@@ -120,6 +129,7 @@ class Manifest:
         # The rows as last read or saved, to write only what changed; None: the database is not
         # known to hold this manifest (a new one, after a full build), so a save rewrites it all.
         self._saved: dict[str, _Row] | None = None
+        self._saved_rows: list[tuple[str, *_Row]] | None = None  # as read; made `_saved` on save
         self._saved_index_id: str | None = None
 
     @classmethod
@@ -129,8 +139,12 @@ class Manifest:
                 return cls._migrate(path)
             with _connect(path) as db:
                 manifest = cls._read(db, path)
-        except sqlite3.Error as exc:
+        except sqlite3.OperationalError as exc:  # locked past the timeout, an I/O error: the
+            # file may be sound, so it stays; this process works from an empty manifest
             log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, exc)
+            return cls()
+        except sqlite3.Error as exc:  # not a database, malformed: set aside for a fresh one
+            log.warning("manifest %s damaged (%s); the index will be rebuilt", path, exc)
             _set_aside(path)
             return cls()
         except OSError as exc:
@@ -146,15 +160,12 @@ class Manifest:
                 log.warning("manifest %s is version %s; rebuilding the index", path, version)
             return cls()
         found = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
-        files: dict[str, FileState] = {}
-        saved: dict[str, _Row] = {}
-        for rel, size, mtime, ctime, ino, sha, docs, problem in db.execute(
+        rows = db.execute(
             "SELECT rel, size, mtime_ns, ctime_ns, ino, sha256, docs, problem FROM files"
-        ):
-            files[rel] = FileState(size, mtime, ctime, ino, sha, None, problem, docs_json=docs)
-            saved[rel] = (size, mtime, ctime, ino, sha, docs, problem)
+        ).fetchall()
+        files = {row[0]: FileState._from_row(row) for row in rows}
         manifest = cls(str(found[0]) if found else "", files)
-        manifest._saved, manifest._saved_index_id = saved, manifest.index_id
+        manifest._saved_rows, manifest._saved_index_id = rows, manifest.index_id
         return manifest
 
     @classmethod
@@ -204,7 +215,7 @@ class Manifest:
             # Damaged under us: start the file again with everything this manifest holds.
             log.warning("manifest %s damaged (%s); writing it afresh", path, exc)
             _set_aside(path)
-            self._saved = None
+            self._saved = self._saved_rows = None
             try:
                 self._write(path)
             except sqlite3.Error as again:
@@ -213,6 +224,9 @@ class Manifest:
     def _write(self, path: Path) -> None:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         rows = {rel: state.row() for rel, state in self.files.items()}
+        if self._saved_rows is not None:  # built here, not on load: most loads never save
+            self._saved = {row[0]: row[1:] for row in self._saved_rows}
+            self._saved_rows = None
         saved = self._saved
         with _connect(path) as db:
             db.execute("BEGIN IMMEDIATE")
