@@ -57,6 +57,7 @@ import select
 import shutil
 import signal
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -704,10 +705,17 @@ def prepare_burst(vault: Path, n_files: int, exclude: set[str], seed: int) -> di
 
 
 def _load_manifest(path: Path) -> dict[str, Any]:
+    """The daemon's manifest (SQLite, brainiac/manifest.py) as {path: {"sha256": ...}}, read-only
+    while the daemon writes it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError):
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        try:
+            rows = db.execute("SELECT rel, sha256 FROM files").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error:
         return {}
+    return {rel: {"sha256": sha} for rel, sha in rows}
 
 
 def run_burst(

@@ -22,7 +22,9 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   brainiac's `Index.search` alone. Floor: an OR-of-terms search on the floor index with a
   long-lived searcher and the same limit (160) retrieval asks for.
 - context as a CLI call: wall time of `brainiac --vault V context --prompt P --budget 2000`; floor:
-  `python -c` that imports whoosh, opens the floor index and runs the same search.
+  `python -c` that imports whoosh, opens the floor index and runs the same search. The same for
+  `brainiac hook user-prompt-submit --budget 2000` (the agent hook's path, the prompt as the JSON
+  Claude Code sends on stdin), and `brainiac --version` beside a bare `python -c pass`.
 - check in-process: p50/p95 of `Memory.check(response)` over the same prompts, each turned into a
   one-sentence statement with a date ("The <last three words> is on Friday 4 December."), so both
   the fact path and the event path (docs/check.md) run. `--check-only` measures only this (after
@@ -185,11 +187,20 @@ def pct(values: list[float], q: float) -> float:
     return ordered[k]
 
 
-def run(cmd: list[str], env: dict[str, str], sample_rss: bool = False) -> dict[str, Any]:
-    """Run one child to completion; wall time, its stdout, ru_maxrss, and sampled tree RSS."""
-    with tempfile.TemporaryFile("w+") as out_f, tempfile.TemporaryFile("w+") as err_f:
+def run(
+    cmd: list[str], env: dict[str, str], sample_rss: bool = False, stdin: str = ""
+) -> dict[str, Any]:
+    """Run one child to completion; wall time, its stdout, ru_maxrss, and sampled tree RSS.
+    `stdin` is what the child reads (written to a file first, so no pipe is timed)."""
+    with (
+        tempfile.TemporaryFile("w+") as in_f,
+        tempfile.TemporaryFile("w+") as out_f,
+        tempfile.TemporaryFile("w+") as err_f,
+    ):
+        in_f.write(stdin)
+        in_f.seek(0)
         started = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=out_f, stderr=err_f, text=True)
+        proc = subprocess.Popen(cmd, env=env, stdin=in_f, stdout=out_f, stderr=err_f, text=True)
         peak_tree = 0
         stop = threading.Event()
 
@@ -324,22 +335,38 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         )
     res["start"] = {"brainiac": starts, "floor": start_floors}
 
-    cli, cli_floor, bare = [], [], []
+    cli, cli_floor, bare, hook, version = [], [], [], [], []
     for i in range(args.cli_runs):
         p = prompts[WARMUP + i]
         r = run(
             [BRAINIAC, "--vault", str(vault), "context", "--prompt", p, "--budget", "2000"], env
         )
         cli.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"], "chars": len(r["stdout"])})
+        payload = {"hook_event_name": "UserPromptSubmit", "session_id": "bench", "prompt": p}
+        r = run(
+            [BRAINIAC, "--vault", str(vault), "hook", "user-prompt-submit", "--budget", "2000"],
+            env,
+            stdin=json.dumps(payload),
+        )
+        hook.append({"wall": r["wall"], "chars": len(r["stdout"])})
+        r = run([BRAINIAC, "--version"], env)
+        version.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
         r = run([PY, "-c", _CLI_FLOOR, str(floor_ix), p, str(SEARCH_LIMIT)], env)
         cli_floor.append({"wall": r["wall"], "maxrss_mb": r["maxrss_mb"]})
         r = run([PY, "-c", "pass"], env)
         bare.append({"wall": r["wall"]})
     log(
         f"[{n}] CLI context median {med(cli, 'wall'):.3f} s, floor {med(cli_floor, 'wall'):.3f}"
-        f" s, bare python {med(bare, 'wall'):.3f} s"
+        f" s, bare python {med(bare, 'wall'):.3f} s; hook {med(hook, 'wall'):.3f} s; "
+        f"--version {med(version, 'wall'):.3f} s"
     )
-    res["cli"] = {"brainiac": cli, "floor": cli_floor, "python": bare}
+    res["cli"] = {
+        "brainiac": cli,
+        "floor": cli_floor,
+        "python": bare,
+        "hook": hook,
+        "version": version,
+    }
 
     loops: dict[str, Any] = {}
     for mode, target in (
@@ -497,6 +524,18 @@ def table(results: list[dict[str, Any]]) -> str:
                 "{:.3f}",
             ),
             ("… bare `python -c pass` (s)", med(r["cli"]["python"], "wall"), None, "{:.3f}"),
+            (
+                "hook user-prompt-submit as CLI call, median wall (s)",
+                med(r["cli"]["hook"], "wall"),
+                med(r["cli"]["floor"], "wall"),
+                "{:.3f}",
+            ),
+            (
+                "`brainiac --version`, median wall (s)",
+                med(r["cli"]["version"], "wall"),
+                med(r["cli"]["python"], "wall"),
+                "{:.3f}",
+            ),
             (
                 "CLI context peak RSS (MB)",
                 med(r["cli"]["brainiac"], "maxrss_mb"),

@@ -109,3 +109,61 @@ def test_replace_section_keeps_every_other_byte(before: str, after: str) -> None
     assert out.startswith(before + "## Facts\n")
     assert out.endswith(f"## Other\n{after}")
     assert note.parse(out).section_text("Facts") in ("new\n", "new\n\n")
+
+
+# Lines built from the pieces that matter to Markdown's block and inline structure, so that the
+# examples reach headings, lists, quotes, code, HTML and reference definitions, not only prose.
+_md_line = st.lists(
+    st.sampled_from(
+        [
+            "[[Anna Berg]]",
+            "![[plan|the plan]]",
+            "[[a\\|b]]",
+            "#tag",
+            "#1984",
+            "##x",
+            "# ",
+            "- ",
+            "1. ",
+            "> ",
+            "    ",
+            "  ",
+            "\t",
+            "`",
+            "```",
+            "~~~",
+            "<div>",
+            "<!-- ",
+            " -->",
+            "[ref]: ",
+            "[x]",
+            "text",
+            " ",
+            "---",
+            "===",
+            "\\",
+            "&#35;",
+            "|",
+        ]
+    ),
+    max_size=8,
+).map("".join)
+
+
+@given(st.lists(_md_line, max_size=12).map("\n".join))
+def test_the_prose_fast_path_finds_what_the_markdown_parse_finds(text: str) -> None:
+    """prose_of skips the Markdown parse for text with no code, HTML or reference definition;
+    the links and tags found must be those the parse would give."""
+    slow = note.markdown_prose(text)
+    fast = note.prose_of(text)
+    assert [m.group(0) for m in note._WIKILINK_RE.finditer(fast)] == [
+        m.group(0) for m in note._WIKILINK_RE.finditer(slow)
+    ]
+    assert note._TAG_RE.findall(fast) == note._TAG_RE.findall(slow)
+
+
+def test_text_with_code_takes_the_markdown_parse() -> None:
+    text = "See [[Anna]].\n\n```\n[[NotALink]] #nottag\n```\n\n    [[Indented]]\n"
+    assert note.wikilinks(text) == ["Anna"]
+    assert note.inline_tags(text) == []
+    assert note.prose_of("plain [[Anna]] #tag") == "plain [[Anna]] #tag"  # no parse needed

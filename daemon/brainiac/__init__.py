@@ -11,16 +11,22 @@ if TYPE_CHECKING:
 __all__ = ["BrainiacError", "Context", "Memory", "SearchResult"]
 __version__ = "0.1.0"
 
+# Loaded on first use (PEP 562), not here: every `brainiac` command imports this package, and
+# `brainiac --version` or a hook call should not pay for the index, the parsers and the checker.
+_LAZY = {
+    "BrainiacError": "brainiac.errors",
+    "Context": "brainiac.memory",
+    "Memory": "brainiac.memory",
+    "SearchResult": "brainiac.memory",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # Loaded when first asked for: `import brainiac.daemon_socket` (the CLI's fast path, before
-    # anything else) must not load the index, the Markdown parser and the rest with it.
-    if name == "BrainiacError":
-        from brainiac.errors import BrainiacError
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'brainiac' has no attribute {name!r}")
+    import importlib
 
-        return BrainiacError
-    if name in ("Context", "Memory", "SearchResult"):
-        from brainiac import memory
-
-        return getattr(memory, name)
-    raise AttributeError(f"module 'brainiac' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

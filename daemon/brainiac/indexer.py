@@ -1,10 +1,11 @@
 """Keeping the index true to the vault: a manifest of what was indexed, and incremental syncs.
 
-The manifest (in the state directory, outside the vault) records for every indexed file its size,
-mtime, ctime, inode and SHA-256, the keys and digests of its documents, and the problem that kept
-it out, if any. A sync stats every file; only a file whose stat changed is read, and only a file
-whose hash changed is parsed; only documents whose digest changed are written. So a start with no
-change reads nothing, and an edit re-indexes the one event or note it touched.
+The manifest (manifest.py: SQLite in the state directory, outside the vault) records for every
+indexed file its size, mtime, ctime, inode and SHA-256, the keys and digests of its documents,
+and the problem that kept it out, if any. A sync stats every file; only a file whose stat
+changed is read, and only a file whose hash changed is parsed; only documents whose digest
+changed are written. So a start with no change reads nothing, and an edit re-indexes the one
+event or note it touched.
 
 The manifest names the index it describes (`index_id`); if the index was deleted or rebuilt, the
 mismatch turns the next sync into a full build.
@@ -13,16 +14,15 @@ mismatch turns the next sync into a full build.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import stat
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from brainiac import corpus, privacy, safe_io
+from brainiac import corpus, privacy
 from brainiac.errors import (
     IndexLockedError,
     NoteParseError,
@@ -32,74 +32,10 @@ from brainiac.errors import (
     is_storage_problem,
 )
 from brainiac.index import Index
+from brainiac.manifest import FileState, Manifest
 from brainiac.vault import Vault, is_conflict_copy
 
 log = logging.getLogger(__name__)
-
-_MANIFEST_VERSION = 1
-
-
-@dataclass
-class FileState:
-    size: int
-    mtime_ns: int
-    ctime_ns: int
-    ino: int
-    sha256: str
-    docs: dict[str, str] = field(default_factory=dict)  # document key -> digest
-    problem: str | None = None
-
-    def same_stat(self, st: os.stat_result) -> bool:
-        # ctime cannot be set by a sync tool (unlike mtime), so any rewrite shows here.
-        return (self.size, self.mtime_ns, self.ctime_ns, self.ino) == (
-            st.st_size,
-            st.st_mtime_ns,
-            st.st_ctime_ns,
-            st.st_ino,
-        )
-
-
-@dataclass
-class Manifest:
-    index_id: str = ""
-    files: dict[str, FileState] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, path: Path) -> Manifest:
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if raw.get("version") != _MANIFEST_VERSION:
-                return cls()
-            files = {rel: FileState(**state) for rel, state in raw["files"].items()}
-            return cls(str(raw.get("index_id", "")), files)
-        except FileNotFoundError:
-            return cls()
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, str(exc))
-            return cls()
-
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        # Built by hand rather than with dataclasses.asdict and written in one piece: at 10,000
-        # notes this took the save from 600 ms to about 100 ms.
-        files = {
-            rel: {
-                "size": s.size,
-                "mtime_ns": s.mtime_ns,
-                "ctime_ns": s.ctime_ns,
-                "ino": s.ino,
-                "sha256": s.sha256,
-                "docs": s.docs,
-                "problem": s.problem,
-            }
-            for rel, s in sorted(self.files.items())
-        }
-        payload = {"version": _MANIFEST_VERSION, "index_id": self.index_id, "files": files}
-        safe_io.replace_file(path, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
-
-    @property
-    def problems(self) -> dict[str, str]:
-        return {rel: s.problem for rel, s in sorted(self.files.items()) if s.problem}
 
 
 @dataclass(frozen=True)
@@ -124,18 +60,29 @@ class Indexer:
         self.index = index
         self.manifest_path = manifest_path
         self.private_folders = private_folders
-        self.manifest = Manifest.load(manifest_path)
+        self._root_s = os.path.join(vault.root, "")  # with the separator: `_root_s + rel`
+        self._manifest: Manifest | None = None  # loaded on first use: a reader may never need it
         self.conflicts: list[str] = []  # sync-conflict copies seen by the last full sync
-        # The daemon defers saving the manifest (a whole-file rewrite, ~0.1 s at 10,000 notes)
-        # off the edit path and flushes it when idle and on stop. Losing an unsaved manifest in
-        # a crash only costs work: the next start re-reads the files whose stat differs, and
-        # re-adding a document is idempotent (keys are unique).
+        # The daemon defers saving the manifest (a transaction and a disk sync) off the edit
+        # path and flushes it when idle and on stop. Losing an unsaved manifest in a crash only
+        # costs work: the next start re-reads the files whose stat differs, and re-adding a
+        # document is idempotent (keys are unique).
         self.defer_save = False
         self.dirty = False
         # Told the keys (`path#event-id`) of the event documents a sync took out of the index:
         # event lines that left a file, or a file that went. The daemon sets it to put back at
         # once what a save removed (journal.py), whichever sync (an edit's, a rescan's) saw it.
         self.on_events_removed: Callable[[list[str]], None] | None = None
+
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = Manifest.load(self.manifest_path)
+        return self._manifest
+
+    @manifest.setter
+    def manifest(self, value: Manifest) -> None:
+        self._manifest = value
 
     def sync(
         self,
@@ -257,7 +204,7 @@ class Indexer:
         # Performance (scale benchmark, 10k notes): one lstat on a string path per file; stat and
         # the vault check only for a symlink. Before: Path join + stat + is_symlink (a second
         # lstat) per file. For a regular file lstat and stat return the same result.
-        path_s = os.path.join(self.vault.root, rel)
+        path_s = self._root_s + rel
         is_link = False
         try:
             st = os.lstat(path_s)

@@ -58,4 +58,4 @@ class Locations:
 
     @property
     def manifest_path(self) -> Path:
-        return self.state / "manifest.json"
+        return self.state / "manifest.sqlite3"

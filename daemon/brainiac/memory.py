@@ -26,18 +26,15 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, journal, ltm, marks, masking, safe_io, stm
-from brainiac import check as check_mod
+from brainiac import access, clock, ltm, marks, masking, safe_io, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
-from brainiac import jobs as jobs_mod
 from brainiac.config import Config
 from brainiac.errors import NoteParseError, StaleWriteError, TooLargeError, VaultError
 from brainiac.index import Hit, Index
 from brainiac.indexer import Indexer, SyncReport
-from brainiac.jobs import edits
-from brainiac.llm import LLM
+from brainiac.lazy import lazy_module
 from brainiac.locations import Locations
 from brainiac.lock import holder_of
 from brainiac.names import NameBook
@@ -47,8 +44,20 @@ from brainiac.retrieval import about_prompt, candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
+    from brainiac import check as check_mod
+    from brainiac import jobs as jobs_mod
+    from brainiac import journal
     from brainiac.forget import ForgetReport, Selection
     from brainiac.importer import FileReport
+    from brainiac.jobs import edits
+    from brainiac.llm import LLM
+else:
+    # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
+    # neither the checker, the model client (http, ssl), the journal nor the jobs.
+    check_mod = lazy_module("brainiac.check")
+    edits = lazy_module("brainiac.jobs.edits")
+    jobs_mod = lazy_module("brainiac.jobs")
+    journal = lazy_module("brainiac.journal")
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +142,8 @@ class Memory:
     def llm(self) -> LLM:
         """The optional OpenAI-compatible endpoint of `[llm]` (`available` is False without one)."""
         if self._llm is None:
+            from brainiac.llm import LLM
+
             self._llm = LLM(self.config)
         return self._llm
 

@@ -68,7 +68,7 @@ def refusal(
     if linked is None:
         linked = os.path.islink(vault.path(rel)) or _under_link(vault, rel)
     if not linked:
-        return None
+        return None  # the common case, before any Path is made (pathlib: half a reconcile)
     path = vault.path(rel)
     try:
         real = path.resolve(strict=True)
@@ -90,7 +90,7 @@ def refusal(
 
 
 def _path_refusal(rel: str, folders: tuple[str, ...]) -> str | None:
-    if any(p.startswith(".") for p in rel.split("/")):
+    if rel.startswith(".") or "/." in rel:  # a part of the path starts with a dot
         # .brainiac/, .obsidian/, .git/: settings and tool data, never notes.
         return "is in a hidden folder or file, not a note"
     folder = private_folder(rel, folders)

@@ -12,16 +12,15 @@ a window of microseconds instead of none. See ../shared/notes/editors-sync-syste
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
+import functools
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from brainiac.errors import (
     NotRegularFileError,
@@ -116,7 +115,22 @@ def current_fingerprint(path: Path) -> Fingerprint | None:
         return None
 
 
-_libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, or None. Looked up on first use, not at import: find_library runs
+    ldconfig, a cost every `brainiac` call would pay (most never rename)."""
+    import ctypes
+    import ctypes.util
+
+    return getattr(ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True), "renameat2", None)
+
+
+def _errno() -> int:
+    import ctypes
+
+    return ctypes.get_errno()
+
+
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 _RENAME_NOREPLACE = 1
@@ -124,12 +138,12 @@ _RENAME_NOREPLACE = 1
 
 def _rename_exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths; False where the kernel or filesystem cannot."""
-    fn = getattr(_libc, "renameat2", None)
+    fn = _renameat2()
     if fn is None:
         return False
     if fn(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
-    err = ctypes.get_errno()
+    err = _errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
         return False
     raise OSError(err, os.strerror(err), str(a))
@@ -141,12 +155,12 @@ def rename_noreplace(src: Path, dst: Path) -> bool:
     renameat2(RENAME_NOREPLACE) where the filesystem has it; elsewhere link + unlink, which can
     leave both names after a crash in between (the caller's re-run then finds and finishes it).
     """
-    fn = getattr(_libc, "renameat2", None)
+    fn = _renameat2()
     if fn is not None:
         if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
             _fsync_dir(dst.parent)
             return True
-        err = ctypes.get_errno()
+        err = _errno()
         if err == errno.EEXIST:
             return False
         if err not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
@@ -231,6 +245,8 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
         _wait_until_quiet(path, expected)
     directory = path.parent
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    import tempfile  # here, not at the top: it loads shutil, random and more on every CLI call
+
     fd, tmp_name = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=TMP_SUFFIX)
     tmp = Path(tmp_name)
     try:

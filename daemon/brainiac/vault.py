@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from brainiac import safe_io
@@ -84,6 +83,8 @@ _SKIPPED_TOP = {"context", "inbox"}
 
 def template_dir() -> Path:
     """The vault template: inside the installed wheel, or beside `daemon/` in a source checkout."""
+    from importlib import resources  # only `init` needs it; it loads tempfile and more
+
     packaged = Path(str(resources.files("brainiac"))) / "vault_template"
     if packaged.is_dir():
         return packaged
