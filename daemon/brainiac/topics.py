@@ -45,7 +45,8 @@ _GENERIC = extract.word_set(
     important together positive negative difference experience experiences appreciate
     appreciated inspiring inspired inspire motivated motivate motivation lucky young real able
     sure true hear heard show reminds remind reminded express stay staying pushing keeping
-    enjoy enjoyed enjoying blast vibe vibes news update chance idea ideas bummer
+    enjoy enjoyed enjoying blast vibe vibes news update chance idea ideas bummer favorite
+    favourite fave favorites favourites happened
     part parts step steps source sources type piece side end rest half matter kinds sorts
     """
 )
@@ -147,8 +148,11 @@ def key_phrases(texts: Iterable[str], n: int = 2, exclude: Iterable[str] = ()) -
 
     chosen: list[str] = []
     used: set[str] = set()
+    # Things first: a verb or an adjective ("makes", "unique") names the topic only when no
+    # thing is said twice.
     singles = sorted(
-        (g for g in said_in if len(g) == 1), key=lambda g: (-weight(g), -len(g[0]), first[g])
+        (g for g in said_in if len(g) == 1),
+        key=lambda g: (g[0] not in nouns or said_in[g] < 2, -weight(g), -len(g[0]), first[g]),
     )
     for single in singles:
         if len(chosen) >= n:
