@@ -179,3 +179,15 @@ def test_a_sentence_that_states_a_fact_still_gives_it(
     text: str, expected: list[tuple[str, str]]
 ) -> None:
     assert [(f.key, f.value) for f in ex.facts(text)] == expected
+
+
+def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
+    memory: Memory, vault: Path
+) -> None:
+    _talk(memory, DANCE[:6], "chat 1")
+    _talk(memory, DANCE[:6], "chat 2")
+    titles = sorted(n.title for n in _promote_all(memory, vault))
+    assert titles == [
+        "Dance studio and clothing store (2023-05-11)",
+        "Dance studio and clothing store (chat 2, 2023-05-11)",
+    ]

@@ -400,9 +400,9 @@ _TIME_VALUE_RE = re.compile(
 
 def _value_shaped(value: str) -> bool:
     """Whether `X is VALUE` states a value rather than describes X: a name, a date or a time, a
-    number, or a thing of a colour or kind said in a word ("Friday", "12 May", "40k", "Lena",
-    "blue"). "The room was electric", "my store is open", "the best part was the energy",
-    "customers are key": descriptions and opinions, not facts (precision first)."""
+    number ("Friday", "12 May", "tomorrow", "40k", "Lena"). "The room was electric", "my store
+    is open", "the best part was the energy", "customers are key": descriptions and opinions,
+    not facts (precision first; `my favourite X is Y` has a rule of its own)."""
     words = value.split()
     if any(c.isdigit() for c in value) or _TIME_VALUE_RE.match(value):
         return True

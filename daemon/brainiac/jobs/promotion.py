@@ -241,8 +241,9 @@ def make_plan(
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
+    titles = set(table)  # the names notes answer to: a new note's title must be new
     for group in _by_session(unplaced):
-        _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
+        _place_new(group, targets, plan, taken, roles, now, memory, session_notes, titles)
     plan.targets = list(targets.values())
     plan.ledger = _ledger(plan.targets, now)
     return plan
@@ -269,9 +270,11 @@ def _place_new(
     now: dt.datetime,
     memory: Memory,
     session_notes: dict[str, Entry],
+    titles: set[str],
 ) -> None:
     """Events of one session that no note claims: entity notes, the session's note (the one an
-    earlier promotion started for this session, or a new one), or the archive."""
+    earlier promotion started for this session, or a new one), or the archive. `titles`: the
+    names notes already answer to (normalised); the new session note's title is added."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     if _imported(group[0].session):
@@ -323,8 +326,15 @@ def _place_new(
         target.events += [ev.render(e) for e in rest]
     elif rest:
         title = _session_title(rest, memory, roles)
+        if normalise(title) in titles:
+            # Two sessions about the same thing on one day: the session tells them apart (the
+            # same title would make organization merge them, and a note per session would
+            # grow without bound).
+            title = _session_title(rest, memory, roles, with_session=True)
+        titles.add(normalise(title))
         tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
-        target = _new_target(title, tags, targets, taken, key=f"session:{title}")
+        session = rest[0].session or ""
+        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
 
 
@@ -357,18 +367,30 @@ def _new_target(
 
 
 def _session_title(
-    events: Sequence[ev.Event], memory: Memory, speakers: Collection[str] = ()
+    events: Sequence[ev.Event],
+    memory: Memory,
+    speakers: Collection[str] = (),
+    with_session: bool = False,
 ) -> str:
     """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
-    after the session's name when that is a label a person gave it ("Atlas weekly - ...")."""
+    after the session's name when that is a label a person gave it ("Atlas weekly - ...").
+    `with_session`: any other session name goes beside the date ("Pottery (chat 5, 2023-07-03)"),
+    to tell apart two sessions that would have the same title."""
     texts = [e.text for e in events]
+    session = events[0].session or ""
+    if with_session and session and not _readable(session) and not _imported(session):
+        plain = _session_title(events, memory, speakers)
+        dated = [e.at for e in events if e.at]
+        if dated:
+            day = dated[0].date().isoformat()
+            return plain.removesuffix(f" ({day})") + f" ({session}, {day})"
+        return f"{plain} ({session})"
     if memory.llm.available:
         title = memory.llm.title(texts)
         if title:
             return title
     dated = [e.at for e in events if e.at]
     day = f" ({dated[0].date().isoformat()})" if dated else ""
-    session = events[0].session or ""
     titled = _IMPORTED_TITLE_RE.match(session)
     if titled and _imported(session):
         # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
