@@ -365,7 +365,8 @@ def test_an_event_line_deleted_from_a_note_is_put_back_at_once(tmp_path: Path) -
         )
     run_cli("--vault", str(vault), "jobs", "run", "promotion", check=True)
     [note] = [p for p in (vault / "memory/long_term").glob("*.md") if "Step 0:" in p.read_text()]
-    line = next(x for x in note.read_text().splitlines() if "Step 0:" in x)
+    # The event's line in Sources (the Summary may quote its sentence too).
+    line = next(x for x in note.read_text().splitlines() if "Step 0:" in x and "^e-" in x)
     [event_id] = re.findall(r"\^(e-[0-9a-f]+)", line)
 
     def count() -> int:

@@ -371,8 +371,9 @@ def _copula(s: str) -> list[tuple[str, str]]:
         name = m.group("name")
         raw = m.group("value")
         if name is not None:
-            # A bare name as subject only for a relation: "Anna is my manager", "Lena is a nurse".
-            if not _is_name(name) or not re.match(r"(?:my|our|the|an?|his|her|their)\s", raw):
+            # A bare name as subject only for a relation to a person: "Anna is my manager" (not
+            # "Dance is my stress fix", "Iron Man is my top pick").
+            if not _is_name(name) or not _RELATION_RE.match(raw):
                 continue
             subject = name
         else:
@@ -380,9 +381,33 @@ def _copula(s: str) -> list[tuple[str, str]]:
             if _bad_subject(subject):
                 continue
         value = _value(re.sub(r"^(?:on|at)\s+", "", raw))
-        if value:
+        if value and (name is not None or _value_shaped(value)):
             return [(subject, value)]
     return []
+
+
+_RELATION_RE = re.compile(
+    rf"(?:my|our)\s+(?:(?:best|close|old|new|older|younger|little|big)\s+)?(?:{'|'.join(sorted(_PEOPLE))})\b"
+    r"(?!['’])",
+    re.I,
+)
+_TIME_VALUE_RE = re.compile(
+    rf"^(?:(?:this|next|last)\s+(?:{'|'.join(sorted(_TIME_WORDS | _WEEKDAYS))})\b"
+    r"|(?:tomorrow|today|tonight|noon|midnight)\b)",
+    re.I,
+)
+
+
+def _value_shaped(value: str) -> bool:
+    """Whether `X is VALUE` states a value rather than describes X: a name, a date or a time, a
+    number ("Friday", "12 May", "tomorrow", "40k", "Lena"). "The room was electric", "my store
+    is open", "the best part was the energy", "customers are key": descriptions and opinions,
+    not facts (precision first; `my favourite X is Y` has a rule of its own)."""
+    words = value.split()
+    if any(c.isdigit() for c in value) or _TIME_VALUE_RE.match(value):
+        return True
+    head = words[0].lstrip("\"'“(")
+    return head[:1].isupper() and head.lower() not in _PRONOUNS and head.lower() not in STOP_WORDS
 
 
 _POSSESSOR_RE = re.compile(rf"(?<![\w'])({_NAME})'s\s+\S")
@@ -399,8 +424,10 @@ def _possessor(subject: str) -> str:
 
 def _bad_subject(subject: str) -> bool:
     words = subject.split()
-    if words[0].lower() in {"his", "her", "their"}:
-        return True  # "her name is Shadow": whose is not said, and it is not the speaker's
+    if words[0].lower() in {"his", "her", "their", "your"}:
+        # "her name is Shadow": whose is not said; "your son is okay": the listener's, said
+        # back to them, not news about anyone
+        return True
     if words[0].lower() not in _DETERMINERS:
         return not _is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
     rest = [w.lower() for w in words[1:]]

@@ -13,11 +13,12 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 
 from brainiac import events as ev
-from brainiac import extract, facts, ltm, marks
+from brainiac import extract, facts, ltm, marks, topics
 from brainiac import note as notes
 from brainiac.names import link_key, normalise
 
 _SUMMARY_QUOTE_CHARS = 160
+_SUMMARY_SENTENCES = 2  # quoted from the events: what the note says, in its own words
 
 
 def new_note_text(
@@ -121,6 +122,8 @@ def refresh_summary(text: str, llm_summary: str | None = None) -> str:
 
 
 def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -> list[str]:
+    """What the note is about and the sentences that say it, quoted from its events (a person
+    reads what was said, not a count of words); the latest event when no sentence stands out."""
     if not sources:
         return []
     if llm_summary:
@@ -130,13 +133,26 @@ def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -
     if dated:
         first, last = dated[0].date().isoformat(), dated[-1].date().isoformat()
         span = f", {first}" if first == last else f", {first} to {last}"
-    words = extract.keywords((e.text for e in sources), 6)
-    about = f" about {', '.join(words)}" if words else ""
-    latest = " ".join(sources[-1].text.split())
-    if len(latest) > _SUMMARY_QUOTE_CHARS:
-        latest = latest[: _SUMMARY_QUOTE_CHARS - 1].rstrip() + "…"
-    who = f"{sources[-1].role}: " if sources[-1].at else ""
-    return [f"{len(sources)} events{span}{about}.", f"Latest: {who}{latest}"]
+    texts = [e.text for e in sources]
+    speakers = {e.role for e in sources if e.role}
+    phrases = topics.key_phrases(texts, 2, speakers)
+    about = f" about {' and '.join(phrases)}" if phrases else ""
+    lines = [f"{len(sources)} events{span}{about}."]
+    quoted = topics.summary_sentences(texts, _SUMMARY_SENTENCES, speakers)
+    for i, sentence in quoted:
+        who = f"{sources[i].role}: " if sources[i].at else ""
+        lines.append(f"{who}{_clipped(sentence)}")
+    if not quoted:
+        who = f"{sources[-1].role}: " if sources[-1].at else ""
+        lines.append(f"Latest: {who}{_clipped(sources[-1].text)}")
+    return lines
+
+
+def _clipped(text: str) -> str:
+    text = " ".join(text.split())
+    if len(text) > _SUMMARY_QUOTE_CHARS:
+        text = text[: _SUMMARY_QUOTE_CHARS - 1].rstrip() + "…"
+    return text
 
 
 def add_related(text: str, links: Sequence[str]) -> str:

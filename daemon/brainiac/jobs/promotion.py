@@ -28,13 +28,13 @@ import json
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, journal, ltm, privacy, safe_io, stm
+from brainiac import extract, journal, ltm, privacy, safe_io, stm, topics
 from brainiac import note as notes
 from brainiac.errors import BrainiacError, NoteParseError, StaleWriteError
 from brainiac.jobs import consolidate
@@ -53,6 +53,7 @@ INTENT_FILE = "promotion.intent.json"
 # The session label an import gives a titled conversation: its title and the start of its id.
 _IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 _CONTINUED = "continued"  # "Project Atlas (continued)": where a full note's events go on
 _MAX_CONTINUATIONS = 1000
@@ -240,8 +241,9 @@ def make_plan(
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
+    titles = set(table)  # the names notes answer to: a new note's title must be new
     for group in _by_session(unplaced):
-        _place_new(group, targets, plan, taken, roles, now, memory, session_notes)
+        _place_new(group, targets, plan, taken, roles, now, memory, session_notes, titles)
     plan.targets = list(targets.values())
     plan.ledger = _ledger(plan.targets, now)
     return plan
@@ -268,14 +270,30 @@ def _place_new(
     now: dt.datetime,
     memory: Memory,
     session_notes: dict[str, Entry],
+    titles: set[str],
 ) -> None:
     """Events of one session that no note claims: entity notes, the session's note (the one an
-    earlier promotion started for this session, or a new one), or the archive."""
+    earlier promotion started for this session, or a new one), or the archive. `titles`: the
+    names notes already answer to (normalised); the new session note's title is added."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
-    # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group.
-    confirmed = {normalise(x) for e in group for x in extract.entities(e.text, openers=False)}
-    for event in group:
+    if _imported(group[0].session):
+        # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso"
+        # note beside a "Miso the cat" note holding half of it.
+        group_names: list[ev.Event] = []
+    else:
+        group_names = group
+    # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group,
+    # and, one word, is not written in lower case there more often: "Yeah", "Wow", "Hope" are
+    # words that open sentences; "Max", "Paris" stay capitalised wherever they stand.
+    inside: Counter[str] = Counter(
+        normalise(x) for e in group_names for x in extract.entities(e.text, openers=False)
+    )
+    lower = Counter(
+        w for e in group_names for w in _LOWER_WORD_RE.findall(e.text) if normalise(w) in inside
+    )
+    confirmed = {k for k, n in inside.items() if " " in k or lower[k] <= n}
+    for event in group_names:
         for entity in dict.fromkeys(extract.entities(event.text)):
             key = normalise(entity)
             if key and not _speaker(key, roles) and key in confirmed:
@@ -292,7 +310,11 @@ def _place_new(
         if best is not None:
             target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
             target.events.append(ev.render(event))
-        elif not extract.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
+        elif (
+            not extract.keywords([event.text], 1)
+            and len(event.text) < _SMALL_TALK_CHARS
+            and group_names
+        ):
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
         else:
             rest.append(event)
@@ -303,19 +325,33 @@ def _place_new(
         )
         target.events += [ev.render(e) for e in rest]
     elif rest:
-        title = _session_title(rest, memory)
+        title = _session_title(rest, memory, roles)
+        if normalise(title) in titles:
+            # Two sessions about the same thing on one day: the session tells them apart (the
+            # same title would make organization merge them, and a note per session would
+            # grow without bound).
+            title = _session_title(rest, memory, roles, with_session=True)
+        titles.add(normalise(title))
         tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
-        target = _new_target(title, tags, targets, taken, key=f"session:{title}")
+        session = rest[0].session or ""
+        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
+
+
+def _imported(session: str | None) -> bool:
+    """Whether a session is a conversation an import brought in under its title."""
+    titled = _IMPORTED_TITLE_RE.match(session or "")
+    return titled is not None and any(c.isalpha() for c in titled.group(1))
 
 
 def _speaker(key: str, roles: set[str]) -> bool:
     """Whether a name is one of the conversation's speakers, or what they are called for short
     ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
-    whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic."""
+    whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic. Two letters are
+    enough when they start the name and the name is longer ("Jo" for Joanna)."""
     if key in roles:
         return True
-    return len(key) >= 3 and any(word.startswith(key) for role in roles for word in role.split())
+    return len(key) >= 2 and any(word.startswith(key) for role in roles for word in role.split())
 
 
 def _new_target(
@@ -328,38 +364,66 @@ def _new_target(
     return targets[key]
 
 
-def _session_title(events: Sequence[ev.Event], memory: Memory) -> str:
+def _session_title(
+    events: Sequence[ev.Event],
+    memory: Memory,
+    speakers: Collection[str] = (),
+    with_session: bool = False,
+) -> str:
+    """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
+    after the session's name when that is a label a person gave it ("Atlas weekly - ...").
+    `with_session`: any other session name goes beside the date ("Pottery (chat 5, 2023-07-03)"),
+    to tell apart two sessions that would have the same title."""
     texts = [e.text for e in events]
+    session = events[0].session or ""
+    if with_session and session and not _readable(session) and not _imported(session):
+        plain = _session_title(events, memory, speakers)
+        dated = [e.at for e in events if e.at]
+        if dated:
+            day = dated[0].date().isoformat()
+            return plain.removesuffix(f" ({day})") + f" ({session}, {day})"
+        return f"{plain} ({session})"
     if memory.llm.available:
         title = memory.llm.title(texts)
         if title:
             return title
-    words = extract.keywords(texts, 3)
     dated = [e.at for e in events if e.at]
     day = f" ({dated[0].date().isoformat()})" if dated else ""
-    session = events[0].session or ""
     titled = _IMPORTED_TITLE_RE.match(session)
-    if titled and any(c.isalpha() for c in titled.group(1)):
+    if titled and _imported(session):
         # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
         return f"{titled.group(1)}{day}"
+    # A speaker is in every exchange, never what one is about.
+    about = topics.title(texts, {*speakers, *(e.role for e in events)})
+    if not about:
+        words = extract.keywords(texts, 1)
+        about = words[0].capitalize() if words else ""
     if _readable(session):
         label = session.replace("-", " ").replace("_", " ").strip()
         label = label[0].upper() + label[1:]
-        about = [w for w in words if w not in label.lower().split()]
-        return f"{label} - {', '.join(about)}{day}" if about else f"{label}{day}"
-    if not words:
-        return f"Notes{day}"
-    return f"{words[0].capitalize()}{', ' if words[1:] else ''}{', '.join(words[1:])}{day}"
+        if about and about.lower() != label.lower():
+            return f"{label} - {about}{day}"
+        return f"{label}{day}"
+    return f"{about or 'Notes'}{day}"
+
+
+# Words that name a kind of conversation, not its topic: "session 11", "chat 3", "call".
+_GENERIC_LABEL_WORDS = extract.word_set(
+    "session sessions chat chats conversation conversations call calls meeting talk thread "
+    "part day week episode turn round dialogue dialog discussion"
+)
 
 
 def _readable(session: str) -> bool:
-    """A session label a person would recognise ("atlas-weekly"), not an id ("3f2a9c…")."""
+    """A session label a person would recognise ("atlas-weekly"), not an id ("3f2a9c…") nor a
+    number ("session 11")."""
     words = session.replace("-", " ").replace("_", " ").split()
     return (
         0 < len(words) <= 4
         and len(session) <= 40
         and all(w.isalpha() or w.isdigit() for w in words)
         and any(w.isalpha() and len(w) > 2 for w in words)
+        and any(w.isalpha() and w.lower() not in _GENERIC_LABEL_WORDS for w in words)
     )
 
 

@@ -1,0 +1,193 @@
+"""Notes a person would write (issue 13): titled by topic, summarised in the events' own
+sentences, entities only for names, an imported conversation in one note, facts only where a
+sentence states one.
+
+Real vaults in temporary directories, the real index and jobs, `now` passed in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory, ltm, topics
+from brainiac import extract as ex
+from brainiac.vault import LONG_TERM_DIR
+
+T0 = dt.datetime(2023, 5, 11, 14, 0)
+
+# Two friends talk about a dance studio; greetings, opinions and each other's names all around.
+DANCE = [
+    ("Jon", "Hey Gina! Wow, great news: I signed the lease for my dance studio yesterday!"),
+    ("Gina", "Wow Jon, that's amazing! Where is the dance studio going to be?"),
+    ("Jon", "It's downtown, near the old train station. The dance studio has big windows."),
+    ("Gina", "Yeah, that sounds awesome. My clothing store opened last week too."),
+    ("Jon", "Congrats on the clothing store! I'm teaching a salsa class at the dance studio."),
+    ("Gina", "The salsa class sounds fun. My clothing store sells dance shoes now."),
+    ("Jon", "Wow, dance shoes for my students would be perfect. Thanks Gina!"),
+    ("Gina", "Yeah, come by the clothing store next week and pick some dance shoes."),
+    ("Jon", "Will do. The grand opening of the dance studio is on Friday."),
+    ("Gina", "Great, I'll be at the grand opening. Wow, I'm so proud of you!"),
+    ("Jon", "Thanks, see you Friday!"),
+    ("Gina", "See you!"),
+]
+
+
+def _talk(memory: Memory, turns: list[tuple[str, str]], session: str) -> None:
+    for i, (role, text) in enumerate(turns):
+        memory.remember(text, role=role, session=session, at=T0 + dt.timedelta(minutes=i))
+
+
+def _notes(vault: Path) -> list[ltm.LongTermNote]:
+    """The long-term notes the test's events went to (not the template's examples)."""
+    found = []
+    for path in sorted((vault / LONG_TERM_DIR).glob("*.md")):
+        note = ltm.parse(path.read_text(encoding="utf-8"), path.name)
+        if note.sources and all(e.at and e.at.date() == T0.date() for e in note.sources):
+            found.append(note)
+    return found
+
+
+def _promote_all(memory: Memory, vault: Path) -> list[ltm.LongTermNote]:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+    memory.run_job("promotion", now=T0 + dt.timedelta(hours=1))
+    return _notes(vault)
+
+
+def test_a_session_note_is_titled_with_what_it_is_about(memory: Memory, vault: Path) -> None:
+    _talk(memory, DANCE, "session 5")
+    [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
+    # Not "Session 5 - dance, studio, clothing": a phrase naming the topic, and the day.
+    assert note.title == "Dance studio and clothing store (2023-05-11)"
+    assert not re.match(r"(?i)session\b", note.title)
+    assert not {"jon", "gina"} & {w.lower() for w in re.findall(r"\w+", note.title)}
+
+
+def test_a_summary_quotes_sentences_from_the_events(memory: Memory, vault: Path) -> None:
+    _talk(memory, DANCE, "session 5")
+    [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
+    lines = [
+        re.sub(r"\s*\^g-[0-9a-f]{6}$", "", line)
+        for line in note.section(ltm.SUMMARY).splitlines()
+        if line.strip()
+    ]
+    # ("See you!" is small talk: the archive has it.)
+    about = "2023-05-11 about dance studio and clothing store."
+    assert lines[0] == f"{len(note.sources)} events, {about}"
+    quoted = lines[1:]
+    assert 1 <= len(quoted) <= 2
+    texts = {role: [t for r, t in DANCE if r == role] for role, _ in DANCE}
+    for line in quoted:
+        role, sentence = line.split(": ", 1)
+        # Verbatim, from an event of that speaker; a statement, not a question.
+        assert any(sentence in text for text in texts[role]), line
+        assert not sentence.endswith("?")
+
+
+def test_words_that_open_sentences_and_speakers_found_no_entity_note(
+    memory: Memory, vault: Path
+) -> None:
+    _talk(memory, DANCE, "session 5")
+    titles = {n.title for n in _promote_all(memory, vault)}
+    for word in ("Wow", "Yeah", "Thanks", "Jon", "Gina", "Congrats", "Great"):
+        assert word not in titles, titles
+
+
+def test_what_a_speaker_is_called_for_short_founds_no_note(memory: Memory, vault: Path) -> None:
+    turns = [
+        ("Nate", "Hey Jo! Great hearing from you! What happened at the tournament?"),
+        ("Joanna", "I finished my screenplay draft and sent it to a contest."),
+        ("Nate", "Wow, Jo, the screenplay contest sounds really cool!"),
+        ("Joanna", "Thanks Nate! Jo the screenwriter, finally."),
+    ]
+    _talk(memory, turns, "session 11")
+    titles = {n.title for n in _promote_all(memory, vault)}
+    assert not any(t.split(" (")[0] in {"Jo", "Nate", "Joanna"} for t in titles), titles
+
+
+def test_a_name_written_in_lower_case_more_than_capitalised_founds_no_note(
+    memory: Memory, vault: Path
+) -> None:
+    turns = [
+        ("a", "I went hiking with Hope and we talked about hope and more hope."),
+        ("b", "Did you bring hope along? I always hope for sun, and I hope it stays."),
+        ("a", "Then Max joined us, and Max brought his dog along."),
+        ("b", "Say hi to Max from me."),
+    ]
+    _talk(memory, turns, "day out")
+    entities = {n.title for n in _promote_all(memory, vault) if "entity" in n.tags}
+    assert entities == {"Max"}
+
+
+def test_an_imported_conversation_stays_in_one_note(memory: Memory, vault: Path) -> None:
+    # The label an import gives a titled conversation: its title and the start of its id.
+    turns = [
+        ("user", "My cat Miso keeps scratching the sofa."),
+        ("assistant", "Give Miso a scratching post near the sofa."),
+        ("user", "Miso ignores the post, she likes the sofa."),
+        ("assistant", "Try catnip on the post so Miso goes there."),
+        ("user", "ok"),
+    ]
+    _talk(memory, turns, "Miso the cat 6f1c2a9e")
+    notes = _promote_all(memory, vault)
+    assert [n.title for n in notes] == ["Miso the cat (2023-05-11)"]
+    assert len(notes[0].sources) == len(turns)
+
+
+def test_key_phrases_grow_into_the_phrase_that_is_said() -> None:
+    texts = [t for _, t in DANCE]
+    assert topics.key_phrases(texts, 2, {"Jon", "Gina"}) == ["dance studio", "clothing store"]
+    # A speaker's name, or what a speaker is called for short, is never the topic.
+    said = ["Mel, the pottery class was fun, Mel!", "Mel loves pottery."]
+    assert topics.title(said, {"Melanie"}) == "Pottery"
+    assert topics.title(["ok", "thanks!"]) == ""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My online clothes store is open!",
+        "The room was electric with energy and support!",
+        "Glad your son is okay, Melanie.",
+        "Dance is my stress fix too.",
+        "Iron Man is my top pick.",
+        "The best part was the energy in the room.",
+        "Making my spot comfortable and inviting for my customers is key.",
+        "The game was called Counter-Strike: Global Offensive.",
+        "Acting was my first passion.",
+        "Dairy-free is a must for me.",
+    ],
+)
+def test_descriptions_and_opinions_are_no_facts(text: str) -> None:
+    assert ex.facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The official opening night is tomorrow.", [("official opening night", "tomorrow")]),
+        ("Lena is my sister.", [("lena", "my sister")]),
+        ("Anna is my best friend.", [("anna", "my best friend")]),
+        ("My son's name is Kyle.", [("son's name", "Kyle")]),
+    ],
+)
+def test_a_sentence_that_states_a_fact_still_gives_it(
+    text: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(f.key, f.value) for f in ex.facts(text)] == expected
+
+
+def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
+    memory: Memory, vault: Path
+) -> None:
+    _talk(memory, DANCE[:6], "chat 1")
+    _talk(memory, DANCE[:6], "chat 2")
+    titles = sorted(n.title for n in _promote_all(memory, vault))
+    assert titles == [
+        "Dance studio and clothing store (2023-05-11)",
+        "Dance studio and clothing store (chat 2, 2023-05-11)",
+    ]
