@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from collections import Counter
@@ -45,9 +44,10 @@ from typing import Any
 
 import yaml
 
+from locomo_adapter import BrainiacSystem, add_data_arguments, load_scorer
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-DEFAULT_BENCH_DIR = REPO.parent / "shared" / "bench" / "locomo"
 CORPUS = REPO / "tests" / "check_corpus_locomo" / "cases.yaml"
 LABELS = ("conflict", "consistent", "neutral")
 
@@ -100,43 +100,29 @@ def _fmt(x: float | None) -> str:
     return "  n/a" if x is None else f"{x:.3f}"
 
 
-def _load_system(bench_dir: Path) -> tuple[Any, type]:
-    sys.path.insert(0, str(bench_dir))
-    sys.path.insert(0, str(HERE))
-    import locomo_eval  # the official loader, read-only, outside the repository
+class CheckSystem(BrainiacSystem):
+    """The LoCoMo adapter's vault, asked to check responses instead of building contexts."""
 
-    from locomo_adapter import BrainiacSystem
+    def check(self, text: str) -> Any:
+        assert self._memory is not None, "ingest() first"
+        return self._memory.check(text, now=self._now)
 
-    class CheckSystem(BrainiacSystem):
-        """The LoCoMo adapter's vault, asked to check responses instead of building contexts."""
-
-        def check(self, text: str) -> Any:
-            assert self._memory is not None, "ingest() first"
-            return self._memory.check(text, now=self._now)
-
-        def use_llm(self, base_url: str, model: str, key_env: str, timeout_s: float) -> None:
-            """From now on, check with the model too (the vault's [llm] settings, in memory)."""
-            assert self._memory is not None, "ingest() first"
-            cfg = dataclasses.replace(
-                self._memory.config,
-                llm_base_url=base_url,
-                llm_model=model,
-                llm_api_key_env=key_env,
-                llm_timeout_s=timeout_s,
-            )
-            self._memory.reconfigure(cfg)
-
-    return locomo_eval, CheckSystem
+    def use_llm(self, base_url: str, model: str, key_env: str, timeout_s: float) -> None:
+        """From now on, check with the model too (the vault's [llm] settings, in memory)."""
+        assert self._memory is not None, "ingest() first"
+        cfg = dataclasses.replace(
+            self._memory.config,
+            llm_base_url=base_url,
+            llm_model=model,
+            llm_api_key_env=key_env,
+            llm_timeout_s=timeout_s,
+        )
+        self._memory.reconfigure(cfg)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--bench-dir",
-        default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
-        help="folder with locomo_eval.py and locomo-dev.json",
-    )
-    ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
+    add_data_arguments(ap)
     ap.add_argument("--corpus", default=str(CORPUS), help="labelled cases (YAML)")
     ap.add_argument("--conversations", default="", help="comma list of sample ids (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="first N cases only (smoke runs)")
@@ -157,13 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     if bool(args.llm_base_url) != bool(args.llm_model):
         ap.error("--llm-base-url and --llm-model go together")
 
-    bench_dir = Path(args.bench_dir)
-    data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
-    loader = bench_dir / "locomo_eval.py"
-    if not data.is_file() or not loader.is_file():
-        missing = data if not data.is_file() else loader
-        print(f"LoCoMo check benchmark skipped: {missing} not found (--bench-dir or LOCOMO_DIR)")
+    found = load_scorer(args, "LoCoMo check benchmark")
+    if found is None:
         return 0
+    locomo_eval, data = found
 
     cases: list[dict[str, Any]] = yaml.safe_load(Path(args.corpus).read_text(encoding="utf-8"))
     wanted = {c for c in args.conversations.split(",") if c}
@@ -175,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
         if case["label"] not in LABELS:
             ap.error(f"case {case['id']}: unknown label {case['label']!r}")
 
-    locomo_eval, CheckSystem = _load_system(bench_dir)
     conversations = {c.sample_id: c for c in locomo_eval.load_locomo(str(data))}
     order = list(dict.fromkeys(c["conversation"] for c in cases))
     unknown = [sid for sid in order if sid not in conversations]

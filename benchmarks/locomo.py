@@ -29,19 +29,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from locomo_adapter import BrainiacNoJobs, BrainiacSystem, add_data_arguments, load_scorer
+
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-DEFAULT_BENCH_DIR = REPO.parent / "shared" / "bench" / "locomo"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--bench-dir",
-        default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
-        help="folder with locomo_eval.py and locomo-dev.json",
-    )
-    ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
+    add_data_arguments(ap)
     ap.add_argument(
         "--systems",
         default="whoosh_turns,brainiac",
@@ -53,21 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
     args = ap.parse_args(argv)
 
-    bench_dir = Path(args.bench_dir)
-    data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
-    scorer_path = bench_dir / "locomo_eval.py"
-    if not data.is_file() or not scorer_path.is_file():
-        print(
-            f"LoCoMo benchmark skipped: {data if not data.is_file() else scorer_path} "
-            "not found (set --bench-dir or LOCOMO_DIR)"
-        )
+    found = load_scorer(args, "LoCoMo benchmark")
+    if found is None:
         return 0
-
-    sys.path.insert(0, str(bench_dir))
-    sys.path.insert(0, str(HERE))
-    import locomo_eval  # the official scorer, read-only, outside the repository
-
-    from locomo_adapter import BrainiacNoJobs, BrainiacSystem
+    locomo_eval, data = found
 
     budgets = [int(b) for b in args.budgets.split(",") if b]
     factories = []

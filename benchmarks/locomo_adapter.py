@@ -31,13 +31,46 @@ or through `benchmarks/locomo.py`, which does the same and writes the results un
 
 from __future__ import annotations
 
+import argparse
+import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from brainiac import Memory
 from brainiac.locations import Locations
+
+# The shared LoCoMo scorer and data, never copied into this repository (CC BY-NC 4.0).
+DEFAULT_BENCH_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+
+def add_data_arguments(ap: argparse.ArgumentParser) -> None:
+    """--bench-dir (default LOCOMO_DIR or ../shared/bench/locomo) and --data."""
+    ap.add_argument(
+        "--bench-dir",
+        default=os.environ.get("LOCOMO_DIR", str(DEFAULT_BENCH_DIR)),
+        help="folder with locomo_eval.py and locomo-dev.json",
+    )
+    ap.add_argument("--data", default="", help="data file (default: <bench-dir>/locomo-dev.json)")
+
+
+def load_scorer(args: argparse.Namespace, what: str) -> tuple[ModuleType, Path] | None:
+    """The official scorer module and the data file named by `args`; None, after saying so,
+    when either is absent (a benchmark then skips with exit status 0)."""
+    bench_dir = Path(args.bench_dir)
+    data = Path(args.data) if args.data else bench_dir / "locomo-dev.json"
+    scorer = bench_dir / "locomo_eval.py"
+    missing = next((p for p in (data, scorer) if not p.is_file()), None)
+    if missing is not None:
+        print(f"{what} skipped: {missing} not found (set --bench-dir or LOCOMO_DIR)")
+        return None
+    sys.path.insert(0, str(bench_dir))
+    import locomo_eval  # the official scorer, read-only, outside the repository
+
+    return locomo_eval, data
 
 
 class BrainiacSystem:

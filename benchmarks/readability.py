@@ -32,15 +32,14 @@ import argparse
 import json
 import re
 import shutil
-import sys
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-DEFAULT_BENCH_DIR = HERE.parent.parent / "shared" / "bench" / "locomo"
+from locomo_adapter import BrainiacSystem, add_data_arguments, load_scorer
+
 MAX_EVENTS = 100
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
@@ -147,8 +146,6 @@ def _facts(
 
 
 def ingest(conv: Any, workdir: Path) -> Path:
-    from locomo_adapter import BrainiacSystem
-
     system = BrainiacSystem()
     system.ingest(conv)
     vault = workdir / conv.sample_id
@@ -159,20 +156,16 @@ def ingest(conv: Any, workdir: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--bench-dir", default=str(DEFAULT_BENCH_DIR))
+    add_data_arguments(ap)
     ap.add_argument("--keep", default="", help="keep the vaults in this folder")
     ap.add_argument("--facts-out", default="", help="write every fact as JSON lines, to label")
     ap.add_argument("--labels", default="", help="labelled facts (JSON lines with ok: true|false)")
     args = ap.parse_args(argv)
 
-    bench_dir = Path(args.bench_dir)
-    data = bench_dir / "locomo-dev.json"
-    if not data.is_file():
-        print(f"readability check skipped: {data} not found (set --bench-dir)")
+    found = load_scorer(args, "readability check")
+    if found is None:
         return 0
-    sys.path.insert(0, str(bench_dir))
-    sys.path.insert(0, str(HERE))
-    import locomo_eval
+    locomo_eval, data = found
 
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="readability_"))
     workdir.mkdir(parents=True, exist_ok=True)
@@ -184,8 +177,10 @@ def main(argv: list[str] | None = None) -> int:
         vault = ingest(conv, workdir)
         results.append(inspect(vault, conv.sample_id, speakers, texts))
 
-    print("| conversation | notes | entity notes | entity titled with a common word or a speaker "
-          "| notes over 100 events (largest) | titles that name no topic | facts |")
+    print(
+        "| conversation | notes | entity notes | entity titled with a common word or a speaker "
+        "| notes over 100 events (largest) | titles that name no topic | facts |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(

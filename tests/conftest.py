@@ -90,3 +90,18 @@ def load_benchmark(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
+
+
+def remember_steps(vault: Path, n: int = 13, check: bool = False) -> None:
+    """`n` events through the real CLI, a minute apart from 2026-11-01 09:00: with the default
+    window of 10, a jobs run at 10:00 has the first three to promote."""
+    for i in range(n):
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            f"Step {i}: tiling the bathroom floor",
+            "--at",
+            f"2026-11-01T09:{i:02d}",
+            check=check,
+        )

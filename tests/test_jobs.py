@@ -10,7 +10,7 @@ from pathlib import Path
 from brainiac import Memory
 from brainiac import jobs as jobs_mod
 from brainiac.scheduler import Scheduler, first_run
-from conftest import run_cli
+from conftest import remember_steps, run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
 
@@ -118,16 +118,7 @@ def test_a_failing_job_is_recorded_not_raised(memory: Memory, tmp_path: Path) ->
 def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> None:
     from brainiac.vault import SHORT_TERM
 
-    for i in range(13):
-        run_cli(
-            "--vault",
-            str(vault),
-            "remember",
-            f"Step {i}: tiling the bathroom floor",
-            "--at",
-            f"2026-11-01T09:{i:02d}",
-            check=True,
-        )
+    remember_steps(vault, check=True)
     before = (vault / SHORT_TERM).read_text(encoding="utf-8")
     run_cli("--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", check=True)
     after = (vault / SHORT_TERM).read_text(encoding="utf-8")

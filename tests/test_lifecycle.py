@@ -346,17 +346,9 @@ def test_a_failing_llm_endpoint_falls_back_and_says_so(vault: Path) -> None:
 
 
 def test_cli_jobs_run_all_and_jobs_log(vault: Path) -> None:
-    from conftest import run_cli
+    from conftest import remember_steps, run_cli
 
-    for i in range(13):
-        run_cli(
-            "--vault",
-            str(vault),
-            "remember",
-            f"Step {i}: tiling the bathroom floor",
-            "--at",
-            f"2026-11-01T09:{i:02d}",
-        )
+    remember_steps(vault)
     dry = run_cli(
         "--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", "--dry-run"
     )

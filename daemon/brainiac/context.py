@@ -180,7 +180,7 @@ def assemble(
 
     pending = iter(inputs.long_term)  # rendered lazily, each at most once
     passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
-    chosen: list[LongTermItem] = []  # what fits, best first (both calls below)
+    chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
     opened: set[str] = set()  # group headings already paid for
 
     def pack_long_term(room: int) -> tuple[int, int]:
@@ -194,11 +194,12 @@ def assemble(
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
-            spent = cost(inert(item.text.strip("\n")))
+            block = inert(item.text.strip("\n"))
+            spent = cost(block)
             if item.group and item.group not in opened:
                 spent += cost(inert(item.group))
             if used + spent <= room:
-                chosen.append(item)
+                chosen.append((item, block))
                 if item.group:
                     opened.add(item.group)
                 sources.extend(s for s in item.sources if s not in sources)
@@ -213,18 +214,18 @@ def assemble(
     def long_term_blocks() -> list[str]:
         """The chosen items in the order they ranked, a group at the place of its best item,
         holding all of the group's items in time order."""
-        grouped: dict[str, list[LongTermItem]] = {}
-        for item in chosen:
+        grouped: dict[str, list[tuple[LongTermItem, str]]] = {}
+        for item, block in chosen:
             if item.group:
-                grouped.setdefault(item.group, []).append(item)
+                grouped.setdefault(item.group, []).append((item, block))
         blocks: list[str] = []
-        for item in chosen:
+        for item, block in chosen:
             if not item.group:
-                blocks.append(inert(item.text.strip("\n")))
+                blocks.append(block)
             elif item.group in grouped:
-                members = sorted(grouped.pop(item.group), key=lambda i: i.order)
+                members = sorted(grouped.pop(item.group), key=lambda m: m[0].order)
                 blocks.append(inert(item.group))
-                blocks += [inert(m.text.strip("\n")) for m in members]
+                blocks += [b for _, b in members]
         return blocks
 
     # Priority: recent events, then the short-term sections, then long-term memory; a part that

@@ -1070,13 +1070,20 @@ def forget(
         _finish_interrupted(memory, when)
         plan = _plan(memory, selection, when)
         listing = plan.report(dry_run=False)
-        if listing.empty:
+        if not _go_ahead(listing, confirm):
             return listing
-        if confirm is not None:
-            listing.confirmed = bool(confirm(listing))
-            if not listing.confirmed:
-                return listing
         return _carry_out(memory, plan, when, listing.confirmed)
+
+
+def _go_ahead(listing: ForgetReport, confirm: Callable[[ForgetReport], bool] | None) -> bool:
+    """Whether to remove what `listing` lists: something does match, and `confirm` (if given)
+    says yes; its answer is recorded on the listing."""
+    if listing.empty:
+        return False
+    if confirm is None:
+        return True
+    listing.confirmed = bool(confirm(listing))
+    return listing.confirmed
 
 
 def _ask_daemon(
@@ -1089,12 +1096,8 @@ def _ask_daemon(
     """Beside a running daemon, which owns the index: list here, then ask the daemon to remove
     (daemon_requests.py). It lists again under the job lock and removes what matches then."""
     listing = _plan(memory, selection, now).report(dry_run=False)
-    if listing.empty:
+    if not _go_ahead(listing, confirm):
         return listing
-    if confirm is not None:
-        listing.confirmed = bool(confirm(listing))
-        if not listing.confirmed:
-            return listing
     result = daemon_requests.ask(
         memory.locations.state, pid, "forget", selection.as_args(), _DAEMON_WAIT_S
     )
