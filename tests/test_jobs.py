@@ -220,7 +220,7 @@ def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> 
 
 
 def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -> None:
-    from brainiac.service import read_status
+    from brainiac.daemon_requests import read_status
     from test_daemon import Notifications, _daemon, wait_for
 
     vault = tmp_path / "vault"

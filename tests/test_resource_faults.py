@@ -29,10 +29,10 @@ import pytest
 
 from brainiac import Memory
 from brainiac import working_memory as working
+from brainiac.daemon_requests import read_status
 from brainiac.errors import BrainiacError, SearchError, StorageError
 from brainiac.locations import Locations
 from brainiac.note import parse as parse_note
-from brainiac.service import read_status
 from brainiac.vault import Vault
 from conftest import run_cli
 from test_daemon import DEADLINE_S, Notifications, nano_save, vim_save, wait_for

@@ -382,8 +382,6 @@ def context(
         if to_stderr:
             click.echo(text, nl=False, err=True)
     if write:
-        from brainiac import working_memory as wm
-
         outcome = wm.write(memory.vault, memory.locations.state, result.text, when)
         if outcome.kept_aside:
             click.echo(
@@ -422,9 +420,7 @@ def _print_problems(problems: dict[str, str]) -> None:
 @click.pass_context
 def status(ctx: click.Context, as_json: bool) -> None:
     """Show whether the daemon runs, what is indexed, conflicts, and notes skipped (and why)."""
-    from brainiac import jobs as jobs_mod
-    from brainiac import stm
-    from brainiac.service import read_status  # imports the watcher; only status needs it
+    from brainiac.daemon_requests import read_status
 
     memory = _open(ctx)
     holder = holder_of(memory.locations.runtime)
@@ -577,9 +573,7 @@ def jobs() -> None:
 @click.pass_context
 def jobs_list(ctx: click.Context, as_json: bool) -> None:
     """Show each job's schedule, last run, result and next run."""
-    from brainiac import config as config_mod
-    from brainiac import jobs as jobs_mod
-    from brainiac.service import read_status
+    from brainiac.daemon_requests import read_status
 
     memory = _open(ctx)
     records = jobs_mod.load_records(memory.locations.state)
@@ -633,7 +627,6 @@ def jobs_list(ctx: click.Context, as_json: bool) -> None:
 def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_json: bool) -> None:
     """Run one job now (or `all`: reflection, promotion, organization), through the same code
     the daemon uses."""
-    from brainiac import jobs as jobs_mod
 
     if name != "all" and name not in jobs_mod.JOBS:
         raise click.BadParameter(
@@ -666,7 +659,6 @@ def jobs_log(
     With --diff, each file a run changed follows as a unified diff (kept up to 200 lines a
     file; runs recorded before brainiac kept diffs list their files only).
     """
-    from brainiac import jobs as jobs_mod
 
     memory = _open(ctx)
     runs = jobs_mod.read_log(memory.locations.state, limit=limit, job=job)

@@ -33,7 +33,7 @@ from brainiac import safe_io
 from brainiac.errors import VaultError
 
 REQUESTS_DIR = "requests"
-STATUS_FILE = "daemon.json"  # service.STATUS_FILE (the daemon's status; a test keeps them equal)
+STATUS_FILE = "daemon.json"  # the daemon's status (service.py writes it, anyone reads it)
 WAKE_SIGNAL = signal.SIGUSR1
 KINDS = ("forget",)
 ANSWER_SUFFIX = ".answer.json"
@@ -41,13 +41,20 @@ _POLL_S = 0.05
 _UNREAD_ANSWER_S = 86400.0
 
 
+def read_status(state_dir: Path) -> dict[str, object] | None:
+    """The running daemon's status file (service.py), or None when there is none readable.
+    Here, not in service.py, so that a reader does not import the daemon with it."""
+    try:
+        data = json.loads((state_dir / STATUS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def daemon_takes_requests(state: Path, pid: int) -> bool:
     """Whether the daemon with `pid` says, in its status file, that it takes requests."""
-    try:
-        data = json.loads((state / STATUS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("pid") == pid and data.get("requests") is True
+    data = read_status(state)
+    return data is not None and data.get("pid") == pid and data.get("requests") is True
 
 
 def ask(state: Path, pid: int, kind: str, args: dict[str, Any], timeout_s: float) -> Any:

@@ -93,7 +93,7 @@ def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
         sock.connect(address)
         sock.settimeout(ANSWER_TIMEOUT_S)
         sock.sendall(line)
-        raw = _read_line(sock)
+        raw = read_line(sock, MAX_ANSWER_BYTES)
     except FileNotFoundError:
         return {"fallback": f"{path}: no daemon (no socket)"}
     except ConnectionRefusedError:
@@ -106,7 +106,7 @@ def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
         sock.close()
         if fd is not None:
             os.close(fd)
-    if raw is None:
+    if isinstance(raw, str):  # closed, or an answer past the limit: not one this client reads
         return {"fallback": f"{path}: the daemon closed the connection without an answer"}
     try:
         answer = json.loads(raw)
@@ -117,18 +117,24 @@ def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
     return answer
 
 
-def _read_line(sock: socket.socket) -> bytes | None:
+CLOSED = "closed"  # read_line: the peer closed before a whole line
+TOO_LONG = "too long"  # read_line: no newline within the limit
+
+
+def read_line(sock: socket.socket, limit: int) -> bytes | str:
+    """The bytes before the first newline (both sides of the socket send one JSON line), or
+    why there is none: CLOSED or TOO_LONG. A timeout is raised (TimeoutError)."""
     chunks: list[bytes] = []
     size = 0
     while True:
         chunk = sock.recv(1 << 16)
         if not chunk:
-            return None  # closed before a whole line: refused, or the daemon stopped
+            return CLOSED
         end = chunk.find(b"\n")
+        size += len(chunk) if end < 0 else end
+        if size > limit:
+            return TOO_LONG
         if end >= 0:
             chunks.append(chunk[:end])
             return b"".join(chunks)
         chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_ANSWER_BYTES:
-            return None

@@ -141,6 +141,26 @@ class Selection:
             "matching": list(self.matching),
         }
 
+    @classmethod
+    def from_args(cls, args: dict[str, object]) -> Selection:
+        """The selection a request to the daemon carries (`as_args`); VaultError when a part of
+        it is not what `as_args` writes."""
+
+        def strings(key: str) -> tuple[str, ...]:
+            value = args.get(key) or ()
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise VaultError(f"forget request: {key} must be a list of texts")
+            return tuple(value)
+
+        entity = args.get("entity")
+        return cls(
+            strings("notes"),
+            strings("facts"),
+            entity if isinstance(entity, str) else None,
+            strings("events"),
+            strings("matching"),
+        )
+
     def describe(self) -> str:
         if self.everything:
             return "--everything" + (" --identity" if self.identity else "")

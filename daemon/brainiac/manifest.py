@@ -62,14 +62,12 @@ class FileState:
         sha256: str,
         docs: dict[str, str] | None = None,
         problem: str | None = None,
-        *,
-        docs_json: str | None = None,
     ) -> None:
         self.size, self.mtime_ns, self.ctime_ns, self.ino = size, mtime_ns, ctime_ns, ino
         self.sha256 = sha256
         self.problem = problem
-        self._docs = docs if docs is not None or docs_json is not None else {}
-        self._docs_json = docs_json if docs is None else None
+        self._docs: dict[str, str] | None = docs if docs is not None else {}
+        self._docs_json: str | None = None  # set only by _from_row: decoded on first use
 
     @classmethod
     def _from_row(cls, row: tuple[str, *_Row]) -> FileState:

@@ -45,6 +45,7 @@ from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.answers import Answerer
 from brainiac.corpus import kind_of
+from brainiac.daemon_requests import STATUS_FILE
 from brainiac.errors import (
     BrainiacError,
     IndexLockedError,
@@ -62,7 +63,6 @@ from brainiac.watcher import ChangeTracker, Watcher
 
 log = logging.getLogger(__name__)
 
-STATUS_FILE = "daemon.json"
 _STATUS_EVERY_S = 5.0
 # Long idle (nothing changed for a minute): the loop wakes this seldom, so an idle daemon costs
 # next to nothing; the systemd watchdog pings keep their own schedule.
@@ -659,20 +659,7 @@ class Service:
     def _forget(self, args: dict[str, object]) -> dict[str, object]:
         from brainiac.forget import Selection
 
-        def strings(key: str) -> tuple[str, ...]:
-            value = args.get(key) or ()
-            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise VaultError(f"forget request: {key} must be a list of texts")
-            return tuple(value)
-
-        entity = args.get("entity")
-        selection = Selection(
-            strings("notes"),
-            strings("facts"),
-            entity if isinstance(entity, str) else None,
-            strings("events"),
-            strings("matching"),
-        )
+        selection = Selection.from_args(args)
         report = self.memory.forget(selection, now=clock.now())
         log.info("forget %s, asked by another process: %s", report.selection, report.counts())
         self._status_now = True
@@ -819,14 +806,6 @@ class Service:
         if not stopping:
             systemd.notify(f"STATUS={self._status_line()}", environ=self.environ)
         return written
-
-
-def read_status(state_dir: Path) -> dict[str, object] | None:
-    try:
-        data = json.loads((state_dir / STATUS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _utcnow() -> dt.datetime:

@@ -32,7 +32,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from brainiac.daemon_socket import MAX_REQUEST_BYTES, PROTOCOL, SOCKET_NAME, connectable
+from brainiac.daemon_socket import (
+    CLOSED,
+    MAX_REQUEST_BYTES,
+    PROTOCOL,
+    TOO_LONG,
+    connectable,
+    read_line,
+    socket_path,
+)
 from brainiac.errors import VaultError
 
 log = logging.getLogger(__name__)
@@ -49,7 +57,7 @@ class SocketServer:
     """Answers requests on `<runtime_dir>/daemon.sock` with `respond(request) -> answer`."""
 
     def __init__(self, runtime_dir: Path, respond: Respond) -> None:
-        self.path = runtime_dir / SOCKET_NAME
+        self.path = Path(socket_path(str(runtime_dir)))
         self._respond = respond
         self._listener: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
@@ -211,27 +219,15 @@ class SocketServer:
 
 def _read_request(conn: socket.socket) -> bytes | str:
     """The request line, or (a str) what was wrong with it."""
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        try:
-            chunk = conn.recv(1 << 16)
-        except TimeoutError:
-            return f"no whole request line within {_READ_TIMEOUT_S:g} s"
-        if not chunk:
-            return "the connection closed before a whole request line"
-        end = chunk.find(b"\n")
-        if end >= 0:
-            size += end
-            if size > MAX_REQUEST_BYTES:
-                break
-            chunks.append(chunk[:end])
-            return b"".join(chunks)
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > MAX_REQUEST_BYTES:
-            break
-    return f"the request is over {MAX_REQUEST_BYTES} bytes"
+    try:
+        line = read_line(conn, MAX_REQUEST_BYTES)
+    except TimeoutError:
+        return f"no whole request line within {_READ_TIMEOUT_S:g} s"
+    if line == CLOSED:
+        return "the connection closed before a whole request line"
+    if line == TOO_LONG:
+        return f"the request is over {MAX_REQUEST_BYTES} bytes"
+    return line
 
 
 def _owner_only(folder: Path) -> None:
