@@ -436,17 +436,21 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
     return CheckResult(text, tuple(_dedupe(conflicts)), len(known), about, tuple(findings))
 
 
+def conflict_finding(sentence: str, c: Conflict) -> Finding:
+    """A sentence's verdict when it contradicts a stored fact (the fact path, and the event path
+    when the event gave that fact: evidence.py)."""
+    return Finding(
+        sentence, CONFLICT, "fact", c.key, c.stored, c.file, c.line, c.block, c.since, c.correction
+    )
+
+
 def _finding(
     sentence: str, clauses: list[_Clause], conflicts: list[Conflict], agreed: list[Known]
 ) -> Finding | None:
     """The sentence's verdict from the facts; None when it states nothing (a question, a
     condition, the assistant's own plan)."""
     if conflicts:
-        c = conflicts[0]
-        return Finding(
-            sentence.strip(), CONFLICT, "fact", c.key, c.stored, c.file, c.line, c.block,
-            c.since, c.correction,
-        )  # fmt: skip
+        return conflict_finding(sentence.strip(), conflicts[0])
     if agreed:
         k = agreed[0]
         since = facts.render_time(k.since) if k.since else None

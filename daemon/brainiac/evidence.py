@@ -495,7 +495,7 @@ def with_events(
     result: CheckResult,
     now: dt.datetime,
     hits: Sequence[Hit],
-    known: Sequence[Known] = (),
+    known: Sequence[Known],
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
     the events the search for the response found (one search for the whole response); `known`,
@@ -741,19 +741,7 @@ def _fact_conflict(
 
     kind = "superseded" if old is not None else "current"
     conflict = check_mod.fact_conflict(claim, fact, kind, old, confidence, False)
-    finding = check_mod.Finding(
-        claim,
-        check_mod.CONFLICT,
-        "fact",
-        fact.key,
-        fact.value,
-        fact.file,
-        fact.line,
-        fact.block,
-        conflict.since,
-        conflict.correction,
-    )
-    return finding, conflict
+    return check_mod.conflict_finding(claim, conflict), conflict
 
 
 def _near(name: str, words: set[str]) -> bool:

@@ -70,14 +70,12 @@ def _content(word: str, exclude: frozenset[str]) -> bool:
         and "’" not in low
         and low not in extract.STOP_WORDS
         and low not in _GENERIC
-        and not _is_banned(low, exclude)
+        and not is_speaker_word(low, exclude)
         and not (len(low) > 4 and low.endswith(_NOT_A_TOPIC_ENDINGS))
     )
 
 
-def _runs(
-    text: str, exclude: frozenset[str], nouns: set[str] | None = None
-) -> list[list[str]]:
+def _runs(text: str, exclude: frozenset[str], nouns: set[str] | None = None) -> list[list[str]]:
     """Runs of consecutive content words within one clause, as written. The last word of a run
     that follows a determiner ("my pottery class", "the beach") is added to `nouns`: a thing,
     where a run after anything else may be a verb or an adjective ("felt lucky")."""
@@ -109,20 +107,22 @@ def _close(
         nouns.add(run[-1].lower())
 
 
-def _banned(exclude: Iterable[str]) -> frozenset[str]:
+def speaker_words(exclude: Iterable[str]) -> frozenset[str]:
     """The words of `exclude` (speakers' names), and what they are called for short: "Mel"."""
     words = {w.lower() for x in exclude for w in x.split()}
     return frozenset(words)
 
 
-def _is_banned(word: str, banned: frozenset[str]) -> bool:
+def is_speaker_word(word: str, banned: frozenset[str]) -> bool:
+    """Whether `word` is one of `speaker_words`, or the start of one ("mel", "jo"): what
+    promotion also asks before a name founds an entity note."""
     return word in banned or (len(word) >= 2 and any(b.startswith(word) for b in banned))
 
 
 def key_phrases(texts: Iterable[str], n: int = 2, exclude: Iterable[str] = ()) -> list[str]:
     """Up to `n` phrases naming what `texts` are about, most telling first, no word in two of
     them. `exclude`: words that are never a topic here (the speakers' names)."""
-    banned = _banned(exclude)
+    banned = speaker_words(exclude)
     said_in: Counter[tuple[str, ...]] = Counter()  # in how many texts each n-gram occurs
     spelling: dict[tuple[str, ...], str] = {}
     first: dict[tuple[str, ...], int] = {}
@@ -204,7 +204,7 @@ def summary_sentences(
 ) -> list[tuple[int, str]]:
     """Up to `n` sentences, verbatim, that say most of what `texts` are about, as (index of the
     text, sentence), in the order they were said. Statements only: no question, no greeting."""
-    banned = _banned(exclude)
+    banned = speaker_words(exclude)
     weight: Counter[str] = Counter()
     for text in texts:
         weight.update({w.lower() for run in _runs(text, banned) for w in run})

@@ -275,25 +275,55 @@ def _place_new(
     """Events of one session that no note claims: entity notes, the session's note (the one an
     earlier promotion started for this session, or a new one), or the archive. `titles`: the
     names notes already answer to (normalised); the new session note's title is added."""
-    counts: Counter[str] = Counter()
-    names: dict[str, str] = {}
     if _imported(group[0].session):
         # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso"
-        # note beside a "Miso the cat" note holding half of it.
-        group_names: list[ev.Event] = []
+        # note beside a "Miso the cat" note holding half of it; its small talk stays in it.
+        rest = list(group)
     else:
-        group_names = group
+        rest = _founding_entities(group, roles, targets, taken, plan, now)
+    existing = session_notes.get(rest[0].session or "") if rest else None
+    if existing is not None:
+        target = targets.setdefault(
+            existing.rel, Target(existing.rel, existing.title, create=False)
+        )
+        target.events += [ev.render(e) for e in rest]
+    elif rest:
+        title = _session_title(rest, memory, roles)
+        if normalise(title) in titles:
+            # Two sessions about the same thing on one day: the session tells them apart (the
+            # same title would make organization merge them, and a note per session would
+            # grow without bound).
+            title = _beside_session(title, rest)
+        titles.add(normalise(title))
+        tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
+        session = rest[0].session or ""
+        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
+        target.events += [ev.render(e) for e in rest]
+
+
+def _founding_entities(
+    group: list[ev.Event],
+    roles: set[str],
+    targets: dict[str, Target],
+    taken: set[str],
+    plan: Plan,
+    now: dt.datetime,
+) -> list[ev.Event]:
+    """Files the events of a session that are about a name it mentions often into that name's
+    new entity note, and its small talk into the archive; returns the rest, in order."""
+    counts: Counter[str] = Counter()
+    names: dict[str, str] = {}
     # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group,
     # and, one word, is not written in lower case there more often: "Yeah", "Wow", "Hope" are
     # words that open sentences; "Max", "Paris" stay capitalised wherever they stand.
     inside: Counter[str] = Counter(
-        normalise(x) for e in group_names for x in extract.entities(e.text, openers=False)
+        normalise(x) for e in group for x in extract.entities(e.text, openers=False)
     )
     lower = Counter(
-        w for e in group_names for w in _LOWER_WORD_RE.findall(e.text) if normalise(w) in inside
+        w for e in group for w in _LOWER_WORD_RE.findall(e.text) if normalise(w) in inside
     )
     confirmed = {k for k, n in inside.items() if " " in k or lower[k] <= n}
-    for event in group_names:
+    for event in group:
         for entity in dict.fromkeys(extract.entities(event.text)):
             key = normalise(entity)
             if key and not _speaker(key, roles) and key in confirmed:
@@ -310,32 +340,11 @@ def _place_new(
         if best is not None:
             target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
             target.events.append(ev.render(event))
-        elif (
-            not extract.keywords([event.text], 1)
-            and len(event.text) < _SMALL_TALK_CHARS
-            and group_names
-        ):
+        elif not extract.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
         else:
             rest.append(event)
-    existing = session_notes.get(rest[0].session or "") if rest else None
-    if existing is not None:
-        target = targets.setdefault(
-            existing.rel, Target(existing.rel, existing.title, create=False)
-        )
-        target.events += [ev.render(e) for e in rest]
-    elif rest:
-        title = _session_title(rest, memory, roles)
-        if normalise(title) in titles:
-            # Two sessions about the same thing on one day: the session tells them apart (the
-            # same title would make organization merge them, and a note per session would
-            # grow without bound).
-            title = _session_title(rest, memory, roles, with_session=True)
-        titles.add(normalise(title))
-        tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
-        session = rest[0].session or ""
-        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
-        target.events += [ev.render(e) for e in rest]
+    return rest
 
 
 def _imported(session: str | None) -> bool:
@@ -349,9 +358,9 @@ def _speaker(key: str, roles: set[str]) -> bool:
     ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
     whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic. Two letters are
     enough when they start the name and the name is longer ("Jo" for Joanna)."""
-    if key in roles:
-        return True
-    return len(key) >= 2 and any(word.startswith(key) for role in roles for word in role.split())
+    return key in roles or (
+        len(key) >= 2 and topics.is_speaker_word(key, topics.speaker_words(roles))
+    )
 
 
 def _new_target(
@@ -364,25 +373,27 @@ def _new_target(
     return targets[key]
 
 
+def _beside_session(title: str, events: Sequence[ev.Event]) -> str:
+    """`title` with the session's name beside the date ("Pottery (chat 5, 2023-07-03)"), to tell
+    apart two sessions that would have the same title; unchanged when the name is already in
+    it (a label a person gave, an imported conversation's title) or there is none."""
+    session = events[0].session or ""
+    if not session or _readable(session) or _imported(session):
+        return title
+    dated = [e.at for e in events if e.at]
+    if dated:
+        day = dated[0].date().isoformat()
+        return title.removesuffix(f" ({day})") + f" ({session}, {day})"
+    return f"{title} ({session})"
+
+
 def _session_title(
-    events: Sequence[ev.Event],
-    memory: Memory,
-    speakers: Collection[str] = (),
-    with_session: bool = False,
+    events: Sequence[ev.Event], memory: Memory, speakers: Collection[str] = ()
 ) -> str:
     """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
-    after the session's name when that is a label a person gave it ("Atlas weekly - ...").
-    `with_session`: any other session name goes beside the date ("Pottery (chat 5, 2023-07-03)"),
-    to tell apart two sessions that would have the same title."""
+    after the session's name when that is a label a person gave it ("Atlas weekly - ...")."""
     texts = [e.text for e in events]
     session = events[0].session or ""
-    if with_session and session and not _readable(session) and not _imported(session):
-        plain = _session_title(events, memory, speakers)
-        dated = [e.at for e in events if e.at]
-        if dated:
-            day = dated[0].date().isoformat()
-            return plain.removesuffix(f" ({day})") + f" ({session}, {day})"
-        return f"{plain} ({session})"
     if memory.llm.available:
         title = memory.llm.title(texts)
         if title:
