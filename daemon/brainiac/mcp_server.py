@@ -37,7 +37,7 @@ from brainiac import jobs as jobs_mod
 from brainiac.errors import BrainiacError, StaleWriteError, VaultError
 from brainiac.lock import holder_of
 from brainiac.memory import Memory
-from brainiac.vault import IDENTITY, LONG_TERM_DIR, WORKING_MEMORY
+from brainiac.vault import IDENTITY, LONG_TERM_DIR, WORKING_MEMORY, FileText
 
 log = logging.getLogger(__name__)
 
@@ -491,7 +491,7 @@ def write_long_term(memory: Memory, rel: str, text: str, create: bool) -> bool:
             "here; add what happened with `remember`"
         )
     try:
-        current = note_text(memory, rel)
+        current: FileText | None = _served_note(memory, rel)
     except FileNotFoundError:
         if not create:
             raise VaultError(
@@ -500,7 +500,7 @@ def write_long_term(memory: Memory, rel: str, text: str, create: bool) -> bool:
             ) from None
         current = None
     ltm.parse(text, rel)  # a note whose frontmatter cannot be read would be skipped: refused
-    expected = memory.vault.read(rel).fingerprint if current is not None else None
+    expected = current.fingerprint if current is not None else None
     try:
         memory.vault.write(rel, text, expected)
     except StaleWriteError:
@@ -525,6 +525,11 @@ def forget_with(memory: Memory, selection: Any, confirm: bool) -> Any:
 def note_text(memory: Memory, rel: str) -> str:
     """The text of the note at vault-relative `rel`; VaultError (saying why) for anything that is
     not a Markdown note inside the vault, or that is private, FileNotFoundError when missing."""
+    return _served_note(memory, rel).text
+
+
+def _served_note(memory: Memory, rel: str) -> FileText:
+    """The note at `rel` as read (its text and fingerprint), under note_text's rules."""
     where = rel or "(empty path)"
     if not rel or "\x00" in rel or "\\" in rel:
         raise VaultError(
@@ -549,11 +554,11 @@ def note_text(memory: Memory, rel: str) -> str:
         raise VaultError(f"{rel}: only Markdown notes (.md) are served")
     if not path.is_file():
         raise FileNotFoundError(rel)
-    text = memory.vault.read(rel).text
+    read = memory.vault.read(rel)
     # A note whose frontmatter cannot be read raises here: whether it is private is unknown.
-    if ltm.parse(text, rel).private:
+    if ltm.parse(read.text, rel).private:
         raise VaultError(f"{rel}: is marked `private: true`; private notes are not served")
-    return text
+    return read
 
 
 def _iso(at: dt.datetime | None) -> str | None:
