@@ -234,6 +234,20 @@ def test_any_frontmatter_reads_or_is_one_note_parse_error_and_edits_keep_it_read
             assert again.strength == expected
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_a_key_after_a_yaml_only_line_break_is_not_missed_by_a_frontmatter_edit(
+    separator: str,
+) -> None:
+    # YAML breaks lines at U+0085, U+2028 and U+2029 too, so the second `strength` below is a key
+    # of its own, the one YAML reads; the line editor sees one line and would set the first.
+    text = f"---\nstrength: 1.5\n{separator}strength: 1.5\n---\n# Body\n"
+    assert ltm.parse(text, "memory/long_term/x.md").strength == 1.5
+    edited = note.set_frontmatter_field(text, "strength", "1.25")
+    assert edited == text  # left as its person wrote it, since the edit would not read back
+    plain = text.replace(separator, "")
+    assert ltm.parse(note.set_frontmatter_field(plain, "strength", "1.25"), "x.md").strength == 1.25
+
+
 @_examples(100)
 @given(st.binary(max_size=300) | st.text(max_size=200).map(str.encode))
 def test_any_bytes_in_a_note_read_or_raise_note_parse_error(tmp_path: Path, data: bytes) -> None:

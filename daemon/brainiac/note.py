@@ -438,8 +438,9 @@ def set_frontmatter_field(text: str, key: str, yaml_value: str) -> str:
 
 # What can make a line edit of frontmatter unreadable, so that it is read back before it is kept:
 # flow collections, anchors and aliases, tags, complex keys, directives, block scalars, nulls, tabs,
-# byte order marks.
-_RISKY_LAYOUT = re.compile(r"[{}&*!?%|>~\t\ufeff]")
+# byte order marks, and the line breaks YAML knows beside "\n" (U+0085, U+2028, U+2029): a key after
+# one of them starts a line for YAML but not for this line editor, which would miss it.
+_RISKY_LAYOUT = re.compile(r"[{}&*!?%|>~\t\ufeff\x85\u2028\u2029]")
 
 
 def _reads_back(source: str, key: str, line: str) -> bool:
