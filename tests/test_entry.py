@@ -16,11 +16,22 @@ from pathlib import Path
 
 import pytest
 
+from brainiac import daemon_socket
 from brainiac.bookkeeping import Bookkeeper
 from brainiac.locations import Locations
 from conftest import run_cli
 from test_daemon import DEADLINE_S, wait_for
-from test_socket import CALLS, HOOK_EVENT, NOW, _answers, _cli, _serving, _stats, quiet_vault
+from test_socket import (
+    CALLS,
+    HOOK_EVENT,
+    NOW,
+    _answers,
+    _cli,
+    _serving,
+    _socket_path,
+    _stats,
+    quiet_vault,
+)
 
 
 @pytest.fixture
@@ -182,3 +193,38 @@ def test_other_commands_never_ask_the_daemon(vault: Path, tmp_path: Path) -> Non
         after = _stats(vault)["stats"]
     # --debug: the CLI's own process asks, over the request it parsed itself (one answer)
     assert after == {**before, "answered": before["answered"] + 1}
+
+
+def test_the_daemon_runs_no_other_command_and_reads_no_malformed_command_line(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Only the four commands run in the daemon: a command line for any other (which would write,
+    or start something) is left to the client, and nothing changes."""
+    short_term = vault / "memory" / "short_term.md"
+    before_text = short_term.read_text(encoding="utf-8")
+    with _serving(vault, tmp_path):
+        path = _socket_path(vault)
+        for argv in (
+            ["--vault", str(vault), "remember", "the daemon must not write this"],
+            ["remember", "the daemon must not write this"],
+            ["init", str(tmp_path / "elsewhere")],
+            ["hook", "stop"],
+            ["run"],
+            ["context", "--prompt", "x", "--write"],
+        ):
+            answer = daemon_socket.exchange(
+                path, {"v": 1, "argv": argv, "stdin": "x", "env": daemon_socket.relevant_env()}
+            )
+            assert "fallback" in answer and "parts" not in answer, (argv, answer)
+        for request, says in (
+            ({"argv": "search x"}, "argv must be a list of strings"),
+            ({"argv": ["search", 3]}, "argv must be a list of strings"),
+            ({"argv": ["search", "x"], "stdin": 3}, "stdin must be a string or null"),
+            ({"argv": ["search", "x"], "env": []}, "env must be a JSON object"),
+        ):
+            answer = daemon_socket.exchange(path, {"v": 1, "env": {}, **request})
+            assert says in answer.get("error", ""), (request, answer)
+        stats = _stats(vault)["stats"]
+    assert stats["answered"] == 0 and stats["failed"] == 0 and stats["malformed"] == 4
+    assert short_term.read_text(encoding="utf-8") == before_text
+    assert not (tmp_path / "elsewhere").exists()
