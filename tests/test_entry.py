@@ -79,6 +79,51 @@ def test_wrong_arguments_come_out_as_the_cli_says_them(vault: Path, tmp_path: Pa
         assert all(_cli(vault, a, s)[2] == 0 for a, s in ANSWERED_HERE)
 
 
+def test_standard_input_reaches_the_daemon_as_the_cli_reads_it(vault: Path, tmp_path: Path) -> None:
+    """Carriage returns, a byte that is not UTF-8: read as sys.stdin reads them (its encoding
+    and its error handler), whichever process answers."""
+    text = "The Atlas deadline is on Friday 4 December.\r\nAnna said so.\rSo did Ben.\r\n"
+    args = ("check", "-", "--json", "--now", NOW)
+    with _serving(vault, tmp_path):
+        before = _stats(vault)["stats"]["answered"]
+        via_daemon = _cli(vault, args, text)
+        assert _stats(vault)["stats"]["answered"] == before + 1
+        assert via_daemon == _cli(vault, args, text, BRAINIAC_SOCKET="off")
+        raw = [sys.executable, "-m", "brainiac", "--vault", str(vault), *args]
+        done = [
+            subprocess.run(raw, input=b"Anna \xff said so.\n", capture_output=True, env=env)
+            for env in (os.environ, {**os.environ, "BRAINIAC_SOCKET": "off"})
+        ]
+    assert (done[0].stdout, done[0].stderr, done[0].returncode) == (
+        done[1].stdout,
+        done[1].stderr,
+        done[1].returncode,
+    )
+
+
+def test_the_entry_point_reads_standard_input_as_sys_stdin_does_and_hands_it_on() -> None:
+    data = b"one\r\ntwo\rthree \xff\n\n"
+    plain = subprocess.run(
+        [sys.executable, "-c", "import sys; print(ascii(sys.stdin.read()))"],
+        input=data,
+        capture_output=True,
+        check=True,
+    ).stdout
+    read_twice = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from brainiac import entry; "
+            "print(ascii(entry._read_stdin())); print(ascii(sys.stdin.read()))",
+        ],
+        input=data,
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert read_twice == plain + plain  # what the daemon gets, then what the CLI would read
+    assert b"\\r" in plain
+
+
 def test_without_a_daemon_the_entry_point_hands_everything_to_the_cli(vault: Path) -> None:
     for args, stdin in [*CALLS[::3], *WRONG[::4], *ANSWERED_HERE[:1]]:
         assert _cli(vault, args, stdin) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off"), args

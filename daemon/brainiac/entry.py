@@ -93,8 +93,9 @@ def _ask(argv: list[str], flag: str | None) -> tuple[list[list[object]], int] | 
         answer = daemon_socket.ask_argv(runtime, argv, stdin)
     if "fallback" in answer or "needs" in answer:
         return None
-    parts, code = answer["parts"], answer["exit"]
-    assert isinstance(parts, list) and isinstance(code, int)  # daemon_socket checked them
+    parts, code = answer.get("parts"), answer.get("exit")
+    if not isinstance(parts, list) or not isinstance(code, int):
+        return None
     if not all(_is_part(p) for p in parts):
         return None
     return parts, code
@@ -112,11 +113,15 @@ def _is_part(part: object) -> bool:
 def _read_stdin() -> str | None:
     """All of standard input, decoded as sys.stdin decodes it; sys.stdin is then a copy that
     reads it again, for the CLI should it answer after all. None when it cannot be read here."""
-    if sys.stdin is None:
-        return None
     stream = sys.stdin
+    if stream is None or not hasattr(stream, "buffer"):
+        return None
     copy = io.TextIOWrapper(
-        io.BytesIO(stream.buffer.read()), encoding=stream.encoding, errors=stream.errors
+        io.BytesIO(stream.buffer.read()),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        # as Python makes sys.stdin: lines end at "\n", and "\r\n" is read as it is (POSIX)
+        newline=None if os.name == "nt" else "\n",
     )
     sys.stdin = copy
     try:
