@@ -21,8 +21,6 @@ import io
 import os
 import sys
 
-from brainiac import daemon_socket, vault_key
-
 DEFAULT_VAULT = "~/brainiac"
 # The commands the daemon answers, by their names on the command line: the daemon checks the
 # parsed command again (cli.ASKABLE); this only keeps other commands from asking at all.
@@ -80,6 +78,8 @@ def _askable(argv: list[str]) -> tuple[bool, str | None]:
 
 def _ask(argv: list[str], flag: str | None) -> tuple[list[list[object]], int] | None:
     """The daemon's answer (parts, exit status), or None: the CLI answers."""
+    from brainiac import daemon_socket, vault_key  # here: `--version` and the rest do not ask
+
     try:
         vault = os.path.abspath(chosen_vault(flag))
         runtime = vault_key.runtime_folder(vault_key.vault_key(vault), os.environ)
