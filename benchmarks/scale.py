@@ -234,6 +234,7 @@ def run(
     if code != 0:
         raise RuntimeError(f"{cmd[:4]} failed ({code}):\n{err[-3000:]}")
     result: dict[str, Any] = {"wall": wall, "stdout": out, "stderr": err}
+    result["cpu"] = usage.ru_utime + usage.ru_stime  # the child's own CPU time (wait4)
     result["maxrss_mb"] = usage.ru_maxrss / 1024
     if sample_rss:
         result["tree_rss_mb"] = peak_tree / 2**20
@@ -691,13 +692,12 @@ def bench_daemon(
         event = {"session_id": "bench", "hook_event_name": "UserPromptSubmit", "prompt": p}
         return json.dumps(event)
 
-    def timed(cmd: list[str], e: dict[str, str], stdin: str | None = None) -> float:
-        started = time.perf_counter()
-        done = subprocess.run(cmd, env=e, input=stdin, capture_output=True, text=True)
-        wall = time.perf_counter() - started
-        if done.returncode != 0 or not done.stdout:
-            raise RuntimeError(f"{cmd[3:5]} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-        return wall
+    def timed(cmd: list[str], e: dict[str, str], stdin: str | None = None) -> tuple[float, float]:
+        """The child's wall time (spawn to exit) and its own CPU time (user + system)."""
+        done = run(cmd, e, stdin=stdin or "")
+        if not done["stdout"]:
+            raise RuntimeError(f"{cmd[3:5]} printed nothing:\n{done['stderr'][-2000:]}")
+        return float(done["wall"]), float(done["cpu"])
 
     hook = [BRAINIAC, "--vault", str(vault), "hook", "user-prompt-submit"]
     from brainiac.locations import Locations
@@ -715,8 +715,15 @@ def bench_daemon(
             "python -c pass",
         )
     }
+
+    cpu: dict[str, list[float]] = {k: [] for k in times}
+
+    def add(label: str, measured: tuple[float, float]) -> None:
+        times[label].append(measured[0])
+        cpu[label].append(measured[1])
+
     for i in range(runs):
-        times["context in-process, no daemon"].append(timed(context(prompts[i]), env))
+        add("context in-process, no daemon", timed(context(prompts[i]), env))
     log_path = vault.parent / "daemon.log"
     with log_path.open("wb") as log_f:
         daemon = subprocess.Popen(
@@ -733,37 +740,52 @@ def bench_daemon(
             before = (_socket_stats(vault, env) or {})["stats"]["answered"]
             for i in range(runs):
                 p = prompts[i]
-                times["context via daemon"].append(timed(context(p), env))
-                times["hook via daemon"].append(timed(hook, env, hook_input(p)))
-                times["context in-process, daemon running"].append(timed(context(p), off))
-                times["hook in-process, daemon running"].append(timed(hook, off, hook_input(p)))
-                times["context via daemon, socket client alone"].append(
-                    timed([PY, "-c", _SOCKET_CLIENT, runtime, p], env)
+                add("context via daemon", timed(context(p), env))
+                add("hook via daemon", timed(hook, env, hook_input(p)))
+                add("context in-process, daemon running", timed(context(p), off))
+                add("hook in-process, daemon running", timed(hook, off, hook_input(p)))
+                add(
+                    "context via daemon, socket client alone",
+                    timed([PY, "-c", _SOCKET_CLIENT, runtime, p], env),
                 )
-                times["python -c pass"].append(timed([PY, "-c", "print(1)"], env))
+                add("python -c pass", timed([PY, "-c", "print(1)"], env))
             answered = (_socket_stats(vault, env) or {})["stats"]["answered"] - before
         finally:
             daemon.terminate()  # SIGTERM: the daemon stops in order
             daemon.wait(timeout=120)
     if answered != 3 * runs:
         raise RuntimeError(f"the daemon answered {answered} calls, not {3 * runs}")
-    out = {k: {"p50": pct(v, 50), "p95": pct(v, 95), "runs": len(v)} for k, v in times.items()}
+    out = {
+        k: {
+            "p50": pct(v, 50),
+            "p95": pct(v, 95),
+            "cpu_p50": pct(cpu[k], 50),
+            "cpu_p95": pct(cpu[k], 95),
+            "runs": len(v),
+        }
+        for k, v in times.items()
+    }
     for k, v in out.items():
-        log(f"[{n}] {k}: p50 {v['p50'] * 1e3:.0f} ms, p95 {v['p95'] * 1e3:.0f} ms")
+        log(
+            f"[{n}] {k}: p50 {v['p50'] * 1e3:.0f} ms, p95 {v['p95'] * 1e3:.0f} ms "
+            f"(CPU p50 {v['cpu_p50'] * 1e3:.0f} ms)"
+        )
     return {"answered_by_daemon": answered, **out}
 
 
 def daemon_table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "| notes | CLI call (wall time, spawn to exit) | p50 (ms) | p95 (ms) |",
-        "|---:|---|---:|---:|",
+        "| notes | CLI call (wall time, spawn to exit) | p50 (ms) | p95 (ms) | CPU p50 (ms) |"
+        " CPU p95 (ms) |",
+        "|---:|---|---:|---:|---:|---:|",
     ]
     for r in results:
         d = r.get("daemon")
         for k, v in (d or {}).items():
             if isinstance(v, dict):
                 rows.append(
-                    f"| {r['notes']:,} | {k} | {v['p50'] * 1e3:.0f} | {v['p95'] * 1e3:.0f} |"
+                    f"| {r['notes']:,} | {k} | {v['p50'] * 1e3:.0f} | {v['p95'] * 1e3:.0f} | "
+                    f"{v.get('cpu_p50', 0) * 1e3:.0f} | {v.get('cpu_p95', 0) * 1e3:.0f} |"
                 )
     return "\n".join(rows)
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import re
 
-from brainiac import Memory
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from brainiac import Memory, masking
 from brainiac.masking import mask
 
 
@@ -43,3 +47,33 @@ def test_the_context_masks_what_the_vault_keeps(memory: Memory) -> None:
     assert ctx.tokens <= 1500
     kept = (memory.vault.root / "memory" / "short_term.md").read_text(encoding="utf-8")
     assert "Tr0ub4dor&3" in kept  # the person's file is theirs
+
+
+def _every_pattern(text: str) -> tuple[str, int]:
+    """mask() as it was: every shape searched, whatever the text holds."""
+    count = 0
+    for kind, _needed, pattern in masking._SHAPES:
+        text, n = pattern.subn(f"[masked {kind}]", text)
+        count += n
+
+    def named(m: re.Match[str]) -> str:
+        nonlocal count
+        if m.group("value").startswith("[masked"):
+            return m.group()
+        count += 1
+        return f"{m.group('name')}{m.group('sep')}[masked]"
+
+    return masking._NAMED.sub(named, text), count
+
+
+_PIECES = [
+    *("sk-", "sk-ant-", "ghp_", "ghs_", "github_pat_", "glpat-", "xoxb-", "AIza", "AKIA", "ASIA"),
+    *("eyJ", ".eyJ", "Bearer ", "bearer ", "-----BEGIN RSA PRIVATE KEY-----", "password: "),
+    *("-----END RSA PRIVATE KEY-----", "token=", "abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789"),
+    *("_", "-", ".", " ", "\n", "x"),
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=8), max_size=30).map("".join))
+def test_skipping_shapes_whose_prefix_is_absent_changes_nothing(text: str) -> None:
+    assert mask(text) == _every_pattern(text)

@@ -1,3 +1,3 @@
-from brainiac.cli import main
+from brainiac.entry import main
 
 main()

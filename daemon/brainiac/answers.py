@@ -24,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from brainiac import faults
+
 if TYPE_CHECKING:
     from brainiac.config import Config
     from brainiac.memory import Memory
@@ -184,17 +186,19 @@ class Answerer:
         }
 
     def respond(self, request: dict[str, Any]) -> dict[str, Any]:
-        command, args, env = request.get("command"), request.get("args"), request.get("env")
-        handler = self._commands.get(command) if isinstance(command, str) else None
-        if handler is None:
+        env = request.get("env")
+        if not isinstance(env, dict):
+            return {"error": "env must be a JSON object"}
+        if "argv" in request:
+            return self._respond_argv(request["argv"], request.get("stdin"), env)
+        command, args = request.get("command"), request.get("args")
+        if not isinstance(command, str) or command not in self._commands:
             return {"error": f"unknown command {command!r}"}
-        if not isinstance(args, dict) or not isinstance(env, dict):
+        if not isinstance(args, dict):
             return {"error": "args and env must be JSON objects"}
         try:
-            self._same_setting(
-                {str(k): str(v) for k, v in env.items()}, need_offline=command == "check"
-            )
-            return handler(args).as_json()
+            self._same_setting({str(k): str(v) for k, v in env.items()})
+            return self._answer(command, args).as_json()
         except _Fallback as exc:
             return {"fallback": str(exc)}
         except (KeyError, TypeError, ValueError, OverflowError) as exc:
@@ -203,7 +207,31 @@ class Answerer:
         except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
             return {"fallback": f"{type(exc).__name__}: {exc}"}
 
-    def _same_setting(self, env: dict[str, str], need_offline: bool) -> None:
+    def _respond_argv(self, argv: object, stdin: object, env: dict[str, Any]) -> dict[str, Any]:
+        """A command line as the client was given it, parsed here by the CLI's own commands."""
+        from brainiac import cli
+
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            return {"error": "argv must be a list of strings"}
+        if stdin is not None and not isinstance(stdin, str):
+            return {"error": "stdin must be a string or null"}
+        try:
+            self._same_setting({str(k): str(v) for k, v in env.items()})
+            return cli.answer_client(argv, stdin, self._answer).as_json()
+        except cli.NeedsStdin:
+            return {"needs": "stdin"}
+        except (_Fallback, cli.RunHere) as exc:
+            return {"fallback": str(exc)}
+        except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
+            return {"fallback": f"{type(exc).__name__}: {exc}"}
+
+    def _answer(self, command: str, args: dict[str, Any]) -> Output:
+        faults.point("socket.answering")  # a test's daemon dies here, mid-request
+        if command == "check" and self.memory.llm.available:
+            raise _Fallback("check with a model ([llm]) runs in the CLI")
+        return self._commands[command](args)
+
+    def _same_setting(self, env: dict[str, str]) -> None:
         from brainiac import config as config_mod
 
         if env.get("TZ") != os.environ.get("TZ"):
@@ -222,8 +250,6 @@ class Answerer:
             self._config_seen = seen
         if seen[1] != self.memory.config:
             raise _Fallback("the configuration changed since the daemon loaded it (SIGHUP)")
-        if need_offline and self.memory.llm.available:
-            raise _Fallback("check with a model ([llm]) runs in the CLI")
 
     def _search(self, args: dict[str, Any]) -> Output:
         limit = args["limit"]

@@ -15,13 +15,14 @@ import shlex
 import sys
 import time
 import tomllib
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from brainiac import __version__, clock
+from brainiac import __version__, clock, entry
 from brainiac.errors import BrainiacError, ConfigError, FutureTimeError, VaultError
 from brainiac.lazy import lazy_module
 from brainiac.lock import holder_of
@@ -51,27 +52,17 @@ EXIT_ERROR = 2
 IMPORT_FORMATS = ("brainiac", "claude-code", "claude-ai", "chatgpt", "claude-export", "markdown")
 EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory
 EXIT_HOOK_FAILED = 1  # `hook ...`: never 2, which Claude Code reads as "block the prompt"
-DEFAULT_VAULT = "~/brainiac"
-
-
-def _user_config_vault() -> str | None:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    path = Path(base) / "brainiac" / "config.toml"
-    try:
-        with path.open("rb") as f:
-            value = tomllib.load(f).get("vault")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc}); fix it or delete it") from exc
-    return str(value) if value else None
 
 
 def resolve_vault(flag: str | None) -> Path:
     """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then
-    ~/brainiac."""
-    chosen = flag or os.environ.get("BRAINIAC_VAULT") or _user_config_vault() or DEFAULT_VAULT
-    return Path(chosen).expanduser()
+    ~/brainiac (entry.chosen_vault: the entry point finds the daemon's socket with it too)."""
+    try:
+        return Path(entry.chosen_vault(flag))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            f"{entry.user_config_path()}: cannot be read ({exc}); fix it or delete it"
+        ) from exc
 
 
 # Commands after which the process ends with os._exit once stdout and stderr are flushed (see
@@ -92,7 +83,22 @@ _finished: list[str] = []  # the commands that returned, innermost first
 class _Group(click.Group):
     group_class = type  # subgroups (hook, jobs, service) are _Groups too
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if _client(ctx) is not None:  # the daemon runs only the commands it answers
+            path, parent = [name], ctx
+            while parent.parent is not None:
+                path.insert(0, parent.info_name)
+                parent = parent.parent
+            if tuple(path) not in ASKABLE:
+                raise RunHere(f"{' '.join(map(str, path))} is answered by the CLI")
+        return name, command, rest
+
     def invoke(self, ctx: click.Context) -> Any:
+        if _client(ctx) is not None:  # the daemon answering: no bookkeeping, errors go up
+            return super().invoke(ctx)
         _entered.append(self.name or "")
         try:
             result = super().invoke(ctx)
@@ -106,6 +112,8 @@ class _Group(click.Group):
 
 
 def _open(ctx: click.Context) -> Memory:
+    if _client(ctx) is not None:  # (context --write): the daemon never opens another Memory
+        raise RunHere("this call opens the vault in the CLI's own process")
     memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]))
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
@@ -183,6 +191,11 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
     brainiac keeps the memory in Markdown files, indexes them, and assembles the context an
     LLM reads: Core Identity, Short-Term Memory, Relevant Long-Term Memory, User Prompt.
     """
+    if _client(ctx) is not None:
+        if debug:  # --debug logs what happens in the CLI's process: it answers itself
+            raise RunHere("--debug")
+        ctx.obj["vault"] = vault
+        return
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="brainiac: %(levelname)s: %(message)s",
@@ -295,7 +308,12 @@ def _ask_daemon(ctx: click.Context, command: str, args: dict[str, Any]) -> Outpu
     """The running daemon's answer over its socket, or None: answer in this process.
 
     Imports next to nothing (daemon_socket.py), so an answered command never loads the index,
-    the parser or the rest."""
+    the parser or the rest. In the daemon (answer_client) the answer is made there and then."""
+    client = _client(ctx)
+    if client is not None:
+        raise _Answered(client.answer(command, args))
+    if ctx.obj.get("daemon_asked"):  # the entry point asked already (entry.py)
+        return None
     from brainiac import daemon_socket
     from brainiac.answers import Output
     from brainiac.locations import Locations
@@ -315,6 +333,75 @@ def _ask_daemon(ctx: click.Context, command: str, args: dict[str, Any]) -> Outpu
         return None
     logging.getLogger(__name__).debug("%s: answered by the daemon over its socket", command)
     return output
+
+
+def _read_stdin(ctx: click.Context) -> str:
+    client = _client(ctx)
+    if client is None:
+        return sys.stdin.read()
+    if client.stdin is None:
+        raise NeedsStdin
+    return client.stdin
+
+
+# -- the daemon answers a command line (entry.py sends it; answers.Answerer calls this) -------
+# The commands the daemon runs for a client, as paths of names: one of these parses its
+# arguments and asks (_ask_daemon), and the daemon's Memory answers there and then.
+ASKABLE = {("context",), ("search",), ("check",), ("hook",), ("hook", "user-prompt-submit")}
+# Options that act while they are parsed (help and version print; --prompt-file opens a file
+# named relative to the client's folder): a command line with one is the CLI's own.
+_ACTING_OPTIONS = ("-h", "--help", "--version", "--prompt-file")
+
+
+class RunHere(Exception):
+    """This call is answered by the CLI's own process (the reason is the message)."""
+
+
+class NeedsStdin(Exception):
+    """The command reads standard input, and the request did not bring it."""
+
+
+class _Answered(Exception):
+    def __init__(self, output: Output) -> None:
+        super().__init__("answered")
+        self.output = output
+
+
+@dataclasses.dataclass(frozen=True)
+class _Client:
+    stdin: str | None  # what the client read from its standard input (None: not yet)
+    answer: Callable[[str, dict[str, Any]], Output]  # (command, args) -> the output
+
+
+def _client(ctx: click.Context) -> _Client | None:
+    obj = ctx.find_root().obj
+    client = obj.get("client") if isinstance(obj, dict) else None
+    return client if isinstance(client, _Client) else None
+
+
+def answer_client(
+    argv: list[str], stdin: str | None, answer: Callable[[str, dict[str, Any]], Output]
+) -> Output:
+    """What `brainiac ARGV` prints, made in the daemon: the arguments parsed by the real
+    commands above, the output made by `answer(command, args)`, which is what `_ask_daemon`
+    would have sent over the socket. RunHere for anything the CLI's own process must do (a
+    usage error, --help, another command, --write); NeedsStdin when the command reads standard
+    input and `stdin` is None."""
+    acting = [a for a in argv if a.split("=", 1)[0] in _ACTING_OPTIONS]
+    if acting:
+        raise RunHere(f"{acting[0]} is the CLI's own")
+    try:
+        cli.main(
+            args=list(argv),
+            prog_name="brainiac",
+            standalone_mode=False,
+            obj={"client": _Client(stdin, answer)},
+        )
+    except _Answered as done:
+        return done.output
+    except (click.ClickException, click.Abort, BrainiacError) as exc:
+        raise RunHere(f"{type(exc).__name__}: {exc}") from exc
+    raise RunHere("the command did not ask the daemon")
 
 
 def _emit(ctx: click.Context, output: Output) -> None:
@@ -749,7 +836,7 @@ def _run_hook(ctx: click.Context, event: str, act: Any, stdin: str | None = None
 @click.pass_context
 def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
     """Print the memory relevant to the prompt; Claude Code adds it to the prompt's context."""
-    stdin = sys.stdin.read()
+    stdin = _read_stdin(ctx)
     output = _ask_daemon(ctx, "hook-user-prompt-submit", {"stdin": stdin, "budget": budget})
     if output is not None:
         _emit(ctx, output)
@@ -805,7 +892,7 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     (docs/check.md); what it decided is marked (`decided_by` in --json).
     """
     if text is None or text == "-":
-        text = sys.stdin.read()
+        text = _read_stdin(ctx)
     output = _ask_daemon(ctx, "check", {"text": text, "now": now, "json": as_json})
     if output is None:
         from brainiac import answers
@@ -1157,12 +1244,14 @@ def restore(snapshot: Path, target: Path, as_json: bool) -> None:
     )
 
 
-def main() -> None:
+def main(daemon_asked: bool = False) -> None:
+    """The whole CLI (entry.main calls it for what the daemon did not answer; `daemon_asked`:
+    the daemon was asked already, and is not asked again)."""
     # What brainiac creates (the index and state hold the memory's text too) is the user's alone;
     # files that exist keep their modes (safe_io copies a replaced file's mode).
     os.umask(0o077)
     try:
-        cli.main(prog_name="brainiac")
+        cli.main(prog_name="brainiac", obj={"daemon_asked": daemon_asked})
     except SystemExit as exc:
         code = exc.code if exc.code is not None else 0
         if isinstance(code, int) and _may_exit_now():

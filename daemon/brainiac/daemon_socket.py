@@ -7,18 +7,21 @@ runs, the socket file is stale, the connection is refused or times out, or the d
 command is better run here), `ask` says why and the command runs in its own process, exactly as
 without a daemon: never worse than before, never a hang.
 
-This module runs before the CLI loads anything else, so it imports only json, os and socket.
+This module runs before the CLI loads anything else (entry.py), so it imports only json, os and
+_socket (the C module under `socket`, which would add selectors and enum: ~1 ms a call).
 The protocol (the server is socket_server.py, the answers answers.py): one JSON object on one
-line each way. A request is {"v": 1, "command": ..., "args": {...}, "env": {...}}; an answer
-is {"v": 1, "parts": [[to_stderr, text], ...], "exit": n}, or {"v": 1, "fallback": why}, or
-{"v": 1, "error": why} for a request the daemon could not read.
+line each way. A request is {"v": 1, "argv": [...], "stdin": text or null, "env": {...}} (the
+command line as given: entry.py) or {"v": 1, "command": ..., "args": {...}, "env": {...}} (the
+arguments as the CLI parsed them: cli.py); an answer is {"v": 1, "parts": [[to_stderr, text],
+...], "exit": n}, or {"v": 1, "needs": "stdin"} (the command reads standard input: ask again with
+it), or {"v": 1, "fallback": why}, or {"v": 1, "error": why} for a request it could not read.
 """
 
 from __future__ import annotations
 
+import _socket
 import json
 import os
-import socket
 
 SOCKET_NAME = "daemon.sock"
 PROTOCOL = 1
@@ -60,9 +63,19 @@ def connectable(path: str) -> tuple[str, int | None]:
 
 def ask(runtime_dir: str, command: str, args: dict[str, object]) -> dict[str, object]:
     """The daemon's answer to `command`, or {"fallback": why} when it cannot be had."""
+    return _asked(runtime_dir, {"command": command, "args": args})
+
+
+def ask_argv(runtime_dir: str, argv: list[str], stdin: str | None) -> dict[str, object]:
+    """The daemon's answer to a command line (the daemon parses it as the CLI would), or
+    {"needs": "stdin"}: ask again with what standard input holds; or {"fallback": why}."""
+    return _asked(runtime_dir, {"argv": argv, "stdin": stdin})
+
+
+def _asked(runtime_dir: str, fields: dict[str, object]) -> dict[str, object]:
     if os.environ.get(OFF_ENV) == "off":
         return {"fallback": f"{OFF_ENV}=off"}
-    request = {"v": PROTOCOL, "command": command, "args": args, "env": relevant_env()}
+    request = {"v": PROTOCOL, **fields, "env": relevant_env()}
     answer = exchange(socket_path(runtime_dir), request)
     if "fallback" in answer:
         return answer
@@ -70,6 +83,8 @@ def ask(runtime_dir: str, command: str, args: dict[str, object]) -> dict[str, ob
         return {"fallback": f"the daemon speaks protocol {answer.get('v')!r}, not {PROTOCOL}"}
     if "error" in answer:
         return {"fallback": f"the daemon could not read the request: {answer['error']}"}
+    if answer.get("needs") == "stdin" and fields.get("stdin", "") is None:
+        return answer
     parts, code = answer.get("parts"), answer.get("exit")
     if not isinstance(parts, list) or not isinstance(code, int):
         return {"fallback": "the daemon's answer has no parts or exit status"}
@@ -87,7 +102,7 @@ def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
         return {"fallback": f"{path}: no daemon (no runtime folder)"}
     except OSError as exc:
         return {"fallback": f"{path}: {exc.strerror or exc}"}
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_CLOEXEC)
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
         sock.connect(address)
@@ -121,7 +136,7 @@ CLOSED = "closed"  # read_line: the peer closed before a whole line
 TOO_LONG = "too long"  # read_line: no newline within the limit
 
 
-def read_line(sock: socket.socket, limit: int) -> bytes | str:
+def read_line(sock: _socket.socket, limit: int) -> bytes | str:
     """The bytes before the first newline (both sides of the socket send one JSON line), or
     why there is none: CLOSED or TOO_LONG. A timeout is raised (TimeoutError)."""
     chunks: list[bytes] = []

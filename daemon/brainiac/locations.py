@@ -8,27 +8,14 @@ synced vault never carries a half-written index.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainiac.vault_key import runtime_folder, state_folder, vault_key, xdg_base
 
-def vault_key(vault: Path) -> str:
-    """A readable, unique directory name for a vault: `<folder-name>-<hash of its path>`."""
-    resolved = str(vault.resolve())
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", vault.resolve().name).strip("-.") or "vault"
-    return f"{slug[:40]}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
-
-
-def _base(environ: Mapping[str, str], var: str, default: str) -> Path:
-    value = environ.get(var, "")
-    # The XDG spec: a relative path in these variables is invalid and must be ignored.
-    if value and os.path.isabs(value):
-        return Path(value)
-    return Path.home() / default
+__all__ = ["Locations", "vault_key"]
 
 
 @dataclass(frozen=True)
@@ -41,15 +28,10 @@ class Locations:
     def for_vault(cls, vault: Path, environ: Mapping[str, str] | None = None) -> Locations:
         env = os.environ if environ is None else environ
         key = vault_key(vault)
-        runtime_base = env.get("XDG_RUNTIME_DIR", "")
-        state = _base(env, "XDG_STATE_HOME", ".local/state") / "brainiac" / key
-        runtime = (
-            Path(runtime_base) / "brainiac" / key if os.path.isabs(runtime_base) else state / "run"
-        )
         return cls(
-            cache=_base(env, "XDG_CACHE_HOME", ".cache") / "brainiac" / key,
-            state=state,
-            runtime=runtime,
+            cache=Path(xdg_base(env, "XDG_CACHE_HOME", ".cache"), "brainiac", key),
+            state=Path(state_folder(key, env)),
+            runtime=Path(runtime_folder(key, env)),
         )
 
     @property

@@ -14,20 +14,31 @@ from __future__ import annotations
 import re
 
 # Known token shapes: a recognisable prefix and enough random characters that prose never has.
-_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+# Each with the strings one of which any match contains: a text without them is not searched
+# (the context masks every part of itself on every call, and most parts hold no key at all).
+_SHAPES: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     (
         "private key",
+        ("-----BEGIN ",),
         re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----", re.S),
     ),
-    ("API key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}")),
-    ("token", re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b")),
-    ("token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b")),
-    ("token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
-    ("token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
-    ("API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
-    ("access key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("token", re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{20,}=*")),
+    ("API key", ("sk-",), re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}")),
+    (
+        "token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}\b"),
+    ),
+    ("token", ("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}\b")),
+    ("token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}\b")),
+    ("token", ("xox",), re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}\b")),
+    ("API key", ("AIza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("access key", ("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    (
+        "token",
+        ("eyJ",),
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
+    ("token", ("earer",), re.compile(r"\b[Bb]earer\s+[A-Za-z0-9._~+/-]{20,}=*")),
 )
 # "password: hunter2", "API_KEY=abc", "the wifi password is tulip-42": the value after a word
 # that names a secret (up to the end of the value: white space, a quote or a comma).
@@ -45,9 +56,10 @@ def mask(text: str) -> tuple[str, int]:
     """The text with secret-looking values masked, and how many were masked."""
     count = 0
 
-    for kind, pattern in _SHAPES:
-        text, n = pattern.subn(f"[masked {kind}]", text)
-        count += n
+    for kind, needed, pattern in _SHAPES:
+        if any(literal in text for literal in needed):
+            text, n = pattern.subn(f"[masked {kind}]", text)
+            count += n
 
     def named(m: re.Match[str]) -> str:
         nonlocal count

@@ -127,6 +127,9 @@ class Memory:
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
         self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
+        # Where the record of which notes a context used is written: here and now, or, in the
+        # daemon, after the answer has gone to the client (bookkeeping.py).
+        self.record_later: Callable[[Callable[[], None]], None] | None = None
         self._llm: LLM | None = None
         # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
         self.on_progress: Callable[[str, int, int], None] | None = None
@@ -453,15 +456,22 @@ class Memory:
         which notes the last context for a prompt held (the daemon's own working-memory
         refreshes, which have no prompt, must not redirect it)."""
         notes_used = sorted({s.split("#", 1)[0] for s in sources if s.startswith(LONG_TERM_DIR)})
-        try:
-            access.record(self.locations.state, notes_used, now)
-            if for_prompt:
-                data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
-                safe_io.replace_file(
-                    self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
-                )
-        except OSError as exc:  # bookkeeping must never cost the caller their context
-            log.warning("could not record which notes were used (%s)", exc.strerror)
+
+        def record() -> None:
+            try:
+                access.record(self.locations.state, notes_used, now)
+                if for_prompt:
+                    data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
+                    safe_io.replace_file(
+                        self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
+                    )
+            except OSError as exc:  # bookkeeping must never cost the caller their context
+                log.warning("could not record which notes were used (%s)", exc.strerror)
+
+        if self.record_later is not None:
+            self.record_later(record)
+        else:
+            record()
 
     # -- lifecycle jobs and feedback -----------------------------------------------------------
     def run_job(

@@ -44,6 +44,7 @@ from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.answers import Answerer
+from brainiac.bookkeeping import Bookkeeper
 from brainiac.corpus import kind_of
 from brainiac.daemon_requests import STATUS_FILE
 from brainiac.errors import (
@@ -671,6 +672,12 @@ class Service:
         threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
         the CLI answers in its own process, as before: a warning, not a reason to stop."""
         server = SocketServer(self.memory.locations.runtime, Answerer(self.memory).respond)
+        # The record of which notes a context used is written after the answer has gone out;
+        # the bookkeeper stops after the server (last in, first out), finishing what it holds.
+        bookkeeper = Bookkeeper()
+        bookkeeper.start()
+        stack.callback(bookkeeper.stop)
+        self.memory.record_later = bookkeeper.later
         try:
             server.start()
         except (OSError, BrainiacError) as exc:

@@ -208,7 +208,7 @@ class SocketServer:
             return {"v": PROTOCOL, "fallback": f"the daemon failed ({type(exc).__name__})"}
         if "error" in answer:
             self._count("malformed")
-        elif "fallback" not in answer:
+        elif "parts" in answer:  # not a fallback, nor a request for the client's stdin
             self._count("answered")
         return {"v": PROTOCOL, **answer}
 
