@@ -44,6 +44,12 @@ MAX_EVENTS = 100
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _SENTENCE_END = re.compile(r"[.!?]\s*$")
 _SESSION_TITLE = re.compile(r"^session\s+\d+\b", re.IGNORECASE)
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|[^\w\s]")
+_BE = {"am", "is", "are", "was", "were", "be", "been", "being", "i'm", "you're", "we're"}
+_BE |= {"they're", "it's", "he's", "she's", "that's"}
+_INTENSIFIERS = {"so", "very", "really", "too", "pretty", "super", "quite"}
+_DETERMINERS = {"a", "an", "the", "my", "your", "our", "his", "her", "their", "this", "these"}
+_ADJECTIVE_ENDINGS = ("ous", "ful", "ive", "able", "ible", "que", "ish", "less")
 
 
 @dataclass
@@ -87,12 +93,56 @@ def is_speaker(title: str, speakers: set[str]) -> bool:
     return key in speakers or (len(key) >= 3 and any(s.startswith(key) for s in speakers))
 
 
-def is_bad_title(title: str, speakers: set[str]) -> bool:
-    bare = re.sub(r"\s*\(\d{4}-\d{2}-\d{2}\)$", "", title).strip()
+def not_topic_words(texts: list[str]) -> set[str]:
+    """Words the conversation uses as a verb or an adjective, folded, by their form and
+    company: an "-s" form whose stem follows "to" ("makes": "to make"), an "-ing" form after a
+    form of "be" ("was sitting", "been playing", "is calming"), a word after "so", "very",
+    "really" ("so unique"), or one with an adjective's ending ("unique", "nervous"); but not
+    a word also said as a thing, after "a", "the", "my" and before a stop ("the leaves.",
+    "my writing is")."""
+    from brainiac.extract import STOP_WORDS
+
+    tokens_of = [_TOKEN.findall(t.replace("’", "'").casefold()) + ["."] for t in texts]
+    after: dict[str, set[str]] = {"to": set(), "be": set(), "so": set()}
+    words: set[str] = set()
+    things: set[str] = set()  # "the leaves.", "my writing is": a thing, whatever else it is
+    for tokens in tokens_of:
+        for prev, word, nxt in zip(tokens, tokens[1:], tokens[2:], strict=False):
+            words.add(word)
+            if prev in _DETERMINERS and (not nxt[:1].isalpha() or nxt in STOP_WORDS):
+                things.add(word)
+            if prev == "to":
+                after["to"].add(word)
+            elif prev in _BE:
+                after["be"].add(word)
+            elif prev in _INTENSIFIERS:
+                after["so"].add(word)
+    found = set(after["so"])
+    found |= {w for w in words if w.endswith("s") and w[:-1] in after["to"]}
+    found |= {w for w in words if w.endswith("es") and w[:-2] in after["to"]}
+    found |= {w for w in after["be"] if w.endswith("ing")}
+    found -= things
+    found |= {w for w in words if len(w) > 4 and w.endswith(_ADJECTIVE_ENDINGS)}
+    return found
+
+
+def is_bad_title(title: str, speakers: set[str], not_topics: set[str] | None = None) -> bool:
+    """A keyword list, a session label, a speaker, or (given `not_topic_words`) a part that
+    ends in a verb or an adjective: "Unique and hoodie", "Joy and sitting", "Makes and bowl"
+    name no topic."""
+    bare = re.sub(r"\s*\([^()]*\d{4}-\d{2}-\d{2}\)$", "", title).strip()
     if _SESSION_TITLE.match(bare) or is_speaker(bare, speakers):
         return True
     parts = [p.strip() for p in bare.split(",")]
-    return len(parts) >= 3 or (len(parts) == 2 and all(len(p.split()) == 1 for p in parts))
+    if len(parts) >= 3 or (len(parts) == 2 and all(len(p.split()) == 1 for p in parts)):
+        return True
+    if not not_topics:
+        return False
+    for part in re.split(r"\s+and\s+|\s+-\s+", bare):
+        words = _TOKEN.findall(part)
+        if words and words[-1].casefold() in not_topics:
+            return True
+    return False
 
 
 def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]) -> Findings:
@@ -100,6 +150,7 @@ def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]
     from brainiac import note as notes
 
     lower, capital = word_uses(texts)
+    not_topics = not_topic_words(texts)
     found = Findings(conversation)
     for path in sorted((vault / "memory").rglob("*.md")):
         rel = path.relative_to(vault).as_posix()
@@ -122,7 +173,7 @@ def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]
             found.entity_notes += 1
             if is_common_word(note.title, lower, capital) or is_speaker(note.title, speakers):
                 found.common_word_entities.append(note.title)
-        if is_bad_title(note.title, speakers):
+        if is_bad_title(note.title, speakers, not_topics):
             found.bad_titles.append(note.title)
         by_id = {e.id: e.text for e in events}
         found.facts += _facts(conversation, rel, note.section(ltm.FACTS), by_id, facts)
