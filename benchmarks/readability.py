@@ -17,11 +17,14 @@ each session's end), then every long-term note is read, and counted against what
   common English words, which is why frequency alone is not the test.
 - **notes over 100 events** (their `## Sources`).
 - **titles that are no phrase naming a topic**: a keyword list (`melanie, chatting, feel`), a
-  session label (`Session 11 - ...`), or a speaker's name alone.
+  session label (`Session 11 - ...`), a speaker's name alone, or a part that ends in a word the
+  conversation uses as a verb or an adjective (`Makes and bowl`, `Unique and hoodie`,
+  `Waterfall and calming`; `not_topic_words` says how that is told).
 - **facts**: every `key: value` line of a note's or the short-term document's `## Facts`, with the
   event it came from; `--facts-out` writes them as JSON lines to label by hand (`"ok": true|false`),
   `--labels` reads such a file back and reports the precision of the labelled facts that are still
-  written (a fact is matched by conversation, key, value and source id).
+  written (a fact is matched by conversation, key, value and source id; each counted once, and
+  the template's example facts, from no turn, not at all), and names the facts not labelled yet.
 
 Exit status 0 (it measures; docs/benchmarks.md says what the figures were).
 """
@@ -196,6 +199,16 @@ def _facts(
     ]
 
 
+def _said(found: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
+    """The distinct facts read from the conversation's turns, as (conversation, key, value,
+    source): one fact written to a note and to the short-term document counts once, and the
+    template's example facts (from no turn) not at all."""
+    keys = (
+        (f["conversation"], f["key"], f["value"], f["source"]) for f in found if f["source_text"]
+    )
+    return list(dict.fromkeys(keys))
+
+
 def ingest(conv: Any, workdir: Path) -> Path:
     system = BrainiacSystem()
     system.ingest(conv)
@@ -230,14 +243,15 @@ def main(argv: list[str] | None = None) -> int:
 
     print(
         "| conversation | notes | entity notes | entity titled with a common word or a speaker "
-        "| notes over 100 events (largest) | titles that name no topic | facts |"
+        "| notes over 100 events (largest) | titles that name no topic "
+        "| facts from the conversation (distinct) |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r.conversation} | {r.notes} | {r.entity_notes} | "
             f"{len(r.common_word_entities)} | {len(r.over_limit)} ({r.largest}) | "
-            f"{len(r.bad_titles)} | {len(r.facts)} |"
+            f"{len(r.bad_titles)} | {len(_said(r.facts))} |"
         )
     for r in results:
         print(f"\n{r.conversation}:")
@@ -259,15 +273,15 @@ def main(argv: list[str] | None = None) -> int:
             row = json.loads(line)
             if row.get("ok") is not None:
                 labels[(row["conversation"], row["key"], row["value"], row["source"])] = row["ok"]
-        judged = [
-            labels[k]
-            for f in every_fact
-            if (k := (f["conversation"], f["key"], f["value"], f["source"])) in labels
-        ]
+        written = _said(every_fact)
+        judged = [labels[k] for k in written if k in labels]
+        unlabelled = [k for k in written if k not in labels]
         if judged:
             print(f"\nfact precision: {sum(judged) / len(judged):.3f} on {len(judged)} labelled")
         else:
             print("\nfact precision: no labelled fact is written any more")
+        for k in unlabelled:
+            print("  not labelled yet:", *k)
     if not args.keep:
         shutil.rmtree(workdir, ignore_errors=True)
     else:

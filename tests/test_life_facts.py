@@ -31,6 +31,8 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("My husband Raj cooked tonight.", [("raj", "my husband")]),
         ("Took my dog, Pepper, to the vet.", [("pepper", "my dog")]),
         ("My niece Ada's recital went well.", [("ada", "my niece")]),
+        ("Our two-year-old is a handful, her name is Mira.", [("mira", "my two-year-old")]),
+        ("My new kitten is shy, his name is Pip.", [("pip", "my kitten")]),
         ("Yes! Mochi, my guinea pig, sleeps all day.", [("mochi", "my guinea pig")]),
         # how many
         ("We have four grandchildren.", [("grandchildren", "four")]),
@@ -101,6 +103,7 @@ def test_a_plain_statement_about_ones_life_is_a_fact(
         # someone else's, or whose is not said
         "I met a man named Oskar at the fair.",
         "She has a cat named Luna.",
+        "My friend met a girl, her name is Ines.",
         "They have three kids.",
         "My friend has two dogs.",
         # not so: negated, asked, hedged

@@ -126,6 +126,14 @@ _NAME_MY_RE = re.compile(
     rf"(?<![\w'])(?P<name>{ex._NAME}),\s+my\s+(?:(?:new|little|baby|young|old|older|younger|big"
     r"|best|late)\s+)?(?P<noun>guinea\s+pig|[a-z-]+)\b(?!')"
 )
+# "our one-year-old is so cute, his name is Kyle": "his" is the one just said to be the
+# speaker's (the only one said in the sentence)
+_OWNED_THEN_NAMED_RE = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|little|baby|young|old|older|younger|big|best)\s+)?"
+    r"(?P<noun>[a-z]+(?:-[a-z]+)*)\b(?P<between>[^.!?]*?),\s+(?:his|her|their)\s+name\s+is\s+"
+    rf"(?P<name>{ex._NAME})(?!\w)"
+)
+_ANOTHER_RE = re.compile(r"\b(?:a|an|the|another|some|this|that|his|her|their|your)\b", re.I)
 _COUNT_RE = re.compile(
     rf"{_I_HAVE}\s+(?P<n>{_NUMBER})\s+(?:(?:little|young|grown|grown-up|beautiful)\s+)?"
     r"(?P<noun>[a-z]+)\b",
@@ -252,6 +260,13 @@ def relations(s: str) -> list[tuple[str, str]]:
         noun, name = " ".join(m.group("noun").split()), m.group("name")
         if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
+    m = _OWNED_THEN_NAMED_RE.search(s)
+    # ("my friend met a girl, her name is Ines": another one said between, the girl's name)
+    between = re.sub(r"\b(?:is|was|'s)\s+(?:such\s+)?an?\b", "", m.group("between")) if m else ""
+    if m and ex._is_name(m.group("name")) and not _ANOTHER_RE.search(between):
+        noun = m.group("noun")
+        if noun in _PETS or noun in _RELATIVES or re.fullmatch(r"[a-z]+-(?:year|month)-old", noun):
+            out += _clean([(m.group("name"), f"my {noun}")], s, m.start())
     for m in _MY_NAMED_RE.finditer(s):
         noun, name = m.group("noun"), m.group("name")
         if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
