@@ -53,6 +53,7 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("I'm a school librarian.", []),  # "school" is no job's title word: precision first
         ("I quit my job as a waiter.", [("former job", "waiter")]),
         ("I left my job at Deloitte in June.", [("former job", "Deloitte")]),
+        ("I lost my job at the shipping company.", [("former job", "shipping company")]),
         ("Last month I opened a little bakery.", [("business", "bakery")]),
         ("We run a small bike shop downtown.", []),  # "we": not said whose business alone
         # groups one belongs to, from then on (the line's date says since when)
@@ -61,6 +62,10 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("I volunteer at the food bank on Sundays.", [("volunteers at", "the food bank")]),
         ("I've been volunteering with a local animal shelter.", [
             ("volunteers at", "a local animal shelter")
+        ]),
+        ("I gave a talk at the food bank I volunteer at.", [("volunteers at", "the food bank")]),
+        ("I started volunteering at a cat shelter twice a week.", [
+            ("volunteers at", "a cat shelter")
         ]),
         # where from
         ("I'm originally from Lagos.", [("comes from", "Lagos")]),

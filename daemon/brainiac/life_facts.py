@@ -218,6 +218,10 @@ _BUSINESS_RE = re.compile(
     r"\bI\s+(?:just\s+|recently\s+|finally\s+|also\s+)?(?:opened|started|launched|founded"
     r"|set\s+up|run|own)\s+(?:my\s+own|my|an?)\s+(?:(?:new|own|little|small)\s+)?(?P<what>.+)$"
 )
+# "a homeless shelter I volunteer at"
+_VOLUNTEER_AT_RE = re.compile(
+    r"\b(?P<where>(?:a|an|the)\s+(?:[\w-]+\s+){0,3}?[\w-]+)\s+I\s+(?:still\s+)?volunteer\s+at\b"
+)
 _VOLUNTEER_RE = re.compile(
     r"\bI(?:\s+(?:just\s+|recently\s+|also\s+)?(?:started|began)\s+volunteering"
     r"|'ve\s+been\s+volunteering|\s+have\s+been\s+volunteering|'m\s+volunteering"
@@ -227,7 +231,8 @@ _VOLUNTEER_RE = re.compile(
 # Where the name of a group or a business ends: "a gym last week", "a store and it's great".
 _THING_STOP_RE = re.compile(
     r"\s+(?:for|in|at|with|on|near|to|from|and|or|that|which|who|where|because|so|but|last"
-    r"|this|yesterday|today|not|recently|a\s+while|about|back|when|after|before|since)\b"
+    r"|this|yesterday|today|not|recently|a\s+while|about|back|when|after|before|since|once"
+    r"|twice|every|each)\b"
     r"|\s+\d|[,;:!(—–]|\s+-\s+"
 )
 _FRAME = ex.word_set("part thing things one way bit moment time day kind sort ever")
@@ -373,7 +378,9 @@ def _former_job(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
         if len(words) == 2 and not _is_job(role):
             role = words[0]  # "as a banker yesterday"
         return _clean([("my former job", role)], s, m.start()) if _is_job(role) else []
-    place = ex._place(ex._clip(m.group("at"), _WHEN_STOP_RE))
+    at = ex._clip(m.group("at"), _WHEN_STOP_RE)
+    # a name ("Door Dash"), or a kind of employer ("the mechanical engineering company")
+    place = ex._place(at) or _thing(re.sub(r"^(?:the|a|an)\s+", "", at), _BUSINESSES)
     return _clean([("my former job", place)], s, m.start()) if place else []
 
 
@@ -439,7 +446,7 @@ def _business(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
 
 def _volunteers(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     """`I volunteer at a food bank`: where (a named place, or one said with a place's noun)."""
-    m = _VOLUNTEER_RE.search(s)
+    m = _VOLUNTEER_RE.search(s) or _VOLUNTEER_AT_RE.search(s)
     if m is None:
         return []
     where = ex._clip(m.group("where"), _THING_STOP_RE)
