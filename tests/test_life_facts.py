@@ -59,13 +59,13 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         # groups one belongs to, from then on (the line's date says since when)
         ("Last Sunday I joined a local hiking club.", [("hiking club", "member")]),
         ("I just joined the Riverside Choir!", [("riverside choir", "member")]),
-        ("I volunteer at the food bank on Sundays.", [("volunteers at", "the food bank")]),
+        ("I volunteer at the food bank on Sundays.", [("food bank", "my volunteer work")]),
         ("I've been volunteering with a local animal shelter.", [
-            ("volunteers at", "a local animal shelter")
+            ("local animal shelter", "my volunteer work")
         ]),
-        ("I gave a talk at the food bank I volunteer at.", [("volunteers at", "the food bank")]),
+        ("I gave a talk at the food bank I volunteer at.", [("food bank", "my volunteer work")]),
         ("I started volunteering at a cat shelter twice a week.", [
-            ("volunteers at", "a cat shelter")
+            ("cat shelter", "my volunteer work")
         ]),
         # where from
         ("I'm originally from Lagos.", [("comes from", "Lagos")]),

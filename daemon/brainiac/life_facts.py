@@ -19,7 +19,7 @@ the first-person ones, each a regular expression over one clause:
     Bach is my favourite composer            favourite composer: Bach
     I joined a chess club last week          chess club: member
     I opened a small bakery                  business: bakery
-    I volunteer at the food bank             volunteers at: the food bank
+    I volunteer at the food bank             food bank: my volunteer work
 
 Precision first, as in `extract`: a rule names its nouns (a family word, a pet, a job's ending),
 so "I'm a big fan", "I have a few plans" and "I've been trying for weeks" give nothing.
@@ -453,7 +453,9 @@ def _volunteers(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     words = where.split()
     if len(words) < 2 or len(words) > 5 or words[-1].lower() not in _PLACES:
         return []
-    return _clean([("I volunteers at", where)], s, m.start())
+    # Keyed by the place: one volunteers at several, and a second is no change of the first.
+    place = re.sub(r"^(?:the|a|an)\s+", "", where)
+    return _clean([(place, "my volunteer work")], s, m.start())
 
 
 def _status(s: str) -> list[tuple[str, str]]:
