@@ -40,13 +40,13 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("We've got two rabbits.", [("rabbits", "two")]),
         ("At home we have a parrot and a tortoise.", [("pets", "a parrot and a tortoise")]),
         # since when (from the time it was said)
-        ("I've been knitting for 12 years.", [("knitting", "since 2012")]),
-        ("I have been playing chess for about 6 months.", [("playing chess", "since 2023-09")]),
-        ("I started climbing two years ago.", [("climbing", "since 2022")]),
-        ("I started playing bass guitar about 3 years ago.", [("playing bass guitar", "since 2021")]),
-        ("I started volunteering there a year ago.", [("volunteering", "since 2023")]),
+        ("I've been knitting for 12 years.", [("knitting", "started in 2012")]),
+        ("I have been playing chess for about 6 months.", [("playing chess", "started in 2023-09")]),
+        ("I started climbing two years ago.", [("climbing", "started in 2022")]),
+        ("I started playing bass guitar about 3 years ago.", [("playing bass guitar", "started in 2021")]),
+        ("I started volunteering there a year ago.", [("volunteering", "started in 2023")]),
         ("We've been married for 30 years!", []),  # "we": whose marriage is not one person's
-        ("I've been married for 30 years!", [("family status", "married since 1994")]),
+        ("I've been married for 30 years!", [("family status", "married in 1994")]),
         # work
         ("I'm a paramedic.", [("role", "paramedic")]),
         ("I am a senior accountant at a bank.", [("role", "senior accountant")]),

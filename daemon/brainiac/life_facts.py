@@ -8,8 +8,8 @@ the first-person ones, each a regular expression over one clause:
     my daughter Sara's birthday was fun      sara: my daughter
     we have three kids                       kids: three
     we've got a pup and a kitty              pets: a pup and a kitty
-    I've been painting for 7 years (2023)    painting: since 2016
-    I started running two years ago (2023)   running: since 2021
+    I've been painting for 7 years (2023)    painting: started in 2016
+    I started running two years ago (2023)   running: started in 2021
     I'm an assistant manager                 role: assistant manager
     I lost my job as a banker                former job: banker
     my home country, Sweden                  home country: Sweden
@@ -331,13 +331,14 @@ def _since(s: str, at: dt.datetime | None) -> list[tuple[str, str]]:
     if at is None:
         married = "married " if what == "married" else ""
         return _clean([(key, f"{married}for {n_text} {unit}")], s, m.start())
+    # "started in 2016", not "since 2016": the line's tail says since when the fact is known
     if unit.startswith("year"):
-        value = f"since {at.year - n}"
+        value = f"started in {at.year - n}"
     else:
         months = at.year * 12 + at.month - 1 - n
-        value = f"since {months // 12}-{months % 12 + 1:02d}"
+        value = f"started in {months // 12}-{months % 12 + 1:02d}"
     if what == "married":
-        value = f"married {value}"
+        value = value.replace("started", "married")
     return _clean([(key, value)], s, m.start())
 
 
