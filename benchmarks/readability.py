@@ -105,7 +105,7 @@ def not_topic_words(texts: list[str]) -> set[str]:
     "my writing is")."""
     from brainiac.extract import STOP_WORDS
 
-    tokens_of = [_TOKEN.findall(t.replace("’", "'").casefold()) + ["."] for t in texts]
+    tokens_of = [[*_TOKEN.findall(t.replace("’", "'").casefold()), "."] for t in texts]
     after: dict[str, set[str]] = {"to": set(), "be": set(), "so": set()}
     words: set[str] = set()
     things: set[str] = set()  # "the leaves.", "my writing is": a thing, whatever else it is

@@ -41,9 +41,15 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("At home we have a parrot and a tortoise.", [("pets", "a parrot and a tortoise")]),
         # since when (from the time it was said)
         ("I've been knitting for 12 years.", [("knitting", "started in 2012")]),
-        ("I have been playing chess for about 6 months.", [("playing chess", "started in 2023-09")]),
+        (
+            "I have been playing chess for about 6 months.",
+            [("playing chess", "started in 2023-09")],
+        ),
         ("I started climbing two years ago.", [("climbing", "started in 2022")]),
-        ("I started playing bass guitar about 3 years ago.", [("playing bass guitar", "started in 2021")]),
+        (
+            "I started playing bass guitar about 3 years ago.",
+            [("playing bass guitar", "started in 2021")],
+        ),
         ("I started volunteering there a year ago.", [("volunteering", "started in 2023")]),
         ("We've been married for 30 years!", []),  # "we": whose marriage is not one person's
         ("I've been married for 30 years!", [("family status", "married in 1994")]),
@@ -60,13 +66,15 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("Last Sunday I joined a local hiking club.", [("hiking club", "member")]),
         ("I just joined the Riverside Choir!", [("riverside choir", "member")]),
         ("I volunteer at the food bank on Sundays.", [("food bank", "my volunteer work")]),
-        ("I've been volunteering with a local animal shelter.", [
-            ("local animal shelter", "my volunteer work")
-        ]),
+        (
+            "I've been volunteering with a local animal shelter.",
+            [("local animal shelter", "my volunteer work")],
+        ),
         ("I gave a talk at the food bank I volunteer at.", [("food bank", "my volunteer work")]),
-        ("I started volunteering at a cat shelter twice a week.", [
-            ("cat shelter", "my volunteer work")
-        ]),
+        (
+            "I started volunteering at a cat shelter twice a week.",
+            [("cat shelter", "my volunteer work")],
+        ),
         # where from
         ("I'm originally from Lagos.", [("comes from", "Lagos")]),
         ("I grew up in Valparaíso, Chile.", [("grew up in", "Valparaíso, Chile")]),

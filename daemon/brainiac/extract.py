@@ -283,7 +283,9 @@ def _plain_statements(text: str) -> list[str]:
     for sentence in sentences(text):
         if _plain_statement(sentence):
             out.append(sentence)
-        elif not _asks(sentence) and not re.match(r"(?:if|unless|when|what\s+if)\b", sentence, re.I):
+        elif not _asks(sentence) and not re.match(
+            r"(?:if|unless|when|what\s+if)\b", sentence, re.I
+        ):
             out += [c for c in _ASSERTING_CLAUSE_RE.split(sentence) if _plain_statement(c)]
     return out
 

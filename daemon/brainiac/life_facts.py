@@ -181,10 +181,11 @@ _ALLERGY_RE = re.compile(
 )
 _STATUS_RE = re.compile(
     r"\bI(?:'m|\s+am)\s+(?:now\s+|happily\s+)?(?P<status>married|engaged|divorced|widowed"
-    r"|separated|a\s+single\s+(?:parent|mom|mum|dad|mother|father))\b(?!\s+(?:to|with)\s+(?:the|my|it|this|that)\b)"
+    r"|separated|a\s+single\s+(?:parent|mom|mum|dad|mother|father))\b"
+    r"(?!\s+(?:to|with)\s+(?:the|my|it|this|that)\b)"  # "married to my work"
 )
 _FAVOURITE_IS_RE = re.compile(
-    rf"^(?P<value>(?:[\w'&-]+\s+){{0,3}}?[\w'&-]+)\s+(?:is|are|was)\s+(?:still\s+)?"
+    r"^(?P<value>(?:[\w'&-]+\s+){0,3}?[\w'&-]+)\s+(?:is|are|was)\s+(?:still\s+)?"
     r"(?:definitely\s+)?my\s+(?:all-time\s+)?favou?rite\s+(?P<noun>[a-z]+(?:\s+[a-z]+)?)$",
     re.I,
 )
@@ -265,18 +266,26 @@ def relations(s: str) -> list[tuple[str, str]]:
         noun, name = " ".join(m.group("noun").split()), m.group("name")
         if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
-    m = _OWNED_THEN_NAMED_RE.search(s)
-    # ("my friend met a girl, her name is Ines": another one said between, the girl's name)
-    between = re.sub(r"\b(?:is|was|'s)\s+(?:such\s+)?an?\b", "", m.group("between")) if m else ""
-    if m and ex._is_name(m.group("name")) and not _ANOTHER_RE.search(between):
-        noun = m.group("noun")
-        if noun in _PETS or noun in _RELATIVES or re.fullmatch(r"[a-z]+-(?:year|month)-old", noun):
-            out += _clean([(m.group("name"), f"my {noun}")], s, m.start())
     for m in _MY_NAMED_RE.finditer(s):
         noun, name = m.group("noun"), m.group("name")
         if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
-    return out
+    return out + _named_after(s)
+
+
+def _named_after(s: str) -> list[tuple[str, str]]:
+    """`our one-year-old is so cute, his name is Kyle`, unless someone else is said between
+    ("my friend met a girl, her name is Ines": the girl's name)."""
+    owned = _OWNED_THEN_NAMED_RE.search(s)
+    if owned is None or not ex._is_name(owned.group("name")):
+        return []
+    between = re.sub(r"\b(?:is|was|'s)\s+(?:such\s+)?an?\b", "", owned.group("between"))
+    noun = owned.group("noun")
+    if _ANOTHER_RE.search(between):
+        return []
+    if noun in _PETS or noun in _RELATIVES or re.fullmatch(r"[a-z]+-(?:year|month)-old", noun):
+        return _clean([(owned.group("name"), f"my {noun}")], s, owned.start())
+    return []
 
 
 def _counted(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
@@ -393,7 +402,9 @@ def _origin(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
         key = " ".join(m.group("kind").lower().split()).replace("home town", "hometown")
         raw = m.group("home")
     else:
-        key = "comes from" if m.group("from") else "grew up in" if m.group("grew") else "was born in"
+        key = (
+            "comes from" if m.group("from") else "grew up in" if m.group("grew") else "was born in"
+        )
         raw = m.group("from") or m.group("grew") or m.group("born")
     place = ex._place(raw)
     if not place or not place[:1].isupper():

@@ -62,7 +62,9 @@ _VERB_CUES = extract.word_set(
     "i you we they he she it to that which who so very really too pretty super quite"
 )
 _OBJECTS = extract.word_set("it me us them him")
-_VAGUE_NOUNS = extract.word_set("piece pieces thing things kind sort type bit one ones part stuff way")
+_VAGUE_NOUNS = extract.word_set(
+    "piece pieces thing things kind sort type bit one ones part stuff way"
+)
 _BE = extract.word_set("am is are was were be been being i'm you're we're they're it's")
 _MAX_PHRASE_WORDS = 3
 _MIN_SENTENCE_WORDS = 5
