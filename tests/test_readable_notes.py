@@ -214,6 +214,15 @@ def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
             ],
             "Dog and lake",
         ),
+        # "a horse painted on a wall": what was done to the horse; "my horse painting" is a thing
+        (
+            [
+                "Here's my horse painting. [image: a photo of a horse painted on a wooden wall]",
+                "I love the horse painting, the colours are lovely.",
+                "Thanks! I painted it last week.",
+            ],
+            "Horse painting",
+        ),
         # "a unique piece": "unique" describes; the hoodie is the thing
         (
             [

@@ -62,6 +62,10 @@ _VERB_CUES = extract.word_set(
     "i you we they he she it to that which who so very really too pretty super quite"
 )
 _OBJECTS = extract.word_set("it me us them him")
+_AFTER_PARTICIPLE = extract.word_set(
+    "in on at with by near under over next through into onto from around behind beside along "
+    "across up down out off the a an"
+)
 _VAGUE_NOUNS = extract.word_set(
     "piece pieces thing things kind sort type bit one ones part stuff way"
 )
@@ -137,8 +141,10 @@ def _close(
     last = run[-1].lower()
     if next_word in _VAGUE_NOUNS:
         return  # "a unique piece", "a special kind": it describes a thing left unnamed
-    # "a dog sitting in", "your photos capture it": the thing, then what it does
-    if len(run) > 1 and (last.endswith("ing") or next_word in _OBJECTS):
+    # "a dog sitting in", "a horse painted on", "your photos capture it": the thing, then what
+    # it does ("my horse painting I did" is a painting)
+    participle = last.endswith(("ing", "ed")) and next_word in _AFTER_PARTICIPLE
+    if len(run) > 1 and (participle or next_word in _OBJECTS):
         nouns[run[-2].lower()] += 1
         if verbs is not None:
             verbs[last] += 1
