@@ -230,7 +230,11 @@ def test_extractors_never_fail(text: str) -> None:
     ("text", "expected"),
     [
         # issue 15: the named owner inside the phrase is whose the attribute is
-        ("My sister Lena's birthday is on 14 March.", [("lena's birthday", "14 March")]),
+        # (and who Lena is: the speaker's sister, issue 13)
+        (
+            "My sister Lena's birthday is on 14 March.",
+            [("lena's birthday", "14 March"), ("lena", "my sister")],
+        ),
         ("Our client Acme's deadline is Friday.", [("acme's deadline", "Friday")]),
         ("My birthday is 2 May.", [("birthday", "2 May")]),
         # "her name": whose is not said, and it is not the speaker's

@@ -132,8 +132,10 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
     ltm = _ltm_part(ctx.text)
     assert "- Ana: My cousin Teodor keeps bees on a rooftop in Ljubljana." in ltm
     assert "### 2026-11-01 (chat 0)" in ltm
-    # The generated keyword summary ("N events, ... about ...") is not shown.
-    assert " events, " not in ltm and "(memory/long_term/" not in ltm
+    # The generated keyword summary ("N events, ... about ...") is not shown; the note's fact
+    # about the prompt is (who Teodor is: Ana's "my cousin Teodor", issue 13).
+    assert " events, " not in ltm
+    assert "- teodor: Ana's cousin" in ltm
 
     # A person writes into the note's summary: from then on it is shown as a note excerpt.
     note = next(p for p in notes if "Teodor" in p.read_text())

@@ -191,3 +191,48 @@ def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
         "Dance studio and clothing store (2023-05-11)",
         "Dance studio and clothing store (chat 2, 2023-05-11)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        # "makes" is said most, but as a verb ("it makes", "that makes"): the bowl is the topic
+        (
+            [
+                "It makes me so happy, this bowl came out great.",
+                "That makes sense. This makes my week!",
+                "The bowl has a blue glaze and it makes the kitchen brighter.",
+            ],
+            "Bowl",
+        ),
+        # "sitting" ends a phrase after "a" only as what the dog does
+        (
+            [
+                "Here's my dog at the lake. [image: a photo of a dog sitting in the grass]",
+                "He loves the lake. [image: a photo of a dog sitting on a dock]",
+                "What a cute dog!",
+            ],
+            "Dog and lake",
+        ),
+        # "a horse painted on a wall": what was done to the horse; "my horse painting" is a thing
+        (
+            [
+                "Here's my horse painting. [image: a photo of a horse painted on a wooden wall]",
+                "I love the horse painting, the colours are lovely.",
+                "Thanks! I painted it last week.",
+            ],
+            "Horse painting",
+        ),
+        # "a unique piece": "unique" describes; the hoodie is the thing
+        (
+            [
+                "I made some unique pieces for my store, like this hoodie.",
+                "Is it a unique piece? The hoodie looks great.",
+                "Thanks! The hoodie is from my own collection.",
+            ],
+            "Hoodie",
+        ),
+    ],
+)
+def test_a_title_names_a_thing_not_a_verb_or_an_adjective(texts: list[str], expected: str) -> None:
+    assert topics.title(texts) == expected

@@ -1135,7 +1135,7 @@ def _with_recent_events(
     same key (which becomes its superseded history) or stand on their own."""
     lines = _event_lines(doc)
     for event in recent:
-        for f in extract.facts(event.text, at=event.at, source=event.id):
+        for f in extract.facts(event.text, at=event.at, source=event.id, speaker=event.role):
             same = [k for k in known if _same_key(f.key, k)]
             words = _stems(event.text)
             about = [k for k in same if k.entity and _mentions(words, k.mentions)]

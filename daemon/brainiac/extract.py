@@ -247,17 +247,47 @@ _CLAUSE_RE = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur|
 _MAX_VALUE_WORDS = 8
 
 
-def facts(text: str, at: dt.datetime | None = None, source: str | None = None) -> list[Fact]:
-    """Attribute and relation facts stated in `text`, in order, the first per key."""
+def facts(
+    text: str,
+    at: dt.datetime | None = None,
+    source: str | None = None,
+    speaker: str | None = None,
+) -> list[Fact]:
+    """Attribute and relation facts stated in `text`, in order, the first per key. `speaker`
+    (the event's role) says whose the first-person ones are (`life_facts.whose`): the user's
+    as said, another speaker's under their name, none of the assistant's."""
+    # life_facts builds on this module's vocabulary; imported here to keep the import one way.
+    from brainiac import life_facts
+
     out: dict[str, Fact] = {}
-    for sentence in sentences(text):
-        if not _plain_statement(sentence):
-            continue
-        for key, value in _sentence_facts(sentence.rstrip(_TRAILING_PUNCT)):
-            fact = Fact(key, value, at, source)
+    for sentence in _plain_statements(text):
+        for said in _sentence_facts(sentence.rstrip(_TRAILING_PUNCT), at):
+            kept = life_facts.whose(*said, speaker)
+            if kept is None:
+                continue
+            fact = Fact(*kept, at, source)
             if fact.key and fact.value:
                 out.setdefault(fact.key, fact)
     return list(out.values())
+
+
+# ", so I joined ...", "; but I ...": a clause that asserts on its own, whatever the one before it
+# wondered ("it made me think how I could help, so I just joined a choir")
+_ASSERTING_CLAUSE_RE = re.compile(r"\s*;\s*|,\s+(?:so|but)\s+")
+
+
+def _plain_statements(text: str) -> list[str]:
+    """The sentences of `text` that say something is so, and of a hedged one the clauses that
+    do on their own: not a question, a conditional, nor a hedge."""
+    out = []
+    for sentence in sentences(text):
+        if _plain_statement(sentence):
+            out.append(sentence)
+        elif not _asks(sentence) and not re.match(
+            r"(?:if|unless|when|what\s+if)\b", sentence, re.I
+        ):
+            out += [c for c in _ASSERTING_CLAUSE_RE.split(sentence) if _plain_statement(c)]
+    return out
 
 
 def _plain_statement(sentence: str) -> bool:
@@ -268,13 +298,19 @@ def _plain_statement(sentence: str) -> bool:
     return not (words & _HEDGES) and not sentence.lower().startswith(("what if", "when "))
 
 
-def _sentence_facts(sentence: str) -> list[tuple[str, str]]:
+def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[str, str]]:
+    """(key, value) pairs; "my" on a key or a value marks the speaker's own (`life_facts`)."""
+    from brainiac import life_facts
+
     found: list[tuple[str, str]] = []
     for s in _CLAUSE_RE.split(sentence):
         specific = [f for fn in (_home, _work, _age, _favourite, _moved, _changed) for f in fn(s)]
+        specific += life_facts.statements(s, at)
         # The generic "X is Y" only when nothing more specific matched ("my favorite color is
-        # blue" is one fact, not a second one under the key "favorite color").
+        # blue" is one fact, not a second one under the key "favorite color"); who someone is
+        # ("my sister Lena") stands beside either.
         found.extend(specific or _copula(s))
+        found.extend(life_facts.relations(s))
     return found
 
 
@@ -288,7 +324,7 @@ def _home(s: str) -> list[tuple[str, str]]:
     if m is None or _negated_before(s, m.start()):
         return []
     value = _place(m.group("value") or m.group("value2"))
-    return [("home", value)] if value else []
+    return [("my home", value)] if value else []
 
 
 def _work(s: str) -> list[tuple[str, str]]:
@@ -297,12 +333,12 @@ def _work(s: str) -> list[tuple[str, str]]:
     if m is not None and not _negated_before(s, m.start()):
         value = _place(m.group("value"))
         if value:
-            out.append(("works at", value))
+            out.append(("I works at", value))
     r = _ROLE_RE.search(s)
     if r is not None and not _negated_before(s, r.start()):
         role = _value(r.group("value"))
         if role and len(role.split()) <= 3:
-            out.append(("role", role))
+            out.append(("my role", role))
     return out
 
 
@@ -310,7 +346,7 @@ def _age(s: str) -> list[tuple[str, str]]:
     m = _AGE_RE.search(s)
     if m is None or _negated_before(s, m.start()):
         return []
-    return [("age", m.group("value") or m.group("value2"))]
+    return [("my age", m.group("value") or m.group("value2"))]
 
 
 def _favourite(s: str) -> list[tuple[str, str]]:
@@ -318,7 +354,7 @@ def _favourite(s: str) -> list[tuple[str, str]]:
     if m is None or _negated_before(s, m.start()):
         return []
     value = _value(m.group("value"))
-    return [(f"favourite {m.group('subject')}", value)] if value else []
+    return [(f"my favourite {m.group('subject')}", value)] if value else []
 
 
 def _moved(s: str) -> list[tuple[str, str]]:
@@ -359,8 +395,10 @@ def _changed(s: str) -> list[tuple[str, str]]:
 
 
 def _owner(phrase: str) -> str:
+    # "my sister" stays the speaker's sister (`life_facts.whose`); "the neighbour" is anyone's
     words = phrase.split()
-    return " ".join(words[1:] if words[0].lower() in _DETERMINERS else words)
+    keep = words[0].lower() in {"my", "our"}
+    return " ".join(words[1:] if words[0].lower() in _DETERMINERS and not keep else words)
 
 
 def _copula(s: str) -> list[tuple[str, str]]:

@@ -338,7 +338,7 @@ class Rules:
             said = f" {normalise(event.text)} "
             if not any(f" {n} " in said for n in self.entity_names):
                 return False
-        for f in extract.facts(event.text, event.at, event.id):
+        for f in extract.facts(event.text, event.at, event.id, event.role):
             if f.key in self.fact_keys or consolidate.key_in_note(f.key, names) in self.fact_keys:
                 return True
             if self.fact_scope is None and any(f.key.endswith(" " + k) for k in self.fact_keys):

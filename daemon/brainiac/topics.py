@@ -56,7 +56,20 @@ _CLAUSE_SPLIT_RE = re.compile(r"[,;:.!?()\[\]\"“”—–]|\s-\s")
 _TOKEN_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 # Adverbs and adjectives by their ending ("really", "helpful", "nervous", "creative", "adorable").
 _NOT_A_TOPIC_ENDINGS = ("ly", "ful", "ous", "ive", "able", "ible")
-_DETERMINERS = extract.word_set("a an the my your our his her their this that these those some of")
+# ("that" is as often a relative pronoun, "something that keeps", so it marks no thing)
+_DETERMINERS = extract.word_set("a an the my your our his her their this these those some")
+_VERB_CUES = extract.word_set(
+    "i you we they he she it to that which who so very really too pretty super quite"
+)
+_OBJECTS = extract.word_set("it me us them him")
+_AFTER_PARTICIPLE = extract.word_set(
+    "in on at with by near under over next through into onto from around behind beside along "
+    "across up down out off the a an"
+)
+_VAGUE_NOUNS = extract.word_set(
+    "piece pieces thing things kind sort type bit one ones part stuff way"
+)
+_BE = extract.word_set("am is are was were be been being i'm you're we're they're it's")
 _MAX_PHRASE_WORDS = 3
 _MIN_SENTENCE_WORDS = 5
 _MAX_SENTENCE_WORDS = 35
@@ -75,10 +88,17 @@ def _content(word: str, exclude: frozenset[str]) -> bool:
     )
 
 
-def _runs(text: str, exclude: frozenset[str], nouns: set[str] | None = None) -> list[list[str]]:
+def _runs(
+    text: str,
+    exclude: frozenset[str],
+    nouns: Counter[str] | None = None,
+    verbs: Counter[str] | None = None,
+) -> list[list[str]]:
     """Runs of consecutive content words within one clause, as written. The last word of a run
-    that follows a determiner ("my pottery class", "the beach") is added to `nouns`: a thing,
-    where a run after anything else may be a verb or an adjective ("felt lucky")."""
+    that follows a determiner ("my pottery class", "the beach") is counted in `nouns`: a thing,
+    where a run after anything else may be a verb or an adjective ("felt lucky"). A word after a
+    subject, "to", "so" or "very", or an "-ing" form after a form of "be", is counted in `verbs`
+    ("it makes", "to capture", "so calming", "was sitting")."""
     runs: list[list[str]] = []
     for clause in _CLAUSE_SPLIT_RE.split(_BRACKETED_LABEL_RE.sub(" ", text)):
         run: list[str] = []
@@ -86,25 +106,50 @@ def _runs(text: str, exclude: frozenset[str], nouns: set[str] | None = None) -> 
         previous = ""
         for m in _TOKEN_RE.finditer(clause):
             word = m.group().removesuffix("'s").removesuffix("’s")
+            low = word.lower()
+            if verbs is not None and (
+                previous in _VERB_CUES or (previous in _BE and low.endswith("ing"))
+            ):
+                verbs[low] += 1
             if _content(word, exclude):
                 if not run:
-                    after_determiner = previous in _DETERMINERS
+                    after_determiner = previous in _DETERMINERS or (
+                        # "instead of sitting": a verb after "of"; "a cup of tea": a thing
+                        previous == "of" and not low.endswith("ing")
+                    )
                 run.append(word)
             elif run:
-                _close(run, runs, after_determiner, nouns)
+                _close(run, runs, after_determiner, nouns, verbs, low)
                 run = []
-            previous = m.group().lower()
+            previous = m.group().lower().replace("’", "'")
         if run:
-            _close(run, runs, after_determiner, nouns)
+            _close(run, runs, after_determiner, nouns, verbs, "")
     return runs
 
 
 def _close(
-    run: list[str], runs: list[list[str]], after_determiner: bool, nouns: set[str] | None
+    run: list[str],
+    runs: list[list[str]],
+    after_determiner: bool,
+    nouns: Counter[str] | None,
+    verbs: Counter[str] | None,
+    next_word: str,
 ) -> None:
     runs.append(run)
-    if after_determiner and nouns is not None:
-        nouns.add(run[-1].lower())
+    if not after_determiner or nouns is None:
+        return
+    last = run[-1].lower()
+    if next_word in _VAGUE_NOUNS:
+        return  # "a unique piece", "a special kind": it describes a thing left unnamed
+    # "a dog sitting in", "a horse painted on", "your photos capture it": the thing, then what
+    # it does ("my horse painting I did" is a painting)
+    participle = last.endswith(("ing", "ed")) and next_word in _AFTER_PARTICIPLE
+    if len(run) > 1 and (participle or next_word in _OBJECTS):
+        nouns[run[-2].lower()] += 1
+        if verbs is not None:
+            verbs[last] += 1
+        return
+    nouns[last] += 1
 
 
 def speaker_words(exclude: Iterable[str]) -> frozenset[str]:
@@ -126,10 +171,11 @@ def key_phrases(texts: Iterable[str], n: int = 2, exclude: Iterable[str] = ()) -
     said_in: Counter[tuple[str, ...]] = Counter()  # in how many texts each n-gram occurs
     spelling: dict[tuple[str, ...], str] = {}
     first: dict[tuple[str, ...], int] = {}
-    nouns: set[str] = set()
+    said_as_thing: Counter[str] = Counter()
+    said_as_verb: Counter[str] = Counter()
     for text in texts:
         grams: set[tuple[str, ...]] = set()
-        for run in _runs(text.replace("’", "'"), banned, nouns):
+        for run in _runs(text.replace("’", "'"), banned, said_as_thing, said_as_verb):
             for k in range(len(run)):
                 for m in range(k + 1, min(len(run), k + _MAX_PHRASE_WORDS) + 1):
                     gram = tuple(w.lower() for w in run[k:m])
@@ -140,6 +186,9 @@ def key_phrases(texts: Iterable[str], n: int = 2, exclude: Iterable[str] = ()) -
                         spelling[gram] = written
                     first.setdefault(gram, len(first))
         said_in.update(grams)
+    # A thing: said after "a", "the", "my" more often than as a verb or an adjective ("this
+    # makes" once, "it makes" three times: a verb).
+    nouns = {w for w, n in said_as_thing.items() if n > said_as_verb[w]}
 
     def weight(g: tuple[str, ...]) -> float:
         # A word never seen as a thing (after "a", "my", "the") counts half: likely a verb or
@@ -148,11 +197,22 @@ def key_phrases(texts: Iterable[str], n: int = 2, exclude: Iterable[str] = ()) -
 
     chosen: list[str] = []
     used: set[str] = set()
-    # Things first: a verb or an adjective ("makes", "unique") names the topic only when no
-    # thing is said twice.
+
+    # Words said before a thing in a phrase ("pottery" in "the pottery class"): part of a name
+    # for a thing, not a verb.
+    naming = {w for g in said_in if len(g) > 1 and g[-1] in nouns for w in g}
+    naming -= set(said_as_verb)  # "a unique hoodie", and "so unique": it describes
+
+    def tier(g: tuple[str, ...]) -> int:
+        # A thing said twice, then a thing said once or a word that names one; a verb or an
+        # adjective ("makes", "sitting") names the topic only when no thing is said at all.
+        if g[0] in nouns:
+            return 0 if said_in[g] >= 2 else 1
+        return 1 if said_in[g] >= 2 and g[0] in naming else 2
+
     singles = sorted(
         (g for g in said_in if len(g) == 1),
-        key=lambda g: (g[0] not in nouns or said_in[g] < 2, -weight(g), -len(g[0]), first[g]),
+        key=lambda g: (tier(g), -weight(g), -len(g[0]), first[g]),
     )
     for single in singles:
         if len(chosen) >= n:

@@ -87,7 +87,7 @@ def apply_facts(text: str, new: Sequence[ev.Event]) -> tuple[str, list[facts.Cha
     found = [
         dataclasses.replace(f, key=key_in_note(f.key, names))
         for e in new
-        for f in extract.facts(e.text, e.at, e.id)
+        for f in extract.facts(e.text, e.at, e.id, e.role)
     ]
     if not found:
         return text, []

@@ -455,7 +455,7 @@ def _replies_to(event: ev.Event, before: ev.Event) -> bool:
 def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:
     """Of the notes an event names, the one that already holds a fact the event states ("Anna
     agreed to move the Atlas deadline" belongs with Atlas's deadline, not with Anna)."""
-    stated = [f.key for f in extract.facts(event.text, event.at, event.id)]
+    stated = [f.key for f in extract.facts(event.text, event.at, event.id, event.role)]
     for entry in mentioned:
         keys = {consolidate.key_in_note(k, entry.names) for k in stated}
         if keys & set(entry.fact_keys):
@@ -464,7 +464,7 @@ def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None
 
 
 def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:
-    for fact in extract.facts(event.text, event.at, event.id):
+    for fact in extract.facts(event.text, event.at, event.id, event.role):
         if fact.key in homes:
             return homes[fact.key]
     return None

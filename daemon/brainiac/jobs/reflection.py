@@ -229,7 +229,7 @@ def _accumulate(text: str, title: str, found: list[str]) -> str:
 
 
 def _apply_facts(text: str, activity: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
-    found = [f for e in activity for f in extract.facts(e.text, e.at, e.id)]
+    found = [f for e in activity for f in extract.facts(e.text, e.at, e.id, e.role)]
     if not found:
         return text, []
     body = stm_body(text, "Facts")
