@@ -313,3 +313,43 @@ def test_forget_project_removes_one_project_with_dry_run_first(vault: Path) -> N
 def test_forget_refuses_what_is_no_project_name(vault: Path, name: str) -> None:
     done = run_cli("--vault", str(vault), "forget", "--project", name, "--yes")
     assert done.returncode == 2 and "--project" in done.stderr
+
+
+def test_a_session_label_two_projects_share_makes_a_note_each(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(days=1)
+        for i in range(8):
+            for j, project in enumerate(("alpha", "beta")):
+                m.remember(
+                    f"Garden plan {project} item {i}: the raised beds and the compost.",
+                    session="session 1",
+                    at=at + dt.timedelta(minutes=2 * i + j),
+                    project=project,
+                    now=NOW,
+                )
+        m.run_job("promotion", now=NOW)
+        notes = [
+            p.read_text(encoding="utf-8") for p in (vault / "memory" / "long_term").glob("*.md")
+        ]
+        held = [t for t in notes if "Garden plan" in t]
+        assert len(held) == 2
+        for text in held:
+            one = "alpha" if "\nprojects: [alpha]\n" in text else "beta"
+            assert f"\nprojects: [{one}]\n" in text
+            assert "Garden plan alpha" not in text or "Garden plan beta" not in text
+
+
+def test_forget_project_takes_the_name_off_a_note_that_keeps_other_events(vault: Path) -> None:
+    note = vault / "memory" / "long_term" / "anna.md"
+    note.write_text(
+        "---\ntitle: Anna\ntags: [entity]\nprojects: [alpha, beta]\n---\n"
+        "Anna reviews the pull requests.\n\n## Sources\n"
+        "- 2026-11-20T09:00:00 **user** (s1) [alpha]: Anna reviews the alpha API. ^e-0000000001\n"
+        "- 2026-11-20T09:01:00 **user** (s2) [beta]: Anna reviews the homepage. ^e-0000000002\n",
+        encoding="utf-8",
+    )
+    run_cli("--vault", str(vault), "forget", "--project", "beta", "--yes", check=True)
+    text = note.read_text(encoding="utf-8")
+    assert "\nprojects: [alpha]\n" in text
+    assert "alpha API" in text and "the homepage" not in text
+    assert "Anna reviews the pull requests." in text  # the person's line stays

@@ -129,6 +129,13 @@ def named(terms: Iterable[str]) -> list[str]:
     return [t for t in terms if t and t != GLOBAL]
 
 
+def session_key(event: ev.Event) -> str:
+    """What tells a session apart (promotion keeps one together): its label, within its project
+    (the label alone for a global event, as before projects)."""
+    session = event.session or ""
+    return f"{session}\x1f{event.project}" if session and event.project else session
+
+
 def merged(existing: Iterable[str], events: Iterable[ev.Event]) -> list[str]:
     """A note's `projects` after events were added: what it listed, then its new sources'."""
     names = [p for p in (ev.clean_project(x) for x in existing) if p]
