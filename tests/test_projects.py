@@ -58,10 +58,6 @@ def _fill(vault: Path) -> None:
             m.remember(text, at=NOW - dt.timedelta(hours=12 - i), now=NOW)
 
 
-def _long_term(text: str) -> str:
-    return text.split("## Relevant Long-Term Memory", 1)[1].split("## User Prompt", 1)[0]
-
-
 def test_an_event_line_shows_its_project_and_keeps_the_id_it_had_without_one() -> None:
     at = dt.datetime(2026, 11, 20, 9, 12)
     plain = ev.make_event("Atlas ships on Friday.", session="planning", at=at)
@@ -155,7 +151,8 @@ def test_a_preference_stated_in_one_project_reaches_both(vault: Path) -> None:
             m.remember(f"Coffee number {i}.", project="alpha", now=NOW)
         for project in ("alpha", "beta"):
             text = m.context("tabs or spaces?", budget=1000, now=NOW, project=project).text
-            assert "I prefer tabs over spaces" in _long_term(text), project
+            # (in alpha found by search; in beta among its recent window, which it is in scope of)
+            assert "I prefer tabs over spaces" in text.split("## User Prompt")[0], project
         found = m.search("tabs spaces", project="beta")
         assert found[0].projects == ("alpha",) and found[0].about_person
         # Not every line said in a project is the person's: the assistant's is the project's.
@@ -267,7 +264,7 @@ def test_status_and_search_json_show_projects(vault: Path) -> None:
 def test_promotion_records_the_projects_of_a_notes_sources(vault: Path) -> None:
     with Memory(vault, refresh_interval_s=0) as m:
         at = NOW - dt.timedelta(days=1)
-        for i in range(14):
+        for i in range(30):  # each project keeps its newest 10 in the log: 5 of each promoted
             project = "alpha" if i % 2 else None
             m.remember(
                 f"Kitchen renovation step {i}: the tiles and the grout.",
@@ -281,11 +278,13 @@ def test_promotion_records_the_projects_of_a_notes_sources(vault: Path) -> None:
             p.read_text(encoding="utf-8") for p in (vault / "memory" / "long_term").glob("*.md")
         ]
         promoted = [t for t in notes if "Kitchen renovation step" in t]
-        assert promoted
-        assert all("\nprojects: [alpha]\n" in t for t in promoted)
-        assert any("[alpha]: Kitchen renovation step 1:" in t for t in promoted)
+        scoped = [t for t in promoted if "[alpha]: Kitchen" in t]
+        assert scoped and any("[alpha]: Kitchen renovation step 1:" in t for t in scoped)
+        assert all("\nprojects: [alpha]\n" in t for t in scoped)
+        # the session's global events are a session of their own, in a global note
+        assert all("\nprojects:" not in t for t in promoted if t not in scoped)
         hits = [h for h in m.search("kitchen renovation tiles", limit=50) if h.kind == "note"]
-        assert hits and all(h.projects == ("alpha",) for h in hits)
+        assert ("alpha",) in {h.projects for h in hits} <= {("alpha",), ()}
 
 
 def test_forget_project_removes_one_project_with_dry_run_first(vault: Path) -> None:
@@ -318,7 +317,7 @@ def test_forget_refuses_what_is_no_project_name(vault: Path, name: str) -> None:
 def test_a_session_label_two_projects_share_makes_a_note_each(vault: Path) -> None:
     with Memory(vault, refresh_interval_s=0) as m:
         at = NOW - dt.timedelta(days=1)
-        for i in range(8):
+        for i in range(14):  # 4 of each project leave the window
             for j, project in enumerate(("alpha", "beta")):
                 m.remember(
                     f"Garden plan {project} item {i}: the raised beds and the compost.",
@@ -353,3 +352,24 @@ def test_forget_project_takes_the_name_off_a_note_that_keeps_other_events(vault:
     assert "\nprojects: [alpha]\n" in text
     assert "alpha API" in text and "the homepage" not in text
     assert "Anna reviews the pull requests." in text  # the person's line stays
+
+
+def test_each_project_keeps_its_own_last_steps_in_short_term_memory(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(hours=3)
+        for i, project in enumerate([None] * 12 + ["alpha"] * 12 + ["beta"] * 12):
+            m.remember(
+                f"Step {i} of the {project or 'global'} work.",
+                at=at + dt.timedelta(minutes=i),
+                project=project,
+                now=NOW,
+            )
+        m.run_job("promotion", now=NOW)
+        kept = m.short_term().events
+        for project in ("alpha", "beta", None):
+            assert sum(1 for e in kept if e.project == project) == 10
+        # Back in alpha after beta's work: its own last steps are its recent window.
+        text = m.context("What next?", budget=2000, now=NOW, project="alpha").text
+        recent = text.split("[CRITICAL_CONTEXT_LAST_10_STEPS]", 1)[1]
+        assert "Step 23 of the alpha work." in recent and "Step 14 of the alpha" in recent
+        assert "beta work" not in recent

@@ -425,8 +425,7 @@ class Memory:
         doc = self.short_term()
         n = self.config.recent_events
         scope = projects.Scope.of(project, self.config)
-        recent = list(doc.events[-n:]) if n else []
-        recent = [e for e in recent if projects.in_scope(e, scope)]
+        recent = projects.recent(doc.events, n, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         key = (query, limit, scope)

@@ -152,6 +152,32 @@ def in_scope(event: ev.Event, scope: Scope) -> bool:
     return about_person(event.role, event.text)
 
 
+def recent(events: Sequence[ev.Event], n: int, scope: Scope) -> list[ev.Event]:
+    """The recent-events window of a context: the newest `n` events of the log, or in a project
+    the newest `n` of those `in_scope` (another project's newer events do not push them out)."""
+    if not n:
+        return []
+    if scope.project is None:
+        return list(events[-n:])
+    return [e for e in events if in_scope(e, scope)][-n:]
+
+
+def past_window(events: Sequence[ev.Event], window: int) -> list[ev.Event]:
+    """The events promotion takes out of the log: each project keeps its newest `window` events
+    as its short-term memory, and the global events theirs (a vault without projects: the newest
+    `window` of the log, as always). So a project's last steps are still in its recent window
+    when the agent comes back to it after working in another."""
+    if not window:
+        return list(events)
+    kept: set[str] = set()
+    seen: dict[str | None, int] = {}
+    for e in reversed(events):
+        if seen.get(e.project, 0) < window:
+            seen[e.project] = seen.get(e.project, 0) + 1
+            kept.add(e.id)
+    return [e for e in events if e.id not in kept]
+
+
 def without_shared_digest(section_text: str, scope: Scope) -> str:
     """A short-term section in an isolated project: the lines a person wrote. The generated ones
     (reflection's summary, goals and tasks) digest the whole log, every project's events in it,

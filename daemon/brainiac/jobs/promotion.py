@@ -129,7 +129,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         _clear_merged_stubs(memory, where, outcome)
     events = [e for e in doc.events if e.id not in placed]
     window = memory.config.short_term_window
-    leaving = list(events[: max(len(events) - window, 0)] if window else events)
+    leaving = projects.past_window(events, window)
     leaving = [e for e in leaving if e.at is None or e.at <= now]
     prefix = f"finished an interrupted run ({finished} events); " if finished else ""
     if placed:
