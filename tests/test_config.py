@@ -52,5 +52,9 @@ def test_the_template_documents_every_setting_with_its_default() -> None:
         expected = getattr(defaults, s.attr)
         if isinstance(expected, str):
             assert value == f'"{expected}"', s.key
+        elif s.kind is bool:
+            assert value == str(expected).lower(), s.key
+        elif s.kind is dict:
+            assert value == "{}" and expected == (), s.key
         else:
             assert value == ("[]" if expected == () else repr(expected)), s.key

@@ -106,8 +106,15 @@ async def _session(vault: Path, tmp_path: Path) -> None:
             assert remembered["event_id"] and remembered["at"]
             hits = _structured(await session.call_tool("search", {"query": "Zephyr launch"}))
             assert any(h["event_id"] == remembered["event_id"] for h in hits["hits"])
-            fields = {"path", "kind", "title", "score", "excerpt", "event_id", "at"}
+            fields = {"path", "kind", "title", "score", "excerpt", "event_id", "at", "projects"}
             assert all(set(h) == fields for h in hits["hits"])
+            # a project (docs/projects.md): kept on the event, shown on the hit, scoping search
+            scoped = {"text": "The Zephyr demo is in room 4.", "project": "zephyr"}
+            await session.call_tool("remember", scoped)
+            hits = _structured(
+                await session.call_tool("search", {"query": "Zephyr demo", "project": "zephyr"})
+            )
+            assert hits["hits"][0]["projects"] == ["zephyr"]
             ctx = _structured(
                 await session.call_tool("context", {"prompt": "When is the Zephyr launch?"})
             )

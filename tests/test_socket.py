@@ -53,6 +53,9 @@ CALLS: list[tuple[tuple[str, ...], str | None]] = [
     (("check", "-", "--json"), "The Atlas deadline is on Monday 30 November."),
     (("hook", "user-prompt-submit"), HOOK_EVENT),
     (("hook", "user-prompt-submit", "--budget", "400"), HOOK_EVENT),
+    # docs/projects.md: the project goes through the socket as well
+    (("context", "--prompt", "When is the review?", "--project", "atlas", "--now", NOW), None),
+    (("search", "review", "--project", "website", "--json"), None),
 ]
 
 
@@ -113,6 +116,11 @@ def quiet_vault(tmp_path: Path) -> Path:
     path = tmp_path / "vault"
     run_cli("init", str(path), check=True)
     run_cli("--vault", str(path), "remember", "Anna moved the Atlas review to Thursday", check=True)
+    for project, text in (
+        ("atlas", "The review of the API is on Monday"),
+        ("website", "The review of the homepage is on Friday"),
+    ):
+        run_cli("--vault", str(path), "remember", text, "--project", project, check=True)
     # No job runs: a job changing notes between two calls would change what they answer.
     config = path / ".brainiac" / "config.toml"
     text = config.read_text(encoding="utf-8")
@@ -137,6 +145,9 @@ def test_the_daemon_answers_each_command_byte_for_byte_as_the_cli_itself(
             assert via_daemon == in_process, args
             assert via_daemon[0] or via_daemon[1], args  # something was said
         assert _stats(vault)["stats"]["answered"] == len(CALLS)
+        # the daemon scoped it: the other project's recent event is not in atlas's context
+        scoped = _cli(vault, CALLS[10][0], None)[0]
+        assert "review of the API" in scoped and "homepage" not in scoped
         # the codes came through: a conflict is exit status 1 either way
         assert _cli(vault, *CALLS[6])[2] == 1
         assert _stats(vault)["stats"]["failed"] == 0

@@ -70,8 +70,10 @@ class _Writer:
 
 
 # -- the commands ----------------------------------------------------------------------------------
-def search(memory: Memory, query: str, limit: int, as_json: bool) -> Output:
-    results = memory.search(query, limit=limit)
+def search(
+    memory: Memory, query: str, limit: int, as_json: bool, project: str | None = None
+) -> Output:
+    results = memory.search(query, limit=limit, project=project)
     w = _Writer()
     if as_json:
         w.json([dataclasses.asdict(r) for r in results])
@@ -80,19 +82,25 @@ def search(memory: Memory, query: str, limit: int, as_json: bool) -> Output:
         w.err("no matches")
     for r in results:
         path = escaped(r.path)
+        where = f" [{', '.join(r.projects)}]" if r.projects else ""
         if r.kind == "event":
             when = r.at.strftime("%Y-%m-%d %H:%M") if r.at else "undated"
-            w.out(f"{r.score:7.2f}  {path}#^{r.event_id}  [{when}] {_one_line(r.excerpt)}")
+            w.out(f"{r.score:7.2f}  {path}#^{r.event_id}  [{when}]{where} {_one_line(r.excerpt)}")
         else:
-            w.out(f"{r.score:7.2f}  {path}  {' '.join(r.title.split())}")
+            w.out(f"{r.score:7.2f}  {path}{where}  {' '.join(r.title.split())}")
     return w.done()
 
 
 def context(
-    memory: Memory, prompt: str | None, budget: int | None, when: dt.datetime, as_json: bool
+    memory: Memory,
+    prompt: str | None,
+    budget: int | None,
+    when: dt.datetime,
+    as_json: bool,
+    project: str | None = None,
 ) -> tuple[Output, Any]:
     """The output of `context` (without --write) and the Context itself (--write needs it)."""
-    result = memory.context(prompt, budget=budget, now=when)
+    result = memory.context(prompt, budget=budget, now=when, project=project)
     w = _Writer()
     for warning in result.warnings:
         w.err(f"brainiac: warning: {warning}")
@@ -255,7 +263,7 @@ class Answerer:
         limit = args["limit"]
         if not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValueError(f"limit {limit!r}")
-        return search(self.memory, _text(args["query"]), limit, bool(args["json"]))
+        return search(self.memory, _text(args["query"]), limit, bool(args["json"]), _project(args))
 
     def _context(self, args: dict[str, Any]) -> Output:
         prompt = args["prompt"]
@@ -266,6 +274,7 @@ class Answerer:
             _budget(args["budget"]),
             when,
             bool(args["json"]),
+            _project(args),
         )
         return output
 
@@ -280,6 +289,12 @@ def _text(value: object) -> str:
     if not isinstance(value, str):
         raise TypeError(f"expected a string, got {type(value).__name__}")
     return value
+
+
+def _project(args: dict[str, Any]) -> str | None:
+    """`--project` (absent from a request of a client without it: no project)."""
+    value = args.get("project")
+    return None if value is None else _text(value)
 
 
 def _budget(value: object) -> int | None:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from brainiac import config as config_mod
     from brainiac import jobs as jobs_mod
     from brainiac import memory as memory_mod
+    from brainiac import projects as projects_mod
     from brainiac import stm, systemd
     from brainiac import working_memory as wm
     from brainiac.answers import Output
@@ -42,6 +43,7 @@ else:
     config_mod = lazy_module("brainiac.config")
     jobs_mod = lazy_module("brainiac.jobs")
     memory_mod = lazy_module("brainiac.memory")
+    projects_mod = lazy_module("brainiac.projects")
     stm = lazy_module("brainiac.stm")
     systemd = lazy_module("brainiac.systemd")
     wm = lazy_module("brainiac.working_memory")
@@ -261,10 +263,22 @@ def _vault_flag(vault: Path) -> list[str]:
 @click.option(
     "--at", "at", default=None, metavar="ISO-8601", help="When (default: now; not in the future)."
 )
+@click.option(
+    "--project",
+    default=None,
+    metavar="NAME",
+    help="The project it belongs to (default: none, global; docs/projects.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the event as JSON.")
 @click.pass_context
 def remember(
-    ctx: click.Context, text: str, role: str, session: str | None, at: str | None, as_json: bool
+    ctx: click.Context,
+    text: str,
+    role: str,
+    session: str | None,
+    at: str | None,
+    project: str | None,
+    as_json: bool,
 ) -> None:
     """Append an event to the short-term Event Log (`-` reads the text from stdin)."""
     if text == "-":
@@ -275,7 +289,7 @@ def remember(
         # remembered at another time than they meant is worse than a one-line error.
         raise FutureTimeError(SHORT_TERM, "--at", at, clock.now().isoformat(timespec="minutes"))
     memory = _open(ctx)
-    event = memory.remember(text, role=role, session=session, at=when)
+    event = memory.remember(text, role=role, session=session, at=when, project=project)
     if as_json:
         _json({**dataclasses.asdict(event), "file": SHORT_TERM})
         return
@@ -292,15 +306,22 @@ def remember(
     type=click.IntRange(1, 1000),
     help="Most results to show.",
 )
+@click.option(
+    "--project",
+    default=None,
+    metavar="NAME",
+    help="Search as from this project: its own and global memories first (docs/projects.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print results as JSON.")
 @click.pass_context
-def search(ctx: click.Context, query: str, limit: int, as_json: bool) -> None:
+def search(ctx: click.Context, query: str, limit: int, project: str | None, as_json: bool) -> None:
     """Search notes and events. Any text is a valid query."""
-    output = _ask_daemon(ctx, "search", {"query": query, "limit": limit, "json": as_json})
+    args = {"query": query, "limit": limit, "json": as_json, "project": project}
+    output = _ask_daemon(ctx, "search", args)
     if output is None:
         from brainiac import answers
 
-        output = answers.search(_open(ctx), query, limit, as_json)
+        output = answers.search(_open(ctx), query, limit, as_json, project)
     _emit(ctx, output)
 
 
@@ -432,6 +453,12 @@ def _emit(ctx: click.Context, output: Output) -> None:
     metavar="ISO-8601",
     help="The time to assemble for (default: now).",
 )
+@click.option(
+    "--project",
+    default=None,
+    metavar="NAME",
+    help="The project the prompt is asked in: its memories first (docs/projects.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print text, tokens and sources as JSON.")
 @click.option("--write", is_flag=True, help=f"Also write {WORKING_MEMORY} (marked as generated).")
 @click.pass_context
@@ -441,6 +468,7 @@ def context(
     prompt_file: Any,
     budget: int | None,
     now: str | None,
+    project: str | None,
     as_json: bool,
     write: bool,
 ) -> None:
@@ -455,7 +483,7 @@ def context(
                 f"{prompt_file.name}: is not UTF-8 text; re-save it as UTF-8 (--prompt-file)"
             ) from exc
     if not write:  # (the daemon writes the working memory itself; --write runs here)
-        args = {"prompt": prompt, "budget": budget, "now": now, "json": as_json}
+        args = {"prompt": prompt, "budget": budget, "now": now, "json": as_json, "project": project}
         output = _ask_daemon(ctx, "context", args)
         if output is not None:
             _emit(ctx, output)
@@ -464,7 +492,7 @@ def context(
 
     memory = _open(ctx)
     when = clock.local(_parse_time(now, "--now") or clock.now())
-    output, result = answers.context(memory, prompt, budget, when, as_json)
+    output, result = answers.context(memory, prompt, budget, when, as_json, project)
     for to_stderr, text in output.parts:  # the warnings, before the file is written
         if to_stderr:
             click.echo(text, nl=False, err=True)
@@ -536,6 +564,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
         "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
         "documents": memory.indexer.index.doc_count(),
         "short_term_events": len(memory.short_term().events),
+        # documents per project (docs/projects.md); "(global)" counts what every project sees
+        "projects": projects_mod.counts(memory.indexer.index.project_counts()),
         "jobs": {
             name: {"last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary}
             for name, rec in jobs_mod.load_records(memory.locations.state).items()
@@ -566,6 +596,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
         click.echo("warning: inotify's limits are reached; the daemon polls the vault (see log)")
     for key in ("vault", "index", "files_indexed", "documents", "short_term_events"):
         click.echo(f"{key}: {info[key]}")
+    shown = ", ".join(f"{name} {n}" for name, n in info["projects"].items())
+    click.echo(f"projects: {shown or '-'}")
     for name, job in info["jobs"].items():
         click.echo(
             f"job {name}: {job['last_run']} {'ok' if job['ok'] else 'FAILED'}: {job['result']}"
@@ -912,6 +944,12 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     help="The export's format (default: recognised from the content).",
 )
 @click.option("--now", "now", default=None, metavar="ISO-8601", help="The import's time.")
+@click.option(
+    "--project",
+    default=None,
+    metavar="NAME",
+    help="The project the new messages belong to (default: none, global).",
+)
 @click.option("--dry-run", is_flag=True, help="Count what would be imported; change nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the per-file reports as JSON.")
 @click.pass_context
@@ -920,6 +958,7 @@ def import_(
     paths: tuple[Path, ...],
     fmt: str | None,
     now: str | None,
+    project: str | None,
     dry_run: bool,
     as_json: bool,
 ) -> None:
@@ -931,7 +970,9 @@ def import_(
     be read is rejected whole (exit status 2) and nothing of it is imported.
     """
     memory = _open(ctx)
-    reports = memory.import_files(paths, fmt, now=_parse_time(now, "--now"), dry_run=dry_run)
+    reports = memory.import_files(
+        paths, fmt, now=_parse_time(now, "--now"), dry_run=dry_run, project=project
+    )
     if as_json:
         _json([{**dataclasses.asdict(r), "dry_run": dry_run} for r in reports])
     else:
@@ -985,6 +1026,13 @@ def import_(
     "ignored); a note whose title, aliases, tags or file name contain it goes whole.",
 )
 @click.option(
+    "--project",
+    "projects",
+    multiple=True,
+    metavar="NAME",
+    help="Every event of this project, with what was derived from it (docs/projects.md).",
+)
+@click.option(
     "--everything",
     is_flag=True,
     help="All of memory/, context/ and inbox/: the memory starts again from the template.",
@@ -1003,6 +1051,7 @@ def forget(
     entity: str | None,
     events: tuple[str, ...],
     matching: tuple[str, ...],
+    projects: tuple[str, ...],
     everything: bool,
     identity: bool,
     dry_run: bool,
@@ -1021,7 +1070,9 @@ def forget(
     """
     from brainiac.forget import Selection
 
-    selection = Selection(notes, facts, entity, events, matching, everything, identity)
+    selection = Selection(
+        notes, facts, entity, events, matching, everything, identity, projects=projects
+    )
     try:
         selection.check()
     except BrainiacError as exc:

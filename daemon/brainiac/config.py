@@ -65,6 +65,9 @@ class Config:
     # [vault]
     max_note_bytes: int = 1_000_000
     private_folders: tuple[str, ...] = field(default_factory=tuple)
+    # [projects]: recall scoped to the project an agent works in (docs/projects.md)
+    projects_isolate: bool = False
+    project_paths: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("backup", "keep", "backup_keep", int, 1, 10_000),
     Setting("vault", "max_note_bytes", "max_note_bytes", int, 1024, 1 << 31),
     Setting("vault", "private_folders", "private_folders", tuple),
+    Setting("projects", "isolate", "projects_isolate", bool),
+    Setting("projects", "paths", "project_paths", dict),
 )
 
 
@@ -230,6 +235,10 @@ def _coerce(s: Setting, raw: Any, where: str) -> Any:
                 if problem is not None:
                     raise ConfigError(f"{where}: {_shown(folder)} {problem}")
         return tuple(raw)
+    if s.kind is bool:
+        return _boolean(raw, where)
+    if s.kind is dict:
+        return _folder_names(raw, where)
     try:
         if isinstance(raw, bool):
             raise ValueError
@@ -247,3 +256,41 @@ def _coerce(s: Setting, raw: Any, where: str) -> Any:
             f"{where}: {value!r} is out of range; use a value from {s.minimum} to {s.maximum}"
         )
     return value
+
+
+def _boolean(raw: Any, where: str) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in ("true", "1", "yes", "on"):
+        return True
+    if isinstance(raw, str) and raw.strip().lower() in ("false", "0", "no", "off", ""):
+        return False
+    raise ConfigError(f"{where}: expected true or false, got {_shown(raw)}")
+
+
+def _folder_names(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """`[projects] paths`: folder = "name" pairs (a TOML table; in the environment
+    `folder=name,folder=name`)."""
+    if isinstance(raw, str):
+        pairs = [part.split("=", 1) for part in raw.split(",") if part.strip()]
+        if not all(len(p) == 2 for p in pairs):
+            raise ConfigError(f"{where}: expected folder=name pairs, got {_shown(raw)}")
+        raw = {k.strip(): v.strip() for k, v in pairs}
+    if not isinstance(raw, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
+    ):
+        raise ConfigError(f'{where}: expected a table of "folder" = "name", got {_shown(raw)}')
+    for folder, name in raw.items():
+        if not folder.strip() or not _project_name_ok(name):
+            raise ConfigError(
+                f"{where}: {_shown(folder)} = {_shown(name)} needs a folder and a project name "
+                "(letters, digits, dashes; no brackets, parentheses, stars or commas)"
+            )
+    return tuple((k.strip(), v.strip()) for k, v in raw.items())
+
+
+def _project_name_ok(name: str) -> bool:
+    """A project name that an event line keeps as it is."""
+    from brainiac.events import clean_project
+
+    return bool(name.strip()) and clean_project(name) == name.strip()

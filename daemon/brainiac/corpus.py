@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from brainiac import events as ev
-from brainiac import ltm, stm
+from brainiac import ltm, projects, stm
 from brainiac.vault import (
     ARCHIVE_DIR,
     EXPORTS_DIR,
@@ -47,6 +47,7 @@ class Document:
     strength: float = ltm.DEFAULT_STRENGTH
     reinforcement: float = 0.0
     status: str = "active"
+    projects: tuple[str, ...] = ()  # the scopes it is found in (projects.event_terms/note_terms)
     digest: str = field(default="", compare=False)
 
     def with_digest(self) -> Document:
@@ -68,6 +69,7 @@ class Document:
                 self.strength,
                 self.reinforcement,
                 self.status,
+                self.projects,
             )
         )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
@@ -118,6 +120,7 @@ def documents(rel: str, text: str) -> list[Document]:
         strength=parsed.strength,
         reinforcement=parsed.reinforcement,
         status=status,
+        projects=projects.note_terms(parsed.projects),
     ).with_digest()
     # An event keeps its note's title as a label (shown as "from [[stem|Title]]", matched at context
     # weight), except in a session note promotion made: its title is a list of keywords and
@@ -187,4 +190,5 @@ def _event_doc(
         strength=strength,
         reinforcement=reinforcement,
         status=status,
+        projects=projects.event_terms(event),
     ).with_digest()

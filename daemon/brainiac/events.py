@@ -3,6 +3,10 @@
 An event line reads, in Obsidian and in any editor:
 
     - 2026-11-20T09:12:00 **user** (planning): The deadline moved to Monday. ^e-3f2a1c9b0d
+    - 2026-11-20T09:15:00 **user** (planning) [atlas]: Atlas ships on Friday. ^e-8c1d07aa52
+
+The second line belongs to the project `atlas` (docs/projects.md); a line without `[...]` is
+global, as every line written before projects existed, which read exactly as they did.
 
 Continuation lines of a multi-line message are indented by two spaces. Text that a Markdown reader
 would take for structure is stored with a backslash before it: a line starting a heading, a code
@@ -33,7 +37,8 @@ from brainiac.note import split_lines
 
 _HEAD_RE = re.compile(
     r"^- (?P<at>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"
-    r" \*\*(?P<role>[^*\n]+)\*\*(?: \((?P<session>[^()\n]*)\))?: ?(?P<text>.*)$"
+    r" \*\*(?P<role>[^*\n]+)\*\*(?: \((?P<session>[^()\n]*)\))?"
+    r"(?: \[(?P<project>[^\[\]()*,\s]+)\])?: ?(?P<text>.*)$"
 )
 _ID_RE = re.compile(r"(?:^|\s)\^(?P<id>e-[0-9a-f]{6,32})\s*$")
 _ROLE_BAD = re.compile(r"[*\n\r]+")
@@ -52,6 +57,9 @@ _LINE_ESCAPED_RE = re.compile(
 _INLINE_STRUCTURE_RE = re.compile(r"(?<!\\)(?P<escapes>\\*)(?=\^e-[0-9a-f]|<!--)")
 _INLINE_ESCAPED_RE = re.compile(r"(?<!\\)\\(?P<escapes>\\*)(?=\^e-[0-9a-f]|<!--)")
 _SESSION_BAD = re.compile(r"[()\n\r]+")
+# A project name is one word as the head shows it (`[alpha]`): no brackets, parentheses, stars,
+# commas (the index keeps a list of them) or spaces (made dashes: a folder `My App` is `My-App`).
+_PROJECT_BAD = re.compile(r"[\[\]()*,]+")
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,9 @@ class Event:
     text: str
     session: str | None
     id: str
+    # The project it belongs to (projects.py); None: global. Not part of the id: it labels the
+    # event, so an old vault's ids stay what they were and a re-import is still recognised.
+    project: str | None = None
 
     @property
     def date_label(self) -> str:
@@ -80,6 +91,14 @@ def clean_session(session: str | None) -> str | None:
     if session is None:
         return None
     return _SESSION_BAD.sub(" ", storable(session)).strip() or None
+
+
+def clean_project(project: str | None) -> str | None:
+    """A project name as an event line holds it, or None (global) when nothing is left."""
+    if project is None:
+        return None
+    name = "-".join(_PROJECT_BAD.sub(" ", storable(project)).split())
+    return unicodedata.normalize("NFC", name) or None
 
 
 def normalise_text(text: str) -> str:
@@ -113,18 +132,23 @@ def event_id(at: dt.datetime | None, role: str, session: str | None, text: str) 
 
 
 def make_event(
-    text: str, role: str = "user", session: str | None = None, at: dt.datetime | None = None
+    text: str,
+    role: str = "user",
+    session: str | None = None,
+    at: dt.datetime | None = None,
+    project: str | None = None,
 ) -> Event:
     at = normalise_time(at if at is not None else clock.now())
     role, session, text = clean_role(role), clean_session(session), normalise_text(text)
-    return Event(at, role, text, session, event_id(at, role, session, text))
+    return Event(at, role, text, session, event_id(at, role, session, text), clean_project(project))
 
 
 def render(event: Event) -> str:
     """The event as Markdown list-item lines, ending in a newline."""
     if event.at is not None:
         session = f" ({event.session})" if event.session else ""
-        head = f"- {event.at.isoformat()} **{event.role}**{session}: "
+        project = f" [{event.project}]" if event.project else ""
+        head = f"- {event.at.isoformat()} **{event.role}**{session}{project}: "
     else:
         head = "- "
     first, *rest = stored_lines(event.text)
@@ -196,6 +220,7 @@ def _parse_block(block: list[str]) -> Event | None:
         block = [*block[:-1], last[: id_match.start()].rstrip()]
     head = _HEAD_RE.match(block[0])
     at: dt.datetime | None = None
+    project: str | None = None
     if head:
         try:
             at = normalise_time(dt.datetime.fromisoformat(head.group("at")))
@@ -206,6 +231,7 @@ def _parse_block(block: list[str]) -> Event | None:
     if head:
         role = head.group("role").strip()
         session = clean_session(head.group("session"))
+        project = clean_project(head.group("project"))
         text = _unescape(head.group("text"), block[1:])
     else:
         at, role, session = None, "note", None
@@ -213,7 +239,7 @@ def _parse_block(block: list[str]) -> Event | None:
     text = normalise_text(text)
     if not text:
         return None
-    return Event(at, role, text, session, explicit_id or event_id(at, role, session, text))
+    return Event(at, role, text, session, explicit_id or event_id(at, role, session, text), project)
 
 
 def parse_text(text: str) -> list[Event]:

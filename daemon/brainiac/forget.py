@@ -108,15 +108,22 @@ class Selection:
     matching: tuple[str, ...] = ()  # every line, event, fact and export containing it
     everything: bool = False  # memory/, context/, inbox/: the vault starts from the template
     identity: bool = False  # with everything: system/core_identity.md too
+    projects: tuple[str, ...] = ()  # every event of these projects (docs/projects.md)
 
     def check(self) -> None:
-        chosen = self.notes or self.facts or self.events or self.matching
+        chosen = self.notes or self.facts or self.events or self.matching or self.projects
         if self.everything and chosen:
             raise VaultError("--everything forgets everything; give it without other selections")
         if not self.everything and not chosen:
             raise VaultError(
-                "say what to forget: --note, --fact, --event, --matching or --everything"
+                "say what to forget: --note, --fact, --event, --matching, --project or --everything"
             )
+        for name in self.projects:
+            if ev.clean_project(name) != name.strip() or not name.strip():
+                raise VaultError(
+                    f"--project {name!r} is no project name (event lines hold names without "
+                    "spaces, brackets, parentheses, stars or commas); `brainiac status` lists them"
+                )
         if self.identity and not self.everything:
             raise VaultError("--identity goes with --everything (the identity is never a match)")
         if self.entity is not None and not self.facts:
@@ -139,6 +146,7 @@ class Selection:
             "entity": self.entity,
             "events": list(self.events),
             "matching": list(self.matching),
+            "projects": list(self.projects),
         }
 
     @classmethod
@@ -159,6 +167,7 @@ class Selection:
             entity if isinstance(entity, str) else None,
             strings("events"),
             strings("matching"),
+            projects=strings("projects"),
         )
 
     def describe(self) -> str:
@@ -169,6 +178,7 @@ class Selection:
         parts += [f"--entity {self.entity!r}"] if self.entity else []
         parts += [f"--event {e!r}" for e in self.events]
         parts += [f"--matching {m!r}" for m in self.matching]
+        parts += [f"--project {p!r}" for p in self.projects]
         return " ".join(parts)
 
 
@@ -276,6 +286,7 @@ class Rules:
     texts: set[str] = field(default_factory=set)  # folded text that went (for derived copies)
     everything: bool = False
     identity: bool = False
+    projects: frozenset[str] = frozenset()  # --project: every event that belongs to one
 
     def copy(self) -> Rules:
         return dataclasses.replace(
@@ -321,6 +332,8 @@ class Rules:
         self, event: ev.Event, block: str, names: Sequence[str], in_scope: bool, mention: bool
     ) -> bool:
         if event.id in self.ids or self.any_needle(block):
+            return True
+        if event.project is not None and event.project in self.projects:
             return True
         if self.event_needles and any(n in _fold(event.text) for n in self.event_needles):
             return True
@@ -369,6 +382,8 @@ class Rules:
     def quick_miss(self, text: str) -> bool:
         """True when `text` certainly holds nothing these rules take (skips most files)."""
         if self.gone_paths or any(i in text for i in self.ids):
+            return False
+        if any(f"[{p}]" in text for p in self.projects):
             return False
         folded = _fold(text)
         if any(n in folded for n in (*self.needles, *self.event_needles)):
@@ -641,7 +656,26 @@ def _scrub_markdown(rel: str, text: str, rules: Rules, kind: str) -> Scrubbed:
         return Scrubbed(
             None, [*cut.removed, Removal("note", 0, reason)], removed, left, whole.title
         )
+    if kind == "note" and rules.projects:
+        new = _without_projects(new, rel, rules.projects, cut)
     return Scrubbed(new, cut.removed, removed, left)
+
+
+def _without_projects(text: str, rel: str, gone: frozenset[str], cut: _Cut) -> str:
+    """A note that stays, its `projects` property without the projects forgotten (what is left
+    of them in it went with their events)."""
+    try:
+        listed = ltm.parse(text, rel).projects
+    except NoteParseError:
+        return text
+    kept = [p for p in listed if p not in gone]
+    if kept == listed:
+        return text
+    value = f"[{', '.join(consolidate.yaml_item(p) for p in kept)}]"
+    line = next((i + 1 for i, x in enumerate(cut.lines) if x.startswith("projects:")), 1)
+    gone_names = ", ".join(p for p in listed if p not in kept)
+    cut.removed.append(Removal("property", line, f"projects: {gone_names}"))
+    return notes.set_frontmatter_field(text, "projects", value)
 
 
 def _holds_anything(text: str, rel: str) -> bool:
@@ -957,6 +991,7 @@ def _rules(memory: Memory, selection: Selection) -> Rules:
         else:
             rules.event_needles.append(_fold(spec))
     rules.needles = [_fold(t) for t in selection.matching]
+    rules.projects = frozenset(p.strip() for p in selection.projects)
     rules.fact_keys = {facts.normalise_key(k) for k in selection.facts}
     if selection.entity is not None:
         rel = _resolve_note(memory, selection.entity)

@@ -2,7 +2,8 @@
 
 Claude Code runs a hook command for an event and passes one JSON object on stdin; every event has
 `session_id`, `transcript_path`, `cwd` and `hook_event_name`, and UserPromptSubmit adds `prompt`
-(docs/hooks.md has the recipe and the sources). Two events matter for memory:
+(docs/hooks.md has the recipe and the sources). `cwd` names the project (docs/projects.md): the
+context is scoped to it and the transcript's messages belong to it. Two events matter for memory:
 
 - UserPromptSubmit: what the hook prints on stdout (exit status 0) is added to the model's
   context beside the prompt, so `prompt_context` returns the memory relevant to the prompt.
@@ -41,6 +42,7 @@ class Payload:
     session_id: str
     transcript_path: str
     prompt: str
+    cwd: str = ""  # where the agent works: its project (projects.for_directory)
 
     @classmethod
     def parse(cls, raw: str, expected: str) -> Payload:
@@ -66,8 +68,18 @@ class Payload:
             return value
 
         return cls(
-            text("hook_event_name"), text("session_id"), text("transcript_path"), text("prompt")
+            text("hook_event_name"),
+            text("session_id"),
+            text("transcript_path"),
+            text("prompt"),
+            text("cwd"),
         )
+
+    def project(self, memory: Memory) -> str | None:
+        """The project of the folder the agent works in, or None (global): docs/projects.md."""
+        from brainiac import projects
+
+        return projects.for_directory(self.cwd, memory.config)
 
 
 def prompt_context(memory: Memory, payload: Payload, budget: int | None) -> str:
@@ -76,7 +88,7 @@ def prompt_context(memory: Memory, payload: Payload, budget: int | None) -> str:
         raise HookInputError(
             "hook user-prompt-submit: the event has no prompt; expected a UserPromptSubmit event"
         )
-    return memory.context(payload.prompt, budget=budget).text
+    return memory.context(payload.prompt, budget=budget, project=payload.project(memory)).text
 
 
 def import_transcript(memory: Memory, payload: Payload) -> FileReport:
@@ -91,7 +103,7 @@ def import_transcript(memory: Memory, payload: Payload) -> FileReport:
         raise HookInputError(
             f"{path}: the session transcript does not exist (yet); nothing imported"
         )
-    (report,) = memory.import_files([path], format="claude-code")
+    (report,) = memory.import_files([path], format="claude-code", project=payload.project(memory))
     if report.error:
         raise BrainiacError(report.error)
     return report

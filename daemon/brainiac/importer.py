@@ -114,10 +114,12 @@ def import_paths(
     now: dt.datetime | None = None,
     dry_run: bool = False,
     move: bool = False,
+    project: str | None = None,
 ) -> list[FileReport]:
     """Import each file as one all-or-nothing batch. The caller holds the vault's job lock.
 
-    `move` (the inbox): the file itself goes to the archive instead of a copy.
+    `move` (the inbox): the file itself goes to the archive instead of a copy. `project`: the
+    new events belong to it (a message imported before keeps the project it was imported with).
     """
     when = clock.local(now) if now is not None else clock.now()
     state = _State(memory.locations.state / STATE_DIR)
@@ -128,7 +130,7 @@ def import_paths(
         if memory.on_progress is not None:
             memory.on_progress("importing", done, len(paths))
         try:
-            reports.append(_import_file(memory, state, path, format, when, dry_run, move))
+            reports.append(_import_file(memory, state, path, format, when, dry_run, move, project))
         except ImportFormatError as exc:
             reports.append(FileReport(str(path), format or "", error=str(exc)))
         except OSError as exc:
@@ -196,6 +198,7 @@ def _import_file(
     now: dt.datetime,
     dry_run: bool,
     move: bool,
+    project: str | None = None,
 ) -> FileReport:
     data, _ = safe_io.read_bytes(path)  # a regular file only: a FIFO would wait for ever
     chat = chatlogs.parse(path, format, data)
@@ -228,7 +231,9 @@ def _import_file(
         seen.add(key)
         mark["messages"] = int(str(mark["messages"])) + 1
         new_keys.append(key)
-        event, attachment = attachments.cut(_event(message, key, at), memory.vault.max_event_bytes)
+        event, attachment = attachments.cut(
+            _event(message, key, at, project), memory.vault.max_event_bytes
+        )
         new_events.append(event)
         if attachment is not None:
             attached.append(attachment)
@@ -274,13 +279,14 @@ def _import_file(
     return report
 
 
-def _event(message: Message, key: str, at: dt.datetime) -> ev.Event:
+def _event(message: Message, key: str, at: dt.datetime, project: str | None = None) -> ev.Event:
     return ev.Event(
         at,
         ev.clean_role(message.role),
         ev.normalise_text(message.text),
         ev.clean_session(_session_label(message)),
         "e-" + key[:10],
+        ev.clean_project(project),
     )
 
 

@@ -33,7 +33,7 @@ from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.index import LockError
-from whoosh.query import Or, Term
+from whoosh.query import And, Or, Term
 from whoosh.util.numeric import byte_to_length
 
 from brainiac.corpus import Document
@@ -41,7 +41,7 @@ from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_sto
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
@@ -183,6 +183,8 @@ def _schema() -> Schema:
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
         context=TEXT(analyzer=analyzer, field_boost=_CONTEXT_BOOST),
         event_id=ID(stored=True),
+        # The scopes a memory is found in: project names, and "*" for global (projects.py).
+        projects=KEYWORD(stored=True, commas=True, lowercase=False),
         note=STORED,  # the title of the note an event is a source of
         text=STORED,
         role=STORED,
@@ -214,6 +216,7 @@ class Hit:
     at: dt.datetime | None
     strength: float
     reinforcement: float
+    projects: tuple[str, ...] = ()
 
 
 class _SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
@@ -500,12 +503,22 @@ class Index:
             seen.setdefault(token.text, None)
         return list(seen)
 
-    def search(self, text: str, limit: int = 10, kind: str | None = None) -> list[Hit]:
+    def search(
+        self,
+        text: str,
+        limit: int = 10,
+        kind: str | None = None,
+        projects: Sequence[str] = (),
+        exclude: bool = False,
+    ) -> list[Hit]:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
-        SearchError when the index cannot be read (damaged or deleted under us)."""
+        SearchError when the index cannot be read (damaged or deleted under us).
+
+        `projects`: only documents in one of these scopes (projects.py), or with `exclude` only
+        those in none of them. Scores do not depend on it (the same index statistics)."""
         try:
             with self._searching:
-                return self._search(text, limit, kind)
+                return self._search(text, limit, kind, tuple(projects), exclude)
         except SearchError:
             raise
         except Exception as exc:
@@ -518,7 +531,27 @@ class Index:
             problem = f"the index could not be read ({exc})"
             raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
 
-    def _search(self, text: str, limit: int, kind: str | None) -> list[Hit]:
+    def project_counts(self) -> dict[str, int]:
+        """Documents per scope term (project names and "*"), for `status`."""
+        with self._searching:
+            reader = self._searcher.reader()
+            if "projects" not in reader.schema.names():
+                return {}
+            return {
+                (t.decode("utf-8") if isinstance(t, bytes) else str(t)): int(
+                    self._searcher.doc_frequency("projects", t)
+                )
+                for t in reader.lexicon("projects")
+            }
+
+    def _search(
+        self,
+        text: str,
+        limit: int,
+        kind: str | None,
+        projects: tuple[str, ...] = (),
+        exclude: bool = False,
+    ) -> list[Hit]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
         text = text.encode("utf-8", "replace").decode("utf-8")
@@ -541,8 +574,15 @@ class Index:
         # Below 5,000 documents Whoosh would preload every match of the Or into arrays; its
         # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
         query.matcher_type = Or.DEFAULT_MATCHER
-        filter_q = Term("kind", kind) if kind else None
-        results = self._searcher.search(query, limit=limit, filter=filter_q)
+        filter_q: Any = Term("kind", kind) if kind else None
+        mask_q: Any = None
+        if projects:
+            scoped = Or([Term("projects", p) for p in projects])
+            if exclude:
+                mask_q = scoped
+            else:
+                filter_q = And([filter_q, scoped]) if filter_q is not None else scoped
+        results = self._searcher.search(query, limit=limit, filter=filter_q, mask=mask_q)
         return [_hit(r) for r in results]
 
     def _selective(self, terms: list[str]) -> list[str]:
@@ -617,6 +657,7 @@ def _fields(doc: Document) -> dict[str, Any]:
         "at": doc.at.isoformat() if doc.at else "",
         "strength": doc.strength,
         "reinforcement": doc.reinforcement,
+        "projects": ",".join(doc.projects),
     }
 
 
@@ -641,4 +682,5 @@ def _hit(r: Any) -> Hit:
         at=at,
         strength=float(r.get("strength", 1.0)),
         reinforcement=float(r.get("reinforcement", 0.0)),
+        projects=tuple(p for p in (r.get("projects") or "").split(",") if p),
     )

@@ -60,6 +60,11 @@ class LongTermNote:
         return list(seen)
 
     @property
+    def projects(self) -> list[str]:
+        """The projects of its sources (`projects: [atlas]`, docs/projects.md); [] is global."""
+        return self.note.meta_list("projects")
+
+    @property
     def strength(self) -> float:
         return self.note.meta_float("strength", DEFAULT_STRENGTH)
 

@@ -65,6 +65,7 @@ class SearchHit(TypedDict):
     excerpt: str
     event_id: str
     at: str | None
+    projects: list[str]
 
 
 class SearchResults(TypedDict):
@@ -152,6 +153,14 @@ class ForgetOutcome(TypedDict):
 
 
 _JOB_NAMES = ", ".join([*jobs_mod.JOBS, "all"])
+_PROJECT_REMEMBER = (
+    "The project this belongs to, such as the repository's folder name; omit for what holds "
+    "in every project (the person's preferences are kept for every project anyway)."
+)
+_PROJECT_RECALL = (
+    "The project you work in: its memories first, global ones too, another project's only "
+    "when clearly relevant; omit to search everything."
+)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -187,21 +196,23 @@ def build_server(memory: Memory) -> MCPServer:
         session: Annotated[
             str | None, Field(description="A conversation or session name to group events.")
         ] = None,
+        project: Annotated[str | None, Field(description=_PROJECT_REMEMBER)] = None,
     ) -> Remembered:
         """Append an event to the short-term Event Log of the memory (the same event twice is
         kept once). Returns its id and time."""
         with lock, _as_tool_error():
-            event = memory.remember(text, role=role, session=session)
+            event = memory.remember(text, role=role, session=session, project=project)
         return {"event_id": event.id, "at": _iso(event.at)}
 
     @tool(ToolAnnotations(read_only_hint=True))
     def search(
         query: Annotated[str, Field(description="Words to look for; any text is a valid query.")],
         limit: Annotated[int, Field(ge=1, le=1000, description="Most results to return.")] = 10,
+        project: Annotated[str | None, Field(description=_PROJECT_RECALL)] = None,
     ) -> SearchResults:
         """Search the long-term notes and the events, best match first."""
         with lock, _as_tool_error():
-            results = memory.search(query, limit=limit)
+            results = memory.search(query, limit=limit, project=project)
         return {
             "hits": [
                 {
@@ -212,6 +223,7 @@ def build_server(memory: Memory) -> MCPServer:
                     "excerpt": r.excerpt,
                     "event_id": r.event_id,
                     "at": _iso(r.at),
+                    "projects": list(r.projects),
                 }
                 for r in results
             ]
@@ -227,12 +239,13 @@ def build_server(memory: Memory) -> MCPServer:
             int | None,
             Field(description="Token budget (default: the vault's [context] budget, 2000)."),
         ] = None,
+        project: Annotated[str | None, Field(description=_PROJECT_RECALL)] = None,
     ) -> AssembledContext:
         """Assemble what the memory knows for a prompt, within a token budget: Core Identity,
         Short-Term Memory, Relevant Long-Term Memory, then the prompt. `feedback` then applies to
         the notes it used."""
         with lock, _as_tool_error():
-            result = memory.context(prompt, budget=budget)
+            result = memory.context(prompt, budget=budget, project=project)
         return {
             "text": result.text,
             "tokens": result.tokens,

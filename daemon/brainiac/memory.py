@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, ltm, marks, masking, safe_io, stm
+from brainiac import access, clock, ltm, marks, masking, projects, safe_io, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
@@ -77,11 +77,17 @@ class SearchResult:
     excerpt: str
     event_id: str
     at: dt.datetime | None
+    projects: tuple[str, ...] = ()  # its projects; () is global (docs/projects.md)
+    about_person: bool = False  # in a project, but about the person: found in every project
 
     @classmethod
     def from_hit(cls, hit: Hit) -> SearchResult:
         excerpt = hit.text if hit.kind == "event" else ""
-        return cls(hit.path, hit.kind, hit.title, hit.score, excerpt, hit.event_id, hit.at)
+        named = tuple(projects.named(hit.projects))
+        personal = bool(named) and projects.GLOBAL in hit.projects
+        return cls(
+            hit.path, hit.kind, hit.title, hit.score, excerpt, hit.event_id, hit.at, named, personal
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
-        self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
+        self._last_search: tuple[tuple[str, int, projects.Scope], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         # Where the record of which notes a context used is written: here and now, or, in the
         # daemon, after the answer has gone to the client (bookkeeping.py).
@@ -223,8 +229,10 @@ class Memory:
         session: str | None = None,
         at: dt.datetime | None = None,
         now: dt.datetime | None = None,
+        project: str | None = None,
     ) -> ev.Event:
         """Append one event to the short-term Event Log (idempotent: same event, same id).
+        `project` labels it (docs/projects.md); None leaves it global.
 
         An `at` more than `clock.FUTURE_TOLERANCE` after `now` (default: the clock) is a typo or
         a wrong clock: the event is kept, dated `now`, with a warning. Left as it was, it would
@@ -245,7 +253,7 @@ class Memory:
                     reference.isoformat(),
                 )
                 at = reference
-        event = ev.make_event(text, role=role, session=session, at=at)
+        event = ev.make_event(text, role=role, session=session, at=at, project=project)
         self.remember_many([event])
         return event
 
@@ -323,8 +331,10 @@ class Memory:
         format: str | None = None,
         now: dt.datetime | None = None,
         dry_run: bool = False,
+        project: str | None = None,
     ) -> list[FileReport]:
-        """Import chat exports (docs/import.md): each message once, however often this runs.
+        """Import chat exports (docs/import.md): each message once, however often this runs;
+        the new messages' events belong to `project` (None: global).
 
         A file that cannot be parsed is rejected whole and reported (`FileReport.error`)."""
         from brainiac import importer  # the format parsers load only when importing
@@ -336,7 +346,9 @@ class Memory:
                     f"{self.vault.root}: a memory job has held the job lock for over "
                     f"{_IMPORT_LOCK_WAIT_S:g} s; try the import again in a minute"
                 )
-            return importer.import_paths(self, files, format, now, dry_run)
+            return importer.import_paths(
+                self, files, format, now, dry_run, project=ev.clean_project(project)
+            )
 
     def forget(
         self,
@@ -359,11 +371,16 @@ class Memory:
         return check_mod.check(self, text, clock.local(now) if now is not None else None)
 
     # -- reading -----------------------------------------------------------------------------
-    def search(self, query: str, limit: int = 10) -> list[SearchResult]:
+    def search(self, query: str, limit: int = 10, project: str | None = None) -> list[SearchResult]:
+        """Notes and events matching `query`, best first; in `project`, scoped as a context is
+        (projects.py): its own and the global first, another project's only when clearly
+        relevant."""
         if limit < 1:
             raise VaultError(f"limit must be at least 1, got {limit}")
         self.refresh()
-        return [SearchResult.from_hit(h) for h in self.indexer.index.search(query, limit=limit)]
+        scope = projects.Scope.of(project, self.config)
+        hits = projects.search(self.indexer.index, query, limit, scope)[:limit]
+        return [SearchResult.from_hit(h) for h in hits]
 
     def short_term(self) -> stm.ShortTerm:
         """The parsed short-term document; re-read only when its stat changed (it is read on
@@ -396,8 +413,10 @@ class Memory:
         budget: int | None = None,
         now: dt.datetime | None = None,
         reuse_ranking: bool = False,
+        project: str | None = None,
     ) -> Context:
-        """The assembled working memory for `prompt`, within `budget` tokens.
+        """The assembled working memory for `prompt`, within `budget` tokens; in `project`, its
+        memories first, the global ones too (docs/projects.md).
 
         `reuse_ranking` (the daemon, right after an edit): when the query is the same as last
         time, rank with the hits of that search instead of searching again. Excerpts are still
@@ -408,15 +427,16 @@ class Memory:
         self.refresh()
         doc = self.short_term()
         n = self.config.recent_events
-        recent = list(doc.events[-n:]) if n else []
+        scope = projects.Scope.of(project, self.config)
+        recent = projects.recent(doc.events, n, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
-        key = (query, limit)
+        key = (query, limit, scope)
         last = self._last_search  # read once: the daemon's socket threads search too
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
-            hits = self.indexer.index.search(query, limit=limit) if query.strip() else []
+            hits = projects.search(self.indexer.index, query, limit, scope) if query.strip() else []
             self._last_search = (key, hits)
         items = retrieve(
             self.vault,
@@ -435,7 +455,16 @@ class Memory:
             identity=_masked(identity) if identity is not None else None,
             prompt=_masked(prompt or ""),
             short_term=[
-                (title, _masked(marks.without_marks(about_prompt(doc.section(title), prompt))))
+                (
+                    title,
+                    _masked(
+                        marks.without_marks(
+                            projects.without_shared_digest(
+                                about_prompt(doc.section(title), prompt), scope
+                            )
+                        )
+                    ),
+                )
                 for title in stm.SECTIONS[:-1]
             ],
             recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brainiac import facts, ltm, privacy
+from brainiac import facts, ltm, privacy, projects
 from brainiac.errors import NoteParseError
 from brainiac.vault import LONG_TERM_DIR, Vault, is_conflict_copy
 
@@ -125,7 +125,7 @@ class NameBook:
             tuple(note.tags),
             note.note.meta_time("created") or note.last_touched,
             note.private,
-            tuple(dict.fromkeys(e.session for e in note.sources if e.session)),
+            tuple(dict.fromkeys(projects.session_key(e) for e in note.sources if e.session)),
             tuple(dict.fromkeys(link_key(t) for t in note.links)),
         )
         self._entries[rel] = (key, entry)

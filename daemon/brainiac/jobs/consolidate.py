@@ -13,7 +13,7 @@ import datetime as dt
 from collections.abc import Collection, Sequence
 
 from brainiac import events as ev
-from brainiac import extract, facts, ltm, marks, topics
+from brainiac import extract, facts, ltm, marks, projects, topics
 from brainiac import note as notes
 from brainiac.names import link_key, normalise
 
@@ -78,7 +78,19 @@ def add_events(
             text, "strength", notes.yaml_number(note.strength + strength_gain, 3)
         )
     text = notes.set_frontmatter_field(text, "updated", now.date().isoformat())
-    return text, changes
+    return with_projects(text, added), changes
+
+
+def with_projects(text: str, added: Sequence[ev.Event]) -> str:
+    """`text` with its frontmatter's `projects` listing the projects of `added` too (what it
+    listed stays first, a person's entries included); unchanged when they have none."""
+    listed = ltm.parse(text, "<note>").projects
+    names = projects.merged(listed, added)
+    if names == listed:
+        return text
+    return notes.set_frontmatter_field(
+        text, "projects", f"[{', '.join(yaml_item(p) for p in names)}]"
+    )
 
 
 def apply_facts(text: str, new: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:

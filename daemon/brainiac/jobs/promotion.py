@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, journal, ltm, privacy, safe_io, stm, topics
+from brainiac import extract, journal, ltm, privacy, projects, safe_io, stm, topics
 from brainiac import note as notes
 from brainiac.errors import BrainiacError, NoteParseError, StaleWriteError
 from brainiac.jobs import consolidate
@@ -129,7 +129,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         _clear_merged_stubs(memory, where, outcome)
     events = [e for e in doc.events if e.id not in placed]
     window = memory.config.short_term_window
-    leaving = list(events[: max(len(events) - window, 0)] if window else events)
+    leaving = projects.past_window(events, window)
     leaving = [e for e in leaving if e.at is None or e.at <= now]
     prefix = f"finished an interrupted run ({finished} events); " if finished else ""
     if placed:
@@ -281,7 +281,8 @@ def _place_new(
         rest = list(group)
     else:
         rest = _founding_entities(group, roles, targets, taken, plan, now)
-    existing = session_notes.get(rest[0].session or "") if rest else None
+    # A session is its label within its project: "session 1" of two projects is two sessions.
+    existing = session_notes.get(projects.session_key(rest[0])) if rest else None
     if existing is not None:
         target = targets.setdefault(
             existing.rel, Target(existing.rel, existing.title, create=False)
@@ -473,7 +474,7 @@ def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:
 def _by_session(events: Sequence[ev.Event]) -> list[list[ev.Event]]:
     groups: dict[str, list[ev.Event]] = {}
     for e in events:
-        key = e.session or (e.at.date().isoformat() if e.at else "undated")
+        key = projects.session_key(e) or (e.at.date().isoformat() if e.at else "undated")
         groups.setdefault(key, []).append(e)
     return list(groups.values())
 

@@ -1,0 +1,190 @@
+"""LoCoMo with one memory for every project: the development conversations in ONE vault, each
+conversation a project, against each conversation in a vault of its own, all in one run.
+
+    LOCOMO_DIR=/work/shared/bench/locomo .venv/bin/python benchmarks/locomo_projects.py
+    .venv/bin/python benchmarks/locomo_projects.py --budgets 500,2000 --no-jobs
+
+Three systems, scored by the official scorer (`locomo_eval.evaluate`, one call per conversation):
+
+* alone: `locomo_adapter.BrainiacSystem`, a fresh vault per conversation (the figure of
+  docs/benchmarks.md section 2).
+* scoped: one vault holding every conversation, each turn remembered with `project=<sample id>`
+  (the sessions of all conversations interleaved by their start time, as four projects worked on
+  side by side; the memory jobs at each session's end, at its time); a question is asked with
+  `project=` its conversation (docs/projects.md).
+* unscoped: the same vault, asked without a project: what one undifferentiated memory gives.
+
+It prints the 1-4 macro recall of each conversation and overall per system and budget, the
+scoped - alone difference, and whether every conversation is within `--tolerance` (0.02) of
+itself alone at each budget; exit status 1 when not. Skipped (exit status 0) without the data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from brainiac import Memory
+from brainiac.locations import Locations
+from locomo_adapter import BrainiacNoJobs, BrainiacSystem, add_data_arguments, load_scorer
+
+HERE = Path(__file__).resolve().parent
+
+
+class SharedVault:
+    """One vault with every conversation, each a project (built once, asked by many views)."""
+
+    def __init__(self, conversations: Sequence[Any], run_jobs: bool) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="brainiac_locomo_projects_"))
+        vault = self.tmp / "vault"
+        Memory.init(vault)
+        locations = Locations(
+            cache=self.tmp / "cache", state=self.tmp / "state", runtime=self.tmp / "run"
+        )
+        self.memory = Memory(vault, locations=locations)
+        started = time.perf_counter()
+        sessions = sorted(
+            ((s.start, c.sample_id, s) for c in conversations for s in c.sessions),
+            key=lambda x: (x[0], x[1]),
+        )
+        for _start, project, session in sessions:
+            for turn in session.turns:
+                text = turn.text
+                if turn.image_caption:
+                    text = f"{text} [image: {turn.image_caption}]"
+                if not text.strip():
+                    continue
+                self.memory.remember(
+                    text,
+                    role=turn.speaker,
+                    session=f"session {session.index}",
+                    at=turn.timestamp,
+                    project=project,
+                )
+            ends = [t.timestamp for t in session.turns if t.timestamp is not None]
+            if run_jobs and ends:
+                self.memory.run_job("all", now=max(ends))
+        self.memory.refresh(force=True)
+        self.ingest_s = time.perf_counter() - started
+
+    def close(self) -> None:
+        self.memory.close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class SharedView:
+    """The scorer's system for one conversation, asked of the shared vault."""
+
+    def __init__(self, shared: SharedVault, scoped: bool) -> None:
+        self.shared = shared
+        self.scoped = scoped
+        self.name = "scoped" if scoped else "unscoped"
+        self._project: str | None = None
+        self._now: Any = None
+
+    def ingest(self, conversation: Any) -> None:  # already in the shared vault
+        self._project = conversation.sample_id if self.scoped else None
+        self._now = conversation.end_time
+
+    def context(self, question: str, budget: int) -> str:
+        memory = self.shared.memory
+        return memory.context(question, budget=budget, now=self._now, project=self._project).text
+
+    def close(self) -> None:
+        pass
+
+
+def recall(result: dict[str, Any], budget: int) -> tuple[float, int]:
+    """The 1-4 macro recall of one `evaluate` result at `budget`, and its question count."""
+    summary = result["budgets"][str(budget)]["answerable_1_4"]
+    return float(summary.get("macro", 0.0)), int(summary.get("n_q", 0))
+
+
+def overall(per_conv: dict[str, dict[str, Any]], budget: int) -> float:
+    pairs = [recall(r, budget) for r in per_conv.values()]
+    questions = sum(n for _, n in pairs)
+    return sum(m * n for m, n in pairs) / questions if questions else 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_data_arguments(ap)
+    ap.add_argument("--budgets", default="2000")
+    ap.add_argument("--no-jobs", action="store_true", help="no memory jobs (brainiac_nojobs)")
+    ap.add_argument("--tolerance", type=float, default=0.02)
+    ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
+    ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
+    args = ap.parse_args(argv)
+
+    found = load_scorer(args, "LoCoMo projects benchmark")
+    if found is None:
+        return 0
+    locomo_eval, data = found
+    budgets = [int(b) for b in args.budgets.split(",") if b]
+    convs = locomo_eval.load_locomo(str(data))
+    limit = args.limit_questions or None
+    alone_factory: Callable[[], Any] = BrainiacNoJobs if args.no_jobs else BrainiacSystem
+
+    def run(factory: Callable[[], Any]) -> dict[str, dict[str, Any]]:
+        return {
+            c.sample_id: locomo_eval.evaluate([c], factory, budgets, limit, progress=False)
+            for c in convs
+        }
+
+    results: dict[str, dict[str, dict[str, Any]]] = {"alone": run(alone_factory)}
+    shared = SharedVault(convs, run_jobs=not args.no_jobs)
+    try:
+        results["scoped"] = run(lambda: SharedView(shared, scoped=True))
+        results["unscoped"] = run(lambda: SharedView(shared, scoped=False))
+        status = shared.memory.indexer.index.project_counts()
+    finally:
+        shared.close()
+    alone_ingest = sum(r["ingest_s"] for r in results["alone"].values())
+
+    jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
+    print(f"LoCoMo, {len(convs)} conversations, {jobs}: 1-4 macro recall")
+    print(f"ingest: alone {alone_ingest:.1f} s in all; one shared vault {shared.ingest_s:.1f} s")
+    print(f"documents per project in the shared vault: {status}\n")
+    within = True
+    for budget in budgets:
+        names = list(results["alone"])
+        print(f"| budget {budget} | " + " | ".join(names) + " | all |")
+        print("|---" * (len(names) + 2) + "|")
+        for system, per_conv in results.items():
+            cells = [f"{recall(per_conv[n], budget)[0]:.3f}" for n in names]
+            print(f"| {system} | " + " | ".join(cells) + f" | {overall(per_conv, budget):.3f} |")
+        diffs = [
+            recall(results["scoped"][n], budget)[0] - recall(results["alone"][n], budget)[0]
+            for n in names
+        ]
+        whole = overall(results["scoped"], budget) - overall(results["alone"], budget)
+        print("| scoped - alone | " + " | ".join(f"{d:+.3f}" for d in diffs) + f" | {whole:+.3f} |")
+        ok = all(abs(d) <= args.tolerance for d in diffs)
+        within &= ok
+        verdict = "yes" if ok else "NO"
+        print(f"\nevery conversation within {args.tolerance} of itself alone: {verdict}")
+        ms = {
+            s: sum(r["budgets"][str(budget)]["mean_query_ms"] for r in pc.values()) / len(pc)
+            for s, pc in results.items()
+        }
+        print("mean query ms: " + ", ".join(f"{s} {v:.1f}" for s, v in ms.items()) + "\n")
+    out = (
+        Path(args.out)
+        if args.out
+        else HERE / "results" / f"locomo-projects-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({"argv": sys.argv, "results": results}, indent=1, default=str))
+    print(f"results: {out}")
+    return 0 if within else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

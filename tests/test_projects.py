@@ -1,0 +1,375 @@
+"""One memory for every project (docs/projects.md): events carry a project, recall is scoped to
+the project asked from, the person's preferences reach every project, an old vault reads as it
+did, and `forget --project` removes one project."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory, projects
+from brainiac import config as config_mod
+from brainiac import events as ev
+from brainiac.vault import SHORT_TERM
+from conftest import run_cli
+
+NOW = dt.datetime(2026, 11, 24, 12, 0)
+# Two projects that talk about the same things in the same words.
+ALPHA = [
+    "The deploy script for the service copies the build to the staging server with rsync.",
+    "The database migration for the service runs before the deploy script, with alembic.",
+    "Tests for the service run on pytest with the coverage report in CI.",
+]
+BETA = [
+    "The deploy script for the service pushes a docker image to the staging server.",
+    "The database migration for the service runs after the deploy script, with flyway.",
+    "Tests for the service run on jest with the coverage report in CI.",
+]
+# Enough later events of neither project that the facts above are long-term memory, found by
+# search, not shown as the recent window.
+FILLER = [f"Lunch break number {i} at the usual place." for i in range(12)]
+
+
+def _configure(vault: Path, key: str, value: str) -> None:
+    """Set `[projects] key` where the template documents it (`# key = default`)."""
+    path = vault / ".brainiac" / "config.toml"
+    text, n = re.subn(
+        rf"^# {key} = .*$",
+        f"{key} = {value}",
+        path.read_text(encoding="utf-8"),
+        count=1,
+        flags=re.M,
+    )
+    assert n == 1
+    path.write_text(text, encoding="utf-8")
+
+
+def _fill(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(days=2)
+        for i, (a, b) in enumerate(zip(ALPHA, BETA, strict=True)):
+            m.remember(a, at=at + dt.timedelta(minutes=2 * i), project="alpha", now=NOW)
+            m.remember(b, at=at + dt.timedelta(minutes=2 * i + 1), project="beta", now=NOW)
+        for i, text in enumerate(FILLER):
+            m.remember(text, at=NOW - dt.timedelta(hours=12 - i), now=NOW)
+
+
+def test_an_event_line_shows_its_project_and_keeps_the_id_it_had_without_one() -> None:
+    at = dt.datetime(2026, 11, 20, 9, 12)
+    plain = ev.make_event("Atlas ships on Friday.", session="planning", at=at)
+    scoped = ev.make_event("Atlas ships on Friday.", session="planning", at=at, project="atlas")
+    line = ev.render(scoped)
+    assert line.startswith("- 2026-11-20T09:12:00 **user** (planning) [atlas]: Atlas ships")
+    assert scoped.id == plain.id  # the project labels an event; it is no part of its id
+    assert ev.parse_text(line) == [scoped]
+    assert ev.parse_text(ev.render(plain))[0].project is None
+    # A folder name becomes a name a line can hold.
+    assert ev.clean_project(" My App (v2) ") == "My-App-v2"
+    assert ev.clean_project("[]") is None
+
+
+def test_an_old_vault_reads_unchanged_with_the_same_ids(vault: Path) -> None:
+    old = (
+        "- 2026-11-20T09:12:00 **user** (planning): The deadline moved to Monday. ^e-3f2a1c9b0d\n"
+        "- 2026-11-20T09:13:00 **assistant**: Noted [the deadline]: Monday.\n"
+        "- called Anna about the lease\n"
+    )
+    events = ev.parse_text(old)
+    assert [e.project for e in events] == [None, None, None]
+    assert events[0].id == "e-3f2a1c9b0d"
+    # Ids derived as before projects existed (time, role, session, text).
+    assert events[1].id == ev.event_id(events[1].at, "assistant", None, events[1].text)
+    assert events[1].text == "Noted [the deadline]: Monday."
+    assert "".join(ev.render(e) for e in events[:2]) == (
+        old.splitlines(keepends=True)[0] + old.splitlines()[1] + f" ^{events[1].id}\n"
+    )
+    # Such a vault is global memory: found from any project, unscoped or not.
+    path = vault / SHORT_TERM
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + old)
+    with Memory(vault, refresh_interval_s=0) as m:
+        for project in (None, "alpha"):
+            hits = m.search("the deadline moved", project=project)
+            assert hits[0].event_id == "e-3f2a1c9b0d"
+            assert {h.event_id for h in hits} >= {e.id for e in events[:2]}
+            assert all(h.projects == () for h in hits)
+
+
+def test_each_project_gets_its_own_facts_first_and_the_global_ones(vault: Path) -> None:
+    _fill(vault)
+    with Memory(vault, refresh_interval_s=0) as m:
+        for own, other in (("alpha", "beta"), ("beta", "alpha")):
+            found = m.search("how does the deploy script work", project=own)
+            assert found[0].projects == (own,)
+            # another project's memory shares the words, but is not clearly more relevant
+            assert all(other not in r.projects for r in found)
+            text = m.context(
+                "How does the deploy script work?", budget=2000, now=NOW, project=own
+            ).text
+            mine = ALPHA if own == "alpha" else BETA
+            theirs = BETA if own == "alpha" else ALPHA
+            assert mine[0] in text and theirs[0] not in text
+            assert "Lunch break" in text  # global memory is in every project
+        # Unscoped, as before: both.
+        text = m.context("How does the deploy script work?", budget=2000, now=NOW).text
+        assert ALPHA[0] in text and BETA[0] in text
+
+
+def test_another_project_comes_in_only_when_clearly_relevant_and_never_isolated(
+    vault: Path,
+) -> None:
+    _fill(vault)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("Flyway checksums broke after the rename.", project="beta", now=NOW)
+        # Nothing of alpha's or global memory is about flyway: beta's is clearly relevant.
+        found = m.search("flyway checksums", project="alpha")
+        assert found and "beta" in found[0].projects
+        # A prompt that names the other project brings its memories too.
+        named = m.search("the beta deploy script", project="alpha")
+        assert any("beta" in r.projects for r in named)
+        assert named[0].projects == ("alpha",)  # ranked after alpha's own
+    _configure(vault, "isolate", "true")
+    with Memory(vault, refresh_interval_s=0) as m:
+        assert m.config.projects_isolate
+        for prompt in ("flyway checksums", "the beta deploy script", "jest coverage"):
+            found = m.search(prompt, project="alpha", limit=50)
+            assert all("beta" not in r.projects for r in found), prompt
+            text = m.context(prompt, budget=4000, now=NOW, project="alpha").text
+            text = text.split("## User Prompt")[0]
+            assert "flyway" not in text.lower() and "docker" not in text and "jest" not in text
+
+
+def test_a_preference_stated_in_one_project_reaches_both(vault: Path) -> None:
+    _fill(vault)
+    _configure(vault, "isolate", "true")
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("I prefer tabs over spaces in every file.", project="alpha", now=NOW)
+        for i in range(12):  # out of the recent window: found by search
+            m.remember(f"Coffee number {i}.", project="alpha", now=NOW)
+        for project in ("alpha", "beta"):
+            text = m.context("tabs or spaces?", budget=1000, now=NOW, project=project).text
+            # (in alpha found by search; in beta among its recent window, which it is in scope of)
+            assert "I prefer tabs over spaces" in text.split("## User Prompt")[0], project
+        found = m.search("tabs spaces", project="beta")
+        assert found[0].projects == ("alpha",) and found[0].about_person
+        # Not every line said in a project is the person's: the assistant's is the project's.
+        m.remember("I prefer the staging server for this.", role="assistant", project="alpha")
+        assert all(
+            "staging server for this" not in r.excerpt
+            for r in m.search("prefer staging server", project="beta")
+        )
+
+
+def test_the_hook_maps_cwd_to_a_project_by_git_root_or_the_table(
+    vault: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "code" / "Atlas App"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "deep").mkdir(parents=True)
+    site = tmp_path / "work" / "site"
+    (site / "docs").mkdir(parents=True)
+    _configure(vault, "paths", f'{{ "{site}" = "website" }}')
+    cfg = config_mod.load(vault, environ={})
+    assert projects.for_directory(repo / "src" / "deep", cfg) == "Atlas-App"
+    assert projects.for_directory(site / "docs", cfg) == "website"
+    assert projects.for_directory(tmp_path, cfg) is None
+    run_cli(
+        "--vault",
+        str(vault),
+        "remember",
+        "The release train leaves on Tuesday.",
+        "--project",
+        "Atlas-App",
+        check=True,
+    )
+    run_cli(
+        "--vault",
+        str(vault),
+        "remember",
+        "The release notes go on the blog on Friday.",
+        "--project",
+        "website",
+        check=True,
+    )
+    for cwd, own, other in ((repo / "src", "Tuesday", "Friday"), (site, "Friday", "Tuesday")):
+        payload = {
+            "session_id": "s1",
+            "transcript_path": "",
+            "cwd": str(cwd),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "When is the release?",
+        }
+        done = run_cli(
+            "--vault",
+            str(vault),
+            "hook",
+            "user-prompt-submit",
+            input=json.dumps(payload),
+            check=True,
+        )
+        assert own in done.stdout and other not in done.stdout
+    # The transcript a session in the repository leaves belongs to its project.
+    transcript = tmp_path / "session.jsonl"
+    line = {
+        "type": "user",
+        "sessionId": "s2",
+        "uuid": "u1",
+        "timestamp": "2026-11-24T09:00:00Z",
+        "message": {"role": "user", "content": "Pin the numpy version in the lock file."},
+    }
+    transcript.write_text(json.dumps(line) + "\n")
+    stop = {
+        "session_id": "s2",
+        "transcript_path": str(transcript),
+        "cwd": str(repo),
+        "hook_event_name": "Stop",
+    }
+    run_cli("--vault", str(vault), "hook", "stop", input=json.dumps(stop), check=True)
+    # (older than the log's events: the import files it where it belongs in time)
+    kept = "".join(p.read_text(encoding="utf-8") for p in (vault / "memory").rglob("*.md"))
+    assert "[Atlas-App]: Pin the numpy version" in kept
+
+
+def test_status_and_search_json_show_projects(vault: Path) -> None:
+    _fill(vault)
+    status = json.loads(run_cli("--vault", str(vault), "status", "--json", check=True).stdout)
+    assert status["projects"]["alpha"] == 3 and status["projects"]["beta"] == 3
+    assert status["projects"]["(global)"] >= len(FILLER)
+    text = run_cli("--vault", str(vault), "status", check=True).stdout
+    assert "projects: (global) " in text and "alpha 3, beta 3" in text
+    hits = json.loads(
+        run_cli("--vault", str(vault), "search", "deploy script", "--json", check=True).stdout
+    )
+    assert {tuple(h["projects"]) for h in hits} >= {("alpha",), ("beta",)}
+    scoped = json.loads(
+        run_cli(
+            "--vault",
+            str(vault),
+            "search",
+            "deploy script",
+            "--project",
+            "beta",
+            "--json",
+            check=True,
+        ).stdout
+    )
+    assert scoped and all(h["projects"] in ([], ["beta"]) for h in scoped)
+    plain = run_cli("--vault", str(vault), "search", "deploy script", check=True).stdout
+    assert "[alpha]" in plain and "[beta]" in plain
+
+
+def test_promotion_records_the_projects_of_a_notes_sources(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(days=1)
+        for i in range(30):  # each project keeps its newest 10 in the log: 5 of each promoted
+            project = "alpha" if i % 2 else None
+            m.remember(
+                f"Kitchen renovation step {i}: the tiles and the grout.",
+                session="kitchen",
+                at=at + dt.timedelta(minutes=i),
+                project=project,
+                now=NOW,
+            )
+        m.run_job("promotion", now=NOW)
+        notes = [
+            p.read_text(encoding="utf-8") for p in (vault / "memory" / "long_term").glob("*.md")
+        ]
+        promoted = [t for t in notes if "Kitchen renovation step" in t]
+        scoped = [t for t in promoted if "[alpha]: Kitchen" in t]
+        assert scoped and any("[alpha]: Kitchen renovation step 1:" in t for t in scoped)
+        assert all("\nprojects: [alpha]\n" in t for t in scoped)
+        # the session's global events are a session of their own, in a global note
+        assert all("\nprojects:" not in t for t in promoted if t not in scoped)
+        hits = [h for h in m.search("kitchen renovation tiles", limit=50) if h.kind == "note"]
+        assert ("alpha",) in {h.projects for h in hits} <= {("alpha",), ()}
+
+
+def test_forget_project_removes_one_project_with_dry_run_first(vault: Path) -> None:
+    _fill(vault)
+    base = ("--vault", str(vault), "forget", "--project", "beta")
+    listing = run_cli(*base, "--dry-run")
+    assert listing.returncode == 0, listing.stderr
+    assert listing.stdout.count("[beta]") == len(BETA) and "[alpha]" not in listing.stdout
+    assert "would remove: 3 event(s)" in listing.stdout
+    assert "flyway" in (vault / SHORT_TERM).read_text(encoding="utf-8")  # nothing removed yet
+    refused = run_cli(*base)  # not on a terminal, without --yes
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    done = json.loads(run_cli(*base, "--yes", "--json", check=True).stdout)
+    assert done["done"] and done["counts"]["events"] == len(BETA)
+    log = (vault / SHORT_TERM).read_text(encoding="utf-8")
+    assert "[beta]" not in log and all(b not in log for b in BETA)
+    assert all(a in log for a in ALPHA) and "Lunch break number 3" in log
+    status = json.loads(run_cli("--vault", str(vault), "status", "--json", check=True).stdout)
+    assert "beta" not in status["projects"] and status["projects"]["alpha"] == 3
+    nothing = run_cli(*base, "--yes")
+    assert nothing.returncode == 1  # nothing left to match
+
+
+@pytest.mark.parametrize("name", ["two words", "a[b]", ""])
+def test_forget_refuses_what_is_no_project_name(vault: Path, name: str) -> None:
+    done = run_cli("--vault", str(vault), "forget", "--project", name, "--yes")
+    assert done.returncode == 2 and "--project" in done.stderr
+
+
+def test_a_session_label_two_projects_share_makes_a_note_each(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(days=1)
+        for i in range(14):  # 4 of each project leave the window
+            for j, project in enumerate(("alpha", "beta")):
+                m.remember(
+                    f"Garden plan {project} item {i}: the raised beds and the compost.",
+                    session="session 1",
+                    at=at + dt.timedelta(minutes=2 * i + j),
+                    project=project,
+                    now=NOW,
+                )
+        m.run_job("promotion", now=NOW)
+        notes = [
+            p.read_text(encoding="utf-8") for p in (vault / "memory" / "long_term").glob("*.md")
+        ]
+        held = [t for t in notes if "Garden plan" in t]
+        assert len(held) == 2
+        for text in held:
+            one = "alpha" if "\nprojects: [alpha]\n" in text else "beta"
+            assert f"\nprojects: [{one}]\n" in text
+            assert "Garden plan alpha" not in text or "Garden plan beta" not in text
+
+
+def test_forget_project_takes_the_name_off_a_note_that_keeps_other_events(vault: Path) -> None:
+    note = vault / "memory" / "long_term" / "anna.md"
+    note.write_text(
+        "---\ntitle: Anna\ntags: [entity]\nprojects: [alpha, beta]\n---\n"
+        "Anna reviews the pull requests.\n\n## Sources\n"
+        "- 2026-11-20T09:00:00 **user** (s1) [alpha]: Anna reviews the alpha API. ^e-0000000001\n"
+        "- 2026-11-20T09:01:00 **user** (s2) [beta]: Anna reviews the homepage. ^e-0000000002\n",
+        encoding="utf-8",
+    )
+    run_cli("--vault", str(vault), "forget", "--project", "beta", "--yes", check=True)
+    text = note.read_text(encoding="utf-8")
+    assert "\nprojects: [alpha]\n" in text
+    assert "alpha API" in text and "the homepage" not in text
+    assert "Anna reviews the pull requests." in text  # the person's line stays
+
+
+def test_each_project_keeps_its_own_last_steps_in_short_term_memory(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(hours=3)
+        for i, project in enumerate([None] * 12 + ["alpha"] * 12 + ["beta"] * 12):
+            m.remember(
+                f"Step {i} of the {project or 'global'} work.",
+                at=at + dt.timedelta(minutes=i),
+                project=project,
+                now=NOW,
+            )
+        m.run_job("promotion", now=NOW)
+        kept = m.short_term().events
+        for project in ("alpha", "beta", None):
+            assert sum(1 for e in kept if e.project == project) == 10
+        # Back in alpha after beta's work: its own last steps are its recent window.
+        text = m.context("What next?", budget=2000, now=NOW, project="alpha").text
+        recent = text.split("[CRITICAL_CONTEXT_LAST_10_STEPS]", 1)[1]
+        assert "Step 23 of the alpha work." in recent and "Step 14 of the alpha" in recent
+        assert "beta work" not in recent
