@@ -36,6 +36,7 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   running, the CLI without any daemon, and `python -c pass`, in the same run. The daemon's
   jobs are off (BRAINIAC_JOBS_*=0, the same for every call) so that a catch-up job does not
   share the two cores with the calls; the daemon's own count of answers is checked.
+- CPU: user + sys time of each build child and the sub-writers it waited for (wait4's rusage).
 - peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
   a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
 """
@@ -235,6 +236,9 @@ def run(
         raise RuntimeError(f"{cmd[:4]} failed ({code}):\n{err[-3000:]}")
     result: dict[str, Any] = {"wall": wall, "stdout": out, "stderr": err}
     result["maxrss_mb"] = usage.ru_maxrss / 1024
+    # wait4's rusage is the child's own plus that of the children it waited for (the build's
+    # sub-writers): the CPU a measurement cost, which a loaded machine moves less than wall time.
+    result["cpu"] = usage.ru_utime + usage.ru_stime
     if sample_rss:
         result["tree_rss_mb"] = peak_tree / 2**20
     return result
@@ -294,6 +298,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         builds.append(
             {
                 "wall": r["wall"],
+                "cpu": r["cpu"],
                 "sync_s": rep["seconds"],
                 "docs": rep["docs_written"],
                 "maxrss_mb": r["maxrss_mb"],
@@ -307,6 +312,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         floors.append(
             {
                 "wall": r["wall"],
+                "cpu": r["cpu"],
                 "seconds": info["seconds"],
                 "docs": info["docs"],
                 "segments": info["segments"],
@@ -443,6 +449,12 @@ def table(results: list[dict[str, Any]]) -> str:
                 f"full build, wall (s) [{docs:,} docs vs {f[0]['docs']:,}]",
                 med(b, "wall"),
                 med(f, "wall"),
+                "{:.1f}",
+            ),
+            (
+                "full build, CPU user+sys, with sub-writers (s)",
+                med(b, "cpu"),
+                med(f, "cpu"),
                 "{:.1f}",
             ),
             (

@@ -47,6 +47,7 @@ class Document:
     strength: float = ltm.DEFAULT_STRENGTH
     reinforcement: float = 0.0
     status: str = "active"
+    sources: int = 0  # a note's count of events (its Sources lines), for listing notes
     digest: str = field(default="", compare=False)
 
     def with_digest(self) -> Document:
@@ -68,6 +69,7 @@ class Document:
                 self.strength,
                 self.reinforcement,
                 self.status,
+                self.sources,
             )
         )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
@@ -118,6 +120,7 @@ def documents(rel: str, text: str) -> list[Document]:
         strength=parsed.strength,
         reinforcement=parsed.reinforcement,
         status=status,
+        sources=len(parsed.sources),
     ).with_digest()
     # An event keeps its note's title as a label (shown as "from [[stem|Title]]", matched at context
     # weight), except in a session note promotion made: its title is a list of keywords and
