@@ -274,8 +274,7 @@ def test_notes_are_listed_from_the_index(memory: Memory, vault: Path) -> None:
     note = vault / "memory/long_term/kestrel.md"
     note.write_text(
         "---\ntitle: Kestrel\naliases: [Falco tinnunculus, windhover]\ntags: [bird]\n"
-        "strength: 0.7\n---\nA small falcon.\n\n## Sources\n"
-        + ev_lines(3)
+        "strength: 0.7\n---\nA small falcon.\n\n## Sources\n" + ev_lines(3)
     )
     memory.refresh(force=True)
     listed = {n.path: n for n in memory.indexer.index.notes()}
