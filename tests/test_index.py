@@ -301,3 +301,31 @@ def ev_lines(count: int) -> str:
         ev.render(ev.make_event(f"saw it hover, time {i}", at=T + dt.timedelta(days=i)))
         for i in range(count)
     )
+
+
+def test_a_build_that_fails_halfway_leaves_no_sub_writer_behind(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    # The documents come from the files being parsed: an error there stops a two-process build,
+    # and Whoosh's own cancel leaves its sub-writers waiting for work (the process would hang
+    # at exit joining them).
+    import multiprocessing
+
+    from brainiac import index as index_mod
+    from brainiac.corpus import Document
+
+    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+
+    def documents():  # type: ignore[no-untyped-def]
+        for i in range(900):
+            if i == 700:
+                raise RuntimeError("the vault went away")
+            yield Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=f"word{i}")
+
+    index = Index(tmp_path / "idx")
+    with pytest.raises(RuntimeError, match="went away"):
+        index.build(documents())
+    assert multiprocessing.active_children() == []
+    assert index.build([Document(key="a.md", path="a.md", kind="note", body="alpha")]) == 1
+    assert [h.path for h in index.search("alpha")] == ["a.md"]
+    index.close()

@@ -701,6 +701,13 @@ def _commit(writer: Any, merge: bool) -> None:
 def _cancel(writer: Any) -> None:
     with contextlib.suppress(Exception):
         writer.cancel()
+    # A two-process build's writer (Whoosh's MpWriter) only flags its sub-writer processes in
+    # its own copies of them: the processes wait on their job queue for ever, and an exiting
+    # interpreter joins them, so a build that failed halfway would hang at exit. End them.
+    for task in getattr(writer, "tasks", ()):
+        with contextlib.suppress(Exception):
+            task.terminate()
+            task.join(5)
 
 
 def _fields(doc: Document) -> dict[str, Any]:
