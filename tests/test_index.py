@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brainiac import Memory
+from brainiac.errors import StorageError
 from brainiac.index import Index
 
 T = dt.datetime(2026, 11, 20, 9, 0)
@@ -212,3 +213,119 @@ def test_a_sync_tells_which_event_documents_left(memory: Memory, vault: Path) ->
     note.unlink()
     memory.indexer.sync(["memory/long_term/kiln.md"])  # an edit's sync
     assert told[1:] == [["memory/long_term/kiln.md#e-0123456789"]]
+
+
+def test_a_build_past_the_multiprocess_threshold_streams_every_document(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    # Above MULTIPROCESS_ABOVE documents Whoosh's two sub-writers index while the indexer is
+    # still parsing: every document must arrive once, and a later sync must find nothing new.
+    from brainiac import events as ev
+    from brainiac import index as index_mod
+
+    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)  # the same path, a smaller vault
+    vault = tmp_path / "vault"
+    Memory.init(vault)
+    lines = [
+        ev.render(ev.make_event(f"entry {i} mentions marker{i}", at=T + dt.timedelta(minutes=i)))
+        for i in range(400)
+    ]
+    stm_path = vault / "memory/short_term.md"
+    stm_path.write_text(stm_path.read_text() + "".join(lines))
+    with Memory(vault, refresh_interval_s=0) as memory:
+        report = memory.reindex()
+        assert report.full_build and report.docs_written == memory.indexer.index.doc_count()
+        assert report.docs_written > 400
+        assert memory.indexer.index.segment_count() >= 2  # one segment per sub-writer
+        # The event itself first, then the one after it (matched on its preceding message).
+        assert [h.excerpt for h in memory.search("marker123")] == [
+            "entry 123 mentions marker123",
+            "entry 124 mentions marker124",
+        ]
+        again = memory.refresh(force=True)
+        assert again is not None and (again.changed, again.docs_written) == ((), 0)
+
+
+def test_a_file_that_cannot_be_read_during_a_build_fails_it_as_itself(
+    memory: Memory, vault: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    # The build reads files while the writer runs: an error reading the vault is not the
+    # index's (no "cannot be written" about the index folder), and the manifest claims nothing.
+    import os as os_mod
+
+    real_lstat = os_mod.lstat
+
+    def refusing(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path).endswith("anna-berg.md"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_lstat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os_mod, "lstat", refusing)
+    with pytest.raises(PermissionError) as caught:
+        memory.reindex()
+    assert not isinstance(caught.value, StorageError)
+    monkeypatch.setattr(os_mod, "lstat", real_lstat)
+    assert memory.indexer.manifest.files == {}
+    memory.reindex()
+    assert _paths(memory.search("written update every Friday"))
+
+
+def test_notes_are_listed_from_the_index(memory: Memory, vault: Path) -> None:
+    note = vault / "memory/long_term/kestrel.md"
+    note.write_text(
+        "---\ntitle: Kestrel\naliases: [Falco tinnunculus, windhover]\ntags: [bird]\n"
+        "strength: 0.7\n---\nA small falcon.\n\n## Sources\n" + ev_lines(3)
+    )
+    memory.refresh(force=True)
+    listed = {n.path: n for n in memory.indexer.index.notes()}
+    kestrel = listed["memory/long_term/kestrel.md"]
+    assert (kestrel.title, kestrel.aliases, kestrel.tags) == (
+        "Kestrel",
+        ("Falco tinnunculus", "windhover"),
+        ("bird",),
+    )
+    assert (kestrel.sources, kestrel.strength, kestrel.status) == (3, 0.7, "active")
+    assert "memory/short_term.md" not in listed  # events are not notes
+    assert list(listed) == sorted(listed)
+    # An edit replaces the note's record (the old document is deleted, not listed twice).
+    note.write_text(note.read_text().replace("windhover", "hoverhawk"))
+    memory.refresh(force=True)
+    again = [n for n in memory.indexer.index.notes() if n.path.endswith("kestrel.md")]
+    assert [n.aliases for n in again] == [("Falco tinnunculus", "hoverhawk")]
+
+
+def ev_lines(count: int) -> str:
+    from brainiac import events as ev
+
+    return "".join(
+        ev.render(ev.make_event(f"saw it hover, time {i}", at=T + dt.timedelta(days=i)))
+        for i in range(count)
+    )
+
+
+def test_a_build_that_fails_halfway_leaves_no_sub_writer_behind(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    # The documents come from the files being parsed: an error there stops a two-process build,
+    # and Whoosh's own cancel leaves its sub-writers waiting for work (the process would hang
+    # at exit joining them).
+    import multiprocessing
+
+    from brainiac import index as index_mod
+    from brainiac.corpus import Document
+
+    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+
+    def documents():  # type: ignore[no-untyped-def]
+        for i in range(900):
+            if i == 700:
+                raise RuntimeError("the vault went away")
+            yield Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=f"word{i}")
+
+    index = Index(tmp_path / "idx")
+    with pytest.raises(RuntimeError, match="went away"):
+        index.build(documents())
+    assert multiprocessing.active_children() == []
+    assert index.build([Document(key="a.md", path="a.md", kind="note", body="alpha")]) == 1
+    assert [h.path for h in index.search("alpha")] == ["a.md"]
+    index.close()

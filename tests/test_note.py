@@ -162,6 +162,17 @@ def test_the_prose_fast_path_finds_what_the_markdown_parse_finds(text: str) -> N
     assert note._TAG_RE.findall(fast) == note._TAG_RE.findall(slow)
 
 
+@given(st.text(alphabet="#a1_/-&é \n.x", max_size=40))
+def test_the_tag_pattern_is_obsidians_rule_with_hash_first(text: str) -> None:
+    """_TAG_RE starts at "#" and checks the character before it afterwards (for speed); it must
+    find what the rule as first written finds: a "#" not after a word character, "/", "&" or
+    "#", then the tag."""
+    import re
+
+    written = re.compile(r"(?<![\w/&#])#([\w][\w/-]*)")
+    assert note._TAG_RE.findall(text) == written.findall(text)
+
+
 def test_text_with_code_takes_the_markdown_parse() -> None:
     text = "See [[Anna]].\n\n```\n[[NotALink]] #nottag\n```\n\n    [[Indented]]\n"
     assert note.wikilinks(text) == ["Anna"]

@@ -48,6 +48,7 @@ class Document:
     reinforcement: float = 0.0
     status: str = "active"
     projects: tuple[str, ...] = ()  # the scopes it is found in (projects.event_terms/note_terms)
+    sources: int = 0  # a note's count of events (its Sources lines), for listing notes
     digest: str = field(default="", compare=False)
 
     def with_digest(self) -> Document:
@@ -70,6 +71,7 @@ class Document:
                 self.reinforcement,
                 self.status,
                 self.projects,
+                self.sources,
             )
         )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
@@ -121,6 +123,7 @@ def documents(rel: str, text: str) -> list[Document]:
         reinforcement=parsed.reinforcement,
         status=status,
         projects=projects.note_terms(parsed.projects),
+        sources=len(parsed.sources),
     ).with_digest()
     # An event keeps its note's title as a label (shown as "from [[stem|Title]]", matched at context
     # weight), except in a session note promotion made: its title is a list of keywords and

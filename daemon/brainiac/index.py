@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+import itertools
 import logging
 import threading
 import uuid
@@ -36,12 +37,12 @@ from whoosh.index import LockError
 from whoosh.query import And, Or, Term
 from whoosh.util.numeric import byte_to_length
 
-from brainiac.corpus import Document
+from brainiac.corpus import NOTE, Document
 from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
@@ -49,6 +50,8 @@ _WRITER_TIMEOUT_S = 30.0
 # notes that put a second, anonymous copy of the whole index (~95 MB) in the daemon's memory.
 _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "compound": False}
 _MERGE_ABOVE_SEGMENTS = 6
+# A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
+MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
 _CONTEXT_BOOST = 0.5
 
@@ -169,20 +172,28 @@ _STOP_WORDS = frozenset(STOP_WORDS) | frozenset(
 
 
 def _schema() -> Schema:
+    """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
+
+    Only what a query or a result reads is kept, because every field of every document costs
+    the build time (docs/benchmarks.md, section 1.1): queries are ORs of single terms, so the
+    text fields keep term frequencies without positions (`phrase=False`); `path`, `status` and
+    `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
+    indexed for the search filter and `key` for replacing and deleting a document.
+    """
     analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS)
     return Schema(
         key=ID(stored=True, unique=True),
-        path=ID(stored=True),
+        path=STORED,
         kind=ID(stored=True),
-        status=ID(stored=True),
-        title=TEXT(analyzer=analyzer, stored=True, field_boost=2.0),
-        aliases=TEXT(analyzer=analyzer, field_boost=2.0),
+        status=STORED,
+        title=TEXT(analyzer=analyzer, phrase=False, stored=True, field_boost=2.0),
+        aliases=TEXT(analyzer=analyzer, phrase=False, field_boost=2.0),
         tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
         links=KEYWORD(lowercase=True, commas=True, scorable=True),
-        body=TEXT(analyzer=analyzer),
+        body=TEXT(analyzer=analyzer, phrase=False),
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
-        context=TEXT(analyzer=analyzer, field_boost=_CONTEXT_BOOST),
-        event_id=ID(stored=True),
+        context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
+        event_id=STORED,
         # The scopes a memory is found in: project names, and "*" for global (projects.py).
         projects=KEYWORD(stored=True, commas=True, lowercase=False),
         note=STORED,  # the title of the note an event is a source of
@@ -192,6 +203,9 @@ def _schema() -> Schema:
         at=STORED,
         strength=STORED,
         reinforcement=STORED,
+        # A note's aliases, tags and count of events as they were written, for listing notes
+        # without reading them (`Index.notes`, the MCP tool list_notes).
+        listing=STORED,
     )
 
 
@@ -217,6 +231,19 @@ class Hit:
     strength: float
     reinforcement: float
     projects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """A note as the index last saw it, enough to list it without reading the file."""
+
+    path: str
+    title: str
+    status: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    sources: int
+    strength: float
 
 
 class _SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
@@ -272,6 +299,7 @@ class Index:
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = _SegmentLengthsBM25F()
+        self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
         self._ix = self._open_or_create()
@@ -346,7 +374,18 @@ class Index:
 
     @contextlib.contextmanager
     def _writing(self, doing: str) -> Iterator[None]:
-        """Whoosh's and the file system's errors while `doing` a write, in the errors.py tree.
+        """Whoosh's and the file system's errors while `doing` a write, in the errors.py tree
+        (`_write_error`)."""
+        try:
+            yield
+        except Exception as exc:
+            translated = self._write_error(exc, doing)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+    def _write_error(self, exc: Exception, doing: str) -> Exception:
+        """What a write's error means, in the errors.py tree.
 
         A full disk, a read-only file system or a refused permission stays the OSError it is
         (the caller says what it means for its own work: indexer.py, service.py). Whoosh's lock
@@ -354,24 +393,19 @@ class Index:
         files that vanished because the folder was deleted (a person clearing the cache):
         SearchError, which makes the indexer build the index again once.
         """
-        try:
-            yield
-        except BrainiacError:
-            raise
-        except LockError as exc:
-            raise IndexLockedError(
+        if isinstance(exc, BrainiacError) or is_storage_problem(exc):
+            return exc
+        if isinstance(exc, LockError):
+            return IndexLockedError(
                 f"{self.directory}: {doing} failed: another writer holds the index's write lock "
                 f"(waited {_WRITER_OPTIONS['timeout']:g} s); stop the other brainiac process "
                 "writing this index (`brainiac status` names a running daemon), then try again"
-            ) from exc
-        except Exception as exc:
-            if is_storage_problem(exc):
-                raise
-            raise SearchError(
-                f"{self.directory}: {doing} failed ({type(exc).__name__}: {exc}); if the folder "
-                "was deleted meanwhile, try again and the index is rebuilt from the vault; "
-                "otherwise run `brainiac reindex`"
-            ) from exc
+            )
+        return SearchError(
+            f"{self.directory}: {doing} failed ({type(exc).__name__}: {exc}); if the folder "
+            "was deleted meanwhile, try again and the index is rebuilt from the vault; "
+            "otherwise run `brainiac reindex`"
+        )
 
     @property
     def identity(self) -> str:
@@ -397,29 +431,20 @@ class Index:
                 self._ix.close()
 
     # -- writing -----------------------------------------------------------------------------
-    def apply(self, add: Sequence[Document], delete: Iterable[str], *, bulk: bool = False) -> None:
-        """Add or replace `add` and delete the documents keyed `delete`, in one commit.
-
-        `bulk` (a first build) lets Whoosh use two processes; edits commit without merging.
-        """
+    def apply(self, add: Sequence[Document], delete: Iterable[str]) -> None:
+        """Add or replace `add` and delete the documents keyed `delete`, in one commit (an edit's
+        path: no merge, see below). A first build of a whole vault goes through `build`."""
         delete = list(delete)
         if not add and not delete:
             return
         self._check_writable()
-        kwargs: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
-        if bulk and len(add) > 2000:
-            kwargs.update(procs=2, multisegment=True)
         with self._writing("updating the index"):
-            writer = self._ix.writer(**kwargs)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=128)
             try:
                 for key in delete:
                     writer.delete_by_term("key", key)
                 for doc in add:
-                    fields = _fields(doc)
-                    if bulk:
-                        writer.add_document(**fields)
-                    else:
-                        writer.update_document(**fields)
+                    writer.update_document(**_fields(doc))
             except Exception:
                 _cancel(writer)
                 raise
@@ -428,8 +453,43 @@ class Index:
             # slow down with every one. Once they pile up (a burst of saves never leaves the
             # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
             # segments.
-            _commit(writer, merge=not bulk and self.segment_count() >= _MERGE_AT_SEGMENTS)
+            _commit(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
             self._refresh()
+
+    def build(self, docs: Iterable[Document]) -> int:
+        """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
+        in one commit; how many were added.
+
+        `docs` is consumed while the writer runs, so a caller that parses files as it yields
+        their documents has Whoosh's sub-writers indexing while it reads the rest of the vault
+        (waiting to parse everything first left one of two cores idle for a tenth of a
+        10,000-note build). Above `MULTIPROCESS_ABOVE` documents Whoosh indexes in two
+        processes, each writing its own segment. An exception raised by `docs` itself cancels
+        the writer and reaches the caller as it is.
+        """
+        self._check_writable()
+        source = iter(docs)
+        first = list(itertools.islice(source, MULTIPROCESS_ABOVE + 1))
+        if not first:
+            return 0
+        options: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
+        if len(first) > MULTIPROCESS_ABOVE:
+            options.update(procs=2, multisegment=True)
+        with self._writing("building the index"):
+            writer = self._ix.writer(**options)
+        added = 0
+        try:
+            for doc in itertools.chain(first, source):  # the source's errors: as they are
+                with self._writing("building the index"):
+                    writer.add_document(**_fields(doc))
+                added += 1
+        except BaseException:
+            _cancel(writer)
+            raise
+        with self._writing("building the index"):
+            _commit(writer, merge=False)
+            self._refresh()
+        return added
 
     def _check_writable(self) -> None:
         if not self.writable:
@@ -495,6 +555,37 @@ class Index:
         terms = self.terms(word)
         with self._searching:
             return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
+
+    def notes(self) -> list[NoteRecord]:
+        """Every note document (not events), by path, from the stored fields: no file is read.
+
+        As of the index's last commit; a reader beside the daemon first opens the daemon's
+        latest commit if there is a newer one. Each segment's notes are read once and kept
+        until a merge removes the segment (a segment never changes once written, except that
+        documents in it get deleted, which is asked on every call): reading the stored fields
+        of 10,000 notes took 0.4 s, a call that finds the same segments takes milliseconds.
+        """
+        try:
+            with self._searching:
+                self._refresh()
+                reader = self._searcher.reader()
+                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                kept: dict[str, list[tuple[int, NoteRecord]]] = {}
+                found: list[NoteRecord] = []
+                for leaf, _ in leaves:
+                    segment = leaf.segment().segment_id()
+                    records = self._listings.get(segment)
+                    if records is None:
+                        records = _segment_notes(leaf)
+                    kept[segment] = records
+                    found += [r for docnum, r in records if not leaf.is_deleted(docnum)]
+                self._listings = kept
+        except Exception as exc:
+            raise SearchError(
+                f"{self.directory}: the index could not be read ({exc}); run `brainiac reindex`, "
+                "or, beside the daemon, try again in a moment"
+            ) from exc
+        return sorted(found, key=lambda r: r.path)
 
     def terms(self, text: str) -> list[str]:
         """The analysed terms of a query text, unique, in order (stop words dropped, stemmed)."""
@@ -617,6 +708,27 @@ class Index:
         return [t for t in terms if t in kept]
 
 
+def _segment_notes(leaf: Any) -> list[tuple[int, NoteRecord]]:
+    """The note documents of one segment, by document number (deleted ones too)."""
+    if ("kind", NOTE) not in leaf:
+        return []
+    records = []
+    for docnum in leaf.postings("kind", NOTE).all_ids():
+        stored = leaf.stored_fields(docnum)
+        aliases, tags, sources = stored.get("listing") or ((), (), 0)
+        record = NoteRecord(
+            path=stored["path"],
+            title=stored.get("title") or "",
+            status=stored.get("status") or "active",
+            aliases=tuple(aliases),
+            tags=tuple(tags),
+            sources=int(sources),
+            strength=float(stored.get("strength", 1.0)),
+        )
+        records.append((docnum, record))
+    return records
+
+
 def _commit(writer: Any, merge: bool) -> None:
     """Commit, or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4
     keeps the lock after a failed commit; whoosh3 releases it and its cancel() then raises)."""
@@ -630,10 +742,17 @@ def _commit(writer: Any, merge: bool) -> None:
 def _cancel(writer: Any) -> None:
     with contextlib.suppress(Exception):
         writer.cancel()
+    # A two-process build's writer (Whoosh's MpWriter) only flags its sub-writer processes in
+    # its own copies of them: the processes wait on their job queue for ever, and an exiting
+    # interpreter joins them, so a build that failed halfway would hang at exit. End them.
+    for task in getattr(writer, "tasks", ()):
+        with contextlib.suppress(Exception):
+            task.terminate()
+            task.join(5)
 
 
 def _fields(doc: Document) -> dict[str, Any]:
-    return {
+    fields: dict[str, Any] = {
         "key": doc.key,
         "path": doc.path,
         "kind": doc.kind,
@@ -659,6 +778,13 @@ def _fields(doc: Document) -> dict[str, Any]:
         "reinforcement": doc.reinforcement,
         "projects": ",".join(doc.projects),
     }
+    if doc.kind == NOTE:
+        fields["listing"] = (doc.aliases, doc.tags, doc.sources)
+    # An empty field is left out rather than written empty: Whoosh runs the analyzer and
+    # records a length for every field it is given, and an event leaves five of them empty.
+    # Scores do not change (an absent field has length 0, as an empty one did); a result reads
+    # a missing stored field as empty (`_hit`).
+    return {name: value for name, value in fields.items() if value != ""}
 
 
 def _hit(r: Any) -> Hit:

@@ -18,8 +18,8 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainiac import corpus, privacy
@@ -48,6 +48,17 @@ class SyncReport:
     problems: dict[str, str]
     full_build: bool
     seconds: float
+
+
+@dataclass
+class _Changes:
+    """What one sync's check of the files found, filled in as the files are read."""
+
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)  # keys of documents to take out
+    undo: dict[str, FileState | None] = field(default_factory=dict)  # manifest entries before
+    failure: BaseException | None = None  # what reading the files raised, if anything
 
 
 class Indexer:
@@ -128,40 +139,33 @@ class Indexer:
             candidates = set(wanted) | set(self.manifest.files)
         else:
             candidates = {p for p in paths if corpus.kind_of(p)}
-        changed: list[str] = []
-        removed: list[str] = []
-        add: list[corpus.Document] = []
-        delete: list[str] = []
-        undo: dict[str, FileState | None] = {}  # the manifest's entries before this sync
-        total = len(candidates)
-        for done, rel in enumerate(sorted(candidates), 1):
-            if progress is not None and (done % 100 == 0 or done == total):
-                progress(done, total)
-            before = self.manifest.files.get(rel)
-            outcome = self._check(rel, add, delete)
-            if outcome == "changed":
-                changed.append(rel)
-                undo[rel] = before
-            elif outcome == "removed":
-                removed.append(rel)
-                undo[rel] = before
-        if add or delete:
-            try:
-                self.index.apply(add, delete, bulk=full_build)
-            except BaseException as exc:
-                # The index did not take these changes (a full disk, a damaged index): the
-                # manifest must not claim it did, or the next sync would find the files unchanged
-                # and never index them.
-                for rel, state in undo.items():
-                    if state is None:
-                        self.manifest.files.pop(rel, None)
-                    else:
-                        self.manifest.files[rel] = state
-                if is_storage_problem(exc) and not isinstance(exc, StorageError):
-                    raise StorageError(
-                        self.index.directory, exc, "search answers from the index as it was"
-                    ) from exc
-                raise
+        changes = _Changes()
+        found = self._checked(sorted(candidates), progress, changes)
+        try:
+            if full_build:
+                # Streamed: the index's sub-writers index while the files are read and parsed.
+                written = self.index.build(found)
+            else:
+                add = list(found)
+                written = len(add)
+                self.index.apply(add, changes.delete)
+        except BaseException as exc:
+            # The index did not take these changes (a full disk, a damaged index): the
+            # manifest must not claim it did, or the next sync would find the files unchanged
+            # and never index them.
+            for rel, state in changes.undo.items():
+                if state is None:
+                    self.manifest.files.pop(rel, None)
+                else:
+                    self.manifest.files[rel] = state
+            if exc is changes.failure:
+                raise  # reading the vault failed, not the index
+            if is_storage_problem(exc) and not isinstance(exc, StorageError):
+                raise StorageError(
+                    self.index.directory, exc, "search answers from the index as it was"
+                ) from exc
+            raise
+        changed, removed, delete = changes.changed, changes.removed, changes.delete
         gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
         if gone and self.on_events_removed is not None:
             self.on_events_removed(gone)
@@ -176,12 +180,41 @@ class Indexer:
             len(candidates),
             tuple(changed),
             tuple(removed),
-            len(add),
+            written,
             len(delete),
             self.manifest.problems,
             full_build,
             time.perf_counter() - started,
         )
+
+    def _checked(
+        self,
+        rels: list[str],
+        progress: Callable[[int, int], None] | None,
+        changes: _Changes,
+    ) -> Iterator[corpus.Document]:
+        """Check each file against the manifest, in order, yielding the documents to add as each
+        file is parsed; what changed, what to delete and the manifest's entries before go into
+        `changes`."""
+        add: list[corpus.Document] = []
+        total = len(rels)
+        for done, rel in enumerate(rels, 1):
+            if progress is not None and (done % 100 == 0 or done == total):
+                progress(done, total)
+            before = self.manifest.files.get(rel)
+            try:
+                outcome = self._check(rel, add, changes.delete)
+            except BaseException as exc:
+                changes.failure = exc
+                raise
+            if outcome == "changed":
+                changes.changed.append(rel)
+                changes.undo[rel] = before
+            elif outcome == "removed":
+                changes.removed.append(rel)
+                changes.undo[rel] = before
+            yield from add
+            add.clear()
 
     def _check_vault_folder(self) -> None:
         """VaultError when the vault folder is gone (moved away or deleted while brainiac runs):
