@@ -14,6 +14,7 @@ from brainiac import Memory
 from brainiac.index import Index
 
 T = dt.datetime(2026, 11, 20, 9, 0)
+HOUR = dt.timedelta(hours=1)
 
 
 def _paths(results: list) -> list[str]:
@@ -212,3 +213,45 @@ def test_a_sync_tells_which_event_documents_left(memory: Memory, vault: Path) ->
     note.unlink()
     memory.indexer.sync(["memory/long_term/kiln.md"])  # an edit's sync
     assert told[1:] == [["memory/long_term/kiln.md#e-0123456789"]]
+
+
+def _sources_note(vault: Path, name: str, *lines: str) -> Path:
+    note = vault / f"memory/long_term/{name}.md"
+    note.write_text(f"---\ntitle: {name}\n---\nNotes.\n\n## Sources\n\n" + "".join(lines))
+    return note
+
+
+QUESTION = (
+    "- 2026-11-20T09:00:00 **anna** (s1): How long have you painted watercolours? ^e-0a0a0a0a0a\n"
+)
+ANSWER = "- 2026-11-20T09:01:00 **ben** (s1): Since I was seventeen. ^e-0b0b0b0b0b\n"
+
+
+def test_an_answer_is_found_by_its_question_wherever_each_is_filed(
+    memory: Memory, vault: Path
+) -> None:
+    """The message before an event in its session is matched with it (at a lower weight) even
+    when promotion filed the two in different notes: an answer lacks its question's words."""
+    question_note = _sources_note(vault, "Painting", QUESTION)
+    _sources_note(vault, "Ben", ANSWER)
+    memory.refresh(force=True)
+    found = {(r.path, r.event_id) for r in memory.search("watercolours") if r.kind == "event"}
+    assert ("memory/long_term/Ben.md", "e-0b0b0b0b0b") in found
+    # The question removed (forgotten, or edited away): the answer no longer carries its words,
+    # though the answer's own file did not change.
+    question_note.write_text(question_note.read_text().replace(QUESTION, ""))
+    report = memory.refresh(force=True)
+    assert report is not None and report.changed == ("memory/long_term/Painting.md",)
+    assert [r for r in memory.search("watercolours") if r.kind == "event"] == []
+
+
+def test_a_session_opening_is_matched_with_its_reply(memory: Memory) -> None:
+    """A session's first message answers nothing; the reply to it echoes what it was about."""
+    opening = memory.remember("Guess where I went last week!", role="ben", session="s2", at=T)
+    memory.remember(
+        "Lisbon! The tiles must have been lovely.", role="anna", session="s2", at=T + HOUR
+    )
+    assert opening.id in {r.event_id for r in memory.search("Lisbon tiles")}
+    # The first message of another session is not matched with this one's reply.
+    other = memory.remember("A new day, a new plan.", role="ben", session="s3", at=T + 2 * HOUR)
+    assert other.id not in {r.event_id for r in memory.search("Lisbon tiles")}

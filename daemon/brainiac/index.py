@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gc
+import hashlib
 import logging
 import shutil
 import threading
@@ -37,12 +38,12 @@ from whoosh.index import LockError
 from whoosh.query import Or, Term
 from whoosh.util.numeric import byte_to_length
 
-from brainiac.corpus import Document
+from brainiac.corpus import EVENT, Document
 from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
@@ -187,7 +188,10 @@ def _schema() -> Schema:
         note=STORED,  # the title of the note an event is a source of
         text=STORED,
         role=STORED,
-        session=STORED,
+        # Indexed whole, so the indexer can find a session's events in every file (their
+        # preceding messages, corpus.previous_messages), with a digest of the one indexed.
+        session=ID(stored=True),
+        context_digest=STORED,
         at=STORED,
         strength=STORED,
         reinforcement=STORED,
@@ -517,6 +521,27 @@ class Index:
             problem = f"the index could not be read ({exc})"
             raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
 
+    def sessions_of(self, keys: Iterable[str]) -> set[str]:
+        """The sessions of the indexed events keyed `keys` (those with one)."""
+        found: set[str] = set()
+        with self._searching:
+            for key in keys:
+                fields = self._searcher.document(key=key)
+                if fields and fields.get("kind") == EVENT and fields.get("session"):
+                    found.add(fields["session"])
+        return found
+
+    def session_events(self, sessions: Iterable[str]) -> list[tuple[Document, str]]:
+        """Every indexed event of `sessions`, in the order they were indexed, each with the
+        digest of the context it was indexed with (context_digest)."""
+        out: list[tuple[Document, str]] = []
+        with self._searching:
+            for session in sorted(set(sessions)):
+                for fields in self._searcher.documents(session=session):
+                    if fields.get("kind") == EVENT:
+                        out.append((_stored_event(fields), fields.get("context_digest") or ""))
+        return out
+
     def _search(self, text: str, limit: int, kind: str | None) -> list[Hit]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
@@ -613,10 +638,37 @@ def _fields(doc: Document) -> dict[str, Any]:
         "text": doc.text,
         "role": doc.role,
         "session": doc.session,
+        "context_digest": context_digest(doc.context),
         "at": doc.at.isoformat() if doc.at else "",
         "strength": doc.strength,
         "reinforcement": doc.reinforcement,
     }
+
+
+def context_digest(context: str) -> str:
+    """What the index keeps of an event's context: enough to tell whether it changed."""
+    return hashlib.sha256(context.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _stored_event(fields: dict[str, Any]) -> Document:
+    """An event document as indexed, from its stored fields (its context left empty)."""
+    at_raw = fields.get("at") or ""
+    role, text = fields.get("role") or "", fields.get("text") or ""
+    return Document(
+        key=fields["key"],
+        path=fields["path"],
+        kind=EVENT,
+        title=fields.get("note") or "",
+        body=f"{role}: {text}",
+        event_id=fields.get("event_id") or "",
+        text=text,
+        role=role,
+        session=fields.get("session") or "",
+        at=dt.datetime.fromisoformat(at_raw) if at_raw else None,
+        strength=float(fields.get("strength", 1.0)),
+        reinforcement=float(fields.get("reinforcement", 0.0)),
+        status=fields.get("status") or "active",
+    )
 
 
 def _hit(r: Any) -> Hit:
