@@ -255,3 +255,20 @@ def test_a_session_opening_is_matched_with_its_reply(memory: Memory) -> None:
     # The first message of another session is not matched with this one's reply.
     other = memory.remember("A new day, a new plan.", role="ben", session="s3", at=T + 2 * HOUR)
     assert other.id not in {r.event_id for r in memory.search("Lisbon tiles")}
+
+
+def test_feedback_finds_a_memory_in_other_words(memory: Memory) -> None:
+    """The context's search widens the query with the words of its best hits (pseudo-relevance
+    feedback): the kitchen tiles share no word with the question, only with its answers."""
+    memory.remember("We spent our vacation in Lisbon; the tiles everywhere were gorgeous.", at=T)
+    memory.remember("Lisbon vacation photos: blue tiles and yellow trams.", at=T + HOUR)
+    for i in range(30):  # (not right after them: an event is matched with the one before it)
+        memory.remember(f"filler message number {i}", at=T + (2 + i) * HOUR)
+    tiles = memory.remember("I bought painted tiles for the kitchen wall.", at=T + 40 * HOUR)
+    memory.refresh(force=True)
+    index = memory.indexer.index
+    plain = [h.event_id for h in index.search("Lisbon vacation", limit=20)]
+    widened = [h.event_id for h in index.search("Lisbon vacation", limit=20, feedback=True)]
+    assert plain and tiles.id not in plain
+    assert tiles.id in widened
+    assert widened[:2] == plain[:2]  # the query's own words still lead

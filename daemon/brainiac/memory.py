@@ -413,7 +413,11 @@ class Memory:
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
-            hits = self.indexer.index.search(query, limit=limit) if query.strip() else []
+            hits = (
+                self.indexer.index.search(query, limit=limit, feedback=bool(prompt))
+                if query.strip()
+                else []
+            )
             self._last_search = (key, hits)
         items = retrieve(
             self.vault,
