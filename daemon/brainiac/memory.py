@@ -125,7 +125,7 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
-        self._last_search: tuple[tuple[str, int], list[Hit]] | None = None
+        self._last_search: tuple[tuple[str, int, bool], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         self._llm: LLM | None = None
         # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
@@ -408,13 +408,17 @@ class Memory:
         recent = list(doc.events[-n:]) if n else []
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
-        key = (query, limit)
+        # Feedback (words of the best hits added to the prompt's) finds memories said in other
+        # words; below `relevance_first_below` long-term memory is packed ahead of the recent
+        # events, and its guesses would push out a recent step the prompt is about.
+        feedback = bool(prompt) and budget >= self.config.relevance_first_below
+        key = (query, limit, feedback)
         last = self._last_search  # read once: the daemon's socket threads search too
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
             hits = (
-                self.indexer.index.search(query, limit=limit, feedback=bool(prompt))
+                self.indexer.index.search(query, limit=limit, feedback=feedback)
                 if query.strip()
                 else []
             )
