@@ -15,6 +15,7 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import gc
 import hashlib
@@ -587,14 +588,30 @@ class Index:
         expansion = self._feedback_terms(hits[:_FEEDBACK_HITS], set(terms))
         if not expansion:
             return hits
-        extra = [
-            Term(f, t, boost=_FEEDBACK_WEIGHT * w)
-            for t, w in expansion.items()
-            for f in ("body", "context")
+        # Scored on their own and added to the first search's scores: the same sum as searching
+        # again with the widened query for every document the first search returned, at the
+        # cost of the few rare feedback terms instead of a second full search (a document
+        # below the first search's cut counts only what the feedback terms give it).
+        extra = Or(
+            [
+                Term(f, t, boost=_FEEDBACK_WEIGHT * w)
+                for t, w in expansion.items()
+                for f in ("body", "context")
+            ]
+        )
+        # By document number: stored fields are read only for a new document that makes the cut
+        # (reading them is most of a search's time).
+        scores = {r.docnum: h.score for r, h in zip(results, hits, strict=True)}
+        known = {r.docnum: h for r, h in zip(results, hits, strict=True)}
+        for docnum, score in self._searcher.search(extra, limit=limit, filter=filter_q).items():
+            scores[docnum] = scores.get(docnum, 0.0) + score
+        ordered = sorted(scores, key=lambda d: -scores[d])[:limit]
+        return [
+            dataclasses.replace(known[d], score=scores[d])
+            if d in known
+            else _hit_fields(self._searcher.stored_fields(d), scores[d])
+            for d in ordered
         ]
-        query = Or(clauses + extra)
-        query.matcher_type = Or.DEFAULT_MATCHER
-        return [_hit(r) for r in self._searcher.search(query, limit=limit, filter=filter_q)]
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
         """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
@@ -727,7 +744,11 @@ def _stored_event(fields: dict[str, Any]) -> Document:
 
 
 def _hit(r: Any) -> Hit:
-    r = {**r.fields(), "score": r.score}  # one read of the stored fields, not one per field
+    return _hit_fields(r.fields(), r.score)  # one read of the stored fields, not one per field
+
+
+def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
+    r = {**fields, "score": score}
     at_raw = r.get("at") or ""
     try:
         at = dt.datetime.fromisoformat(at_raw) if at_raw else None
