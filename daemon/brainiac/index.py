@@ -578,9 +578,25 @@ class Index:
         # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
         query.matcher_type = Or.DEFAULT_MATCHER
         filter_q = Term("kind", kind) if kind else None
+        if feedback:
+            # Every match scored (no more postings than without: the query is the same), so that
+            # feedback can add to the score of a match below the cut; stored fields are read
+            # only for what is returned.
+            scored = list(self._searcher.search(query, limit=None, filter=filter_q).items())
+            return self._with_feedback(terms, scored, limit, filter_q)
         results = self._searcher.search(query, limit=limit, filter=filter_q)
-        hits = [_hit(r) for r in results]
-        if not feedback or not hits:
+        return [_hit(r) for r in results]
+
+    def _with_feedback(
+        self,
+        terms: list[str],
+        scored: Sequence[tuple[int, float]],
+        limit: int,
+        filter_q: Any,
+    ) -> list[Hit]:
+        top = scored[:limit]
+        hits = [_hit_fields(self._searcher.stored_fields(d), s) for d, s in top]
+        if not hits:
             return hits
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
@@ -588,10 +604,8 @@ class Index:
         expansion = self._feedback_terms(hits[:_FEEDBACK_HITS], set(terms))
         if not expansion:
             return hits
-        # Scored on their own and added to the first search's scores: the same sum as searching
-        # again with the widened query for every document the first search returned, at the
-        # cost of the few rare feedback terms instead of a second full search (a document
-        # below the first search's cut counts only what the feedback terms give it).
+        # Scored on their own and added to every match's score: the same sum as searching again
+        # with the widened query, at the cost of the few rare feedback terms only.
         extra = Or(
             [
                 Term(f, t, boost=_FEEDBACK_WEIGHT * w)
@@ -601,9 +615,9 @@ class Index:
         )
         # By document number: stored fields are read only for a new document that makes the cut
         # (reading them is most of a search's time).
-        scores = {r.docnum: h.score for r, h in zip(results, hits, strict=True)}
-        known = {r.docnum: h for r, h in zip(results, hits, strict=True)}
-        for docnum, score in self._searcher.search(extra, limit=limit, filter=filter_q).items():
+        scores = dict(scored)
+        known = {d: h for (d, _), h in zip(top, hits, strict=True)}
+        for docnum, score in self._searcher.search(extra, limit=None, filter=filter_q).items():
             scores[docnum] = scores.get(docnum, 0.0) + score
         ordered = sorted(scores, key=lambda d: -scores[d])[:limit]
         return [
