@@ -15,6 +15,7 @@ from brainiac.errors import StorageError
 from brainiac.index import Index
 
 T = dt.datetime(2026, 11, 20, 9, 0)
+HOUR = dt.timedelta(hours=1)
 
 
 def _paths(results: list) -> list[str]:
@@ -329,3 +330,60 @@ def test_a_build_that_fails_halfway_leaves_no_sub_writer_behind(
     assert index.build([Document(key="a.md", path="a.md", kind="note", body="alpha")]) == 1
     assert [h.path for h in index.search("alpha")] == ["a.md"]
     index.close()
+def _sources_note(vault: Path, name: str, *lines: str) -> Path:
+    note = vault / f"memory/long_term/{name}.md"
+    note.write_text(f"---\ntitle: {name}\n---\nNotes.\n\n## Sources\n\n" + "".join(lines))
+    return note
+
+
+QUESTION = (
+    "- 2026-11-20T09:00:00 **anna** (s1): How long have you painted watercolours? ^e-0a0a0a0a0a\n"
+)
+ANSWER = "- 2026-11-20T09:01:00 **ben** (s1): Since I was seventeen. ^e-0b0b0b0b0b\n"
+
+
+def test_an_answer_is_found_by_its_question_wherever_each_is_filed(
+    memory: Memory, vault: Path
+) -> None:
+    """The message before an event in its session is matched with it (at a lower weight) even
+    when promotion filed the two in different notes: an answer lacks its question's words."""
+    question_note = _sources_note(vault, "Painting", QUESTION)
+    _sources_note(vault, "Ben", ANSWER)
+    memory.refresh(force=True)
+    found = {(r.path, r.event_id) for r in memory.search("watercolours") if r.kind == "event"}
+    assert ("memory/long_term/Ben.md", "e-0b0b0b0b0b") in found
+    # The question removed (forgotten, or edited away): the answer no longer carries its words,
+    # though the answer's own file did not change.
+    question_note.write_text(question_note.read_text().replace(QUESTION, ""))
+    report = memory.refresh(force=True)
+    assert report is not None and report.changed == ("memory/long_term/Painting.md",)
+    assert [r for r in memory.search("watercolours") if r.kind == "event"] == []
+
+
+def test_a_session_opening_is_matched_with_its_reply(memory: Memory) -> None:
+    """A session's first message answers nothing; the reply to it echoes what it was about."""
+    opening = memory.remember("Guess where I went last week!", role="ben", session="s2", at=T)
+    memory.remember(
+        "Lisbon! The tiles must have been lovely.", role="anna", session="s2", at=T + HOUR
+    )
+    assert opening.id in {r.event_id for r in memory.search("Lisbon tiles")}
+    # The first message of another session is not matched with this one's reply.
+    other = memory.remember("A new day, a new plan.", role="ben", session="s3", at=T + 2 * HOUR)
+    assert other.id not in {r.event_id for r in memory.search("Lisbon tiles")}
+
+
+def test_feedback_finds_a_memory_in_other_words(memory: Memory) -> None:
+    """The context's search widens the query with the words of its best hits (pseudo-relevance
+    feedback): the kitchen tiles share no word with the question, only with its answers."""
+    memory.remember("We spent our vacation in Lisbon; the tiles everywhere were gorgeous.", at=T)
+    memory.remember("Lisbon vacation photos: blue tiles and yellow trams.", at=T + HOUR)
+    for i in range(30):  # (not right after them: an event is matched with the one before it)
+        memory.remember(f"filler message number {i}", at=T + (2 + i) * HOUR)
+    tiles = memory.remember("I bought painted tiles for the kitchen wall.", at=T + 40 * HOUR)
+    memory.refresh(force=True)
+    index = memory.indexer.index
+    plain = [h.event_id for h in index.search("Lisbon vacation", limit=20)]
+    widened = [h.event_id for h in index.search("Lisbon vacation", limit=20, feedback=True)]
+    assert plain and tiles.id not in plain
+    assert tiles.id in widened
+    assert widened[:2] == plain[:2]  # the query's own words still lead

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from brainiac import events as ev
 from brainiac import ltm, projects, stm
@@ -40,7 +40,10 @@ class Document:
     links: tuple[str, ...] = ()
     event_id: str = ""
     text: str = ""  # an event's verbatim text (the body adds the role for matching)
-    context: str = ""  # an event's preceding message in its log, matched at a lower weight
+    # The message before an event, matched at a lower weight: the one before it in its session
+    # wherever that is filed (the indexer's `with_previous_messages`), else the one before it in
+    # its file.
+    context: str = ""
     role: str = ""
     session: str = ""
     at: dt.datetime | None = None
@@ -195,3 +198,34 @@ def _event_doc(
         status=status,
         projects=projects.event_terms(event),
     ).with_digest()
+
+
+def previous_messages(events: Iterable[Document]) -> dict[str, str]:
+    """For each event document with a session, the text of the message before it in that
+    session, across every file (keyed by document key; "" for a session's first message).
+
+    A conversation's order is its events' times; events of the same time keep the order they
+    are given in (a log's order). Where an event is filed does not change what it answered:
+    promotion files a session's turns in a session note and, some of them, in entity notes, and
+    an answer matched with the wrong preceding turn loses the words of its question (LoCoMo,
+    docs/benchmarks.md section 2).
+    """
+    sessions: dict[str, list[Document]] = {}
+    for d in events:
+        if d.kind == EVENT and d.session:
+            sessions.setdefault(d.session, []).append(d)
+    out: dict[str, str] = {}
+    for members in sessions.values():
+        members.sort(key=lambda d: d.at or dt.datetime.min)  # stable: ties keep their order
+        previous = ""
+        for d in members:
+            out[d.key] = previous
+            previous = d.text
+        if len(members) > 1:
+            # A session's opening message answers nothing; the reply to it is what echoes it.
+            out[members[0].key] = members[1].text
+    return out
+
+
+def with_context(doc: Document, context: str) -> Document:
+    return doc if doc.context == context else replace(doc, context=context)

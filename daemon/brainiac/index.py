@@ -15,10 +15,13 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import gc
+import hashlib
 import itertools
 import logging
+import math
 import threading
 import uuid
 import warnings
@@ -37,7 +40,7 @@ from whoosh.index import LockError
 from whoosh.query import And, Or, Term
 from whoosh.util.numeric import byte_to_length
 
-from brainiac.corpus import NOTE, Document
+from brainiac.corpus import EVENT, NOTE, Document
 from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
 
 log = logging.getLogger(__name__)
@@ -199,7 +202,10 @@ def _schema() -> Schema:
         note=STORED,  # the title of the note an event is a source of
         text=STORED,
         role=STORED,
-        session=STORED,
+        # Indexed whole, so the indexer can find a session's events in every file (their
+        # preceding messages, corpus.previous_messages), with a digest of the one indexed.
+        session=ID(stored=True),
+        context_digest=STORED,
         at=STORED,
         strength=STORED,
         reinforcement=STORED,
@@ -213,6 +219,12 @@ _TEXT_FIELDS = ("title", "aliases", "body", "context")
 _POSTINGS_BUDGET = 1500
 _MAX_TERMS = 10
 _KEYWORD_FIELDS = ("tags", "links")
+# Pseudo-relevance feedback (see _search): words from the best few hits, at half a query word's
+# weight. On LoCoMo's four development conversations 5/5/0.5 and 10/10/0.3 gave the same gain
+# in every conversation (docs/benchmarks.md section 2), so the values are not a fine tuning.
+_FEEDBACK_HITS = 5
+_FEEDBACK_TERMS = 5
+_FEEDBACK_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -601,15 +613,18 @@ class Index:
         kind: str | None = None,
         projects: Sequence[str] = (),
         exclude: bool = False,
+        feedback: bool = False,
     ) -> list[Hit]:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
         SearchError when the index cannot be read (damaged or deleted under us).
 
         `projects`: only documents in one of these scopes (projects.py), or with `exclude` only
-        those in none of them. Scores do not depend on it (the same index statistics)."""
+        those in none of them. Scores do not depend on it (the same index statistics).
+        `feedback` widens the query with the words of its best hits (the context's search: see
+        _with_feedback)."""
         try:
             with self._searching:
-                return self._search(text, limit, kind, tuple(projects), exclude)
+                return self._search(text, limit, kind, tuple(projects), exclude, feedback)
         except SearchError:
             raise
         except Exception as exc:
@@ -635,6 +650,27 @@ class Index:
                 for t in reader.lexicon("projects")
             }
 
+    def sessions_of(self, keys: Iterable[str]) -> set[str]:
+        """The sessions of the indexed events keyed `keys` (those with one)."""
+        found: set[str] = set()
+        with self._searching:
+            for key in keys:
+                fields = self._searcher.document(key=key)
+                if fields and fields.get("kind") == EVENT and fields.get("session"):
+                    found.add(fields["session"])
+        return found
+
+    def session_events(self, sessions: Iterable[str]) -> list[tuple[Document, str]]:
+        """Every indexed event of `sessions`, in the order they were indexed, each with the
+        digest of the context it was indexed with (context_digest)."""
+        out: list[tuple[Document, str]] = []
+        with self._searching:
+            for session in sorted(set(sessions)):
+                for fields in self._searcher.documents(session=session):
+                    if fields.get("kind") == EVENT:
+                        out.append((_stored_event(fields), fields.get("context_digest") or ""))
+        return out
+
     def _search(
         self,
         text: str,
@@ -642,6 +678,7 @@ class Index:
         kind: str | None,
         projects: tuple[str, ...] = (),
         exclude: bool = False,
+        feedback: bool = False,
     ) -> list[Hit]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
@@ -673,8 +710,84 @@ class Index:
                 mask_q = scoped
             else:
                 filter_q = And([filter_q, scoped]) if filter_q is not None else scoped
+        if feedback:
+            # Every match scored (no more postings than without: the query is the same), so that
+            # feedback can add to the score of a match below the cut; stored fields are read
+            # only for what is returned.
+            matches = self._searcher.search(query, limit=None, filter=filter_q, mask=mask_q)
+            return self._with_feedback(terms, list(matches.items()), limit, filter_q, mask_q)
         results = self._searcher.search(query, limit=limit, filter=filter_q, mask=mask_q)
         return [_hit(r) for r in results]
+
+    def _with_feedback(
+        self,
+        terms: list[str],
+        scored: Sequence[tuple[int, float]],
+        limit: int,
+        filter_q: Any,
+        mask_q: Any,
+    ) -> list[Hit]:
+        top = scored[:limit]
+        hits = [_hit_fields(self._searcher.stored_fields(d), s) for d, s in top]
+        if not hits:
+            return hits
+        # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
+        # query at a lower weight, so a memory that says the same thing in other words ("trip",
+        # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
+        expansion = self._feedback_terms(hits[:_FEEDBACK_HITS], set(terms))
+        if not expansion:
+            return hits
+        # Scored on their own and added to every match's score: the same sum as searching again
+        # with the widened query, at the cost of the few rare feedback terms only.
+        extra = Or(
+            [
+                Term(f, t, boost=_FEEDBACK_WEIGHT * w)
+                for t, w in expansion.items()
+                for f in ("body", "context")
+            ]
+        )
+        # By document number: stored fields are read only for a new document that makes the cut
+        # (reading them is most of a search's time).
+        scores = dict(scored)
+        known = {d: h for (d, _), h in zip(top, hits, strict=True)}
+        widened = self._searcher.search(extra, limit=None, filter=filter_q, mask=mask_q)
+        for docnum, score in widened.items():
+            scores[docnum] = scores.get(docnum, 0.0) + score
+        ordered = sorted(scores, key=lambda d: -scores[d])[:limit]
+        return [
+            dataclasses.replace(known[d], score=scores[d])
+            if d in known
+            else _hit_fields(self._searcher.stored_fields(d), scores[d])
+            for d in ordered
+        ]
+
+    def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
+        """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
+        of the best score, each term by its share of the hit's words and by its rarity), the
+        query's own left out; weights relative to the first, 0-1.
+
+        A term found in one document only (the hit itself) finds nothing new; a common one
+        (in more than a tenth of the postings budget) would cost more than it finds.
+        """
+        best = top[0].score or 1.0
+        total = max(int(self._searcher.doc_count()), 1)
+        weights: dict[str, float] = {}
+        for h in top:
+            tokens = [t.text for t in self._analyzer(h.text)]
+            for term in set(tokens):
+                if term in query_terms or len(term) < 3 or term.isdigit():
+                    continue
+                share = tokens.count(term) / len(tokens)
+                weights[term] = weights.get(term, 0.0) + (h.score / best) * share
+        scored: dict[str, float] = {}
+        for term, w in weights.items():
+            df = int(self._searcher.doc_frequency("body", term))
+            if 2 <= df <= _POSTINGS_BUDGET // 10:
+                scored[term] = w * math.log(total / df)
+        chosen = sorted(scored, key=lambda t: (-scored[t], t))[:_FEEDBACK_TERMS]
+        if not chosen or scored[chosen[0]] <= 0:
+            return {}
+        return {t: scored[t] / scored[chosen[0]] for t in chosen}
 
     def _selective(self, terms: list[str]) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).
@@ -773,6 +886,7 @@ def _fields(doc: Document) -> dict[str, Any]:
         "text": doc.text,
         "role": doc.role,
         "session": doc.session,
+        "context_digest": context_digest(doc.context),
         "at": doc.at.isoformat() if doc.at else "",
         "strength": doc.strength,
         "reinforcement": doc.reinforcement,
@@ -787,8 +901,38 @@ def _fields(doc: Document) -> dict[str, Any]:
     return {name: value for name, value in fields.items() if value != ""}
 
 
+def context_digest(context: str) -> str:
+    """What the index keeps of an event's context: enough to tell whether it changed."""
+    return hashlib.sha256(context.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _stored_event(fields: dict[str, Any]) -> Document:
+    """An event document as indexed, from its stored fields (its context left empty)."""
+    at_raw = fields.get("at") or ""
+    role, text = fields.get("role") or "", fields.get("text") or ""
+    return Document(
+        key=fields["key"],
+        path=fields["path"],
+        kind=EVENT,
+        title=fields.get("note") or "",
+        body=f"{role}: {text}",
+        event_id=fields.get("event_id") or "",
+        text=text,
+        role=role,
+        session=fields.get("session") or "",
+        at=dt.datetime.fromisoformat(at_raw) if at_raw else None,
+        strength=float(fields.get("strength", 1.0)),
+        reinforcement=float(fields.get("reinforcement", 0.0)),
+        status=fields.get("status") or "active",
+    )
+
+
 def _hit(r: Any) -> Hit:
-    r = {**r.fields(), "score": r.score}  # one read of the stored fields, not one per field
+    return _hit_fields(r.fields(), r.score)  # one read of the stored fields, not one per field
+
+
+def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
+    r = {**fields, "score": score}
     at_raw = r.get("at") or ""
     try:
         at = dt.datetime.fromisoformat(at_raw) if at_raw else None

@@ -31,7 +31,7 @@ from brainiac.errors import (
     VaultError,
     is_storage_problem,
 )
-from brainiac.index import Index
+from brainiac.index import Index, context_digest
 from brainiac.manifest import FileState, Manifest
 from brainiac.vault import Vault, is_conflict_copy
 
@@ -144,9 +144,11 @@ class Indexer:
         try:
             if full_build:
                 # Streamed: the index's sub-writers index while the files are read and parsed.
-                written = self.index.build(found)
+                written = self.index.build(self._streamed_with_previous_messages(found))
             else:
                 add = list(found)
+                if add or changes.delete:
+                    add = self._with_previous_messages(add, changes.delete, full_build=False)
                 written = len(add)
                 self.index.apply(add, changes.delete)
         except BaseException as exc:
@@ -215,6 +217,47 @@ class Indexer:
                 changes.undo[rel] = before
             yield from add
             add.clear()
+
+    def _streamed_with_previous_messages(
+        self, found: Iterator[corpus.Document]
+    ) -> Iterator[corpus.Document]:
+        """A full build's documents as they are parsed, except the events of a session: those
+        wait until every file is read, since the message before one may be filed in any of
+        them (_with_previous_messages). Notes and the rest keep the writer busy meanwhile."""
+        waiting: list[corpus.Document] = []
+        for doc in found:
+            if doc.kind == corpus.EVENT and doc.session:
+                waiting.append(doc)
+            else:
+                yield doc
+        if waiting:
+            yield from self._with_previous_messages(waiting, [], full_build=True)
+
+    def _with_previous_messages(
+        self, add: list[corpus.Document], delete: list[str], full_build: bool
+    ) -> list[corpus.Document]:
+        """`add` with each event's context set to the message before it in its session, wherever
+        either is filed (corpus.previous_messages), plus the indexed events of the same sessions
+        whose preceding message this sync changed (one added before them, or deleted: a
+        forgotten message must not live on in the next one's context)."""
+        sessions = {d.session for d in add if d.kind == corpus.EVENT and d.session}
+        if not full_build:  # a full build starts from an empty index
+            sessions |= self.index.sessions_of(k for k in delete if "#" in k)
+        if not sessions:
+            return add
+        pending = {d.key for d in add}
+        gone = set(delete)
+        known = [] if full_build else self.index.session_events(sessions)
+        known = [(d, digest) for d, digest in known if d.key not in pending and d.key not in gone]
+        members = [d for d, _ in known] + [d for d in add if d.session in sessions]
+        previous = corpus.previous_messages(members)
+        out = [corpus.with_context(d, previous[d.key]) if d.key in previous else d for d in add]
+        out += [
+            corpus.with_context(d, previous[d.key])
+            for d, digest in known
+            if context_digest(previous[d.key]) != digest
+        ]
+        return out
 
     def _check_vault_folder(self) -> None:
         """VaultError when the vault folder is gone (moved away or deleted while brainiac runs):

@@ -131,7 +131,7 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
-        self._last_search: tuple[tuple[str, int, projects.Scope], list[Hit]] | None = None
+        self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         # Where the record of which notes a context used is written: here and now, or, in the
         # daemon, after the answer has gone to the client (bookkeeping.py).
@@ -431,12 +431,20 @@ class Memory:
         recent = projects.recent(doc.events, n, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
-        key = (query, limit, scope)
+        # Feedback (words of the best hits added to the prompt's) finds memories said in other
+        # words; below `relevance_first_below` long-term memory is packed ahead of the recent
+        # events, and its guesses would push out a recent step the prompt is about.
+        feedback = bool(prompt) and budget >= self.config.relevance_first_below
+        key = (query, limit, scope, feedback)
         last = self._last_search  # read once: the daemon's socket threads search too
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
-            hits = projects.search(self.indexer.index, query, limit, scope) if query.strip() else []
+            hits = (
+                projects.search(self.indexer.index, query, limit, scope, feedback=feedback)
+                if query.strip()
+                else []
+            )
             self._last_search = (key, hits)
         items = retrieve(
             self.vault,

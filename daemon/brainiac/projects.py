@@ -189,12 +189,15 @@ def without_shared_digest(section_text: str, scope: Scope) -> str:
     )
 
 
-def search(index: Index, query: str, limit: int, scope: Scope) -> list[Hit]:
-    """The hits a context or search in `scope` ranks (see the module's docstring)."""
+def search(
+    index: Index, query: str, limit: int, scope: Scope, feedback: bool = False
+) -> list[Hit]:
+    """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` as
+    Index.search (the hits of this project and global ones widen the query)."""
     if scope.project is None:
-        return index.search(query, limit=limit)
+        return index.search(query, limit=limit, feedback=feedback)
     own = [scope.project, GLOBAL]
-    hits = index.search(query, limit=limit, projects=own)
+    hits = index.search(query, limit=limit, projects=own, feedback=feedback)
     if scope.isolate:
         return hits
     others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
