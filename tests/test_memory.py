@@ -136,6 +136,14 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
     # about the prompt is (who Teodor is: Ana's "my cousin Teodor", issue 13).
     assert " events, " not in ltm
     assert "- teodor: Ana's cousin" in ltm
+    # A fact is about a prompt by its key or value, not by the name of whose it is: a question
+    # about Ana that shares no other word with it leaves the budget to the events.
+    about_ana = _ltm_part(
+        memory.context(
+            "What does Ana say about the weather?", budget=2000, now=T + dt.timedelta(3)
+        ).text
+    )
+    assert "Ana's cousin" not in about_ana
 
     # A person writes into the note's summary: from then on it is shown as a note excerpt.
     note = next(p for p in notes if "Teodor" in p.read_text())

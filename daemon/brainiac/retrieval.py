@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from brainiac import corpus, ltm, marks, names
+from brainiac import corpus, extract, facts, ltm, marks, names
 from brainiac.config import Config
 from brainiac.context import LongTermItem, event_group, render_event, render_grouped_event
 from brainiac.errors import NoteParseError
@@ -215,11 +215,11 @@ def _note_item(
     if _made_by_promotion(parsed):
         # Its events are the memory, each found and shown on its own; what the jobs wrote
         # around them is worth the budget only where it is about the prompt: the facts that
-        # share its words (its keyword summary never is).
-        facts = [f for f in _fact_blocks(parsed.section(ltm.FACTS)) if _overlap(f, query_words)]
-        if not facts:
+        # share its words in their key or value (its keyword summary never is).
+        about = [f for f in _fact_blocks(parsed.section(ltm.FACTS)) if _fact_about(f, query_words)]
+        if not about:
             return None
-        text = "\n".join([f"### {parsed.title} ({rel})", *facts[:_FACTS_PER_NOTE]])
+        text = "\n".join([f"### {parsed.title} ({rel})", *about[:_FACTS_PER_NOTE]])
         return LongTermItem(text, (rel,))
     lines = [f"### {parsed.title} ({rel})"]
     summary = marks.without_marks(parsed.section(ltm.SUMMARY)).strip()
@@ -230,9 +230,9 @@ def _note_item(
         if len(summary) > _SUMMARY_CHARS:
             summary = summary[:_SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
         lines.append(summary)
-    facts = _fact_blocks(parsed.section(ltm.FACTS))
-    facts.sort(key=lambda f: -_overlap(f, query_words))  # stable: ties keep the note's order
-    lines += facts[:_FACTS_PER_NOTE]
+    fact_lines = _fact_blocks(parsed.section(ltm.FACTS))
+    fact_lines.sort(key=lambda f: -_overlap(f, query_words))  # stable: ties keep the note's order
+    lines += fact_lines[:_FACTS_PER_NOTE]
     sources = parsed.sources
     by_id = {e.id: e for e in sources}
     chosen = [by_id[i] for i in hit_event_ids if i in by_id]
@@ -245,6 +245,20 @@ def _note_item(
     for e in quoted:
         lines.append("> " + render_event(e)[2:].replace("\n", "\n> "))
     return LongTermItem("\n".join(lines), (rel, *(f"{rel}#{e.id}" for e in quoted)))
+
+
+def _fact_about(block: str, query_words: set[str]) -> bool:
+    """Whether a fact shares a word with the prompt in its key or value: a content word, not a
+    name (a speaker's name is in most of the questions about them) and not the tail's date."""
+    parsed = facts.parse(block.split("\n", 1)[0])
+    if not parsed:
+        return False
+    fact = parsed[0].fact
+    said = set(_WORD_RE.findall(f"{fact.key} {fact.value}"))
+    names = {w.casefold() for w in _WORD_RE.findall(fact.value) if w[:1].isupper()}
+    names |= {w.removesuffix("'s") for w in fact.key.split() if w.endswith("'s")}
+    words = {w.casefold() for w in said} - extract.STOP_WORDS - names
+    return bool(words & query_words)
 
 
 def _made_by_promotion(note: ltm.LongTermNote) -> bool:
