@@ -73,6 +73,11 @@ def load_scorer(args: argparse.Namespace, what: str) -> tuple[ModuleType, Path] 
     return locomo_eval, data
 
 
+def turn_text(turn: Any) -> str:
+    """What brainiac remembers of a turn: its text, with the caption of an image it shared."""
+    return f"{turn.text} [image: {turn.image_caption}]" if turn.image_caption else turn.text
+
+
 class BrainiacSystem:
     """One brainiac vault per conversation, fed one `remember` per turn."""
 
@@ -96,9 +101,7 @@ class BrainiacSystem:
         for session in conversation.sessions:
             label = f"session {session.index}"
             for turn in session.turns:
-                text = turn.text
-                if turn.image_caption:
-                    text = f"{text} [image: {turn.image_caption}]"
+                text = turn_text(turn)
                 if not text.strip():
                     continue
                 self._memory.remember(text, role=turn.speaker, session=label, at=turn.timestamp)

@@ -33,7 +33,13 @@ from typing import Any
 
 from brainiac import Memory
 from brainiac.locations import Locations
-from locomo_adapter import BrainiacNoJobs, BrainiacSystem, add_data_arguments, load_scorer
+from locomo_adapter import (
+    BrainiacNoJobs,
+    BrainiacSystem,
+    add_data_arguments,
+    load_scorer,
+    turn_text,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -56,9 +62,7 @@ class SharedVault:
         )
         for _start, project, session in sessions:
             for turn in session.turns:
-                text = turn.text
-                if turn.image_caption:
-                    text = f"{text} [image: {turn.image_caption}]"
+                text = turn_text(turn)
                 if not text.strip():
                     continue
                 self.memory.remember(
