@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from brainiac import corpus, extract, facts, ltm, marks, names
+from brainiac import corpus, ltm, marks, names
 from brainiac.config import Config
 from brainiac.context import LongTermItem, event_group, render_event, render_grouped_event
 from brainiac.errors import NoteParseError
@@ -250,6 +250,10 @@ def _note_item(
 def _fact_about(block: str, query_words: set[str]) -> bool:
     """Whether a fact shares a word with the prompt in its key or value: a content word, not a
     name (a speaker's name is in most of the questions about them) and not the tail's date."""
+    # Here, not at the top: only a note promotion made asks, and a CLI context call without the
+    # daemon would pay ~10 ms to load the two.
+    from brainiac import extract, facts
+
     parsed = facts.parse(block.split("\n", 1)[0])
     if not parsed:
         return False
