@@ -373,3 +373,30 @@ def test_each_project_keeps_its_own_last_steps_in_short_term_memory(vault: Path)
         recent = text.split("[CRITICAL_CONTEXT_LAST_10_STEPS]", 1)[1]
         assert "Step 23 of the alpha work." in recent and "Step 14 of the alpha" in recent
         assert "beta work" not in recent
+
+
+def test_an_event_indexed_again_for_its_new_preceding_message_keeps_its_project(
+    vault: Path,
+) -> None:
+    # The index holds each event with the message before it in its session (indexer.py); a
+    # message said between two others makes the later one be indexed again, from what the index
+    # stored of it: its project must come along, or a scoped search loses it.
+    at = NOW - dt.timedelta(days=1)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("Which broker does the queue use?", at=at, session="s", project="alpha")
+        m.remember(
+            "The queue runs on rabbitmq.",
+            at=at + dt.timedelta(minutes=2),
+            session="s",
+            project="alpha",
+        )
+        assert m.search("rabbitmq", project="alpha")[0].projects == ("alpha",)  # indexed once
+        m.remember(
+            "Let me check the queue config.",
+            at=at + dt.timedelta(minutes=1),
+            session="s",
+            project="alpha",
+        )
+        found = m.search("rabbitmq", project="alpha")
+        assert found and found[0].excerpt == "The queue runs on rabbitmq."
+        assert found[0].projects == ("alpha",)

@@ -907,8 +907,9 @@ def context_digest(context: str) -> str:
 
 
 def _stored_event(fields: dict[str, Any]) -> Document:
-    """An event document as indexed, from its stored fields (its context left empty)."""
-    at_raw = fields.get("at") or ""
+    """An event document as indexed, from its stored fields (its context left empty): what an
+    event indexed again with a new preceding message is written from, so every field a search
+    filters on must come back (its projects, too)."""
     role, text = fields.get("role") or "", fields.get("text") or ""
     return Document(
         key=fields["key"],
@@ -920,11 +921,24 @@ def _stored_event(fields: dict[str, Any]) -> Document:
         text=text,
         role=role,
         session=fields.get("session") or "",
-        at=dt.datetime.fromisoformat(at_raw) if at_raw else None,
+        at=_stored_at(fields),
         strength=float(fields.get("strength", 1.0)),
         reinforcement=float(fields.get("reinforcement", 0.0)),
         status=fields.get("status") or "active",
+        projects=_stored_projects(fields),
     )
+
+
+def _stored_at(fields: dict[str, Any]) -> dt.datetime | None:
+    at_raw = fields.get("at") or ""
+    try:
+        return dt.datetime.fromisoformat(at_raw) if at_raw else None
+    except ValueError:
+        return None
+
+
+def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(p for p in (fields.get("projects") or "").split(",") if p)
 
 
 def _hit(r: Any) -> Hit:
@@ -933,11 +947,6 @@ def _hit(r: Any) -> Hit:
 
 def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
     r = {**fields, "score": score}
-    at_raw = r.get("at") or ""
-    try:
-        at = dt.datetime.fromisoformat(at_raw) if at_raw else None
-    except ValueError:
-        at = None
     return Hit(
         key=r["key"],
         path=r["path"],
@@ -949,8 +958,8 @@ def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
         text=r.get("text") or "",
         role=r.get("role") or "",
         session=r.get("session") or "",
-        at=at,
+        at=_stored_at(r),
         strength=float(r.get("strength", 1.0)),
         reinforcement=float(r.get("reinforcement", 0.0)),
-        projects=tuple(p for p in (r.get("projects") or "").split(",") if p),
+        projects=_stored_projects(r),
     )
