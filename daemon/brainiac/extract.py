@@ -314,29 +314,29 @@ def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[
     return found
 
 
-def _negated_before(s: str, end: int) -> bool:
+def negated_before(s: str, end: int) -> bool:
     # "I don't think the deadline is Friday": a negation ahead of the claim voids it.
     return _NEGATIONS_RE.search(s[:end]) is not None
 
 
 def _home(s: str) -> list[tuple[str, str]]:
     m = _HOME_RE.search(s)
-    if m is None or _negated_before(s, m.start()):
+    if m is None or negated_before(s, m.start()):
         return []
-    value = _place(m.group("value") or m.group("value2"))
+    value = place_phrase(m.group("value") or m.group("value2"))
     return [("my home", value)] if value else []
 
 
 def _work(s: str) -> list[tuple[str, str]]:
     out = []
     m = _WORK_RE.search(s)
-    if m is not None and not _negated_before(s, m.start()):
-        value = _place(m.group("value"))
+    if m is not None and not negated_before(s, m.start()):
+        value = place_phrase(m.group("value"))
         if value:
             out.append(("I works at", value))
     r = _ROLE_RE.search(s)
-    if r is not None and not _negated_before(s, r.start()):
-        role = _value(r.group("value"))
+    if r is not None and not negated_before(s, r.start()):
+        role = fact_value(r.group("value"))
         if role and len(role.split()) <= 3:
             out.append(("my role", role))
     return out
@@ -344,16 +344,16 @@ def _work(s: str) -> list[tuple[str, str]]:
 
 def _age(s: str) -> list[tuple[str, str]]:
     m = _AGE_RE.search(s)
-    if m is None or _negated_before(s, m.start()):
+    if m is None or negated_before(s, m.start()):
         return []
     return [("my age", m.group("value") or m.group("value2"))]
 
 
 def _favourite(s: str) -> list[tuple[str, str]]:
     m = _FAVOURITE_RE.search(s)
-    if m is None or _negated_before(s, m.start()):
+    if m is None or negated_before(s, m.start()):
         return []
-    value = _value(m.group("value"))
+    value = fact_value(m.group("value"))
     return [(f"my favourite {m.group('subject')}", value)] if value else []
 
 
@@ -361,7 +361,7 @@ def _moved(s: str) -> list[tuple[str, str]]:
     """`Anna agreed to move the Atlas deadline to Monday`: only something scheduled moves, and only
     in the past tense or after "agreed/decided to" (not "we should move ...")."""
     m = _MOVE_RE.search(s)
-    if m is None or _negated_before(s, m.start("verb")):
+    if m is None or negated_before(s, m.start("verb")):
         return []
     lead = (m.group("lead") or "").lower().split()
     if m.group("verb").lower() not in _PAST_TENSE:
@@ -370,7 +370,7 @@ def _moved(s: str) -> list[tuple[str, str]]:
     elif lead and lead[0] in _NOT_DONE:
         return []
     subject = m.group("subject")
-    value = _value(m.group("value"))
+    value = fact_value(m.group("value"))
     if not value or subject.split()[-1].lower() not in _SCHEDULED:
         return []
     return [(subject, value)]
@@ -379,17 +379,17 @@ def _moved(s: str) -> list[tuple[str, str]]:
 def _changed(s: str) -> list[tuple[str, str]]:
     """`The deadline has been pushed to Monday`; `My sister moved to Paris` (a person's home)."""
     m = _CHANGED_RE.search(s)
-    if m is None or _negated_before(s, m.start()):
+    if m is None or negated_before(s, m.start()):
         return []
     subject = m.group("subject") or ""
     name = m.group("name")
     head = (name or subject).split()[-1].lower().removesuffix("'s")
     if head in _SCHEDULED and subject:
-        value = _value(m.group("value"))
+        value = fact_value(m.group("value"))
         return [(subject, value)] if value else []
-    is_person = head in _PEOPLE or (name is not None and _is_name(name))
+    is_person = head in _PEOPLE or (name is not None and is_name(name))
     if m.group("verb").lower() == "moved" and is_person:
-        value = _place(m.group("value"))
+        value = place_phrase(m.group("value"))
         return [(f"{_owner(name or subject)}'s home", value)] if value else []
     return []
 
@@ -404,21 +404,21 @@ def _owner(phrase: str) -> str:
 def _copula(s: str) -> list[tuple[str, str]]:
     """`the deadline is Friday`, `my sister's name is Lena`, `Anna is my manager`."""
     for m in _COPULA_RE.finditer(s):
-        if _negated_before(s, m.start()):
+        if negated_before(s, m.start()):
             return []
         name = m.group("name")
         raw = m.group("value")
         if name is not None:
             # A bare name as subject only for a relation to a person: "Anna is my manager" (not
             # "Dance is my stress fix", "Iron Man is my top pick").
-            if not _is_name(name) or not _RELATION_RE.match(raw):
+            if not is_name(name) or not _RELATION_RE.match(raw):
                 continue
             subject = name
         else:
             subject = _possessor(m.group("subject"))
             if _bad_subject(subject):
                 continue
-        value = _value(re.sub(r"^(?:on|at)\s+", "", raw))
+        value = fact_value(re.sub(r"^(?:on|at)\s+", "", raw))
         if value and (name is not None or _value_shaped(value)):
             return [(subject, value)]
     return []
@@ -455,7 +455,7 @@ def _possessor(subject: str) -> str:
     """ "my sister Lena's birthday" is Lena's birthday, not the speaker's: a named owner inside
     the phrase is whose the attribute is, and the words before it only say who they are."""
     m = _POSSESSOR_RE.search(subject)
-    if m is None or m.start() == 0 or not _is_name(m.group(1)):
+    if m is None or m.start() == 0 or not is_name(m.group(1)):
         return subject
     return subject[m.start() :]
 
@@ -467,14 +467,16 @@ def _bad_subject(subject: str) -> bool:
         # back to them, not news about anyone
         return True
     if words[0].lower() not in _DETERMINERS:
-        return not _is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
+        return not is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
     rest = [w.lower() for w in words[1:]]
     return rest[-1] in _FRAME_NOUNS or any(
         w in STOP_WORDS and w not in {"of", "next"} for w in rest
     )
 
 
-def _is_name(word: str) -> bool:
+def is_name(word: str) -> bool:
+    """Whether `word` (a phrase: its first word) is capitalised and not a stop word, weekday,
+    month, pronoun or common sentence start."""
     first = word.split()[0].lower()
     return word[:1].isupper() and not any(
         first in vocabulary
@@ -482,7 +484,8 @@ def _is_name(word: str) -> bool:
     )
 
 
-def _clip(raw: str, stop: re.Pattern[str]) -> str:
+def clip(raw: str, stop: re.Pattern[str]) -> str:
+    """`raw` cut where `stop` first matches, without trailing punctuation and filler words."""
     m = stop.search(raw)
     value = (raw[: m.start()] if m else raw).strip().rstrip(_TRAILING_PUNCT)
     while True:
@@ -492,9 +495,9 @@ def _clip(raw: str, stop: re.Pattern[str]) -> str:
         value = shorter
 
 
-def _value(raw: str) -> str | None:
+def fact_value(raw: str) -> str | None:
     """The value of a fact, cut at the end of its clause; None if it is not a plain value."""
-    value = _clip(raw, _VALUE_STOP_RE)
+    value = clip(raw, _VALUE_STOP_RE)
     words = value.split()
     if not words or len(words) > _MAX_VALUE_WORDS:
         return None
@@ -513,9 +516,9 @@ def _value(raw: str) -> str | None:
     return value
 
 
-def _place(raw: str) -> str | None:
+def place_phrase(raw: str) -> str | None:
     """A place or organisation: a name, cut before "with my partner", "last year" and the like."""
-    value = _clip(_clip(raw, _VALUE_STOP_RE), _PLACE_STOP_RE)
+    value = clip(clip(raw, _VALUE_STOP_RE), _PLACE_STOP_RE)
     words = value.split()
     if not words or len(words) > 5:
         return None

@@ -251,7 +251,7 @@ def statements(s: str, at: dt.datetime | None) -> list[tuple[str, str]]:
 
 
 def _clean(pairs: list[tuple[str, str]], s: str, start: int) -> list[tuple[str, str]]:
-    return [] if ex._negated_before(s, start) else pairs
+    return [] if ex.negated_before(s, start) else pairs
 
 
 def relations(s: str) -> list[tuple[str, str]]:
@@ -260,15 +260,15 @@ def relations(s: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for m in _NAMED_RE.finditer(s):
         noun = m.group("noun")
-        if (noun in _PETS or noun in _RELATIVES) and ex._is_name(m.group("name")):
+        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(m.group("name")):
             out += _clean([(m.group("name"), f"my {noun}")], s, m.start())
     for m in _NAME_MY_RE.finditer(s):
         noun, name = " ".join(m.group("noun").split()), m.group("name")
-        if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
+        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
     for m in _MY_NAMED_RE.finditer(s):
         noun, name = m.group("noun"), m.group("name")
-        if (noun in _PETS or noun in _RELATIVES) and ex._is_name(name):
+        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
     return out + _named_after(s)
 
@@ -277,7 +277,7 @@ def _named_after(s: str) -> list[tuple[str, str]]:
     """`our one-year-old is so cute, his name is Kyle`, unless someone else is said between
     ("my friend met a girl, her name is Ines": the girl's name)."""
     owned = _OWNED_THEN_NAMED_RE.search(s)
-    if owned is None or not ex._is_name(owned.group("name")):
+    if owned is None or not ex.is_name(owned.group("name")):
         return []
     between = re.sub(r"\b(?:is|was|'s)\s+(?:such\s+)?an?\b", "", owned.group("between"))
     noun = owned.group("noun")
@@ -303,7 +303,7 @@ def _pets(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _PETS_RE.search(s)
     if m is None:
         return []
-    pets = ex._clip(m.group("pets"), _PETS_STOP_RE)
+    pets = ex.clip(m.group("pets"), _PETS_STOP_RE)
     if re.match(r"\s*(?:named|called)\b", m.group("pets")[len(pets) :]):
         return []  # a named one is `_named`'s
     items = [i.strip() for i in re.split(r",\s*and\s+|,\s*|\s+and\s+", pets)]
@@ -388,9 +388,9 @@ def _former_job(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
         if len(words) == 2 and not _is_job(role):
             role = words[0]  # "as a banker yesterday"
         return _clean([("my former job", role)], s, m.start()) if _is_job(role) else []
-    at = ex._clip(m.group("at"), _WHEN_STOP_RE)
+    at = ex.clip(m.group("at"), _WHEN_STOP_RE)
     # a name ("Door Dash"), or a kind of employer ("the mechanical engineering company")
-    place = ex._place(at) or _thing(re.sub(r"^(?:the|a|an)\s+", "", at), _BUSINESSES)
+    place = ex.place_phrase(at) or _thing(re.sub(r"^(?:the|a|an)\s+", "", at), _BUSINESSES)
     return _clean([("my former job", place)], s, m.start()) if place else []
 
 
@@ -406,7 +406,7 @@ def _origin(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
             "comes from" if m.group("from") else "grew up in" if m.group("grew") else "was born in"
         )
         raw = m.group("from") or m.group("grew") or m.group("born")
-    place = ex._place(raw)
+    place = ex.place_phrase(raw)
     if not place or not place[:1].isupper():
         return []
     return _clean([(f"{'my' if m.group('kind') else 'I'} {key}", place)], s, m.start())
@@ -425,7 +425,7 @@ def _allergy(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _ALLERGY_RE.search(s)
     if m is None:
         return []
-    value = ex._value(m.group("what"))
+    value = ex.fact_value(m.group("what"))
     # Keyed by what: one is allergic to several things at once.
     return _clean([(value, "my allergy")], s, m.start()) if value else []
 
@@ -433,7 +433,7 @@ def _allergy(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
 def _thing(raw: str, heads: frozenset[str]) -> str | None:
     """A group's or a business's name as said ("LGBTQ activist group"), if it ends in one of
     `heads`; at most four words."""
-    thing = ex._clip(raw, _THING_STOP_RE)
+    thing = ex.clip(raw, _THING_STOP_RE)
     words = thing.split()
     if not words or len(words) > 4 or words[-1].lower() not in heads:
         return None
@@ -461,7 +461,7 @@ def _volunteers(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _VOLUNTEER_RE.search(s) or _VOLUNTEER_AT_RE.search(s)
     if m is None:
         return []
-    where = ex._clip(m.group("where"), _THING_STOP_RE)
+    where = ex.clip(m.group("where"), _THING_STOP_RE)
     words = where.split()
     if len(words) < 2 or len(words) > 5 or words[-1].lower() not in _PLACES:
         return []
@@ -484,7 +484,7 @@ def _favourite_is(s: str) -> list[tuple[str, str]]:
     if m is None:
         return []
     noun = m.group("noun").lower()
-    value = ex._value(m.group("value"))
+    value = ex.fact_value(m.group("value"))
     if not value or any(w in _FRAME or w in ex.STOP_WORDS for w in noun.split()):
         return []
     if any(w.lower() in ex.STOP_WORDS or w.lower() in ex._PRONOUNS for w in value.split()):
