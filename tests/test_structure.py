@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import zipfile
@@ -39,6 +40,24 @@ def test_each_library_is_imported_by_its_one_module() -> None:
         rel = path.relative_to(PACKAGE).as_posix()
         for library in _imports(path) & set(OWNERS):
             assert rel in OWNERS[library], f"{rel} imports {library}; only {OWNERS[library]} may"
+
+
+def test_the_code_refers_only_to_files_in_the_repository() -> None:
+    # A reader of the code has the repository, not the notes it was first written from: a fact
+    # the code relies on is written down in docs/ (docs/foundations.md), and linked there.
+    outside = re.compile(r"(?<![\w.])\.\./[\w.-]+/|/work/|/home/\w")
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not outside.search(line), f"{path.name}:{number} points outside: {line.strip()}"
+    for number, line in enumerate(_package_text().splitlines(), 1):
+        for link in re.finditer(r"(?<![\w/])docs/[\w.-]+\.md", line):
+            if re.search(r"[\w.-]+/[\w.-]+ $", line[: link.start()]):
+                continue  # another repository's file, named with it ("owner/repo docs/x.md")
+            assert (ROOT / link.group()).is_file(), f"line {number}: no {link.group()}: {line}"
+
+
+def _package_text() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted(PACKAGE.rglob("*.py")))
 
 
 def test_only_the_cli_prints() -> None:

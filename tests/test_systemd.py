@@ -1,7 +1,7 @@
 """sd_notify over a real datagram socket, journal log prefixes, and the user unit.
 
 The unit is checked by `systemd-analyze --user verify`, which must print nothing: it exits 0 on
-typos and unknown keys too, only saying so (../shared/notes/editors-sync-systemd.md, 7a).
+typos and unknown keys too, only saying so (docs/foundations.md, section 3).
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import fcntl
 import hashlib
 import io
 import json
@@ -42,6 +41,7 @@ from typing import IO, TYPE_CHECKING, Any
 from brainiac import clock, safe_io
 from brainiac import jobs as jobs_mod
 from brainiac.errors import ConfigError, VaultError
+from brainiac.lock import try_flock, wait_flock
 from brainiac.vault import INDEXES_DIR, is_temp_file
 
 if TYPE_CHECKING:
@@ -364,7 +364,7 @@ def _new_temp(folder: Path, prefix: str) -> tuple[int, Path]:
     """A new temp file, locked for as long as its descriptor is open."""
     while True:
         fd, name = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=safe_io.TMP_SUFFIX)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        wait_flock(fd)
         if os.fstat(fd).st_nlink:
             return fd, Path(name)
         # Another backup's cleanup took it for a crash's leftover between mkstemp and flock.
@@ -380,9 +380,7 @@ def _remove_leftovers(folder: Path, prefix: str) -> None:
             fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
             continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not try_flock(fd):
             os.close(fd)  # a backup in progress (another process or thread)
             continue
         try:
@@ -700,10 +698,10 @@ def restore(snapshot: Path, target: Path) -> list[str]:
         for entry in sorted(entries, key=lambda e: e.path.count("/"), reverse=True):
             if entry.type == "dir":
                 dest = target / entry.path
-                _fsync_dir(dest)  # the names inside it survive a crash right after we return
+                safe_io.fsync_dir(dest)  # the names inside it survive a crash right after we return
                 os.chmod(dest, entry.mode & 0o777)  # last: the mode may forbid reading it
                 os.utime(dest, ns=(entry.mtime_ns, entry.mtime_ns))
-        _fsync_dir(target)
+        safe_io.fsync_dir(target)
     except (*_READ_ERRORS, _Damaged, KeyError) as exc:
         raise VaultError(
             f"{target}: restore stopped ({exc}); it holds a partial copy: delete it and restore "
@@ -797,7 +795,7 @@ def rewrite(
         "the snapshot was left as it was",
     ) as (tmp, _written):
         os.replace(tmp, snapshot)
-        _fsync_dir(folder)
+        safe_io.fsync_dir(folder)
 
 
 def _write_rewritten(
@@ -871,14 +869,6 @@ def human_size(size: int) -> str:
             break
         value, unit = value / 1000, bigger
     return f"{value:.1f} {unit}"
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _private_dirs(path: Path) -> None:

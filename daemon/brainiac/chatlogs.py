@@ -120,6 +120,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from brainiac.errors import ImportFormatError
+from brainiac.fences import Fences
 
 FORMATS: tuple[str, ...] = (
     "brainiac",
@@ -1083,7 +1084,6 @@ _MD_BOLD = re.compile(
 _MD_PLAIN = re.compile(r"^" + _MD_ROLE + r":(?:[ \t]+(?P<text>.*))?$", re.IGNORECASE)
 _MD_HEADING_MAX = 200  # longer heading lines are no role headings (and the pattern stays fast)
 _MD_TITLE = re.compile(r"^#[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$")
-_MD_FENCE = re.compile(r"^[ ]{0,3}(?P<fence>`{3,}|~{3,})")
 _MD_RULE = re.compile(r"^[ ]{0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$")
 
 
@@ -1114,16 +1114,9 @@ def _scan_markdown(file: str, text: str) -> _Markdown:
                 break
     title: str | None = None
     messages: list[tuple[str, dt.datetime | None, list[str]]] = []
-    fence: str | None = None
+    fences = Fences()
     for line in lines[start:]:
-        opened = _MD_FENCE.match(line)
-        if fence is not None:
-            closing = opened.group("fence") if opened else ""
-            if closing[:1] == fence[0] and len(closing) >= len(fence):
-                fence = None
-        elif opened:
-            fence = opened.group("fence")
-        else:
+        if not fences.code(line):
             begun = _md_start(line)
             if begun is not None:
                 role, first, at = begun

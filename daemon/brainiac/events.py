@@ -40,7 +40,9 @@ _HEAD_RE = re.compile(
     r" \*\*(?P<role>[^*\n]+)\*\*(?: \((?P<session>[^()\n]*)\))?"
     r"(?: \[(?P<project>[^\[\]()*,\s]+)\])?: ?(?P<text>.*)$"
 )
-_ID_RE = re.compile(r"(?:^|\s)\^(?P<id>e-[0-9a-f]{6,32})\s*$")
+# An event's id: the one pattern every module that finds ids in text builds on.
+ID = r"e-[0-9a-f]{6,32}"
+_ID_RE = re.compile(rf"(?:^|\s)\^(?P<id>{ID})\s*$")
 _ROLE_BAD = re.compile(r"[*\n\r]+")
 # Structure a line of event text must not start (after its indent): an ATX heading, a code fence, a
 # setext underline, an HTML block. Any backslashes already before it are part of the match, so that

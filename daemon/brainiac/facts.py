@@ -25,6 +25,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from brainiac import events as ev
+from brainiac.fences import Fences
+
 _TIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{1,2}):(\d{2})(?::\d{2})?)?$")
 _TIME = r"\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2})?"
 _PERIOD_RE = re.compile(
@@ -32,14 +35,13 @@ _PERIOD_RE = re.compile(
     rf"|(?P<a>{_TIME}) to (?P<b>{_TIME})"
     rf"|to (?P<until>{_TIME}))$"
 )
-_SOURCE_RE = re.compile(r"^e-[0-9a-f]{6,32}$")
+_SOURCE_RE = re.compile(rf"^{ev.ID}$")
 _TAIL_RE = re.compile(r"\s*\((?P<inner>[^()\n]*)\)\s*$")
 # A top-level bullet `- key: value`; the key stops at the first ": " (so URLs in values are fine).
 _FACT_RE = re.compile(r"^- (?P<key>[^:\n]+?):[ \t]+(?P<value>\S.*?)[ \t]*$")
 _SUB_RE = re.compile(r"^[ \t]+- superseded:[ \t]+(?P<value>\S.*?)[ \t]*$")
 _TASK_RE = re.compile(r"^- \[.?\]")
 _EVENT_KEY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}$")  # an event line's time, cut at ":"
-_FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LEADING_WORDS = frozenset({"the", "my", "our", "your", "a", "an", "his", "her", "their", "its"})
 _TRAILING_PUNCT = ".,;:!?…"
 _MAX_KEY_WORDS = 6
@@ -215,22 +217,17 @@ def _parse_sub_line(line: str) -> Superseded | None:
 
 def _parse_lines(lines: list[str]) -> list[FactLine]:
     out: list[FactLine] = []
-    fence: str | None = None
+    fences = Fences()
     in_comment = False
     i = 0
     while i < len(lines):
         line = lines[i]
         # Lines inside a code fence or a multi-line HTML comment are a person's text, not facts.
-        if fence is not None or in_comment:
-            if fence is not None and line.strip().startswith(fence):
-                fence = None
-            elif in_comment and "-->" in line:
-                in_comment = False
+        if in_comment:
+            in_comment = "-->" not in line
             i += 1
             continue
-        opened = _FENCE_RE.match(line)
-        if opened:
-            fence = opened.group(1)
+        if fences.code(line):
             i += 1
             continue
         if "<!--" in line and "-->" not in line[line.index("<!--") :]:

@@ -39,6 +39,7 @@ from brainiac import jobs as jobs_mod
 from brainiac import note as notes
 from brainiac import working_memory as wm
 from brainiac.errors import ImportFormatError, NoteParseError, StaleWriteError, VaultError
+from brainiac.fences import Fences
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, update
 from brainiac.jobs.reflection import SELF_ROLE
@@ -67,10 +68,10 @@ _ROUNDS = 8  # what one removal uncovers (an emptied note, a derived goal) needs
 _SHOWN = 110  # characters of a removed line shown in the listing
 _MIN_MATCH = 3  # a shorter --matching text would match nearly every line
 _MIN_DERIVED = 8  # a goal or task shorter than this is not traced back to its event
-_ID_RE = re.compile(r"^\^?(e-[0-9a-f]{6,32})$")
-_QUOTED_ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\s*$")
-_ID_TOKEN_RE = re.compile(r"(?<![\w^-])(e-[0-9a-f]{6,32})\b")
-_SOURCE_TAIL_RE = re.compile(r"\b(e-[0-9a-f]{6,32})\)\s*$")
+_ID_RE = re.compile(rf"^\^?({ev.ID})$")
+_QUOTED_ID_RE = re.compile(rf"\^({ev.ID})\s*$")
+_ID_TOKEN_RE = re.compile(rf"(?<![\w^-])({ev.ID})\b")
+_SOURCE_TAIL_RE = re.compile(rf"\b({ev.ID})\)\s*$")
 _LIST_PREFIX_RE = re.compile(r"^\s*- (?:\[.?\] )?")
 # `2026-11 (2).md`: where a month's lines go on when `2026-11.md` is full (promotion.py)
 _MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}(?: \(\d+\))?\.md")
@@ -510,7 +511,7 @@ def _owners(note: notes.Note) -> list[str]:
 def _comments(lines: list[str], start: int) -> list[tuple[int, int]]:
     """(first, last) line of each HTML comment outside code fences."""
     blocks: list[tuple[int, int]] = []
-    fence: str | None = None
+    fences = Fences()
     opened: int | None = None
     for i in range(start, len(lines)):
         line = lines[i]
@@ -519,14 +520,9 @@ def _comments(lines: list[str], start: int) -> list[tuple[int, int]]:
                 blocks.append((opened, i))
                 opened = None
             continue
-        marker = re.match(r"^ {0,3}(`{3,}|~{3,})", line)
-        if fence is not None:
-            if marker and marker.group(1)[0] == fence[0]:
-                fence = None
+        if fences.code(line):
             continue
-        if marker:
-            fence = marker.group(1)
-        elif "<!--" in line:
+        if "<!--" in line:
             if "-->" in line[line.index("<!--") :]:
                 blocks.append((i, i))
             else:
@@ -737,12 +733,12 @@ class _Exports:
         sha = safe_io.sha256_hex(data)
         if sha not in self._seen:
             from brainiac import chatlogs
-            from brainiac.importer import message_key
+            from brainiac.importer import id_for_key, message_key
 
             raw = data.decode("utf-8", errors="replace")
             try:
                 chat = chatlogs.parse(Path(rel), None, data)
-                ids = {"e-" + message_key(m)[:10] for m in chat.messages}
+                ids = {id_for_key(message_key(m)) for m in chat.messages}
                 said = "\n".join(f"{m.title or ''}\n{m.text}" for m in chat.messages)
             except ImportFormatError:
                 ids, said = set(), ""

@@ -107,6 +107,11 @@ def message_key(message: Message) -> str:
     return hashlib.sha256("\x1f".join((message.session, where, text)).encode("utf-8")).hexdigest()
 
 
+def id_for_key(key: str) -> str:
+    """The event id an imported message with this key is written under."""
+    return "e-" + key[:10]
+
+
 def import_paths(
     memory: Memory,
     paths: Sequence[Path],
@@ -285,7 +290,7 @@ def _event(message: Message, key: str, at: dt.datetime, project: str | None = No
         ev.clean_role(message.role),
         ev.normalise_text(message.text),
         ev.clean_session(_session_label(message)),
-        "e-" + key[:10],
+        id_for_key(key),
         ev.clean_project(project),
     )
 
@@ -524,7 +529,7 @@ class _SeenKeys:
 
     def __contains__(self, key: object) -> bool:
         return key in self.keys or (
-            isinstance(key, str) and bool(self.vault_ids) and "e-" + key[:10] in self.vault_ids
+            isinstance(key, str) and bool(self.vault_ids) and id_for_key(key) in self.vault_ids
         )
 
     def add(self, key: str) -> None:

@@ -1,12 +1,13 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
-This is the only module that imports whoosh. It follows ../shared/notes/whoosh.md: one writer at a
-time (the `Index` owner; writers wait for the lock rather than fail), commits with `merge=False` on
-the edit path and a merging commit only when asked (idle time), never `optimize()` inline, one
-long-lived searcher refreshed after each commit, no term vectors. The searcher is read and swapped
-under a lock: the daemon's writer loop swaps it after a commit while its job and socket threads
-search (a closed searcher mid-query would fail the query). A failed commit cancels its writer
-so the lock is never left held. Any error reading the index makes the caller rebuild it.
+This is the only module that imports whoosh. It follows docs/foundations.md, section 4: one
+writer at a time (the `Index` owner; writers wait for the lock rather than fail), commits with
+`merge=False` on the edit path and a merging commit only when asked (idle time), never
+`optimize()` inline, one long-lived searcher refreshed after each commit, no term vectors. The
+searcher is read and swapped under a lock: the daemon's writer loop swaps it after a commit while
+its job and socket threads search (a closed searcher mid-query would fail the query). A failed
+commit cancels its writer so the lock is never left held. Any error reading the index makes the
+caller rebuild it.
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
 documents and becomes an OR of its terms, so anything a person or a model types is a valid query.

@@ -17,14 +17,12 @@ hold an flock on `events.journal.lock`, so a rewrite never drops a line appended
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import fcntl
 import json
 import logging
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +31,7 @@ from brainiac import clock, safe_io, stm
 from brainiac import events as ev
 from brainiac.corpus import kind_of
 from brainiac.errors import BrainiacError, NoteParseError
+from brainiac.lock import lock_file
 from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
@@ -44,19 +43,8 @@ JOURNAL_FILE = "events.journal.jsonl"
 _LOCK_FILE = "events.journal.lock"
 # An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
 # (Not after a backslash: event text stores a quoted id as `\^e-...`, events.py.)
-_VAULT_ID_RE = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
+_VAULT_ID_RE = re.compile(rf"(?<!\\)\^({ev.ID})\b")
 _RAW_READ_FACTOR = 16  # a note up to 16 times the size limit is still searched for event ids
-
-
-@contextlib.contextmanager
-def _locked(state_dir: Path) -> Iterator[None]:
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(state_dir / _LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def record(state_dir: Path, events: Iterable[ev.Event]) -> None:
@@ -66,7 +54,7 @@ def record(state_dir: Path, events: Iterable[ev.Event]) -> None:
     )
     if not lines:
         return
-    with _locked(state_dir):
+    with lock_file(state_dir / _LOCK_FILE):
         fd = os.open(state_dir / JOURNAL_FILE, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(fd, lines.encode("utf-8"))
@@ -118,7 +106,7 @@ def forget(state_dir: Path, ids: set[str]) -> int:
     if not ids:
         return 0
     path = state_dir / JOURNAL_FILE
-    with _locked(state_dir):
+    with lock_file(state_dir / _LOCK_FILE):
         try:
             lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         except FileNotFoundError:

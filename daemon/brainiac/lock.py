@@ -1,4 +1,7 @@
-"""One daemon per vault: an exclusive lock file outside the vault, in the runtime directory.
+"""Locks between brainiac's processes: one daemon per vault, and the flock primitives every other
+lock (the job lock, the journal's, a backup's temp file) is made of.
+
+One daemon per vault: an exclusive lock file outside the vault, in the runtime directory.
 
 The lock is an `flock` on `<runtime>/daemon.lock`, released by the kernel when the process dies,
 so a crashed daemon never blocks the next one. The file also holds the daemon's pid and start
@@ -17,12 +20,54 @@ import fcntl
 import json
 import os
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from brainiac.errors import VaultError
 
 LOCK_NAME = "daemon.lock"
+_POLL_S = 0.05  # a lock held by another process is held for seconds at most (a job, an import)
+
+
+def try_flock(fd: int, *, shared: bool = False) -> bool:
+    """Take an flock on `fd` without waiting; False when another open file holds it."""
+    try:
+        fcntl.flock(fd, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def wait_flock(fd: int) -> None:
+    """Take an exclusive flock on `fd`, waiting as long as another holds it."""
+    fcntl.flock(fd, fcntl.LOCK_EX)
+
+
+def unlock(fd: int) -> None:
+    fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+@contextlib.contextmanager
+def lock_file(path: Path, wait_s: float | None = None) -> Iterator[bool]:
+    """An exclusive flock on `path` (created owner-only, its folder too) for a `with` block.
+    Waits as long as it takes when `wait_s` is None; otherwise up to `wait_s`, and yields whether
+    it is held. Closing the descriptor releases the lock, also when the process dies."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        if wait_s is None:
+            wait_flock(fd)
+        else:
+            deadline = time.monotonic() + wait_s
+            while not try_flock(fd):
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(_POLL_S)
+        yield True
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -43,9 +88,7 @@ class InstanceLock:
     def acquire(self) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not try_flock(fd):
             os.close(fd)
             holder = holder_of(self.path.parent)
             who = f" (pid {holder.pid})" if holder else ""
@@ -91,9 +134,7 @@ def _lock_folder(vault: Path) -> int:
             f"{vault}: the vault folder cannot be opened ({exc.strerror}); check that it exists "
             "and that your user may read it"
         ) from exc
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    if not try_flock(fd):
         st = os.fstat(fd)
         os.close(fd)
         pid = _flock_holder(st.st_dev, st.st_ino)
@@ -129,13 +170,10 @@ def holder_of(runtime_dir: Path) -> Holder | None:
     except FileNotFoundError:
         return None
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pass  # held: a daemon is running; read who it is
-        else:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        if try_flock(fd, shared=True):
+            unlock(fd)
             return None
+        # held: a daemon is running; read who it is
         raw = os.read(fd, 4096)
     finally:
         os.close(fd)

@@ -23,6 +23,7 @@ import frontmatter
 import yaml
 
 from brainiac.errors import NoteParseError
+from brainiac.fences import Fences
 
 _FENCE_RE = re.compile(r"^---[ \t]*\r?$")
 _END_RE = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
@@ -259,25 +260,16 @@ def _expands_beyond(value: Any, limit: int) -> bool:
 
 
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
-_FENCE_OPEN_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 def _sections(lines: list[str], body_line: int) -> tuple[Section, ...]:
     # A line scanner for ATX headings outside fenced code, rather than a full CommonMark parse:
     # the short-term document is read on every context call and grows to thousands of lines.
     headings: list[tuple[int, int, str]] = []  # (line, level, title)
-    fence: str | None = None
+    fences = Fences()
     for i in range(body_line, len(lines)):
         line = lines[i]
-        opened = _FENCE_OPEN_RE.match(line)
-        if fence is not None:
-            marker = opened.group(1) if opened else ""
-            closes = marker[:1] == fence[0] and len(marker) >= len(fence)
-            if closes and not line.strip().lstrip(fence[0]):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
+        if fences.code(line):
             continue
         if line.startswith(("#", " #", "  #", "   #")):
             m = _ATX_RE.match(line)

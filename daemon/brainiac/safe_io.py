@@ -6,7 +6,7 @@ read -> compute -> swap-if-unchanged: the new text goes to a hidden temp file in
 is swapped in with Linux `renameat2(RENAME_EXCHANGE)`. What was swapped out is checked once more: if
 a save landed between the check and the swap, the person's version is swapped back and the write
 raises `StaleWriteError`. Where the exchange is unsupported it falls back to `os.replace`, which has
-a window of microseconds instead of none. See ../shared/notes/editors-sync-systemd.md, section 5.
+a window of microseconds instead of none. See docs/foundations.md, section 2.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def rename_noreplace(src: Path, dst: Path) -> bool:
     fn = _renameat2()
     if fn is not None:
         if fn(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_NOREPLACE) == 0:
-            _fsync_dir(dst.parent)
+            fsync_dir(dst.parent)
             return True
         err = _errno()
         if err == errno.EEXIST:
@@ -170,12 +170,13 @@ def rename_noreplace(src: Path, dst: Path) -> bool:
     except FileExistsError:
         return False
     os.unlink(src)
-    _fsync_dir(dst.parent)
+    fsync_dir(dst.parent)
     return True
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+def fsync_dir(directory: Path) -> None:
+    """Make the names in `directory` (a rename, a new file) survive a crash."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         os.fsync(fd)
     finally:
@@ -278,7 +279,7 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
             tmp.unlink()
         else:
             os.replace(tmp, path)
-        _fsync_dir(directory)
+        fsync_dir(directory)
         _written_here[str(path)] = sha256_hex(data)
         return read_bytes(path)[1]
     except BaseException:

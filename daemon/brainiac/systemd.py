@@ -4,7 +4,7 @@ Nothing here needs systemd or libsystemd to import or to test. `notify()` is the
 protocol of sd_notify(3) in a few lines (the `sdnotify` package encodes with Latin-1 and silently
 drops a STATUS such as "12 notes ✓"). `unit_text()` and `install()` write the user unit;
 they never call systemctl, so the CLI can tell the user the commands to run instead. See
-../shared/notes/editors-sync-systemd.md, sections 6 (rules 23-24) and 7.
+docs/foundations.md, section 3.
 """
 
 from __future__ import annotations
@@ -299,11 +299,9 @@ def install(
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        from brainiac.safe_io import fsync_dir  # here: only `service install` writes a unit
+
+        fsync_dir(path.parent)
     except OSError as exc:
         raise ConfigError(
             f"{path}: cannot write the unit ({exc.strerror or exc}); check that "

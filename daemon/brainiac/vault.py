@@ -40,7 +40,7 @@ CONFIG = ".brainiac/config.toml"
 EVENT_SHARE = 20
 
 # Copies that sync tools make when two devices changed a file; they end in .md like the note, and
-# are reported, never indexed, merged or written (../shared/notes/editors-sync-systemd.md, rule 5).
+# are reported, never indexed, merged or written (docs/foundations.md, section 1).
 _CONFLICT_RE = re.compile(
     r"\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}"  # Syncthing
     r"|\(Conflicted copy[^)]*\)"  # Obsidian Sync, with or without device and time
@@ -53,8 +53,8 @@ def is_conflict_copy(rel: str) -> bool:
     return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
 
 
-# Files editors and sync tools keep beside a note while it is open or arriving (../shared/notes/
-# editors-sync-systemd.md): never a person's text, and harmful to bring back (a restored swap file
+# Files editors and sync tools keep beside a note while it is open or arriving (docs/
+# foundations.md, section 1): never a person's text, and harmful to bring back (a restored swap file
 # makes vim offer to recover a note nobody is editing). The watcher ignores them, as it does any
 # name that is hidden or not `.md`; backups leave them out, as they do our own temp files.
 _TEMP_RE = re.compile(

@@ -1,6 +1,6 @@
 """Watching the vault: which paths matter, when a changed path is ready, and the watchdog observer.
 
-Events are hints about paths, never facts (../shared/notes/editors-sync-systemd.md, rule 2): vim
+Events are hints about paths, never facts (docs/foundations.md, section 1): vim
 reports a save as `moved note.md -> note.md~` followed by a fresh `note.md`, git unlinks and
 recreates, Syncthing and brainiac itself rename a hidden temp file over the note, and nano, VS Code
 and Obsidian's sync client truncate and rewrite in place, so a reader can catch an empty file. So:

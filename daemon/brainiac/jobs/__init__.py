@@ -21,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import difflib
-import fcntl
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import safe_io
+from brainiac.lock import lock_file
 
 if TYPE_CHECKING:
     from brainiac.memory import Memory
@@ -298,22 +297,8 @@ def _exclusive(state_dir: Path, job: Job) -> Iterator[bool]:
 def job_lock(state_dir: Path, wait_s: float = 0.0) -> Iterator[bool]:
     """The vault's job lock (`jobs.lock`), which memory jobs and imports hold while they move
     events; waits up to `wait_s` for it, then yields whether it is held."""
-    state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(state_dir / "jobs.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + wait_s
-    try:
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    yield False
-                    return
-                time.sleep(0.05)  # a job in another process; they take seconds at most
-        yield True
-    finally:
-        os.close(fd)  # closing releases the lock
+    with lock_file(state_dir / "jobs.lock", wait_s) as held:
+        yield held
 
 
 _NOT_KEPT = "(diff not kept: this run's diffs are over the log's size limit)\n"
