@@ -9,6 +9,7 @@ from pathlib import Path
 
 from brainiac import Memory
 from brainiac import jobs as jobs_mod
+from brainiac.jobs import table as job_table
 from brainiac.scheduler import Scheduler, first_run
 from conftest import remember_steps, run_cli
 
@@ -37,8 +38,8 @@ def test_heavy_jobs_wait_out_the_first_minute_after_a_start_then_catch_up() -> N
     assert first_run(None, 60, NOW, NOW - 2 * minute, heavy=True) == NOW + dt.timedelta(seconds=5)
     # Which jobs are heavy: the backup and the full rescan (issue 16 measured 6.5 CPU-s for the
     # two at once), and the others that read every note or the whole index.
-    assert {"backup", "rescan"} <= jobs_mod.HEAVY
-    assert not {"reflection", "promotion", "recovery", "inbox"} & jobs_mod.HEAVY
+    assert {"backup", "rescan"} <= job_table.HEAVY
+    assert not {"reflection", "promotion", "recovery", "inbox"} & job_table.HEAVY
 
 
 def test_the_scheduler_holds_heavy_jobs_past_the_first_minute() -> None:
@@ -49,7 +50,7 @@ def test_the_scheduler_holds_heavy_jobs_past_the_first_minute() -> None:
         {"backup": 60, "rescan": 60, "reflection": 15},
         {"backup": None, "rescan": long_ago, "reflection": long_ago},
         now,
-        jobs_mod.HEAVY,
+        job_table.HEAVY,
         started=now,
     )
     try:
@@ -108,8 +109,8 @@ def test_a_failing_job_is_recorded_not_raised(memory: Memory, tmp_path: Path) ->
     def boom(m: Memory, now: dt.datetime, dry_run: bool) -> jobs_mod.JobReport:
         raise RuntimeError("disk on fire")
 
-    job = jobs_mod.Job("boom", "fails", boom)
-    report = jobs_mod.run(job, memory, NOW, False, tmp_path)
+    job = job_table.Job("boom", "fails", boom)
+    report = job_table.run(job, memory, NOW, False, tmp_path)
     assert not report.ok and "disk on fire" in report.summary
     record = jobs_mod.load_records(tmp_path)["boom"]
     assert (record.last_ok, record.failures, record.last_run) == (False, 1, NOW.isoformat())
@@ -238,7 +239,7 @@ def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -
                 for name, at in status["next_runs"].items()  # type: ignore[union-attr]
                 if at
             }
-            for name in jobs_mod.HEAVY & set(runs):
+            for name in job_table.HEAVY & set(runs):
                 assert runs[name] >= started + dt.timedelta(seconds=59), (name, runs[name])
             assert {"backup", "rescan"} <= set(runs)
             light = [runs[n] for n in ("reflection", "promotion", "inbox") if n in runs]

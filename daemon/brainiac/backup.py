@@ -45,7 +45,7 @@ from brainiac.lock import try_flock, wait_flock
 from brainiac.vault import INDEXES_DIR, is_temp_file
 
 if TYPE_CHECKING:
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 MANIFEST = "MANIFEST.json"
 ROOT = "vault"  # every vault file is stored as vault/<path>, so no file can pose as the manifest
@@ -120,7 +120,7 @@ def vault_name(root: Path) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", root.name).strip("-.")[:40] or "vault"
 
 
-def backups_folder(memory: Memory) -> Path:
+def backups_folder(memory: MemoryLike) -> Path:
     """`[backup] folder` (relative: to the vault's folder), or the state directory's `backups/`.
 
     Refused inside the vault: every snapshot would carry the ones before it, and a synced vault
@@ -156,7 +156,7 @@ def _make_folder(folder: Path, configured: bool) -> None:
         ) from None
 
 
-def list_snapshots(memory: Memory) -> list[Snapshot]:
+def list_snapshots(memory: MemoryLike) -> list[Snapshot]:
     """This vault's snapshots in its backups folder, oldest first (temp files are not listed)."""
     return _list(backups_folder(memory), vault_name(memory.vault.root))
 
@@ -185,7 +185,7 @@ def _list(folder: Path, name: str) -> list[Snapshot]:
 # -- creating ------------------------------------------------------------------------------------
 
 
-def create(memory: Memory, now: dt.datetime) -> Snapshot:
+def create(memory: MemoryLike, now: dt.datetime) -> Snapshot:
     """Write, verify and keep a snapshot of the vault; then prune beyond `[backup] keep`.
 
     The caller holds the vault's job lock (the `backup` job runs under it; `create_by_hand` takes
@@ -252,7 +252,7 @@ def _verified_temp(
         raise
 
 
-def create_by_hand(memory: Memory, now: dt.datetime) -> Snapshot:
+def create_by_hand(memory: MemoryLike, now: dt.datetime) -> Snapshot:
     """`create` under the vault's job lock, waiting for a running job (the CLI's `backup`)."""
     with jobs_mod.job_lock(memory.locations.state, wait_s=_LOCK_WAIT_S) as held:
         if not held:
@@ -263,7 +263,7 @@ def create_by_hand(memory: Memory, now: dt.datetime) -> Snapshot:
         return create(memory, now)
 
 
-def preview(memory: Memory) -> tuple[int, int, Path]:
+def preview(memory: MemoryLike) -> tuple[int, int, Path]:
     """What a snapshot would hold now: (files, bytes before compression, folder); writes nothing."""
     folder = backups_folder(memory)
     items = _collect(memory.vault.root, [])
@@ -767,7 +767,7 @@ def read_files(snapshot: Path, wanted: Callable[[str], bool]) -> dict[str, bytes
 
 
 def rewrite(
-    memory: Memory,
+    memory: MemoryLike,
     snapshot: Path,
     changes: Mapping[str, tuple[str, bytes | None]],
     now: dt.datetime,

@@ -38,10 +38,12 @@ if TYPE_CHECKING:
     from brainiac import stm, systemd
     from brainiac import working_memory as wm
     from brainiac.answers import Output
+    from brainiac.jobs import table as job_table
     from brainiac.memory import Memory
 else:
     config_mod = lazy_module("brainiac.config")
     jobs_mod = lazy_module("brainiac.jobs")
+    job_table = lazy_module("brainiac.jobs.table")
     memory_mod = lazy_module("brainiac.memory")
     projects_mod = lazy_module("brainiac.projects")
     stm = lazy_module("brainiac.stm")
@@ -699,7 +701,7 @@ def jobs_list(ctx: click.Context, as_json: bool) -> None:
     daemon = read_status(memory.locations.state) if holder_of(memory.locations.runtime) else None
     next_runs = (daemon or {}).get("next_runs") or {}
     rows = []
-    for name, job in jobs_mod.JOBS.items():
+    for name, job in job_table.JOBS.items():
         rec = records.get(name, jobs_mod.JobRecord())
         minutes = config_mod.job_interval_minutes(memory.config, name)
         rows.append(
@@ -747,9 +749,9 @@ def jobs_run(ctx: click.Context, name: str, now: str | None, dry_run: bool, as_j
     """Run one job now (or `all`: reflection, promotion, organization), through the same code
     the daemon uses."""
 
-    if name != "all" and name not in jobs_mod.JOBS:
+    if name != "all" and name not in job_table.JOBS:
         raise click.BadParameter(
-            f"no job {name!r}; choose one of {', '.join(jobs_mod.JOBS)} or all", param_hint="NAME"
+            f"no job {name!r}; choose one of {', '.join(job_table.JOBS)} or all", param_hint="NAME"
         )
     memory = _open(ctx)
     reports = memory.run_job(name, now=_parse_time(now, "--now"), dry_run=dry_run)

@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING
 from brainiac import claims, extract
 
 if TYPE_CHECKING:
-    from brainiac.check import CheckResult, Conflict, Finding, Known
+    from brainiac.check_facts import CheckResult, Conflict, Finding, Known
     from brainiac.facts import Superseded
     from brainiac.index import Hit
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 _CANDIDATES = 40  # events compared, best first
 _ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
@@ -491,7 +491,7 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
 
 
 def with_events(
-    memory: Memory,
+    memory: MemoryLike,
     result: CheckResult,
     now: dt.datetime,
     hits: Sequence[Hit],
@@ -500,7 +500,7 @@ def with_events(
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
     the events the search for the response found (one search for the whole response); `known`,
     the facts check gathered, to read an event's verdict beside the facts it gave."""
-    from brainiac import check as check_mod
+    from brainiac import check_facts as check_mod
 
     if not any(f.status == check_mod.UNVERIFIED for f in result.findings):
         return result
@@ -525,9 +525,9 @@ def with_events(
 
 
 def _judge_sentence(
-    memory: Memory, sentence: str, now: dt.datetime, hits: list[EventLine]
+    memory: MemoryLike, sentence: str, now: dt.datetime, hits: list[EventLine]
 ) -> tuple[Finding, Conflict | None] | None:
-    from brainiac import check as check_mod
+    from brainiac import check_facts as check_mod
 
     clauses = check_mod.clauses_of(sentence)
     if any(c.asks or c.supposes or c.negated or c.plans for c in clauses):
@@ -613,9 +613,9 @@ def _judge_sentence(
 
 
 def _conflict_of(
-    memory: Memory, claim: str, best: _Aligned, relation: set[str]
+    memory: MemoryLike, claim: str, best: _Aligned, relation: set[str]
 ) -> tuple[Finding, Conflict]:
-    from brainiac import check as check_mod
+    from brainiac import check_facts as check_mod
 
     finding = _finding(memory, claim, check_mod.CONFLICT, best, relation)
     conflict = check_mod.Conflict(
@@ -737,7 +737,7 @@ def _beside_facts(
 def _fact_conflict(
     claim: str, fact: Known, old: Superseded | None, confidence: float
 ) -> tuple[Finding, Conflict]:
-    from brainiac import check as check_mod
+    from brainiac import check_facts as check_mod
 
     kind = "superseded" if old is not None else "current"
     conflict = check_mod.fact_conflict(claim, fact, kind, old, confidence, False)
@@ -777,7 +777,7 @@ def _object(sentence: str) -> set[str]:
 
 
 def _judge_object(
-    memory: Memory,
+    memory: MemoryLike,
     claim: str,
     thing: set[str],
     aligned: list[_Aligned],
@@ -788,7 +788,7 @@ def _judge_object(
     event about it names the thing; a conflict only where the memory has never mentioned the
     thing at all and an event is plainly about the rest of the sentence (it must say something
     else there); otherwise unverified."""
-    from brainiac import check as check_mod
+    from brainiac import check_facts as check_mod
 
     naming = [a for a in aligned if thing <= {lemma(w) for w in _words(a.event.text)}]
     if naming:
@@ -954,8 +954,10 @@ def _compare(
     return all(verdicts)
 
 
-def _finding(memory: Memory, claim: str, status: str, a: _Aligned, relation: set[str]) -> Finding:
-    from brainiac import check as check_mod
+def _finding(
+    memory: MemoryLike, claim: str, status: str, a: _Aligned, relation: set[str]
+) -> Finding:
+    from brainiac import check_facts as check_mod
 
     line = line_of(memory, a.event)
     at = a.event.at.strftime("%Y-%m-%d %H:%M") if a.event.at else None
@@ -982,7 +984,7 @@ def _finding(memory: Memory, claim: str, status: str, a: _Aligned, relation: set
     )
 
 
-def line_of(memory: Memory, event: EventLine) -> int | None:
+def line_of(memory: MemoryLike, event: EventLine) -> int | None:
     """The 1-based line of the event in its file (read only when a finding cites it)."""
     try:
         text = memory.vault.read(event.path).text

@@ -40,6 +40,7 @@ from brainiac import note as notes
 from brainiac import working_memory as wm
 from brainiac.errors import ImportFormatError, NoteParseError, StaleWriteError, VaultError
 from brainiac.fences import Fences
+from brainiac.importer import FORGOTTEN_HEAD
 from brainiac.jobs import consolidate
 from brainiac.jobs.edits import Outcome, update
 from brainiac.jobs.reflection import SELF_ROLE
@@ -60,7 +61,7 @@ from brainiac.vault import (
 )
 
 if TYPE_CHECKING:
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 _LOCK_WAIT_S = 60.0
 _DAEMON_WAIT_S = 600.0  # a forget asked of the daemon: it rewrites every backup snapshot
@@ -83,7 +84,6 @@ _STRUCTURAL = frozenset(
 )
 _DERIVED_SECTIONS = ("goals", "tasks", "working memory")
 _EVENT_SECTION = {"stm": "event log", "month": "event log", "note": "sources"}
-PLACEHOLDER_HEAD = b"brainiac forget: "
 
 
 def _fold(text: str) -> str:
@@ -753,13 +753,13 @@ def _placeholder(now: dt.datetime) -> bytes:
         "export again keeps no new copy; the messages you forgot are not imported again either "
         "(docs/forget.md).\n"
     )
-    return PLACEHOLDER_HEAD + said.encode()
+    return FORGOTTEN_HEAD + said.encode()
 
 
 def _scrub_export(
     rel: str, data: bytes, rules: Rules, exports: _Exports, placeholder: bytes
 ) -> _Result | None:
-    if data.startswith(PLACEHOLDER_HEAD):
+    if data.startswith(FORGOTTEN_HEAD):
         return None
     kind = _kind(rel)
     ids, text = exports.read(rel, data)
@@ -862,7 +862,7 @@ def _everything(
                 what = Removal("file", 0, "replaced by the template's")
                 tree.results[rel] = _Result(rel, "reset", templates[rel], [what], sha)
         elif kind == "export":
-            if not data.startswith(PLACEHOLDER_HEAD):
+            if not data.startswith(FORGOTTEN_HEAD):
                 what = Removal("export", 0, "the kept chat export; replaced by a placeholder")
                 tree.results[rel] = _Result(rel, "placeholder", placeholder, [what], sha)
         elif rel.startswith(("memory/", "context/", INBOX_DIR + "/")):
@@ -874,7 +874,7 @@ def _everything(
 # -- reading the vault ---------------------------------------------------------------------------
 
 
-def _vault_files(memory: Memory, everything: bool) -> tuple[dict[str, bytes], list[str]]:
+def _vault_files(memory: MemoryLike, everything: bool) -> tuple[dict[str, bytes], list[str]]:
     """Every file a forget may change, as bytes, and the ones that could not be read."""
     vault = memory.vault
     files: dict[str, bytes] = {}
@@ -937,7 +937,7 @@ class _Plan:
         return out
 
 
-def _resolve_note(memory: Memory, spec: str) -> str:
+def _resolve_note(memory: MemoryLike, spec: str) -> str:
     """A note's vault path from its path (with or without .md, absolute or in the vault) or its
     title, alias or file name."""
     vault = memory.vault
@@ -974,7 +974,7 @@ def _resolve_note(memory: Memory, spec: str) -> str:
     )
 
 
-def _rules(memory: Memory, selection: Selection) -> Rules:
+def _rules(memory: MemoryLike, selection: Selection) -> Rules:
     rules = Rules(everything=selection.everything, identity=selection.identity)
     for spec in selection.notes:
         rel = _resolve_note(memory, spec)
@@ -1043,7 +1043,7 @@ def _plan_snapshot(
     return change, changes
 
 
-def _plan(memory: Memory, selection: Selection, now: dt.datetime) -> _Plan:
+def _plan(memory: MemoryLike, selection: Selection, now: dt.datetime) -> _Plan:
     rules = _rules(memory, selection)
     files, problems = _vault_files(memory, selection.everything)
     placeholder = _placeholder(now)
@@ -1086,7 +1086,7 @@ def _plan(memory: Memory, selection: Selection, now: dt.datetime) -> _Plan:
 
 
 def forget(
-    memory: Memory,
+    memory: MemoryLike,
     selection: Selection,
     now: dt.datetime | None = None,
     dry_run: bool = False,
@@ -1138,7 +1138,7 @@ def _go_ahead(listing: ForgetReport, confirm: Callable[[ForgetReport], bool] | N
 
 
 def _ask_daemon(
-    memory: Memory,
+    memory: MemoryLike,
     selection: Selection,
     now: dt.datetime,
     pid: int,
@@ -1157,7 +1157,7 @@ def _ask_daemon(
     return report
 
 
-def _finish_interrupted(memory: Memory, now: dt.datetime) -> None:
+def _finish_interrupted(memory: MemoryLike, now: dt.datetime) -> None:
     """A plan a crash left behind holds event text; carried out first, it is then forgotten."""
     from brainiac import importer
     from brainiac.jobs.promotion import finish_interrupted
@@ -1167,7 +1167,7 @@ def _finish_interrupted(memory: Memory, now: dt.datetime) -> None:
 
 
 def _carry_out(
-    memory: Memory, plan: _Plan, now: dt.datetime, confirmed: bool | None
+    memory: MemoryLike, plan: _Plan, now: dt.datetime, confirmed: bool | None
 ) -> ForgetReport:
     out = ForgetReport(plan.selection.describe(), False, done=True, confirmed=confirmed)
     out.left = list(dict.fromkeys(plan.left))
@@ -1200,7 +1200,7 @@ def _carry_out(
     return out
 
 
-def _still_there(memory: Memory, plan: _Plan) -> list[str]:
+def _still_there(memory: MemoryLike, plan: _Plan) -> list[str]:
     """The vault read again: what the rules would still take (only a concurrent save can leave
     something; it is reported, never silently kept)."""
     files, _problems = _vault_files(memory, plan.selection.everything)
@@ -1215,7 +1215,7 @@ def _still_there(memory: Memory, plan: _Plan) -> list[str]:
 
 
 def _apply(
-    memory: Memory, rel: str, result: _Result, plan: _Plan, skipped: list[str]
+    memory: MemoryLike, rel: str, result: _Result, plan: _Plan, skipped: list[str]
 ) -> FileChange | None:
     """One file's change, by compare-and-swap: an edit is re-applied to a version saved since
     the listing; a file that goes whole (or is replaced) must still be what was listed."""
@@ -1277,16 +1277,16 @@ def _delete_if_unchanged(path: Path, expected: safe_io.Fingerprint) -> None:
     aside.unlink()
 
 
-def _regenerate(memory: Memory, plan: _Plan, now: dt.datetime, out: ForgetReport) -> None:
+def _regenerate(memory: MemoryLike, plan: _Plan, now: dt.datetime, out: ForgetReport) -> None:
     """The index notes and the working memory are made from the notes: made again."""
     vault = memory.vault
     index_dir = vault.path(INDEXES_DIR)
     if index_dir.is_dir() and any(index_dir.glob("*.md")):
-        from brainiac.jobs.organization import _write_indexes
+        from brainiac.jobs.organization import write_indexes
 
         memory.names.refresh(vault, memory.config.private_folders)
         outcome = Outcome()
-        _write_indexes(memory, now, outcome, False)
+        write_indexes(memory, now, outcome, False)
         out.files += [FileChange(rel, "regenerate") for rel in outcome.changed]
     if not vault.path(WORKING_MEMORY).exists():
         return
@@ -1302,7 +1302,7 @@ def _regenerate(memory: Memory, plan: _Plan, now: dt.datetime, out: ForgetReport
             out.files.append(FileChange(aside, "edit", done.removed))
 
 
-def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
+def _scrub_state(memory: MemoryLike, rules: Rules, everything: bool) -> list[str]:
     """brainiac's own records outside the vault that quote memory: the job log's summaries
     ("fact passport number: …") and diffs, and which notes were used (paths of notes that
     went)."""
@@ -1351,7 +1351,7 @@ def _scrub_state(memory: Memory, rules: Rules, everything: bool) -> list[str]:
     return said
 
 
-def _rewrite_snapshots(plan: _Plan, now: dt.datetime, memory: Memory) -> list[SnapshotChange]:
+def _rewrite_snapshots(plan: _Plan, now: dt.datetime, memory: MemoryLike) -> list[SnapshotChange]:
     done: list[SnapshotChange] = []
     for path, change, changes in plan.snapshots:
         if change.action == "rewrite":

@@ -49,7 +49,7 @@ from brainiac.errors import ImportFormatError, StaleWriteError
 from brainiac.vault import EXPORTS_DIR, INBOX_DIR
 
 if TYPE_CHECKING:
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 logger = logging.getLogger(__name__)
 
@@ -107,13 +107,17 @@ def message_key(message: Message) -> str:
     return hashlib.sha256("\x1f".join((message.session, where, text)).encode("utf-8")).hexdigest()
 
 
+# How the placeholder `brainiac forget` leaves in place of a kept export begins (docs/forget.md).
+FORGOTTEN_HEAD = b"brainiac forget: "
+
+
 def id_for_key(key: str) -> str:
     """The event id an imported message with this key is written under."""
     return "e-" + key[:10]
 
 
 def import_paths(
-    memory: Memory,
+    memory: MemoryLike,
     paths: Sequence[Path],
     format: str | None = None,
     now: dt.datetime | None = None,
@@ -151,7 +155,7 @@ def import_paths(
     return reports
 
 
-def import_inbox(memory: Memory, now: dt.datetime, dry_run: bool = False) -> list[FileReport]:
+def import_inbox(memory: MemoryLike, now: dt.datetime, dry_run: bool = False) -> list[FileReport]:
     """Import the files waiting in `inbox/` (the daemon's inbox job). An imported file moves to
     `memory/archive/exports/`; a rejected one to `inbox/rejected/`, with the reason beside it in
     `NAME.error.txt`, so it is neither lost nor retried forever."""
@@ -178,7 +182,7 @@ def import_inbox(memory: Memory, now: dt.datetime, dry_run: bool = False) -> lis
     return reports
 
 
-def _reject(memory: Memory, path: Path, reason: str) -> None:
+def _reject(memory: MemoryLike, path: Path, reason: str) -> None:
     rejected = memory.vault.path(REJECTED_DIR)
     rejected.mkdir(parents=True, exist_ok=True)
     target = _free_name(rejected / path.name)
@@ -196,7 +200,7 @@ def _free_name(path: Path) -> Path:
 
 
 def _import_file(
-    memory: Memory,
+    memory: MemoryLike,
     state: _State,
     path: Path,
     format: str | None,
@@ -310,7 +314,12 @@ def _archive_name(path: Path, tag: str, now: dt.datetime) -> str:
 
 
 def _archive_target(
-    memory: Memory, chat: chatlogs.ChatFile, path: Path, data: bytes, digest: str, now: dt.datetime
+    memory: MemoryLike,
+    chat: chatlogs.ChatFile,
+    path: Path,
+    data: bytes,
+    digest: str,
+    now: dt.datetime,
 ) -> str:
     """Where the raw export is kept. A file of one conversation (a Claude Code transcript, which
     the Stop hook imports after every turn) has one copy, grown in place as the conversation
@@ -350,12 +359,10 @@ def _archive_target(
 def _forgotten(kept: bytes) -> bool:
     """Whether a kept export is forget's placeholder: it stays one, or what was forgotten would
     be archived again from the transcript, which still holds it (docs/forget.md)."""
-    from brainiac.forget import PLACEHOLDER_HEAD
-
-    return kept.startswith(PLACEHOLDER_HEAD)
+    return kept.startswith(FORGOTTEN_HEAD)
 
 
-def _archive(memory: Memory, source: Path, rel: str, move: bool) -> None:
+def _archive(memory: MemoryLike, source: Path, rel: str, move: bool) -> None:
     """Keep the raw export in the vault (once per distinct content, or grown in place: see
     `_archive_target`)."""
     target = memory.vault.path(rel)
@@ -403,13 +410,15 @@ def _holds(target: Path, source: Path) -> bool:
     return kept.startswith(source.read_bytes()) or _forgotten(kept)
 
 
-def _add_events(memory: Memory, events: Iterable[ev.Event], now: dt.datetime) -> tuple[int, int]:
+def _add_events(
+    memory: MemoryLike, events: Iterable[ev.Event], now: dt.datetime
+) -> tuple[int, int]:
     """The newest messages join the Event Log, the history goes into notes (journal.place)."""
     placed = journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
     return placed.short_term, placed.long_term
 
 
-def finish_interrupted(memory: Memory, state: _State | None = None) -> bool:
+def finish_interrupted(memory: MemoryLike, state: _State | None = None) -> bool:
     """Complete an import a crash cut short (its events first, then its records)."""
     state = state or _State(memory.locations.state / STATE_DIR)
     batch = state.read_intent()
@@ -436,7 +445,7 @@ class _State:
         self.dir = directory
         self._seen: _SeenKeys | None = None
 
-    def seen_keys(self, memory: Memory) -> _SeenKeys:
+    def seen_keys(self, memory: MemoryLike) -> _SeenKeys:
         """Read once per import (every file of it shares them, and `record` adds to them)."""
         if self._seen is None:
             try:
@@ -545,6 +554,6 @@ def _append(path: Path, text: str) -> None:
         os.close(fd)
 
 
-def read_checkpoints(memory: Memory) -> list[dict[str, object]]:
+def read_checkpoints(memory: MemoryLike) -> list[dict[str, object]]:
     """What each import added, oldest first."""
     return _State(memory.locations.state / STATE_DIR).checkpoints()

@@ -35,7 +35,7 @@ from brainiac.lock import lock_file
 from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +124,7 @@ def forget(state_dir: Path, ids: set[str]) -> int:
         return len(lines) - len(kept)
 
 
-def event_locations(memory: Memory) -> dict[str, set[str]]:
+def event_locations(memory: MemoryLike) -> dict[str, set[str]]:
     """The vault files each event id is written in: the Event Log, the archive and every note,
     wherever a person keeps it. The indexer's rule says which files those are (kind_of), so a
     kept raw export, a generated index note or the working memory, which only quote events,
@@ -146,7 +146,7 @@ def event_locations(memory: Memory) -> dict[str, set[str]]:
     return found
 
 
-def _raw_text(memory: Memory, rel: str) -> str:
+def _raw_text(memory: MemoryLike, rel: str) -> str:
     """The text of a file that is no readable note, for its event ids: not through a symlink,
     and not of a file so large that reading it would be the problem (`status` reports it)."""
     path = memory.vault.path(rel)
@@ -162,7 +162,7 @@ def _raw_text(memory: Memory, rel: str) -> str:
         return ""
 
 
-def vault_event_ids(memory: Memory) -> set[str]:
+def vault_event_ids(memory: MemoryLike) -> set[str]:
     """Every event id written in the Event Log, the archive and the notes."""
     return set(event_locations(memory))
 
@@ -180,7 +180,7 @@ class Survey:
         return [e for i, e in self.journalled.items() if i not in self.where]
 
 
-def survey(memory: Memory) -> Survey:
+def survey(memory: MemoryLike) -> Survey:
     """The journal first, then the vault. An event is written to the vault before it is
     journalled, so every event in this journal read was in the vault before the vault read
     began, and is missing from it only if a save took it away. Read the other way round, an
@@ -198,7 +198,7 @@ class Placed:
 
 
 def place(
-    memory: Memory,
+    memory: MemoryLike,
     events: Iterable[ev.Event],
     now: dt.datetime,
     after_history: Callable[[], None] | None = None,
@@ -237,7 +237,7 @@ def place(
     return Placed(len(recent), len(history), changed)
 
 
-def _fits_short_term(memory: Memory, events: list[ev.Event]) -> bool:
+def _fits_short_term(memory: MemoryLike, events: list[ev.Event]) -> bool:
     """Whether the short-term document can take `events` within `[vault] max_note_bytes`, each
     within `Vault.max_event_bytes` (an event journalled before there was a limit may not be)."""
     limit = memory.vault.max_event_bytes
@@ -252,7 +252,7 @@ def _fits_short_term(memory: Memory, events: list[ev.Event]) -> bool:
 
 
 def recover(
-    memory: Memory, now: dt.datetime, dry_run: bool = False, surveyed: Survey | None = None
+    memory: MemoryLike, now: dt.datetime, dry_run: bool = False, surveyed: Survey | None = None
 ) -> Recovered:
     """Put back every journalled event that is nowhere in the vault (see the module docstring).
 

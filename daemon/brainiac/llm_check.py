@@ -30,14 +30,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import check as check_mod
+from brainiac import check_facts as check_mod
 from brainiac import evidence, facts
 from brainiac.llm import Verdict
 
 if TYPE_CHECKING:
-    from brainiac.check import CheckResult, Conflict, Finding, Known
+    from brainiac.check_facts import CheckResult, Conflict, Finding, Known
     from brainiac.index import Hit
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ class _Evidence:
 
 
 def with_model(
-    memory: Memory, result: CheckResult, known: Sequence[Known], hits: Sequence[Hit]
+    memory: MemoryLike, result: CheckResult, known: Sequence[Known], hits: Sequence[Hit]
 ) -> CheckResult:
     """`result` with the model's verdicts on its unverified sentences (module docstring)."""
     open_ = [f for f in result.findings if f.status == check_mod.UNVERIFIED]
@@ -125,7 +125,7 @@ def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidenc
 
 
 def _decided(
-    memory: Memory, claim: str, v: Verdict, e: _Evidence
+    memory: MemoryLike, claim: str, v: Verdict, e: _Evidence
 ) -> tuple[Finding, Conflict | None]:
     line = e.line if e.event is None else evidence.line_of(memory, e.event)
     status = check_mod.CONFLICT if v.verdict == check_mod.CONFLICT else check_mod.CONSISTENT

@@ -33,8 +33,8 @@ from typing_extensions import TypedDict
 
 from brainiac import __version__, ltm, privacy
 from brainiac import config as config_mod
-from brainiac import jobs as jobs_mod
 from brainiac.errors import BrainiacError, StaleWriteError, VaultError
+from brainiac.jobs import table as job_table
 from brainiac.lock import holder_of
 from brainiac.memory import Memory
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, WORKING_MEMORY, FileText
@@ -152,7 +152,7 @@ class ForgetOutcome(TypedDict):
     skipped: list[str]
 
 
-_JOB_NAMES = ", ".join([*jobs_mod.JOBS, "all"])
+_JOB_NAMES = ", ".join([*job_table.JOBS, "all"])
 _PROJECT_REMEMBER = (
     "The project this belongs to, such as the repository's folder name; omit for what holds "
     "in every project (the person's preferences are kept for every project anyway)."

@@ -47,9 +47,11 @@ if TYPE_CHECKING:
     from brainiac import check as check_mod
     from brainiac import jobs as jobs_mod
     from brainiac import journal
+    from brainiac.check_facts import CheckResult
     from brainiac.forget import ForgetReport, Selection
     from brainiac.importer import FileReport
     from brainiac.jobs import edits
+    from brainiac.jobs import table as job_table
     from brainiac.llm import LLM
 else:
     # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
@@ -57,6 +59,7 @@ else:
     check_mod = lazy_module("brainiac.check")
     edits = lazy_module("brainiac.jobs.edits")
     jobs_mod = lazy_module("brainiac.jobs")
+    job_table = lazy_module("brainiac.jobs.table")
     journal = lazy_module("brainiac.journal")
 
 log = logging.getLogger(__name__)
@@ -365,7 +368,7 @@ class Memory:
 
         return forget_mod.forget(self, what, now, dry_run, confirm)
 
-    def check(self, text: str, now: dt.datetime | None = None) -> check_mod.CheckResult:
+    def check(self, text: str, now: dt.datetime | None = None) -> CheckResult:
         """Compare a response with what the memory knows: its conflicts with current facts,
         and old values restated as current (docs/check.md). `now` dates "today", "tomorrow"."""
         return check_mod.check(self, text, clock.local(now) if now is not None else None)
@@ -515,23 +518,23 @@ class Memory:
         self, name: str, now: dt.datetime | None = None, dry_run: bool = False
     ) -> list[jobs_mod.JobReport]:
         """Run a job by name ("all": reflection, promotion, organization, in that order)."""
-        names = list(jobs_mod.LIFECYCLE) if name == "all" else [name]
-        unknown = [n for n in names if n not in jobs_mod.JOBS]
+        names = list(job_table.LIFECYCLE) if name == "all" else [name]
+        unknown = [n for n in names if n not in job_table.JOBS]
         if unknown:
             raise VaultError(
-                f"no job {unknown[0]!r}; choose one of {', '.join(jobs_mod.JOBS)} or all"
+                f"no job {unknown[0]!r}; choose one of {', '.join(job_table.JOBS)} or all"
             )
         when = clock.local(now) if now is not None else clock.now()
         reports = []
         for n in names:
-            job = jobs_mod.JOBS[n]
+            job = job_table.JOBS[n]
             if job.needs_index_writer and not self.index_writes:
                 holder = holder_of(self.locations.runtime)
                 raise VaultError(
                     f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
                     f"`{n}` itself; stop it to run `{n}` by hand"
                 )
-            report = jobs_mod.run(job, self, when, dry_run, self.locations.state)
+            report = job_table.run(job, self, when, dry_run, self.locations.state)
             reports.append(report)
             if report.changed and not dry_run and self._indexer is not None and self.index_writes:
                 self._indexer.sync(list(report.changed))

@@ -189,9 +189,7 @@ def without_shared_digest(section_text: str, scope: Scope) -> str:
     )
 
 
-def search(
-    index: Index, query: str, limit: int, scope: Scope, feedback: bool = False
-) -> list[Hit]:
+def search(index: Index, query: str, limit: int, scope: Scope, feedback: bool = False) -> list[Hit]:
     """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` as
     Index.search (the hits of this project and global ones widen the query)."""
     if scope.project is None:

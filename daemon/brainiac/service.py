@@ -55,6 +55,7 @@ from brainiac.errors import (
     VaultError,
     is_storage_problem,
 )
+from brainiac.jobs import table as job_table
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
 from brainiac.scheduler import Scheduler
@@ -77,7 +78,7 @@ _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segment
 _RETRY_S = 1.0
 _RETRY_MAX_S = 30.0
 # The jobs that write vault files wait while the vault (or the state folder) cannot be written.
-_VAULT_JOBS = (*jobs_mod.LIFECYCLE, "inbox", "recovery")
+_VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery")
 _READ_ONLY = "the file system is mounted read-only"
 
 
@@ -696,17 +697,17 @@ class Service:
         last = {name: _parse(rec.last_run) for name, rec in records.items()}
         intervals = {
             name: config_mod.job_interval_minutes(self.memory.config, name)
-            for name in jobs_mod.JOBS
+            for name in job_table.JOBS
         }
         self._scheduler = Scheduler(self._submit_job)
-        self._scheduler.start(intervals, last, _utcnow(), jobs_mod.HEAVY, self._started)
+        self._scheduler.start(intervals, last, _utcnow(), job_table.HEAVY, self._started)
 
     def _stop_scheduler(self) -> None:
         if self._scheduler is not None:
             self._scheduler.stop()
 
     def _run_job(self, name: str) -> None:
-        job = jobs_mod.JOBS.get(name)
+        job = job_table.JOBS.get(name)
         if job is None:
             return
         if name == "recovery":
@@ -726,7 +727,9 @@ class Service:
             self._jobs.submit(job, self.memory)
             return
         try:
-            report = jobs_mod.run(job, self.memory, clock.now(), False, self.memory.locations.state)
+            report = job_table.run(
+                job, self.memory, clock.now(), False, self.memory.locations.state
+            )
         except OSError as exc:  # the job ran; recording it failed (a full disk)
             self._state_failed(exc, self.memory.locations.state / "jobs.json")
             return
@@ -837,7 +840,7 @@ class _JobRunner:
     """
 
     def __init__(self, done: Callable[[jobs_mod.JobReport], None]) -> None:
-        self._queue: queue.SimpleQueue[tuple[jobs_mod.Job, Memory] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[job_table.Job, Memory] | None] = queue.SimpleQueue()
         self._done = done
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._work, name="brainiac-jobs", daemon=True)
@@ -845,7 +848,7 @@ class _JobRunner:
     def start(self) -> None:
         self._thread.start()
 
-    def submit(self, job: jobs_mod.Job, memory: Memory) -> None:
+    def submit(self, job: job_table.Job, memory: Memory) -> None:
         self._queue.put((job, memory))
 
     def stop(self) -> None:
@@ -862,9 +865,9 @@ class _JobRunner:
                 return
             job, memory = item
             try:
-                report = jobs_mod.run(job, memory, clock.now(), False, memory.locations.state)
+                report = job_table.run(job, memory, clock.now(), False, memory.locations.state)
                 self._done(report)
             except OSError as exc:  # the job ran; recording it failed (a full disk): one line
                 log.error("job %s: its run could not be recorded: %s", job.name, exc)
-            except Exception:  # jobs_mod.run reports failures; this is a last resort
+            except Exception:  # job_table.run reports failures; this is a last resort
                 log.exception("job %s failed", job.name)

@@ -39,7 +39,7 @@ from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
 if TYPE_CHECKING:
     from brainiac.jobs import JobReport
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
 # The most decay one run applies. A month: a person back from a long holiday finds their notes a
@@ -50,7 +50,7 @@ _MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
 _NEVER_DECAY = ("pinned",)
 
 
-def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     from brainiac.jobs import JobReport
 
     cfg = memory.config
@@ -137,7 +137,7 @@ def organize(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
         access.done(memory.locations.state)
         keep_extra(memory.locations.state, "organization", _DECAY_CLOCK, decay_now.isoformat())
     memory.names.refresh(vault, memory.config.private_folders)
-    _write_indexes(memory, now, outcome, dry_run)
+    write_indexes(memory, now, outcome, dry_run)
     if accessed:
         said.append(f"{len(accessed)} note(s) accessed since the last run")
     changed = [
@@ -267,7 +267,7 @@ def _archive(vault: Vault, rel: str, now: dt.datetime, outcome: Outcome, dry_run
 
 
 def _merge_duplicates(
-    memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
+    memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
 ) -> set[str]:
     """Merge active notes that answer to the same name; returns the paths turned into stubs."""
     by_name: dict[str, list[Entry]] = defaultdict(list)
@@ -298,7 +298,7 @@ def _merge_duplicates(
     return stubs
 
 
-def _brainiacs_own(memory: Memory, rel: str) -> bool:
+def _brainiacs_own(memory: MemoryLike, rel: str) -> bool:
     """Whether a note holds only what brainiac wrote (events, facts from events, generated
     lines), so merging it away loses no person's words. A person's note is never merged."""
     try:
@@ -329,7 +329,7 @@ def _brainiacs_own(memory: Memory, rel: str) -> bool:
 
 
 def _merge(
-    memory: Memory, dup: Entry, keep: Entry, now: dt.datetime, outcome: Outcome, dry_run: bool
+    memory: MemoryLike, dup: Entry, keep: Entry, now: dt.datetime, outcome: Outcome, dry_run: bool
 ) -> bool:
     vault = memory.vault
     try:
@@ -395,7 +395,7 @@ _CALLOUT = (
 )
 
 
-def _write_indexes(memory: Memory, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
+def write_indexes(memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
     vault = memory.vault
     # (sort key, line) pairs: pages list notes by title, which a [[stem|Title]] link shows.
     topics: dict[str, list[tuple[str, str]]] = defaultdict(list)

@@ -45,7 +45,7 @@ from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
     from brainiac.jobs import JobReport
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,7 @@ class Plan:
         )
 
 
-def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+def promote(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     from brainiac.jobs import JobReport
 
     outcome = Outcome()
@@ -165,7 +165,7 @@ def promote(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
-def finish_interrupted(memory: Memory, now: dt.datetime) -> int:
+def finish_interrupted(memory: MemoryLike, now: dt.datetime) -> int:
     """Carry out a plan a crash left behind; returns how many events it held (0: none).
     Raises StaleWriteError if a file could not be written (the plan stays for the next run)."""
     intent = memory.locations.state / INTENT_FILE
@@ -176,7 +176,9 @@ def finish_interrupted(memory: Memory, now: dt.datetime) -> int:
     return len(plan.remove)
 
 
-def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.datetime) -> list[str]:
+def consolidate_history(
+    memory: MemoryLike, events: Sequence[ev.Event], now: dt.datetime
+) -> list[str]:
     """Place events that never stood in the Event Log (imported history) in long-term notes or
     the archive, exactly as a promotion run places the events leaving the window, and written
     ahead the same way. Returns the files changed."""
@@ -192,7 +194,7 @@ def consolidate_history(memory: Memory, events: Sequence[ev.Event], now: dt.date
     return _execute(memory, plan, now, "imported history could not be placed")
 
 
-def _execute(memory: Memory, plan: Plan, now: dt.datetime, failure: str) -> list[str]:
+def _execute(memory: MemoryLike, plan: Plan, now: dt.datetime, failure: str) -> list[str]:
     """Carry out a saved plan and drop it; if a file kept changing, keep it and raise."""
     outcome = Outcome()
     if not _carry_out(memory, plan, now, outcome, report=[]):
@@ -209,7 +211,7 @@ def make_plan(
     book: NameBook,
     all_events: Sequence[ev.Event],
     now: dt.datetime,
-    memory: Memory,
+    memory: MemoryLike,
 ) -> Plan:
     plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
     table = book.active()
@@ -268,7 +270,7 @@ def _place_new(
     taken: set[str],
     roles: set[str],
     now: dt.datetime,
-    memory: Memory,
+    memory: MemoryLike,
     session_notes: dict[str, Entry],
     titles: set[str],
 ) -> None:
@@ -389,7 +391,7 @@ def _beside_session(title: str, events: Sequence[ev.Event]) -> str:
 
 
 def _session_title(
-    events: Sequence[ev.Event], memory: Memory, speakers: Collection[str] = ()
+    events: Sequence[ev.Event], memory: MemoryLike, speakers: Collection[str] = ()
 ) -> str:
     """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
     after the session's name when that is a label a person gave it ("Atlas weekly - ...")."""
@@ -489,7 +491,7 @@ def _stamp(event: ev.Event) -> str:
 
 
 def _carry_out(
-    memory: Memory,
+    memory: MemoryLike,
     plan: Plan,
     now: dt.datetime,
     outcome: Outcome,
@@ -542,7 +544,7 @@ def _carry_out(
 # -- within [vault] max_note_bytes ---------------------------------------------------------------
 
 
-def _fit(memory: Memory, plan: Plan, now: dt.datetime) -> list[str]:
+def _fit(memory: MemoryLike, plan: Plan, now: dt.datetime) -> list[str]:
     """Make every target fit `[vault] max_note_bytes`: the events a note cannot take go on, in
     order, to its continuation note ("Project Atlas (continued)", then "(continued 2)", ...: the
     same one on every run until it is full). Done before anything is written, and the plan saved
@@ -602,7 +604,7 @@ def _fit(memory: Memory, plan: Plan, now: dt.datetime) -> list[str]:
     return said
 
 
-def _note_text(memory: Memory, rel: str) -> tuple[bool, str | None]:
+def _note_text(memory: MemoryLike, rel: str) -> tuple[bool, str | None]:
     """Whether the note can be read, and its text (None: no such file yet). One that cannot be
     read (a person's note over the limit, or broken) cannot take events either."""
     try:
@@ -614,7 +616,7 @@ def _note_text(memory: Memory, rel: str) -> tuple[bool, str | None]:
 
 
 def _how_many_fit(
-    memory: Memory, target: Target, text: str | None, events: list[ev.Event], now: dt.datetime
+    memory: MemoryLike, target: Target, text: str | None, events: list[ev.Event], now: dt.datetime
 ) -> int:
     """How many of `events`, from the first, the note takes within the limit (exactly as
     `_carry_out` writes them: Sources, facts, summary, links, strength)."""
@@ -661,7 +663,7 @@ def _lines_that_fit(rel: str, text: str | None, lines: list[str], section: str, 
 
 
 def _fit_months(
-    memory: Memory, by_month: dict[str, list[str]], section: str
+    memory: MemoryLike, by_month: dict[str, list[str]], section: str
 ) -> dict[str, list[str]]:
     """Archive lines (small talk, ledger) a month file has no room for go on in `2026-11 (2).md`,
     then `(3)`, and so on, the same file on every run until it is full."""
@@ -685,7 +687,7 @@ def _fit_months(
     return out
 
 
-def _continuation(memory: Memory, target: Target, n: int, taken: set[str]) -> Target:
+def _continuation(memory: MemoryLike, target: Target, n: int, taken: set[str]) -> Target:
     """The `n`th continuation of `target`'s note: the note of that title that an earlier run
     started, else a new one with a file name no Markdown file in the vault has."""
     title = f"{target.title} ({_CONTINUED}{'' if n == 1 else f' {n}'})"
@@ -766,7 +768,7 @@ def _without(text: str | None, remove: set[str], section_title: str = stm.EVENT_
     return "".join(line for i, line in enumerate(lines) if i not in drop)
 
 
-def _clear_merged_stubs(memory: Memory, where: dict[str, set[str]], outcome: Outcome) -> None:
+def _clear_merged_stubs(memory: MemoryLike, where: dict[str, set[str]], outcome: Outcome) -> None:
     """Sources lines a merge moved out of a note, and an older copy of that note brought back:
     the note it was merged into has them, so they leave the stub."""
     doubled: dict[str, set[str]] = {}
@@ -784,7 +786,7 @@ def _clear_merged_stubs(memory: Memory, where: dict[str, set[str]], outcome: Out
             update(memory.vault, rel, functools.partial(_without_sources, ids), outcome, False)
 
 
-def _public_files(memory: Memory, rels: set[str]) -> set[str]:
+def _public_files(memory: MemoryLike, rels: set[str]) -> set[str]:
     """Of the files outside the Event Log that hold its events, those where an event counts as
     placed. A copy in a private note does not: dropped from the log, the event would vanish
     from search and context. A note that cannot be read does not either (the log line stays)."""

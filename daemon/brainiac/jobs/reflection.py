@@ -31,7 +31,7 @@ from brainiac.vault import SHORT_TERM
 
 if TYPE_CHECKING:
     from brainiac.jobs import JobReport
-    from brainiac.memory import Memory
+    from brainiac.memory_protocol import MemoryLike
 
 SELF_ROLE = "brainiac"
 _STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
@@ -42,7 +42,7 @@ _SHORT_TERM_FACT_DAYS = 7
 _TOPIC_EVENTS = 3
 
 
-def reflect(memory: Memory, now: dt.datetime, dry_run: bool) -> JobReport:
+def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     from brainiac.jobs import JobReport
 
     ttl = dt.timedelta(minutes=memory.config.working_memory_ttl_minutes)
