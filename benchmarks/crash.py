@@ -91,7 +91,7 @@ WORDS = (
     "piano lessons on Thursday",
     "the kitchen tap leak",
 )
-PROMOTION_INTENT = "promotion.intent.json"  # brainiac/jobs/promotion.py
+PROMOTION_INTENT = "promotion.intent.json"  # brainiac/jobs/moving.py
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from brainiac import Memory, journal
 from brainiac.errors import StaleWriteError
+from brainiac.jobs import placement
 from brainiac.vault import SHORT_TERM
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
@@ -214,7 +215,7 @@ def test_a_note_moved_to_a_persons_own_folder_keeps_its_events(memory: Memory, v
     everywhere = _ids_in_vault(vault)
     assert all(everywhere.count(i) == 1 for i in ids), everywhere
     assert sum(moved.read_text().count(i) for i in ids) == 3
-    found = journal.recover(memory, NOW + dt.timedelta(minutes=6), dry_run=True)
+    found = placement.recover(memory, NOW + dt.timedelta(minutes=6), dry_run=True)
     assert not found.events
 
 

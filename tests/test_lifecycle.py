@@ -14,7 +14,7 @@ import pytest
 
 from brainiac import Memory, stm
 from brainiac import events as ev
-from brainiac.jobs import promotion
+from brainiac.jobs import moving
 from brainiac.jobs.edits import Outcome
 from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
 
@@ -144,21 +144,21 @@ def test_a_promotion_interrupted_before_the_event_log_is_finished_by_the_next_ru
         [("user", "s", f"Fact number {i} about the Atlas project budget") for i in range(15)],
         T0,
     )
-    real_update = promotion.update
+    real_update = moving.update
 
     def crash_on_short_term(vault_, rel, transform, outcome: Outcome, dry_run):  # type: ignore[no-untyped-def]
         if rel == SHORT_TERM:
             raise KeyboardInterrupt  # the process dies after the notes were written
         return real_update(vault_, rel, transform, outcome, dry_run)
 
-    monkeypatch.setattr(promotion, "update", crash_on_short_term)
+    monkeypatch.setattr(moving, "update", crash_on_short_term)
     with pytest.raises(KeyboardInterrupt):
         memory.run_job("promotion", now=T0 + dt.timedelta(hours=1))
-    assert (memory.locations.state / promotion.INTENT_FILE).exists()
-    monkeypatch.setattr(promotion, "update", real_update)
+    assert (memory.locations.state / moving.INTENT_FILE).exists()
+    monkeypatch.setattr(moving, "update", real_update)
     report = memory.run_job("promotion", now=T0 + dt.timedelta(hours=1))[0]
     assert "finished an interrupted run" in report.summary
-    assert not (memory.locations.state / promotion.INTENT_FILE).exists()
+    assert not (memory.locations.state / moving.INTENT_FILE).exists()
     places = event_places(vault)
     assert all(places[i] == 1 for i in ids)
 

@@ -74,7 +74,7 @@ _QUOTED_ID_RE = re.compile(rf"\^({ev.ID})\s*$")
 _ID_TOKEN_RE = re.compile(rf"(?<![\w^-])({ev.ID})\b")
 _SOURCE_TAIL_RE = re.compile(rf"\b({ev.ID})\)\s*$")
 _LIST_PREFIX_RE = re.compile(r"^\s*- (?:\[.?\] )?")
-# `2026-11 (2).md`: where a month's lines go on when `2026-11.md` is full (promotion.py)
+# `2026-11 (2).md`: where a month's lines go on when `2026-11.md` is full (jobs/moving.py)
 _MONTH_RE = re.compile(rf"{ARCHIVE_DIR}/\d{{4}}-\d{{2}}(?: \(\d+\))?\.md")
 _COPY_RE = re.compile(r"context/working_memory\.edited-[^/]*\.md")
 _ARCHIVED_NOTES = f"{ARCHIVE_DIR}/notes"
@@ -1160,7 +1160,7 @@ def _ask_daemon(
 def _finish_interrupted(memory: MemoryLike, now: dt.datetime) -> None:
     """A plan a crash left behind holds event text; carried out first, it is then forgotten."""
     from brainiac import importer
-    from brainiac.jobs.promotion import finish_interrupted
+    from brainiac.jobs.moving import finish_interrupted
 
     finish_interrupted(memory, now)
     importer.finish_interrupted(memory)

@@ -227,7 +227,7 @@ def _import_file(
         at = at or last_at.get(message.session) or ev.normalise_time(fallback_time)
         if clock.too_far_ahead(at, now):
             # A wrong clock or a typo: kept, as of now, so it cannot pose as the newest event
-            # for years and send every later import to history (journal.place).
+            # for years and send every later import to history (placement.place).
             future += 1
             at = now
         last_at[message.session] = at
@@ -413,8 +413,10 @@ def _holds(target: Path, source: Path) -> bool:
 def _add_events(
     memory: MemoryLike, events: Iterable[ev.Event], now: dt.datetime
 ) -> tuple[int, int]:
-    """The newest messages join the Event Log, the history goes into notes (journal.place)."""
-    placed = journal.place(memory, events, now, lambda: faults.point("import.history-placed"))
+    """The newest messages join the Event Log, the history goes into notes (placement.py)."""
+    from brainiac.jobs import placement  # here: only an import that writes places events
+
+    placed = placement.place(memory, events, now, lambda: faults.point("import.history-placed"))
     return placed.short_term, placed.long_term
 
 
@@ -426,7 +428,7 @@ def finish_interrupted(memory: MemoryLike, state: _State | None = None) -> bool:
         return False
     if Path(batch.source).exists():
         _archive(memory, Path(batch.source), batch.archive_to, move=False)
-    from brainiac.jobs.promotion import finish_interrupted as finish_promotion
+    from brainiac.jobs.moving import finish_interrupted as finish_promotion
 
     now = clock.now()
     finish_promotion(memory, now)  # history placed half-way is finished first

@@ -113,9 +113,9 @@ def _recovery(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     """Put back the events a save from an older copy removed (journal.py). Promotion does this
     first too; the daemon runs it on its own when a save takes event lines out of the log, a
     note or the archive."""
-    from brainiac import journal
+    from brainiac.jobs.placement import recover
 
-    found = journal.recover(memory, now, dry_run)
+    found = recover(memory, now, dry_run)
     if not found.events:
         return JobReport("recovery", True, "no journalled event is missing", dry_run=dry_run)
     ids = ", ".join(sorted(e.id for e in found.events)[:10])
