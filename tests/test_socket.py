@@ -178,13 +178,14 @@ def test_an_answered_command_loads_neither_the_index_nor_the_parser(
 
 
 def test_the_entry_point_and_the_client_import_only_the_standard_library() -> None:
-    """What runs before the daemon answers: entry.py, daemon_socket.py, vault_key.py. Anything
-    else they import (click, pathlib, dataclasses, brainiac's own modules) every agent hook pays."""
-    from brainiac import entry, vault_key
+    """What runs before the daemon answers: entry.py, daemon_socket.py, vault_key.py,
+    vault_choice.py. Anything else they import (click, pathlib, dataclasses, brainiac's own
+    modules) every agent hook pays."""
+    from brainiac import entry, vault_choice, vault_key
 
     allowed = {"__future__", "_socket", "_sha256", "collections", "hashlib", "io", "json"}
     allowed |= {"os", "re", "sys", "tomllib", "brainiac"}
-    for module in (daemon_socket, entry, vault_key):
+    for module in (daemon_socket, entry, vault_key, vault_choice):
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
         imported = {
             line.split()[1].split(".")[0]
@@ -197,11 +198,16 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
             for line in source.splitlines()
             if line.strip().startswith("from brainiac ")
             for name in line.split(" import ")[1].split("#")[0].split(",")
+        } | {
+            line.split()[1]
+            for line in source.splitlines()
+            if line.strip().startswith("from brainiac.")
         }
         # entry.py hands what the daemon did not answer to brainiac.cli (after asking: the
         # import-time test above shows an answered call never loads it)
         fallback = {"brainiac.cli"} if module is entry else set()
-        assert brainiac_modules <= {"brainiac.daemon_socket", "brainiac.vault_key", *fallback}
+        lean = {"brainiac.daemon_socket", "brainiac.vault_key", "brainiac.vault_choice"}
+        assert brainiac_modules <= lean | fallback, (module.__name__, brainiac_modules)
 
 
 def test_without_a_daemon_the_cli_answers_itself(vault: Path) -> None:

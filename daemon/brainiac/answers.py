@@ -33,6 +33,19 @@ if TYPE_CHECKING:
 EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory (cli.EXIT_CONFLICTS)
 
 
+class RunHere(Exception):
+    """This call is answered by the CLI's own process (the reason is the message)."""
+
+
+class NeedsStdin(Exception):
+    """The command reads standard input, and the request did not bring it."""
+
+
+# What `brainiac ARGV` prints, made here (cli.answer_client: the CLI's own commands parse the
+# arguments, then call back `answer(command, args)`); RunHere or NeedsStdin when it cannot be.
+ParseArgv = Callable[[list[str], "str | None", Callable[[str, dict[str, Any]], "Output"]], "Output"]
+
+
 @dataclass(frozen=True)
 class Output:
     parts: tuple[tuple[bool, str], ...] = ()  # (to stderr, text), in the order written
@@ -183,8 +196,9 @@ class _Fallback(Exception):
 class Answerer:
     """Answers the socket's requests with the daemon's long-lived Memory (any thread)."""
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: Memory, parse_argv: ParseArgv) -> None:
         self.memory = memory
+        self._parse_argv = parse_argv  # injected: the CLI sits above the daemon that answers
         self._config_seen: tuple[object, Config] | None = None  # (config file stat + env, it)
         self._commands: dict[str, Callable[[dict[str, Any]], Output]] = {
             "search": self._search,
@@ -217,18 +231,16 @@ class Answerer:
 
     def _respond_argv(self, argv: object, stdin: object, env: dict[str, Any]) -> dict[str, Any]:
         """A command line as the client was given it, parsed here by the CLI's own commands."""
-        from brainiac import cli
-
         if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
             return {"error": "argv must be a list of strings"}
         if stdin is not None and not isinstance(stdin, str):
             return {"error": "stdin must be a string or null"}
         try:
             self._same_setting({str(k): str(v) for k, v in env.items()})
-            return cli.answer_client(argv, stdin, self._answer).as_json()
-        except cli.NeedsStdin:
+            return self._parse_argv(argv, stdin, self._answer).as_json()
+        except NeedsStdin:
             return {"needs": "stdin"}
-        except (_Fallback, cli.RunHere) as exc:
+        except (_Fallback, RunHere) as exc:
             return {"fallback": str(exc)}
         except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
             return {"fallback": f"{type(exc).__name__}: {exc}"}

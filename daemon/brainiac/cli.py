@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from brainiac import __version__, clock, entry
+from brainiac import __version__, clock, vault_choice
 from brainiac.errors import BrainiacError, ConfigError, FutureTimeError, VaultError
 from brainiac.lazy import lazy_module
 from brainiac.lock import holder_of
@@ -31,16 +31,17 @@ from brainiac.vault import SHORT_TERM, WORKING_MEMORY, Vault
 # Every call imports this module: a command loads the modules it uses when it first uses them
 # (lazy.py), so `--version` or a hook does not pay for the checker, the jobs or systemd.
 if TYPE_CHECKING:
+    from brainiac import answers, stm, systemd
     from brainiac import config as config_mod
     from brainiac import jobs as jobs_mod
     from brainiac import memory as memory_mod
     from brainiac import projects as projects_mod
-    from brainiac import stm, systemd
     from brainiac import working_memory as wm
     from brainiac.answers import Output
     from brainiac.jobs import table as job_table
     from brainiac.memory import Memory
 else:
+    answers = lazy_module("brainiac.answers")
     config_mod = lazy_module("brainiac.config")
     jobs_mod = lazy_module("brainiac.jobs")
     job_table = lazy_module("brainiac.jobs.table")
@@ -60,12 +61,12 @@ EXIT_HOOK_FAILED = 1  # `hook ...`: never 2, which Claude Code reads as "block t
 
 def resolve_vault(flag: str | None) -> Path:
     """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then
-    ~/brainiac (entry.chosen_vault: the entry point finds the daemon's socket with it too)."""
+    ~/brainiac (vault_choice.py: the entry point finds the daemon's socket with it too)."""
     try:
-        return Path(entry.chosen_vault(flag))
+        return Path(vault_choice.chosen_vault(flag))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(
-            f"{entry.user_config_path()}: cannot be read ({exc}); fix it or delete it"
+            f"{vault_choice.user_config_path()}: cannot be read ({exc}); fix it or delete it"
         ) from exc
 
 
@@ -97,7 +98,7 @@ class _Group(click.Group):
                 path.insert(0, parent.info_name)
                 parent = parent.parent
             if tuple(path) not in ASKABLE:
-                raise RunHere(f"{' '.join(map(str, path))} is answered by the CLI")
+                raise answers.RunHere(f"{' '.join(map(str, path))} is answered by the CLI")
         return name, command, rest
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -117,7 +118,7 @@ class _Group(click.Group):
 
 def _open(ctx: click.Context) -> Memory:
     if _client(ctx) is not None:  # (context --write): the daemon never opens another Memory
-        raise RunHere("this call opens the vault in the CLI's own process")
+        raise answers.RunHere("this call opens the vault in the CLI's own process")
     memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]))
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
@@ -197,7 +198,7 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
     """
     if _client(ctx) is not None:
         if debug:  # --debug logs what happens in the CLI's process: it answers itself
-            raise RunHere("--debug")
+            raise answers.RunHere("--debug")
         ctx.obj["vault"] = vault
         return
     logging.basicConfig(
@@ -321,8 +322,6 @@ def search(ctx: click.Context, query: str, limit: int, project: str | None, as_j
     args = {"query": query, "limit": limit, "json": as_json, "project": project}
     output = _ask_daemon(ctx, "search", args)
     if output is None:
-        from brainiac import answers
-
         output = answers.search(_open(ctx), query, limit, as_json, project)
     _emit(ctx, output)
 
@@ -363,7 +362,7 @@ def _read_stdin(ctx: click.Context) -> str:
     if client is None:
         return sys.stdin.read()
     if client.stdin is None:
-        raise NeedsStdin
+        raise answers.NeedsStdin
     return client.stdin
 
 
@@ -374,14 +373,6 @@ ASKABLE = {("context",), ("search",), ("check",), ("hook",), ("hook", "user-prom
 # Options that act while they are parsed (help and version print; --prompt-file opens a file
 # named relative to the client's folder): a command line with one is the CLI's own.
 _ACTING_OPTIONS = ("-h", "--help", "--version", "--prompt-file")
-
-
-class RunHere(Exception):
-    """This call is answered by the CLI's own process (the reason is the message)."""
-
-
-class NeedsStdin(Exception):
-    """The command reads standard input, and the request did not bring it."""
 
 
 class _Answered(Exception):
@@ -407,12 +398,12 @@ def answer_client(
 ) -> Output:
     """What `brainiac ARGV` prints, made in the daemon: the arguments parsed by the real
     commands above, the output made by `answer(command, args)`, which is what `_ask_daemon`
-    would have sent over the socket. RunHere for anything the CLI's own process must do (a
-    usage error, --help, another command, --write); NeedsStdin when the command reads standard
-    input and `stdin` is None."""
+    would have sent over the socket. RunHere for anything the CLI's own process must do (a usage
+    error, --help, another command, --write); NeedsStdin when the command reads standard input
+    and `stdin` is None (both answers.py's)."""
     acting = [a for a in argv if a.split("=", 1)[0] in _ACTING_OPTIONS]
     if acting:
-        raise RunHere(f"{acting[0]} is the CLI's own")
+        raise answers.RunHere(f"{acting[0]} is the CLI's own")
     try:
         cli.main(
             args=list(argv),
@@ -423,8 +414,8 @@ def answer_client(
     except _Answered as done:
         return done.output
     except (click.ClickException, click.Abort, BrainiacError) as exc:
-        raise RunHere(f"{type(exc).__name__}: {exc}") from exc
-    raise RunHere("the command did not ask the daemon")
+        raise answers.RunHere(f"{type(exc).__name__}: {exc}") from exc
+    raise answers.RunHere("the command did not ask the daemon")
 
 
 def _emit(ctx: click.Context, output: Output) -> None:
@@ -490,8 +481,6 @@ def context(
         if output is not None:
             _emit(ctx, output)
             return
-    from brainiac import answers
-
     memory = _open(ctx)
     when = clock.local(_parse_time(now, "--now") or clock.now())
     output, result = answers.context(memory, prompt, budget, when, as_json, project)
@@ -641,7 +630,7 @@ def run(ctx: click.Context) -> None:
     from brainiac.service import Service
 
     vault = resolve_vault(ctx.obj["vault"])
-    service = Service(vault)
+    service = Service(vault, answer_client)
     service.install_signal_handlers()
     from brainiac.agent_setup import brainiac_command
 
@@ -929,8 +918,6 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
         text = _read_stdin(ctx)
     output = _ask_daemon(ctx, "check", {"text": text, "now": now, "json": as_json})
     if output is None:
-        from brainiac import answers
-
         memory = _open(ctx)
         output = answers.check(memory, text, _parse_time(now, "--now"), as_json)
     _emit(ctx, output)

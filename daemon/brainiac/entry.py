@@ -21,35 +21,11 @@ import io
 import os
 import sys
 
-DEFAULT_VAULT = "~/brainiac"
+from brainiac.vault_choice import chosen_vault
+
 # The commands the daemon answers, by their names on the command line: the daemon checks the
 # parsed command again (cli.ASKABLE); this only keeps other commands from asking at all.
 _ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
-
-
-def user_config_path() -> str:
-    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "brainiac", "config.toml")
-
-
-def configured_vault() -> str | None:
-    """`vault` in the user's config.toml, or None; OSError (not FileNotFoundError),
-    UnicodeDecodeError or tomllib.TOMLDecodeError when the file cannot be read."""
-    import tomllib  # ~3 ms, and only when neither --vault nor $BRAINIAC_VAULT says
-
-    try:
-        with open(user_config_path(), "rb") as f:
-            value = tomllib.load(f).get("vault")
-    except FileNotFoundError:
-        return None
-    return str(value) if value else None
-
-
-def chosen_vault(flag: str | None) -> str:
-    """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then
-    ~/brainiac; `~` expanded (cli.resolve_vault turns a bad config file into ConfigError)."""
-    chosen = flag or os.environ.get("BRAINIAC_VAULT") or configured_vault() or DEFAULT_VAULT
-    return os.path.expanduser(chosen)
 
 
 def main() -> None:

@@ -43,7 +43,7 @@ from brainiac import clock, daemon_requests, journal, safe_io, systemd
 from brainiac import config as config_mod
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
-from brainiac.answers import Answerer
+from brainiac.answers import Answerer, ParseArgv
 from brainiac.bookkeeping import Bookkeeper
 from brainiac.corpus import kind_of
 from brainiac.daemon_requests import STATUS_FILE
@@ -117,8 +117,11 @@ def _blocked(path: Path) -> bool:
 class Service:
     """The daemon for one vault. `run()` blocks until `stop` is set; returns the exit status."""
 
-    def __init__(self, vault: Path, environ: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, vault: Path, parse_argv: ParseArgv, environ: dict[str, str] | None = None
+    ) -> None:
         self.vault_path = vault
+        self._parse_argv = parse_argv  # the CLI's parser of a client's command line (answers.py)
         self.environ = dict(os.environ if environ is None else environ)
         self.memory = Memory(vault, index_writes=True, refresh_interval_s=float("inf"))
         self.stop_event = threading.Event()
@@ -672,7 +675,9 @@ class Service:
         """Answer `context`, `search`, `check` and the prompt hook over a Unix socket (on its own
         threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
         the CLI answers in its own process, as before: a warning, not a reason to stop."""
-        server = SocketServer(self.memory.locations.runtime, Answerer(self.memory).respond)
+        server = SocketServer(
+            self.memory.locations.runtime, Answerer(self.memory, self._parse_argv).respond
+        )
         # The record of which notes a context used is written after the answer has gone out;
         # the bookkeeper stops after the server (last in, first out), finishing what it holds.
         bookkeeper = Bookkeeper()
