@@ -771,14 +771,14 @@ def run_burst(
     res["log_overflow"] = len(d.log_lines("overflow"))
 
     # Exactness 1: the manifest against every file on disk.
-    from brainiac import corpus
+    from brainiac.vault import kind_of
 
     files = _load_manifest(loc.manifest_path)
     on_disk = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md")}
     on_disk = {
         rel
         for rel in on_disk
-        if corpus.kind_of(rel) and not any(part.startswith(".") for part in rel.split("/"))
+        if kind_of(rel) and not any(part.startswith(".") for part in rel.split("/"))
     }
     wrong = [
         rel

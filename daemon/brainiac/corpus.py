@@ -15,14 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from brainiac import events as ev
 from brainiac import ltm, projects, stm
-from brainiac.vault import (
-    ARCHIVE_DIR,
-    EXPORTS_DIR,
-    IDENTITY,
-    INDEXES_DIR,
-    SHORT_TERM,
-    is_conflict_copy,
-)
+from brainiac.vault import kind_of
 
 NOTE = "note"
 EVENT = "event"
@@ -79,21 +72,6 @@ class Document:
         )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
         return Document(**{**self.__dict__, "digest": digest})
-
-
-def kind_of(rel: str) -> str | None:
-    """How a vault path is indexed: 'stm', 'note', 'archive', or None (not indexed)."""
-    if rel == SHORT_TERM:
-        return "stm"
-    if is_conflict_copy(rel):
-        return None
-    if rel == IDENTITY or rel.startswith(
-        ("system/", "context/", "inbox/", INDEXES_DIR + "/", EXPORTS_DIR + "/")
-    ):
-        return None
-    if rel.startswith(ARCHIVE_DIR + "/"):
-        return "archive"
-    return "note"
 
 
 def documents(rel: str, text: str) -> list[Document]:

@@ -33,7 +33,7 @@ from brainiac.errors import (
 )
 from brainiac.index import Index, context_digest
 from brainiac.manifest import FileState, Manifest
-from brainiac.vault import Vault, is_conflict_copy
+from brainiac.vault import Vault, is_conflict_copy, kind_of
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +135,10 @@ class Indexer:
             listing = list(self.vault.markdown_files())
             self._check_vault_folder()  # gone during the walk: the listing is not the vault
             self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
-            wanted = [rel for rel in listing if corpus.kind_of(rel)]
+            wanted = [rel for rel in listing if kind_of(rel)]
             candidates = set(wanted) | set(self.manifest.files)
         else:
-            candidates = {p for p in paths if corpus.kind_of(p)}
+            candidates = {p for p in paths if kind_of(p)}
         changes = _Changes()
         found = self._checked(sorted(candidates), progress, changes)
         try:

@@ -7,7 +7,7 @@ saved from an older copy loses the Sources lines promotion put there. A person's
 over the daemon's, so those lines are not fought over: brainiac only notices, later, that an
 event it wrote is nowhere in the vault (`survey`), and puts it back where it belongs
 (`jobs.placement.recover`). Nowhere means in no file the indexer reads as memory
-(`corpus.kind_of`): a note a person moved out of `memory/` into a folder of their own still holds
+(`vault.kind_of`): a note a person moved out of `memory/` into a folder of their own still holds
 its events.
 
 The journal is one JSON line per event in the state directory (outside the vault), appended after
@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import safe_io
-from brainiac.corpus import kind_of
 from brainiac.errors import BrainiacError, NoteParseError
 from brainiac.lock import lock_file
+from brainiac.vault import kind_of
 
 if TYPE_CHECKING:
     from brainiac.memory_protocol import MemoryLike

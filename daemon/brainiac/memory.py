@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, ltm, marks, masking, projects, safe_io, stm
+from brainiac import access, clock, ltm, marks, masking, project_search, projects, safe_io, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
@@ -382,7 +382,7 @@ class Memory:
             raise VaultError(f"limit must be at least 1, got {limit}")
         self.refresh()
         scope = projects.Scope.of(project, self.config)
-        hits = projects.search(self.indexer.index, query, limit, scope)[:limit]
+        hits = project_search.search(self.indexer.index, query, limit, scope)[:limit]
         return [SearchResult.from_hit(h) for h in hits]
 
     def short_term(self) -> stm.ShortTerm:
@@ -444,7 +444,7 @@ class Memory:
             hits = last[1]
         else:
             hits = (
-                projects.search(self.indexer.index, query, limit, scope, feedback=feedback)
+                project_search.search(self.indexer.index, query, limit, scope, feedback=feedback)
                 if query.strip()
                 else []
             )

@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
-from brainiac.corpus import kind_of
-from brainiac.vault import Vault
+from brainiac.vault import Vault, kind_of
 
 
 def folder_name(folder: str) -> str:

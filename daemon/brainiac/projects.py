@@ -7,7 +7,7 @@ jobs/consolidate.py), which Obsidian can filter on. Where an agent works is a fo
 payload's `cwd`): `[projects] paths` maps folders to names, and otherwise the nearest git root's
 folder name is the project (`for_directory`).
 
-What a context or a search in project P may use (`search`, `in_scope`), with the reasons:
+What a context or a search in project P may use (project_search.py, `in_scope`), with the reasons:
 
 - P's own memories, and global ones (events and notes without a project, and the core
   identity, which is never in the index): global memory is what the person keeps for every
@@ -29,7 +29,6 @@ what it always was: every memory, unscoped.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,13 +41,9 @@ from brainiac import marks
 
 if TYPE_CHECKING:
     from brainiac.config import Config
-    from brainiac.index import Hit, Index
 
 GLOBAL = "*"  # the index's term for a memory every project sees (no project name can be "*")
 PERSON_ROLE = "user"  # whose statements about themselves are global (the memory's owner)
-CLEARLY = 1.5
-MAX_OTHER = 3
-OTHER_WEIGHT = 0.5
 
 # A statement of the person about themselves: what they prefer, like, dislike, are called.
 _PERSONAL_RE = re.compile(
@@ -59,7 +54,6 @@ _PERSONAL_RE = re.compile(
     r"|\bcall me\b",
     re.IGNORECASE,
 )
-_WORD_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 
 
 @dataclass(frozen=True)
@@ -187,26 +181,6 @@ def without_shared_digest(section_text: str, scope: Scope) -> str:
     return "".join(
         line for line in section_text.splitlines(keepends=True) if not marks.is_generated(line)
     )
-
-
-def search(index: Index, query: str, limit: int, scope: Scope, feedback: bool = False) -> list[Hit]:
-    """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` as
-    Index.search (the hits of this project and global ones widen the query)."""
-    if scope.project is None:
-        return index.search(query, limit=limit, feedback=feedback)
-    own = [scope.project, GLOBAL]
-    hits = index.search(query, limit=limit, projects=own, feedback=feedback)
-    if scope.isolate:
-        return hits
-    others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
-    best = max((h.score for h in hits), default=0.0)
-    words = {w.casefold() for w in _WORD_RE.findall(query)}
-    admitted = [
-        dataclasses.replace(h, score=h.score * OTHER_WEIGHT)
-        for h in others
-        if h.score >= CLEARLY * best or any(p.casefold() in words for p in named(h.projects))
-    ][:MAX_OTHER]
-    return sorted([*hits, *admitted], key=lambda h: (-h.score, h.key))
 
 
 def counts(terms: Mapping[str, int]) -> dict[str, int]:

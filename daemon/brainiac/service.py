@@ -45,7 +45,6 @@ from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.answers import Answerer, ParseArgv
 from brainiac.bookkeeping import Bookkeeper
-from brainiac.corpus import kind_of
 from brainiac.daemon_requests import STATUS_FILE
 from brainiac.errors import (
     BrainiacError,
@@ -60,7 +59,7 @@ from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
 from brainiac.scheduler import Scheduler
 from brainiac.socket_server import SocketServer
-from brainiac.vault import SHORT_TERM, WORKING_MEMORY, is_conflict_copy
+from brainiac.vault import SHORT_TERM, WORKING_MEMORY, is_conflict_copy, kind_of
 from brainiac.watcher import ChangeTracker, Watcher
 
 log = logging.getLogger(__name__)

@@ -310,3 +310,18 @@ class Vault:
             if prefix + d == EXPORTS_DIR:
                 continue  # a Markdown chat log kept as imported is not a note
             yield from self._walk_markdown(entry.path, prefix + d + "/")
+
+
+def kind_of(rel: str) -> str | None:
+    """How a vault path is indexed: 'stm', 'note', 'archive', or None (not indexed)."""
+    if rel == SHORT_TERM:
+        return "stm"
+    if is_conflict_copy(rel):
+        return None
+    if rel == IDENTITY or rel.startswith(
+        ("system/", "context/", "inbox/", INDEXES_DIR + "/", EXPORTS_DIR + "/")
+    ):
+        return None
+    if rel.startswith(ARCHIVE_DIR + "/"):
+        return "archive"
+    return "note"
