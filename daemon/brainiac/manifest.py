@@ -26,6 +26,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,8 @@ CREATE TABLE IF NOT EXISTS files (
 ) WITHOUT ROWID;
 """
 _Row = tuple[int, int, int, int, str, str, str | None]
+# A file's stat as the manifest holds it, with its path: (rel, size, mtime_ns, ctime_ns, ino).
+StatRow = tuple[str, int, int, int, int]
 
 
 class FileState:
@@ -256,6 +259,47 @@ class Manifest:
     @property
     def problems(self) -> dict[str, str]:
         return {rel: s.problem for rel, s in sorted(self.files.items()) if s.problem}
+
+
+class Snapshot(NamedTuple):
+    """What a check that nothing changed needs of the manifest (stat_snapshot)."""
+
+    index_id: str
+    stats: set[StatRow]  # every file's path and stat
+    problems: dict[str, str]  # path -> the problem that kept it out
+
+
+def stat_snapshot(path: Path) -> Snapshot | None:
+    """The manifest's index, the stat of every file and the problems, read without the
+    document lists, the hashes and an object per file; None when it is not there as a whole
+    (missing, never written, another version, locked, damaged, an old manifest.json): the
+    caller then loads the manifest, which says why and repairs what it can.
+
+    Performance (scale benchmark, 10,000 notes): ~10 ms, against ~28 ms for Manifest.load,
+    which a CLI call without the daemon paid only to learn that nothing changed. Reads only:
+    no journal-mode or schema statement (which write), and `mode=rw` so that a manifest
+    deleted meanwhile is not created empty here."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, isolation_level=None)
+    except (sqlite3.Error, ValueError):  # ValueError: a relative path has no file URI
+        return None
+    try:
+        db.execute("BEGIN")  # the three reads see one save, not parts of two
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version != _VERSION:
+            return None
+        found = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
+        stats: set[StatRow] = set(
+            db.execute("SELECT rel, size, mtime_ns, ctime_ns, ino FROM files")
+        )
+        problems = dict(db.execute("SELECT rel, problem FROM files WHERE problem != ''"))
+        return Snapshot(str(found[0]) if found else "", stats, problems)
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
 
 
 @contextlib.contextmanager
