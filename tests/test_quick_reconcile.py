@@ -10,9 +10,14 @@ import os
 import sqlite3
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from brainiac import Memory
+from brainiac import vault as vault_mod
 from brainiac.indexer import SyncReport
 from brainiac.manifest import stat_snapshot
+from brainiac.vault import is_conflict_copy
 from conftest import run_cli
 
 NOTE = "memory/long_term/project-atlas.md"
@@ -164,3 +169,33 @@ def test_the_cli_sees_an_edit_made_between_two_calls(vault: Path) -> None:
     # Nothing changed since: the same answer, from the reconcile that loads no manifest.
     done = run_cli("--vault", str(vault), "search", "quokka")
     assert done.returncode == 0 and NOTE in done.stdout
+
+
+def test_a_manifest_saved_before_the_digest_was_kept_is_checked_file_by_file(vault: Path) -> None:
+    _fresh_sync(vault)
+    with Memory(vault) as m:
+        path = m.locations.manifest_path
+    with sqlite3.connect(path) as db:  # as the version before the digest left it
+        db.execute("DELETE FROM meta WHERE key = 'stat_digest'")
+    db.close()
+    assert stat_snapshot(path) is None
+    report, loaded = _fresh_sync(vault)
+    assert loaded and report.changed == report.removed == ()
+    note = vault / NOTE
+    note.write_text(note.read_text() + "\nThe quokka census is on Friday.\n", encoding="utf-8")
+    report, loaded = _fresh_sync(vault)  # the save of this change stores the digest
+    assert loaded and report.changed == (NOTE,)
+    report, loaded = _fresh_sync(vault)
+    assert not loaded and report.changed == ()
+
+
+_PIECES = st.sampled_from(
+    [".sync-conflict-20261120-101010-ABCDEF1", "(Conflicted copy", ")", "conflicted copy", "ı"]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=8)), max_size=6), st.booleans())
+def test_the_conflict_copy_pretest_never_changes_the_answer(parts: list[str], upper: bool) -> None:
+    name = "".join(parts)
+    name = name.upper() if upper else name
+    assert is_conflict_copy("memory/" + name) == bool(vault_mod._CONFLICT_RE.search(name))

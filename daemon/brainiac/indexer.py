@@ -202,20 +202,21 @@ class Indexer:
 
         Performance (scale benchmark, 10,000 notes): a CLI call without the daemon reconciles
         once, and nearly always finds nothing changed. The full sync loads the manifest (an
-        object per file) and checks file by file; this compares one set of (path, stat) read
-        from the manifest's database with one made from the walk, and stats each file relative
-        to its open folder. It decides exactly as _check does: the same stat (lstat; stat
-        through a symlink), the same privacy rule, the same candidates (every file the walk
-        lists that is indexed, and every file of the manifest); a file rewritten in place
-        changes its own mtime and ctime, which is why every file is stat'ed, not only folders.
+        object per file) and checks file by file; this compares one digest of every (path,
+        stat), stored by the manifest's last save, with the same digest of the walk's files,
+        stat'ed relative to their open folder. It decides exactly as _check does: the same
+        stat (lstat; stat through a symlink), the same privacy rule, the same candidates (every
+        file the walk lists that is indexed, and every file of the manifest); a file rewritten
+        in place changes its own mtime and ctime, which is why every file is stat'ed, not only
+        folders. A manifest saved before the digest was kept has none: the full sync runs
+        until the next save stores one.
         """
         snapshot = manifest_mod.stat_snapshot(self.manifest_path)
         if snapshot is None or snapshot.index_id != self.index.identity:
             return None
         listing = list(self.vault.markdown_files())
         self._check_vault_folder()  # gone during the walk: the listing is not the vault
-        seen: set[StatRow] = set()
-        known: set[str] | None = None  # the manifest's paths, made if a file is refused
+        seen: list[StatRow] = []
         scanned = 0
         with _FolderStat(self._root_s) as stat_of:
             for rel in listing:
@@ -227,14 +228,10 @@ class Indexer:
                 except OSError:  # gone or unreadable since the walk: the full sync sees to it
                     return None
                 if privacy.refusal(self.vault, rel, self.private_folders, is_link):
-                    if known is None:
-                        known = {row[0] for row in snapshot.stats}
-                    if rel in known:
-                        return None  # indexed, and private now: it has to leave the index
-                    continue
-                seen.add((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
-        if seen != snapshot.stats:  # a new, changed or deleted file, or one the walk missed
-            return None
+                    continue  # not indexed; if it was (private since), the digests differ
+                seen.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        if manifest_mod.stat_digest(seen) != snapshot.digest:
+            return None  # a new, changed or deleted file, or one the walk does not list
         self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
         if progress is not None:
             progress(scanned, scanned)
