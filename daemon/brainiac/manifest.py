@@ -289,7 +289,7 @@ def stat_snapshot(path: Path) -> Snapshot | None:
     before the digest was kept, locked, damaged, an old manifest.json): the caller then loads
     the manifest, which says why and repairs what it can.
 
-    Performance (scale benchmark, 10,000 notes): ~2 ms, against ~28 ms for Manifest.load,
+    Performance (scale benchmark, 10,000 notes): ~3 ms, against ~28 ms for Manifest.load,
     which a CLI call without the daemon paid only to learn that nothing changed. Reads only:
     no journal-mode or schema statement (which write), and `mode=rw` so that a manifest
     deleted meanwhile is not created empty here."""
