@@ -273,3 +273,37 @@ def test_the_daemon_runs_no_other_command_and_reads_no_malformed_command_line(
     assert stats["answered"] == 0 and stats["failed"] == 0 and stats["malformed"] == 4
     assert short_term.read_text(encoding="utf-8") == before_text
     assert not (tmp_path / "elsewhere").exists()
+
+
+# Runs the entry point as the console script does, and says on stderr, as the process ends,
+# whether the cycle collector was on (the fast exit skips atexit, so os._exit is wrapped).
+_GC_PROBE = (
+    "import gc, os, sys\n"
+    "end = os._exit\n"
+    "def probe(code):\n"
+    "    sys.stderr.write(f'gc-enabled={gc.isenabled()}\\n'); sys.stderr.flush(); end(code)\n"
+    "os._exit = probe\n"
+    "sys.argv[0] = 'brainiac'\n"
+    "from brainiac.entry import main\n"
+    "main()\n"
+)
+
+
+def test_the_agents_calls_run_without_the_cycle_collector_and_others_keep_it(vault: Path) -> None:
+    def probe(*args: str) -> tuple[str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _GC_PROBE, "--vault", str(vault), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "BRAINIAC_SOCKET": "off"},
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout, done.stderr.strip().splitlines()[-1]
+
+    out, gc_state = probe("context", "--prompt", "Anna Berg", "--budget", "800")
+    assert "## User Prompt" in out and gc_state == "gc-enabled=False"
+    out, gc_state = probe("search", "Anna")
+    assert "anna-berg" in out and gc_state == "gc-enabled=False"
+    out, gc_state = probe("status")
+    assert gc_state == "gc-enabled=True"

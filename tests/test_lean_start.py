@@ -52,6 +52,8 @@ def test_context_and_the_hook_load_what_they_use_and_no_more(vault: Path) -> Non
     assert "## User Prompt" in out
     assert {"whoosh", "brainiac.retrieval", "brainiac.indexer", "sqlite3"} <= names
     assert not names & HEAVY
+    # The name book and the fact parser are the jobs' (Memory.names, NameBook.add).
+    assert not names & {"brainiac.facts", "brainiac.extract"}
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "Anna Berg"})
     names, out = _imported("--vault", str(vault), "hook", "user-prompt-submit", input=payload)
     assert "Anna Berg" in out and not names & HEAVY

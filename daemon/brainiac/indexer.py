@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brainiac import corpus, privacy
+from brainiac import manifest as manifest_mod
 from brainiac.errors import (
     IndexLockedError,
     NoteParseError,
@@ -32,7 +33,7 @@ from brainiac.errors import (
     is_storage_problem,
 )
 from brainiac.index import Index, context_digest
-from brainiac.manifest import FileState, Manifest
+from brainiac.manifest import FileState, Manifest, StatRow
 from brainiac.vault import Vault, is_conflict_copy, kind_of
 
 log = logging.getLogger(__name__)
@@ -120,6 +121,10 @@ class Indexer:
     ) -> SyncReport:
         started = time.perf_counter()
         self._check_vault_folder()
+        if paths is None and self._manifest is None:  # a fresh process's first reconcile
+            unchanged = self._unchanged(progress, started)
+            if unchanged is not None:
+                return unchanged
         full_build = self.manifest.index_id != self.index.identity
         if full_build:
             if self.manifest.index_id:
@@ -186,6 +191,58 @@ class Indexer:
             len(delete),
             self.manifest.problems,
             full_build,
+            time.perf_counter() - started,
+        )
+
+    def _unchanged(
+        self, progress: Callable[[int, int], None] | None, started: float
+    ) -> SyncReport | None:
+        """The report of a full sync that would find every file as the manifest has it, made
+        without loading the manifest; None when anything may differ (the full sync then looks).
+
+        Performance (scale benchmark, 10,000 notes): a CLI call without the daemon reconciles
+        once, and nearly always finds nothing changed. The full sync loads the manifest (an
+        object per file) and checks file by file; this compares one digest of every (path,
+        stat), stored by the manifest's last save, with the same digest of the walk's files,
+        stat'ed relative to their open folder. It decides exactly as _check does: the same
+        stat (lstat; stat through a symlink), the same privacy rule, the same candidates (every
+        file the walk lists that is indexed, and every file of the manifest); a file rewritten
+        in place changes its own mtime and ctime, which is why every file is stat'ed, not only
+        folders. A manifest saved before the digest was kept has none: the full sync runs
+        until the next save stores one.
+        """
+        snapshot = manifest_mod.stat_snapshot(self.manifest_path)
+        if snapshot is None or snapshot.index_id != self.index.identity:
+            return None
+        listing = list(self.vault.markdown_files())
+        self._check_vault_folder()  # gone during the walk: the listing is not the vault
+        seen: list[StatRow] = []
+        scanned = 0
+        with _FolderStat(self._root_s) as stat_of:
+            for rel in listing:
+                if not kind_of(rel):
+                    continue
+                scanned += 1
+                try:
+                    st, is_link = stat_of(rel)
+                except OSError:  # gone or unreadable since the walk: the full sync sees to it
+                    return None
+                if privacy.refusal(self.vault, rel, self.private_folders, is_link):
+                    continue  # not indexed; if it was (private since), the digests differ
+                seen.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        if manifest_mod.stat_digest(seen) != snapshot.digest:
+            return None  # a new, changed or deleted file, or one the walk does not list
+        self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
+        if progress is not None:
+            progress(scanned, scanned)
+        return SyncReport(
+            scanned,
+            (),
+            (),
+            0,
+            0,
+            dict(sorted(snapshot.problems.items())),
+            False,
             time.perf_counter() - started,
         )
 
@@ -346,3 +403,42 @@ class Indexer:
             log.warning("could not save %s (%s)", self.manifest_path, exc.strerror)
         with contextlib.suppress(Exception):
             self.index.close()
+
+
+class _FolderStat:
+    """Stats vault files relative to their folder's open descriptor (fstatat), the folder opened
+    once for its run of files: the walk lists a folder's files together. At 10,000 notes ~25%
+    less system time than a full path per file, whose every part the kernel looks up again.
+    `stat_of(rel)` gives (the stat as _check takes it, whether the file is a symlink)."""
+
+    def __init__(self, root_s: str) -> None:
+        self._root_s = root_s
+        self._folder: str | None = None
+        self._fd: int | None = None
+        self._relative = os.lstat in os.supports_dir_fd and os.stat in os.supports_dir_fd
+
+    def __enter__(self) -> Callable[[str], tuple[os.stat_result, bool]]:
+        return self._stat
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def _stat(self, rel: str) -> tuple[os.stat_result, bool]:
+        if not self._relative:
+            path = self._root_s + rel
+            st = os.lstat(path)
+            is_link = stat.S_ISLNK(st.st_mode)
+            return (os.stat(path) if is_link else st), is_link
+        folder, _, name = rel.rpartition("/")
+        if folder != self._folder:
+            self._close()
+            self._fd = os.open(self._root_s + folder, os.O_RDONLY | os.O_DIRECTORY)
+            self._folder = folder
+        st = os.lstat(name, dir_fd=self._fd)
+        is_link = stat.S_ISLNK(st.st_mode)
+        return (os.stat(name, dir_fd=self._fd) if is_link else st), is_link
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = self._folder = None

@@ -20,12 +20,14 @@ version) is set aside and the index is built again from the vault, as before. An
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,8 @@ CREATE TABLE IF NOT EXISTS files (
 ) WITHOUT ROWID;
 """
 _Row = tuple[int, int, int, int, str, str, str | None]
+# A file's stat as the manifest holds it, with its path: (rel, size, mtime_ns, ctime_ns, ino).
+StatRow = tuple[str, int, int, int, int]
 
 
 class FileState:
@@ -245,6 +249,10 @@ class Manifest:
                     db.execute(
                         "INSERT OR REPLACE INTO meta VALUES ('index_id', ?)", (self.index_id,)
                     )
+                # ~7 ms at 10,000 files, on a save only: what every later CLI call's reconcile
+                # compares its walk with (indexer.Indexer._unchanged).
+                digest = stat_digest((rel, *row[:4]) for rel, row in rows.items())
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('stat_digest', ?)", (digest,))
                 db.execute(f"PRAGMA user_version = {_VERSION}")
                 db.execute("COMMIT")
             except BaseException:
@@ -256,6 +264,55 @@ class Manifest:
     @property
     def problems(self) -> dict[str, str]:
         return {rel: s.problem for rel, s in sorted(self.files.items()) if s.problem}
+
+
+class Snapshot(NamedTuple):
+    """What a check that nothing changed needs of the manifest (stat_snapshot)."""
+
+    index_id: str
+    digest: str  # stat_digest of every file's path and stat, as last saved
+    problems: dict[str, str]  # path -> the problem that kept it out
+
+
+def stat_digest(stats: Iterable[StatRow]) -> str:
+    """One SHA-256 of the files' paths and stats, whatever their order. A save stores it with
+    the rows it sums up (meta `stat_digest`, in the same transaction); a reconcile that computes
+    the same from its walk knows every file is as the manifest has it, without reading a row."""
+    lines = [f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n" for rel, size, mtime, ctime, ino in stats]
+    lines.sort()
+    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def stat_snapshot(path: Path) -> Snapshot | None:
+    """The manifest's index, its stat digest and the problems, read without a row per file;
+    None when it is not there as a whole (missing, never written, another version, written
+    before the digest was kept, locked, damaged, an old manifest.json): the caller then loads
+    the manifest, which says why and repairs what it can.
+
+    Performance (scale benchmark, 10,000 notes): ~3 ms, against ~28 ms for Manifest.load,
+    which a CLI call without the daemon paid only to learn that nothing changed. Reads only:
+    no journal-mode or schema statement (which write), and `mode=rw` so that a manifest
+    deleted meanwhile is not created empty here."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, isolation_level=None)
+    except (sqlite3.Error, ValueError):  # ValueError: a relative path has no file URI
+        return None
+    try:
+        db.execute("BEGIN")  # the reads see one save, not parts of two
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version != _VERSION:
+            return None
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        if "stat_digest" not in meta:
+            return None
+        problems = dict(db.execute("SELECT rel, problem FROM files WHERE problem != ''"))
+        return Snapshot(str(meta.get("index_id", "")), str(meta["stat_digest"]), problems)
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
 
 
 @contextlib.contextmanager

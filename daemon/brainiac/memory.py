@@ -37,7 +37,6 @@ from brainiac.indexer import Indexer, SyncReport
 from brainiac.lazy import lazy_module
 from brainiac.locations import Locations
 from brainiac.lock import holder_of
-from brainiac.names import NameBook
 from brainiac.note import parse as parse_note
 from brainiac.note import set_frontmatter_field
 from brainiac.retrieval import about_prompt, candidate_limit, retrieve
@@ -53,6 +52,7 @@ if TYPE_CHECKING:
     from brainiac.jobs import edits
     from brainiac.jobs import table as job_table
     from brainiac.llm import LLM
+    from brainiac.names import NameBook
 else:
     # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
     # neither the checker, the model client (http, ssl), the journal nor the jobs.
@@ -135,13 +135,24 @@ class Memory:
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
-        self.names = NameBook()  # kept between job runs: re-reads only changed notes
+        self._names: NameBook | None = None
         # Where the record of which notes a context used is written: here and now, or, in the
         # daemon, after the answer has gone to the client (bookkeeping.py).
         self.record_later: Callable[[Callable[[], None]], None] | None = None
         self._llm: LLM | None = None
         # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
         self.on_progress: Callable[[str, int, int], None] | None = None
+
+    @property
+    def names(self) -> NameBook:
+        """The notes' names, kept between job runs: re-reads only changed notes. Made on first
+        use: a context or search call (the agent hook's path) needs neither it nor facts.py
+        (~5 ms of imports and dataclasses of a CLI call)."""
+        if self._names is None:
+            from brainiac.names import NameBook
+
+            self._names = NameBook()
+        return self._names
 
     def reconfigure(self, cfg: Config) -> None:
         """Use a reloaded configuration (the daemon's SIGHUP)."""

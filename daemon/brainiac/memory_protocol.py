@@ -34,9 +34,12 @@ class MemoryLike(Protocol):
     vault: Vault
     config: Config
     locations: Locations
-    names: NameBook  # long-term notes' titles and aliases, kept between job runs
     index_writes: bool  # False beside a running daemon, which owns the index
     on_progress: Callable[[str, int, int], None] | None
+
+    @property
+    def names(self) -> NameBook:  # long-term notes' titles and aliases, kept between job runs
+        ...
 
     @property
     def llm(self) -> LLM: ...

@@ -15,7 +15,7 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from brainiac import facts, ltm, privacy, projects
+from brainiac import ltm, privacy, projects
 from brainiac.errors import NoteParseError
 from brainiac.vault import LONG_TERM_DIR, Vault, is_conflict_copy
 
@@ -109,6 +109,10 @@ class NameBook:
             del self._entries[rel]
 
     def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
+        # Here, not at import: retrieval links to notes with `link` on every context call, and
+        # the fact parser (~3 ms of imports) is for the jobs that read notes' names.
+        from brainiac import facts
+
         note = ltm.parse(text, rel)
         names = [normalise(n) for n in [note.title, *note.aliases]]
         entry = Entry(

@@ -50,7 +50,10 @@ _CONFLICT_RE = re.compile(
 
 
 def is_conflict_copy(rel: str) -> bool:
-    return bool(_CONFLICT_RE.search(rel.rsplit("/", 1)[-1]))
+    name = rel.rsplit("/", 1)[-1]
+    # Every pattern holds "conflict": a reconcile asks this twice for each of 10,000 names, and
+    # the substring test costs a third of the search it spares.
+    return "onfl" in name.lower() and bool(_CONFLICT_RE.search(name))
 
 
 # Files editors and sync tools keep beside a note while it is open or arriving (docs/
