@@ -81,7 +81,7 @@ def recent_group(event: Event) -> str:
     """The heading over a run of recent events of one day and session."""
     day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
     session = f" ({event.session})" if event.session else ""
-    return f"#### {day}{session}"
+    return inert(f"#### {day}{session}")
 
 
 def render_event(event: Event) -> str:
