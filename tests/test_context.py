@@ -49,7 +49,9 @@ def test_four_sections_in_order_with_everything_when_room() -> None:
     out = c.assemble(_inputs(), budget=5000)
     assert _positions(out.text) == sorted(_positions(out.text))
     assert c.RECENT_HEADER in out.text
-    assert out.text.count("- [2026-11-20") == 10
+    # One heading over the run of one day (and session), each line with its time of day.
+    assert out.text.count("#### 2026-11-20") == 1
+    assert out.text.count("event number") == 10 and "- 09:11 user: event number 11" in out.text
     assert out.sources == tuple(f"memory/long_term/n{i}.md" for i in range(5))
     assert not out.over_budget and out.tokens <= 5000
 
@@ -64,7 +66,7 @@ def test_long_term_is_cut_first_then_short_term_then_events_last() -> None:
     assert "A summary." in out.text and "- deadline: Monday" in out.text
     tight = c.assemble(_inputs(), budget=200)
     assert "### Note" not in tight.text and "A summary." not in tight.text
-    assert 0 < tight.text.count("- [2026-11-20") < 10
+    assert 0 < tight.text.count("event number") < 10
     assert "event number 11" in tight.text  # the newest survive, the oldest go
     assert tight.tokens <= 200
 
@@ -118,14 +120,14 @@ def test_relevance_first_packs_long_term_memory_before_short_term() -> None:
 
 
 def test_a_long_term_share_comes_first_and_recent_events_get_what_it_leaves() -> None:
-    # 5 long-term items of ~57 tokens and 10 events of ~20: at 300 tokens not all fit.
-    normal = c.assemble(_inputs(), budget=300)
-    shared = c.assemble(_inputs(), budget=300, long_term_share=0.8)
+    # 5 long-term items of ~57 tokens and 10 events of ~17: at 260 tokens not all fit.
+    normal = c.assemble(_inputs(), budget=260)
+    shared = c.assemble(_inputs(), budget=260, long_term_share=0.8)
     assert "### Note 0" not in normal.text and "event number 11" in normal.text
     assert "### Note 0" in shared.text and "### Note 2" in shared.text
     assert "event number 11" in shared.text  # the newest steps still get the rest
     assert "event number 2 " not in shared.text
-    assert shared.tokens <= 300
+    assert shared.tokens <= 260
     # Nothing is lost between the two passes: an item passed over by the share, too big for
     # it, is tried again with the rest of the room.
     whole = c.assemble(_inputs(n_events=0), budget=5000, long_term_share=0.8)
@@ -172,9 +174,49 @@ def _event_items(spec: list[tuple[str, int, str]]) -> list[c.LongTermItem]:
                 (f"memory/short_term.md#{e.id}",),
                 group=c.event_group(e),
                 order=f"{e.at.isoformat()}#{e.id}",
+                brief=c.event_group(e, with_session=False),
             )
         )
     return items
+
+
+def _long_term_lines(out: c.Assembled) -> list[str]:
+    ltm = out.text.split("## Relevant Long-Term Memory\n", 1)[1].split("\n## User Prompt", 1)[0]
+    return ltm.strip("\n").split("\n")
+
+
+def test_a_day_shown_once_is_headed_by_its_date_alone() -> None:
+    # Two days, one session each: the session label would tell nothing the date does not.
+    items = _event_items([("chat 9", 60 * 24 * 3, "the ferry leaves at nine"), ("chat 1", 5, "hi")])
+    out = c.assemble(c.Inputs("I am careful.", "Where?", [], [], items), 2000)
+    assert _long_term_lines(out) == [
+        "### 2026-11-23",
+        "- Ana: the ferry leaves at nine",
+        "### 2026-11-20",
+        "- Ana: hi",
+    ]
+
+
+def test_a_second_session_of_a_day_names_both_sessions_and_pays_for_it() -> None:
+    items = _event_items([("chat 2", 50, "x" * 40), ("chat 1", 5, "y" * 40)])
+    inputs = c.Inputs("I am careful.", "Where?", [], [], items)
+    both = c.assemble(inputs, 2000, relevance_first=True)
+    assert _long_term_lines(both) == [
+        "### 2026-11-20 (chat 2)",
+        "- Ana: " + "x" * 40,
+        "### 2026-11-20 (chat 1)",
+        "- Ana: " + "y" * 40,
+    ]
+    # Below that, either the first alone fits, under its date alone, or both with their
+    # sessions: the first heading's label counts against the second item, never over budget.
+    seen = set()
+    for budget in range(both.tokens // 2, 2 * both.tokens):
+        out = c.assemble(inputs, budget, relevance_first=True)
+        assert out.tokens <= budget
+        lines = _long_term_lines(out)
+        assert lines in ([""], ["### 2026-11-20", "- Ana: " + "x" * 40], _long_term_lines(both))
+        seen.add(len(lines))
+    assert seen == {1, 2, 4}
 
 
 def test_events_are_shown_under_one_heading_per_day_and_session_in_time_order() -> None:
@@ -211,5 +253,5 @@ def test_group_headings_count_against_the_budget(budget: int, n: int) -> None:
     # A heading is only there with at least one of its events under it.
     lines = out.text.split("\n")
     for i, line in enumerate(lines):
-        if line.startswith("### 2026-11-20 (chat"):
+        if line.startswith("### 2026-11-20"):
             assert lines[i + 1].startswith("- Ana: event")

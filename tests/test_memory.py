@@ -131,7 +131,8 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
     ctx = memory.context("Where does Teodor keep bees?", budget=2000, now=T + dt.timedelta(3))
     ltm = _ltm_part(ctx.text)
     assert "- Ana: My cousin Teodor keeps bees on a rooftop in Ljubljana." in ltm
-    assert "### 2026-11-01 (chat 0)" in ltm
+    # Under the day's heading: its only session shown, so the date alone names it.
+    assert "### 2026-11-01\n" in ltm
     # The generated keyword summary ("N events, ... about ...") is not shown; the note's fact
     # about the prompt is (who Teodor is: Ana's "my cousin Teodor", issue 13).
     assert " events, " not in ltm

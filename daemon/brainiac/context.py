@@ -38,13 +38,16 @@ class LongTermItem:
     An item with a `group` (an event: its day and session) is shown under that group's heading,
     once for all the group's items, in `order` (its time): a line then carries no date or session
     of its own, so more of what a prompt needs fits the budget, and the events of one conversation
-    read together, in the order they were said.
+    read together, in the order they were said. The heading is `brief` (the day without the
+    session) unless another group shown shares that brief heading: a session label names which
+    conversation of a day, and says nothing when the day names it already.
     """
 
     text: str
     sources: tuple[str, ...]
     group: str = ""
     order: str = ""
+    brief: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,19 @@ class Assembled:
     warnings: tuple[str, ...] = field(default=())
 
 
+def render_recent_event(event: Event) -> str:
+    """A recent event as a line under its `recent_group` heading: the time, speaker and text."""
+    time = f"{event.at:%H:%M} " if event.at else ""
+    return f"- {time}{event.role}: {_event_body(event)}"
+
+
+def recent_group(event: Event) -> str:
+    """The heading over a run of recent events of one day and session."""
+    day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
+    session = f" ({event.session})" if event.session else ""
+    return inert(f"#### {day}{session}")
+
+
 def render_event(event: Event) -> str:
     """An event as a list item, its text escaped as in the vault: a line of it can't read as one
     of the context's own headings (`## User Prompt`), nor as the recent-events marker."""
@@ -75,11 +91,12 @@ def render_event(event: Event) -> str:
     return f"- [{event.date_label}] {event.role}{session}: {_event_body(event)}"
 
 
-def event_group(event: Event, origin: str = "") -> str:
+def event_group(event: Event, origin: str = "", with_session: bool = True) -> str:
     """The heading a long-term event is shown under: its day and session (and the note it is
-    kept in, when that note has a title of its own to link)."""
+    kept in, when that note has a title of its own to link). Without the session: the brief
+    heading `LongTermItem.brief`."""
     day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
-    session = f" ({event.session})" if event.session else ""
+    session = f" ({event.session})" if event.session and with_session else ""
     where = f", from {origin}" if origin else ""
     return f"### {day}{session}{where}"
 
@@ -135,22 +152,32 @@ def assemble(
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
     room = budget - fixed
 
-    def pack_events(room: int) -> tuple[list[str], int, bool]:
-        """The newest recent events that fit, in chronological order (with their header)."""
-        lines = [render_event(e) for e in inputs.recent]
-        kept: list[str] = []
+    def pack_events(room: int) -> tuple[list[str], int, int]:
+        """The newest recent events that fit, in chronological order (with their header), each
+        run of one day and session under one heading: a line carries only its time and speaker
+        (the date and session on every line were a fifth of the block)."""
+        events = list(inputs.recent)
         header = f"\n### Recent Events\n{RECENT_HEADER}"
-        if not lines or room <= cost(header):
-            return [], 0, bool(lines)
+        if not events or room <= cost(header):
+            return [], 0, 0
         used = cost(header)
-        for line in reversed(lines):
-            if used + cost(line) > room:
+        kept: list[tuple[str, str]] = []  # (run heading, line), newest first
+        for event in reversed(events):
+            line, heading = render_recent_event(event), recent_group(event)
+            # Going back in time, the newest line of a run pays for the run's heading.
+            spent = cost(line) + (cost(heading) if not kept or kept[-1][0] != heading else 0)
+            if used + spent > room:
                 break
-            kept.insert(0, line)
-            used += cost(line)
+            kept.append((heading, line))
+            used += spent
         if not kept:
-            return [], 0, True
-        return [header, *kept], used, len(kept) < len(lines)
+            return [], 0, 0
+        block = [header]
+        for i, (heading, line) in enumerate(reversed(kept)):
+            if i == 0 or kept[len(kept) - i][0] != heading:
+                block.append(heading)
+            block.append(line)
+        return block, used, len(kept)
 
     def pack_short_term(room: int) -> tuple[list[str], int, bool]:
         """The short-term sections in display order, cut line by line if need be."""
@@ -181,7 +208,7 @@ def assemble(
     pending = iter(inputs.long_term)  # rendered lazily, each at most once
     passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
     chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
-    opened: set[str] = set()  # group headings already paid for
+    headings = _Headings(cost)
 
     def pack_long_term(room: int) -> tuple[int, int]:
         """Long-term memory best first, skipping what no longer fits, until the room is used up
@@ -195,13 +222,10 @@ def assemble(
                 passed_over.append(item)
                 break
             block = inert(item.text.strip("\n"))
-            spent = cost(block)
-            if item.group and item.group not in opened:
-                spent += cost(inert(item.group))
+            spent = cost(block) + headings.cost_of(item)
             if used + spent <= room:
                 chosen.append((item, block))
-                if item.group:
-                    opened.add(item.group)
+                headings.open(item)
                 sources.extend(s for s in item.sources if s not in sources)
                 used += spent
                 misses = 0
@@ -224,7 +248,7 @@ def assemble(
                 blocks.append(block)
             elif item.group in grouped:
                 members = sorted(grouped.pop(item.group), key=lambda m: m[0].order)
-                blocks.append(inert(item.group))
+                blocks.append(inert(headings.shown(item.group)))
                 blocks += [b for _, b in members]
         return blocks
 
@@ -233,10 +257,8 @@ def assemble(
     # budget and a prompt) long-term memory relevant to the prompt comes first and short-term
     # memory gets what it leaves.
     sources: list[str] = []
-    event_blocks: list[str] = []
     stm_blocks: list[str] = []
     dropped_ltm = 0
-    events_cut = False
     if relevance_first:
         used, dropped_ltm = pack_long_term(room)
         room -= used
@@ -244,7 +266,8 @@ def assemble(
         # A prompt's own share first: what it is about must not be crowded out by recent steps.
         used, dropped_ltm = pack_long_term(int(room * long_term_share))
         room -= used
-    event_blocks, used, events_cut = pack_events(room)
+    event_blocks, used, kept_events = pack_events(room)
+    events_cut = kept_events < len(inputs.recent)
     room -= used
     if not events_cut:
         stm_blocks, used, stm_cut = pack_short_term(room)
@@ -253,13 +276,10 @@ def assemble(
             used, dropped_ltm = pack_long_term(room)
             room -= used
     ltm_blocks = long_term_blocks()
-    kept_events = event_blocks[1:]
-    dropped_events = len(inputs.recent) - len(kept_events)
-    recent_header = event_blocks[0] if event_blocks else ""
+    dropped_events = len(inputs.recent) - kept_events
 
     parts = [head_identity, head_stm, *stm_blocks]
-    if kept_events:
-        parts += [recent_header, *kept_events]
+    parts += event_blocks
     parts += [head_ltm, *ltm_blocks, head_prompt]
     text = "\n".join(parts) + "\n"
     over = fixed > budget
@@ -278,3 +298,47 @@ def assemble(
         dropped_events,
         tuple(warnings),
     )
+
+
+class _Headings:
+    """The group headings long-term memory shows, and what they cost as groups are opened.
+
+    A group is headed by its brief heading (the day) while no other group shown has the same
+    brief heading; once two do, both show their full heading (day and session), and the one
+    opened first pays the difference then.
+    """
+
+    def __init__(self, cost: Callable[[str], int]) -> None:
+        self._cost = cost
+        self._full: dict[str, bool] = {}  # group -> shown with its full heading
+        self._brief: dict[str, str] = {}  # group -> its brief heading
+        self._by_brief: dict[str, list[LongTermItem]] = {}  # brief -> first item of each group
+
+    def cost_of(self, item: LongTermItem) -> int:
+        """The tokens opening `item`'s group adds (0 when it is open or has none)."""
+        if not item.group or item.group in self._full:
+            return 0
+        brief = item.brief or item.group
+        sharing = self._by_brief.get(brief, [])
+        if not sharing:
+            return self._cost(inert(brief))
+        upgrade = sum(
+            self._cost(inert(o.group)) - self._cost(inert(brief))
+            for o in sharing
+            if not self._full[o.group]
+        )
+        return self._cost(inert(item.group)) + upgrade
+
+    def open(self, item: LongTermItem) -> None:
+        if not item.group or item.group in self._full:
+            return
+        brief = item.brief or item.group
+        sharing = self._by_brief.setdefault(brief, [])
+        for o in sharing:
+            self._full[o.group] = True
+        self._full[item.group] = bool(sharing)
+        self._brief[item.group] = brief
+        sharing.append(item)
+
+    def shown(self, group: str) -> str:
+        return group if self._full[group] else self._brief[group]

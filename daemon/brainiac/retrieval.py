@@ -199,6 +199,7 @@ def retrieve(
                 render_grouped_event(event),
                 (h.key,),
                 group=event_group(event, origin),
+                brief=event_group(event, origin, with_session=False),
                 order=f"{h.at.isoformat() if h.at else ''}#{h.event_id}",
             )
         given += 1
