@@ -180,15 +180,17 @@ def test_a_message_in_the_session_the_question_is_about_outranks_its_likes_elsew
 ) -> None:
     """Mira's result at the regatta shares no word with the question but her name; so does a
     message of hers in every other session. The session where the regatta was talked about
-    lifts hers (retrieval.session_focus), though the other sessions are more recent."""
+    lifts hers (retrieval.session_focus), though the other sessions are more recent; the
+    messages that hold the question's words keep their places."""
 
     def say(text: str, role: str, session: str, at: dt.datetime) -> str:
         return memory.remember(text, role=role, session=session, at=at).id
 
-    say("How was the regatta on Saturday?", "Jonas", "s0", T)
-    say("The regatta was windy and wet.", "Mira", "s0", T + dt.timedelta(minutes=1))
-    say("Sounds rough out there.", "Jonas", "s0", T + dt.timedelta(minutes=2))
-    result = say("We came second anyway, Jonas.", "Mira", "s0", T + dt.timedelta(minutes=3))
+    # The regatta, talked over at length (more messages than session_focus's best events).
+    for i in range(24):
+        say(f"The regatta, leg {i}: wind and waves.", "Mira", "s0", T + dt.timedelta(minutes=i))
+    say("Sounds rough out there.", "Jonas", "s0", T + dt.timedelta(minutes=30))
+    result = say("We came second anyway, Jonas.", "Mira", "s0", T + dt.timedelta(minutes=31))
     others = []
     for s in range(1, 6):
         at = T + dt.timedelta(days=s)
@@ -202,5 +204,7 @@ def test_a_message_in_the_session_the_question_is_about_outranks_its_likes_elsew
     hits = memory.indexer.index.search(question, limit=40)
     order = [r.hit.event_id for r in rank(hits, memory.config, now, query=question)]
     assert all(order.index(result) < order.index(o) for o in others)
+    lifted = rank(hits, memory.config, now, query=question)
+    assert all("regatta" in r.hit.text for r in lifted[:20] if r.hit.kind == "event")
     ltm = _ltm_part(memory.context(question, budget=2000, now=now).text)
     assert "We came second anyway" in ltm

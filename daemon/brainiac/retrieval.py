@@ -106,8 +106,8 @@ def session_focus(ranked: list[Ranked]) -> list[Ranked]:
     Where a conversation was about the prompt, the message that answers it often shares none of
     its words but the speaker's name ("We came second anyway" after "How was the regatta?"), and
     ties with that speaker's messages everywhere else; the sessions the best hits come from say
-    where to look. Relevance still leads: an event in no such session keeps its score, and one in
-    the session of every best hit at most doubles its own.
+    where to look. Relevance still leads: the best events are not moved, an event in no such
+    session keeps its score, and one in the session of every best event at most doubles its own.
     """
     best = [r for r in ranked if r.hit.kind == corpus.EVENT and r.hit.session][:_SESSION_HITS]
     total = sum(r.score for r in best)
@@ -116,9 +116,12 @@ def session_focus(ranked: list[Ranked]) -> list[Ranked]:
     mass: dict[str, float] = {}
     for r in best:
         mass[r.hit.session] = mass.get(r.hit.session, 0.0) + r.score / total
+    # The best events were found by the prompt's own words and keep their order (and their
+    # place beside the notes they are quoted in); the lift is for the messages those words miss.
+    found = {id(r) for r in best}
     out = [
         Ranked(r.hit, r.score * (1.0 + _SESSION_WEIGHT * mass.get(r.hit.session, 0.0)))
-        if r.hit.kind == corpus.EVENT
+        if r.hit.kind == corpus.EVENT and id(r) not in found
         else r
         for r in ranked
     ]
