@@ -10,8 +10,10 @@ import pytest
 from brainiac import Memory
 from brainiac.context import RECENT_HEADER
 from brainiac.errors import VaultError
+from brainiac.retrieval import rank
 
 T = dt.datetime(2026, 11, 1, 9, 0)
+HOUR = dt.timedelta(hours=1)
 
 
 def _ltm_part(text: str) -> str:
@@ -172,3 +174,38 @@ def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it
     assert "- topics: weather, weekend" not in about_bees
     assert "- topics: weather, weekend" in no_prompt
     assert all(person in t for t in (about_weather, about_bees, no_prompt))
+
+
+def test_a_message_in_the_session_the_question_is_about_outranks_its_likes_elsewhere(
+    memory: Memory,
+) -> None:
+    """Mira's result at the regatta shares no word with the question but her name; so does a
+    message of hers in every other session. The session where the regatta was talked about
+    lifts hers (retrieval.session_focus), though the other sessions are more recent; the
+    messages that hold the question's words keep their places."""
+
+    def say(text: str, role: str, session: str, at: dt.datetime) -> str:
+        return memory.remember(text, role=role, session=session, at=at).id
+
+    # The regatta, talked over at length (more messages than session_focus's best events).
+    for i in range(24):
+        say(f"The regatta, leg {i}: wind and waves.", "Mira", "s0", T + dt.timedelta(minutes=i))
+    say("Sounds rough out there.", "Jonas", "s0", T + dt.timedelta(minutes=30))
+    result = say("We came second anyway, Jonas.", "Mira", "s0", T + dt.timedelta(minutes=31))
+    others = []
+    for s in range(1, 6):
+        at = T + dt.timedelta(days=s)
+        say(f"Any news on day {s}?", "Jonas", f"s{s}", at)
+        others.append(say(f"We went shopping anyway, Jonas {s}.", "Mira", f"s{s}", at + HOUR))
+    for i in range(12):
+        say(f"unrelated chatter {i}", "Jonas", "s9", T + dt.timedelta(days=9, minutes=i))
+    memory.refresh(force=True)
+    question = "How did Mira do at the regatta?"
+    now = T + dt.timedelta(days=10)
+    hits = memory.indexer.index.search(question, limit=40)
+    order = [r.hit.event_id for r in rank(hits, memory.config, now, query=question)]
+    assert all(order.index(result) < order.index(o) for o in others)
+    lifted = rank(hits, memory.config, now, query=question)
+    assert all("regatta" in r.hit.text for r in lifted[:20] if r.hit.kind == "event")
+    ltm = _ltm_part(memory.context(question, budget=2000, now=now).text)
+    assert "We came second anyway" in ltm

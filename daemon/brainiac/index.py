@@ -41,12 +41,13 @@ from whoosh.index import LockError
 from whoosh.query import And, Or, Term
 from whoosh.util.numeric import byte_to_length
 
+from brainiac import when
 from brainiac.corpus import EVENT, NOTE, Document
 from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
@@ -194,6 +195,9 @@ def _schema() -> Schema:
         aliases=TEXT(analyzer=analyzer, phrase=False, field_boost=2.0),
         tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
         links=KEYWORD(lowercase=True, commas=True, scorable=True),
+        # The month and year an event was said and those it points to (when.event_terms),
+        # matched by the months and years a prompt names (when.prompt_terms).
+        when=KEYWORD(lowercase=True, scorable=True),
         body=TEXT(analyzer=analyzer, phrase=False),
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
         context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
@@ -220,6 +224,8 @@ _TEXT_FIELDS = ("title", "aliases", "body", "context")
 _POSTINGS_BUDGET = 1500
 _MAX_TERMS = 10
 _KEYWORD_FIELDS = ("tags", "links")
+# A month or year the prompt names weighs as much as one of its words (when.py).
+_WHEN_WEIGHT = 1.0
 # Pseudo-relevance feedback (see _search): words from the best few hits, at half a query word's
 # weight. On LoCoMo's four development conversations 5/5/0.5 and 10/10/0.3 gave the same gain
 # in every conversation (docs/benchmarks.md section 2), so the values are not a fine tuning.
@@ -695,6 +701,11 @@ class Index:
             for f in _KEYWORD_FIELDS
             if self._searcher.doc_frequency(f, w)
         ]
+        keyword_clauses += [
+            Term("when", w, boost=_WHEN_WEIGHT)
+            for w in when.prompt_terms(text)
+            if self._searcher.doc_frequency("when", w)
+        ]
         if not terms and not keyword_clauses:
             return []
         clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
@@ -879,6 +890,7 @@ def _fields(doc: Document) -> dict[str, Any]:
         "aliases": " ".join(doc.aliases),
         "tags": ",".join(doc.tags),
         "links": ",".join(doc.links),
+        "when": when.event_terms(doc.at, doc.text) if doc.kind == EVENT else "",
         "body": doc.body,
         "context": " ".join(
             p for p in (doc.context, doc.title if doc.kind == "event" else "") if p

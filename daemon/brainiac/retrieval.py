@@ -35,6 +35,13 @@ _WORD_RE = re.compile(r"[^\W_]+")
 # category) must still find the turn that says who did it; 0.5 gave the same recall on the
 # answerable questions and lost 0.16 of those turns at 500 tokens (docs/benchmarks.md).
 _OTHER_SPEAKER = 0.7
+# How much an event gains from sharing a session with the best hits (see session_focus), and how
+# many of the best events say which sessions the prompt is about. On LoCoMo's four development
+# conversations weight 1 over 20 hits gained in every conversation at 2 budgets of 3 and lost at
+# most 0.004 at the third; over 10 hits, or at weight 0.3 or 0.5, the gains were smaller or less
+# even (docs/benchmarks.md section 2).
+_SESSION_WEIGHT = 1.0
+_SESSION_HITS = 20
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,36 @@ def rank(
         for h in hits
     ]
     ranked.sort(key=lambda r: (-r.score, r.hit.key))
-    return ranked
+    return session_focus(ranked)
+
+
+def session_focus(ranked: list[Ranked]) -> list[Ranked]:
+    """`ranked` with each event lifted by its session's share of the best events' score.
+
+    Where a conversation was about the prompt, the message that answers it often shares none of
+    its words but the speaker's name ("We came second anyway" after "How was the regatta?"), and
+    ties with that speaker's messages everywhere else; the sessions the best hits come from say
+    where to look. Relevance still leads: the best events are not moved, an event in no such
+    session keeps its score, and one in the session of every best event at most doubles its own.
+    """
+    best = [r for r in ranked if r.hit.kind == corpus.EVENT and r.hit.session][:_SESSION_HITS]
+    total = sum(r.score for r in best)
+    if total <= 0:
+        return ranked
+    mass: dict[str, float] = {}
+    for r in best:
+        mass[r.hit.session] = mass.get(r.hit.session, 0.0) + r.score / total
+    # The best events were found by the prompt's own words and keep their order (and their
+    # place beside the notes they are quoted in); the lift is for the messages those words miss.
+    found = {id(r) for r in best}
+    out = [
+        Ranked(r.hit, r.score * (1.0 + _SESSION_WEIGHT * mass.get(r.hit.session, 0.0)))
+        if r.hit.kind == corpus.EVENT and id(r) not in found
+        else r
+        for r in ranked
+    ]
+    out.sort(key=lambda r: (-r.score, r.hit.key))
+    return out
 
 
 def named_speaker(query: str, hits: Sequence[Hit]) -> str:
