@@ -34,8 +34,8 @@ class Document:
     event_id: str = ""
     text: str = ""  # an event's verbatim text (the body adds the role for matching)
     # The message before an event, matched at a lower weight: the one before it in its session
-    # wherever that is filed (the indexer's `with_previous_messages`), else the one before it in
-    # its file.
+    # wherever that is filed (previous_messages, as the indexer applies it), else the one
+    # before it in its file.
     context: str = ""
     role: str = ""
     session: str = ""

@@ -47,7 +47,7 @@ from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_sto
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
@@ -207,9 +207,12 @@ def _schema() -> Schema:
         note=STORED,  # the title of the note an event is a source of
         text=STORED,
         role=STORED,
-        # Indexed whole, so the indexer can find a session's events in every file (their
-        # preceding messages, corpus.previous_messages), with a digest of the one indexed.
-        session=ID(stored=True),
+        session=STORED,
+        # An event's session and time as one term (session_time_term), so the indexer finds the
+        # events just before and after a time in a session, in every file, by walking a few
+        # terms of the lexicon (their preceding messages, corpus.previous_messages); with a
+        # digest of the preceding message indexed.
+        session_time=ID(),
         context_digest=STORED,
         at=STORED,
         strength=STORED,
@@ -475,24 +478,28 @@ class Index:
             _commit(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
             self._refresh()
 
-    def build(self, docs: Iterable[Document]) -> int:
+    def build(self, docs: Iterable[Document], files: int = 0) -> int:
         """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
-        in one commit; how many were added.
+        in one commit; how many were added. `files`: how many files they come from, if known.
 
         `docs` is consumed while the writer runs, so a caller that parses files as it yields
         their documents has Whoosh's sub-writers indexing while it reads the rest of the vault
         (waiting to parse everything first left one of two cores idle for a tenth of a
         10,000-note build). Above `MULTIPROCESS_ABOVE` documents Whoosh indexes in two
-        processes, each writing its own segment. An exception raised by `docs` itself cancels
-        the writer and reaches the caller as it is.
+        processes, each writing its own segment. From more files than that (a note is at least
+        one document) those processes start with the first document instead of once that many
+        are parsed: a full build holds a session's events back, so that was 2,001 notes parsed
+        with the sub-writers not yet started. An exception raised by `docs` itself
+        cancels the writer and reaches the caller as it is.
         """
         self._check_writable()
         source = iter(docs)
-        first = list(itertools.islice(source, MULTIPROCESS_ABOVE + 1))
+        many = files > MULTIPROCESS_ABOVE
+        first = list(itertools.islice(source, 1 if many else MULTIPROCESS_ABOVE + 1))
         if not first:
             return 0
         options: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
-        if len(first) > MULTIPROCESS_ABOVE:
+        if many or len(first) > MULTIPROCESS_ABOVE:
             options.update(procs=2, multisegment=True)
         with self._writing("building the index"):
             writer = self._ix.writer(**options)
@@ -657,25 +664,49 @@ class Index:
                 for t in reader.lexicon("projects")
             }
 
-    def sessions_of(self, keys: Iterable[str]) -> set[str]:
-        """The sessions of the indexed events keyed `keys` (those with one)."""
-        found: set[str] = set()
+    def session_events_keyed(self, keys: Iterable[str]) -> list[StoredEvent]:
+        """The indexed events keyed `keys` that have a session (as stored, context left empty)."""
+        found: list[StoredEvent] = []
         with self._searching:
             for key in keys:
-                fields = self._searcher.document(key=key)
-                if fields and fields.get("kind") == EVENT and fields.get("session"):
-                    found.add(fields["session"])
+                for docnum in self._searcher.document_numbers(key=key):
+                    fields = self._searcher.stored_fields(docnum)
+                    if fields.get("kind") == EVENT and fields.get("session"):
+                        found.append(_stored_session_event(docnum, fields))
         return found
 
-    def session_events(self, sessions: Iterable[str]) -> list[tuple[Document, str]]:
-        """Every indexed event of `sessions`, in the order they were indexed, each with the
-        digest of the context it was indexed with (context_digest)."""
-        out: list[tuple[Document, str]] = []
+    def session_times(
+        self, session: str, start: str = "", end: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        """The times (time_key) at which `session` has indexed events, from `start` on and
+        before `end`, in order, at most `limit`: a walk over that stretch of the lexicon only.
+        A time may be left over from deleted events (session_events_at tells)."""
+        prefix = session_time_term(session, None)[:_SESSION_HASH_LEN]
+        out: list[str] = []
         with self._searching:
-            for session in sorted(set(sessions)):
-                for fields in self._searcher.documents(session=session):
-                    if fields.get("kind") == EVENT:
-                        out.append((_stored_event(fields), fields.get("context_digest") or ""))
+            reader = self._searcher.reader()
+            if "session_time" not in reader.schema.names():
+                return out
+            for fieldname, term in reader.terms_from("session_time", f"{prefix} {start}".encode()):
+                text = term.decode("utf-8") if isinstance(term, bytes) else str(term)
+                if fieldname != "session_time" or not text.startswith(prefix):
+                    break
+                time = text[_SESSION_HASH_LEN + 1 :]
+                if (end is not None and time >= end) or (limit is not None and len(out) >= limit):
+                    break
+                out.append(time)
+        return out
+
+    def session_events_at(self, session: str, time: str) -> list[StoredEvent]:
+        """The indexed events of `session` at `time` (a time_key), in the order they were
+        indexed."""
+        term = f"{session_time_term(session, None)[:_SESSION_HASH_LEN]} {time}"
+        out: list[StoredEvent] = []
+        with self._searching:
+            for docnum in self._searcher.document_numbers(session_time=term):
+                fields = self._searcher.stored_fields(docnum)
+                if fields.get("kind") == EVENT and fields.get("session") == session:
+                    out.append(_stored_session_event(docnum, fields))
         return out
 
     def _search(
@@ -899,6 +930,7 @@ def _fields(doc: Document) -> dict[str, Any]:
         "text": doc.text,
         "role": doc.role,
         "session": doc.session,
+        "session_time": session_time_term(doc.session, doc.at) if doc.session else "",
         "context_digest": context_digest(doc.context),
         "at": doc.at.isoformat() if doc.at else "",
         "strength": doc.strength,
@@ -912,6 +944,36 @@ def _fields(doc: Document) -> dict[str, Any]:
     # Scores do not change (an absent field has length 0, as an empty one did); a result reads
     # a missing stored field as empty (`_hit`).
     return {name: value for name, value in fields.items() if value != ""}
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An indexed event with a session: its document as stored (context left empty), the digest
+    of the context it was indexed with, and its document number (the order it was indexed in)."""
+
+    docnum: int
+    doc: Document
+    context_digest: str
+
+
+_SESSION_HASH_LEN = 16
+
+
+def time_key(at: dt.datetime | None) -> str:
+    """An event's time as text that sorts as corpus.previous_messages orders times (no time
+    first). Times are naive, to the second (clock.py); isoformat pads the year to four digits."""
+    return (at or dt.datetime.min).isoformat()
+
+
+def session_time_term(session: str, at: dt.datetime | None) -> str:
+    """The `session_time` term of an event: a digest of its session, so that one session's terms
+    sit together in the lexicon whatever its name holds, then its time_key."""
+    digest = hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:_SESSION_HASH_LEN]
+    return f"{digest} {time_key(at)}"
+
+
+def _stored_session_event(docnum: int, fields: dict[str, Any]) -> StoredEvent:
+    return StoredEvent(docnum, _stored_event(fields), fields.get("context_digest") or "")
 
 
 def context_digest(context: str) -> str:
