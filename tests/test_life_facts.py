@@ -110,6 +110,15 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("Crosswords are my hobby.", [("crosswords", "my hobby")]),
         ("Hiking in the Alps is my favourite!", [("hiking in the alps", "something I love")]),
         ("Old jazz records are my favourite.", [("old jazz records", "something I love")]),
+        # habits: a pastime on a schedule, a discipline practised
+        ("I run every morning before work.", [("running", "every morning")]),
+        ("I usually go hiking every weekend.", [("hiking", "every weekend")]),
+        ("I play tennis twice a week.", [("playing tennis", "twice a week")]),
+        ("I bake bread every Sunday.", [("baking bread", "every Sunday")]),
+        ("I practise yoga.", [("yoga", "my practice")]),
+        ("I do tai chi in the park.", [("tai chi", "my practice")]),
+        # a pet said without a name
+        ("I have a guinea pig.", [("pets", "a guinea pig")]),
         # goals stated firmly, with a step one takes
         ("I want to become a nurse.", [("become a nurse", "my goal")]),
         ("My goal is to open a bakery.", [("open a bakery", "my goal")]),
@@ -160,6 +169,15 @@ def test_a_plain_statement_about_ones_life_is_a_fact(
         "I'm in awe of your courage as a trans person.",
         "As a trans woman, she spoke first.",
         "I'm straight to the point.",
+        "I read it every day.",
+        "I walk there every day.",
+        "I play every day.",
+        "I practice every day.",
+        "I skied every winter as a kid.",
+        "She runs every morning.",
+        "I don't run every morning.",
+        "Do you run every day?",
+        "I bought a new car.",  # an event the note keeps; what one owns changes unsaid
         "I'm a huge believer in second chances.",
         "I'm a mix of nervous and thrilled.",
         "I have a few ideas for the garden.",

@@ -24,6 +24,8 @@ the first-person ones, each a regular expression over one clause:
     I enjoy board games                      board games: something I like
     I'm passionate about chess               chess: my passion
     Hiking in the Alps is my favourite       hiking in the alps: something I love
+    I run every morning                      running: every morning
+    I practise yoga                          yoga: my practice
     I want to become a nurse                 become a nurse: my goal
     my story as a transgender man / I'm vegan  identity: transgender man / diet: vegan
 
@@ -149,7 +151,9 @@ _COUNT_RE = re.compile(
     re.I,
 )
 _PETS_RE = re.compile(rf"{_I_HAVE}\s+(?P<pets>(?:a|an|one|{_NUMBER})\s+.+)$")
-_PET_ITEM_RE = re.compile(rf"^(?:a|an|one|{_NUMBER})\s+(?:[a-z]+\s+)?(?P<noun>[a-z-]+)$")
+_PET_ITEM_RE = re.compile(
+    rf"^(?:a|an|one|{_NUMBER})\s+(?:[a-z]+\s+)??(?P<noun>guinea\s+pigs?|[a-z-]+)$"
+)
 # Where a list of pets ends: "named", a preposition, a clause ("a dog named Rex", "a cat at home").
 _PETS_STOP_RE = re.compile(
     r"\s+(?:named|called|who|that|which|at|in|from|with|for|since|now|too|as\s+well)\b|[;:(—–]"
@@ -407,6 +411,62 @@ def _passion_is(s: str) -> list[tuple[str, str]]:
     return _clean([(" ".join(words), f"my {what}")], s, m.start())
 
 
+# A habit: a pastime done on a schedule ("I run every morning", "I go hiking every weekend",
+# "I play tennis twice a week") or a discipline one practises ("I practise yoga").
+_HABIT_VERBS = ex.word_set(
+    """
+    run jog swim cycle bike walk hike climb row surf skate ski paint draw sketch write read cook
+    bake knit sew crochet garden meditate dance sing train journal pray play practice practise
+    """
+)
+_WEEKDAY_PLURALS = r"(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)"
+_HABIT_RE = re.compile(
+    r"\bI\s+(?:usually\s+|often\s+|always\s+|regularly\s+|still\s+|also\s+|now\s+)?"
+    r"(?:go\s+(?P<go>[a-z]+ing)|(?P<verb>[a-z]+)(?:\s+(?P<obj>[a-z]+))?)\s+"
+    r"(?P<when>(?i:every\s+(?:single\s+)?(?:day|morning|night|evening|week|weekend|month|monday"
+    r"|tuesday|wednesday|thursday|friday|saturday|sunday)|(?:once|twice|three\s+times)\s+a\s+"
+    rf"(?:day|week|month)|daily|weekly|on\s+{_WEEKDAY_PLURALS}))\b"
+)
+_PRACTICE_RE = re.compile(
+    r"\bI\s+(?:also\s+|still\s+|regularly\s+)?(?:practice|practise|do)\s+"
+    r"(?P<what>yoga|pilates|meditation|karate|judo|taekwondo|aikido|tai\s+chi|kung\s+fu|ballet"
+    r"|archery|calligraphy|fencing|boxing|kickboxing|jiu-jitsu|capoeira)\b"
+)
+_DOUBLED = ex.word_set("run jog swim shop skip")
+
+
+def _gerund(verb: str) -> str:
+    if verb in _DOUBLED:
+        return verb + verb[-1] + "ing"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye")):
+        return verb[:-1] + "ing"
+    return verb + "ing"
+
+
+def _habit(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
+    """`I run every morning`: `running: every morning`; `I practise yoga`: `yoga: my practice`."""
+    m = _PRACTICE_RE.search(s)
+    if m is not None:
+        return _clean([(" ".join(m.group("what").split()), "my practice")], s, m.start())
+    m = _HABIT_RE.search(s)
+    if m is None:
+        return []
+    when = " ".join(m.group("when").split())
+    if m.group("go"):
+        what = m.group("go").lower()
+        if what in _NOT_PASTIMES or what in _NOT_LOVED:
+            return []  # "I go shopping" is a pastime; "I go visiting" is not said
+        return _clean([(f"my {what}", when)], s, m.start())
+    verb, obj = m.group("verb").lower(), (m.group("obj") or "").lower()
+    if verb not in _HABIT_VERBS:
+        return []
+    if obj and (obj in ex.STOP_WORDS or obj in ex._PRONOUNS or obj in _PLACEHOLDER_WORDS):
+        return []  # "I read it every day", "I walk there every day": what is not said
+    if verb in {"play", "practice", "practise"} and not obj:
+        return []  # "I play every day": what is not said
+    return _clean([(f"my {' '.join(filter(None, (_gerund(verb), obj)))}", when)], s, m.start())
+
+
 # A goal stated firmly, with a verb that names something to do ("I want to become a
 # counselor", "my goal is to open a bakery"), not a wish for a mood ("I want to be brave").
 _GOAL_RE = re.compile(
@@ -492,7 +552,7 @@ def statements(s: str, at: dt.datetime | None) -> list[tuple[str, str]]:
     the key or the value marks the speaker's own (`whose`)."""
     found: list[tuple[str, str]] = []
     rules = (_counted, _pets, _since, _role, _former_job, _origin, _plays, _allergy, _joined)
-    for rule in (*rules, _business, _volunteers, _loves, _goal, _identity):
+    for rule in (*rules, _business, _volunteers, _loves, _habit, _goal, _identity):
         found += rule(s, at)
     found += _status(s) + _favourite_is(s) + _favourite_alone(s) + _passion_is(s)
     return found
