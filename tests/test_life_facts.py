@@ -92,6 +92,9 @@ def _said(text: str, speaker: str | None = None) -> list[tuple[str, str]]:
         ("I'm a huge fan of Studio Ghibli films!", [("studio ghibli films", "something I love")]),
         ("I really enjoy board games with friends.", [("board games", "something I like")]),
         ("I've always loved astronomy.", [("astronomy", "something I love")]),
+        ("I love reading.", [("reading", "something I love")]),
+        ("I do love watching old westerns.", [("watching old westerns", "something I love")]),
+        ("I love making pottery with clay.", [("making pottery", "something I love")]),
         ("I'm passionate about urban gardening.", [("urban gardening", "my passion")]),
         (
             "I've always been passionate about refugees and their stories.",
@@ -146,6 +149,8 @@ def test_a_plain_statement_about_ones_life_is_a_fact(
         "I love your garden.",
         "I love how calm the lake is.",
         "I love seeing them grow.",
+        "I love watching them play.",
+        "I love making sure everyone is fed.",
         "I love spending time outside.",
         "I love all the lights downtown.",
         "I love to help.",

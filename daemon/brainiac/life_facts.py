@@ -292,25 +292,31 @@ _LIST_GOES_ON_RE = re.compile(
     r"[a-z][\w-]*\s+[a-z]"
 )
 _RELATIVE_RE = re.compile(r"\s+(?:that|which|who|where)\b")
-# Not a thing one loves as a taste: the way something is, a moment, a person or thing pointed at.
+_FINITE_RE = re.compile(r"\s+(?:is|are|was|were|has|have|had)\b")
+# Not a thing one loves as a taste: the way something is, a moment, a person or thing pointed at
+# ("I love seeing them", "I love spending time with you"). "reading", "watching movies", "making
+# pottery" are pastimes: a pronoun after them ("watching them") is rejected on its own.
 _NOT_LOVED = ex.word_set(
     """
-    being having getting seeing spending doing going making trying feeling hearing knowing
-    watching finding thinking looking sharing talking saying telling reading hanging
+    being having getting seeing spending doing going trying feeling hearing knowing
+    thinking looking talking saying telling hanging
     time times things thing stuff way ways lot idea thought moment moments part bit sound look
-    feeling feelings vibe vibes energy life everything something anything people one ones
+    feelings vibe vibes energy life everything something anything people one ones
     """
 )
 _PLACEHOLDER_WORDS = ex.word_set("time things thing stuff way lot it bit one kind sort")
 
 
-def _loved_thing(raw: str) -> str | None:
+def _loved_thing(raw: str, subject: bool = False) -> str | None:
     """What is loved, as said: a noun phrase or a gerund phrase of at most five words, none a
     pronoun, a possessive or a verb; the first words before a pronoun when "and" joins them
-    ("veterans and their rights": veterans)."""
+    ("veterans and their rights": veterans). `subject`: the phrase may be followed by its
+    sentence's verb ("sharing my love for baking has been fun"), not otherwise."""
     stop = _LOVED_STOP_RE.search(raw)
     if stop is not None and _LIST_GOES_ON_RE.match(raw, stop.start()):
         return None  # "creating a safe, inviting place": the phrase goes on past the comma
+    if stop is not None and not subject and _FINITE_RE.match(raw, stop.start()):
+        return None  # "passionate about making sure kids are fed": a clause, not a thing
     thing = (raw[: stop.start()] if stop else raw).strip().rstrip(".,;:!?…'\"")
     qualifier = _LOVED_QUALIFIER_RE.search(thing)
     if qualifier is not None:
@@ -353,7 +359,7 @@ def _loves(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     raw = next(g for g in (m.group(x) for x in "abcdefghij") if g is not None)
     if m.group("g") is not None or m.group("j") is not None:
         raw = re.split(r"\s+and\s+", raw, maxsplit=1)[0]  # "my love of gaming and connect(ing)"
-    thing = _loved_thing(raw)
+    thing = _loved_thing(raw, subject=m.group("g") is not None or m.group("j") is not None)
     if thing is None:
         return []
     if any(m.group(x) is not None for x in "hij"):
