@@ -486,10 +486,26 @@ _GOAL_VERBS = ex.word_set(
     join build earn finish complete get create give
     """
 )
+# Verbs that name a step in a life whatever follows ("apply for a grant", "study law"); the
+# others only with a life's project after them ("start a podcast", "write a novel", "give kids a
+# home"), not an errand ("start dinner", "write an email", "open the window").
+_LIFE_STEP_VERBS = ex.word_set("become apply adopt study learn retire publish")
+_LIFE_PROJECTS = (
+    _BUSINESSES
+    | _GROUPS
+    | ex.word_set(
+        """
+        book novel memoir podcast channel family home degree career charity foundation
+        nonprofit non-profit campaign blog brand marathon album website app
+        """
+    )
+)
 _GOAL_STOP_RE = re.compile(
     r"\s*[,;:!?(—–\"]|\s+-\s+|\s+(?:because|'cause|cause|so|but|when|while|as\s+soon|once|if"
-    r"|and\s+(?=(?:I|it|they|we|he|she|you|my|then|also)\b)|or|to\s+(?:help|make|show|share|give|see|support)|for\s+(?:the|a)\s+(?:future|change"
-    r"|while)|someday|one\s+day|soon|eventually|asap|too)\b"
+    r"|and\s+(?=(?:I|it|they|we|he|she|you|my|then|also)\b)|or"
+    r"|to\s+(?:help|make|show|share|give|see|support)|for\s+(?:the|a)\s+(?:future|change|while)"
+    r"|someday|one\s+day|soon|eventually|asap|too|next|this|last|by|after|before|within"
+    r"|in\s+(?:\d|a\s+few|the\s+(?:future|spring|summer|autumn|fall|winter)))\b"
 )
 # "get" needs what one gets to name a step: a degree, a licence, a job, a place.
 _GOAL_GETS = ex.word_set(
@@ -516,6 +532,10 @@ def _goal(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     role = " ".join(w for w in lowered[1:] if w not in {"a", "an"})
     if lowered[0] == "become" and not _is_job(role):
         return []  # "become a better person": no role one takes
+    moving = lowered[0] == "move" and lowered[1] == "to" and ex.is_name(words[-1])
+    project = set(lowered[1:]) & (_LIFE_PROJECTS | _GOAL_GETS)
+    if lowered[0] not in _LIFE_STEP_VERBS and not moving and not project:
+        return []  # "I'm going to start dinner", "I want to write an email": an errand
     return _clean([(goal, "my goal")], s, m.start())
 
 
