@@ -40,7 +40,7 @@ from brainiac.lock import holder_of
 from brainiac.names import NameBook
 from brainiac.note import parse as parse_note
 from brainiac.note import set_frontmatter_field
-from brainiac.retrieval import about_prompt, candidate_limit, retrieve
+from brainiac.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
@@ -131,6 +131,8 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
+        self._identity_cache: tuple[tuple[int, int, int, int], str] | None = None
+        self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
         self.names = NameBook()  # kept between job runs: re-reads only changed notes
         # Where the record of which notes a context used is written: here and now, or, in the
@@ -398,14 +400,29 @@ class Memory:
         return self._stm_cache[1]
 
     def identity(self) -> str | None:
+        """The Core Identity a context starts with; parsed again only when its file's stat
+        changed (it is read on every context call and rarely edited)."""
+        try:
+            st = os.stat(self.vault.path(IDENTITY))
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None  # reading it says what is wrong
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        cached = self._identity_cache
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
         try:
             note = parse_note(self.vault.read(IDENTITY).text, IDENTITY)
         except FileNotFoundError:
             return None
         except NoteParseError as exc:
-            log.warning("%s", exc)
+            log.warning("%s", exc)  # not kept: warned again on every call until fixed
             return self.vault.read(IDENTITY).text
-        return stm.strip_hints(note.body)
+        identity = stm.strip_hints(note.body)
+        if key is not None:
+            self._identity_cache = (key, identity)
+        return identity
 
     def context(
         self,
@@ -454,6 +471,7 @@ class Memory:
             now,
             exclude_events={e.id for e in recent},
             budget=budget,
+            notes=self._notes,
         )
         identity = self.identity()
         # Credentials a person wrote stay in their files but not in what goes to a model, the
