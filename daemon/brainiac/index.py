@@ -1,12 +1,14 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
-This is the only module that imports whoosh. It follows ../shared/notes/whoosh.md: one writer at a
-time (the `Index` owner; writers wait for the lock rather than fail), commits with `merge=False` on
-the edit path and a merging commit only when asked (idle time), never `optimize()` inline, one
-long-lived searcher refreshed after each commit, no term vectors. The searcher is read and swapped
-under a lock: the daemon's writer loop swaps it after a commit while its job and socket threads
-search (a closed searcher mid-query would fail the query). A failed commit cancels its writer
-so the lock is never left held. Any error reading the index makes the caller rebuild it.
+This module and its scorer (index_scoring.py) are the only ones that import whoosh. It follows
+../shared/notes/whoosh.md: one writer at a time (the `Index` owner; writers wait for the lock
+rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
+(idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (what
+it told, term frequencies and stored fields, is kept until the next one), no term vectors. The
+searcher is read and swapped under a lock: the daemon's writer loop swaps it after a commit while
+its job and socket threads search (a closed searcher mid-query would fail the query). A failed
+commit cancels its writer so the lock is never left held. Any error reading the index makes the
+caller rebuild it.
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
 documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
@@ -745,15 +747,18 @@ class Index:
         mask_q: Any,
     ) -> list[Hit]:
         top = best(scores, limit)
-        hits = [_hit_fields(self._stored_fields(d), s) for d, s in top]
-        if not hits:
-            return hits
+        # By document number: stored fields are read once, and only for what makes the cut
+        # (reading them is most of a search's time); a hit is made once, with its final score.
+        fields = {d: self._stored_fields(d) for d, _ in top}
+        if not top:
+            return []
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
-        expansion = self._feedback_terms(hits[:_FEEDBACK_HITS], set(terms))
+        best_hits = [_hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
+        expansion = self._feedback_terms(best_hits, set(terms))
         if not expansion:
-            return hits
+            return [_hit_fields(fields[d], s) for d, s in top]
         # Scored on their own and added to every match's score: the same sum as searching again
         # with the widened query, at the cost of the few rare feedback terms only.
         extra = Or(
@@ -763,18 +768,13 @@ class Index:
                 for f in ("body", "context")
             ]
         )
-        # By document number: stored fields are read only for a new document that makes the cut
-        # (reading them is most of a search's time).
-        known = {d: h for (d, _), h in zip(top, hits, strict=True)}
         widened = match_scores(self._searcher, extra, filter_q, mask_q)
         total = dict(scores)
         for docnum, score in widened.items():
             total[docnum] = total.get(docnum, 0.0) + score
         return [
-            dataclasses.replace(known[d], score=total[d])
-            if d in known
-            else _hit_fields(self._stored_fields(d), total[d])
-            for d in _best_widened(limit, total, scores, widened, known)
+            _hit_fields(fields[d] if d in fields else self._stored_fields(d), total[d])
+            for d in _best_widened(limit, total, scores, widened, fields)
         ]
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -608,6 +609,10 @@ def _check_event_size(event: ev.Event, limit: int) -> None:
         )
 
 
+# Masking runs its patterns over every text a context shows; the identity, the short-term
+# sections and the recent events are the same texts call after call, so each text's masked form
+# is kept (masking depends on the text alone).
+@functools.lru_cache(maxsize=1024)
 def _masked(text: str) -> str:
     return masking.mask(text)[0]
 
