@@ -3,12 +3,11 @@
 This module and its scorer (index_scoring.py) are the only ones that import whoosh. It follows
 ../shared/notes/whoosh.md: one writer at a time (the `Index` owner; writers wait for the lock
 rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
-(idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (what
-it told, term frequencies and stored fields, is kept until the next one), no term vectors. The
-searcher is read and swapped under a lock: the daemon's writer loop swaps it after a commit while
-its job and socket threads search (a closed searcher mid-query would fail the query). A failed
-commit cancels its writer so the lock is never left held. Any error reading the index makes the
-caller rebuild it.
+(idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (the
+term frequencies it told are kept until the next one), no term vectors. The searcher is read and
+swapped under a lock: the daemon's writer loop swaps it after a commit while its job and socket
+threads search (a closed searcher mid-query would fail the query). A failed commit cancels its
+writer so the lock is never left held. Any error reading the index makes the caller rebuild it.
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
 documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
@@ -229,20 +228,15 @@ _KEYWORD_FIELDS = ("tags", "links")
 _FEEDBACK_HITS = 5
 _FEEDBACK_TERMS = 5
 _FEEDBACK_WEIGHT = 0.5
-# Stored fields kept per searcher (Index._stored_fields): a context reads ~150 documents' fields,
-# the same documents often come back, and 4,096 of them take a few MB.
-_STORED_FIELDS_KEPT = 4096
 
 
 @dataclass
 class _SearcherMemo:
-    """Answers one searcher gave (Index._doc_frequency, Index._stored_fields), valid as long as
-    that searcher is the open one: a committed change opens a new searcher, and with it a new
-    memo."""
+    """Answers one searcher gave (Index._doc_frequency), valid as long as that searcher is the
+    open one: a committed change opens a new searcher, and with it a new memo."""
 
     searcher: Any
     doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
-    stored_fields: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -330,7 +324,7 @@ class Index:
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = _SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
-        self._seen = _SearcherMemo(None)  # see _doc_frequency and _stored_fields
+        self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
         self._ix = self._open_or_create()
@@ -749,7 +743,7 @@ class Index:
         top = best(scores, limit)
         # By document number: stored fields are read once, and only for what makes the cut
         # (reading them is most of a search's time); a hit is made once, with its final score.
-        fields = {d: self._stored_fields(d) for d, _ in top}
+        fields = {d: self._searcher.stored_fields(d) for d, _ in top}
         if not top:
             return []
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
@@ -773,7 +767,7 @@ class Index:
         for docnum, score in widened.items():
             total[docnum] = total.get(docnum, 0.0) + score
         return [
-            _hit_fields(fields[d] if d in fields else self._stored_fields(d), total[d])
+            _hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
             for d in _best_widened(limit, total, scores, widened, fields)
         ]
 
@@ -820,18 +814,6 @@ class Index:
         if df is None:
             df = known[(field, term)] = int(self._searcher.doc_frequency(field, term))
         return df
-
-    def _stored_fields(self, docnum: int) -> dict[str, Any]:
-        """A document's stored fields, read and decompressed once per searcher while they are
-        few enough to keep (a document number means the same document only in one searcher)."""
-        kept = self._memo().stored_fields
-        fields = kept.get(docnum)
-        if fields is None:
-            fields = self._searcher.stored_fields(docnum)
-            if len(kept) >= _STORED_FIELDS_KEPT:
-                kept.clear()
-            kept[docnum] = fields
-        return fields
 
     def _selective(self, terms: list[str]) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).

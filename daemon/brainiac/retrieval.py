@@ -44,9 +44,10 @@ class ParsedNotes:
     """Long-term notes as last parsed, each parsed again only when its file's stat changes
     (inode, size, modification and change times, as Memory.short_term): parsing a note's
     frontmatter is most of what showing it costs, and the notes a conversation is about come
-    back prompt after prompt. The `keep` most recently shown are kept."""
+    back prompt after prompt. The `keep` most recently shown are kept (64: ~1 MB; the scale
+    benchmark's unrelated prompts reuse few, so more only costs memory there)."""
 
-    def __init__(self, vault: Vault, keep: int = 256) -> None:
+    def __init__(self, vault: Vault, keep: int = 64) -> None:
         self.vault = vault
         self.keep = keep
         self._parsed: OrderedDict[str, tuple[tuple[int, int, int, int], ltm.LongTermNote]] = (
