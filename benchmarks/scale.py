@@ -29,6 +29,10 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   one-sentence statement with a date ("The <last three words> is on Friday 4 December."), so both
   the fact path and the event path (docs/check.md) run. `--check-only` measures only this (after
   one `reindex`), for the guard's latency target (issue 15: p95 <= 50 ms at 10,000 notes).
+- context only (`--context-only`, after one `reindex`): the two in-process context loops,
+  `--rounds` times, each beside the same loop on `--baseline DIR` (a checkout of another commit,
+  e.g. `git worktree add /tmp/base main`; its `daemon/` first on PYTHONPATH) run right after it,
+  so that both see the same load on a shared machine; wall and CPU (process time) p50/p95.
 - via the daemon (`--daemon`, or `--daemon-only` after one `reindex`): `brainiac run` on the
   vault, then wall times of `brainiac context --prompt P --budget 2000` and of `brainiac hook
   user-prompt-submit` (the event JSON on stdin) answered by the daemon over its socket, beside
@@ -205,12 +209,13 @@ else:
             return m.context(p, budget=2000)
 for p in prompts[:warmup]:
     call(p)
-times = []
+times, cpus = [], []
 for p in prompts[warmup:]:
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     call(p)
     times.append(time.perf_counter() - t)
-print(json.dumps({"times": times,
+    cpus.append(time.process_time() - c)
+print(json.dumps({"times": times, "cpus": cpus,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -319,6 +324,12 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if args.daemon_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+        return res
+    if args.context_only:
+        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
         return res
@@ -456,13 +467,60 @@ def _loop(mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: i
         "p99": pct(times, 99),
         "max": max(times),
         "mean": statistics.fmean(times),
+        "cpu_p50": pct(info["cpus"], 50),
+        "cpu_p95": pct(info["cpus"], 95),
         "maxrss_mb": info["maxrss_mb"],
     }
     log(
-        f"[{n}] loop {mode}: p50 {out['p50'] * 1e3:.1f} ms, "
-        f"p95 {out['p95'] * 1e3:.1f} ms, rss {info['maxrss_mb']:.0f} MB"
+        f"[{n}] loop {mode}: p50 {out['p50'] * 1e3:.1f} ms, p95 {out['p95'] * 1e3:.1f} ms "
+        f"(CPU {out['cpu_p50'] * 1e3:.1f} / {out['cpu_p95'] * 1e3:.1f}), "
+        f"rss {info['maxrss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}"
     )
     return out
+
+
+def _context_rounds(
+    n: int, vault: Path, prompts_file: Path, env: dict[str, str], args: argparse.Namespace
+) -> dict[str, list[Any]]:
+    """`--context-only`: the in-process context loops (assembly, default refresh), `--rounds`
+    times, each beside the same loop run on `--baseline` (another checkout's `daemon/` first on
+    PYTHONPATH) right after it, so both see the same load. Same vault, same index."""
+    trees = {"this": env}
+    if args.baseline:
+        trees["baseline"] = {**env, "PYTHONPATH": str(args.baseline.resolve() / "daemon")}
+        run([PY, "-c", "import brainiac.cli, brainiac.memory"], trees["baseline"])
+    out: dict[str, list[Any]] = {f"{t} {m}": [] for t in trees for m in _CONTEXT_MODES}
+    for i in range(args.rounds):
+        for mode in _CONTEXT_MODES:
+            for tree, tree_env in trees.items():
+                log(f"[{n}] round {i + 1}/{args.rounds}: {tree}")
+                out[f"{tree} {mode}"].append(_loop(mode, vault, prompts_file, tree_env, n))
+    return out
+
+
+_CONTEXT_MODES = ("context-assembly", "context-default")
+
+
+def context_table(results: list[dict[str, Any]]) -> str:
+    """`--context-only`: medians over the rounds of each loop's p50/p95 (wall and CPU)."""
+    rows = ["| notes | measurement | this tree | baseline | ratio |", "|---:|---|---:|---:|---:|"]
+    for r in results:
+        rounds = r["context_rounds"]
+        for mode in _CONTEXT_MODES:
+            for key, label in (
+                ("p50", "p50 (ms)"),
+                ("p95", "p95 (ms)"),
+                ("cpu_p50", "CPU p50 (ms)"),
+                ("cpu_p95", "CPU p95 (ms)"),
+            ):
+                ours = statistics.median(x[key] for x in rounds[f"this {mode}"]) * 1e3
+                base = rounds.get(f"baseline {mode}")
+                theirs = statistics.median(x[key] for x in base) * 1e3 if base else None
+                rows.append(
+                    f"| {r['notes']:,} | {mode} {label} | {ours:.1f} | "
+                    + (f"{theirs:.1f} | {ours / theirs:.2f}x |" if theirs else "- | |")
+                )
+    return "\n".join(rows)
 
 
 def last_json_block(text: str) -> dict[str, Any]:
@@ -686,6 +744,18 @@ def main(argv: list[str] | None = None) -> int:
         help="only hook/context via the daemon beside the CLI (after a reindex)",
     )
     ap.add_argument("--daemon-runs", type=int, default=40, help="timed calls of each kind")
+    ap.add_argument(
+        "--context-only",
+        action="store_true",
+        help="only the in-process context loops, --rounds times (after a reindex)",
+    )
+    ap.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        help="with --context-only: a checkout of another commit, each loop run on it too",
+    )
+    ap.add_argument("--rounds", type=int, default=2, help="with --context-only")
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
     sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -716,6 +786,9 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     if args.daemon_only:
         report("scale-daemon", machine, args, results, daemon_table(results), [])
+        return 0
+    if args.context_only:
+        report("scale-context", machine, args, results, context_table(results), [])
         return 0
     if args.check_only:
         md = "\n".join(

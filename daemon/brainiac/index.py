@@ -1,13 +1,13 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
-This is the only module that imports whoosh. It follows docs/foundations.md, section 4: one
-writer at a time (the `Index` owner; writers wait for the lock rather than fail), commits with
-`merge=False` on the edit path and a merging commit only when asked (idle time), never
-`optimize()` inline, one long-lived searcher refreshed after each commit, no term vectors. The
-searcher is read and swapped under a lock: the daemon's writer loop swaps it after a commit while
-its job and socket threads search (a closed searcher mid-query would fail the query). A failed
-commit cancels its writer so the lock is never left held. Any error reading the index makes the
-caller rebuild it.
+This module and its scorer (index_scoring.py) are the only ones that import whoosh. It follows
+docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
+rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
+(idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (the
+term frequencies it told are kept until the next one), no term vectors. The searcher is read and
+swapped under a lock: the daemon's writer loop swaps it after a commit while its job and socket
+threads search (a closed searcher mid-query would fail the query). A failed commit cancels its
+writer so the lock is never left held. Any error reading the index makes the caller rebuild it.
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
 documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
@@ -20,6 +20,7 @@ import dataclasses
 import datetime as dt
 import gc
 import hashlib
+import heapq
 import itertools
 import logging
 import math
@@ -44,6 +45,7 @@ from whoosh.util.numeric import byte_to_length
 from brainiac import when
 from brainiac.corpus import EVENT, NOTE, Document
 from brainiac.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.index_scoring import best, match_scores
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +239,15 @@ _FEEDBACK_TERMS = 5
 _FEEDBACK_WEIGHT = 0.5
 
 
+@dataclass
+class _SearcherMemo:
+    """Answers one searcher gave (Index._doc_frequency), valid as long as that searcher is the
+    open one: a committed change opens a new searcher, and with it a new memo."""
+
+    searcher: Any
+    doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Hit:
     key: str
@@ -322,6 +333,7 @@ class Index:
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = _SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
+        self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
         self._ix = self._open_or_create()
@@ -730,7 +742,7 @@ class Index:
             for w in sorted(words)
             if len(w) > 1 and w not in _STOP_WORDS
             for f in _KEYWORD_FIELDS
-            if self._searcher.doc_frequency(f, w)
+            if self._doc_frequency(f, w)
         ]
         keyword_clauses += [
             Term("when", w, boost=_WHEN_WEIGHT)
@@ -757,29 +769,32 @@ class Index:
             # Every match scored (no more postings than without: the query is the same), so that
             # feedback can add to the score of a match below the cut; stored fields are read
             # only for what is returned.
-            matches = self._searcher.search(query, limit=None, filter=filter_q, mask=mask_q)
-            return self._with_feedback(terms, list(matches.items()), limit, filter_q, mask_q)
+            matches = match_scores(self._searcher, query, filter_q, mask_q)
+            return self._with_feedback(terms, matches, limit, filter_q, mask_q)
         results = self._searcher.search(query, limit=limit, filter=filter_q, mask=mask_q)
         return [_hit(r) for r in results]
 
     def _with_feedback(
         self,
         terms: list[str],
-        scored: Sequence[tuple[int, float]],
+        scores: dict[int, float],
         limit: int,
         filter_q: Any,
         mask_q: Any,
     ) -> list[Hit]:
-        top = scored[:limit]
-        hits = [_hit_fields(self._searcher.stored_fields(d), s) for d, s in top]
-        if not hits:
-            return hits
+        top = best(scores, limit)
+        # By document number: stored fields are read once, and only for what makes the cut
+        # (reading them is most of a search's time); a hit is made once, with its final score.
+        fields = {d: self._searcher.stored_fields(d) for d, _ in top}
+        if not top:
+            return []
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
-        expansion = self._feedback_terms(hits[:_FEEDBACK_HITS], set(terms))
+        best_hits = [_hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
+        expansion = self._feedback_terms(best_hits, set(terms))
         if not expansion:
-            return hits
+            return [_hit_fields(fields[d], s) for d, s in top]
         # Scored on their own and added to every match's score: the same sum as searching again
         # with the widened query, at the cost of the few rare feedback terms only.
         extra = Or(
@@ -789,19 +804,13 @@ class Index:
                 for f in ("body", "context")
             ]
         )
-        # By document number: stored fields are read only for a new document that makes the cut
-        # (reading them is most of a search's time).
-        scores = dict(scored)
-        known = {d: h for (d, _), h in zip(top, hits, strict=True)}
-        widened = self._searcher.search(extra, limit=None, filter=filter_q, mask=mask_q)
+        widened = match_scores(self._searcher, extra, filter_q, mask_q)
+        total = dict(scores)
         for docnum, score in widened.items():
-            scores[docnum] = scores.get(docnum, 0.0) + score
-        ordered = sorted(scores, key=lambda d: -scores[d])[:limit]
+            total[docnum] = total.get(docnum, 0.0) + score
         return [
-            dataclasses.replace(known[d], score=scores[d])
-            if d in known
-            else _hit_fields(self._searcher.stored_fields(d), scores[d])
-            for d in ordered
+            _hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
+            for d in _best_widened(limit, total, scores, widened, fields)
         ]
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
@@ -824,13 +833,29 @@ class Index:
                 weights[term] = weights.get(term, 0.0) + (h.score / best) * share
         scored: dict[str, float] = {}
         for term, w in weights.items():
-            df = int(self._searcher.doc_frequency("body", term))
+            df = self._doc_frequency("body", term)
             if 2 <= df <= _POSTINGS_BUDGET // 10:
                 scored[term] = w * math.log(total / df)
         chosen = sorted(scored, key=lambda t: (-scored[t], t))[:_FEEDBACK_TERMS]
         if not chosen or scored[chosen[0]] <= 0:
             return {}
         return {t: scored[t] / scored[chosen[0]] for t in chosen}
+
+    def _memo(self) -> _SearcherMemo:
+        """What the open searcher has told so far; a new searcher (after a commit) starts afresh."""
+        if self._seen.searcher is not self._searcher:
+            self._seen = _SearcherMemo(self._searcher)
+        return self._seen
+
+    def _doc_frequency(self, field: str, term: str) -> int:
+        """How many documents hold `term` in `field`, asked of Whoosh once per searcher: a
+        context asks it of every prompt word (each a lookup in the term table) and prompts
+        repeat words."""
+        known = self._memo().doc_frequency
+        df = known.get((field, term))
+        if df is None:
+            df = known[(field, term)] = int(self._searcher.doc_frequency(field, term))
+        return df
 
     def _selective(self, terms: list[str]) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).
@@ -847,8 +872,7 @@ class Index:
         # (or the working memory plus recent events, the query when there is no prompt) keeps
         # its `_MAX_TERMS` rarest terms, which carry most of the BM25 weight anyway.
         freq = {
-            t: self._searcher.doc_frequency("body", t) + self._searcher.doc_frequency("context", t)
-            for t in terms
+            t: self._doc_frequency("body", t) + self._doc_frequency("context", t) for t in terms
         }
         kept: set[str] = set()
         spent = 0
@@ -862,6 +886,31 @@ class Index:
             kept.add(term)
             spent += freq[term]
         return [t for t in terms if t in kept]
+
+
+def _best_widened(
+    limit: int,
+    total: dict[int, float],
+    first: dict[int, float],
+    widened: dict[int, float],
+    first_best: Iterable[int],
+) -> list[int]:
+    """The `limit` best documents of a search widened by feedback: by total score, ties as
+    they always fell (the first search's matches in its order, then those only the feedback
+    terms match, in theirs), so the hits are the same as when both searches were sorted in full.
+
+    Only the first search's `limit` best (`first_best`) and what the feedback terms match can
+    make the cut: a match feedback did not raise still has its `limit` betters ahead of it (a
+    raise never lowers anyone). Should a feedback score ever be negative, all are ordered."""
+    if all(s >= 0.0 for s in widened.values()):
+        candidates: Iterable[int] = {*first_best, *widened}
+    else:
+        candidates = total
+    order = [
+        (-total[d], 0, -first[d], d) if d in first else (-total[d], 1, -widened[d], d)
+        for d in candidates
+    ]
+    return [d for *_, d in heapq.nsmallest(limit, order)]
 
 
 def _segment_notes(leaf: Any) -> list[tuple[int, NoteRecord]]:

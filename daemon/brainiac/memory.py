@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import json
 import logging
 import os
@@ -39,7 +40,7 @@ from brainiac.locations import Locations
 from brainiac.lock import holder_of
 from brainiac.note import parse as parse_note
 from brainiac.note import set_frontmatter_field
-from brainiac.retrieval import about_prompt, candidate_limit, retrieve
+from brainiac.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
@@ -134,6 +135,8 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
+        self._identity_cache: tuple[tuple[int, int, int, int], str] | None = None
+        self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
         self._names: NameBook | None = None
         # Where the record of which notes a context used is written: here and now, or, in the
@@ -412,14 +415,29 @@ class Memory:
         return self._stm_cache[1]
 
     def identity(self) -> str | None:
+        """The Core Identity a context starts with; parsed again only when its file's stat
+        changed (it is read on every context call and rarely edited)."""
+        try:
+            st = os.stat(self.vault.path(IDENTITY))
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None  # reading it says what is wrong
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        cached = self._identity_cache
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
         try:
             note = parse_note(self.vault.read(IDENTITY).text, IDENTITY)
         except FileNotFoundError:
             return None
         except NoteParseError as exc:
-            log.warning("%s", exc)
+            log.warning("%s", exc)  # not kept: warned again on every call until fixed
             return self.vault.read(IDENTITY).text
-        return stm.strip_hints(note.body)
+        identity = stm.strip_hints(note.body)
+        if key is not None:
+            self._identity_cache = (key, identity)
+        return identity
 
     def context(
         self,
@@ -468,6 +486,7 @@ class Memory:
             now,
             exclude_events={e.id for e in recent},
             budget=budget,
+            notes=self._notes,
         )
         identity = self.identity()
         # Credentials a person wrote stay in their files but not in what goes to a model, the
@@ -604,6 +623,10 @@ def _check_event_size(event: ev.Event, limit: int) -> None:
         )
 
 
+# Masking runs its patterns over every text a context shows; the identity, the short-term
+# sections and the recent events are the same texts call after call, so each text's masked form
+# is kept (masking depends on the text alone).
+@functools.lru_cache(maxsize=1024)
 def _masked(text: str) -> str:
     return masking.mask(text)[0]
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +45,49 @@ _OTHER_SPEAKER = 0.7
 # even (docs/benchmarks.md section 2).
 _SESSION_WEIGHT = 1.0
 _SESSION_HITS = 20
+
+
+class ParsedNotes:
+    """Long-term notes as last parsed, each parsed again only when its file's stat changes
+    (inode, size, modification and change times, as Memory.short_term): parsing a note's
+    frontmatter is most of what showing it costs, and the notes a conversation is about come
+    back prompt after prompt. The `keep` most recently shown are kept (64: ~1 MB; the scale
+    benchmark's unrelated prompts reuse few, so more only costs memory there)."""
+
+    def __init__(self, vault: Vault, keep: int = 64) -> None:
+        self.vault = vault
+        self.keep = keep
+        self._parsed: OrderedDict[str, tuple[tuple[int, int, int, int], ltm.LongTermNote]] = (
+            OrderedDict()
+        )
+        self._lock = threading.Lock()  # the daemon's socket threads assemble contexts too
+
+    def parse(self, rel: str) -> ltm.LongTermNote:
+        """The note at `rel` as `ltm.parse(vault.read(rel).text, rel)` gives it, with its errors
+        (NoteParseError, FileNotFoundError)."""
+        if self.keep <= 0:
+            return ltm.parse(self.vault.read(rel).text, rel)
+        try:
+            st = os.stat(self.vault.path(rel))
+        except FileNotFoundError:
+            raise
+        except OSError:
+            return ltm.parse(self.vault.read(rel).text, rel)  # which says what is wrong
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        with self._lock:
+            known = self._parsed.get(rel)
+            if known is not None and known[0] == key:
+                self._parsed.move_to_end(rel)
+                return known[1]
+        # Stat first, then read: a change after the stat is read now and parsed again next time
+        # (its stat no longer matches), never kept under the new stat with the old text.
+        parsed = ltm.parse(self.vault.read(rel).text, rel)
+        with self._lock:
+            self._parsed[rel] = (key, parsed)
+            self._parsed.move_to_end(rel)
+            while len(self._parsed) > self.keep:
+                self._parsed.popitem(last=False)
+        return parsed
 
 
 @dataclass(frozen=True)
@@ -192,16 +238,19 @@ def retrieve(
     now: dt.datetime,
     exclude_events: Iterable[str] = (),
     budget: int = 2000,
+    notes: ParsedNotes | None = None,
 ) -> Iterator[LongTermItem]:
     """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
 
     A generator: a note is read and rendered only when the assembler asks for the next item, so
     the notes ranked below what fits the budget cost nothing. Notes are read from their files, so
-    an excerpt is current even when the hits come from an earlier search.
+    an excerpt is current even when the hits come from an earlier search (`notes` keeps them
+    parsed while their files are unchanged).
     """
     limit = max_items(cfg, budget)
     if limit == 0 or not hits:
         return
+    notes = notes if notes is not None else ParsedNotes(vault, keep=0)
     exclude_events = set(exclude_events)
     ranked = rank(hits, cfg, now, exclude_events, query)
     query_words = _words(query)
@@ -220,7 +269,7 @@ def retrieve(
         if h.kind == corpus.NOTE:
             if h.path in noted:
                 continue
-            item = _note_item(vault, h.path, query_words, wanted_quotes.get(h.path, []))
+            item = _note_item(notes, h.path, query_words, wanted_quotes.get(h.path, []))
             if item is None:
                 continue
             noted.add(h.path)
@@ -243,10 +292,10 @@ def retrieve(
 
 
 def _note_item(
-    vault: Vault, rel: str, query_words: set[str], hit_event_ids: list[str]
+    notes: ParsedNotes, rel: str, query_words: set[str], hit_event_ids: list[str]
 ) -> LongTermItem | None:
     try:
-        parsed = ltm.parse(vault.read(rel).text, rel)
+        parsed = notes.parse(rel)
     except (NoteParseError, FileNotFoundError):
         return None  # changed or broken since indexed; the next sync catches up
     if _made_by_promotion(parsed):

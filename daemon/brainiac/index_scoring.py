@@ -1,0 +1,132 @@
+"""Every match of a query with its score, as Whoosh's unlimited search gives them, in less time.
+
+The context's search scores every match (pseudo-relevance feedback adds to the score of matches
+below the cut; index.py `_with_feedback`). Whoosh does that document at a time: its OR is a
+binary tree of union matchers, and for each document every level of the tree asks its children
+whether they are active, which document they are on, their score, and moves them on, in Python.
+At 10,000 notes that protocol, not the BM25 arithmetic, was most of a context call.
+
+Here the same matcher tree Whoosh builds (`query.matcher`, so the same huffman shape) is walked
+once, term at a time: each leaf's postings are read block by block and scored into a dict, and
+each union node adds its right child's scores to its left child's where both match a document,
+`left + right` as Whoosh's `UnionMatcher.score` does. The floating-point sums are therefore the
+same, and so are the scores and the order (score descending, then document number, as
+`UnlimitedCollector`); tests/test_index_scoring.py compares them with Whoosh's own search.
+
+This module and index.py are the only ones that import whoosh. The block reading uses the leaf
+matcher's private names (the same in whoosh3 and 2.7.4); any matcher it does not know, or a
+leaf without them, is read through the public matcher protocol instead: slower, same scores.
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
+from whoosh.scoring import BM25FScorer
+
+Scores = dict[int, float]
+
+
+def match_scores(searcher: Any, query: Any, filter_q: Any = None, mask_q: Any = None) -> Scores:
+    """The score of every match of `query` by document number, in no order: the scores of
+    `searcher.search(query, limit=None, filter=filter_q, mask=mask_q)`."""
+    allow = set(searcher.docs_for_query(filter_q)) if filter_q is not None else None
+    restrict = set(searcher.docs_for_query(mask_q)) if mask_q is not None else None
+    context = searcher.context()
+    found: Scores = {}
+    for subsearcher, offset in searcher.leaf_searchers():
+        scores = _scores(query.matcher(subsearcher, context))
+        if offset:
+            scores = {d + offset: s for d, s in scores.items()}
+        found.update(scores)
+    if allow is not None:
+        found = {d: s for d, s in found.items() if d in allow}
+    if restrict:
+        found = {d: s for d, s in found.items() if d not in restrict}
+    return found
+
+
+def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
+    """The `limit` best of `scores` in Whoosh's order (score descending, then document number),
+    without sorting all of them: a context keeps ~150 of a few thousand matches."""
+    ranked = heapq.nsmallest(
+        limit, zip(map(operator.neg, scores.values()), scores.keys(), strict=True)
+    )
+    return [(d, -negated) for negated, d in ranked]
+
+
+def _scores(m: Any) -> Scores:
+    """The scores of the postings `m` has from where it stands: the matcher is consumed."""
+    if not m.is_active():
+        return {}
+    kind = type(m)
+    if kind is UnionMatcher:
+        return _union(_scores(m.a), _scores(m.b))
+    if kind is WrappingMatcher or kind is FilterMatcher:
+        inner = _scores(m.child)
+        if kind is FilterMatcher:
+            # The matcher skips to its first kept posting when made; its child stands there.
+            ids, exclude = m._ids, m._exclude
+            inner = {d: s for d, s in inner.items() if (d in ids) != exclude}
+        boost = m.boost
+        return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
+    return _leaf_blocks(m) if _block_readable(m) else _one_by_one(m)
+
+
+def _union(left: Scores, right: Scores) -> Scores:
+    """A union node's scores: a document both sides match scores `left + right`."""
+    both = left.keys() & right.keys()
+    if not both:
+        left.update(right)
+        return left
+    kept = {d: left[d] for d in both}
+    left.update(right)
+    for d in both:
+        left[d] = kept[d] + right[d]
+    return left
+
+
+def _one_by_one(m: Any) -> Scores:
+    out: Scores = {}
+    while m.is_active():
+        out[m.id()] = m.score()
+        m.next()
+    return out
+
+
+_BLOCK_NAMES = ("_atend", "_i", "_blocklength", "_read_ids", "_read_weights", "_next_block")
+
+
+def _block_readable(m: Any) -> bool:
+    scorer = getattr(m, "scorer", None)
+    return (
+        type(scorer) is BM25FScorer
+        and all(hasattr(m, name) for name in _BLOCK_NAMES)
+        and all(hasattr(scorer, name) for name in ("idf", "avgfl", "B", "K1", "dfl"))
+    )
+
+
+def _leaf_blocks(m: Any) -> Scores:
+    """A leaf's postings block by block, each scored with Whoosh's BM25F formula
+    (`scoring.bm25`, written out with the same operations in the same order)."""
+    scorer = m.scorer
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    dfl: Callable[[int], float] = scorer.dfl
+    out: Scores = {}
+    while not m._atend and m._i < m._blocklength:
+        if m._ids is None:
+            m._read_ids()
+        if m._weights is None:
+            m._read_weights()
+        ids, weights = m._ids, m._weights
+        for i in range(m._i, m._blocklength):
+            d = ids[i]
+            tf = weights[i]
+            out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
+        m._i = m._blocklength
+        m._next_block()
+    return out

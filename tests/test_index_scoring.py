@@ -1,0 +1,193 @@
+"""The context's search scores term at a time (index_scoring.py) and keeps what it read once per
+searcher, and the notes it shows parsed while unchanged: every answer must be the one Whoosh's
+own search and a fresh read of the files give, to the last bit of every score."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh.query import Or, Term
+
+from brainiac import Memory
+from brainiac.corpus import Document
+from brainiac.errors import NoteParseError
+from brainiac.index import _FEEDBACK_WEIGHT, Index
+from brainiac.index_scoring import best, match_scores
+from brainiac.retrieval import ParsedNotes
+from brainiac.vault import Vault
+
+_WORDS = [
+    "kiln", "glaze", "clay", "wheel", "studio", "firing", "ash", "cone", "bisque", "slip",
+    "trip", "spain", "lisbon", "train", "budget", "invoice", "garden", "tomato", "basil", "rain",
+]  # fmt: skip
+
+
+def _docs(batch: int, rng: random.Random) -> list[Document]:
+    docs = []
+    for i in range(60):
+        body = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(3, 30)))
+        kind = "event" if i % 3 else "note"
+        docs.append(
+            Document(
+                key=f"b{batch}-{i}.md" + ("#e" if kind == "event" else ""),
+                path=f"b{batch}-{i}.md",
+                kind=kind,
+                title=f"{rng.choice(_WORDS)} {i}" if kind == "note" else "",
+                body=body,
+                text=body if kind == "event" else "",
+                event_id=f"e{batch}x{i}" if kind == "event" else "",
+                context=" ".join(rng.choice(_WORDS) for _ in range(5)) if i % 4 == 1 else "",
+                projects=("atlas",) if i % 5 == 0 else ("*",),
+            ).with_digest()
+        )
+    # Exact copies under other keys: equal scores, so the order of ties is tested too.
+    docs += [
+        dataclasses.replace(d, key=f"copy-{d.key}", path=f"copy-{d.path}").with_digest()
+        for d in docs[:8]
+    ]
+    return docs
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    index = Index(tmp_path_factory.mktemp("scoring"))
+    rng = random.Random(7)
+    for batch in range(3):  # three commits: three segments, document numbers with offsets
+        index.apply(_docs(batch, rng), [])
+    index.apply([], ["b1-4.md", "b2-7.md#e"])  # deletions: Whoosh filters them per segment
+    assert index.segment_count() >= 2
+    yield index
+    index.close()
+
+
+def _query(index: Index, name: str) -> Any:
+    fields = ("title", "aliases", "body", "context")
+    if name == "tree":
+        tree = Or([Term(f, t) for t in index.terms("kiln glaze trip rain") for f in fields])
+        tree.matcher_type = Or.DEFAULT_MATCHER  # as Index._search builds it
+        return tree
+    if name == "boosted":  # Whoosh's own choice of matcher, as the feedback terms get
+        weights = zip(index.terms("spain ash"), (0.5, 0.37), strict=True)
+        return Or([Term(f, t, boost=b) for t, b in weights for f in fields])
+    return Term("body", index.terms("clay")[0])
+
+
+@pytest.mark.parametrize("name", ["tree", "boosted", "one-term"])
+@pytest.mark.parametrize(
+    "filter_q, mask_q",
+    [(None, None), (Term("kind", "event"), None), (None, Term("projects", "atlas"))],
+    ids=["all", "filtered", "masked"],
+)
+def test_every_match_scores_as_in_whooshs_unlimited_search(
+    index: Index, name: str, filter_q: Any, mask_q: Any
+) -> None:
+    searcher = index._searcher
+    query = _query(index, name)
+    whoosh = list(searcher.search(query, limit=None, filter=filter_q, mask=mask_q).items())
+    ours = match_scores(searcher, query, filter_q, mask_q)
+    assert len(whoosh) > 10
+    assert best(ours, len(ours)) == whoosh  # same documents, bit-identical scores, same order
+    assert best(ours, 7) == whoosh[:7]
+
+
+def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tuple[str, float]]:
+    """Index.search(text, limit, feedback=True) as it was before index_scoring: Whoosh sorts
+    every match of the query, then every match of the feedback terms."""
+    searcher = index._searcher
+    terms = index._selective(index.terms(text))
+    query = Or([Term(f, t) for t in terms for f in ("title", "aliases", "body", "context")])
+    query.matcher_type = Or.DEFAULT_MATCHER
+    scored = list(searcher.search(query, limit=None).items())
+    top = scored[:limit]
+    hits = [searcher.stored_fields(d) | {"score": s} for d, s in top]
+    from brainiac.index import _hit_fields
+
+    expansion = index._feedback_terms([_hit_fields(h, h["score"]) for h in hits[:5]], set(terms))
+    scores = dict(scored)
+    if expansion:
+        extra = Or(
+            [
+                Term(f, t, boost=_FEEDBACK_WEIGHT * w)
+                for t, w in expansion.items()
+                for f in ("body", "context")
+            ]
+        )
+        for docnum, score in searcher.search(extra, limit=None).items():
+            scores[docnum] = scores.get(docnum, 0.0) + score
+    ordered = sorted(scores, key=lambda d: -scores[d])[:limit]
+    return [(searcher.stored_fields(d)["key"], scores[d]) for d in ordered]
+
+
+@pytest.mark.parametrize("text", ["kiln glaze firing", "trip to spain by train", "basil rain"])
+@pytest.mark.parametrize("limit", [3, 12, 200])
+def test_feedback_search_gives_the_hits_of_full_sorts(index: Index, text: str, limit: int) -> None:
+    ours = [(h.key, h.score) for h in index.search(text, limit=limit, feedback=True)]
+    assert ours == _reference_feedback_search(index, text, limit)
+
+
+def test_what_a_searcher_told_is_forgotten_with_it(index: Index) -> None:
+    index.search("lisbon invoice", limit=5, feedback=True)
+    told = index._memo()
+    assert told.doc_frequency
+    extra = Document(key="new.md", path="new.md", kind="note", title="Lisbon", body="lisbon " * 9)
+    index.apply([extra.with_digest()], [])  # a commit: a new searcher, document numbers anew
+    after = [(h.key, h.score) for h in index.search("lisbon invoice", limit=5, feedback=True)]
+    assert index._memo() is not told and index._memo().searcher is index._searcher
+    assert after[0][0] == "new.md"
+    assert after == _reference_feedback_search(index, "lisbon invoice", 5)
+    index.apply([], ["new.md"])
+    assert "new.md" not in [h.key for h in index.search("lisbon invoice", limit=5, feedback=True)]
+
+
+def _note(title: str, summary: str) -> str:
+    return f"---\ntitle: {title}\ntags: [pottery]\n---\n## Summary\n{summary}\n"
+
+
+def test_a_note_is_parsed_again_only_when_its_file_changes(vault: Path) -> None:
+    notes = ParsedNotes(Vault.open(vault), keep=2)
+    path = vault / "memory/long_term/kiln.md"
+    path.write_text(_note("Kiln", "Cone 6 glaze."), encoding="utf-8")
+    first = notes.parse("memory/long_term/kiln.md")
+    assert first.section("Summary") == "Cone 6 glaze."
+    assert notes.parse("memory/long_term/kiln.md") is first  # unchanged: not read again
+
+    path.write_text(_note("Kiln", "Cone 10 glaze"), encoding="utf-8")  # same size
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert notes.parse("memory/long_term/kiln.md").section("Summary") == "Cone 10 glaze"
+
+    path.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+    for _ in range(2):  # a broken note is an error every time, never a kept old parse
+        with pytest.raises(NoteParseError):
+            notes.parse("memory/long_term/kiln.md")
+    path.unlink()
+    with pytest.raises(FileNotFoundError):
+        notes.parse("memory/long_term/kiln.md")
+
+    for name in ("a", "b", "c"):
+        (vault / f"memory/long_term/{name}.md").write_text(_note(name, name), encoding="utf-8")
+        notes.parse(f"memory/long_term/{name}.md")
+    assert list(notes._parsed) == ["memory/long_term/b.md", "memory/long_term/c.md"]
+
+
+def test_a_context_shows_an_edited_note_and_identity_at_once(vault: Path) -> None:
+    note = vault / "memory/long_term/kiln.md"
+    identity = vault / "system/core_identity.md"
+    note.write_text(_note("Kiln", "The kiln fires to cone 6."), encoding="utf-8")
+    with Memory(vault, refresh_interval_s=0) as m:
+        first = m.context("what does the kiln fire to?", budget=2000).text
+        assert "cone 6" in first
+        note.write_text(_note("Kiln", "The kiln fires to cone 10 now."), encoding="utf-8")
+        identity.write_text(identity.read_text(encoding="utf-8") + "\nI am a potter.\n")
+        second = m.context("what does the kiln fire to?", budget=2000).text
+        assert "cone 10 now" in second and "cone 6" not in second
+        assert "I am a potter." in second and "I am a potter." not in first
+        identity.unlink()
+        third = m.context("what does the kiln fire to?", budget=2000)
+        assert "I am a potter." not in third.text
+        assert any("core_identity.md is missing" in w for w in third.warnings)
