@@ -100,3 +100,94 @@ def test_the_wheel_ships_the_vault_template(tmp_path: Path) -> None:
     assert template
     for rel in template:
         assert f"brainiac/{rel}" in names, f"{rel} is missing from the wheel"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package_imports() -> dict[str, set[tuple[str, str, int]]]:
+    """Every import of a brainiac module by a brainiac module: at the top, in a function, under
+    TYPE_CHECKING alike, as {module: {(imported module, the name imported, line)}}."""
+    paths = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+    found: dict[str, set[tuple[str, str, int]]] = {m: set() for m in paths}
+    for module, path in paths.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in paths:
+                        found[module].add((alias.name, "", node.lineno))
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*parent, base] if base else parent)
+                for alias in node.names:
+                    if f"{base}.{alias.name}" in paths:  # a module of a package
+                        found[module].add((f"{base}.{alias.name}", "", node.lineno))
+                    elif base in paths and base != module:
+                        found[module].add((base, alias.name, node.lineno))
+    return found
+
+
+def test_no_module_imports_itself_back_by_any_road() -> None:
+    # Counting imports inside functions and under TYPE_CHECKING too: a lazy import hides a cycle
+    # from Python, not from a reader, who must hold both modules in mind to change either.
+    edges = {m: {target for target, _, _ in imports} for m, imports in _package_imports().items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in edges[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    assert not cycles, f"modules that import each other (by any road): {cycles}"
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    # A leading underscore says "only this module uses it": a name another module needs is
+    # part of its home's interface, and is named so.
+    for module, imports in sorted(_package_imports().items()):
+        for target, name, line in sorted(imports):
+            private = name.startswith("_") and not name.startswith("__")
+            assert not private, f"{module}:{line} imports {target}.{name}"
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            alias.asname or alias.name.rpartition(".")[2]
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("brainiac")
+            for alias in node.names
+        }
+        reached = [
+            f"{path.relative_to(PACKAGE)}:{node.lineno} uses {node.value.id}.{node.attr}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ]
+        assert not reached, reached

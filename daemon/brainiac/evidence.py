@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import claims, extract
+from brainiac import claims, extract, lexicon
 
 if TYPE_CHECKING:
     from brainiac.check_facts import CheckResult, Conflict, Finding, Known
@@ -53,7 +53,7 @@ _DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" o
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")  # "siobhán" is one word
 # Verbs and nouns that say little about which event is meant.
-_LIGHT = extract.word_set(
+_LIGHT = lexicon.word_set(
     """
     go get have make do take be feel like love want need come see know think thing time day
     really lot year week month people way also new great good fun
@@ -114,7 +114,7 @@ _IRREGULAR = {
     "fest": "festival",
 }
 # Words that frame a time ("the week before", "around", "early"): part of the value, not the event.
-_WHEN_WORDS = extract.word_set(
+_WHEN_WORDS = lexicon.word_set(
     """
     week weekend month year day morning afternoon evening night time before after around about
     early mid mid- late ago last past recent recently earlier later summer winter spring autumn fall
@@ -127,8 +127,8 @@ _FORMERLY_RE = re.compile(
     r"|was once|prior|until recently|moved from|changed from)\b",
     re.I,
 )
-_FIRST_PERSON = extract.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
-_YOU = extract.word_set("you you're you've your yours yourself")
+_FIRST_PERSON = lexicon.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
+_YOU = lexicon.word_set("you you're you've your yours yourself")
 _NUMBER_WORDS = {**claims.NUMBER_WORDS, "a couple of": 2, "a couple": 2, "twice": 2, "once": 1}
 _NUMBER_RE = re.compile(
     r"(?<![\w.:/-])(?P<num>\d{1,4}(?:\.\d+)?|"
@@ -335,7 +335,7 @@ def read(text: str, at: dt.datetime | None) -> Values:
         if m.group("ones"):
             value += claims.NUMBER_WORDS[m.group("ones").lower()]
         noun = (m.group("noun") or "").lower()
-        if noun in extract.STOP_WORDS:
+        if noun in lexicon.STOP_WORDS:
             noun = ""  # "$18 a walk": the number counts nothing said
         if noun in _UNITS or (raw == "one" and noun in {"of", "day", "time", "thing"}):
             continue  # "one of them", "one day": not a count
@@ -477,7 +477,7 @@ def _relation(text: str, values: Values, drop: set[str]) -> set[str]:
     out = set()
     for w in _words(" ".join(kept)):
         base = lemma(w)
-        if w in extract.STOP_WORDS or base in extract.STOP_WORDS or len(base) < 2:
+        if w in lexicon.STOP_WORDS or base in lexicon.STOP_WORDS or len(base) < 2:
             continue
         if base in drop or _bare(w) in drop or w in _FIRST_PERSON or w in _YOU:
             continue
@@ -713,7 +713,7 @@ def _beside_facts(
         words = {lemma(w) for w in _words(claim)}
         differ = [g for g in gave if agrees(g.value) is False]
         keyed = [
-            g for g in differ if {lemma(w) for w in _words(g.fact.key)} - extract.STOP_WORDS & words
+            g for g in differ if {lemma(w) for w in _words(g.fact.key)} - lexicon.STOP_WORDS & words
         ]
         chosen = keyed or [g for g in differ if restated(g.fact)] or differ
         if len(chosen) == 1:
@@ -772,7 +772,7 @@ def _object(sentence: str) -> set[str]:
     m = _OBJECT_RE.search(sentence.strip())
     if m is None:
         return set()
-    words = [lemma(w) for w in _words(m.group("value")) if w not in extract.STOP_WORDS]
+    words = [lemma(w) for w in _words(m.group("value")) if w not in lexicon.STOP_WORDS]
     return set(words) if 0 < len(words) <= 3 else set()
 
 

@@ -18,12 +18,23 @@ from collections import Counter
 from collections.abc import Iterable
 
 from brainiac.facts import Fact
-
-
-def word_set(text: str) -> frozenset[str]:
-    # Word lists are written as prose blocks; one word a line would make this file unreadable.
-    return frozenset(text.split())
-
+from brainiac.lexicon import (
+    COMMON_STARTS,
+    DETERMINERS,
+    MONTHS,
+    NAME,
+    NEGATIONS_RE,
+    PRONOUNS,
+    STOP_WORDS,
+    TIME_WORDS,
+    TRAILING_PUNCT,
+    WEEKDAYS,
+    fact_value,
+    is_name,
+    negated_before,
+    place_phrase,
+    word_set,
+)
 
 # --- sentences -----------------------------------------------------------------------------------
 
@@ -65,76 +76,7 @@ def _keep(out: list[str], sentence: str) -> None:
 
 # --- shared vocabulary ---------------------------------------------------------------------------
 
-STOP_WORDS = word_set(
-    """
-    a about above after again against all almost also although always am an and another any
-    anyone anything are around as at away back be because been before being below between both
-    but by can cannot could did do does doing done down during each either else enough even ever
-    every everyone everything few for from further get gets getting got had has have having he
-    her here hers herself him himself his how however i if in into is it its itself just least
-    less let like made make many may maybe me might mine more most much must my myself near need
-    neither never next no nor not now of off often on once one only or other others our ours
-    ourselves out over own perhaps please quite rather really same say said see seem seems she
-    should since so some someone something sometimes soon still such than that the their theirs
-    them themselves then there these they thing things this those though through thus till to
-    today tomorrow too toward towards under until up upon us very via want was way we well were
-    what whatever when where whether which while who whom whose why will with within without
-    would yes yet you your yours yourself yourselves
-    yeah yep yup nope okay ok lol haha hah hmm umm uh oh ah wow thanks thank thx pls gonna
-    wanna gotta kinda sorta dunno stuff actually basically literally totally pretty guess
-    think know sure right cool nice great good fine anyway btw hey hello hi bye
-    """
-)
-_WEEKDAYS = word_set(
-    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs "
-    "fri sat sun"
-)
-_MONTHS = word_set(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec"
-)
-_TIME_WORDS = word_set("week weekend month year morning afternoon evening night time")
-# Capitalised only because they open a sentence (or always capitalised but never a name).
-_COMMON_STARTS = word_set(
-    """
-    i i'm i've i'll i'd it's that's there's here's what's let's don't can't won't didn't
-    doesn't isn't wasn't aren't couldn't shouldn't wouldn't
-    sounds looks seems sorry sure great good nice cool awesome perfect right thanks thank
-    hi hey hello yes no yeah yep nope ok okay todo fyi btw lol also just maybe please
-    tonight tomorrow yesterday today morning evening afternoon night weekend
-    remind call send book buy make take tell ask find help add remember note see try give
-    put keep show write read set move schedule cancel check update plan start stop get go
-    did do does is are was were have has had will would could should can may might must
-    honestly hopefully unfortunately luckily apparently basically finally first second next
-    last oh ah um hmm wow anyway anyways well so then now still again sometimes usually
-    dear regards cheers best
-    """
-)
 _NAME_JOINERS = word_set("of de van von der den da del di du la")
-_PRONOUNS = word_set(
-    "i me you he him she her it we us they them this that these those there here something "
-    "nothing everything anything someone everyone nobody somebody"
-)
-_DETERMINERS = word_set("the my our your his her their")
-# Words that open a value that is not a value: a clause, a hedge, a pronoun, an adverb.
-_BAD_VALUE_START = _PRONOUNS | word_set(
-    """
-    not no never n't going coming being been getting to that because so very really too just
-    also still all about like kind sort pretty quite such how what why where who which when
-    if whether done over gone up out off back sure probably maybe perhaps definitely always
-    usually sometimes already even only almost more less much many
-    """
-)
-# Opinions and moods: "the food was great" is not something to keep as a fact.
-_OPINIONS = word_set(
-    """
-    great good nice fun bad awesome amazing terrible awful horrible ok okay fine cool hard easy
-    boring interesting important difficult beautiful weird crazy annoying funny sad happy
-    tired busy late early wrong correct true false real fake possible impossible perfect
-    wonderful lovely excellent fantastic brilliant stupid silly strange odd huge tiny big small
-    better worse best worst same different right clear obvious enough ready done over
-    """
-)
 _HEDGES = word_set(
     """
     if unless whether would could should might maybe perhaps probably possibly suppose
@@ -142,7 +84,6 @@ _HEDGES = word_set(
     believe reckon
     """
 )
-_NEGATIONS_RE = re.compile(r"\b(?:not|never|no longer|nobody|nothing|no)\b|n't\b", re.I)
 # Only something on a calendar "moves to" a value; "we moved the couch to the hall" is no fact.
 _SCHEDULED = word_set(
     """
@@ -160,8 +101,6 @@ _PEOPLE = word_set(
     grandfather roommate flatmate neighbour neighbor fiance fiancé fiancee fiancée kids family
     """
 )
-# "the deadline was my fault": a judgement, not a value.
-_JUDGEMENTS = word_set("fault mistake idea problem pleasure joke disaster mess nightmare")
 # "the problem is ...", "the thing is ...": a frame for a clause, not an attribute.
 _FRAME_NOUNS = word_set(
     "thing things problem point issue idea question plan goal reason truth fact way one other rest"
@@ -171,11 +110,10 @@ _FRAME_NOUNS = word_set(
 
 _DET = r"(?:the|my|our|your|his|her|their)"
 _WORD = r"[A-Za-zÀ-ÖØ-öø-ÿ][\w'&-]*"
-_NAME = r"[A-ZÀ-ÖØ-Þ][\w&-]*"
 # A definite noun phrase (`the Atlas deadline`, `my sister's name`, `Anna's birthday`) or a name.
 _SUBJECT = (
-    rf"(?P<subject>(?:\b{_DET}\s+|\b{_NAME}'s\s+)(?:{_WORD}\s+){{0,3}}?{_WORD}"
-    rf"|(?<![\w'])(?P<name>{_NAME}(?:\s+{_NAME})?))"
+    rf"(?P<subject>(?:\b{_DET}\s+|\b{NAME}'s\s+)(?:{_WORD}\s+){{0,3}}?{_WORD}"
+    rf"|(?<![\w'])(?P<name>{NAME}(?:\s+{NAME})?))"
 )
 _COPULA_RE = re.compile(
     rf"{_SUBJECT}\s+(?:is|are|was|were)\s+(?:now\s+|still\s+|actually\s+|officially\s+)?"
@@ -226,25 +164,8 @@ _AGE_RE = re.compile(
     r"\bI(?:\s+am|'m)\s+(?P<value>\d{1,3})(?:\s+years?\s+old\b|\s*[.!]?$)"
     r"|\bI\s+(?:just\s+)?turned\s+(?P<value2>\d{1,3})\b"
 )
-# Where a value ends: a clause after a comma (not "Monday, 30 November" or "Berlin, Germany"), a
-# conjunction that starts a new clause, a dash, a colon or a parenthesis.
-_VALUE_STOP_RE = re.compile(
-    r"\s*(?:[;(]|:(?!\d))|\s+[-–—]\s+|,(?=\s*I\b|\s*I')|,(?!\s*[A-Z0-9])"
-    r"|\s+(?:because|but|though|although|which|who|so\s+that|so|while|whereas|unless|if|since"
-    r"|until|when|and\s+then|and\s+(?:I|we|he|she|they|it|you|my|our|the|that|this|also)"
-    r"|then)\b"
-)
-_PLACE_STOP_RE = re.compile(
-    r"\s+(?:with|for|to|and|last|this|next|a\s+few|few|recently|now|already|again|in\s+\d{4}"
-    r"|\d+\s+\w+\s+ago|years?|months?|weeks?|yesterday|today|as)\b"
-)
-_TRAILING_FILLER_RE = re.compile(
-    r"\s+(?:now|anyway|again|too|then|already|as\s+well|apparently|officially|btw|lol)$", re.I
-)
-_TRAILING_PUNCT = " .,;:!?…\"'"
 # "My name is Sam and I live in Oslo" states two things.
 _CLAUSE_RE = re.compile(r"\s*;\s*|,?\s+(?:and|but)\s+(?=(?:I|[Ww]e|[Mm]y|[Oo]ur|[Tt]he)\b)")
-_MAX_VALUE_WORDS = 8
 
 
 def facts(
@@ -261,7 +182,7 @@ def facts(
 
     out: dict[str, Fact] = {}
     for sentence in _plain_statements(text):
-        for said in _sentence_facts(sentence.rstrip(_TRAILING_PUNCT), at):
+        for said in _sentence_facts(sentence.rstrip(TRAILING_PUNCT), at):
             kept = life_facts.whose(*said, speaker)
             if kept is None:
                 continue
@@ -312,11 +233,6 @@ def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[
         found.extend(specific or _copula(s))
         found.extend(life_facts.relations(s))
     return found
-
-
-def negated_before(s: str, end: int) -> bool:
-    # "I don't think the deadline is Friday": a negation ahead of the claim voids it.
-    return _NEGATIONS_RE.search(s[:end]) is not None
 
 
 def _home(s: str) -> list[tuple[str, str]]:
@@ -398,7 +314,7 @@ def _owner(phrase: str) -> str:
     # "my sister" stays the speaker's sister (`life_facts.whose`); "the neighbour" is anyone's
     words = phrase.split()
     keep = words[0].lower() in {"my", "our"}
-    return " ".join(words[1:] if words[0].lower() in _DETERMINERS and not keep else words)
+    return " ".join(words[1:] if words[0].lower() in DETERMINERS and not keep else words)
 
 
 def _copula(s: str) -> list[tuple[str, str]]:
@@ -430,7 +346,7 @@ _RELATION_RE = re.compile(
     re.I,
 )
 _TIME_VALUE_RE = re.compile(
-    rf"^(?:(?:this|next|last)\s+(?:{'|'.join(sorted(_TIME_WORDS | _WEEKDAYS))})\b"
+    rf"^(?:(?:this|next|last)\s+(?:{'|'.join(sorted(TIME_WORDS | WEEKDAYS))})\b"
     r"|(?:tomorrow|today|tonight|noon|midnight)\b)",
     re.I,
 )
@@ -445,10 +361,10 @@ def _value_shaped(value: str) -> bool:
     if any(c.isdigit() for c in value) or _TIME_VALUE_RE.match(value):
         return True
     head = words[0].lstrip("\"'“(")
-    return head[:1].isupper() and head.lower() not in _PRONOUNS and head.lower() not in STOP_WORDS
+    return head[:1].isupper() and head.lower() not in PRONOUNS and head.lower() not in STOP_WORDS
 
 
-_POSSESSOR_RE = re.compile(rf"(?<![\w'])({_NAME})'s\s+\S")
+_POSSESSOR_RE = re.compile(rf"(?<![\w'])({NAME})'s\s+\S")
 
 
 def _possessor(subject: str) -> str:
@@ -466,65 +382,12 @@ def _bad_subject(subject: str) -> bool:
         # "her name is Shadow": whose is not said; "your son is okay": the listener's, said
         # back to them, not news about anyone
         return True
-    if words[0].lower() not in _DETERMINERS:
+    if words[0].lower() not in DETERMINERS:
         return not is_name(words[0].removesuffix("'s"))  # "Anna's birthday", not "It's name"
     rest = [w.lower() for w in words[1:]]
     return rest[-1] in _FRAME_NOUNS or any(
         w in STOP_WORDS and w not in {"of", "next"} for w in rest
     )
-
-
-def is_name(word: str) -> bool:
-    """Whether `word` (a phrase: its first word) is capitalised and not a stop word, weekday,
-    month, pronoun or common sentence start."""
-    first = word.split()[0].lower()
-    return word[:1].isupper() and not any(
-        first in vocabulary
-        for vocabulary in (STOP_WORDS, _COMMON_STARTS, _WEEKDAYS, _MONTHS, _PRONOUNS)
-    )
-
-
-def clip(raw: str, stop: re.Pattern[str]) -> str:
-    """`raw` cut where `stop` first matches, without trailing punctuation and filler words."""
-    m = stop.search(raw)
-    value = (raw[: m.start()] if m else raw).strip().rstrip(_TRAILING_PUNCT)
-    while True:
-        shorter = _TRAILING_FILLER_RE.sub("", value)
-        if shorter == value:
-            return value
-        value = shorter
-
-
-def fact_value(raw: str) -> str | None:
-    """The value of a fact, cut at the end of its clause; None if it is not a plain value."""
-    value = clip(raw, _VALUE_STOP_RE)
-    words = value.split()
-    if not words or len(words) > _MAX_VALUE_WORDS:
-        return None
-    first = words[0].lower()
-    second = words[1].lower() if len(words) > 1 else ""
-    if first in {"this", "next", "last"} and (second in _TIME_WORDS or second in _WEEKDAYS):
-        return value  # "this Friday", "next week": a time, not a pronoun
-    if first in _BAD_VALUE_START or first in _OPINIONS:
-        return None
-    if words[0].islower() and first.endswith("ing"):
-        return None  # "is going", "are playing": something happening, not a value
-    if first in {"a", "an", "the"} and second in _OPINIONS:
-        return None
-    if words[-1].lower() in _JUDGEMENTS:
-        return None
-    return value
-
-
-def place_phrase(raw: str) -> str | None:
-    """A place or organisation: a name, cut before "with my partner", "last year" and the like."""
-    value = clip(clip(raw, _VALUE_STOP_RE), _PLACE_STOP_RE)
-    words = value.split()
-    if not words or len(words) > 5:
-        return None
-    if words[0].lower() == "the" and len(words) > 1:
-        return value if words[1][:1].isupper() else None
-    return value if words[0][:1].isupper() and words[0].lower() not in _PRONOUNS else None
 
 
 # --- goals, tasks, questions ---------------------------------------------------------------------
@@ -583,7 +446,7 @@ def _phrases(
             continue
         for pattern in question_patterns if asks else patterns:
             m = pattern.search(sentence)
-            if m is None or _NEGATIONS_RE.search(sentence[: m.start()]):
+            if m is None or NEGATIONS_RE.search(sentence[: m.start()]):
                 continue
             phrase = _phrase(m.group("what"))
             if phrase:
@@ -594,12 +457,12 @@ def _phrases(
 
 def _phrase(raw: str) -> str | None:
     m = _PHRASE_STOP_RE.search(raw)
-    phrase = (raw[: m.start()] if m else raw).strip().rstrip(_TRAILING_PUNCT)
+    phrase = (raw[: m.start()] if m else raw).strip().rstrip(TRAILING_PUNCT)
     phrase = re.sub(r"\s+please$", "", phrase, flags=re.I)
     words = phrase.split()
     if not words or len(words) > _MAX_PHRASE_WORDS:
         return None
-    if words[0].lower() in _TALK_VERBS or words[0].lower() in _PRONOUNS:
+    if words[0].lower() in _TALK_VERBS or words[0].lower() in PRONOUNS:
         return None
     return phrase[0].upper() + phrase[1:]
 
@@ -667,7 +530,7 @@ def _capital_runs(sentence: str) -> list[str]:
         runs.append(run)
     out = []
     for r in runs:
-        if len(r) == 1 and (r[0].lower() in _WEEKDAYS or r[0].lower() in _MONTHS):
+        if len(r) == 1 and (r[0].lower() in WEEKDAYS or r[0].lower() in MONTHS):
             continue  # "Monday" alone is a date; "Monday Club" is a name
         out.append(" ".join(r))
     return out
@@ -678,8 +541,8 @@ def _sentence_start_word(word: str) -> bool:
     low = word.lower()
     return (
         low in STOP_WORDS
-        or low in _COMMON_STARTS
-        or low in _PRONOUNS
+        or low in COMMON_STARTS
+        or low in PRONOUNS
         or (len(low) > 4 and low.endswith(("ly", "ing")))
     )
 

@@ -46,14 +46,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac import extract as ex
+from brainiac import lexicon as lex
 
 # Roles whose "I" is the vault's user: a person's own events, typed lines in a note, imports.
-USER_ROLES = ex.word_set("user me human you note")
+USER_ROLES = lex.word_set("user me human you note")
 # Roles whose "I" is no one to remember anything about.
-NOBODY_ROLES = ex.word_set("assistant ai bot model system tool claude chatgpt gpt")
+NOBODY_ROLES = lex.word_set("assistant ai bot model system tool claude chatgpt gpt")
 
-_RELATIVES = ex.word_set(
+_RELATIVES = lex.word_set(
     """
     sister brother mother mom mum father dad wife husband partner boyfriend girlfriend son
     daughter friend boss manager colleague cousin aunt uncle grandma grandmother grandpa
@@ -61,7 +61,7 @@ _RELATIVES = ex.word_set(
     fiancé fiancee fiancée stepson stepdaughter stepmom stepdad coworker co-worker mentor
     """
 )
-_PETS = ex.word_set(
+_PETS = lex.word_set(
     """
     dog cat puppy pup kitten kitty turtle tortoise rabbit bunny hamster parrot bird horse pony
     goldfish fish snake lizard guinea-pig ferret
@@ -71,7 +71,7 @@ _PET_PLURALS = frozenset(
     {p + "s" for p in _PETS if not p.endswith(("y", "sh"))}
     | {"puppies", "kitties", "bunnies", "ponies", "fish"}
 )
-_KIN_PLURALS = ex.word_set(
+_KIN_PLURALS = lex.word_set(
     """
     kids children sons daughters brothers sisters siblings grandchildren grandkids cousins
     nieces nephews
@@ -85,34 +85,34 @@ _NUMBER = r"(?:\d{1,2}|" + "|".join(_NUMBERS) + ")"
 # A noun that names a job by its ending ("teacher", "counselor", "artist", "librarian",
 # "accountant") or by name; an adjective in front only from this short list.
 _JOB_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent")
-_JOBS = ex.word_set(
+_JOBS = lex.word_set(
     """
     nurse chef cook doctor vet veterinarian lawyer architect student intern pilot dentist
     paramedic firefighter barista mechanic electrician plumber carpenter coach tutor
     """
 )
-_NOT_JOBS = ex.word_set(
+_NOT_JOBS = lex.word_set(
     """
     believer fighter survivor lover dreamer winner loser keeper worrier member beginner fan
     parent student-athlete talker thinker doer go-getter perfectionist optimist pessimist
     introvert extrovert ambivert fanatic patient client customer resident citizen
     """
 )
-_JOB_MODIFIERS = ex.word_set(
+_JOB_MODIFIERS = lex.word_set(
     """
     assistant senior junior head chief lead retired former freelance professional part-time
     full-time registered licensed certified substitute
     """
 )
-_INSTRUMENTS = ex.word_set(
+_INSTRUMENTS = lex.word_set(
     """
     piano guitar violin viola cello clarinet flute saxophone sax trumpet trombone drums bass
     ukulele harp banjo harmonica accordion oboe bassoon keyboard keyboards
     """
 )
-_STATUSES = ex.word_set("married engaged divorced widowed separated")
+_STATUSES = lex.word_set("married engaged divorced widowed separated")
 # "I've been trying for weeks": a gerund that is no pastime or work of one's own.
-_NOT_PASTIMES = ex.word_set(
+_NOT_PASTIMES = lex.word_set(
     """
     trying thinking waiting looking feeling wanting meaning hoping planning struggling going
     doing getting saying talking wondering meaning dealing having being keeping missing
@@ -126,15 +126,15 @@ _I_HAVE = (
 _NAMED_RE = re.compile(
     rf"{_I_HAVE}\s+(?:a|an|another|one|two|a\s+second|a\s+new)\s+"
     r"(?:(?:new|little|baby|young|old|sweet|second|third)\s+)?(?P<noun>[a-z-]+)"
-    rf"\s+(?:named|called)\s+(?P<name>{ex._NAME}(?:\s+{ex._NAME})?)"
+    rf"\s+(?:named|called)\s+(?P<name>{lex.NAME}(?:\s+{lex.NAME})?)"
 )
 _MY_NAMED_RE = re.compile(
     r"\b[Mm]y\s+(?:(?:new|little|baby|young|old|older|younger|big|best|late)\s+)?"
-    rf"(?P<noun>[a-z-]+),?\s+(?:(?:named|called)\s+)?(?P<name>{ex._NAME})(?!\w)"
+    rf"(?P<noun>[a-z-]+),?\s+(?:(?:named|called)\s+)?(?P<name>{lex.NAME})(?!\w)"
 )
 # "Oscar, my guinea pig": the name first, then who they are
 _NAME_MY_RE = re.compile(
-    rf"(?<![\w'])(?P<name>{ex._NAME}),\s+my\s+(?:(?:new|little|baby|young|old|older|younger|big"
+    rf"(?<![\w'])(?P<name>{lex.NAME}),\s+my\s+(?:(?:new|little|baby|young|old|older|younger|big"
     r"|best|late)\s+)?(?P<noun>guinea\s+pig|[a-z-]+)\b(?!')"
 )
 # "our one-year-old is so cute, his name is Kyle": "his" is the one just said to be the
@@ -142,7 +142,7 @@ _NAME_MY_RE = re.compile(
 _OWNED_THEN_NAMED_RE = re.compile(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:(?:new|little|baby|young|old|older|younger|big|best)\s+)?"
     r"(?P<noun>[a-z]+(?:-[a-z]+)*)\b(?P<between>[^.!?]*?),\s+(?:his|her|their)\s+name\s+is\s+"
-    rf"(?P<name>{ex._NAME})(?!\w)"
+    rf"(?P<name>{lex.NAME})(?!\w)"
 )
 _ANOTHER_RE = re.compile(r"\b(?:a|an|the|another|some|this|that|his|her|their|your)\b", re.I)
 _COUNT_RE = re.compile(
@@ -160,7 +160,7 @@ _PETS_STOP_RE = re.compile(
     r"|\s+-\s+|\s+and\s+(?!(?:a|an|one|two|three|four|five)\b)"
 )
 _OBJECT = r"[a-z]+(?:\s+[a-z]+)?"
-_NOT_OBJECTS = ex.word_set("here there again now about almost over nearly around")
+_NOT_OBJECTS = lex.word_set("here there again now about almost over nearly around")
 _SINCE_RE = re.compile(
     rf"\bI(?:'ve|\s+have)\s+been\s+(?P<what>[a-z]+ing|married)(?:\s+(?P<obj>{_OBJECT}))?"
     rf"\s+for\s+(?:(?:about|almost|over|nearly|around)\s+)?(?P<n>{_NUMBER}|a|an)\s+"
@@ -205,20 +205,20 @@ _FAVOURITE_IS_RE = re.compile(
 # "at Deloitte in June", "at the bank last year": where ends before when.
 _WHEN_STOP_RE = re.compile(r"\s+(?:in|on|last|this|after|before|back|around)\b")
 # What one joins (and is a member of from then on) and what one runs as one's business.
-_GROUPS = ex.word_set(
+_GROUPS = lex.word_set(
     """
     group club gym church team band choir class program programme course society association
     league union brigade committee council organisation organization network guild chapter
     crew troupe orchestra party congregation synagogue mosque temple
     """
 )
-_BUSINESSES = ex.word_set(
+_BUSINESSES = lex.word_set(
     """
     store shop business company studio restaurant bakery cafe café salon practice firm startup
     agency boutique clinic gallery bar pub
     """
 )
-_PLACES = ex.word_set(
+_PLACES = lex.word_set(
     """
     shelter bank hospital school library center centre church kitchen clinic home museum zoo
     hospice charity garden park camp
@@ -249,7 +249,7 @@ _THING_STOP_RE = re.compile(
     r"|twice|every|each)\b"
     r"|\s+\d|[,;:!(—–]|\s+-\s+"
 )
-_FRAME = ex.word_set("part thing things one way bit moment time day kind sort ever")
+_FRAME = lex.word_set("part thing things one way bit moment time day kind sort ever")
 
 # --- tastes, goals, identity ---------------------------------------------------------------------
 # What the speaker loves or likes, as a habit of taste: "I love camping", "I'm a big fan of
@@ -296,7 +296,7 @@ _FINITE_RE = re.compile(r"\s+(?:is|are|was|were|has|have|had)\b")
 # Not a thing one loves as a taste: the way something is, a moment, a person or thing pointed at
 # ("I love seeing them", "I love spending time with you"). "reading", "watching movies", "making
 # pottery" are pastimes: a pronoun after them ("watching them") is rejected on its own.
-_NOT_LOVED = ex.word_set(
+_NOT_LOVED = lex.word_set(
     """
     being having getting seeing spending doing going trying feeling hearing knowing
     thinking looking talking saying telling hanging
@@ -304,7 +304,7 @@ _NOT_LOVED = ex.word_set(
     feelings vibe vibes energy life everything something anything people one ones
     """
 )
-_PLACEHOLDER_WORDS = ex.word_set("time things thing stuff way lot it bit one kind sort")
+_PLACEHOLDER_WORDS = lex.word_set("time things thing stuff way lot it bit one kind sort")
 
 
 def _loved_thing(raw: str, subject: bool = False) -> str | None:
@@ -326,7 +326,7 @@ def _loved_thing(raw: str, subject: bool = False) -> str | None:
         thing = thing[: qualifier.start()]
     words = thing.split()
     for i, word in enumerate(words):
-        if word.lower() in ex._PRONOUNS or word.lower() in ex._DETERMINERS - {"the"}:
+        if word.lower() in lex.PRONOUNS or word.lower() in lex.DETERMINERS - {"the"}:
             joined = [j for j in range(1, i) if words[j].lower() == "and"]
             if not joined:
                 return None
@@ -335,17 +335,17 @@ def _loved_thing(raw: str, subject: bool = False) -> str | None:
     if not words or len(words) > 5:
         return None
     first, last = words[0].lower(), words[-1].lower()
-    if first in ex._BAD_VALUE_START - {"all"} or first in {"the", "a", "an", "to", "every", "both"}:
+    if first in lex.BAD_VALUE_START - {"all"} or first in {"the", "a", "an", "to", "every", "both"}:
         return None  # "I love it", "I love the colour", "I love to help": no taste of one's own
-    if first == "all" and (len(words) < 2 or words[1].lower() in ex.STOP_WORDS):
+    if first == "all" and (len(words) < 2 or words[1].lower() in lex.STOP_WORDS):
         return None  # "I love all the yellow leaves": the ones in front of the speaker
-    if first in _NOT_LOVED or last in _NOT_LOVED or last in ex.STOP_WORDS:
+    if first in _NOT_LOVED or last in _NOT_LOVED or last in lex.STOP_WORDS:
         return None
-    if any(w.lower() in ex._OPINIONS or w.lower() in ex._JUDGEMENTS for w in words):
+    if any(w.lower() in lex.OPINIONS or w.lower() in lex.JUDGEMENTS for w in words):
         return None
     if any(w.lower() in {"am", "is", "are", "was", "were", "be"} for w in words):
         return None  # "making sure veterans are supported": a clause, not a thing
-    if all(w.lower() in _PLACEHOLDER_WORDS or w.lower() in ex.STOP_WORDS for w in words):
+    if all(w.lower() in _PLACEHOLDER_WORDS or w.lower() in lex.STOP_WORDS for w in words):
         return None
     return " ".join(words)
 
@@ -389,9 +389,9 @@ def _favourite_alone(s: str) -> list[tuple[str, str]]:
     if len(words) < 2:
         return []  # "Blue is my favourite": a capital at the start of a sentence is no name
     lowered = [w.lower() for w in words]
-    if lowered[0] in ex.STOP_WORDS or any(w in ex._PRONOUNS or w in _FRAME for w in lowered):
+    if lowered[0] in lex.STOP_WORDS or any(w in lex.PRONOUNS or w in _FRAME for w in lowered):
         return []  # "This one is my favourite", "The blue one is my fave"
-    if words[0].lower() in _NOT_LOVED or words[0].lower() in ex._OPINIONS:
+    if words[0].lower() in _NOT_LOVED or words[0].lower() in lex.OPINIONS:
         return []
     return _clean([(" ".join(words), "something I love")], s, m.start())
 
@@ -409,9 +409,9 @@ def _passion_is(s: str) -> list[tuple[str, str]]:
     if m is None:
         return []
     words = m.group("thing").split()
-    if any(w.lower() in ex.STOP_WORDS - {"and"} or w.lower() in ex._PRONOUNS for w in words):
+    if any(w.lower() in lex.STOP_WORDS - {"and"} or w.lower() in lex.PRONOUNS for w in words):
         return []  # "That is my passion", "It has been my hobby"
-    if words[0].lower() in _NOT_LOVED or words[0].lower() in ex._OPINIONS:
+    if words[0].lower() in _NOT_LOVED or words[0].lower() in lex.OPINIONS:
         return []
     what = "hobby" if m.group("what").startswith("hobb") else "passion"
     return _clean([(" ".join(words), f"my {what}")], s, m.start())
@@ -419,7 +419,7 @@ def _passion_is(s: str) -> list[tuple[str, str]]:
 
 # A habit: a pastime done on a schedule ("I run every morning", "I go hiking every weekend",
 # "I play tennis twice a week") or a discipline one practises ("I practise yoga").
-_HABIT_VERBS = ex.word_set(
+_HABIT_VERBS = lex.word_set(
     """
     run jog swim cycle bike walk hike climb row surf skate ski paint draw sketch write read cook
     bake knit sew crochet garden meditate dance sing train journal pray play practice practise
@@ -438,7 +438,7 @@ _PRACTICE_RE = re.compile(
     r"(?P<what>yoga|pilates|meditation|karate|judo|taekwondo|aikido|tai\s+chi|kung\s+fu|ballet"
     r"|archery|calligraphy|fencing|boxing|kickboxing|jiu-jitsu|capoeira)\b"
 )
-_DOUBLED = ex.word_set("run jog swim shop skip")
+_DOUBLED = lex.word_set("run jog swim shop skip")
 
 
 def _gerund(verb: str) -> str:
@@ -466,7 +466,7 @@ def _habit(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     verb, obj = m.group("verb").lower(), (m.group("obj") or "").lower()
     if verb not in _HABIT_VERBS:
         return []
-    if obj and (obj in ex.STOP_WORDS or obj in ex._PRONOUNS or obj in _PLACEHOLDER_WORDS):
+    if obj and (obj in lex.STOP_WORDS or obj in lex.PRONOUNS or obj in _PLACEHOLDER_WORDS):
         return []  # "I read it every day", "I walk there every day": what is not said
     if verb in {"play", "practice", "practise"} and not obj:
         return []  # "I play every day": what is not said
@@ -480,7 +480,7 @@ _GOAL_RE = re.compile(
     r"|(?:'m|\s+am)\s+(?:going\s+to|gonna|planning\s+to))\s+(?P<what>.+)$"
     r"|\b[Mm]y\s+(?:(?:big|main|next|new)\s+)?(?:goal|dream|plan|aim)\s+is\s+to\s+(?P<what2>.+)$"
 )
-_GOAL_VERBS = ex.word_set(
+_GOAL_VERBS = lex.word_set(
     """
     become start open apply adopt launch found study learn publish write run move retire
     join build earn finish complete get create give
@@ -489,11 +489,11 @@ _GOAL_VERBS = ex.word_set(
 # Verbs that name a step in a life whatever follows ("apply for a grant", "study law"); the
 # others only with a life's project after them ("start a podcast", "write a novel", "give kids a
 # home"), not an errand ("start dinner", "write an email", "open the window").
-_LIFE_STEP_VERBS = ex.word_set("become apply adopt study learn retire publish")
+_LIFE_STEP_VERBS = lex.word_set("become apply adopt study learn retire publish")
 _LIFE_PROJECTS = (
     _BUSINESSES
     | _GROUPS
-    | ex.word_set(
+    | lex.word_set(
         """
         book novel memoir podcast channel family home degree career charity foundation
         nonprofit non-profit campaign blog brand marathon album website app
@@ -508,7 +508,7 @@ _GOAL_STOP_RE = re.compile(
     r"|in\s+(?:\d|a\s+few|the\s+(?:future|spring|summer|autumn|fall|winter)))\b"
 )
 # "get" needs what one gets to name a step: a degree, a licence, a job, a place.
-_GOAL_GETS = ex.word_set(
+_GOAL_GETS = lex.word_set(
     "degree diploma license licence certificate certification job master's masters phd visa"
 )
 
@@ -518,21 +518,21 @@ def _goal(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _GOAL_RE.search(s)
     if m is None:
         return []
-    goal = ex.clip(m.group("what") or m.group("what2"), _GOAL_STOP_RE)
+    goal = lex.clip(m.group("what") or m.group("what2"), _GOAL_STOP_RE)
     words = goal.split()
     if len(words) < 2 or len(words) > 7 or words[0].lower() not in _GOAL_VERBS:
         return []
     lowered = [w.lower() for w in words]
-    if any(w in ex._PRONOUNS or w in {"my", "our", "your", "his", "their"} for w in lowered[1:]):
+    if any(w in lex.PRONOUNS or w in {"my", "our", "your", "his", "their"} for w in lowered[1:]):
         return []  # "start it", "join them", "write my own story": what is meant is not said
     if lowered[0] == "get" and not set(lowered[1:]) & _GOAL_GETS:
         return []  # "get it done", "get stronger"
-    if lowered[-1] in ex.STOP_WORDS or lowered[-1] in {"working", "going", "up"}:
+    if lowered[-1] in lex.STOP_WORDS or lowered[-1] in {"working", "going", "up"}:
         return []
     role = " ".join(w for w in lowered[1:] if w not in {"a", "an"})
     if lowered[0] == "become" and not _is_job(role):
         return []  # "become a better person": no role one takes
-    moving = lowered[0] == "move" and lowered[1] == "to" and ex.is_name(words[-1])
+    moving = lowered[0] == "move" and lowered[1] == "to" and lex.is_name(words[-1])
     project = set(lowered[1:]) & (_LIFE_PROJECTS | _GOAL_GETS)
     if lowered[0] not in _LIFE_STEP_VERBS and not moving and not project:
         return []  # "I'm going to start dinner", "I want to write an email": an errand
@@ -540,14 +540,14 @@ def _goal(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
 
 
 # Who the speaker is, said of themselves: "as a transgender woman", "I'm vegan".
-_IDENTITY_NOUNS = ex.word_set("woman man person girl guy")
-_IDENTITY_ADJECTIVES = ex.word_set(
+_IDENTITY_NOUNS = lex.word_set("woman man person girl guy")
+_IDENTITY_ADJECTIVES = lex.word_set(
     """
     trans transgender cis cisgender nonbinary non-binary gay lesbian bisexual bi queer straight
     intersex genderqueer genderfluid
     """
 )
-_DIETS = ex.word_set("vegan vegetarian pescatarian")
+_DIETS = lex.word_set("vegan vegetarian pescatarian")
 _IDENTITY_RE = re.compile(
     r"\b(?:[Mm]y\s+(?:own\s+)?[a-z]+\s+as|^As|\bI(?:'m|\s+am)(?:\s+proud\s+to\s+be)?)\s+"
     r"(?:an?\s+)?(?P<what>[a-z-]+(?:\s+[a-z-]+)?)\b(?P<after>.*)$"
@@ -585,7 +585,7 @@ def statements(s: str, at: dt.datetime | None) -> list[tuple[str, str]]:
 
 
 def _clean(pairs: list[tuple[str, str]], s: str, start: int) -> list[tuple[str, str]]:
-    return [] if ex.negated_before(s, start) else pairs
+    return [] if lex.negated_before(s, start) else pairs
 
 
 def relations(s: str) -> list[tuple[str, str]]:
@@ -594,15 +594,15 @@ def relations(s: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for m in _NAMED_RE.finditer(s):
         noun = m.group("noun")
-        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(m.group("name")):
+        if (noun in _PETS or noun in _RELATIVES) and lex.is_name(m.group("name")):
             out += _clean([(m.group("name"), f"my {noun}")], s, m.start())
     for m in _NAME_MY_RE.finditer(s):
         noun, name = " ".join(m.group("noun").split()), m.group("name")
-        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(name):
+        if (noun in _PETS or noun in _RELATIVES) and lex.is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
     for m in _MY_NAMED_RE.finditer(s):
         noun, name = m.group("noun"), m.group("name")
-        if (noun in _PETS or noun in _RELATIVES) and ex.is_name(name):
+        if (noun in _PETS or noun in _RELATIVES) and lex.is_name(name):
             out += _clean([(name, f"my {noun}")], s, m.start())
     return out + _named_after(s)
 
@@ -611,7 +611,7 @@ def _named_after(s: str) -> list[tuple[str, str]]:
     """`our one-year-old is so cute, his name is Kyle`, unless someone else is said between
     ("my friend met a girl, her name is Ines": the girl's name)."""
     owned = _OWNED_THEN_NAMED_RE.search(s)
-    if owned is None or not ex.is_name(owned.group("name")):
+    if owned is None or not lex.is_name(owned.group("name")):
         return []
     between = re.sub(r"\b(?:is|was|'s)\s+(?:such\s+)?an?\b", "", owned.group("between"))
     noun = owned.group("noun")
@@ -637,7 +637,7 @@ def _pets(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _PETS_RE.search(s)
     if m is None:
         return []
-    pets = ex.clip(m.group("pets"), _PETS_STOP_RE)
+    pets = lex.clip(m.group("pets"), _PETS_STOP_RE)
     if re.match(r"\s*(?:named|called)\b", m.group("pets")[len(pets) :]):
         return []  # a named one is `_named`'s
     items = [i.strip() for i in re.split(r",\s*and\s+|,\s*|\s+and\s+", pets)]
@@ -660,11 +660,11 @@ def _since(s: str, at: dt.datetime | None) -> list[tuple[str, str]]:
     obj = m.group("obj") or m.group("obj2")
     n_text = (m.group("n") or m.group("n2")).lower()
     unit = (m.group("unit") or m.group("unit2")).lower()
-    if what in _NOT_PASTIMES or what in ex.STOP_WORDS:
+    if what in _NOT_PASTIMES or what in lex.STOP_WORDS:
         return []
     # "volunteering here about a year ago": the pastime is the gerund
     words = [w for w in (obj or "").lower().split() if w not in _NOT_OBJECTS]
-    if any(w in ex.STOP_WORDS for w in words):
+    if any(w in lex.STOP_WORDS for w in words):
         return []  # "working on it", "playing with them": the thing is not said
     obj = " ".join(words)
     n = 1 if n_text in ("a", "an") else _NUMBERS.get(n_text) or int(n_text)
@@ -690,7 +690,7 @@ def _is_job(role: str) -> bool:
     if len(words) == 2 and words[0] not in _JOB_MODIFIERS:
         return False
     noun = words[-1]
-    if noun in _NOT_JOBS or noun in ex.STOP_WORDS:
+    if noun in _NOT_JOBS or noun in lex.STOP_WORDS:
         return False
     return noun in _JOBS or (len(noun) > 4 and noun.endswith(_JOB_ENDINGS))
 
@@ -722,9 +722,9 @@ def _former_job(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
         if len(words) == 2 and not _is_job(role):
             role = words[0]  # "as a banker yesterday"
         return _clean([("my former job", role)], s, m.start()) if _is_job(role) else []
-    at = ex.clip(m.group("at"), _WHEN_STOP_RE)
+    at = lex.clip(m.group("at"), _WHEN_STOP_RE)
     # a name ("Door Dash"), or a kind of employer ("the mechanical engineering company")
-    place = ex.place_phrase(at) or _thing(re.sub(r"^(?:the|a|an)\s+", "", at), _BUSINESSES)
+    place = lex.place_phrase(at) or _thing(re.sub(r"^(?:the|a|an)\s+", "", at), _BUSINESSES)
     return _clean([("my former job", place)], s, m.start()) if place else []
 
 
@@ -740,7 +740,7 @@ def _origin(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
             "comes from" if m.group("from") else "grew up in" if m.group("grew") else "was born in"
         )
         raw = m.group("from") or m.group("grew") or m.group("born")
-    place = ex.place_phrase(raw)
+    place = lex.place_phrase(raw)
     if not place or not place[:1].isupper():
         return []
     return _clean([(f"{'my' if m.group('kind') else 'I'} {key}", place)], s, m.start())
@@ -759,7 +759,7 @@ def _allergy(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _ALLERGY_RE.search(s)
     if m is None:
         return []
-    value = ex.fact_value(m.group("what"))
+    value = lex.fact_value(m.group("what"))
     # Keyed by what: one is allergic to several things at once.
     return _clean([(value, "my allergy")], s, m.start()) if value else []
 
@@ -767,11 +767,11 @@ def _allergy(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
 def _thing(raw: str, heads: frozenset[str]) -> str | None:
     """A group's or a business's name as said ("LGBTQ activist group"), if it ends in one of
     `heads`; at most four words."""
-    thing = ex.clip(raw, _THING_STOP_RE)
+    thing = lex.clip(raw, _THING_STOP_RE)
     words = thing.split()
     if not words or len(words) > 4 or words[-1].lower() not in heads:
         return None
-    if any(w.lower() in ex.STOP_WORDS or w.lower() in ex._OPINIONS for w in words[:-1]):
+    if any(w.lower() in lex.STOP_WORDS or w.lower() in lex.OPINIONS for w in words[:-1]):
         return None  # "a really great team": a description
     return thing
 
@@ -795,7 +795,7 @@ def _volunteers(s: str, _at: dt.datetime | None) -> list[tuple[str, str]]:
     m = _VOLUNTEER_RE.search(s) or _VOLUNTEER_AT_RE.search(s)
     if m is None:
         return []
-    where = ex.clip(m.group("where"), _THING_STOP_RE)
+    where = lex.clip(m.group("where"), _THING_STOP_RE)
     words = where.split()
     if len(words) < 2 or len(words) > 5 or words[-1].lower() not in _PLACES:
         return []
@@ -818,10 +818,10 @@ def _favourite_is(s: str) -> list[tuple[str, str]]:
     if m is None:
         return []
     noun = m.group("noun").lower()
-    value = ex.fact_value(m.group("value"))
-    if not value or any(w in _FRAME or w in ex.STOP_WORDS for w in noun.split()):
+    value = lex.fact_value(m.group("value"))
+    if not value or any(w in _FRAME or w in lex.STOP_WORDS for w in noun.split()):
         return []
-    if any(w.lower() in ex.STOP_WORDS or w.lower() in ex._PRONOUNS for w in value.split()):
+    if any(w.lower() in lex.STOP_WORDS or w.lower() in lex.PRONOUNS for w in value.split()):
         return []  # "Honestly this", "The one I got": not the thing's name
     return _clean([(f"my favourite {noun}", value)], s, m.start())
 

@@ -21,7 +21,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from brainiac import corpus, ltm, marks, names
+from brainiac import corpus, lexicon, ltm, marks, names
 from brainiac.config import Config
 from brainiac.context import LongTermItem, event_group, render_event, render_grouped_event
 from brainiac.errors import NoteParseError
@@ -338,7 +338,7 @@ def _fact_about(block: str, query_words: set[str]) -> bool:
     name (a speaker's name is in most of the questions about them) and not the tail's date."""
     # Here, not at the top: only a note promotion made asks, and a CLI context call without the
     # daemon would pay ~10 ms to load the two.
-    from brainiac import extract, facts
+    from brainiac import facts
 
     parsed = facts.parse(block.split("\n", 1)[0])
     if not parsed:
@@ -347,7 +347,7 @@ def _fact_about(block: str, query_words: set[str]) -> bool:
     said = set(_WORD_RE.findall(f"{fact.key} {fact.value}"))
     names = {w.casefold() for w in _WORD_RE.findall(fact.value) if w[:1].isupper()}
     names |= {w.removesuffix("'s") for w in fact.key.split() if w.endswith("'s")}
-    words = {w.casefold() for w in said} - extract.STOP_WORDS - names
+    words = {w.casefold() for w in said} - lexicon.STOP_WORDS - names
     return bool(words & query_words)
 
 

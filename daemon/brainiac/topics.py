@@ -21,12 +21,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from brainiac import extract
+from brainiac import extract, lexicon
 
 # Words that say how someone feels or keep a conversation going: frequent in every chat, never
-# what one is about. (Added to `extract.STOP_WORDS` and its opinions; generic English, not words
+# what one is about. (Added to `lexicon.STOP_WORDS` and its opinions; generic English, not words
 # of one conversation.)
-_GENERIC = extract.word_set(
+_GENERIC = lexicon.word_set(
     """
     love loved loves like liked likes feel feels felt feeling feelings happy glad excited
     thankful grateful proud sorry hope hoping wish glad super awesome amazing cool wonderful
@@ -57,19 +57,19 @@ _TOKEN_RE = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 # Adverbs and adjectives by their ending ("really", "helpful", "nervous", "creative", "adorable").
 _NOT_A_TOPIC_ENDINGS = ("ly", "ful", "ous", "ive", "able", "ible")
 # ("that" is as often a relative pronoun, "something that keeps", so it marks no thing)
-_DETERMINERS = extract.word_set("a an the my your our his her their this these those some")
-_VERB_CUES = extract.word_set(
+_DETERMINERS = lexicon.word_set("a an the my your our his her their this these those some")
+_VERB_CUES = lexicon.word_set(
     "i you we they he she it to that which who so very really too pretty super quite"
 )
-_OBJECTS = extract.word_set("it me us them him")
-_AFTER_PARTICIPLE = extract.word_set(
+_OBJECTS = lexicon.word_set("it me us them him")
+_AFTER_PARTICIPLE = lexicon.word_set(
     "in on at with by near under over next through into onto from around behind beside along "
     "across up down out off the a an"
 )
-_VAGUE_NOUNS = extract.word_set(
+_VAGUE_NOUNS = lexicon.word_set(
     "piece pieces thing things kind sort type bit one ones part stuff way"
 )
-_BE = extract.word_set("am is are was were be been being i'm you're we're they're it's")
+_BE = lexicon.word_set("am is are was were be been being i'm you're we're they're it's")
 _MAX_PHRASE_WORDS = 3
 _MIN_SENTENCE_WORDS = 5
 _MAX_SENTENCE_WORDS = 35
@@ -81,7 +81,7 @@ def _content(word: str, exclude: frozenset[str]) -> bool:
         len(low) >= 3
         and "'" not in low
         and "’" not in low
-        and low not in extract.STOP_WORDS
+        and low not in lexicon.STOP_WORDS
         and low not in _GENERIC
         and not is_speaker_word(low, exclude)
         and not (len(low) > 4 and low.endswith(_NOT_A_TOPIC_ENDINGS))

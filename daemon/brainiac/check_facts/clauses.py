@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import extract
+from brainiac import lexicon
 
 if TYPE_CHECKING:
     pass
@@ -66,13 +66,13 @@ _WORD_RE = re.compile(r"[\w'’-]+")
 
 
 # A word right after these is a verb, not the key ("I'll address it", "you should focus").
-_VERB_BEFORE = extract.word_set(
+_VERB_BEFORE = lexicon.word_set(
     "i i'll we we'll you'll they to will can could should would i'd let's please"
 )
 
 
 # Words a key shares with many others; they identify a fact only when nothing else does.
-GENERIC = extract.word_set(
+GENERIC = lexicon.word_set(
     """
     time day days date name city town place number status value type location current new
     appointment schedule plan amount count info details reservation booking visit check-up rate
@@ -234,7 +234,7 @@ def phrase_index(words: Sequence[str], phrase: str, as_noun: bool = False) -> in
 
 
 def specific_words(key: str) -> list[str]:
-    words = [w for w in key.split() if w not in extract.STOP_WORDS]
+    words = [w for w in key.split() if w not in lexicon.STOP_WORDS]
     return [w for w in words if stem(w) not in GENERIC]
 
 

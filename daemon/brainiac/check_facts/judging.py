@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import claims, extract, facts
+from brainiac import claims, facts, lexicon
 from brainiac.check_facts.clauses import (
     Clause,
     phrase_index,
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 # Words that tie a key to its value: "your manager, Marco Lenz", "Dr. Costa is your GP".
-LINKING = extract.word_set(
+LINKING = lexicon.word_set(
     """
     is are was were be been being 's 're am still now currently actually officially called named set
     the a an your my our his her their its at in on with for from to by of as and also
@@ -239,7 +239,7 @@ def number_in(text: str) -> int | None:
 
 
 def _content(text: str) -> set[str]:
-    return {w for w in stems(text) if w not in extract.STOP_WORDS}
+    return {w for w in stems(text) if w not in lexicon.STOP_WORDS}
 
 
 def _same_words(a: set[str], b: set[str]) -> bool:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from brainiac import claims, extract, facts, ltm, stm
+from brainiac import claims, extract, facts, lexicon, ltm, stm
 from brainiac import events as ev
 from brainiac.check_facts.clauses import mentions_phrase, stems
 from brainiac.check_facts.verdicts import Known
@@ -45,7 +45,7 @@ _NAMED_ONLY_TAGS = frozenset(
 )
 
 
-_TITLE_GENERIC = extract.word_set("project team trip the a an my our plan")
+_TITLE_GENERIC = lexicon.word_set("project team trip the a an my our plan")
 
 
 def knowledge(memory: MemoryLike, text: str, hits: Sequence[Hit] | None = None) -> list[Known]:

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from brainiac import claims, extract
+from brainiac import claims, lexicon
 from brainiac.check_facts.clauses import (
     GENERIC,
     SYNONYMS,
@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     pass
 
 
-_DETERMINERS = extract.word_set("the a an your my our his her their its this that")
+_DETERMINERS = lexicon.word_set("the a an your my our his her their its this that")
 
 
 # Verbs that commonly follow a key as its subject ("the meeting got moved", "the car needs").
-_VERBS_AFTER = extract.word_set(
+_VERBS_AFTER = lexicon.word_set(
     """
     got get gets moved moves changed changes need needs starts start begins begin runs run ends
     end falls fall lands land goes go comes come takes take costs cost has have had will would
@@ -46,7 +46,7 @@ _VERBS_AFTER = extract.word_set(
 
 
 # "after the meeting", "the last day of Bran's booking": the key marks a time or a part.
-_TEMPORAL = extract.word_set("after before until till since during of")
+_TEMPORAL = lexicon.word_set("after before until till since during of")
 
 
 # Words that only paraphrase a key ("due"): never a key's head on their own.
@@ -324,7 +324,7 @@ def key_match(clauses: list[Clause], key: str) -> list[tuple[int, bool]]:
     name it. The key's other words may stand in any clause of the sentence ("Atlas is due
     Friday, and the demo is Tuesday"), and a key of three or more may miss one that is not its
     head ("your 10K best" for `10K personal best`)."""
-    words = [w for w in key.split() if w not in extract.STOP_WORDS]
+    words = [w for w in key.split() if w not in lexicon.STOP_WORDS]
     specific = specific_words(key)
     owners_only = all(stem(w) in _OWNERS or w.endswith(("'s", "’s")) for w in specific)
     if not specific or owners_only:
@@ -386,7 +386,7 @@ def _modifies(written: str | None, key: Sequence[str]) -> bool:
         written
         and written[:1].islower()
         and after.isalpha()
-        and after not in extract.STOP_WORDS
+        and after not in lexicon.STOP_WORDS
         and after not in LINKING
         and after not in key
         and after not in GENERIC

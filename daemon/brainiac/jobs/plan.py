@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac import events as ev
-from brainiac import extract, projects, safe_io, topics
+from brainiac import extract, lexicon, projects, safe_io, topics
 from brainiac.jobs import consolidate
 from brainiac.jobs.reflection import SELF_ROLE
 from brainiac.names import Entry, NameBook, filename_for, link, markdown_names, normalise
@@ -303,7 +303,7 @@ def _session_title(
 
 
 # Words that name a kind of conversation, not its topic: "session 11", "chat 3", "call".
-_GENERIC_LABEL_WORDS = extract.word_set(
+_GENERIC_LABEL_WORDS = lexicon.word_set(
     "session sessions chat chats conversation conversations call calls meeting talk thread "
     "part day week episode turn round dialogue dialog discussion"
 )
