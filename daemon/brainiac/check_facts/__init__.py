@@ -31,7 +31,6 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from brainiac import extract
 from brainiac.check_facts.clauses import (
@@ -62,9 +61,6 @@ from brainiac.check_facts.verdicts import (
     conflict_finding,
     fact_conflict,
 )
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = [
     "CANDIDATE_NOTES",

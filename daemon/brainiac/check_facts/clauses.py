@@ -7,13 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from brainiac import lexicon
-
-if TYPE_CHECKING:
-    pass
-
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 SYNONYMS: dict[str, tuple[str, ...]] = {

@@ -9,7 +9,6 @@ import datetime as dt
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from brainiac import claims, facts, lexicon
 from brainiac.check_facts.clauses import (
@@ -29,10 +28,6 @@ from brainiac.check_facts.verdicts import (
     conflict_finding,
     fact_conflict,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 # Words that tie a key to its value: "your manager, Marco Lenz", "Dr. Costa is your GP".
 LINKING = lexicon.word_set(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from brainiac import claims, lexicon
 from brainiac.check_facts.clauses import (
@@ -27,10 +26,6 @@ from brainiac.check_facts.verdicts import (
     Known,
     fact_conflict,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 _DETERMINERS = lexicon.word_set("the a an your my our his her their its this that")
 

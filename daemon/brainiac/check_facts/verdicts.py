@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from brainiac import facts
 from brainiac.facts import Superseded
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import extract, marks
@@ -17,10 +16,6 @@ from brainiac.forget.selection import fold
 from brainiac.jobs import consolidate
 from brainiac.jobs.reflection import SELF_ROLE
 from brainiac.names import link_target, normalise
-
-if TYPE_CHECKING:
-    pass
-
 
 _MIN_DERIVED = 8  # a goal or task shorter than this is not traced back to its event
 

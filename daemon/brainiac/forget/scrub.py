@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import facts, ltm, marks
@@ -19,10 +18,6 @@ from brainiac.forget.kinds import file_kind
 from brainiac.forget.rules import Rules
 from brainiac.forget.selection import Removal, short
 from brainiac.jobs import consolidate
-
-if TYPE_CHECKING:
-    pass
-
 
 _QUOTED_ID_RE = re.compile(rf"\^({ev.ID})\s*$")
 

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from brainiac import events as ev
 from brainiac.errors import VaultError
 from brainiac.forget.kinds import is_note
-
-if TYPE_CHECKING:
-    pass
-
 
 _SHOWN = 110  # characters of a removed line shown in the listing
 

@@ -9,7 +9,6 @@ import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from brainiac import events as ev
 from brainiac import safe_io
@@ -22,10 +21,6 @@ from brainiac.importer import FORGOTTEN_HEAD
 from brainiac.vault import (
     INBOX_DIR,
 )
-
-if TYPE_CHECKING:
-    pass
-
 
 _ROUNDS = 8  # what one removal uncovers (an emptied note, a derived goal) needs a few passes
 

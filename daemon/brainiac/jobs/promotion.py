@@ -1,15 +1,8 @@
 """Promotion: events that left the short-term window become long-term memory.
 
 The Event Log keeps its newest `short_term_window` events (seed 000's last 10 steps); older ones
-are consolidated. Each goes to exactly one place:
-
-1. the note of a person, project or topic it names (title or alias, via `names.NameBook`), or the
-   one note that already holds a fact it states (so "the deadline moved to Monday" joins the note
-   that has the deadline);
-2. otherwise, events of one session that keep naming someone new (twice or more, not a speaker)
-   start a note for that name;
-3. otherwise, the rest of the session becomes one new note, titled from its topics and date;
-4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
+are consolidated, each to exactly one place: the note of what it names, a note founded for a
+new name, its session's note, or the monthly archive (jobs/plan.py says how).
 
 Event lines move verbatim, with their ids and times, into the note's Sources (the quotes that
 retrieval shows), and the monthly archive file records where each went. The move spans several
