@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory, claims
-from brainiac.check_facts import Conflict
+from brainiac.check_facts.verdicts import Conflict
 from brainiac.errors import BrainiacError
 from conftest import run_cli
 

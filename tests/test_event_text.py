@@ -100,8 +100,12 @@ def test_an_imported_message_with_markdown_sections_stays_one_searchable_event(
     export = tmp_path / "chat.jsonl"
     lines = [
         {"text": PASTED, "role": "assistant", "session": "s", "at": "2026-11-20T09:00:00"},
-        {"text": "Lunch with Marta on Thursday.", "role": "user", "session": "s",
-         "at": "2026-11-20T09:01:00"},
+        {
+            "text": "Lunch with Marta on Thursday.",
+            "role": "user",
+            "session": "s",
+            "at": "2026-11-20T09:01:00",
+        },
     ]
     export.write_text("".join(json.dumps(x) + "\n" for x in lines))
     before = _sections((vault / SHORT_TERM).read_text())
@@ -134,10 +138,32 @@ _LINE = st.one_of(
     st.builds(lambda n, w: " " * n + "## Indented " + w, st.integers(1, 4), _WORD),
     st.sampled_from(
         [
-            "```", "```python", "~~~", "````", "---", "===", "***", "-", "- - -", "<!-- note",
-            "-->", "<!-- a -->", "%%", "> quoted", "| a | b |", "", "", "\\## escaped",
-            "\\\\# two backslashes", "title: quokka", "tags: [x, y]", "private: true",
-            "<div>", "\t# tabbed", "#tag #another", "[[Project Atlas]]",
+            "```",
+            "```python",
+            "~~~",
+            "````",
+            "---",
+            "===",
+            "***",
+            "-",
+            "- - -",
+            "<!-- note",
+            "-->",
+            "<!-- a -->",
+            "%%",
+            "> quoted",
+            "| a | b |",
+            "",
+            "",
+            "\\## escaped",
+            "\\\\# two backslashes",
+            "title: quokka",
+            "tags: [x, y]",
+            "private: true",
+            "<div>",
+            "\t# tabbed",
+            "#tag #another",
+            "[[Project Atlas]]",
         ]
     ),
     st.builds(lambda w: f"- {w} item", _WORD),
@@ -147,8 +173,10 @@ _LINE = st.one_of(
     st.builds(lambda h: f"generated ^g-{h[:8]}", _HEX),
     st.text(alphabet="ab #-`~\\^<>!*=:\t", min_size=1, max_size=12),
 )
-_TEXT = st.lists(_LINE, min_size=1, max_size=8).map("\n".join).filter(
-    lambda t: bool(ev.normalise_text(t))
+_TEXT = (
+    st.lists(_LINE, min_size=1, max_size=8)
+    .map("\n".join)
+    .filter(lambda t: bool(ev.normalise_text(t)))
 )
 
 
@@ -181,8 +209,12 @@ def test_any_markdown_as_event_text_reads_back_exactly_once_and_changes_no_secti
             # remembered events, the newest of which stay in the Event Log
             export = Path(tmp) / "chat.jsonl"
             rows = [
-                {"text": t, "role": "assistant" if i % 2 else "user", "session": "paste",
-                 "at": (T0 + dt.timedelta(minutes=i)).isoformat()}
+                {
+                    "text": t,
+                    "role": "assistant" if i % 2 else "user",
+                    "session": "paste",
+                    "at": (T0 + dt.timedelta(minutes=i)).isoformat(),
+                }
                 for i, t in enumerate(imported)
             ]
             export.write_text("".join(json.dumps(r) + "\n" for r in rows))

@@ -20,7 +20,9 @@ import datetime as dt
 from typing import TYPE_CHECKING
 
 from brainiac import clock, evidence
-from brainiac.check_facts import CANDIDATE_NOTES, CheckResult, compare, knowledge
+from brainiac.check_facts import compare
+from brainiac.check_facts.knowledge import CANDIDATE_NOTES, knowledge
+from brainiac.check_facts.verdicts import CheckResult
 from brainiac.errors import BrainiacError
 
 if TYPE_CHECKING:

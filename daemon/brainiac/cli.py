@@ -1057,7 +1057,7 @@ def forget(
     runs, it is asked to do the removal (it owns the index). Exit status: 0
     removed, 1 nothing matched or not confirmed, 2 an error or something left (run it again).
     """
-    from brainiac.forget import Selection
+    from brainiac.forget.selection import Selection
 
     selection = Selection(
         notes, facts, entity, events, matching, everything, identity, projects=projects

@@ -37,9 +37,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from brainiac import claims, extract, lexicon
+from brainiac.check_facts.clauses import clauses_of
+from brainiac.check_facts.verdicts import (
+    CONFLICT,
+    CONSISTENT,
+    UNVERIFIED,
+    CheckResult,
+    Conflict,
+    Finding,
+    Known,
+    conflict_finding,
+    fact_conflict,
+)
 
 if TYPE_CHECKING:
-    from brainiac.check_facts import CheckResult, Conflict, Finding, Known
     from brainiac.facts import Superseded
     from brainiac.index import Hit
     from brainiac.memory_protocol import MemoryLike
@@ -500,15 +511,13 @@ def with_events(
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
     the events the search for the response found (one search for the whole response); `known`,
     the facts check gathered, to read an event's verdict beside the facts it gave."""
-    from brainiac import check_facts as check_mod
-
-    if not any(f.status == check_mod.UNVERIFIED for f in result.findings):
+    if not any(f.status == UNVERIFIED for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     events = event_lines(hits)
     for f in result.findings:
-        if f.status != check_mod.UNVERIFIED:
+        if f.status != UNVERIFIED:
             findings.append(f)
             continue
         judged = _judge_sentence(memory, f.claim, now, events)
@@ -527,9 +536,7 @@ def with_events(
 def _judge_sentence(
     memory: MemoryLike, sentence: str, now: dt.datetime, hits: list[EventLine]
 ) -> tuple[Finding, Conflict | None] | None:
-    from brainiac import check_facts as check_mod
-
-    clauses = check_mod.clauses_of(sentence)
+    clauses = clauses_of(sentence)
     if any(c.asks or c.supposes or c.negated or c.plans for c in clauses):
         return None  # only a plain statement is compared with the events
     if _FORMERLY_RE.search(sentence):
@@ -606,7 +613,7 @@ def _judge_sentence(
     claim = sentence.strip()
     if agree:
         best = max(agree, key=lambda a: a.score)
-        return _finding(memory, claim, check_mod.CONSISTENT, best, relation), None
+        return _finding(memory, claim, CONSISTENT, best, relation), None
     if not differ:
         return None
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
@@ -615,10 +622,8 @@ def _judge_sentence(
 def _conflict_of(
     memory: MemoryLike, claim: str, best: _Aligned, relation: set[str]
 ) -> tuple[Finding, Conflict]:
-    from brainiac import check_facts as check_mod
-
-    finding = _finding(memory, claim, check_mod.CONFLICT, best, relation)
-    conflict = check_mod.Conflict(
+    finding = _finding(memory, claim, CONFLICT, best, relation)
+    conflict = Conflict(
         claim,
         finding.about or "",
         best.sentence,
@@ -737,11 +742,9 @@ def _beside_facts(
 def _fact_conflict(
     claim: str, fact: Known, old: Superseded | None, confidence: float
 ) -> tuple[Finding, Conflict]:
-    from brainiac import check_facts as check_mod
-
     kind = "superseded" if old is not None else "current"
-    conflict = check_mod.fact_conflict(claim, fact, kind, old, confidence, False)
-    return check_mod.conflict_finding(claim, conflict), conflict
+    conflict = fact_conflict(claim, fact, kind, old, confidence, False)
+    return conflict_finding(claim, conflict), conflict
 
 
 def _near(name: str, words: set[str]) -> bool:
@@ -788,12 +791,10 @@ def _judge_object(
     event about it names the thing; a conflict only where the memory has never mentioned the
     thing at all and an event is plainly about the rest of the sentence (it must say something
     else there); otherwise unverified."""
-    from brainiac import check_facts as check_mod
-
     naming = [a for a in aligned if thing <= {lemma(w) for w in _words(a.event.text)}]
     if naming:
         best = max(naming, key=lambda a: a.score)
-        return _finding(memory, claim, check_mod.CONSISTENT, best, relation), None
+        return _finding(memory, claim, CONSISTENT, best, relation), None
     index = memory.indexer.index
     if clauses != 1 or any(index.frequency(w) for w in thing):
         return None
@@ -957,20 +958,18 @@ def _compare(
 def _finding(
     memory: MemoryLike, claim: str, status: str, a: _Aligned, relation: set[str]
 ) -> Finding:
-    from brainiac import check_facts as check_mod
-
     line = line_of(memory, a.event)
     at = a.event.at.strftime("%Y-%m-%d %H:%M") if a.event.at else None
     shared = sorted(relation & {lemma(w) for w in _words(a.event.text)})
     who = f"{a.event.role} said" if a.event.role else "an event says"
     correction = None
-    if status == check_mod.CONFLICT:
+    if status == CONFLICT:
         correction = (
             f'You said "{claim}", but memory has {who}'
             + (f" on {at}" if at else "")
             + f': "{a.sentence}" ({a.event.path}:{line} ^{a.event.id}).'
         )
-    return check_mod.Finding(
+    return Finding(
         claim,
         status,
         "event",

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from brainiac import life_facts
 from brainiac.facts import Fact
 from brainiac.lexicon import (
     COMMON_STARTS,
@@ -177,9 +178,6 @@ def facts(
     """Attribute and relation facts stated in `text`, in order, the first per key. `speaker`
     (the event's role) says whose the first-person ones are (`life_facts.whose`): the user's
     as said, another speaker's under their name, none of the assistant's."""
-    # life_facts builds on this module's vocabulary; imported here to keep the import one way.
-    from brainiac import life_facts
-
     out: dict[str, Fact] = {}
     for sentence in _plain_statements(text):
         for said in _sentence_facts(sentence.rstrip(TRAILING_PUNCT), at):
@@ -221,8 +219,6 @@ def _plain_statement(sentence: str) -> bool:
 
 def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[str, str]]:
     """(key, value) pairs; "my" on a key or a value marks the speaker's own (`life_facts`)."""
-    from brainiac import life_facts
-
     found: list[tuple[str, str]] = []
     for s in _CLAUSE_RE.split(sentence):
         specific = [f for fn in (_home, _work, _age, _favourite, _moved, _changed) for f in fn(s)]

@@ -30,12 +30,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import check_facts as check_mod
 from brainiac import evidence, facts
+from brainiac.check_facts.verdicts import (
+    CONFLICT,
+    CONSISTENT,
+    UNVERIFIED,
+    CheckResult,
+    Conflict,
+    Finding,
+    Known,
+)
 from brainiac.llm import Verdict
 
 if TYPE_CHECKING:
-    from brainiac.check_facts import CheckResult, Conflict, Finding, Known
     from brainiac.index import Hit
     from brainiac.memory_protocol import MemoryLike
 
@@ -65,7 +72,7 @@ def with_model(
     memory: MemoryLike, result: CheckResult, known: Sequence[Known], hits: Sequence[Hit]
 ) -> CheckResult:
     """`result` with the model's verdicts on its unverified sentences (module docstring)."""
-    open_ = [f for f in result.findings if f.status == check_mod.UNVERIFIED]
+    open_ = [f for f in result.findings if f.status == UNVERIFIED]
     if not open_:
         return result  # nothing to ask: no call, no cost
     sent = _evidence(known, hits)
@@ -80,7 +87,7 @@ def with_model(
     chosen: dict[str, Verdict] = {}
     invented = 0
     for v in verdicts:
-        if v.claim not in claims or v.claim in chosen or v.verdict == check_mod.UNVERIFIED:
+        if v.claim not in claims or v.claim in chosen or v.verdict == UNVERIFIED:
             continue
         if v.evidence_id not in sent:
             invented += 1  # never trust an id that was not sent: the verdict rests on nothing
@@ -92,9 +99,7 @@ def with_model(
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     for f in result.findings:
-        decided = (
-            chosen.get(by_claim.get(f.claim, "")) if f.status == check_mod.UNVERIFIED else None
-        )
+        decided = chosen.get(by_claim.get(f.claim, "")) if f.status == UNVERIFIED else None
         if decided is None or decided.evidence_id is None:
             findings.append(f)
             continue
@@ -128,20 +133,20 @@ def _decided(
     memory: MemoryLike, claim: str, v: Verdict, e: _Evidence
 ) -> tuple[Finding, Conflict | None]:
     line = e.line if e.event is None else evidence.line_of(memory, e.event)
-    status = check_mod.CONFLICT if v.verdict == check_mod.CONFLICT else check_mod.CONSISTENT
+    status = CONFLICT if v.verdict == CONFLICT else CONSISTENT
     correction = None
-    if status == check_mod.CONFLICT:
+    if status == CONFLICT:
         where = f"{e.file}:{line or 0}" + (f" ^{e.block}" if e.block else "")
         correction = f'You said "{claim}", but memory has: "{e.stored}" ({where}).'
         if v.correction:
             correction += f" The model's reading: {v.correction}"
-    finding = check_mod.Finding(
+    finding = Finding(
         claim, status, e.source, e.about or None, e.stored, e.file, line, e.block, e.at,
         correction, LLM,
     )  # fmt: skip
     if correction is None:
         return finding, None
-    conflict = check_mod.Conflict(
+    conflict = Conflict(
         claim, e.about, e.stored, e.at, e.file, line or 0, e.block, "current", None, None,
         e.entity, _CONFIDENCE, correction, LLM,
     )  # fmt: skip

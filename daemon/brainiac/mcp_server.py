@@ -397,7 +397,7 @@ def build_server(memory: Memory) -> MCPServer:
         the event journal and every backup (docs/forget.md). Call it first without `confirm` to
         see what would go, show that to the person, and only with their agreement call it again
         with confirm=true. While the daemon runs, it carries the removal out."""
-        from brainiac.forget import Selection
+        from brainiac.forget.selection import Selection
 
         selection = Selection(
             tuple(notes or ()),

@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from brainiac import check as check_mod
     from brainiac import jobs as jobs_mod
     from brainiac import journal
-    from brainiac.check_facts import CheckResult
-    from brainiac.forget import ForgetReport, Selection
+    from brainiac.check_facts.verdicts import CheckResult
+    from brainiac.forget.selection import ForgetReport, Selection
     from brainiac.importer import FileReport
     from brainiac.jobs import edits
     from brainiac.jobs import table as job_table

@@ -661,7 +661,7 @@ class Service:
                 self._state_failed(exc, path)
 
     def _forget(self, args: dict[str, object]) -> dict[str, object]:
-        from brainiac.forget import Selection
+        from brainiac.forget.selection import Selection
 
         selection = Selection.from_args(args)
         report = self.memory.forget(selection, now=clock.now())

@@ -37,7 +37,6 @@ from brainiac.check_facts.clauses import (
     clauses_of,
 )
 from brainiac.check_facts.judging import Match, dedupe, finding_for, judge
-from brainiac.check_facts.knowledge import CANDIDATE_NOTES, knowledge
 from brainiac.check_facts.matching import (
     GENERIC_ALIASES,
     affiliations,
@@ -51,32 +50,11 @@ from brainiac.check_facts.matching import (
     role_matches,
 )
 from brainiac.check_facts.verdicts import (
-    CONFLICT,
-    CONSISTENT,
-    UNVERIFIED,
     CheckResult,
     Conflict,
     Finding,
     Known,
-    conflict_finding,
-    fact_conflict,
 )
-
-__all__ = [
-    "CANDIDATE_NOTES",
-    "CONFLICT",
-    "CONSISTENT",
-    "UNVERIFIED",
-    "CheckResult",
-    "Conflict",
-    "Finding",
-    "Known",
-    "clauses_of",
-    "compare",
-    "conflict_finding",
-    "fact_conflict",
-    "knowledge",
-]
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:

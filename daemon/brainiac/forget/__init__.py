@@ -41,7 +41,7 @@ from brainiac.errors import StaleWriteError, VaultError
 from brainiac.forget.plan import Plan, make_plan, plan_snapshot, template_files, vault_files
 from brainiac.forget.rules import Rules
 from brainiac.forget.scrub import Scrubbed, scrub
-from brainiac.forget.selection import FileChange, ForgetReport, Removal, Selection, SnapshotChange
+from brainiac.forget.selection import FileChange, ForgetReport, Selection, SnapshotChange
 from brainiac.forget.tree import Exports, Result, scrub_everything, scrub_tree
 from brainiac.jobs.edits import Outcome, update
 from brainiac.lock import holder_of
@@ -53,17 +53,6 @@ from brainiac.vault import (
 
 if TYPE_CHECKING:
     from brainiac.memory_protocol import MemoryLike
-
-__all__ = [
-    "FileChange",
-    "ForgetReport",
-    "Removal",
-    "Rules",
-    "Selection",
-    "SnapshotChange",
-    "forget",
-    "scrub",
-]
 
 
 _LOCK_WAIT_S = 60.0
