@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from brainiac.cli import cli
+from brainiac.cli.root import cli
 
 HEADER = """# CLI reference
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from brainiac.cli import cli
+from brainiac.cli.root import cli
 from conftest import run_cli
 
 HEADINGS = [

@@ -18,7 +18,7 @@ import pytest
 from brainiac import Memory, importer, stm
 from brainiac import events as ev
 from brainiac.chatlogs import FORMATS, Message
-from brainiac.cli import IMPORT_FORMATS
+from brainiac.cli.exchange_commands import IMPORT_FORMATS
 from brainiac.vault import EXPORTS_DIR, SHORT_TERM
 from conftest import run_cli
 

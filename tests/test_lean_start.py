@@ -1,5 +1,5 @@
 """The CLI's lean start (issue 16): a command loads only what it uses, and the short commands that
-end with os._exit still hand over all their output and their exit status (cli.main)."""
+end with os._exit still hand over all their output and their exit status (cli.root.main)."""
 
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 The same functions make the output in the CLI's own process and in the daemon answering over its
 socket (socket_server.py), so the two are byte-identical for the same vault and `now`: an
 `Output` is the text in the order it is written, each part to stdout or to stderr, and the exit
-status. The CLI writes the parts with click.echo either way (cli.py stays the only module that
-prints).
+status. The CLI writes the parts with click.echo either way (the cli package stays the only one
+that prints).
 
 `Answerer.respond` is the daemon's side: it answers only when its answer would be the one the
 CLI's own process would give, and otherwise says "fallback" (the client then runs the command
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from brainiac.config import Config
     from brainiac.memory import Memory
 
-EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory (cli.EXIT_CONFLICTS)
+EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory (cli.conventions.EXIT_CONFLICTS)
 
 
 class RunHere(Exception):
@@ -41,8 +41,9 @@ class NeedsStdin(Exception):
     """The command reads standard input, and the request did not bring it."""
 
 
-# What `brainiac ARGV` prints, made here (cli.answer_client: the CLI's own commands parse the
-# arguments, then call back `answer(command, args)`); RunHere or NeedsStdin when it cannot be.
+# What `brainiac ARGV` prints, made here (cli.answering.answer_client: the CLI's own commands
+# parse the arguments, then call back `answer(command, args)`); RunHere or NeedsStdin when it
+# cannot be.
 ParseArgv = Callable[[list[str], "str | None", Callable[[str, dict[str, Any]], "Output"]], "Output"]
 
 
@@ -316,7 +317,8 @@ def _budget(value: object) -> int | None:
 
 
 def _parse_time(value: object) -> dt.datetime | None:
-    """As cli._parse_time; a time it would refuse is answered by the CLI (its message)."""
+    """As cli.conventions.parse_time; a time it would refuse is answered by the CLI (its
+    message)."""
     from brainiac import clock
 
     if value is None:

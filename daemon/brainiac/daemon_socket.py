@@ -12,9 +12,10 @@ _socket (the C module under `socket`, which would add selectors and enum: ~1 ms 
 The protocol (the server is socket_server.py, the answers answers.py): one JSON object on one
 line each way. A request is {"v": 1, "argv": [...], "stdin": text or null, "env": {...}} (the
 command line as given: entry.py) or {"v": 1, "command": ..., "args": {...}, "env": {...}} (the
-arguments as the CLI parsed them: cli.py); an answer is {"v": 1, "parts": [[to_stderr, text],
-...], "exit": n}, or {"v": 1, "needs": "stdin"} (the command reads standard input: ask again with
-it), or {"v": 1, "fallback": why}, or {"v": 1, "error": why} for a request it could not read.
+arguments as the CLI parsed them: cli/answering.py); an answer is {"v": 1, "parts":
+[[to_stderr, text], ...], "exit": n}, or {"v": 1, "needs": "stdin"} (the command reads standard
+input: ask again with it), or {"v": 1, "fallback": why}, or {"v": 1, "error": why} for a request
+it could not read.
 """
 
 from __future__ import annotations

@@ -3,11 +3,11 @@
 `context`, `search`, `check` and `hook user-prompt-submit` are what agents call on every prompt.
 For those, this module sends the command line as given to the daemon's socket (daemon_socket.py)
 with only the standard library loaded, and prints the daemon's answer. The daemon parses the
-arguments with the real click command (cli.answer_client), so there is one parser of what they
-mean, and options added to these commands need no change here. Everything else, and every call
-the daemon does not answer (none runs, it is another configuration, the arguments are wrong,
-`--help`, the daemon dies mid-request), goes to the full CLI (cli.main) in this process, which
-then gives the output, errors and exit status it always gave.
+arguments with the real click command (cli.answering.answer_client), so there is one parser of
+what they mean, and options added to these commands need no change here. Everything else, and
+every call the daemon does not answer (none runs, it is another configuration, the arguments are
+wrong, `--help`, the daemon dies mid-request), goes to the full CLI (cli.root.main) in this
+process, which then gives the output, errors and exit status it always gave.
 
 What this module reads itself is only what it needs to find the socket: a leading `--vault PATH`
 (or `--vault=PATH`), $BRAINIAC_VAULT, `vault` in ~/.config/brainiac/config.toml. Standard input
@@ -25,7 +25,7 @@ import sys
 from brainiac.vault_choice import chosen_vault
 
 # The commands the daemon answers, by their names on the command line: the daemon checks the
-# parsed command again (cli.ASKABLE); this only keeps other commands from asking at all.
+# parsed command again (cli.answering.ASKABLE); this only keeps other commands from asking.
 _ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
 
 
@@ -42,9 +42,9 @@ def main() -> None:
         output = _ask(argv, flag)
         if output is not None:
             _print(output)
-    from brainiac import cli
+    from brainiac.cli import root
 
-    cli.main(daemon_asked=asked)
+    root.main(daemon_asked=asked)
 
 
 def _askable(argv: list[str]) -> tuple[bool, str | None]:

@@ -2,7 +2,7 @@
 ~/.config/brainiac/config.toml, then ~/brainiac.
 
 Standard library only: the entry point (entry.py) finds the running daemon's socket with it before
-anything else is loaded, and the CLI (cli.resolve_vault) reads the same choice.
+anything else is loaded, and the CLI (cli.conventions.resolve_vault) reads the same choice.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def configured_vault() -> str | None:
 
 def chosen_vault(flag: str | None) -> str:
     """--vault, then $BRAINIAC_VAULT, then `vault` in ~/.config/brainiac/config.toml, then
-    ~/brainiac; `~` expanded (cli.resolve_vault turns a bad config file into ConfigError)."""
+    ~/brainiac; `~` expanded (cli.conventions.resolve_vault turns a bad config file into
+    ConfigError)."""
     chosen = flag or os.environ.get("BRAINIAC_VAULT") or configured_vault() or DEFAULT_VAULT
     return os.path.expanduser(chosen)
