@@ -245,6 +245,26 @@ def _commands(
     return out
 
 
+def test_every_command_of_the_cli_package_is_reachable_from_brainiac() -> None:
+    # The commands live in one module per group of them (cli/*_commands.py); root.py adds each
+    # to the group, and a command defined but not added would be missing from the CLI unnoticed.
+    import importlib
+    import pkgutil
+
+    import brainiac.cli
+
+    reachable = {id(command) for _, command in _commands(cli)}
+    found = {
+        f"{info.name}.{name}": value
+        for info in pkgutil.iter_modules(brainiac.cli.__path__)
+        for name, value in vars(importlib.import_module(f"brainiac.cli.{info.name}")).items()
+        if isinstance(value, click.Command) and value is not cli
+    }
+    assert len(found) >= 20  # the command modules were all read (27 commands and subgroups)
+    missing = sorted(name for name, command in found.items() if id(command) not in reachable)
+    assert not missing, f"commands not added to the brainiac group (cli/root.py): {missing}"
+
+
 def test_every_command_has_help_and_a_docs_entry() -> None:
     docs = (Path(__file__).parents[1] / "docs/cli.md").read_text()
     for path, command in _commands(cli):

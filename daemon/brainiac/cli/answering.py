@@ -6,7 +6,8 @@ returns its answer (None: answer here). In the daemon's, `answer_client` runs th
 group on the client's command line with a `_Client` in the root context's object: the command
 runs up to where it would ask, and `ask_daemon` hands its arguments to the daemon's Memory
 instead (answers.py makes the output, the same functions the CLI's process uses). Anything the
-CLI's own process must do raises answers.RunHere.
+CLI's own process must do raises answers.RunHere. `read_stdin` and `emit` read a command's
+standard input (the client's, in the daemon) and write an answer's parts.
 
 Not the commands (the `*_commands` modules), nor the socket (daemon_socket.py, socket_server.py).
 """

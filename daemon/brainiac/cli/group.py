@@ -26,7 +26,7 @@ else:
     answers = lazy_module("brainiac.answers")
 
 # Commands after which the process ends with os._exit once stdout and stderr are flushed (see
-# main): they write only through safe_io (written, fsynced and closed before they return) and
+# root.main): they write only through safe_io (written, fsynced and closed before they return) and
 # start no thread or child. Skipping the interpreter's teardown, which frees every object of
 # every module loaded (the index's too), is ~25 ms of a 10,000-note hook call.
 _FAST_EXIT = {
