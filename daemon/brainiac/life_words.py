@@ -71,7 +71,6 @@ INSTRUMENTS = lex.word_set(
     ukulele harp banjo harmonica accordion oboe bassoon keyboard keyboards
     """
 )
-_STATUSES = lex.word_set("married engaged divorced widowed separated")
 # "I've been trying for weeks": a gerund that is no pastime or work of one's own.
 NOT_PASTIMES = lex.word_set(
     """
@@ -94,12 +93,14 @@ BUSINESSES = lex.word_set(
     agency boutique clinic gallery bar pub
     """
 )
+# Where one volunteers: "the food bank", "a homeless shelter".
 PLACES = lex.word_set(
     """
     shelter bank hospital school library center centre church kitchen clinic home museum zoo
     hospice charity garden park camp
     """
 )
+# Words that frame a favourite rather than name it: "my favourite part", "this one is my fave".
 FRAME = lex.word_set("part thing things one way bit moment time day kind sort ever")
 
 
