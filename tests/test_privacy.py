@@ -78,7 +78,7 @@ def _private_folder_config(vault: Path, *folders: str) -> None:
 
 def test_a_symlink_is_judged_by_where_it_leads(vault: Path) -> None:
     from brainiac.errors import VaultError
-    from brainiac.mcp_server import note_text
+    from brainiac.served_notes import note_text
 
     _private_folder_config(vault, "journal")
     (vault / "journal").mkdir()
@@ -114,7 +114,7 @@ def test_the_indexer_and_the_mcp_server_agree_on_a_private_folder(
     vault: Path, spelled: str
 ) -> None:
     from brainiac.errors import VaultError
-    from brainiac.mcp_server import note_text
+    from brainiac.served_notes import note_text
 
     _private_folder_config(vault, spelled)
     (vault / "journal").mkdir()

@@ -10,6 +10,13 @@
 Without a daemon running, a Memory keeps the index up to date itself: a full reconcile when it
 opens the index (cheap when nothing changed: only stats), again whenever `refresh_interval_s` has
 passed, and at once for every file it writes.
+
+This is the facade: it owns the vault, the index and the caches a context call reads (the
+short-term document and the Core Identity, parsed again only when their files change), and
+hands each operation to its home: appending events to the Event Log (event_log.py), the
+record of which notes a context used and feedback on them (feedback.py), jobs (jobs/table.py),
+imports (importer.py), `forget` (forget/), the guard (check.py). Those modules see it as
+`memory_protocol.MemoryLike`, never import it.
 """
 
 from __future__ import annotations
@@ -17,7 +24,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import json
 import logging
 import os
 import time
@@ -27,21 +33,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from brainiac import access, clock, ltm, marks, masking, project_search, projects, safe_io, stm
+from brainiac import clock, event_log, marks, masking, project_search, projects, stm
 from brainiac import config as config_mod
 from brainiac import context as ctx_mod
 from brainiac import events as ev
+from brainiac import feedback as feedback_mod
 from brainiac.config import Config
-from brainiac.errors import NoteParseError, StaleWriteError, TooLargeError, VaultError
+from brainiac.errors import NoteParseError, VaultError
 from brainiac.index import Hit, Index
 from brainiac.indexer import Indexer, SyncReport
 from brainiac.lazy import lazy_module
 from brainiac.locations import Locations
 from brainiac.lock import holder_of
 from brainiac.note import parse as parse_note
-from brainiac.note import set_frontmatter_field
 from brainiac.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
-from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
+from brainiac.vault import IDENTITY, SHORT_TERM, Vault
 
 if TYPE_CHECKING:
     from brainiac import check as check_mod
@@ -50,7 +56,6 @@ if TYPE_CHECKING:
     from brainiac.check_facts.verdicts import CheckResult
     from brainiac.forget.selection import ForgetReport, Selection
     from brainiac.importer import FileReport
-    from brainiac.jobs import edits
     from brainiac.jobs import table as job_table
     from brainiac.llm import LLM
     from brainiac.names import NameBook
@@ -58,16 +63,12 @@ else:
     # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
     # neither the checker, the model client (http, ssl), the journal nor the jobs.
     check_mod = lazy_module("brainiac.check")
-    edits = lazy_module("brainiac.jobs.edits")
     jobs_mod = lazy_module("brainiac.jobs")
     job_table = lazy_module("brainiac.jobs.table")
     journal = lazy_module("brainiac.journal")
 
 log = logging.getLogger(__name__)
 
-_WRITE_ATTEMPTS = 8
-_LAST_CONTEXT = "last_context.json"
-_MAX_REINFORCEMENT = 5.0
 _QUERY_RECENT_EVENTS = 3
 _IMPORT_LOCK_WAIT_S = 60.0
 
@@ -283,39 +284,11 @@ class Memory:
         it instead of at the end. TooLargeError, nothing written, for an event over
         `Vault.max_event_bytes` or when the document would go over `[vault] max_note_bytes`
         (past it the document could not be read again: every later `remember` failed)."""
-        pending = list(new_events)
-        for event in pending:
-            _check_event_size(event, self.vault.max_event_bytes)
-        added: list[ev.Event] = []
-        for _attempt in range(_WRITE_ATTEMPTS):
-            try:
-                current = self.vault.read(SHORT_TERM)
-                text, expected = current.text, current.fingerprint
-            except FileNotFoundError:
-                text = (template_dir() / SHORT_TERM).read_text(encoding="utf-8")
-                expected = None
-            add = stm.insert_events if in_time_order else stm.append_events
-            new_text, added = add(text, pending)
-            if not added:
-                return []
-            size = len(new_text.encode("utf-8"))
-            if size > self.vault.max_note_bytes:
-                raise TooLargeError(
-                    SHORT_TERM,
-                    f"would be {size} bytes with {len(added)} more event(s), over the "
-                    f"{self.vault.max_note_bytes}-byte limit ([vault] max_note_bytes)",
-                    self._make_room_hint(text),
-                )
-            try:
-                self.vault.write(SHORT_TERM, new_text, expected)
-                break
-            except StaleWriteError:
-                continue  # someone saved meanwhile: re-read and re-apply to their version
-        else:
-            raise StaleWriteError(
-                f"{SHORT_TERM}: kept changing while brainiac tried to append; "
-                "nothing was written, try again"
-            )
+        added = event_log.append(
+            self.vault, list(new_events), in_time_order, self.config.short_term_window
+        )
+        if not added:
+            return []
         journal.record(self.locations.state, added)
         if self._indexer is not None and self.index_writes:
             self._indexer.sync([SHORT_TERM])
@@ -323,24 +296,6 @@ class Memory:
         if problem is not None:  # a renamed log, or events outside it: said on every write
             log.warning("%s", problem)
         return added
-
-    def _make_room_hint(self, text: str) -> str:
-        """What frees the short-term document: promotion when events wait past the window,
-        else only the person's own text can make room."""
-        window = self.config.short_term_window
-        logged = len(stm.parse(text).events)
-        waiting = max(logged - window, 0) if window else logged
-        if waiting:
-            return (
-                f"promotion is due: `brainiac jobs run promotion` moves the {waiting} event(s) "
-                "past the short-term window into long-term notes (a running daemon runs it every "
-                "[jobs] promotion minutes), then remember again"
-            )
-        return (
-            f"its own text and the {logged} event(s) of the short-term window fill it: move "
-            "some of your text out of it into a note, or raise [vault] max_note_bytes in "
-            ".brainiac/config.toml"
-        )
 
     def import_files(
         self,
@@ -522,21 +477,11 @@ class Memory:
         )
 
     def _record_use(self, sources: Iterable[str], now: dt.datetime, for_prompt: bool) -> None:
-        """Being retrieved counts as access (decay counts from it); `feedback` needs to know
-        which notes the last context for a prompt held (the daemon's own working-memory
-        refreshes, which have no prompt, must not redirect it)."""
-        notes_used = sorted({s.split("#", 1)[0] for s in sources if s.startswith(LONG_TERM_DIR)})
-
-        def record() -> None:
-            try:
-                access.record(self.locations.state, notes_used, now)
-                if for_prompt:
-                    data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
-                    safe_io.replace_file(
-                        self.locations.state / _LAST_CONTEXT, json.dumps(data).encode("utf-8")
-                    )
-            except OSError as exc:  # bookkeeping must never cost the caller their context
-                log.warning("could not record which notes were used (%s)", exc.strerror)
+        """Which notes the context used (feedback.py): here and now, or, in the daemon, after
+        the answer has gone to the client (`record_later`)."""
+        record = functools.partial(
+            feedback_mod.record_use, self.locations.state, tuple(sources), now, for_prompt
+        )
 
         if self.record_later is not None:
             self.record_later(record)
@@ -573,35 +518,13 @@ class Memory:
     def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:
         """Reinforce (+) or weaken (-) the notes of the last assembled context (seed 002):
         reinforcement += delta x learning_rate. Returns the notes changed."""
-        if not -10 <= delta <= 10 or delta == 0:
-            raise VaultError(f"feedback must be a non-zero number from -10 to 10, got {delta}")
-        try:
-            last = json.loads((self.locations.state / _LAST_CONTEXT).read_text(encoding="utf-8"))
-            used = [str(p) for p in last["notes"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise VaultError(
-                "no context has been assembled yet, so there is nothing to give feedback on; "
-                "run `brainiac context` first"
-            ) from None
         when = clock.local(now) if now is not None else clock.now()
-        step = delta * self.config.learning_rate
-        outcome = edits.Outcome()
-        for rel in used:
-
-            def transform(text: str | None, rel: str = rel) -> str | None:
-                if text is None:
-                    return None
-                value = ltm.parse(text, rel).reinforcement + step
-                value = max(-_MAX_REINFORCEMENT, min(_MAX_REINFORCEMENT, value))
-                text = set_frontmatter_field(text, "reinforcement", f"{round(value, 4):g}")
-                if step < 0:
-                    return text  # weakening is not a use: decay keeps counting
-                return set_frontmatter_field(text, "reinforced", when.isoformat(timespec="minutes"))
-
-            edits.update(self.vault, rel, transform, outcome, dry_run=False)
-        if outcome.changed and self._indexer is not None and self.index_writes:
-            self._indexer.sync(outcome.changed)
-        return outcome.changed
+        changed = feedback_mod.reinforce(
+            self.vault, self.locations.state, delta, self.config.learning_rate, when
+        )
+        if changed and self._indexer is not None and self.index_writes:
+            self._indexer.sync(changed)
+        return changed
 
     @staticmethod
     def _implicit_query(doc: stm.ShortTerm, recent: list[ev.Event]) -> str:
@@ -609,18 +532,6 @@ class Memory:
         parts = [doc.section("Working Memory")]
         parts += [e.text for e in recent[-_QUERY_RECENT_EVENTS:]]
         return "\n".join(p for p in parts if p)
-
-
-def _check_event_size(event: ev.Event, limit: int) -> None:
-    size = len(ev.render(event).encode("utf-8"))
-    if size > limit:
-        raise TooLargeError(
-            SHORT_TERM,
-            f"an event of {size} bytes is over the {limit}-byte limit for one event (a "
-            "twentieth of [vault] max_note_bytes, so that any note can take it)",
-            "save the text as a file in the vault and remember a line that names it, or "
-            "remember it in smaller parts",
-        )
 
 
 # Masking runs its patterns over every text a context shows; the identity, the short-term
