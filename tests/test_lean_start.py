@@ -15,6 +15,7 @@ from conftest import run_cli
 HEAVY = {
     "brainiac.check",
     "brainiac.llm",
+    "brainiac.llm_endpoint",
     "brainiac.jobs",
     "brainiac.journal",
     "brainiac.systemd",

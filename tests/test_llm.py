@@ -1,4 +1,5 @@
-"""brainiac.llm through a real HTTP round-trip to a stand-in server (tests/llm_standin.py)."""
+"""brainiac.llm and its endpoint (llm_endpoint.py) through a real HTTP round-trip to a stand-in
+server (tests/llm_standin.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from typing import Any
 import pytest
 
 from brainiac.config import Config
-from brainiac.llm import LLM, PAUSE_S, LLMError, clean_title, parse_facts
+from brainiac.llm import LLM, clean_title, parse_facts
+from brainiac.llm_endpoint import PAUSE_S, LLMError
 from llm_standin import Reply, StandIn, completion
 
 KEY = "sk-test-0123456789"

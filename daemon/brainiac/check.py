@@ -5,7 +5,7 @@ in turn, each only about the sentences the one before left unverified:
 
 - the facts (check_facts.py): the `- key: value` lines of the core identity, the short-term
   document and the notes the response is about, and facts stated in the last events;
-- the events (evidence.py): a sentence no fact judges, compared with the remembered events it
+- the events (evidence/): a sentence no fact judges, compared with the remembered events it
   is about;
 - the optional model (llm_check.py, only with `[llm]` configured), given the evidence the
   offline paths gathered.

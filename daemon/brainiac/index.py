@@ -596,7 +596,7 @@ class Index:
 
     def frequency(self, word: str) -> int:
         """How many documents hold `word` (as analysed) in their body: how common it is, for
-        weighting the words a claim and an event share (evidence.py). 0 for a stop word."""
+        weighting the words a claim and an event share (evidence/). 0 for a stop word."""
         terms = self.terms(word)
         with self._searching:
             return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)

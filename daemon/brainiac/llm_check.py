@@ -2,7 +2,7 @@
 
 Seed 002's flow with a model (claims extracted from a response, verified against stored facts),
 kept behind the deterministic guard. When `[llm]` is configured, `check` (check.py) first judges
-every sentence offline (the facts, then the events: evidence.py); the sentences still
+every sentence offline (the facts, then the events: evidence/); the sentences still
 unverified are then sent to the model with the evidence the offline path already gathered, each
 line with an id (`F1`: a `- key: value` fact line, `E1`: a remembered event). The rule:
 
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac import evidence, facts
+from brainiac import facts
 from brainiac.check_facts.verdicts import (
     CONFLICT,
     CONSISTENT,
@@ -40,6 +40,7 @@ from brainiac.check_facts.verdicts import (
     Finding,
     Known,
 )
+from brainiac.evidence.alignment import EventLine, event_lines, line_of
 from brainiac.llm import Verdict
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class _Evidence:
     block: str | None
     at: str | None
     entity: str | None
-    event: evidence.EventLine | None = None  # its line is looked up only when a verdict cites it
+    event: EventLine | None = None  # its line is looked up only when a verdict cites it
 
 
 def with_model(
@@ -112,7 +113,7 @@ def with_model(
 
 def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidence]:
     """The lines to send, best first: the facts the offline path compared, then the events the
-    search found for the response (the ones evidence.py aligns sentences with)."""
+    search found for the response (the ones evidence/ aligns sentences with)."""
     out: dict[str, _Evidence] = {}
     for i, k in enumerate(known, 1):
         since = facts.render_time(k.since) if k.since else None
@@ -121,7 +122,7 @@ def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidenc
         out[f"F{i}"] = _Evidence(
             text, "fact", k.key, k.value, k.file, k.line, k.block, since, k.entity
         )
-    for i, e in enumerate(evidence.event_lines(hits), 1):
+    for i, e in enumerate(event_lines(hits), 1):
         at = e.at.strftime("%Y-%m-%d %H:%M") if e.at else None
         who = e.role or "someone"
         text = f"{who}" + (f" on {at}" if at else "") + f" said: {e.text}"
@@ -132,7 +133,7 @@ def _evidence(known: Sequence[Known], hits: Sequence[Hit]) -> dict[str, _Evidenc
 def _decided(
     memory: MemoryLike, claim: str, v: Verdict, e: _Evidence
 ) -> tuple[Finding, Conflict | None]:
-    line = e.line if e.event is None else evidence.line_of(memory, e.event)
+    line = e.line if e.event is None else line_of(memory, e.event)
     status = CONFLICT if v.verdict == CONFLICT else CONSISTENT
     correction = None
     if status == CONFLICT:

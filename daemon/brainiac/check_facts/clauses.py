@@ -168,7 +168,7 @@ class Clause:
 
 def clauses_of(sentence: str) -> list[Clause]:
     """The statements of a sentence, each marked as a question, a condition, a plan or negated
-    (evidence.py reads them too)."""
+    (evidence/ reads them too)."""
     asked = bool(_QUESTION_RE.search(sentence))
     parts: list[str] = []
     lead = _LEADING_CLAUSE_RE.match(sentence)

@@ -98,7 +98,7 @@ class CheckResult:
 
 def conflict_finding(sentence: str, c: Conflict) -> Finding:
     """A sentence's verdict when it contradicts a stored fact (the fact path, and the event path
-    when the event gave that fact: evidence.py)."""
+    when the event gave that fact: evidence/given_facts.py)."""
     return Finding(
         sentence, CONFLICT, "fact", c.key, c.stored, c.file, c.line, c.block, c.since, c.correction
     )
