@@ -1227,24 +1227,24 @@ def backup(ctx: click.Context, list_: bool, as_json: bool) -> None:
     vault's state directory); it is read back and checked before the oldest beyond [backup] keep
     are deleted. The daemon's `backup` job does the same every [jobs] backup minutes.
     """
-    from brainiac import backup as backup_mod
+    from brainiac.backup.creation import create_by_hand
+    from brainiac.backup.snapshots import backups_folder, human_size, list_snapshots
 
     memory = _open(ctx)
     if list_:
-        snapshots = backup_mod.list_snapshots(memory)
+        snapshots = list_snapshots(memory)
         if as_json:
             _json([s.as_json() for s in snapshots])
             return
         if not snapshots:
             click.echo(
-                f"no snapshots yet in {backup_mod.backups_folder(memory)}; make one with "
-                "`brainiac backup`",
+                f"no snapshots yet in {backups_folder(memory)}; make one with `brainiac backup`",
                 err=True,
             )
         for s in snapshots:
-            click.echo(f"{s.path}  {s.created:%Y-%m-%d %H:%M:%S}  {backup_mod.human_size(s.size)}")
+            click.echo(f"{s.path}  {s.created:%Y-%m-%d %H:%M:%S}  {human_size(s.size)}")
         return
-    snap = backup_mod.create_by_hand(memory, clock.now())
+    snap = create_by_hand(memory, clock.now())
     if as_json:
         _json(snap.as_json())
         return
@@ -1252,7 +1252,7 @@ def backup(ctx: click.Context, list_: bool, as_json: bool) -> None:
         click.echo(f"brainiac: warning: not in the snapshot: {reason}", err=True)
     click.echo(str(snap.path))
     click.echo(
-        f"{snap.files} file(s), {backup_mod.human_size(snap.size)}, verified; "
+        f"{snap.files} file(s), {human_size(snap.size)}, verified; "
         f"{len(snap.removed)} old snapshot(s) removed",
         err=True,
     )
@@ -1269,9 +1269,9 @@ def restore(snapshot: Path, target: Path, as_json: bool) -> None:
     is written; a damaged snapshot is refused whole. Modes and modification times come back.
     Prints the restored paths. No vault is needed: this works on a fresh machine.
     """
-    from brainiac import backup as backup_mod
+    from brainiac.backup import restoring
 
-    restored = backup_mod.restore(snapshot, target)
+    restored = restoring.restore(snapshot, target)
     if as_json:
         _json({"snapshot": str(snapshot), "target": str(target), "restored": restored})
         return
