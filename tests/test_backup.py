@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from brainiac import Memory
-from brainiac.backup import archive, creation, restoring, snapshots
 from brainiac import config as config_mod
+from brainiac.backup import archive, creation, restoring, snapshots
 from brainiac.errors import ConfigError, VaultError
 from conftest import run_cli
 
