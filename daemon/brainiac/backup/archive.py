@@ -21,15 +21,10 @@ from pathlib import Path
 from typing import Any
 
 MANIFEST = "MANIFEST.json"
-
 ROOT = "vault"  # every vault file is stored as vault/<path>, so no file can pose as the manifest
-
 FORMAT = 1
-
 CHUNK = 1 << 20
-
 _MANIFEST_MAX_BYTES = 256 << 20  # a bigger "manifest" is an attack on memory, not a vault's list
-
 READ_ERRORS = (tarfile.TarError, OSError, EOFError, zlib.error, UnicodeError)
 
 

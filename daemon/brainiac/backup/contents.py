@@ -18,9 +18,7 @@ from brainiac.backup.archive import link_problem
 from brainiac.vault import INDEXES_DIR, is_temp_file
 
 _CONFIG_DIR = ".brainiac"  # the one dot-folder that is the vault's own (config.toml)
-
 _CONTEXT_DIR = "context"
-
 # The daemon moves a hand-edited working memory aside (working_memory.py) and promises it is never
 # lost: a person's text, so it goes into snapshots although the rest of context/ is derived.
 _KEPT_ASIDE = re.compile(r"working_memory\.edited-[^/]*\.md")

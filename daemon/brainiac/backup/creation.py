@@ -51,7 +51,6 @@ if TYPE_CHECKING:
     from brainiac.memory_protocol import MemoryLike
 
 _SPOOL_BYTES = 16 << 20  # files up to this size are copied in memory, larger ones spill to disk
-
 _LOCK_WAIT_S = 60.0
 
 

@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from brainiac.memory_protocol import MemoryLike
 
 SUFFIX = ".tar.gz"
-
 STAMP = "%Y%m%d-%H%M%S"
 
 
