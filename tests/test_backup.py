@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from brainiac import Memory, backup
+from brainiac import Memory
 from brainiac import config as config_mod
+from brainiac.backup import archive, creation, restoring, snapshots
 from brainiac.errors import ConfigError, VaultError
 from conftest import run_cli
 
@@ -86,7 +87,7 @@ def _tree(root: Path) -> dict[str, tuple[str, int, int, str]]:
 
 
 def _expected(tree: dict[str, tuple[str, int, int, str]]) -> dict[str, tuple[str, int, int, str]]:
-    """The snapshot rules restated independently of backup.py."""
+    """The snapshot rules restated independently of backup/contents.py."""
     out = {}
     for rel, value in tree.items():
         parts = rel.split("/")
@@ -110,7 +111,7 @@ def test_round_trip_restores_every_included_file_byte_for_byte(vault: Path, tmp_
     _fill(vault)
     memory = _memory(vault)
     before = _tree(vault)
-    snap = backup.create(memory, NOW)
+    snap = creation.create(memory, NOW)
 
     assert snap.path.name == "brainiac-vault-20261122-120000.tar.gz"
     assert snap.path.parent == memory.locations.state / "backups"
@@ -123,14 +124,14 @@ def test_round_trip_restores_every_included_file_byte_for_byte(vault: Path, tmp_
         "memory/long_term/up.md",
     ]
     with tarfile.open(snap.path) as tar:
-        member = tar.extractfile(backup.MANIFEST)
+        member = tar.extractfile(archive.MANIFEST)
         assert member is not None
         manifest = json.load(member)
     assert manifest["format"] == 1 and manifest["files"] == snap.files
     assert {"path", "type", "mode", "size", "sha256", "mtime_ns"} <= set(manifest["entries"][-1])
 
     target = tmp_path / "restored" / "here"  # missing, parents too
-    restored = backup.restore(snap.path, target)
+    restored = restoring.restore(snap.path, target)
     after = _tree(target)
     expected = _expected(before)
     assert after == expected
@@ -181,9 +182,9 @@ def test_editor_and_sync_temp_files_stay_out_of_snapshots(vault: Path, tmp_path:
     before = _tree(vault)
     temp = {*EDITOR_TEMP, "memory/long_term/.#capybaras.md"}
     assert temp <= set(before)
-    snap = backup.create(_memory(vault), NOW)
+    snap = creation.create(_memory(vault), NOW)
     target = tmp_path / "restored"
-    restored = backup.restore(snap.path, target)
+    restored = restoring.restore(snap.path, target)
     after = _tree(target)
     assert not temp & set(after), sorted(temp & set(after))
     assert after == {r: v for r, v in _expected(before).items() if r not in temp}
@@ -204,36 +205,36 @@ def test_keeps_the_last_n_and_never_the_one_just_made(vault: Path, tmp_path: Pat
         path.write_text("not ours")
     made = []
     for day in range(5):
-        snap = backup.create(memory, _days(day))
+        snap = creation.create(memory, _days(day))
         made.append(snap.path)
         assert len(snap.removed) == (1 if day >= 3 else 0)
-    listed = backup.list_snapshots(memory)
+    listed = snapshots.list_snapshots(memory)
     assert [s.path for s in listed] == made[2:]
     assert [s.created for s in listed] == [_days(2), _days(3), _days(4)]
     assert all(p.exists() for p in foreign)
     # Same second again: a second name, not an overwrite.
-    again = backup.create(memory, _days(4))
+    again = creation.create(memory, _days(4))
     assert again.path.name == "brainiac-vault-20261126-120000-2.tar.gz"
-    assert [s.path for s in backup.list_snapshots(memory)] == [made[3], made[4], again.path]
+    assert [s.path for s in snapshots.list_snapshots(memory)] == [made[3], made[4], again.path]
     # A clock set back: the new snapshot sorts oldest, and is still the one kept.
-    old = backup.create(memory, NOW - dt.timedelta(days=30))
+    old = creation.create(memory, NOW - dt.timedelta(days=30))
     assert old.path.exists() and old.path not in old.removed
-    assert len(backup.list_snapshots(memory)) == 3
+    assert len(snapshots.list_snapshots(memory)) == 3
 
 
 def test_a_snapshot_that_does_not_verify_is_discarded_and_nothing_pruned(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     memory = _memory(vault, backup_keep=1)
-    first = backup.create(memory, NOW)
+    first = creation.create(memory, NOW)
 
     def broken(path: Path) -> list[object]:
-        raise backup._Damaged("vault/x: its SHA-256 does not match MANIFEST.json")
+        raise archive.Damaged("vault/x: its SHA-256 does not match MANIFEST.json")
 
-    monkeypatch.setattr(backup, "_verify", broken)
+    monkeypatch.setattr(creation, "verify", broken)
     with pytest.raises(VaultError, match="does not read back as written"):
-        backup.create(memory, _days(1))
-    assert [s.path for s in backup.list_snapshots(memory)] == [first.path]
+        creation.create(memory, _days(1))
+    assert [s.path for s in snapshots.list_snapshots(memory)] == [first.path]
     assert sorted(p.name for p in first.path.parent.iterdir()) == [first.path.name]
 
 
@@ -254,7 +255,7 @@ def _rewrite(snapshot: Path, out: Path, change: Change) -> Path:
 
 def _edit_manifest(edit: Callable[[dict[str, Any]], None]) -> Change:
     def change(info: tarfile.TarInfo, data: bytes) -> tuple[tarfile.TarInfo, bytes]:
-        if info.name != backup.MANIFEST:
+        if info.name != archive.MANIFEST:
             return info, data
         doc = json.loads(data)
         edit(doc)
@@ -284,7 +285,7 @@ def _unlisted(doc: dict[str, Any]) -> None:
 
 
 def _no_manifest(info: tarfile.TarInfo, data: bytes) -> tuple[tarfile.TarInfo, bytes] | None:
-    return None if info.name == backup.MANIFEST else (info, data)
+    return None if info.name == archive.MANIFEST else (info, data)
 
 
 @pytest.mark.parametrize(
@@ -303,18 +304,18 @@ def test_a_damaged_or_altered_snapshot_is_refused_and_nothing_written(
     change: Change,
     needle: str,
 ) -> None:
-    snap = backup.create(_memory(vault), NOW)
+    snap = creation.create(_memory(vault), NOW)
     bad = _rewrite(snap.path, tmp_path / "bad.tar.gz", change)
     target = tmp_path / "target"
     with pytest.raises(VaultError) as info:
-        backup.restore(bad, target)
+        restoring.restore(bad, target)
     assert needle in str(info.value) and "nothing was restored" in str(info.value)
     assert "\n" not in str(info.value)
     assert not target.exists()
 
 
 def test_flipped_bytes_in_the_file_are_refused(vault: Path, tmp_path: Path) -> None:
-    snap = backup.create(_memory(vault), NOW)
+    snap = creation.create(_memory(vault), NOW)
     data = bytearray(snap.path.read_bytes())
     for i in range(len(data) // 2, len(data) // 2 + 16):
         data[i] ^= 0xFF
@@ -323,7 +324,7 @@ def test_flipped_bytes_in_the_file_are_refused(vault: Path, tmp_path: Path) -> N
     target = tmp_path / "empty"
     target.mkdir()
     with pytest.raises(VaultError, match=r"damaged or altered.*nothing was restored"):
-        backup.restore(bad, target)
+        restoring.restore(bad, target)
     assert list(target.iterdir()) == []
 
 
@@ -340,7 +341,7 @@ def _hostile(tmp_path: Path, name: str, info: tarfile.TarInfo, data: bytes = b""
     with tarfile.open(out, "w:gz") as tar:
         info.name, info.mode, info.size = name, 0o777 if info.issym() else 0o644, len(data)
         tar.addfile(info, io.BytesIO(data) if info.isfile() else None)
-        manifest = tarfile.TarInfo(backup.MANIFEST)
+        manifest = tarfile.TarInfo(archive.MANIFEST)
         manifest.size = len(doc)
         tar.addfile(manifest, io.BytesIO(doc))
     return out
@@ -369,7 +370,7 @@ def test_paths_and_links_that_escape_the_target_are_refused(
     bad = _hostile(tmp_path, name, info, b"x" if info.isfile() else b"")
     target = tmp_path / "t"
     with pytest.raises(VaultError, match=needle):
-        backup.restore(bad, target)
+        restoring.restore(bad, target)
     assert not target.exists() and not (tmp_path / "evil.md").exists()
 
 
@@ -386,50 +387,50 @@ def test_a_link_through_a_link_is_refused(tmp_path: Path) -> None:
             info = _link(str(e["target"]))
             info.name, info.mode = f"vault/{e['path']}", 0o777
             tar.addfile(info)
-        manifest = tarfile.TarInfo(backup.MANIFEST)
+        manifest = tarfile.TarInfo(archive.MANIFEST)
         manifest.size = len(doc)
         tar.addfile(manifest, io.BytesIO(doc))
     with pytest.raises(VaultError, match="passes through another symlink"):
-        backup.restore(out, tmp_path / "t")
+        restoring.restore(out, tmp_path / "t")
     assert not (tmp_path / "t").exists()
 
 
 def test_restore_only_into_an_empty_folder(vault: Path, tmp_path: Path) -> None:
-    snap = backup.create(_memory(vault), NOW)
+    snap = creation.create(_memory(vault), NOW)
     target = tmp_path / "busy"
     target.mkdir()
     (target / "mine.md").write_text("keep me")
     with pytest.raises(VaultError, match=NOT_EMPTY):
-        backup.restore(snap.path, target)
+        restoring.restore(snap.path, target)
     assert [p.name for p in target.iterdir()] == ["mine.md"]
     assert (target / "mine.md").read_text() == "keep me"
     (tmp_path / "file").write_text("x")
     with pytest.raises(VaultError, match="is not a folder"):
-        backup.restore(snap.path, tmp_path / "file")
+        restoring.restore(snap.path, tmp_path / "file")
     with pytest.raises(VaultError, match="no such snapshot"):
-        backup.restore(tmp_path / "missing.tar.gz", tmp_path / "new")
+        restoring.restore(tmp_path / "missing.tar.gz", tmp_path / "new")
 
 
 @pytest.mark.parametrize("folder", ["backups", "{vault}/memory/backups", "{vault}"])
 def test_a_backups_folder_inside_the_vault_is_refused(vault: Path, folder: str) -> None:
     memory = _memory(vault, backup_folder=folder.format(vault=vault))
     with pytest.raises(ConfigError) as info:
-        backup.create(memory, NOW)
+        creation.create(memory, NOW)
     message = str(info.value)
     assert "inside the vault" in message and "[backup]" in message and "\n" not in message
     assert not (vault / "backups").exists() and not (vault / "memory/backups").exists()
     with pytest.raises(ConfigError):
-        backup.list_snapshots(memory)
+        snapshots.list_snapshots(memory)
 
 
 def test_a_configured_folder_outside_the_vault_is_used(vault: Path, tmp_path: Path) -> None:
     memory = _memory(vault, backup_folder="../offsite/brainiac")  # relative to the vault
     # A missing parent is a disk not mounted: refused, rather than filling the local disk.
     with pytest.raises(ConfigError, match="does not exist"):
-        backup.create(memory, NOW)
+        creation.create(memory, NOW)
     assert not (tmp_path / "offsite").exists()
     (tmp_path / "offsite").mkdir()
-    snap = backup.create(memory, NOW)
+    snap = creation.create(memory, NOW)
     assert snap.path.parent == (tmp_path / "offsite/brainiac").resolve()
     assert stat.S_IMODE((tmp_path / "offsite/brainiac").stat().st_mode) == 0o700
 
@@ -438,7 +439,7 @@ def test_a_crash_leftover_is_ignored_by_listing_and_cleaned_by_the_next_backup(
     vault: Path,
 ) -> None:
     memory = _memory(vault)
-    first = backup.create(memory, NOW)
+    first = creation.create(memory, NOW)
     folder = first.path.parent
     leftover = folder / ".brainiac-vault-20261122-130000.k3j4.brainiac-tmp"
     leftover.write_bytes(b"\x1f\x8b half a snapshot")
@@ -446,14 +447,14 @@ def test_a_crash_leftover_is_ignored_by_listing_and_cleaned_by_the_next_backup(
     in_progress.write_bytes(b"being written")
     other_vault = folder / ".brainiac-other-20261122-130000.a1.brainiac-tmp"
     other_vault.write_bytes(b"not ours")
-    assert [s.path for s in backup.list_snapshots(memory)] == [first.path]
+    assert [s.path for s in snapshots.list_snapshots(memory)] == [first.path]
 
     with open(in_progress, "rb") as held:  # a live backup holds its temp file's lock
         fcntl.flock(held.fileno(), fcntl.LOCK_EX)
-        second = backup.create(memory, _days(1))
+        second = creation.create(memory, _days(1))
     assert not leftover.exists()
     assert in_progress.exists() and other_vault.exists()
-    assert [s.path for s in backup.list_snapshots(memory)] == [first.path, second.path]
+    assert [s.path for s in snapshots.list_snapshots(memory)] == [first.path, second.path]
 
 
 def test_the_backup_job_runs_through_memory(vault: Path) -> None:
@@ -461,11 +462,11 @@ def test_the_backup_job_runs_through_memory(vault: Path) -> None:
     assert config_mod.job_interval_minutes(config_mod.Config(), "backup") == 1440.0
     [dry] = memory.run_job("backup", now=NOW, dry_run=True)
     assert dry.ok and dry.summary.startswith("dry run: would store")
-    assert backup.list_snapshots(memory) == []
+    assert snapshots.list_snapshots(memory) == []
     for day in range(3):
         [report] = memory.run_job("backup", now=_days(day))
         assert report.ok and report.changed == ()
-    snaps = backup.list_snapshots(memory)
+    snaps = snapshots.list_snapshots(memory)
     assert len(snaps) == 2
     assert str(snaps[-1].path) in report.summary
     assert " file(s), verified; 1 old snapshot(s) removed" in report.summary

@@ -428,7 +428,7 @@ async def _forget_beside_the_daemon(vault: Path, tmp_path: Path) -> dict[str, An
 @needs_mcp
 def test_mcp_forget_asks_the_running_daemon(tmp_path: Path) -> None:
     from brainiac import daemon_requests
-    from brainiac.service import STATUS_FILE
+    from brainiac.daemon_requests import STATUS_FILE
     from test_daemon import Notifications, _daemon, wait_for
 
     assert daemon_requests.STATUS_FILE == STATUS_FILE

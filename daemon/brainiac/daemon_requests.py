@@ -33,7 +33,7 @@ from brainiac import safe_io
 from brainiac.errors import VaultError
 
 REQUESTS_DIR = "requests"
-STATUS_FILE = "daemon.json"  # the daemon's status (service.py writes it, anyone reads it)
+STATUS_FILE = "daemon.json"  # the daemon's status (daemon_status.py writes it, anyone reads)
 WAKE_SIGNAL = signal.SIGUSR1
 KINDS = ("forget",)
 ANSWER_SUFFIX = ".answer.json"
@@ -42,7 +42,7 @@ _UNREAD_ANSWER_S = 86400.0
 
 
 def read_status(state_dir: Path) -> dict[str, object] | None:
-    """The running daemon's status file (service.py), or None when there is none readable.
+    """The running daemon's status file (daemon_status.py), or None when there is none readable.
     Here, not in service.py, so that a reader does not import the daemon with it."""
     try:
         data = json.loads((state_dir / STATUS_FILE).read_text(encoding="utf-8"))

@@ -325,3 +325,14 @@ def remove_stale_temps(
                         p.unlink()
                         removed.append(p)
     return removed
+
+
+def make_private_dirs(path: Path) -> None:
+    """mkdir -p, each folder it creates 0700 (Path.mkdir gives the parents the default mode)."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=0o700)

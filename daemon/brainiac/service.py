@@ -14,12 +14,10 @@ decision is always made on content: a sync compares hashes with the manifest, so
 writes and touch-only changes cost nothing. A path that disappeared is deleted from the index only
 if it is still missing after a grace period (rename-saves recreate it).
 
-Resource faults never stop it (docs/reliability.md). A write refused by the system (a full disk, a
-read-only vault, no permission) is logged once as one line with the fix, and tried again: every
-second while the file system still says full or read-only (a statvfs), otherwise with a back-off.
-Meanwhile search and context keep answering from the index, and the memory jobs that write the
-vault wait. An index that cannot be read or updated for any other reason (deleted, damaged) is
-rebuilt from the vault. When inotify's limits leave the vault unwatched, it is polled instead.
+Resource faults never stop it (docs/reliability.md): what it cannot write just now is kept, and
+tried again, by resource_faults.py. When inotify's limits leave the vault unwatched, it is polled
+instead. Also elsewhere: the status file (daemon_status.py) and the thread memory jobs run on
+(job_runner.py); this module is the loop that drives them.
 """
 
 from __future__ import annotations
@@ -27,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import json
 import logging
 import os
 import queue
@@ -35,7 +32,6 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 
@@ -45,18 +41,13 @@ from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
 from brainiac.answers import Answerer, ParseArgv
 from brainiac.bookkeeping import Bookkeeper
-from brainiac.daemon_requests import STATUS_FILE
-from brainiac.errors import (
-    BrainiacError,
-    IndexLockedError,
-    SearchError,
-    StorageError,
-    VaultError,
-    is_storage_problem,
-)
+from brainiac.daemon_status import Counters, StatusFile
+from brainiac.errors import BrainiacError, SearchError, StorageError, VaultError, is_storage_problem
+from brainiac.job_runner import JobRunner, start_schedule, utcnow
 from brainiac.jobs import table as job_table
 from brainiac.lock import InstanceLock
 from brainiac.memory import Memory
+from brainiac.resource_faults import ResourceFaults
 from brainiac.scheduler import Scheduler
 from brainiac.socket_server import SocketServer
 from brainiac.vault import SHORT_TERM, WORKING_MEMORY, is_conflict_copy, kind_of
@@ -69,48 +60,9 @@ _STATUS_EVERY_S = 5.0
 # next to nothing; the systemd watchdog pings keep their own schedule.
 _QUIET_STATUS_EVERY_S = 30.0
 _QUIET_AFTER_S = 60.0
-_STATUS_HEARTBEAT_S = 60.0
-_JOB_STOP_WAIT_S = 30.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
-# A write the system refused: looked at again every second while statvfs still says read-only or
-# full (no write is tried), otherwise tried again after 1, 2, 4 ... 30 s.
-_RETRY_S = 1.0
-_RETRY_MAX_S = 30.0
 # The jobs that write vault files wait while the vault (or the state folder) cannot be written.
 _VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery")
-_READ_ONLY = "the file system is mounted read-only"
-
-
-@dataclass
-class _Counters:
-    started: float = field(default_factory=time.time)
-    last_reconcile: float | None = None
-    syncs: int = 0
-    working_memory_writes: int = 0
-    conflicts: set[str] = field(default_factory=set)
-    last_change: float = field(default_factory=time.monotonic)
-
-
-@dataclass
-class _Trouble:
-    """Something the daemon cannot write just now (the vault, the index or its state)."""
-
-    message: str  # the one line logged: file, problem, fix
-    problem: str  # short, for STATUS= and for telling a new problem from the same one
-    probe: Path  # where statvfs says whether trying again can succeed
-    retry_at: float
-    delay: float = _RETRY_S
-
-
-def _blocked(path: Path) -> bool:
-    """Whether the file system holding `path` is read-only or has no free block (no write can
-    succeed; a quota or a permission does not show here, so those are simply tried again)."""
-    try:
-        st = os.statvfs(path)
-    except OSError:
-        return False
-    free = st.f_bfree if os.geteuid() == 0 else st.f_bavail
-    return bool(st.f_flag & os.ST_RDONLY) or free == 0
 
 
 class Service:
@@ -130,25 +82,28 @@ class Service:
         self.on_ready: Callable[[], None] | None = None
         self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
         self._tracker = ChangeTracker()
-        self._counters = _Counters()
+        self._counters = Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self.memory.indexer.on_events_removed = self._events_removed
         self._ranking_stale = False  # the index changed since the working memory was ranked
-        self._jobs_run = 0
-        self._last_status: tuple[tuple[object, ...], float] = ((), -float("inf"))
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
-        self._jobs = _JobRunner(self._finish_job)
+        self._jobs = JobRunner(self._finish_job)
         self._vault_gone = False  # the vault folder was moved away or deleted (_vault_missing)
-        self._troubles: dict[str, _Trouble] = {}  # "vault", "index" or "state"
-        self._wm_pending = False  # the working memory could not be written: write it again
-        self._postponed: list[str] = []  # vault jobs that waited for the vault to be writable
-        self._rebuilding = False
+        self._faults = ResourceFaults(
+            self.memory,
+            full_reconcile=self._full_reconcile,
+            write_working_memory=self._write_working_memory,
+            write_status_now=lambda: self._write_status(force=True),
+            submit_job=self._submit_job,
+            changed=self._status_changed,
+        )
+        self._status = StatusFile(self.memory, self._faults, self._counters, self.environ)
         self._status_now = False  # a fault began or ended: `brainiac status` should know at once
         self._logged_ids: set[str] | None = None  # the Event Log's event ids at the last sync
         self._journal_offset = 0  # how far _watch_event_log has read the event journal
         self._recovery_queued = False
-        self._started = _utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
+        self._started = utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
         self._takes_requests = False  # other processes' requests (daemon_requests.py)
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
@@ -179,6 +134,9 @@ class Service:
     def _submit_job(self, name: str) -> None:
         self._inbox.put(("job", name, False))
 
+    def _status_changed(self) -> None:
+        self._status_now = True
+
     # -- the main loop (the one writer) -------------------------------------------------------
     def run(self) -> int:
         lock = InstanceLock(self.memory.locations.runtime, self.memory.vault.root)
@@ -190,8 +148,8 @@ class Service:
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
             self._full_reconcile("start")
-            if self._vault_read_only():
-                self._read_only_begins()
+            if self._faults.vault_read_only():
+                self._faults.read_only_begins()
             else:
                 self._write_working_memory()
             self._watcher = Watcher(
@@ -205,7 +163,7 @@ class Service:
             stack.callback(self._stop_scheduler)
             self._serve_requests()  # asked while no daemon ran, or while this one started
             self._start_socket(stack)
-            systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
+            systemd.notify("READY=1", f"STATUS={self._status.line()}", environ=self.environ)
             log.info("watching %s", self.memory.vault.root)
             if self.on_ready is not None:
                 self.on_ready()
@@ -228,7 +186,7 @@ class Service:
                     self._tracker.next_deadline(),
                     next_ping if ping_every else None,
                     next_status,
-                    self._next_retry(),
+                    self._faults.next_retry(),
                     time.monotonic() + 1.0 if self._vault_gone else None,  # is it back?
                 )
                 if t is not None
@@ -239,9 +197,9 @@ class Service:
             if self.reload_event.is_set():
                 self._reload()
             self._process_due()
-            retry_at = self._next_retry()
+            retry_at = self._faults.next_retry()
             if retry_at is not None and time.monotonic() >= retry_at:
-                self._retry()
+                self._faults.retry()
             if self._status_now:
                 self._status_now = False
                 self._write_status()
@@ -260,8 +218,9 @@ class Service:
             if now >= next_status:
                 self._serve_requests()  # a request whose signal was lost waits a tick at most
                 self._idle_work()
-                if "vault" not in self._troubles and self._vault_read_only():
-                    self._read_only_begins()  # remounted read-only under us (errors=remount-ro)
+                if "vault" not in self._faults.troubles and self._faults.vault_read_only():
+                    # Remounted read-only under us (errors=remount-ro).
+                    self._faults.read_only_begins()
                 self._write_status()
                 quiet = (
                     time.monotonic() - self._counters.last_change > _QUIET_AFTER_S
@@ -339,7 +298,7 @@ class Service:
         try:
             report = self.memory.indexer.sync(paths)
         except Exception as exc:
-            self._index_failed(exc, f"updating {', '.join(paths)}")
+            self._faults.index_failed(exc, f"updating {', '.join(paths)}")
             return
         self._counters.syncs += 1
         if report.changed or report.removed:
@@ -390,9 +349,9 @@ class Service:
         try:
             report = self.memory.refresh(force=True)
         except Exception as exc:
-            self._index_failed(exc, f"reconciling ({why})")
+            self._faults.index_failed(exc, f"reconciling ({why})")
             return
-        self._trouble_ends("index", f"the index ({self.memory.locations.index_dir})")
+        self._faults.trouble_ends("index", f"the index ({self.memory.locations.index_dir})")
         self._counters.last_reconcile = time.time()
         self._counters.conflicts = set(self.memory.indexer.conflicts)  # resolved ones go
         if report is not None:
@@ -413,14 +372,14 @@ class Service:
     def _write_working_memory(self, reuse_ranking: bool = False) -> None:
         if self._vault_missing():
             return  # the write would create a stray folder where the vault is to be put back
-        self._wm_pending = True
+        self._faults.working_memory_pending = True
         try:
             ctx = self.memory.context(None, now=dt.datetime.now(), reuse_ranking=reuse_ranking)
             outcome = wm.write(
                 self.memory.vault, self.memory.locations.state, ctx.text, dt.datetime.now()
             )
         except SearchError as exc:  # the index is damaged or gone: rebuilt, which writes this
-            self._index_failed(exc, "ranking the working memory")
+            self._faults.index_failed(exc, "ranking the working memory")
             return
         except OSError as exc:
             if not is_storage_problem(exc):
@@ -429,12 +388,12 @@ class Service:
                 return
             path = Path(exc.filename or self.memory.vault.path(WORKING_MEMORY))
             if not path.is_relative_to(self.memory.vault.root):
-                self._state_failed(exc, path)
+                self._faults.state_failed(exc, path)
             elif exc.errno == errno.EROFS:
-                self._read_only_begins()
+                self._faults.read_only_begins()
             else:
                 error = exc if isinstance(exc, StorageError) else StorageError(path, exc)
-                self._trouble_begins(
+                self._faults.trouble_begins(
                     "vault",
                     error.problem,
                     f"{error}; brainiac goes on answering from the index and writes the working "
@@ -445,8 +404,8 @@ class Service:
         except Exception:
             log.exception("could not write the working memory; will retry on the next change")
             return
-        self._wm_pending = False
-        self._trouble_ends("vault", f"the vault ({self.memory.vault.root})")
+        self._faults.working_memory_pending = False
+        self._faults.trouble_ends("vault", f"the vault ({self.memory.vault.root})")
         if outcome.written:
             self._counters.working_memory_writes += 1
         if outcome.kept_aside:
@@ -465,146 +424,13 @@ class Service:
         try:
             self.memory.indexer.flush()
         except OSError as exc:
-            self._state_failed(exc, self.memory.locations.manifest_path)
-        if "index" in self._troubles:
+            self._faults.state_failed(exc, self.memory.locations.manifest_path)
+        if "index" in self._faults.troubles:
             return  # a merge now would fail the same way; the retry comes first
         try:
             self.memory.indexer.index.merge_segments()
         except Exception as exc:
-            self._index_failed(exc, "merging segments")
-
-    # -- resource faults ----------------------------------------------------------------------
-    def _vault_read_only(self) -> bool:
-        try:
-            return bool(os.statvfs(self.memory.vault.root).f_flag & os.ST_RDONLY)
-        except OSError:
-            return False
-
-    def _read_only_begins(self) -> None:
-        self._wm_pending = True
-        root = self.memory.vault.root
-        self._trouble_begins(
-            "vault",
-            _READ_ONLY,
-            f"{root}: the vault is on a read-only file system, so brainiac runs read-only: search "
-            "and context answer from the index, the working memory and the memory jobs wait, and "
-            f"`remember` fails, until it is writable; remount it read-write (`findmnt -T {root}` "
-            "shows the mount point)",
-            root,
-        )
-
-    def _trouble_begins(self, what: str, problem: str, message: str, probe: Path) -> None:
-        """A write the system refused: logged once (not at every retry), then tried again."""
-        known = self._troubles.get(what)
-        if known is not None and known.problem == problem:
-            return
-        log.warning("%s", message)
-        self._troubles[what] = _Trouble(message, problem, probe, time.monotonic() + _RETRY_S)
-        self._status_now = True
-
-    def _trouble_ends(self, what: str, name: str) -> None:
-        if self._troubles.pop(what, None) is None:
-            return
-        log.info("%s can be written again; back to normal", name)
-        self._status_now = True
-        if self._postponed and not self._jobs_must_wait():
-            log.info("running the jobs that waited: %s", ", ".join(self._postponed))
-            for job in self._postponed:
-                self._submit_job(job)
-            self._postponed.clear()
-
-    def _jobs_must_wait(self) -> bool:
-        """A memory job writes vault files and its plans and records in the state folder."""
-        return "vault" in self._troubles or "state" in self._troubles
-
-    def _state_failed(self, exc: OSError, path: Path) -> None:
-        if not is_storage_problem(exc):
-            log.warning("could not write %s (%s); will retry", path, exc)
-            return
-        error = exc if isinstance(exc, StorageError) else StorageError(path, exc)
-        self._trouble_begins(
-            "state",
-            error.problem,
-            f"{error}; brainiac's own records and the memory jobs wait until it can",
-            self.memory.locations.state,
-        )
-
-    def _index_failed(self, exc: BaseException, why: str) -> None:
-        """The index could not be updated or read: wait for room, or rebuild it from the vault."""
-        index_dir = self.memory.locations.index_dir
-        if is_storage_problem(exc):
-            error = (
-                exc
-                if isinstance(exc, StorageError)
-                else StorageError(index_dir, exc, "search answers from the index as it was")
-            )
-            self._trouble_begins(
-                "index", error.problem, f"{error}; brainiac updates it once it can", index_dir
-            )
-            return
-        if isinstance(exc, VaultError):  # the vault folder went away: not the index's fault
-            log.warning("%s", exc)
-            return
-        if isinstance(exc, IndexLockedError):
-            # Another brainiac process is writing this index (one that opened it before this
-            # daemon started): a rebuild would delete the index under it. Wait, and try again.
-            self._trouble_begins("index", "another writer holds its lock", str(exc), index_dir)
-            return
-        if self._rebuilding:  # the rebuild itself failed: try again later, never in a loop
-            log.error("rebuilding the index at %s failed (%s)", index_dir, str(exc))
-            self._trouble_begins(
-                "index",
-                "the rebuild failed",
-                f"{index_dir}: the index could not be rebuilt ({exc}); brainiac tries again; "
-                "if it keeps failing, stop brainiac, delete that folder and start it again",
-                index_dir,
-            )
-            return
-        cause = exc.__cause__ if isinstance(exc, SearchError) and exc.__cause__ else exc
-        log.warning(
-            "%s: the index cannot be used (%s: %s, found while %s); rebuilding it from the vault",
-            index_dir,
-            type(cause).__name__,
-            str(cause),
-            why,
-        )
-        self._rebuilding = True
-        try:
-            with contextlib.suppress(Exception):  # an index that cannot even open: refresh reopens
-                self.memory.indexer.manifest.index_id = ""  # names no index: the sync starts anew
-            self._full_reconcile("rebuild")
-        finally:
-            self._rebuilding = False
-
-    def _next_retry(self) -> float | None:
-        return min((t.retry_at for t in self._troubles.values()), default=None)
-
-    def _retry(self) -> None:
-        """Try again what the system refused, unless statvfs says it would refuse again."""
-        now = time.monotonic()
-        for what, trouble in list(self._troubles.items()):
-            if trouble.retry_at > now:
-                continue
-            if _blocked(trouble.probe):
-                trouble.retry_at = now + _RETRY_S  # still full or read-only: look in a second
-                continue
-            if what == "index":
-                self._full_reconcile("retry")
-            elif what == "state":
-                try:
-                    self.memory.indexer.flush()
-                except OSError as exc:
-                    self._state_failed(exc, self.memory.locations.manifest_path)
-                else:
-                    self._last_status = ((), -float("inf"))
-                    if self._write_status():
-                        state = self.memory.locations.state
-                        self._trouble_ends("state", f"the state folder ({state})")
-            if what == "vault" or (what == "state" and self._wm_pending):
-                self._write_working_memory()
-            if self._troubles.get(what) is trouble:  # still failing: wait longer next time
-                trouble.delay = min(trouble.delay * 2, _RETRY_MAX_S)
-                trouble.retry_at = time.monotonic() + trouble.delay
+            self._faults.index_failed(exc, "merging segments")
 
     # -- the vault folder itself ----------------------------------------------------------------
     def _vault_missing(self) -> bool:
@@ -658,7 +484,7 @@ class Service:
             try:
                 daemon_requests.answer(path, ok, result, error)
             except OSError as exc:
-                self._state_failed(exc, path)
+                self._faults.state_failed(exc, path)
 
     def _forget(self, args: dict[str, object]) -> dict[str, object]:
         from brainiac.forget.selection import Selection
@@ -697,14 +523,8 @@ class Service:
 
     # -- jobs ----------------------------------------------------------------------------------
     def _start_scheduler(self) -> None:
-        records = jobs_mod.load_records(self.memory.locations.state)
-        last = {name: _parse(rec.last_run) for name, rec in records.items()}
-        intervals = {
-            name: config_mod.job_interval_minutes(self.memory.config, name)
-            for name in job_table.JOBS
-        }
         self._scheduler = Scheduler(self._submit_job)
-        self._scheduler.start(intervals, last, _utcnow(), job_table.HEAVY, self._started)
+        start_schedule(self._scheduler, self.memory, self._started)
 
     def _stop_scheduler(self) -> None:
         if self._scheduler is not None:
@@ -719,10 +539,10 @@ class Service:
         if self._vault_missing():
             log.info("job %s: not run, the vault folder is gone", name)
             return
-        if name in _VAULT_JOBS and self._jobs_must_wait():
-            if name not in self._postponed:
+        if name in _VAULT_JOBS and self._faults.jobs_must_wait():
+            if name not in self._faults.postponed:
                 log.info("job %s: postponed until the vault can be written", name)
-                self._postponed.append(name)
+                self._faults.postponed.append(name)
             return
         if not job.needs_index_writer:
             # A memory job only writes vault files (the watcher brings its changes back here),
@@ -735,12 +555,12 @@ class Service:
                 job, self.memory, clock.now(), False, self.memory.locations.state
             )
         except OSError as exc:  # the job ran; recording it failed (a full disk)
-            self._state_failed(exc, self.memory.locations.state / "jobs.json")
+            self._faults.state_failed(exc, self.memory.locations.state / "jobs.json")
             return
         self._finish_job(report)
 
     def _finish_job(self, report: jobs_mod.JobReport) -> None:
-        self._jobs_run += 1
+        self._counters.jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", report.name, report.summary)
         for rel in report.changed:  # as the watcher would report them: finished writes
             self._inbox.put(("hint", rel, True))
@@ -758,120 +578,12 @@ class Service:
             self._start_scheduler()
             log.info("configuration reloaded")
             self._write_working_memory()
-        systemd.notify("READY=1", f"STATUS={self._status_line()}", environ=self.environ)
+        systemd.notify("READY=1", f"STATUS={self._status.line()}", environ=self.environ)
 
     # -- status ----------------------------------------------------------------------------------
-    def _status_line(self) -> str:
-        manifest = self.memory.indexer.manifest
-        problems = len(manifest.problems)
-        line = (
-            f"{len(manifest.files)} files indexed, {problems} skipped, "
-            f"{len(self._counters.conflicts)} conflicts"
+    def _write_status(self, stopping: bool = False, force: bool = False) -> bool:
+        """daemon.json and STATUS= (daemon_status.py); False when the file could not be written.
+        `force`: even if nothing changed since the last write."""
+        return self._status.write(
+            self._tracker, self._scheduler, self._watcher, self._takes_requests, stopping, force
         )
-        for what, trouble in sorted(self._troubles.items()):
-            line += f"; {what} not writable: {trouble.problem} (see the log)"
-        return line
-
-    def _write_status(self, stopping: bool = False) -> bool:
-        # An idle daemon must cost nothing measurable: rewrite the status only when something
-        # happened since the last write, or once a minute (so `status` can tell it is alive).
-        stamp = (
-            self._counters.syncs,
-            self._counters.working_memory_writes,
-            self._jobs_run,
-            len(self._counters.conflicts),
-            self._tracker.pending(),
-            tuple(sorted((k, t.problem) for k, t in self._troubles.items())),
-            stopping,
-        )
-        now = time.monotonic()
-        if stamp == self._last_status[0] and now - self._last_status[1] < _STATUS_HEARTBEAT_S:
-            return True
-        self._last_status = (stamp, now)
-        manifest = self.memory.indexer.manifest
-        next_runs = self._scheduler.next_runs() if self._scheduler else {}
-        data = {
-            "pid": os.getpid(),
-            "started": self._counters.started,
-            "stopping": stopping,
-            "updated": time.time(),
-            "last_reconcile": self._counters.last_reconcile,
-            "files_indexed": len(manifest.files) - len(manifest.problems),
-            "pending_changes": self._tracker.pending(),
-            "syncs": self._counters.syncs,
-            "working_memory_writes": self._counters.working_memory_writes,
-            "conflicts": sorted(self._counters.conflicts),
-            "problems": manifest.problems,
-            "next_runs": {k: v.isoformat() if v else None for k, v in next_runs.items()},
-            "watcher_alive": bool(self._watcher and self._watcher.is_alive()),
-            "watcher_polling": bool(self._watcher and self._watcher.polling),
-            "troubles": {k: t.message for k, t in sorted(self._troubles.items())},
-            "requests": self._takes_requests,
-        }
-        path = self.memory.locations.state / STATUS_FILE
-        try:
-            safe_io.replace_file(path, json.dumps(data, indent=1).encode("utf-8"))
-        except OSError as exc:
-            self._last_status = ((), -float("inf"))  # write it at the next chance
-            self._state_failed(exc, path)
-            written = False
-        else:
-            written = True
-        if not stopping:
-            systemd.notify(f"STATUS={self._status_line()}", environ=self.environ)
-        return written
-
-
-def _utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-def _parse(value: str | None) -> dt.datetime | None:
-    if not value:
-        return None
-    try:
-        return clock.to_utc(dt.datetime.fromisoformat(value))  # records hold local times
-    except ValueError:
-        return None
-
-
-class _JobRunner:
-    """One thread that runs the memory jobs, one at a time, in the order they were asked for.
-
-    On stop it lets the job in progress finish (every job writes file by file with
-    compare-and-swap, and promotion keeps a write-ahead plan, so even a kill mid-job loses
-    nothing); jobs still queued are dropped and run on their next turn.
-    """
-
-    def __init__(self, done: Callable[[jobs_mod.JobReport], None]) -> None:
-        self._queue: queue.SimpleQueue[tuple[job_table.Job, Memory] | None] = queue.SimpleQueue()
-        self._done = done
-        self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._work, name="brainiac-jobs", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def submit(self, job: job_table.Job, memory: Memory) -> None:
-        self._queue.put((job, memory))
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._queue.put(None)
-        self._thread.join(timeout=_JOB_STOP_WAIT_S)
-        if self._thread.is_alive():
-            log.warning("a memory job is still running; stopping without waiting for it")
-
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None or self._stopping.is_set():
-                return
-            job, memory = item
-            try:
-                report = job_table.run(job, memory, clock.now(), False, memory.locations.state)
-                self._done(report)
-            except OSError as exc:  # the job ran; recording it failed (a full disk): one line
-                log.error("job %s: its run could not be recorded: %s", job.name, exc)
-            except Exception:  # job_table.run reports failures; this is a last resort
-                log.exception("job %s failed", job.name)

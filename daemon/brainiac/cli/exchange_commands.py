@@ -2,7 +2,7 @@
 `forget` (the one command that deletes, docs/forget.md), `backup` and `restore` (verified
 snapshots, docs/backup.md).
 
-Not the work itself (importer.py and chatlogs/, forget/, backup.py), which runs in the Memory;
+Not the work itself (importer.py and chatlogs/, forget/, backup/), which runs in the Memory;
 these commands parse the options and print the reports.
 """
 
@@ -274,24 +274,24 @@ def backup(ctx: click.Context, list_: bool, as_json: bool) -> None:
     vault's state directory); it is read back and checked before the oldest beyond [backup] keep
     are deleted. The daemon's `backup` job does the same every [jobs] backup minutes.
     """
-    from brainiac import backup as backup_mod
+    from brainiac.backup.creation import create_by_hand
+    from brainiac.backup.snapshots import backups_folder, human_size, list_snapshots
 
     memory = open_memory(ctx)
     if list_:
-        snapshots = backup_mod.list_snapshots(memory)
+        snapshots = list_snapshots(memory)
         if as_json:
             print_json([s.as_json() for s in snapshots])
             return
         if not snapshots:
             click.echo(
-                f"no snapshots yet in {backup_mod.backups_folder(memory)}; make one with "
-                "`brainiac backup`",
+                f"no snapshots yet in {backups_folder(memory)}; make one with `brainiac backup`",
                 err=True,
             )
         for s in snapshots:
-            click.echo(f"{s.path}  {s.created:%Y-%m-%d %H:%M:%S}  {backup_mod.human_size(s.size)}")
+            click.echo(f"{s.path}  {s.created:%Y-%m-%d %H:%M:%S}  {human_size(s.size)}")
         return
-    snap = backup_mod.create_by_hand(memory, clock.now())
+    snap = create_by_hand(memory, clock.now())
     if as_json:
         print_json(snap.as_json())
         return
@@ -299,7 +299,7 @@ def backup(ctx: click.Context, list_: bool, as_json: bool) -> None:
         click.echo(f"brainiac: warning: not in the snapshot: {reason}", err=True)
     click.echo(str(snap.path))
     click.echo(
-        f"{snap.files} file(s), {backup_mod.human_size(snap.size)}, verified; "
+        f"{snap.files} file(s), {human_size(snap.size)}, verified; "
         f"{len(snap.removed)} old snapshot(s) removed",
         err=True,
     )
@@ -316,9 +316,9 @@ def restore(snapshot: Path, target: Path, as_json: bool) -> None:
     is written; a damaged snapshot is refused whole. Modes and modification times come back.
     Prints the restored paths. No vault is needed: this works on a fresh machine.
     """
-    from brainiac import backup as backup_mod
+    from brainiac.backup import restoring
 
-    restored = backup_mod.restore(snapshot, target)
+    restored = restoring.restore(snapshot, target)
     if as_json:
         print_json({"snapshot": str(snapshot), "target": str(target), "restored": restored})
         return

@@ -34,9 +34,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import backup, clock, daemon_requests, journal, safe_io
+from brainiac import clock, daemon_requests, journal, safe_io
 from brainiac import jobs as jobs_mod
 from brainiac import working_memory as wm
+from brainiac.backup.rewriting import rewrite
 from brainiac.errors import StaleWriteError, VaultError
 from brainiac.forget.plan import Plan, make_plan, plan_snapshot, template_files, vault_files
 from brainiac.forget.rules import Rules
@@ -332,7 +333,7 @@ def _rewrite_snapshots(plan: Plan, now: dt.datetime, memory: MemoryLike) -> list
     for path, change, changes in plan.snapshots:
         if change.action == "rewrite":
             try:
-                backup.rewrite(memory, path, changes, now)
+                rewrite(memory, path, changes, now)
                 again = plan_snapshot(path, plan.rules, Exports(), plan.placeholder, set())
                 if again is not None:
                     raise VaultError("it still held what was forgotten after the rewrite")

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac import backup, facts, journal, ltm, safe_io
 from brainiac import events as ev
+from brainiac import facts, journal, ltm, safe_io
+from brainiac.backup.rewriting import read_files
+from brainiac.backup.snapshots import list_snapshots
 from brainiac.errors import NoteParseError, StaleWriteError, VaultError
 from brainiac.forget.kinds import file_kind
 from brainiac.forget.rules import Rules
@@ -190,7 +192,7 @@ def plan_snapshot(
     path: Path, rules: Rules, plan_exports: Exports, placeholder: bytes, found: set[str]
 ) -> tuple[SnapshotChange, dict[str, tuple[str, bytes | None]]] | None:
     try:
-        members = backup.read_files(path, _snapshot_wanted(rules.everything))
+        members = read_files(path, _snapshot_wanted(rules.everything))
     except (VaultError, OSError) as exc:
         reason = f"it cannot be read, so it cannot be rewritten: {exc}"
         return SnapshotChange(str(path), "delete", reason=reason), {}
@@ -225,7 +227,7 @@ def make_plan(memory: MemoryLike, selection: Selection, now: dt.datetime) -> Pla
         journal_ids = tree.journal_ids
         found = set(tree.taken)
     snapshots = []
-    for snap in backup.list_snapshots(memory):
+    for snap in list_snapshots(memory):
         planned = plan_snapshot(snap.path, rules, exports, placeholder, found)
         if planned is not None:
             snapshots.append((snap.path, *planned))

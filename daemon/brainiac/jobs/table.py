@@ -131,24 +131,24 @@ def _recovery(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
 
 def _backup(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
-    from brainiac import backup
+    from brainiac.backup import creation, snapshots
 
     if dry_run:
-        files, size, folder = backup.preview(memory)
+        files, size, folder = creation.preview(memory)
         return JobReport(
             "backup",
             True,
-            f"dry run: would store {files} file(s), {backup.human_size(size)} before "
+            f"dry run: would store {files} file(s), {snapshots.human_size(size)} before "
             f"compression, in {folder}",
             dry_run=True,
         )
-    snap = backup.create(memory, now)
+    snap = creation.create(memory, now)
     skipped = f"; {len(snap.skipped)} skipped: {'; '.join(snap.skipped)}" if snap.skipped else ""
     # No `changed`: the snapshot lies outside the vault, and `changed` names vault files to index.
     return JobReport(
         "backup",
         True,
-        f"{snap.path}: {backup.human_size(snap.size)}, {snap.files} file(s), verified; "
+        f"{snap.path}: {snapshots.human_size(snap.size)}, {snap.files} file(s), verified; "
         f"{len(snap.removed)} old snapshot(s) removed{skipped}",
     )
 
