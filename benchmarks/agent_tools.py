@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from brainiac import Memory
-from brainiac import jobs as jobs_mod
-from brainiac.jobs import edits
+from brainiac.lifecycle import jobs as jobs_mod
+from brainiac.lifecycle.jobs import edits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate_vault
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         help="notes of the vault organization runs on (its first run on 10,000 takes minutes)",
     )
     args = ap.parse_args(argv)
-    from brainiac.mcp_server import list_long_term
+    from brainiac.interfaces.mcp_server import list_long_term
 
     with tempfile.TemporaryDirectory() as tmp:
         for var in ("XDG_CACHE_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR"):

@@ -23,8 +23,8 @@ from pathlib import Path
 import yaml
 
 from brainiac import Memory
-from brainiac.locations import Locations
-from brainiac.vault import SHORT_TERM
+from brainiac.store.locations import Locations
+from brainiac.store.vault import SHORT_TERM
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "check_corpus"
 

@@ -33,8 +33,8 @@ PROMPTS = [
 
 
 def _old_manifest(vault: Path, new_env: dict[str, str], old_env: dict[str, str]) -> None:
-    from brainiac.locations import Locations
-    from brainiac.manifest import Manifest
+    from brainiac.store.locations import Locations
+    from brainiac.store.manifest import Manifest
 
     current = Manifest.load(Locations.for_vault(vault, new_env).manifest_path)
     if not current.files:

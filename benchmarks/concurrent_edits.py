@@ -48,8 +48,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from brainiac import Memory, note
-from brainiac.errors import BrainiacError
+from brainiac import Memory
+from brainiac.core.errors import BrainiacError
+from brainiac.text import note
 
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 MARKER_RE = re.compile(r"person-edit-(\d+)")

@@ -9,7 +9,7 @@ One vault lives through all the trials. Each trial starts one command as a subpr
 - `remember TEXT --at T` (the event id is known in advance: `events.make_event(...).id`);
 - `import EXPORT.jsonl` of a small new export, or again of an earlier one (ids from
   `importer.message_key`); a third of the imports die instead at a named fault point
-  (`BRAINIAC_FAULT=import.…`, brainiac/faults.py);
+  (`BRAINIAC_FAULT=import.…`, brainiac/core/faults.py);
 - `jobs run all --now T` (reflection, promotion, organization), with T advancing a few hours
   per trial so promotion moves events into notes and the monthly archive;
 - `context --write` (context/working_memory.md);
@@ -58,10 +58,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from brainiac import events as ev
-from brainiac import importer, note, safe_io
-from brainiac.chatlogs import Message
-from brainiac.vault import EXPORTS_DIR, INBOX_DIR
+from brainiac.exchange import importer
+from brainiac.exchange.chatlogs import Message
+from brainiac.store import safe_io
+from brainiac.store.vault import EXPORTS_DIR, INBOX_DIR
+from brainiac.text import events as ev
+from brainiac.text import note
 
 FAULTS = (
     "import.intent-written",
@@ -91,7 +93,7 @@ WORDS = (
     "piano lessons on Thursday",
     "the kitchen tap leak",
 )
-PROMOTION_INTENT = "promotion.intent.json"  # brainiac/jobs/moving.py
+PROMOTION_INTENT = "promotion.intent.json"  # brainiac/lifecycle/jobs/moving.py
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 
 

@@ -29,8 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "daemon"))
 
-from brainiac import daemon_socket  # noqa: E402
-from brainiac.locations import Locations  # noqa: E402
+from brainiac.runtime import daemon_socket  # noqa: E402
+from brainiac.store.locations import Locations  # noqa: E402
 
 PY = sys.executable
 BRAINIAC = str(Path(PY).with_name("brainiac"))

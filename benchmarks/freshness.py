@@ -145,7 +145,7 @@ _COMPARE = r"""
 import json, sys, time
 from pathlib import Path
 from whoosh import index
-from brainiac.index import Index
+from brainiac.search.index import Index
 daemon_dir, fresh_dir, tokens_file = sys.argv[1:4]
 def stored(d):
     ix = index.open_dir(d)
@@ -705,7 +705,7 @@ def prepare_burst(vault: Path, n_files: int, exclude: set[str], seed: int) -> di
 
 
 def _load_manifest(path: Path) -> dict[str, Any]:
-    """The daemon's manifest (SQLite, brainiac/manifest.py) as {path: {"sha256": ...}}, read-only
+    """The daemon's manifest (SQLite, brainiac/store/manifest.py) as {path: {"sha256": ...}}, read-only
     while the daemon writes it."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
@@ -721,7 +721,7 @@ def _load_manifest(path: Path) -> dict[str, Any]:
 def run_burst(
     d: Daemon, vault: Path, env: dict[str, str], base: Path, prep: dict[str, Any], timeout_s: float
 ) -> dict[str, Any]:
-    from brainiac.locations import Locations
+    from brainiac.store.locations import Locations
 
     loc = Locations.for_vault(vault, env)
     expected: dict[str, str] = prep["expected"]
@@ -771,7 +771,7 @@ def run_burst(
     res["log_overflow"] = len(d.log_lines("overflow"))
 
     # Exactness 1: the manifest against every file on disk.
-    from brainiac.vault import kind_of
+    from brainiac.store.vault import kind_of
 
     files = _load_manifest(loc.manifest_path)
     on_disk = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md")}
@@ -858,7 +858,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path, burst: bool) -> dic
     if burst:
         prep = prepare_burst(vault, BURST_FILES, {STM, target[0]}, args.seed)
         log(f"[{n}] git branches a/b ready in {prep['setup_s']:.1f} s")
-    scale.run([PY, "-c", "import brainiac.cli, brainiac.service"], env)  # compile .pyc once
+    scale.run(
+        [PY, "-c", "import brainiac.interfaces.cli, brainiac.runtime.service"], env
+    )  # compile .pyc once
 
     # Cold start: the daemon builds the index itself.
     d = Daemon(vault, env, base, "cold", args.debug)

@@ -26,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from brainiac import Memory, chatlogs
-from brainiac.locations import Locations
+from brainiac import Memory
+from brainiac.exchange import chatlogs
+from brainiac.store.locations import Locations
 
 
 def export(conversations: int, messages: int, extra: int = 0) -> list[dict[str, object]]:

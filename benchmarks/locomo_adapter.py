@@ -41,7 +41,7 @@ from types import ModuleType
 from typing import Any
 
 from brainiac import Memory
-from brainiac.locations import Locations
+from brainiac.store.locations import Locations
 
 # The shared LoCoMo scorer and data, never copied into this repository (CC BY-NC 4.0).
 DEFAULT_BENCH_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"

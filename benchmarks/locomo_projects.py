@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from brainiac import Memory
-from brainiac.locations import Locations
+from brainiac.store.locations import Locations
 from locomo_adapter import (
     BrainiacNoJobs,
     BrainiacSystem,

@@ -5,7 +5,7 @@
 A benchmark, not a timed test. `--base-src` holds the other version's `daemon/` folder (e.g.
 `git archive main daemon | tar -x -C /tmp/base`, then `--base-src /tmp/base/daemon`). `--base`
 is the folder `scale.py --keep` leaves for one size (`n10000/`: `vault/`, `cache/`, `state/`,
-`prompts.json`), indexed already. Both versions run the same program (brainiac.entry's main, as
+`prompts.json`), indexed already. Both versions run the same program (brainiac.interfaces.entry's main, as
 the console script does; the other version through PYTHONPATH) on the same vault, index and
 manifest, with no daemon running (BRAINIAC_SOCKET=off as well). Each round runs, for one prompt,
 `context --prompt P --budget 2000` of each version and `python -c pass`: a noisy machine weighs
@@ -28,7 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
 WARMUP = 20  # scale.py's: the prompts after these are the timed ones
-ENTRY = "import sys; sys.argv[0] = 'brainiac'; from brainiac.entry import main; main()"
+ENTRY = "import sys; sys.argv[0] = 'brainiac'; from brainiac.interfaces.entry import main; main()"
 
 
 def pct(values: list[float], q: float) -> float:

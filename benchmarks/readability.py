@@ -103,7 +103,7 @@ def not_topic_words(texts: list[str]) -> set[str]:
     "really" ("so unique"), or one with an adjective's ending ("unique", "nervous"); but not
     a word also said as a thing, after "a", "the", "my" and before a stop ("the leaves.",
     "my writing is")."""
-    from brainiac.extract import STOP_WORDS
+    from brainiac.text.extract import STOP_WORDS
 
     tokens_of = [[*_TOKEN.findall(t.replace("’", "'").casefold()), "."] for t in texts]
     after: dict[str, set[str]] = {"to": set(), "be": set(), "so": set()}
@@ -149,8 +149,8 @@ def is_bad_title(title: str, speakers: set[str], not_topics: set[str] | None = N
 
 
 def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]) -> Findings:
-    from brainiac import facts, ltm
-    from brainiac import note as notes
+    from brainiac.text import facts, ltm
+    from brainiac.text import note as notes
 
     lower, capital = word_uses(texts)
     not_topics = not_topic_words(texts)

@@ -320,7 +320,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     prompts_file = base / "prompts.json"
     prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
 
-    run([PY, "-c", "import brainiac.cli, brainiac.memory"], env)  # compile .pyc once
+    run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], env)  # compile .pyc once
     if args.daemon_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
@@ -488,7 +488,7 @@ def _context_rounds(
     trees = {"this": env}
     if args.baseline:
         trees["baseline"] = {**env, "PYTHONPATH": str(args.baseline.resolve() / "daemon")}
-        run([PY, "-c", "import brainiac.cli, brainiac.memory"], trees["baseline"])
+        run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], trees["baseline"])
     out: dict[str, list[Any]] = {f"{t} {m}": [] for t in trees for m in _CONTEXT_MODES}
     for i in range(args.rounds):
         for mode in _CONTEXT_MODES:
@@ -530,7 +530,7 @@ def last_json_block(text: str) -> dict[str, Any]:
 
 def segment_count(env: dict[str, str], vault: Path) -> int:
     code = (
-        "import sys; from brainiac.locations import Locations; from whoosh import index; "
+        "import sys; from brainiac.store.locations import Locations; from whoosh import index; "
         "from pathlib import Path; "
         "print(len(index.open_dir(Locations.for_vault(Path(sys.argv[1])).index_dir)"
         "._segments()))"
@@ -826,8 +826,8 @@ for to_stderr, text in answer["parts"]:
 
 
 def _socket_stats(vault: Path, env: dict[str, str]) -> dict[str, Any] | None:
-    from brainiac import daemon_socket
-    from brainiac.locations import Locations
+    from brainiac.runtime import daemon_socket
+    from brainiac.store.locations import Locations
 
     runtime = Locations.for_vault(vault, env).runtime
     answer = daemon_socket.exchange(
@@ -858,7 +858,7 @@ def bench_daemon(
         return float(done["wall"]), float(done["cpu"])
 
     hook = [BRAINIAC, "--vault", str(vault), "hook", "user-prompt-submit"]
-    from brainiac.locations import Locations
+    from brainiac.store.locations import Locations
 
     runtime = str(Locations.for_vault(vault, env).runtime)
     times: dict[str, list[float]] = {

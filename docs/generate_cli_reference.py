@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from brainiac.cli.root import cli
+from brainiac.interfaces.cli.root import cli
 
 HEADER = """# CLI reference
 

@@ -1,7 +1,7 @@
 """A stand-in for an OpenAI-compatible server, for tests. It is not a model.
 
 It listens on 127.0.0.1 (an ephemeral port) in a thread and answers `POST /v1/chat/completions`
-from a handler function the test supplies, so brainiac.llm is tested through a real HTTP
+from a handler function the test supplies, so brainiac.model.llm is tested through a real HTTP
 round-trip without a network or a model:
 
     def handler(body: dict) -> Reply:

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from brainiac import Memory
-from brainiac import config as config_mod
-from brainiac.backup import archive, creation, restoring, snapshots
-from brainiac.errors import ConfigError, VaultError
+from brainiac.core.errors import ConfigError, VaultError
+from brainiac.exchange.backup import archive, creation, restoring, snapshots
+from brainiac.store import config as config_mod
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)

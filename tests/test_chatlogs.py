@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainiac import chatlogs
-from brainiac.chatlogs import ChatFile, Message, Skipped
-from brainiac.errors import BrainiacError, ImportFormatError
+from brainiac.core.errors import BrainiacError, ImportFormatError
+from brainiac.exchange import chatlogs
+from brainiac.exchange.chatlogs import ChatFile, Message, Skipped
 
 SAMPLES = Path(__file__).parent / "samples" / "imports"
 CLAUDE_CODE = SAMPLES / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl"

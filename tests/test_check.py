@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, claims
-from brainiac.check_facts.verdicts import Conflict
-from brainiac.errors import BrainiacError
+from brainiac import Memory
+from brainiac.core.errors import BrainiacError
+from brainiac.guard.check_facts.verdicts import Conflict
+from brainiac.text import claims
 from conftest import run_cli
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "check_corpus.py"

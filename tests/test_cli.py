@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from brainiac.cli.root import cli
+from brainiac.interfaces.cli.root import cli
 from conftest import run_cli
 
 HEADINGS = [
@@ -251,13 +251,15 @@ def test_every_command_of_the_cli_package_is_reachable_from_brainiac() -> None:
     import importlib
     import pkgutil
 
-    import brainiac.cli
+    import brainiac.interfaces.cli
 
     reachable = {id(command) for _, command in _commands(cli)}
     found = {
         f"{info.name}.{name}": value
-        for info in pkgutil.iter_modules(brainiac.cli.__path__)
-        for name, value in vars(importlib.import_module(f"brainiac.cli.{info.name}")).items()
+        for info in pkgutil.iter_modules(brainiac.interfaces.cli.__path__)
+        for name, value in vars(
+            importlib.import_module(f"brainiac.interfaces.cli.{info.name}")
+        ).items()
         if isinstance(value, click.Command) and value is not cli
     }
     assert len(found) >= 20  # the command modules were all read (27 commands and subgroups)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import config
-from brainiac.errors import ConfigError
-from brainiac.vault import template_dir
+from brainiac.core.errors import ConfigError
+from brainiac.store import config
+from brainiac.store.vault import template_dir
 
 
 def test_precedence_defaults_file_environment_flags(tmp_path: Path) -> None:

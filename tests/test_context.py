@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brainiac import context as c
-from brainiac import events as ev
-from brainiac.errors import BudgetError
+from brainiac.core.errors import BudgetError
+from brainiac.search import context as c
+from brainiac.text import events as ev
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 HEADINGS = [

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from brainiac.stm import parse as parse_stm
+from brainiac.text.stm import parse as parse_stm
 from conftest import run_cli
 
 DEADLINE_S = 20.0

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from brainiac import Memory, daemon_requests
+from brainiac import Memory
+from brainiac.store import daemon_requests
 from conftest import run_cli
 from test_daemon import Notifications, _daemon, wait_for
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import daemon_socket
-from brainiac.bookkeeping import Bookkeeper
-from brainiac.locations import Locations
+from brainiac.runtime import daemon_socket
+from brainiac.runtime.bookkeeping import Bookkeeper
+from brainiac.store.locations import Locations
 from conftest import run_cli
 from test_daemon import DEADLINE_S, wait_for
 from test_socket import (
@@ -113,7 +113,7 @@ def test_the_entry_point_reads_standard_input_as_sys_stdin_does_and_hands_it_on(
         [
             sys.executable,
             "-c",
-            "import sys; from brainiac import entry; "
+            "import sys; from brainiac.interfaces import entry; "
             "print(ascii(entry._read_stdin())); print(ascii(sys.stdin.read()))",
         ],
         input=data,
@@ -284,7 +284,7 @@ _GC_PROBE = (
     "    sys.stderr.write(f'gc-enabled={gc.isenabled()}\\n'); sys.stderr.flush(); end(code)\n"
     "os._exit = probe\n"
     "sys.argv[0] = 'brainiac'\n"
-    "from brainiac.entry import main\n"
+    "from brainiac.interfaces.entry import main\n"
     "main()\n"
 )
 

@@ -19,10 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brainiac import Memory, stm
-from brainiac import events as ev
-from brainiac import note as notes
-from brainiac.vault import SHORT_TERM
+from brainiac import Memory
+from brainiac.store.vault import SHORT_TERM
+from brainiac.text import events as ev
+from brainiac.text import note as notes
+from brainiac.text import stm
 
 T0 = dt.datetime(2026, 11, 20, 9, 0)
 _SCALE = int(os.environ.get("BRAINIAC_FUZZ_EXAMPLES", "0"))
@@ -89,7 +90,7 @@ def test_a_heading_in_an_event_opens_no_section_and_the_next_event_stays_apart(
     assert first.text == ev.normalise_text(PASTED)
     assert [r.event_id for r in memory.search("deadline Monday after all")][:1] == [second.id]
     # the quoted id is text: it does not count as the event 0123456789 being in the vault
-    from brainiac import journal
+    from brainiac.lifecycle import journal
 
     assert "e-0123456789" not in journal.vault_event_ids(memory)
 

@@ -8,10 +8,10 @@ import datetime as dt
 
 import pytest
 
-from brainiac.evidence.alignment import EventLine, align, event_lines, subject_of
-from brainiac.evidence.values import Period, read, relation_words
-from brainiac.evidence.words import lemma, owners
-from brainiac.index import Hit
+from brainiac.guard.evidence.alignment import EventLine, align, event_lines, subject_of
+from brainiac.guard.evidence.values import Period, read, relation_words
+from brainiac.guard.evidence.words import lemma, owners
+from brainiac.search.index import Hit
 
 MONDAY = dt.datetime(2023, 5, 8, 10, 0)
 

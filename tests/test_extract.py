@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainiac import extract as ex
-from brainiac.facts import Fact
+from brainiac.text import extract as ex
+from brainiac.text.facts import Fact
 
 T = dt.datetime(2026, 11, 18, 16, 40)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from brainiac import chatlogs, facts, note
-from brainiac.fences import Fences
+from brainiac.exchange import chatlogs
+from brainiac.text import facts, note
+from brainiac.text.fences import Fences
 
 
 def _code_lines(text: str) -> list[bool]:

@@ -6,7 +6,8 @@ import json
 import shutil
 from pathlib import Path
 
-from brainiac import Memory, hooks
+from brainiac import Memory
+from brainiac.api import hooks
 from conftest import run_cli
 
 SAMPLE = (

@@ -15,11 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, importer, stm
-from brainiac import events as ev
-from brainiac.chatlogs import FORMATS, Message
-from brainiac.cli.exchange_commands import IMPORT_FORMATS
-from brainiac.vault import EXPORTS_DIR, SHORT_TERM
+from brainiac import Memory
+from brainiac.exchange import importer
+from brainiac.exchange.chatlogs import FORMATS, Message
+from brainiac.interfaces.cli.exchange_commands import IMPORT_FORMATS
+from brainiac.store.vault import EXPORTS_DIR, SHORT_TERM
+from brainiac.text import events as ev
+from brainiac.text import stm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
@@ -262,7 +264,7 @@ def test_insert_events_keeps_every_existing_line_in_place() -> None:
 
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir()))
 def test_every_real_shaped_sample_imports_once(memory: Memory, sample: str) -> None:
-    from brainiac import chatlogs
+    from brainiac.exchange import chatlogs
 
     path = SAMPLES / sample
     expected = chatlogs.parse(path)

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brainiac import Memory
-from brainiac.errors import StorageError
-from brainiac.index import Index
+from brainiac.core.errors import StorageError
+from brainiac.search.index import Index
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 HOUR = dt.timedelta(hours=1)
@@ -124,7 +124,7 @@ def test_private_notes_are_not_indexed(memory: Memory, vault: Path) -> None:
 @pytest.fixture(scope="module")
 def shared_index(tmp_path_factory):  # type: ignore[no-untyped-def]
     # One index for all generated examples (hypothesis runs the test body many times).
-    from brainiac.corpus import Document
+    from brainiac.search.corpus import Document
 
     index = Index(tmp_path_factory.mktemp("idx"))
     doc = Document(key="a.md", path="a.md", kind="note", title="Title", body="some body text")
@@ -143,7 +143,7 @@ def test_any_text_is_a_valid_query(shared_index: Index, query: str) -> None:
 def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from whoosh.writing import SegmentWriter
 
-    from brainiac.corpus import Document
+    from brainiac.search.corpus import Document
 
     index = Index(tmp_path / "idx")
     doc = Document(key="a.md", path="a.md", kind="note", body="alpha").with_digest()
@@ -164,8 +164,8 @@ def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) 
 def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The index reads each segment's field lengths once instead of once per scored posting;
     # scores must be Whoosh's own, over several segments and after a deletion.
-    from brainiac.corpus import Document
-    from brainiac.index import _SegmentLengthsBM25F
+    from brainiac.search.corpus import Document
+    from brainiac.search.index import _SegmentLengthsBM25F
 
     index = Index(tmp_path / "idx")
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
@@ -221,8 +221,8 @@ def test_a_build_past_the_multiprocess_threshold_streams_every_document(
 ) -> None:  # type: ignore[no-untyped-def]
     # Above MULTIPROCESS_ABOVE documents Whoosh's two sub-writers index while the indexer is
     # still parsing: every document must arrive once, and a later sync must find nothing new.
-    from brainiac import events as ev
-    from brainiac import index as index_mod
+    from brainiac.search import index as index_mod
+    from brainiac.text import events as ev
 
     monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)  # the same path, a smaller vault
     vault = tmp_path / "vault"
@@ -296,7 +296,7 @@ def test_notes_are_listed_from_the_index(memory: Memory, vault: Path) -> None:
 
 
 def ev_lines(count: int) -> str:
-    from brainiac import events as ev
+    from brainiac.text import events as ev
 
     return "".join(
         ev.render(ev.make_event(f"saw it hover, time {i}", at=T + dt.timedelta(days=i)))
@@ -312,8 +312,8 @@ def test_a_build_that_fails_halfway_leaves_no_sub_writer_behind(
     # at exit joining them).
     import multiprocessing
 
-    from brainiac import index as index_mod
-    from brainiac.corpus import Document
+    from brainiac.search import index as index_mod
+    from brainiac.search.corpus import Document
 
     monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
 

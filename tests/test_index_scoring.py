@@ -14,12 +14,12 @@ import pytest
 from whoosh.query import Or, Term
 
 from brainiac import Memory
-from brainiac.corpus import Document
-from brainiac.errors import NoteParseError
-from brainiac.index import _FEEDBACK_WEIGHT, Index
-from brainiac.index_scoring import best, match_scores
-from brainiac.retrieval import ParsedNotes
-from brainiac.vault import Vault
+from brainiac.core.errors import NoteParseError
+from brainiac.search.corpus import Document
+from brainiac.search.index import _FEEDBACK_WEIGHT, Index
+from brainiac.search.index_scoring import best, match_scores
+from brainiac.search.retrieval import ParsedNotes
+from brainiac.store.vault import Vault
 
 _WORDS = [
     "kiln", "glaze", "clay", "wheel", "studio", "firing", "ash", "cone", "bisque", "slip",
@@ -105,7 +105,7 @@ def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tupl
     scored = list(searcher.search(query, limit=None).items())
     top = scored[:limit]
     hits = [searcher.stored_fields(d) | {"score": s} for d, s in top]
-    from brainiac.index import _hit_fields
+    from brainiac.search.index import _hit_fields
 
     expansion = index._feedback_terms([_hit_fields(h, h["score"]) for h in hits[:5]], set(terms))
     scores = dict(scored)

@@ -8,9 +8,9 @@ import threading
 from pathlib import Path
 
 from brainiac import Memory
-from brainiac import jobs as jobs_mod
-from brainiac.jobs import table as job_table
-from brainiac.scheduler import Scheduler, first_run
+from brainiac.api import job_table
+from brainiac.lifecycle import jobs as jobs_mod
+from brainiac.runtime.scheduler import Scheduler, first_run
 from conftest import remember_steps, run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
@@ -117,7 +117,7 @@ def test_a_failing_job_is_recorded_not_raised(memory: Memory, tmp_path: Path) ->
 
 
 def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> None:
-    from brainiac.vault import SHORT_TERM
+    from brainiac.store.vault import SHORT_TERM
 
     remember_steps(vault, check=True)
     before = (vault / SHORT_TERM).read_text(encoding="utf-8")
@@ -221,7 +221,7 @@ def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> 
 
 
 def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -> None:
-    from brainiac.daemon_requests import read_status
+    from brainiac.store.daemon_requests import read_status
     from test_daemon import Notifications, _daemon, wait_for
 
     vault = tmp_path / "vault"

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, journal
-from brainiac.errors import StaleWriteError
-from brainiac.jobs import placement
-from brainiac.vault import SHORT_TERM
+from brainiac import Memory
+from brainiac.core.errors import StaleWriteError
+from brainiac.lifecycle import journal
+from brainiac.lifecycle.jobs import placement
+from brainiac.store.vault import SHORT_TERM
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")

@@ -13,13 +13,13 @@ from conftest import run_cli
 # Loaded by none of the commands below: the checker and model client, the jobs, the Markdown
 # parser (only links and tags in code need it), systemd, the daemon.
 HEAVY = {
-    "brainiac.check",
-    "brainiac.llm",
-    "brainiac.llm_endpoint",
-    "brainiac.jobs",
-    "brainiac.journal",
-    "brainiac.systemd",
-    "brainiac.service",
+    "brainiac.guard.check",
+    "brainiac.model.llm",
+    "brainiac.model.llm_endpoint",
+    "brainiac.lifecycle.jobs",
+    "brainiac.lifecycle.journal",
+    "brainiac.runtime.systemd",
+    "brainiac.runtime.service",
     "markdown_it",
 }
 # The model client's http and ssl: not loaded by --version (whoosh 2.7.4, the CI fallback, imports
@@ -41,8 +41,8 @@ def _imported(*args: str, input: str | None = None) -> tuple[set[str], str]:
 def test_version_loads_neither_the_index_nor_the_parsers() -> None:
     names, out = _imported("--version")
     assert out.startswith("brainiac, version ")
-    assert "click" in names and "brainiac.cli" in names  # the parse saw the real imports
-    others = {"whoosh", "yaml", "frontmatter", "brainiac.memory", "sqlite3"}
+    assert "click" in names and "brainiac.interfaces.cli" in names  # the parse saw the real imports
+    others = {"whoosh", "yaml", "frontmatter", "brainiac.api.memory", "sqlite3"}
     loaded = names & (HEAVY | NETWORK | others)
     assert not loaded
 
@@ -51,10 +51,10 @@ def test_context_and_the_hook_load_what_they_use_and_no_more(vault: Path) -> Non
     run_cli("--vault", str(vault), "reindex", check=True)
     names, out = _imported("--vault", str(vault), "context", "--prompt", "Anna Berg")
     assert "## User Prompt" in out
-    assert {"whoosh", "brainiac.retrieval", "brainiac.indexer", "sqlite3"} <= names
+    assert {"whoosh", "brainiac.search.retrieval", "brainiac.search.indexer", "sqlite3"} <= names
     assert not names & HEAVY
     # The name book and the fact parser are the jobs' (Memory.names, NameBook.add).
-    assert not names & {"brainiac.facts", "brainiac.extract"}
+    assert not names & {"brainiac.text.facts", "brainiac.text.extract"}
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "Anna Berg"})
     names, out = _imported("--vault", str(vault), "hook", "user-prompt-submit", input=payload)
     assert "Anna Berg" in out and not names & HEAVY

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, facts, ltm
-from brainiac import extract as ex
-from brainiac.vault import LONG_TERM_DIR
+from brainiac import Memory
+from brainiac.store.vault import LONG_TERM_DIR
+from brainiac.text import extract as ex
+from brainiac.text import facts, ltm
 
 AT = dt.datetime(2024, 3, 9, 18, 30)
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, stm
-from brainiac import events as ev
-from brainiac.jobs import moving
-from brainiac.jobs.edits import Outcome
-from brainiac.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
+from brainiac import Memory
+from brainiac.lifecycle.jobs import moving
+from brainiac.lifecycle.jobs.edits import Outcome
+from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
+from brainiac.text import events as ev
+from brainiac.text import stm
 
 T0 = dt.datetime(2026, 11, 1, 9, 0)
 _EVENT_ID_RE = re.compile(r"\^(e-[0-9a-f]{10})\s*$")
@@ -370,7 +371,7 @@ def test_cli_jobs_run_all_and_jobs_log(vault: Path) -> None:
 def test_a_save_while_a_job_works_is_kept_and_the_job_reapplies(
     memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from brainiac.vault import Vault
+    from brainiac.store.vault import Vault
 
     memory.remember("I want to learn to sail this summer.", at=T0)
     path = vault / SHORT_TERM

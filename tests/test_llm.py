@@ -1,4 +1,4 @@
-"""brainiac.llm and its endpoint (llm_endpoint.py) through a real HTTP round-trip to a stand-in
+"""brainiac.model.llm and its endpoint (llm_endpoint.py) through a real HTTP round-trip to a stand-in
 server (tests/llm_standin.py)."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from brainiac.config import Config
-from brainiac.llm import LLM, clean_title, parse_facts
-from brainiac.llm_endpoint import PAUSE_S, LLMError
+from brainiac.model.llm import LLM, clean_title, parse_facts
+from brainiac.model.llm_endpoint import PAUSE_S, LLMError
+from brainiac.store.config import Config
 from llm_standin import Reply, StandIn, completion
 
 KEY = "sk-test-0123456789"
@@ -322,7 +322,7 @@ def test_summarise_caps_the_words() -> None:
 def test_summarise_falls_back_and_logs_one_line(caplog: pytest.LogCaptureFixture) -> None:
     with StandIn(lambda b: (500, "down")) as server:
         llm = make(server)
-        with caplog.at_level(logging.WARNING, logger="brainiac.llm"):
+        with caplog.at_level(logging.WARNING, logger="brainiac.model.llm"):
             assert llm.summarise(["hello"]) is None
     assert llm.last_error is not None and "HTTP 500" in llm.last_error
     [record] = caplog.records

@@ -140,7 +140,7 @@ def test_a_failing_model_leaves_the_offline_result_with_one_logged_line(
         with caplog.at_level(logging.WARNING), Memory(vault, refresh_interval_s=0) as memory:
             result = memory.check(RESPONSE, now=NOW)
     assert result == offline
-    lines = [r.getMessage() for r in caplog.records if r.name.startswith("brainiac.llm")]
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("brainiac.model.llm")]
     assert len(lines) == 1 and lines[0].startswith("LLM claim check failed"), lines
 
 
@@ -154,7 +154,7 @@ def test_without_llm_settings_nothing_is_asked_and_the_result_is_the_offline_one
         with Memory(vault, refresh_interval_s=0) as memory:
             asked = memory.check(RESPONSE, now=NOW)
     assert len(server.requests) == 1
-    from brainiac import llm_check  # here: each test fails on its own on the code before it
+    from brainiac.guard import llm_check  # here: each test fails on its own on the code before it
 
     (vault / ".brainiac/config.toml").write_text("")
 
@@ -170,7 +170,7 @@ def test_without_llm_settings_nothing_is_asked_and_the_result_is_the_offline_one
 
 
 def test_parse_verdicts_is_tolerant_of_fences_prose_and_bad_items() -> None:
-    from brainiac.llm import Verdict, parse_verdicts
+    from brainiac.model.llm import Verdict, parse_verdicts
 
     answer = (
         "Sure, here it is:\n```json\n"

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from brainiac import Memory
-from brainiac.manifest import FileState, Manifest
+from brainiac.store.manifest import FileState, Manifest
 from conftest import run_cli
 
 NOTE = "memory/long_term/project-atlas.md"

@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brainiac import Memory, masking
-from brainiac.masking import mask
+from brainiac import Memory
+from brainiac.text import masking
+from brainiac.text.masking import mask
 
 
 @pytest.mark.parametrize(

@@ -296,7 +296,7 @@ def test_stdout_carries_only_protocol_messages(vault: Path) -> None:
 
 def test_mcp_without_the_sdk_says_how_to_install_it(vault: Path) -> None:
     # `None` in sys.modules makes `import mcp` fail as it does when the package is not installed.
-    code = "import sys; sys.modules['mcp'] = None; from brainiac.cli.root import main; main()"
+    code = "import sys; sys.modules['mcp'] = None; from brainiac.interfaces.cli.root import main; main()"
     proc = subprocess.run(
         [sys.executable, "-c", code, "--vault", str(vault), "mcp"],
         capture_output=True,
@@ -427,8 +427,8 @@ async def _forget_beside_the_daemon(vault: Path, tmp_path: Path) -> dict[str, An
 
 @needs_mcp
 def test_mcp_forget_asks_the_running_daemon(tmp_path: Path) -> None:
-    from brainiac import daemon_requests
-    from brainiac.daemon_requests import STATUS_FILE
+    from brainiac.store import daemon_requests
+    from brainiac.store.daemon_requests import STATUS_FILE
     from test_daemon import Notifications, _daemon, wait_for
 
     assert daemon_requests.STATUS_FILE == STATUS_FILE

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac.context import RECENT_HEADER
-from brainiac.errors import VaultError
-from brainiac.retrieval import rank
+from brainiac.core.errors import VaultError
+from brainiac.search.context import RECENT_HEADER
+from brainiac.search.retrieval import rank
 
 T = dt.datetime(2026, 11, 1, 9, 0)
 HOUR = dt.timedelta(hours=1)
@@ -160,7 +160,7 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
 def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it(
     memory: Memory, vault: Path
 ) -> None:
-    from brainiac import marks
+    from brainiac.text import marks
 
     stm_path = vault / "memory" / "short_term.md"
     text = stm_path.read_text()

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brainiac import note
-from brainiac.errors import NoteParseError
+from brainiac.core.errors import NoteParseError
+from brainiac.text import note
 
 SAMPLE = """---
 title: Anna Berg

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from brainiac import Memory, names, working_memory
-from brainiac import events as ev
-from brainiac.jobs import consolidate
-from brainiac.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, WORKING_MEMORY, Vault
+from brainiac import Memory
+from brainiac.lifecycle.jobs import consolidate
+from brainiac.store import names, working_memory
+from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, WORKING_MEMORY, Vault
+from brainiac.text import events as ev
 
 START = dt.datetime(2026, 12, 1, 8, 0)
 DAYS = 30

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, stm
-from brainiac.errors import TooLargeError
-from brainiac.vault import ATTACHMENTS_DIR, EXPORTS_DIR, LONG_TERM_DIR, SHORT_TERM
+from brainiac import Memory
+from brainiac.core.errors import TooLargeError
+from brainiac.store.vault import ATTACHMENTS_DIR, EXPORTS_DIR, LONG_TERM_DIR, SHORT_TERM
+from brainiac.text import stm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)

@@ -77,8 +77,8 @@ def _private_folder_config(vault: Path, *folders: str) -> None:
 
 
 def test_a_symlink_is_judged_by_where_it_leads(vault: Path) -> None:
-    from brainiac.errors import VaultError
-    from brainiac.served_notes import note_text
+    from brainiac.core.errors import VaultError
+    from brainiac.interfaces.served_notes import note_text
 
     _private_folder_config(vault, "journal")
     (vault / "journal").mkdir()
@@ -113,8 +113,8 @@ def test_a_symlink_is_judged_by_where_it_leads(vault: Path) -> None:
 def test_the_indexer_and_the_mcp_server_agree_on_a_private_folder(
     vault: Path, spelled: str
 ) -> None:
-    from brainiac.errors import VaultError
-    from brainiac.served_notes import note_text
+    from brainiac.core.errors import VaultError
+    from brainiac.interfaces.served_notes import note_text
 
     _private_folder_config(vault, spelled)
     (vault / "journal").mkdir()
@@ -157,7 +157,7 @@ T0 = dt.datetime(2026, 11, 20, 9, 0)
 
 
 def _source(at: dt.datetime, text: str) -> str:
-    from brainiac import events as ev
+    from brainiac.text import events as ev
 
     return ev.render(ev.make_event(text, role="user", session="s", at=at))
 
@@ -274,7 +274,7 @@ def test_routing_and_links_ignore_a_private_notes_title_and_aliases(vault: Path,
 
 
 def test_a_note_made_private_loses_the_generated_links_to_it(memory: Memory, vault: Path) -> None:
-    from brainiac import marks
+    from brainiac.text import marks
 
     lt = vault / "memory/long_term"
     public = lt / "Kestrel.md"

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, projects
-from brainiac import config as config_mod
-from brainiac import events as ev
-from brainiac.vault import SHORT_TERM
+from brainiac import Memory
+from brainiac.store import config as config_mod
+from brainiac.store import projects
+from brainiac.store.vault import SHORT_TERM
+from brainiac.text import events as ev
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 24, 12, 0)

@@ -14,10 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac import Memory
-from brainiac import vault as vault_mod
-from brainiac.indexer import SyncReport
-from brainiac.manifest import stat_snapshot
-from brainiac.vault import is_conflict_copy
+from brainiac.search.indexer import SyncReport
+from brainiac.store import vault as vault_mod
+from brainiac.store.manifest import stat_snapshot
+from brainiac.store.vault import is_conflict_copy
 from conftest import run_cli
 
 NOTE = "memory/long_term/project-atlas.md"

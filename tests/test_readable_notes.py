@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import Memory, ltm, topics
-from brainiac import extract as ex
-from brainiac.vault import LONG_TERM_DIR
+from brainiac import Memory
+from brainiac.store.vault import LONG_TERM_DIR
+from brainiac.text import extract as ex
+from brainiac.text import ltm, topics
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 

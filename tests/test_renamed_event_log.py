@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac.vault import SHORT_TERM
+from brainiac.store.vault import SHORT_TERM
 from conftest import run_cli
 
 T = dt.datetime(2026, 11, 20, 9, 0)

@@ -28,12 +28,12 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac import working_memory as working
-from brainiac.daemon_requests import read_status
-from brainiac.errors import BrainiacError, SearchError, StorageError
-from brainiac.locations import Locations
-from brainiac.note import parse as parse_note
-from brainiac.vault import Vault
+from brainiac.core.errors import BrainiacError, SearchError, StorageError
+from brainiac.store import working_memory as working
+from brainiac.store.daemon_requests import read_status
+from brainiac.store.locations import Locations
+from brainiac.store.vault import Vault
+from brainiac.text.note import parse as parse_note
 from conftest import run_cli
 from test_daemon import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import safe_io
-from brainiac.errors import StaleWriteError
+from brainiac.core.errors import StaleWriteError
+from brainiac.store import safe_io
 
 
 def _leftovers(d: Path) -> list[str]:

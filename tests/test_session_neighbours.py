@@ -8,8 +8,9 @@ import datetime as dt
 import random
 from pathlib import Path
 
-from brainiac import Memory, corpus
-from brainiac.index import context_digest
+from brainiac import Memory
+from brainiac.search import corpus
+from brainiac.search.index import context_digest
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 WORDS = [

@@ -352,7 +352,7 @@ def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
 def test_each_client_file_is_where_that_client_reads_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from brainiac import agent_setup
+    from brainiac.interfaces import agent_setup
 
     home = tmp_path / "home"
     assert agent_setup.config_files("claude-code", home) == [

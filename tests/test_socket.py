@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from brainiac import daemon_socket
-from brainiac.errors import VaultError
-from brainiac.locations import Locations
-from brainiac.socket_server import SocketServer
+from brainiac.core.errors import VaultError
+from brainiac.runtime import daemon_socket
+from brainiac.runtime.socket_server import SocketServer
+from brainiac.store.locations import Locations
 from conftest import run_cli
 from test_daemon import DEADLINE_S, Notifications, wait_for
 
@@ -171,9 +171,22 @@ def test_an_answered_command_loads_neither_the_index_nor_the_parser(
     assert done.returncode == 0, done.stderr
     assert "Project Atlas" in done.stdout
     loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
-    assert "brainiac.daemon_socket" in loaded
-    heavy = {"brainiac.memory", "brainiac.index", "whoosh", "markdown_it", "yaml", "brainiac.note"}
-    heavy |= {"click", "brainiac.cli", "pathlib", "dataclasses", "typing"}  # entry.py asked
+    assert "brainiac.runtime.daemon_socket" in loaded
+    heavy = {
+        "brainiac.api.memory",
+        "brainiac.search.index",
+        "whoosh",
+        "markdown_it",
+        "yaml",
+        "brainiac.text.note",
+    }
+    heavy |= {
+        "click",
+        "brainiac.interfaces.cli",
+        "pathlib",
+        "dataclasses",
+        "typing",
+    }  # entry.py asked
     assert not loaded & heavy, loaded & heavy
 
 
@@ -181,7 +194,8 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
     """What runs before the daemon answers: entry.py, daemon_socket.py, vault_key.py,
     vault_choice.py. Anything else they import (click, pathlib, dataclasses, brainiac's own
     modules) every agent hook pays."""
-    from brainiac import entry, vault_choice, vault_key
+    from brainiac.interfaces import entry
+    from brainiac.store import vault_choice, vault_key
 
     allowed = {"__future__", "_socket", "_sha256", "collections", "hashlib", "io", "json"}
     allowed |= {"os", "re", "sys", "tomllib", "brainiac"}
@@ -204,10 +218,14 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
             for line in source.splitlines()
             if line.strip().startswith("from brainiac.")
         }
-        # entry.py hands what the daemon did not answer to brainiac.cli (after asking: the
+        # entry.py hands what the daemon did not answer to brainiac.interfaces.cli (after asking: the
         # import-time test above shows an answered call never loads it)
-        fallback = {"brainiac.cli"} if module is entry else set()
-        lean = {"brainiac.daemon_socket", "brainiac.vault_key", "brainiac.vault_choice"}
+        fallback = {"brainiac.interfaces.cli"} if module is entry else set()
+        lean = {
+            "brainiac.runtime.daemon_socket",
+            "brainiac.store.vault_key",
+            "brainiac.store.vault_choice",
+        }
         assert brainiac_modules <= lean | fallback, (module.__name__, brainiac_modules)
 
 
@@ -424,8 +442,8 @@ def test_searches_on_other_threads_while_the_writer_commits(tmp_path: Path) -> N
     query meets a searcher closed under it, and every query sees a whole index."""
     import threading
 
-    from brainiac.corpus import Document
-    from brainiac.index import Index
+    from brainiac.search.corpus import Document
+    from brainiac.search.index import Index
 
     def note(i: int) -> Document:
         return Document(

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac.errors import BrainiacError, SearchError
-from brainiac.vault import Vault
+from brainiac.core.errors import BrainiacError, SearchError
+from brainiac.store.vault import Vault
 from test_daemon import wait_for
 
 DEADLINE_S = 30.0
@@ -112,7 +112,7 @@ def test_cli_commands_finish_and_status_names_fifo_and_socket_as_skipped(vault: 
 def test_a_fifo_swapped_in_after_the_check_is_refused_not_waited_on(vault: Path) -> None:
     """Between the scan's lstat and the open, a FIFO may take a note's place: the open itself
     must not wait for a writer (O_NONBLOCK), and the read refuses it (fstat)."""
-    from brainiac.errors import NoteParseError
+    from brainiac.core.errors import NoteParseError
 
     v = Vault.open(vault)
     rel = "memory/long_term/swapped.md"
@@ -289,8 +289,8 @@ def test_a_held_write_lock_is_one_index_locked_error_and_loses_nothing(
     from whoosh import index as windex
     from whoosh.index import LockError
 
-    from brainiac import index as index_mod
-    from brainiac.errors import IndexLockedError
+    from brainiac.core.errors import IndexLockedError
+    from brainiac.search import index as index_mod
 
     memory.search("Anna")
     # Writers wait 30 s for the lock; the wait is a setting, and the test need not spend it.
@@ -342,9 +342,9 @@ def _second_path(kind: str, vault: Path, tmp_path: Path) -> contextlib.AbstractC
 def test_two_paths_to_one_vault_share_one_daemon_lock(
     kind: str, vault: Path, tmp_path: Path
 ) -> None:
-    from brainiac.errors import VaultError
-    from brainiac.locations import Locations
-    from brainiac.lock import InstanceLock
+    from brainiac.core.errors import VaultError
+    from brainiac.store.locations import Locations
+    from brainiac.store.lock import InstanceLock
 
     with _second_path(kind, vault, tmp_path) as other:
         first = InstanceLock(Locations.for_vault(vault).runtime, vault.resolve())

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac.errors import VaultError
-from brainiac.index import Index
-from brainiac.locations import Locations
+from brainiac.core.errors import VaultError
+from brainiac.search.index import Index
+from brainiac.store.locations import Locations
 from conftest import run_cli
 from test_daemon import wait_for
 from test_real_editors import JOBS_OFF, STM, found, recover_events, remember, run_daemon, stop

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from brainiac import systemd
-from brainiac.errors import ConfigError
+from brainiac.core.errors import ConfigError
+from brainiac.runtime import systemd
 
 STATUS = "STATUS=Übersicht: 12 notes ✓"
 
@@ -84,7 +84,7 @@ def test_a_vanished_socket_is_logged_not_raised(
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
         sock.bind(str(path))
     path.unlink()
-    with caplog.at_level(logging.WARNING, logger="brainiac.systemd"):
+    with caplog.at_level(logging.WARNING, logger="brainiac.runtime.systemd"):
         assert systemd.notify("WATCHDOG=1", environ={"NOTIFY_SOCKET": str(path)}) is False
     assert "sd_notify" in caplog.text and str(path) in caplog.text
 

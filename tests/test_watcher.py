@@ -22,9 +22,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainiac import watcher
-from brainiac.errors import VaultError
-from brainiac.watcher import ChangeTracker, Watcher, classify, inotify_limits
+from brainiac.core.errors import VaultError
+from brainiac.runtime import watcher
+from brainiac.runtime.watcher import ChangeTracker, Watcher, classify, inotify_limits
 
 # watchdog 7.1 races with itself on `mkdir -p a/b/c` (the parent's walk and the child's own create
 # both add a watch) and warns "Callback with id ... already exists"; harmless, but pytest's
@@ -442,7 +442,7 @@ def test_a_failing_consumer_does_not_kill_the_observer(
     root: Path, rec: Recorder, watching: Watcher, caplog: pytest.LogCaptureFixture
 ) -> None:
     rec.fail_on = lambda rel: rel.endswith("boom.md")
-    with caplog.at_level(logging.ERROR, logger="brainiac.watcher"):
+    with caplog.at_level(logging.ERROR, logger="brainiac.runtime.watcher"):
         (root / "boom.md").write_text("x")
         assert _paths(rec.until(root)) == set()
     assert "consumer failed on boom.md" in caplog.text
@@ -524,7 +524,7 @@ def test_an_inotify_limit_is_one_line_with_the_fix(
     def full(*args: object, **kwargs: object) -> None:
         raise OSError(err, os.strerror(err))
 
-    monkeypatch.setattr("brainiac.watcher.Observer.schedule", full)
+    monkeypatch.setattr("brainiac.runtime.watcher.Observer.schedule", full)
     w = Watcher(root, rec.on_hint, rec.on_overflow)
     with pytest.raises(VaultError) as info:
         w.start()
@@ -552,7 +552,7 @@ def test_folders_left_unwatched_at_start_are_reported(
 
     monkeypatch.setattr(inotify_c.InotifyFD, "add_callback", limited)
     with (
-        caplog.at_level(logging.WARNING, logger="brainiac.watcher"),
+        caplog.at_level(logging.WARNING, logger="brainiac.runtime.watcher"),
         Watcher(root, rec.on_hint, rec.on_overflow) as w,
     ):
         assert w.is_alive()

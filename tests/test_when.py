@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from brainiac import Memory, when
+from brainiac import Memory
+from brainiac.text import when
 
 T = dt.datetime(2022, 7, 1, 10, 0)
 

@@ -8,8 +8,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from brainiac.errors import BrainiacError
-    from brainiac.memory import Context, Memory, SearchResult
+    from brainiac.api.memory import Context, Memory, SearchResult
+    from brainiac.core.errors import BrainiacError
 
 __all__ = ["BrainiacError", "Context", "Memory", "SearchResult"]
 __version__ = "0.1.0"
@@ -17,10 +17,10 @@ __version__ = "0.1.0"
 # Loaded on first use (PEP 562), not here: every `brainiac` command imports this package, and
 # `brainiac --version` or a hook call should not pay for the index, the parsers and the checker.
 _LAZY = {
-    "BrainiacError": "brainiac.errors",
-    "Context": "brainiac.memory",
-    "Memory": "brainiac.memory",
-    "SearchResult": "brainiac.memory",
+    "BrainiacError": "brainiac.core.errors",
+    "Context": "brainiac.api.memory",
+    "Memory": "brainiac.api.memory",
+    "SearchResult": "brainiac.api.memory",
 }
 
 

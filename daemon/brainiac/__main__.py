@@ -1,3 +1,3 @@
-from brainiac.entry import main
+from brainiac.interfaces.entry import main
 
 main()

@@ -1,0 +1,336 @@
+"""What `search`, `context`, `check` and `hook user-prompt-submit` print, as text.
+
+The same functions make the output in the CLI's own process and in the daemon answering over its
+socket (socket_server.py), so the two are byte-identical for the same vault and `now`: an
+`Output` is the text in the order it is written, each part to stdout or to stderr, and the exit
+status. The CLI writes the parts with click.echo either way (the cli package stays the only one
+that prints).
+
+`Answerer.respond` is the daemon's side: it answers only when its answer would be the one the
+CLI's own process would give, and otherwise says "fallback" (the client then runs the command
+itself, so anything unusual, an error message included, comes out exactly as without a daemon):
+the configuration the CLI would load (the vault's config file and the BRAINIAC_* variables the
+client sent) must be the one the daemon runs with, the time zone must be the same, and `check`
+with a model configured ([llm]) runs in the CLI, whose own timeouts apply to the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from brainiac.core import faults
+
+if TYPE_CHECKING:
+    from brainiac.api.memory import Memory
+    from brainiac.store.config import Config
+
+EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory (cli.conventions.EXIT_CONFLICTS)
+
+
+class RunHere(Exception):
+    """This call is answered by the CLI's own process (the reason is the message)."""
+
+
+class NeedsStdin(Exception):
+    """The command reads standard input, and the request did not bring it."""
+
+
+# What `brainiac ARGV` prints, made here (cli.answering.answer_client: the CLI's own commands
+# parse the arguments, then call back `answer(command, args)`); RunHere or NeedsStdin when it
+# cannot be.
+ParseArgv = Callable[[list[str], "str | None", Callable[[str, dict[str, Any]], "Output"]], "Output"]
+
+
+@dataclass(frozen=True)
+class Output:
+    parts: tuple[tuple[bool, str], ...] = ()  # (to stderr, text), in the order written
+    exit: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"parts": [list(p) for p in self.parts], "exit": self.exit}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Output:
+        """KeyError, TypeError or ValueError when `data` is not an Output."""
+        parts = tuple((err, text) for err, text in data["parts"])
+        if not all(isinstance(e, bool) and isinstance(t, str) for e, t in parts):
+            raise TypeError("parts are [bool, str] pairs")
+        if not isinstance(data["exit"], int):
+            raise TypeError("exit is an int")
+        return cls(parts, data["exit"])
+
+
+class _Writer:
+    def __init__(self) -> None:
+        self.parts: list[tuple[bool, str]] = []
+
+    def out(self, text: str, nl: bool = True) -> None:
+        self.parts.append((False, text + "\n" if nl else text))
+
+    def err(self, text: str) -> None:
+        self.parts.append((True, text + "\n"))
+
+    def json(self, data: Any) -> None:
+        self.out(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+    def done(self, code: int = 0) -> Output:
+        return Output(tuple(self.parts), code)
+
+
+# -- the commands ----------------------------------------------------------------------------------
+def search(
+    memory: Memory, query: str, limit: int, as_json: bool, project: str | None = None
+) -> Output:
+    results = memory.search(query, limit=limit, project=project)
+    w = _Writer()
+    if as_json:
+        w.json([dataclasses.asdict(r) for r in results])
+        return w.done()
+    if not results:
+        w.err("no matches")
+    for r in results:
+        path = escaped(r.path)
+        where = f" [{', '.join(r.projects)}]" if r.projects else ""
+        if r.kind == "event":
+            when = r.at.strftime("%Y-%m-%d %H:%M") if r.at else "undated"
+            w.out(f"{r.score:7.2f}  {path}#^{r.event_id}  [{when}]{where} {_one_line(r.excerpt)}")
+        else:
+            w.out(f"{r.score:7.2f}  {path}{where}  {' '.join(r.title.split())}")
+    return w.done()
+
+
+def context(
+    memory: Memory,
+    prompt: str | None,
+    budget: int | None,
+    when: dt.datetime,
+    as_json: bool,
+    project: str | None = None,
+) -> tuple[Output, Any]:
+    """The output of `context` (without --write) and the Context itself (--write needs it)."""
+    result = memory.context(prompt, budget=budget, now=when, project=project)
+    w = _Writer()
+    for warning in result.warnings:
+        w.err(f"brainiac: warning: {warning}")
+    if as_json:
+        w.json(dataclasses.asdict(result))
+    else:
+        w.out(result.text, nl=False)
+    return w.done(), result
+
+
+def check(memory: Memory, text: str, now: dt.datetime | None, as_json: bool) -> Output:
+    result = memory.check(text, now=now)
+    w = _Writer()
+    if as_json:
+        w.json(
+            {
+                "status": result.status,
+                "consistent": result.consistent,
+                "facts_known": result.facts_known,
+                "sentences_about_facts": result.sentences_about_facts,
+                "conflicts": [dataclasses.asdict(c) for c in result.conflicts],
+                "findings": [dataclasses.asdict(f) for f in result.findings],
+            }
+        )
+    else:
+        for c in result.conflicts:
+            where = f"{c.file}:{c.line}" + (f" ^{c.block}" if c.block else "")
+            by = ", decided by the model" if c.decided_by == "llm" else ""
+            w.out(f"CONFLICT ({c.kind}, confidence {c.confidence:.2f}{by}) {where}")
+            w.out(f"  {c.correction}")
+        for f in result.findings:
+            if f.status == "consistent":
+                where = f"{f.file}:{f.line}" + (f" ^{f.block}" if f.block else "")
+                by = ", decided by the model" if f.decided_by == "llm" else ""
+                w.err(f"consistent: {f.claim}  ({f.source} {where}: {f.stored}{by})")
+            elif f.status == "unverified":
+                w.err(f"could not verify: {f.claim}")
+        if not result.conflicts:
+            w.err(f"{result.status}: no conflict")
+    return w.done(0 if result.consistent else EXIT_CONFLICTS)
+
+
+def prompt_hook(memory: Memory, stdin: str, budget: int | None) -> Output:
+    """`hook user-prompt-submit`: HookInputError (a BrainiacError) for a bad event."""
+    from brainiac.api import hooks
+
+    payload = hooks.Payload.parse(stdin, "user-prompt-submit")
+    w = _Writer()
+    w.out(hooks.prompt_context(memory, payload, budget), nl=False)
+    return w.done()
+
+
+# A file name may hold any byte but "/" and NUL: a newline in one would split a result over two
+# lines, and a line-by-line reader would take the second half for another result. Shown as
+# `ls -b` shows it: C escapes for control characters, and the backslash doubled so that the
+# escape cannot be mistaken for a name that contains one. `--json` keeps the name exact.
+_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def escaped(path: str) -> str:
+    return "".join(_ESCAPES.get(c) or (c if c.isprintable() else _code(ord(c))) for c in path)
+
+
+def _code(n: int) -> str:
+    if 0xDC80 <= n <= 0xDCFF:  # a byte that was not UTF-8 (surrogateescape): the byte itself
+        return f"\\x{n - 0xDC00:02x}"
+    return f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}"
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+# -- the daemon's side -----------------------------------------------------------------------------
+class _Fallback(Exception):
+    """This request is better answered by the CLI's own process (the reason is the message)."""
+
+
+class Answerer:
+    """Answers the socket's requests with the daemon's long-lived Memory (any thread)."""
+
+    def __init__(self, memory: Memory, parse_argv: ParseArgv) -> None:
+        self.memory = memory
+        self._parse_argv = parse_argv  # injected: the CLI sits above the daemon that answers
+        self._config_seen: tuple[object, Config] | None = None  # (config file stat + env, it)
+        self._commands: dict[str, Callable[[dict[str, Any]], Output]] = {
+            "search": self._search,
+            "context": self._context,
+            "check": self._check,
+            "hook-user-prompt-submit": self._prompt_hook,
+        }
+
+    def respond(self, request: dict[str, Any]) -> dict[str, Any]:
+        env = request.get("env")
+        if not isinstance(env, dict):
+            return {"error": "env must be a JSON object"}
+        if "argv" in request:
+            return self._respond_argv(request["argv"], request.get("stdin"), env)
+        command, args = request.get("command"), request.get("args")
+        if not isinstance(command, str) or command not in self._commands:
+            return {"error": f"unknown command {command!r}"}
+        if not isinstance(args, dict):
+            return {"error": "args and env must be JSON objects"}
+        try:
+            self._same_setting({str(k): str(v) for k, v in env.items()})
+            return self._answer(command, args).as_json()
+        except _Fallback as exc:
+            return {"fallback": str(exc)}
+        except (KeyError, TypeError, ValueError, OverflowError) as exc:
+            # a missing or mistyped argument: a request the daemon could not read
+            return {"error": f"bad arguments for {command} ({type(exc).__name__}: {exc})"}
+        except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
+            return {"fallback": f"{type(exc).__name__}: {exc}"}
+
+    def _respond_argv(self, argv: object, stdin: object, env: dict[str, Any]) -> dict[str, Any]:
+        """A command line as the client was given it, parsed here by the CLI's own commands."""
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            return {"error": "argv must be a list of strings"}
+        if stdin is not None and not isinstance(stdin, str):
+            return {"error": "stdin must be a string or null"}
+        try:
+            self._same_setting({str(k): str(v) for k, v in env.items()})
+            return self._parse_argv(argv, stdin, self._answer).as_json()
+        except NeedsStdin:
+            return {"needs": "stdin"}
+        except (_Fallback, RunHere) as exc:
+            return {"fallback": str(exc)}
+        except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
+            return {"fallback": f"{type(exc).__name__}: {exc}"}
+
+    def _answer(self, command: str, args: dict[str, Any]) -> Output:
+        faults.point("socket.answering")  # a test's daemon dies here, mid-request
+        if command == "check" and self.memory.llm.available:
+            raise _Fallback("check with a model ([llm]) runs in the CLI")
+        return self._commands[command](args)
+
+    def _same_setting(self, env: dict[str, str]) -> None:
+        from brainiac.store import config as config_mod
+
+        if env.get("TZ") != os.environ.get("TZ"):
+            raise _Fallback("the client's time zone (TZ) is not the daemon's")
+        path = self.memory.vault.root / config_mod.CONFIG_RELPATH
+        try:
+            st = os.stat(path)
+            stamp: object = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        except FileNotFoundError:
+            stamp = None
+        key = (stamp, sorted(env.items()))
+        seen = self._config_seen
+        if seen is None or seen[0] != key:
+            environ = {k: v for k, v in os.environ.items() if not k.startswith("BRAINIAC_")}
+            seen = (key, config_mod.load(self.memory.vault.root, environ={**environ, **env}))
+            self._config_seen = seen
+        if seen[1] != self.memory.config:
+            raise _Fallback("the configuration changed since the daemon loaded it (SIGHUP)")
+
+    def _search(self, args: dict[str, Any]) -> Output:
+        limit = args["limit"]
+        if not isinstance(limit, int) or not 1 <= limit <= 1000:
+            raise ValueError(f"limit {limit!r}")
+        return search(self.memory, _text(args["query"]), limit, bool(args["json"]), _project(args))
+
+    def _context(self, args: dict[str, Any]) -> Output:
+        prompt = args["prompt"]
+        when = _clock_local(_parse_time(args["now"]))
+        output, _ = context(
+            self.memory,
+            None if prompt is None else _text(prompt),
+            _budget(args["budget"]),
+            when,
+            bool(args["json"]),
+            _project(args),
+        )
+        return output
+
+    def _check(self, args: dict[str, Any]) -> Output:
+        return check(self.memory, _text(args["text"]), _parse_time(args["now"]), bool(args["json"]))
+
+    def _prompt_hook(self, args: dict[str, Any]) -> Output:
+        return prompt_hook(self.memory, _text(args["stdin"]), _budget(args["budget"]))
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _project(args: dict[str, Any]) -> str | None:
+    """`--project` (absent from a request of a client without it: no project)."""
+    value = args.get("project")
+    return None if value is None else _text(value)
+
+
+def _budget(value: object) -> int | None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise TypeError(f"budget {value!r}")
+    return value
+
+
+def _parse_time(value: object) -> dt.datetime | None:
+    """As cli.conventions.parse_time; a time it would refuse is answered by the CLI (its
+    message)."""
+    from brainiac.core import clock
+
+    if value is None:
+        return None
+    try:
+        return clock.local(dt.datetime.fromisoformat(_text(value)))
+    except (ValueError, OverflowError) as exc:
+        raise _Fallback(f"--now {value!r} is refused by the CLI") from exc
+
+
+def _clock_local(parsed: dt.datetime | None) -> dt.datetime:
+    """As the CLI's `context`: the time given, or the clock's."""
+    from brainiac.core import clock
+
+    return clock.local(parsed or clock.now())

@@ -1,0 +1,109 @@
+"""Agent hooks: what `brainiac hook EVENT` does with the JSON an agent passes on stdin.
+
+Claude Code runs a hook command for an event and passes one JSON object on stdin; every event has
+`session_id`, `transcript_path`, `cwd` and `hook_event_name`, and UserPromptSubmit adds `prompt`
+(docs/hooks.md has the recipe and the sources). `cwd` names the project (docs/projects.md): the
+context is scoped to it and the transcript's messages belong to it. Two events matter for memory:
+
+- UserPromptSubmit: what the hook prints on stdout (exit status 0) is added to the model's
+  context beside the prompt, so `prompt_context` returns the memory relevant to the prompt.
+- Stop (each time the agent finishes answering) and SessionEnd: `import_transcript` imports the
+  session transcript. The import is de-duplicated per message, so running it after every turn
+  adds only the new turns.
+
+A hook must never block the person: in Claude Code, exit status 2 from a UserPromptSubmit hook
+erases the prompt. So the CLI turns every failure here into a one-line message on stderr and exit
+status 1, which Claude Code shows and otherwise ignores.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac.core.errors import BrainiacError
+
+if TYPE_CHECKING:
+    from brainiac.api.memory import Memory
+    from brainiac.exchange.importer import FileReport
+
+EVENTS = ("user-prompt-submit", "stop", "session-end")
+
+
+class HookInputError(BrainiacError):
+    """The hook's stdin is not the JSON object the agent sends."""
+
+
+@dataclass(frozen=True)
+class Payload:
+    event: str
+    session_id: str
+    transcript_path: str
+    prompt: str
+    cwd: str = ""  # where the agent works: its project (projects.for_directory)
+
+    @classmethod
+    def parse(cls, raw: str, expected: str) -> Payload:
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise HookInputError(
+                f"hook {expected}: stdin is not JSON ({exc.msg} at line {exc.lineno}); "
+                "run this command from an agent hook, which passes its event as JSON"
+            ) from None
+        if not isinstance(data, dict):
+            raise HookInputError(
+                f"hook {expected}: stdin is a JSON {type(data).__name__}, expected an object "
+                "with session_id, transcript_path and hook_event_name"
+            )
+
+        def text(name: str) -> str:
+            value = data.get(name) or ""
+            if not isinstance(value, str):
+                raise HookInputError(
+                    f"hook {expected}: {name} is a {type(value).__name__}, expected a string"
+                )
+            return value
+
+        return cls(
+            text("hook_event_name"),
+            text("session_id"),
+            text("transcript_path"),
+            text("prompt"),
+            text("cwd"),
+        )
+
+    def project(self, memory: Memory) -> str | None:
+        """The project of the folder the agent works in, or None (global): docs/projects.md."""
+        from brainiac.store import projects
+
+        return projects.for_directory(self.cwd, memory.config)
+
+
+def prompt_context(memory: Memory, payload: Payload, budget: int | None) -> str:
+    """The memory relevant to the prompt, as the context text an agent adds to it."""
+    if not payload.prompt.strip():
+        raise HookInputError(
+            "hook user-prompt-submit: the event has no prompt; expected a UserPromptSubmit event"
+        )
+    return memory.context(payload.prompt, budget=budget, project=payload.project(memory)).text
+
+
+def import_transcript(memory: Memory, payload: Payload) -> FileReport:
+    """Import the session's transcript (only its new messages after the first time)."""
+    if not payload.transcript_path:
+        raise HookInputError(
+            f"hook {payload.event or 'stop'}: the event has no transcript_path; expected a "
+            "Stop or SessionEnd event from Claude Code"
+        )
+    path = Path(payload.transcript_path).expanduser()
+    if not path.is_file():
+        raise HookInputError(
+            f"{path}: the session transcript does not exist (yet); nothing imported"
+        )
+    (report,) = memory.import_files([path], format="claude-code", project=payload.project(memory))
+    if report.error:
+        raise BrainiacError(report.error)
+    return report

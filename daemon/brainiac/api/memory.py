@@ -1,0 +1,549 @@
+"""The Python API: `Memory(path)` is one vault with its index, for programs and for the CLI.
+
+    from brainiac import Memory
+    with Memory("~/vault") as m:
+        m.remember("The deadline moved to Monday.", role="user", session="planning")
+        m.search("deadline")
+        ctx = m.context("When is the deadline?", budget=2000)
+        print(ctx.text, ctx.sources)
+
+Without a daemon running, a Memory keeps the index up to date itself: a full reconcile when it
+opens the index (cheap when nothing changed: only stats), again whenever `refresh_interval_s` has
+passed, and at once for every file it writes.
+
+This is the facade: it owns the vault, the index and the caches a context call reads (the
+short-term document and the Core Identity, parsed again only when their files change), and
+hands each operation to its home: appending events to the Event Log (event_log.py), the
+record of which notes a context used and feedback on them (feedback.py), jobs (jobs/table.py),
+imports (importer.py), `forget` (forget/), the guard (check.py). Those modules see it as
+`memory_protocol.MemoryLike`, never import it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from brainiac.core import clock
+from brainiac.core.errors import NoteParseError, VaultError
+from brainiac.core.lazy import lazy_module
+from brainiac.lifecycle import feedback as feedback_mod
+from brainiac.search import context as ctx_mod
+from brainiac.search import project_search
+from brainiac.search.index import Hit, Index
+from brainiac.search.indexer import Indexer, SyncReport
+from brainiac.search.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
+from brainiac.store import config as config_mod
+from brainiac.store import event_log, projects
+from brainiac.store.config import Config
+from brainiac.store.locations import Locations
+from brainiac.store.lock import holder_of
+from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault
+from brainiac.text import events as ev
+from brainiac.text import marks, masking, stm
+from brainiac.text.note import parse as parse_note
+
+if TYPE_CHECKING:
+    from brainiac.api import job_table
+    from brainiac.exchange.forget.selection import ForgetReport, Selection
+    from brainiac.exchange.importer import FileReport
+    from brainiac.guard import check as check_mod
+    from brainiac.guard.check_facts.verdicts import CheckResult
+    from brainiac.lifecycle import jobs as jobs_mod
+    from brainiac.lifecycle import journal
+    from brainiac.model.llm import LLM
+    from brainiac.store.names import NameBook
+else:
+    # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
+    # neither the checker, the model client (http, ssl), the journal nor the jobs.
+    check_mod = lazy_module("brainiac.guard.check")
+    jobs_mod = lazy_module("brainiac.lifecycle.jobs")
+    job_table = lazy_module("brainiac.api.job_table")
+    journal = lazy_module("brainiac.lifecycle.journal")
+
+log = logging.getLogger(__name__)
+
+_QUERY_RECENT_EVENTS = 3
+_IMPORT_LOCK_WAIT_S = 60.0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    path: str
+    kind: str  # "note" or "event"
+    title: str
+    score: float
+    excerpt: str
+    event_id: str
+    at: dt.datetime | None
+    projects: tuple[str, ...] = ()  # its projects; () is global (docs/projects.md)
+    about_person: bool = False  # in a project, but about the person: found in every project
+
+    @classmethod
+    def from_hit(cls, hit: Hit) -> SearchResult:
+        excerpt = hit.text if hit.kind == "event" else ""
+        named = tuple(projects.named(hit.projects))
+        personal = bool(named) and projects.GLOBAL in hit.projects
+        return cls(
+            hit.path, hit.kind, hit.title, hit.score, excerpt, hit.event_id, hit.at, named, personal
+        )
+
+
+@dataclass(frozen=True)
+class Context:
+    text: str
+    tokens: int
+    budget: int
+    sources: tuple[str, ...]
+    over_budget: bool
+    warnings: tuple[str, ...]
+
+
+class Memory:
+    """One vault: remembering events, searching, and assembling context."""
+
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        config: Config | None = None,
+        locations: Locations | None = None,
+        refresh_interval_s: float = 1.0,
+        index_writes: bool | None = None,
+    ) -> None:
+        root = Path(path).expanduser()
+        Vault.open(root)  # a missing path or a file: the error that says how to create a vault
+        if not _looks_like_vault(root):
+            raise VaultError(
+                f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
+                f"create one with `brainiac init {root}`"
+            )
+        self.config = config if config is not None else config_mod.load(root)
+        self.vault = Vault.open(root, self.config.max_note_bytes)
+        self.locations = locations or Locations.for_vault(self.vault.root)
+        self.refresh_interval_s = refresh_interval_s
+        # Beside a running daemon, the daemon is the index's only writer: this Memory then reads
+        # the index as it is and writes only vault files, which the daemon picks up.
+        if index_writes is None:
+            index_writes = holder_of(self.locations.runtime) is None
+        self.index_writes = index_writes
+        self._indexer: Indexer | None = None
+        self._last_reconcile = -float("inf")
+        self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
+        self._identity_cache: tuple[tuple[int, int, int, int], str] | None = None
+        self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
+        self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
+        self._names: NameBook | None = None
+        # Where the record of which notes a context used is written: here and now, or, in the
+        # daemon, after the answer has gone to the client (bookkeeping.py).
+        self.record_later: Callable[[Callable[[], None]], None] | None = None
+        self._llm: LLM | None = None
+        # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
+        self.on_progress: Callable[[str, int, int], None] | None = None
+
+    @property
+    def names(self) -> NameBook:
+        """The notes' names, kept between job runs: re-reads only changed notes. Made on first
+        use: a context or search call (the agent hook's path) needs neither it nor facts.py
+        (~5 ms of imports and dataclasses of a CLI call)."""
+        if self._names is None:
+            from brainiac.store.names import NameBook
+
+            self._names = NameBook()
+        return self._names
+
+    def reconfigure(self, cfg: Config) -> None:
+        """Use a reloaded configuration (the daemon's SIGHUP)."""
+        self.config = cfg
+        self._llm = None  # the [llm] settings may have changed
+        if self._indexer is not None:  # a folder made private leaves the index at the next sync
+            self._indexer.private_folders = cfg.private_folders
+
+    @property
+    def llm(self) -> LLM:
+        """The optional OpenAI-compatible endpoint of `[llm]` (`available` is False without one)."""
+        if self._llm is None:
+            from brainiac.model.llm import LLM
+
+            self._llm = LLM(self.config)
+        return self._llm
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    @classmethod
+    def init(cls, path: Path | str, force: bool = False) -> list[str]:
+        """Create a vault from the template (never overwriting a file), or complete an existing
+        one (vault.init); returns what was created."""
+        from brainiac.store.vault import init as init_vault
+
+        return init_vault(Path(path).expanduser(), force)
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._indexer is not None:
+            self._indexer.close()
+            self._indexer = None
+
+    @property
+    def indexer(self) -> Indexer:
+        if self._indexer is None:
+            index = Index(self.locations.index_dir, writable=self.index_writes)
+            self._indexer = Indexer(
+                self.vault, index, self.locations.manifest_path, self.config.private_folders
+            )
+        return self._indexer
+
+    def refresh(self, force: bool = False) -> SyncReport | None:
+        """Reconcile the index with the vault if it may be stale (or `force`)."""
+        now = time.monotonic()
+        if not self.index_writes or (
+            not force and now - self._last_reconcile < self.refresh_interval_s
+        ):
+            return None
+        report = self.indexer.sync(progress=self._progress("indexing"))
+        self._last_reconcile = time.monotonic()
+        return report
+
+    def _progress(self, label: str) -> Callable[[int, int], None] | None:
+        report = self.on_progress
+        if report is None:
+            return None
+        return lambda done, total: report(label, done, total)
+
+    def reindex(self) -> SyncReport:
+        """Throw the index away and build it again from the files."""
+        if not self.index_writes:
+            holder = holder_of(self.locations.runtime)
+            raise VaultError(
+                f"{self.vault.root}: the daemon (pid {holder.pid if holder else '?'}) "
+                "owns the index; stop it, or delete the index and restart it"
+            )
+        self.indexer.manifest.index_id = ""  # names no index: the sync starts a fresh one
+        report = self.indexer.sync(progress=self._progress("reindexing"))
+        self.indexer.index.merge_segments(force=True)
+        self._last_reconcile = time.monotonic()
+        return report
+
+    # -- events ------------------------------------------------------------------------------
+    def remember(
+        self,
+        text: str,
+        role: str = "user",
+        session: str | None = None,
+        at: dt.datetime | None = None,
+        now: dt.datetime | None = None,
+        project: str | None = None,
+    ) -> ev.Event:
+        """Append one event to the short-term Event Log (idempotent: same event, same id).
+        `project` labels it (docs/projects.md); None leaves it global.
+
+        An `at` more than `clock.FUTURE_TOLERANCE` after `now` (default: the clock) is a typo or
+        a wrong clock: the event is kept, dated `now`, with a warning. Left as it was, it would
+        be "the newest event" for years and send everything imported meanwhile to history.
+
+        TooLargeError, nothing written, for a text over `Vault.max_event_bytes` or when the
+        short-term document has no room left for it (the message says what makes room)."""
+        if not text or not text.strip():
+            raise VaultError("nothing to remember: the text is empty")
+        if at is not None:
+            reference = clock.local(now) if now is not None else clock.now()
+            if clock.too_far_ahead(ev.normalise_time(at), reference):
+                log.warning(
+                    "%s: an event dated %s is in the future (it is %s now); it was clamped to "
+                    "now; give the time it happened, no later than now",
+                    SHORT_TERM,
+                    ev.normalise_time(at).isoformat(),
+                    reference.isoformat(),
+                )
+                at = reference
+        event = ev.make_event(text, role=role, session=session, at=at, project=project)
+        self.remember_many([event])
+        return event
+
+    def remember_many(
+        self, new_events: Iterable[ev.Event], in_time_order: bool = False
+    ) -> list[ev.Event]:
+        """Append events in one write; returns those that were not already in the log.
+
+        `in_time_order` (imported history): each goes before the first logged event later than
+        it instead of at the end. TooLargeError, nothing written, for an event over
+        `Vault.max_event_bytes` or when the document would go over `[vault] max_note_bytes`
+        (past it the document could not be read again: every later `remember` failed)."""
+        added = event_log.append(
+            self.vault, list(new_events), in_time_order, self.config.short_term_window
+        )
+        if not added:
+            return []
+        journal.record(self.locations.state, added)
+        if self._indexer is not None and self.index_writes:
+            self._indexer.sync([SHORT_TERM])
+        problem = stm.log_problem(self.short_term())
+        if problem is not None:  # a renamed log, or events outside it: said on every write
+            log.warning("%s", problem)
+        return added
+
+    def import_files(
+        self,
+        paths: Iterable[Path | str],
+        format: str | None = None,
+        now: dt.datetime | None = None,
+        dry_run: bool = False,
+        project: str | None = None,
+    ) -> list[FileReport]:
+        """Import chat exports (docs/import.md): each message once, however often this runs;
+        the new messages' events belong to `project` (None: global).
+
+        A file that cannot be parsed is rejected whole and reported (`FileReport.error`)."""
+        from brainiac.exchange import importer  # the format parsers load only when importing
+
+        files = [Path(p).expanduser() for p in paths]
+        with jobs_mod.job_lock(self.locations.state, wait_s=_IMPORT_LOCK_WAIT_S) as held:
+            if not held:
+                raise VaultError(
+                    f"{self.vault.root}: a memory job has held the job lock for over "
+                    f"{_IMPORT_LOCK_WAIT_S:g} s; try the import again in a minute"
+                )
+            return importer.import_paths(
+                self, files, format, now, dry_run, project=ev.clean_project(project)
+            )
+
+    def forget(
+        self,
+        what: Selection,
+        now: dt.datetime | None = None,
+        dry_run: bool = False,
+        confirm: Callable[[ForgetReport], bool] | None = None,
+    ) -> ForgetReport:
+        """Remove what `what` selects for good, from memory/, context/, the index, the event
+        journal and every backup snapshot (docs/forget.md): the one operation that deletes.
+        `confirm(listing)` is asked once the listing is made; False leaves everything as it was.
+        """
+        from brainiac.exchange import forget as forget_mod
+
+        return forget_mod.forget(self, what, now, dry_run, confirm)
+
+    def check(self, text: str, now: dt.datetime | None = None) -> CheckResult:
+        """Compare a response with what the memory knows: its conflicts with current facts,
+        and old values restated as current (docs/check.md). `now` dates "today", "tomorrow"."""
+        return check_mod.check(self, text, clock.local(now) if now is not None else None)
+
+    # -- reading -----------------------------------------------------------------------------
+    def search(self, query: str, limit: int = 10, project: str | None = None) -> list[SearchResult]:
+        """Notes and events matching `query`, best first; in `project`, scoped as a context is
+        (projects.py): its own and the global first, another project's only when clearly
+        relevant."""
+        if limit < 1:
+            raise VaultError(f"limit must be at least 1, got {limit}")
+        self.refresh()
+        scope = projects.Scope.of(project, self.config)
+        hits = project_search.search(self.indexer.index, query, limit, scope)[:limit]
+        return [SearchResult.from_hit(h) for h in hits]
+
+    def short_term(self) -> stm.ShortTerm:
+        """The parsed short-term document; re-read only when its stat changed (it is read on
+        every context call and grows to thousands of lines between promotions)."""
+        try:
+            st = os.stat(self.vault.path(SHORT_TERM))
+        except FileNotFoundError:
+            return stm.parse("")
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if self._stm_cache is None or self._stm_cache[0] != key:
+            try:
+                self._stm_cache = (key, stm.parse(self.vault.read(SHORT_TERM).text))
+            except FileNotFoundError:
+                return stm.parse("")
+        return self._stm_cache[1]
+
+    def identity(self) -> str | None:
+        """The Core Identity a context starts with; parsed again only when its file's stat
+        changed (it is read on every context call and rarely edited)."""
+        try:
+            st = os.stat(self.vault.path(IDENTITY))
+        except FileNotFoundError:
+            return None
+        except OSError:
+            st = None  # reading it says what is wrong
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        cached = self._identity_cache
+        if key is not None and cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            note = parse_note(self.vault.read(IDENTITY).text, IDENTITY)
+        except FileNotFoundError:
+            return None
+        except NoteParseError as exc:
+            log.warning("%s", exc)  # not kept: warned again on every call until fixed
+            return self.vault.read(IDENTITY).text
+        identity = stm.strip_hints(note.body)
+        if key is not None:
+            self._identity_cache = (key, identity)
+        return identity
+
+    def context(
+        self,
+        prompt: str | None = None,
+        budget: int | None = None,
+        now: dt.datetime | None = None,
+        reuse_ranking: bool = False,
+        project: str | None = None,
+    ) -> Context:
+        """The assembled working memory for `prompt`, within `budget` tokens; in `project`, its
+        memories first, the global ones too (docs/projects.md).
+
+        `reuse_ranking` (the daemon, right after an edit): when the query is the same as last
+        time, rank with the hits of that search instead of searching again. Excerpts are still
+        read from the files, so an edited note shows at once; the daemon re-ranks when idle.
+        """
+        budget = ctx_mod.check_budget(self.config.budget if budget is None else budget)
+        now = clock.local(now) if now is not None else clock.now()
+        self.refresh()
+        doc = self.short_term()
+        n = self.config.recent_events
+        scope = projects.Scope.of(project, self.config)
+        recent = projects.recent(doc.events, n, scope)
+        query = prompt or self._implicit_query(doc, recent)
+        limit = candidate_limit(self.config, budget, len(recent))
+        # Feedback (words of the best hits added to the prompt's) finds memories said in other
+        # words; below `relevance_first_below` long-term memory is packed ahead of the recent
+        # events, and its guesses would push out a recent step the prompt is about.
+        feedback = bool(prompt) and budget >= self.config.relevance_first_below
+        key = (query, limit, scope, feedback)
+        last = self._last_search  # read once: the daemon's socket threads search too
+        if reuse_ranking and last is not None and last[0] == key:
+            hits = last[1]
+        else:
+            hits = (
+                project_search.search(self.indexer.index, query, limit, scope, feedback=feedback)
+                if query.strip()
+                else []
+            )
+            self._last_search = (key, hits)
+        items = retrieve(
+            self.vault,
+            hits,
+            query,
+            self.config,
+            now,
+            exclude_events={e.id for e in recent},
+            budget=budget,
+            notes=self._notes,
+        )
+        identity = self.identity()
+        # Credentials a person wrote stay in their files but not in what goes to a model, the
+        # working-memory file or an MCP client (masking.py); masked before packing, so the
+        # budget counts what is shown.
+        inputs = ctx_mod.Inputs(
+            identity=_masked(identity) if identity is not None else None,
+            prompt=_masked(prompt or ""),
+            short_term=[
+                (
+                    title,
+                    _masked(
+                        marks.without_marks(
+                            projects.without_shared_digest(
+                                about_prompt(doc.section(title), prompt), scope
+                            )
+                        )
+                    ),
+                )
+                for title in stm.SECTIONS[:-1]
+            ],
+            recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],
+            long_term=(dataclasses.replace(i, text=_masked(i.text)) for i in items),
+        )
+        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
+        share = self.config.long_term_share if prompt else 0.0
+        result = ctx_mod.assemble(
+            inputs, budget, relevance_first=relevance_first, long_term_share=share
+        )
+        self._record_use(result.sources, now, for_prompt=bool(prompt))
+        return Context(
+            result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
+        )
+
+    def _record_use(self, sources: Iterable[str], now: dt.datetime, for_prompt: bool) -> None:
+        """Which notes the context used (feedback.py): here and now, or, in the daemon, after
+        the answer has gone to the client (`record_later`)."""
+        record = functools.partial(
+            feedback_mod.record_use, self.locations.state, tuple(sources), now, for_prompt
+        )
+
+        if self.record_later is not None:
+            self.record_later(record)
+        else:
+            record()
+
+    # -- lifecycle jobs and feedback -----------------------------------------------------------
+    def run_job(
+        self, name: str, now: dt.datetime | None = None, dry_run: bool = False
+    ) -> list[jobs_mod.JobReport]:
+        """Run a job by name ("all": reflection, promotion, organization, in that order)."""
+        names = list(job_table.LIFECYCLE) if name == "all" else [name]
+        unknown = [n for n in names if n not in job_table.JOBS]
+        if unknown:
+            raise VaultError(
+                f"no job {unknown[0]!r}; choose one of {', '.join(job_table.JOBS)} or all"
+            )
+        when = clock.local(now) if now is not None else clock.now()
+        reports = []
+        for n in names:
+            job = job_table.JOBS[n]
+            if job.needs_index_writer and not self.index_writes:
+                holder = holder_of(self.locations.runtime)
+                raise VaultError(
+                    f"the daemon (pid {holder.pid if holder else '?'}) owns the index and runs "
+                    f"`{n}` itself; stop it to run `{n}` by hand"
+                )
+            report = job_table.run(job, self, when, dry_run, self.locations.state)
+            reports.append(report)
+            if report.changed and not dry_run and self._indexer is not None and self.index_writes:
+                self._indexer.sync(list(report.changed))
+        return reports
+
+    def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:
+        """Reinforce (+) or weaken (-) the notes of the last assembled context (seed 002):
+        reinforcement += delta x learning_rate. Returns the notes changed."""
+        when = clock.local(now) if now is not None else clock.now()
+        changed = feedback_mod.reinforce(
+            self.vault, self.locations.state, delta, self.config.learning_rate, when
+        )
+        if changed and self._indexer is not None and self.index_writes:
+            self._indexer.sync(changed)
+        return changed
+
+    @staticmethod
+    def _implicit_query(doc: stm.ShortTerm, recent: list[ev.Event]) -> str:
+        """Without a prompt, what is on the agent's mind: working memory and the last events."""
+        parts = [doc.section("Working Memory")]
+        parts += [e.text for e in recent[-_QUERY_RECENT_EVENTS:]]
+        return "\n".join(p for p in parts if p)
+
+
+# Masking runs its patterns over every text a context shows; the identity, the short-term
+# sections and the recent events are the same texts call after call, so each text's masked form
+# is kept (masking depends on the text alone).
+@functools.lru_cache(maxsize=1024)
+def _masked(text: str) -> str:
+    return masking.mask(text)[0]
+
+
+def _looks_like_vault(root: Path) -> bool:
+    return any((root / name).exists() for name in ("memory", "system", ".brainiac"))

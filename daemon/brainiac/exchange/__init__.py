@@ -1,0 +1,1 @@
+"""What crosses the vault's edge: chat imports, backups, and forget."""

@@ -1,0 +1,1 @@
+"""The consistency guard: does a response contradict what the memory knows?"""

@@ -1,0 +1,356 @@
+"""The guard's second witness: the remembered events themselves.
+
+The fact path (check_facts/) compares a response with `- key: value` lines, and most of what a
+conversation says never becomes one ("I went to a LGBTQ support group yesterday"). So a sentence
+the facts could not judge is also compared with the events it is about:
+
+1. retrieve: the events that share the sentence's words, through the index (one search);
+2. align: an event (a turn) is about the sentence when it is said by, or names, the sentence's
+   subject (a speaker named in it, or the user for "you") and holds most of the sentence's other
+   content words once its values are set aside (light lemmatising: "went" is "go");
+3. read typed values on both sides: dates as periods, with the event's relative dates resolved
+   against the event's own time ("yesterday", "last Saturday", "last week", "next month",
+   "two years ago"), numbers with the noun they count, and proper names (people, places);
+4. decide: a value the event states the same way -> consistent; only when every aligned event
+   that has a value of the sentence's kind states another one (and the sentence's value is said
+   by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
+   anything else -> unverified;
+5. read beside the facts the deciding event gave (their sources name it): a conflict is
+   reported under that fact's note and key, and a value a later event replaced neither
+   contradicts nor confirms (repeating it is a superseded conflict).
+
+Precision first, as in check_facts/: a conflict needs a close alignment (most relation words
+shared, at least one of them not a light verb) and a value of the same kind that differs clearly
+(dates more than a few days apart). Pure reading and one index search per sentence: no model.
+
+This package's top decides (step 4, `with_events`); each other step is its own module:
+`alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
+`values.py` (3: dates, counts and names, and the relation words left beside them), `words.py`
+(the plain forms those are compared in) and `given_facts.py` (5).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+import math
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from brainiac.guard.check_facts.clauses import clauses_of
+from brainiac.guard.check_facts.verdicts import (
+    CONFLICT,
+    CONSISTENT,
+    UNVERIFIED,
+    CheckResult,
+    Conflict,
+    Finding,
+    Known,
+)
+from brainiac.guard.evidence.alignment import (
+    Aligned,
+    EventLine,
+    align,
+    event_lines,
+    line_of,
+    subject_of,
+)
+from brainiac.guard.evidence.given_facts import beside_facts
+from brainiac.guard.evidence.values import Values, read, relation_words
+from brainiac.guard.evidence.words import LIGHT_LEMMAS, bare, lemma, owners, words_of
+from brainiac.text import claims, lexicon
+
+if TYPE_CHECKING:
+    from brainiac.search.index import Hit
+    from brainiac.search.memory_protocol import MemoryLike
+
+_ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
+_ALIGNED_CLAUSES = 0.6  # ... when the sentence has more than one clause
+_MARGIN = 0.25  # how far below the best-aligned event another still has a say
+_DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely
+
+# The past said as the past (check_facts/clauses.py's list, less "old" and "earlier": "her old
+# car" is a car, and the events are all past anyway).
+_FORMERLY_RE = re.compile(
+    r"\b(?:used to|originally|previously|formerly|initially|at first|back then|had been"
+    r"|was once|prior|until recently|moved from|changed from)\b",
+    re.I,
+)
+
+
+# --- deciding ----------------------------------------------------------------------------------
+
+
+def with_events(
+    memory: MemoryLike,
+    result: CheckResult,
+    now: dt.datetime,
+    hits: Sequence[Hit],
+    known: Sequence[Known],
+) -> CheckResult:
+    """`result` with each sentence the facts could not judge judged by the events: `hits`,
+    the events the search for the response found (one search for the whole response); `known`,
+    the facts check gathered, to read an event's verdict beside the facts it gave."""
+    if not any(f.status == UNVERIFIED for f in result.findings):
+        return result
+    findings: list[Finding] = []
+    conflicts: list[Conflict] = list(result.conflicts)
+    events = event_lines(hits)
+    for f in result.findings:
+        if f.status != UNVERIFIED:
+            findings.append(f)
+            continue
+        judged = _judge_sentence(memory, f.claim, now, events)
+        if judged is None:
+            findings.append(f)
+            continue
+        finding, conflict = judged
+        if known and finding.block:
+            finding, conflict = beside_facts(finding, conflict, f, known, now)
+        findings.append(finding)
+        if conflict is not None:
+            conflicts.append(conflict)
+    return dataclasses.replace(result, conflicts=tuple(conflicts), findings=tuple(findings))
+
+
+def _judge_sentence(
+    memory: MemoryLike, sentence: str, now: dt.datetime, hits: list[EventLine]
+) -> tuple[Finding, Conflict | None] | None:
+    clauses = clauses_of(sentence)
+    if any(c.asks or c.supposes or c.negated or c.plans for c in clauses):
+        return None  # only a plain statement is compared with the events
+    if _FORMERLY_RE.search(sentence):
+        return None  # "it was Friday originally": a past value said as past, not a claim
+
+    said = read(sentence, now)
+    thing = _object(sentence)
+    if not (said.periods or said.numbers or said.names or thing) or not hits:
+        return None
+    speakers = {e.role.lower() for e in hits if e.role}
+    subject = subject_of(sentence, speakers)
+    names = set(said.names) - speakers
+    opener = words_of(sentence)[:1]
+    if opener and opener[0] in names and not _capitalised(opener[0], hits):
+        names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
+    # A name the memory knows (said in any of these events) is not a wrong name: it may be
+    # context ("lodged with Dublin City Council"), so only unknown names can contradict.
+    known_names = {n for e in hits for n in claims.names(e.text)} | {
+        bare(w) for e in hits for w in words_of(e.text) if len(w) > 3
+    }
+    # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
+    unknown = {n for n in names - known_names if not _near(n, known_names)}
+    # A claim whose value is a name ("the cat is named Daisy"): its names are the value, not
+    # words the event must share. Beside a date or a count, the names the memory knows say
+    # which event is meant ("Eternal Sunshine"), and only unknown ones are set aside.
+    index = memory.indexer.index
+    # A thing the memory never mentions, said beside a date ("In December you made sushi"): set
+    # aside like an unknown name, then judged by the event the rest of the sentence is about.
+    novel = {w for w in thing if not index.frequency(w)} if thing == _object(sentence) else set()
+    if said.periods or said.numbers or names:
+        thing = set()  # a typed value is the claim's value; the thing is only said beside it
+    value_names = unknown if (said.periods or said.numbers) else names
+    relation = relation_words(sentence, said, speakers | value_names | thing | novel | {"user"})
+    if not relation - LIGHT_LEMMAS:
+        return None  # "Melanie went there on 7 May": nothing says which event
+    owned = owners(sentence, None, subject)
+    total = max(index.doc_count(), 1)
+    # A rare word says more about which event is meant than a common one ("gym" vs "start").
+    weights = {w: math.log(1.0 + total / (1.0 + index.frequency(w))) for w in relation}
+    aligned = [
+        a
+        for a in (align(e, subject, relation, weights, said.names, owned) for e in hits)
+        if a is not None
+    ]
+    if not aligned:
+        return None
+    if thing:
+        return _judge_object(memory, sentence.strip(), thing, aligned, relation, len(clauses))
+    judged = [
+        (a, v)
+        for a in aligned
+        if (v := _compare(said, a, names & known_names, unknown, speakers)) is not None
+    ]
+    if not judged:
+        return None
+    # The events most about the sentence decide; a loosely related one that happens to share
+    # the date does not outvote the one that is plainly about it.
+    top = max(a.score for a, _ in judged)
+    near = [(a, v) for a, v in judged if a.score >= top - _MARGIN]
+    agree = [a for a, v in near if v]
+    # A sentence of several clauses ("..., so your two review hours are free") says several
+    # things: its values may belong to any of them, so an event must be plainly about it.
+    needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
+    if novel:
+        # the event about it agrees on the date but never names the thing the sentence ends on
+        close = [a for a in agree if a.core and a.score >= needed]
+        if close:
+            best = max(close, key=lambda a: a.score)
+            return _conflict_of(memory, sentence.strip(), best, relation)
+        agree = []
+    differ = [a for a, v in near if not v and a.score >= needed and a.core]
+    if differ and any(v and a.core and a.score >= _ALIGNED for a, v in near):
+        return None  # another event about it says the same value: maybe it changed, not a conflict
+    claim = sentence.strip()
+    if agree:
+        best = max(agree, key=lambda a: a.score)
+        return _finding(memory, claim, CONSISTENT, best, relation), None
+    if not differ:
+        return None
+    return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
+
+
+def _conflict_of(
+    memory: MemoryLike, claim: str, best: Aligned, relation: set[str]
+) -> tuple[Finding, Conflict]:
+    finding = _finding(memory, claim, CONFLICT, best, relation)
+    conflict = Conflict(
+        claim,
+        finding.about or "",
+        best.sentence,
+        finding.at,
+        finding.file or best.event.path,
+        finding.line or 0,
+        best.event.id,
+        "current",
+        None,
+        None,
+        best.event.role or None,
+        round(0.5 + 0.4 * best.score, 2),
+        finding.correction or "",
+    )
+    return finding, conflict
+
+
+def _near(name: str, words: set[str]) -> bool:
+    if len(name) < 6:
+        return False
+    return any(
+        abs(len(w) - len(name)) <= 2 and difflib.SequenceMatcher(None, name, w).ratio() >= 0.85
+        for w in words
+        if w[:1] == name[:1]
+    )
+
+
+def _capitalised(word: str, events: Sequence[EventLine]) -> bool:
+    """Whether the events write `word` capitalised inside a sentence (a name, not an opener)."""
+    pattern = re.compile(rf"[\w,;] {re.escape(word.capitalize())}\b")
+    return any(pattern.search(e.text) for e in events)
+
+
+_OBJECT_RE = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+|some\s+)?"
+    r"(?P<value>(?:(?!(?:is|are|was|were)\b)[a-z][a-z-]*\s*){1,3}?)[.!]?$"
+)
+
+
+def _object(sentence: str) -> set[str]:
+    """The lemmas of a thing the sentence ends by naming as the value ("... is the trumpet"),
+    up to three content words; empty when it does not."""
+    m = _OBJECT_RE.search(sentence.strip())
+    if m is None:
+        return set()
+    words = [lemma(w) for w in words_of(m.group("value")) if w not in lexicon.STOP_WORDS]
+    return set(words) if 0 < len(words) <= 3 else set()
+
+
+def _judge_object(
+    memory: MemoryLike,
+    claim: str,
+    thing: set[str],
+    aligned: list[Aligned],
+    relation: set[str],
+    clauses: int,
+) -> tuple[Finding, Conflict | None] | None:
+    """ "The instrument she has played since she was young is the trumpet": consistent where an
+    event about it names the thing; a conflict only where the memory has never mentioned the
+    thing at all and an event is plainly about the rest of the sentence (it must say something
+    else there); otherwise unverified."""
+    naming = [a for a in aligned if thing <= {lemma(w) for w in words_of(a.event.text)}]
+    if naming:
+        best = max(naming, key=lambda a: a.score)
+        return _finding(memory, claim, CONSISTENT, best, relation), None
+    index = memory.indexer.index
+    if clauses != 1 or any(index.frequency(w) for w in thing):
+        return None
+    close = [a for a in aligned if a.core and a.score >= _ALIGNED]
+    if not close:
+        return None
+    best = max(close, key=lambda a: a.score)
+    return _conflict_of(memory, claim, best, relation)
+
+
+def _compare(
+    said: Values, a: Aligned, known: set[str], unknown: set[str], speakers: set[str]
+) -> bool | None:
+    """True when the event states the sentence's values, False when it states another of a
+    kind the sentence gives (and not this one), None when it says nothing comparable. Each kind
+    is compared where both have it: "In June you went to Lisbon" against "I went to Rome last
+    month" agrees on the month and differs on the place."""
+    verdicts: list[bool] = []
+    if said.periods and a.values.periods:
+        close = any(p.gap(q) <= _DATE_SLACK for p in said.periods for q in a.values.periods)
+        if close and (a.timed or a.score >= _ALIGNED):
+            verdicts.append(True)  # an event's own time stands for its date only when close
+        elif a.timed and not close:
+            verdicts.append(False)
+    if said.numbers and a.values.numbers:
+        same_noun = [
+            (n, m)
+            for n, noun in said.numbers
+            for m, other in a.values.numbers
+            if noun and noun == other
+        ]
+        if same_noun:
+            verdicts.append(any(n == m for n, m in same_noun))
+        elif len(said.numbers) == len(a.values.numbers) == 1 and (
+            said.numbers[0][0] == a.values.numbers[0][0]
+        ):
+            verdicts.append(True)  # one count each, the same: agrees whatever it counts
+    theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
+    if unknown:
+        # A name the memory never mentions: wrong where the event names another in its place;
+        # otherwise the sentence says something the memory cannot confirm.
+        if not theirs:
+            return False if False in verdicts else None
+        verdicts.append(False)
+    elif (
+        # a name is the value only when the sentence gives no date or count; beside them it
+        # is context ("the LGBTQ support group on 14 May") and agrees with nothing
+        known
+        and not (said.periods or said.numbers)
+        and known <= set(a.values.names) | {bare(w) for w in words_of(a.sentence)}
+    ):
+        verdicts.append(True)
+    if not verdicts:
+        return None
+    return all(verdicts)
+
+
+def _finding(
+    memory: MemoryLike, claim: str, status: str, a: Aligned, relation: set[str]
+) -> Finding:
+    line = line_of(memory, a.event)
+    at = a.event.at.strftime("%Y-%m-%d %H:%M") if a.event.at else None
+    shared = sorted(relation & {lemma(w) for w in words_of(a.event.text)})
+    who = f"{a.event.role} said" if a.event.role else "an event says"
+    correction = None
+    if status == CONFLICT:
+        correction = (
+            f'You said "{claim}", but memory has {who}'
+            + (f" on {at}" if at else "")
+            + f': "{a.sentence}" ({a.event.path}:{line} ^{a.event.id}).'
+        )
+    return Finding(
+        claim,
+        status,
+        "event",
+        " ".join(shared),
+        a.sentence,
+        a.event.path,
+        line,
+        a.event.id,
+        at,
+        correction,
+    )

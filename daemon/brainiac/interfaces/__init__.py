@@ -1,0 +1,1 @@
+"""The ways in: the `brainiac` command, the MCP server, agent setup."""

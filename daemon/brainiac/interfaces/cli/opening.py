@@ -1,0 +1,68 @@
+"""How a command opens the vault's Memory: closed when the command ends, with a progress bar on a
+terminal for long work (a first index, a reindex, an import).
+
+Not where the vault is (conventions.resolve_vault), nor the Memory itself (memory.py, loaded on
+first use: `--version` and an answered call never import it).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from brainiac.core.lazy import lazy_module
+from brainiac.interfaces.cli.answering import client_of
+from brainiac.interfaces.cli.conventions import resolve_vault
+
+if TYPE_CHECKING:
+    from brainiac.api import answers
+    from brainiac.api import memory as memory_mod
+    from brainiac.api.memory import Memory
+else:
+    answers = lazy_module("brainiac.api.answers")
+    memory_mod = lazy_module("brainiac.api.memory")
+
+
+def open_memory(ctx: click.Context) -> Memory:
+    if client_of(ctx) is not None:  # (context --write): the daemon never opens another Memory
+        raise answers.RunHere("this call opens the vault in the CLI's own process")
+    memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]))
+    ctx.call_on_close(memory.close)
+    if sys.stdout.isatty() and sys.stderr.isatty():
+        # Long work (a first index, a reindex, an import) shows a bar on the terminal; piped or
+        # scripted output stays clean.
+        bar = _ProgressBar()
+        memory.on_progress = bar.update
+        ctx.call_on_close(bar.close)
+    return memory
+
+
+class _ProgressBar:
+    """A bar on stderr for work of known size, shown only when it is long enough to wait for."""
+
+    MIN_ITEMS = 200
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._label = ""
+        self._done = 0
+
+    def update(self, label: str, done: int, total: int) -> None:
+        if total < self.MIN_ITEMS:
+            return
+        if self._bar is None or label != self._label:
+            self.close()
+            self._bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            self._bar.__enter__()
+            self._label, self._done = label, 0
+        self._bar.update(done - self._done)
+        self._done = done
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None

@@ -1,0 +1,131 @@
+"""The `brainiac` command's entry point: a running daemon answers before the CLI loads.
+
+`context`, `search`, `check` and `hook user-prompt-submit` are what agents call on every prompt.
+For those, this module sends the command line as given to the daemon's socket (daemon_socket.py)
+with only the standard library loaded, and prints the daemon's answer. The daemon parses the
+arguments with the real click command (cli.answering.answer_client), so there is one parser of
+what they mean, and options added to these commands need no change here. Everything else, and
+every call the daemon does not answer (none runs, it is another configuration, the arguments are
+wrong, `--help`, the daemon dies mid-request), goes to the full CLI (cli.root.main) in this
+process, which then gives the output, errors and exit status it always gave.
+
+What this module reads itself is only what it needs to find the socket: a leading `--vault PATH`
+(or `--vault=PATH`), $BRAINIAC_VAULT, `vault` in ~/.config/brainiac/config.toml. Standard input
+is read only when the daemon says the command reads it (`hook`, `check -`), and handed on to the
+CLI if the CLI answers after all.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import sys
+
+from brainiac.store.vault_choice import chosen_vault
+
+# The commands the daemon answers, by their names on the command line: the daemon checks the
+# parsed command again (cli.answering.ASKABLE); this only keeps other commands from asking.
+_ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    asked, flag = _askable(argv)
+    if asked:
+        # An agent's call, answered within a second, daemon or not. The cycle collector ran
+        # ~100 times in one without the daemon (the imports, then 10,000 stats and the search:
+        # ~19 ms of ~290 at 10,000 notes) and found next to nothing to free; even a first index
+        # build inside such a call leaves under a hundred cyclic objects and the same peak
+        # memory. Other commands (`run`, `import`, the jobs) keep it.
+        gc.disable()
+        output = _ask(argv, flag)
+        if output is not None:
+            _print(output)
+    from brainiac.interfaces.cli import root
+
+    root.main(daemon_asked=asked)
+
+
+def _askable(argv: list[str]) -> tuple[bool, str | None]:
+    """Whether the daemon may answer this command line, and its --vault value (None: none).
+    Any other command or global option is the CLI's to read."""
+    flag: str | None = None
+    rest = argv
+    if rest[:1] == ["--vault"] and len(rest) > 1:
+        flag, rest = rest[1], rest[2:]
+    elif rest[:1] and rest[0].startswith("--vault="):
+        flag, rest = rest[0].removeprefix("--vault="), rest[1:]
+    return any(tuple(rest[: len(name)]) == name for name in _ASKED), flag
+
+
+def _ask(argv: list[str], flag: str | None) -> tuple[list[list[object]], int] | None:
+    """The daemon's answer (parts, exit status), or None: the CLI answers."""
+    from brainiac.runtime import daemon_socket  # here: `--version` and the rest do not ask
+    from brainiac.store import vault_key  # here: `--version` and the rest do not ask
+
+    try:
+        vault = os.path.abspath(chosen_vault(flag))
+        runtime = vault_key.runtime_folder(vault_key.vault_key(vault), os.environ)
+    except (OSError, ValueError):  # a bad config.toml (TOMLDecodeError is a ValueError) ...
+        return None  # ... is the CLI's to report
+    answer = daemon_socket.ask_argv(runtime, argv, None)
+    if answer.get("needs") == "stdin":
+        stdin = _read_stdin()
+        if stdin is None:
+            return None
+        answer = daemon_socket.ask_argv(runtime, argv, stdin)
+    if "fallback" in answer or "needs" in answer:
+        return None
+    parts, code = answer.get("parts"), answer.get("exit")
+    if not isinstance(parts, list) or not isinstance(code, int):
+        return None
+    if not all(_is_part(p) for p in parts):
+        return None
+    return parts, code
+
+
+def _is_part(part: object) -> bool:
+    return (
+        isinstance(part, list)
+        and len(part) == 2
+        and isinstance(part[0], bool)
+        and isinstance(part[1], str)
+    )
+
+
+def _read_stdin() -> str | None:
+    """All of standard input, decoded as sys.stdin decodes it; sys.stdin is then a copy that
+    reads it again, for the CLI should it answer after all. None when it cannot be read here."""
+    stream = sys.stdin
+    if stream is None or not hasattr(stream, "buffer"):
+        return None
+    copy = io.TextIOWrapper(
+        io.BytesIO(stream.buffer.read()),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        # as Python makes sys.stdin: lines end at "\n", and "\r\n" is read as it is (POSIX)
+        newline=None if os.name == "nt" else "\n",
+    )
+    sys.stdin = copy
+    try:
+        text = copy.read()
+    except UnicodeDecodeError:  # the CLI meets the same bytes and says so its own way
+        copy.seek(0)
+        return None
+    copy.seek(0)
+    return text
+
+
+def _print(output: tuple[list[list[object]], int]) -> None:
+    """Write the answer as the CLI writes it (click.echo: each part flushed), and exit."""
+    parts, code = output
+    try:
+        for to_stderr, text in parts:
+            stream = sys.stderr if to_stderr else sys.stdout
+            stream.write(str(text))
+            stream.flush()
+    except BrokenPipeError:  # the reader left: click's main exits 1 without a word, as here
+        os._exit(1)
+    # Nothing else ran: the interpreter's teardown has nothing to do but cost milliseconds.
+    os._exit(code)

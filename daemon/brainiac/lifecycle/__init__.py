@@ -1,0 +1,1 @@
+"""The memory jobs (promotion, reflection, organization) and the event journal."""

@@ -1,0 +1,441 @@
+"""Organization: the daily care of long-term memory (seed 004's attractors, seed 003's indexes).
+
+- Access: contexts record which notes they used (`access.py`); those times become `last_accessed`.
+- Decay: strength x `decay_per_day` for every day since the later of the last access, update,
+  reinforcement and previous decay (`decayed`), so running twice on one day decays once and a
+  strength a person typed is the new starting point. `status: pinned` never decays. One run
+  applies at most `MAX_DECAY_DAYS_PER_RUN` days after the time the previous run applied (kept in
+  the job's record), so a clock or a `--now` months ahead cannot archive every note at once; the
+  days a jump left out are applied by the next runs, that many at a time, and nothing is lost.
+- Forgetting: a note below `archive_below` moves to `memory/archive/notes/` with `status: archived`,
+  never deleted. It keeps its file name, so [[links]] to it still resolve (every link brainiac
+  writes names a file, as Obsidian resolves links: `names.link`), and it stays searchable.
+- Duplicates: active notes answering to one name are merged into the one with most sources; the
+  other keeps its own text and becomes a redirect stub (`status: merged`, `redirect: "[[…]]"`).
+- Self-repair: facts stated in a note's sources are applied to its Facts (superseded values kept
+  with their dates); a person's value stands.
+- Links: a note whose sources name another note links it under Related.
+- Index notes: `memory/indexes/` Topics, Entities and Timeline, generated whole (`generated: true`
+  and a callout saying so; not indexed).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import os
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac.core import clock
+from brainiac.core.errors import BrainiacError, NoteParseError
+from brainiac.lifecycle.jobs import consolidate, edits
+from brainiac.lifecycle.jobs.edits import Outcome, update
+from brainiac.store import access, safe_io
+from brainiac.store.names import Entry, link, normalise
+from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
+from brainiac.text import events as ev
+from brainiac.text import facts, ltm, marks
+from brainiac.text import note as notes
+
+if TYPE_CHECKING:
+    from brainiac.lifecycle.jobs import JobReport
+    from brainiac.search.memory_protocol import MemoryLike
+
+ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
+# The most decay one run applies. A month: a person back from a long holiday finds their notes a
+# month older at once, and a typo in `--now` costs at most that (0.98**30: 55% of the strength).
+MAX_DECAY_DAYS_PER_RUN = 30
+_DECAY_CLOCK = "decay_clock"  # the time the last run's decay counted up to (JobRecord.extra)
+_MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
+_NEVER_DECAY = ("pinned",)
+
+
+def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.lifecycle.jobs import JobReport
+
+    cfg = memory.config
+    vault = memory.vault
+    outcome = Outcome()
+    said: list[str] = []
+    accessed = access.fold(memory.locations.state, dry_run)
+    decay_now, bounded = decay_clock(memory.locations.state, now)
+    if bounded is not None:
+        said.append(bounded)
+    memory.names.refresh(vault, memory.config.private_folders)
+    merged = _merge_duplicates(memory, now, outcome, dry_run, said)
+    archived: list[str] = []
+    if merged:
+        memory.names.refresh(vault, memory.config.private_folders)
+    table = memory.names.active()
+    settled = memory.names.organized
+    unlink = memory.names.private_targets()  # generated links to them go (a note made private)
+    for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
+        rel = entry.rel
+        if rel in merged or entry.status in ("merged", "archived") or entry.private:
+            continue  # a private note is its person's alone: brainiac does not write in it
+        if (
+            settled.get(rel) == entry.key
+            and rel not in accessed
+            and not _decay_due(entry, decay_now, cfg.decay_per_day, cfg.archive_below)
+            and not unlink.intersection(entry.links)
+        ):
+            continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
+        try:
+            text = vault.read(rel).text
+        except (NoteParseError, FileNotFoundError):
+            continue
+        note = ltm.parse(text, rel)
+        if note.status in ("merged", "archived") or note.private:
+            continue  # (made private since the book read it)
+        related = [
+            link(e.rel, e.title)
+            for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
+            if e.rel != rel
+        ]
+        fact_notes: list[str] = []
+        strength = [note.strength]  # after this run's decay, as the transform computes it
+
+        def transform(
+            text: str | None,
+            rel: str = rel,
+            related: list[str] = related,
+            fact_notes: list[str] = fact_notes,
+            strength: list[float] = strength,
+        ) -> str | None:
+            if text is None:
+                return None
+            new = _touch_access(text, accessed.get(rel))
+            new = _decay(new, decay_now, cfg.decay_per_day, cfg.archive_below)
+            parsed = ltm.parse(new, rel)
+            strength[0] = parsed.strength
+            new, changes = consolidate.apply_facts(new, parsed.sources)
+            fact_notes[:] = [
+                f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
+            ]
+            new = consolidate.drop_related(new, unlink)
+            new = consolidate.add_related(new, related)
+            return new
+
+        update(vault, rel, transform, outcome, dry_run)
+        if fact_notes:
+            said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
+        # The transform runs in a dry run too (only the write is skipped): the same decay rule.
+        fading = strength[0] < cfg.archive_below and note.status not in _NEVER_DECAY
+        if fading and _archive(vault, rel, now, outcome, dry_run):
+            archived.append(note.title)
+        elif not dry_run:
+            with contextlib.suppress(OSError):
+                st = os.stat(vault.path(rel))
+                settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    if archived:
+        shown = ", ".join(f"[[{t}]]" for t in archived[:10])
+        more = f" and {len(archived) - 10} more" if len(archived) > 10 else ""
+        said.append(f"archived {len(archived)} faded note(s): {shown}{more}")
+    if not dry_run:
+        from brainiac.lifecycle.jobs import keep_extra
+
+        access.done(memory.locations.state)
+        keep_extra(memory.locations.state, "organization", _DECAY_CLOCK, decay_now.isoformat())
+    memory.names.refresh(vault, memory.config.private_folders)
+    write_indexes(memory, now, outcome, dry_run)
+    if accessed:
+        said.append(f"{len(accessed)} note(s) accessed since the last run")
+    changed = [
+        c
+        for c in outcome.changed
+        if not c.startswith((INDEXES_DIR, ARCHIVED_NOTES_DIR))  # a move counts once, as its source
+    ]
+    said.insert(0, f"{len(changed)} note(s) updated")
+    if outcome.skipped:
+        said.append("skipped: " + "; ".join(outcome.skipped))
+    prefix = "dry run: " if dry_run else ""
+    return JobReport(
+        "organization",
+        not outcome.skipped,
+        prefix + "; ".join(said),
+        tuple(outcome.changed),
+        dry_run,
+    )
+
+
+def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
+    """The time this run's decay counts up to, and, if that is not `now`, why (for the report).
+
+    Counted from the time the previous run applied; before any run, from the computer's clock
+    (the only other witness of how much time has passed)."""
+    from brainiac.lifecycle.jobs import load_records
+
+    record = load_records(state_dir).get("organization")
+    last = None
+    if record is not None and record.extra.get(_DECAY_CLOCK):
+        with contextlib.suppress(ValueError):
+            last = dt.datetime.fromisoformat(record.extra[_DECAY_CLOCK])
+    reference = last if last is not None else clock.now()
+    limit = reference + dt.timedelta(days=MAX_DECAY_DAYS_PER_RUN)
+    if now <= limit:
+        return now, None
+    since = "the last run" if last is not None else "the computer's clock"
+    return limit, (
+        f"now is {(now - reference).days} days after {since}; decay applied up to "
+        f"{limit.isoformat(timespec='minutes')} (at most {MAX_DECAY_DAYS_PER_RUN} days a run; "
+        "the next runs apply the rest)"
+    )
+
+
+def decay_step(
+    strength: float, start: dt.datetime | None, now: dt.datetime, per_day: float, floor: float
+) -> tuple[float, int] | None:
+    """The decayed strength and the whole days it covers, or None when this run writes nothing.
+
+    Decay is written once it has taken at least 5% (rewriting every note every day would churn
+    sync tools and editors for a 2% change) or when the note nears the archive threshold; the
+    days keep counting from `decayed` meanwhile, so nothing is lost by waiting.
+    """
+    if start is None:
+        return None  # no date to count from (a person's note without one): left as it is
+    days = int(max((now - start).total_seconds() / 86400.0, 0.0))
+    if days < 1:
+        return None
+    factor = per_day**days
+    if factor > _MIN_DECAY_STEP and strength * factor >= 2 * floor:
+        return None
+    return strength * factor, days
+
+
+def _decay_due(entry: Entry, now: dt.datetime, per_day: float, floor: float) -> bool:
+    if entry.status in _NEVER_DECAY:
+        return False
+    return decay_step(entry.strength, entry.decay_start, now, per_day, floor) is not None
+
+
+def _decay(text: str, now: dt.datetime, per_day: float, floor: float) -> str:
+    note = ltm.parse(text, "<note>")
+    if note.status in _NEVER_DECAY:
+        return text
+    since = note.decay_start
+    step = decay_step(note.strength, since, now, per_day, floor)
+    if step is None or since is None:
+        return text
+    strength, days = step
+    text = notes.set_frontmatter_field(text, "strength", notes.yaml_number(strength, 4))
+    # Days counted, not the clock time: the part of a day not yet decayed carries over.
+    return notes.set_frontmatter_field(
+        text, "decayed", (since + dt.timedelta(days=days)).isoformat(timespec="minutes")
+    )
+
+
+def _touch_access(text: str, when: dt.datetime | None) -> str:
+    if when is None:
+        return text
+    note = ltm.parse(text, "<note>")
+    current = note.note.meta_time("last_accessed")
+    if current is not None and current >= when:
+        return text
+    return notes.set_frontmatter_field(text, "last_accessed", when.isoformat(timespec="minutes"))
+
+
+def _archive(vault: Vault, rel: str, now: dt.datetime, outcome: Outcome, dry_run: bool) -> bool:
+    """Mark the note archived, then move it (one rename, never over an existing file)."""
+    name = rel.rsplit("/", 1)[-1]
+    target = f"{ARCHIVED_NOTES_DIR}/{name}"
+    if dry_run:
+        outcome.note(rel)
+        return True
+
+    def mark_archived(text: str | None) -> str | None:
+        if text is None:
+            return None
+        text = notes.set_frontmatter_field(text, "status", "archived")
+        return notes.set_frontmatter_field(text, "archived", now.date().isoformat())
+
+    update(vault, rel, mark_archived, outcome, False)
+    n = 2
+    while vault.path(target).exists():
+        stem = name[:-3]
+        target = f"{ARCHIVED_NOTES_DIR}/{stem} ({n}).md"
+        n += 1
+    vault.path(ARCHIVED_NOTES_DIR).mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not safe_io.rename_noreplace(vault.path(rel), vault.path(target)):
+        outcome.skipped.append(f"{rel}: could not move to {target}")
+        return False
+    with contextlib.suppress(OSError, BrainiacError):  # only for `jobs log --diff`
+        moved = vault.read(target).text
+        edits.record(rel, moved, None)
+        edits.record(target, None, moved)
+    outcome.note(target)
+    return True
+
+
+def _merge_duplicates(
+    memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
+) -> set[str]:
+    """Merge active notes that answer to the same name; returns the paths turned into stubs."""
+    by_name: dict[str, list[Entry]] = defaultdict(list)
+    for entry in memory.names.entries():
+        # Never a private note, either way: merged into a public one its events would be
+        # published; a public one merged into it would vanish from search and context.
+        public = entry.status in ("active", "pinned", "") and not entry.private
+        if public and entry.rel.startswith(LONG_TERM_DIR + "/"):
+            for name in entry.names:
+                by_name[name].append(entry)
+    stubs: set[str] = set()
+    for name, entries in sorted(by_name.items()):
+        live = [e for e in entries if e.rel not in stubs]
+        if len(live) < 2:
+            continue
+        live.sort(key=lambda e: (-e.sources, e.rel))
+        keep = live[0]
+        for dup in live[1:]:
+            if not _brainiacs_own(memory, dup.rel):
+                said.append(
+                    f"possible duplicates: [[{dup.title}]] and [[{keep.title}]] (both named "
+                    f"{name!r}); left as they are because a person wrote in them"
+                )
+                continue
+            if _merge(memory, dup, keep, now, outcome, dry_run):
+                stubs.add(dup.rel)
+                said.append(f"merged [[{dup.title}]] into [[{keep.title}]] (both named {name!r})")
+    return stubs
+
+
+def _brainiacs_own(memory: MemoryLike, rel: str) -> bool:
+    """Whether a note holds only what brainiac wrote (events, facts from events, generated
+    lines), so merging it away loses no person's words. A person's note is never merged."""
+    try:
+        note = ltm.parse(memory.vault.read(rel).text, rel)
+    except (NoteParseError, FileNotFoundError):
+        return False
+    lines = note.note.lines
+    sources = note.note.section(ltm.SOURCES)
+    source_lines = range(sources.heading_line, sources.end_line) if sources else range(0)
+    fact_lines: set[int] = set()
+    facts_section = note.note.section(ltm.FACTS)
+    if facts_section is not None:
+        for fl in facts.parse(note.note.section_text(ltm.FACTS) or ""):
+            if fl.fact.source:
+                fact_lines.update(
+                    range(
+                        facts_section.heading_line + 1 + fl.first,
+                        facts_section.heading_line + 2 + fl.last,
+                    )
+                )
+    for i in range(note.note.body_line, len(lines)):
+        line = lines[i].strip()
+        if not line or line.startswith("#") or i in source_lines or i in fact_lines:
+            continue
+        if not marks.is_generated(line):
+            return False
+    return bool(note.sources)
+
+
+def _merge(
+    memory: MemoryLike, dup: Entry, keep: Entry, now: dt.datetime, outcome: Outcome, dry_run: bool
+) -> bool:
+    vault = memory.vault
+    try:
+        dup_note = ltm.parse(vault.read(dup.rel).text, dup.rel)
+    except (NoteParseError, FileNotFoundError):
+        return False
+    moving = dup_note.sources
+    aliases = [dup_note.title, *dup_note.aliases]
+
+    def into_keep(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new, _ = consolidate.add_events(text, moving, now, 0.0)
+        note = ltm.parse(new, keep.rel)
+        have = {normalise(a) for a in [note.title, *note.aliases]}
+        extra = [a for a in aliases if normalise(a) not in have]
+        if extra:
+            items = ", ".join(consolidate.yaml_item(a) for a in [*note.aliases, *extra])
+            new = notes.set_frontmatter_field(new, "aliases", f"[{items}]")
+        strength = max(note.strength, dup_note.strength)
+        return notes.set_frontmatter_field(new, "strength", notes.yaml_number(strength, 4))
+
+    skipped_before = len(outcome.skipped)
+    update(vault, keep.rel, into_keep, outcome, dry_run)
+    if len(outcome.skipped) > skipped_before:
+        return False  # the events stay where they are; the next run tries again
+    moved_ids = ev.ids(moving)
+    to_keep = link(keep.rel, keep.title)
+
+    def into_stub(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new = _without_sources(text, moved_ids)
+        new = notes.set_frontmatter_field(new, "status", "merged")
+        # A text property holding a quoted [[link]]: Obsidian shows and follows it as a link.
+        new = notes.set_frontmatter_field(new, "redirect", consolidate.yaml_item(to_keep))
+        line = marks.mark(f"Merged into {to_keep} on {now.date().isoformat()}.")
+        body = notes.parse(new, dup.rel).section_text(ltm.SUMMARY) or ""
+        if line not in body:
+            new = notes.replace_section(new, ltm.SUMMARY, line + "\n" + body.lstrip("\n"))
+        return new
+
+    update(vault, dup.rel, into_stub, outcome, dry_run)
+    return True
+
+
+def _without_sources(text: str, remove: set[str]) -> str:
+    note = ltm.parse(text, "<note>")
+    lines = note.note.lines
+    drop: set[int] = set()
+    for loc in note.located_sources():
+        if loc.event.id in remove:
+            drop.update(range(loc.first_line, loc.last_line + 1))
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+# -- index notes (seed 003: topics, entities, timeline) ------------------------------------------
+
+_CALLOUT = (
+    "> [!info] Generated by brainiac\n"
+    "> The organization job replaces this page whole on every run, so edits here are lost. Edit "
+    "the notes it lists, in memory/long_term/, instead.\n"
+)
+
+
+def write_indexes(memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool) -> None:
+    vault = memory.vault
+    # (sort key, line) pairs: pages list notes by title, which a [[stem|Title]] link shows.
+    topics: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    entities: list[tuple[str, str]] = []
+    timeline: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for entry in memory.names.entries():
+        if entry.status == "merged" or entry.private:
+            continue
+        to_note = link(entry.rel, entry.title)
+        by_title = entry.title.casefold()
+        for tag in entry.tags or ("untagged",):
+            topics[tag].append((by_title, to_note))
+        if "entity" in entry.tags or entry.aliases:
+            also = f" (also: {', '.join(entry.aliases)})" if entry.aliases else ""
+            entities.append((by_title, to_note + also))
+        if entry.created is not None:
+            day = f"{entry.created:%Y-%m-%d}"
+            timeline[f"{entry.created:%Y-%m}"].append((day + by_title, f"{day} {to_note}"))
+    pages = {
+        "Topics": "\n".join(f"## {tag}\n" + _list(items) for tag, items in sorted(topics.items())),
+        "Entities": _list(entities),
+        "Timeline": "\n".join(
+            f"## {month}\n" + _list(items)
+            for month, items in sorted(timeline.items(), reverse=True)
+        ),
+    }
+    for title, body in pages.items():
+        text = f"---\ntitle: {title}\ngenerated: true\ntags: [index]\n---\n{_CALLOUT}\n{body}"
+        rel = f"{INDEXES_DIR}/{title}.md"
+
+        def replace(current: str | None, text: str = text) -> str | None:
+            return None if current == text else text
+
+        if not dry_run:
+            # A generated page: a hand edit is not kept aside (the callout says so), but a
+            # concurrent save is still never overwritten mid-flight (compare-and-swap).
+            update(vault, rel, replace, outcome, False)
+
+
+def _list(items: list[tuple[str, str]]) -> str:
+    return "".join(f"- {line}\n" for _, line in sorted(items))

@@ -1,0 +1,372 @@
+"""Where each event promotion consolidates goes: a plan, made before anything is written.
+
+Each event goes to exactly one place:
+
+1. the note of a person, project or topic it names (title or alias, via `names.NameBook`), or the
+   one note that already holds a fact it states (so "the deadline moved to Monday" joins the note
+   that has the deadline);
+2. otherwise, events of one session that keep naming someone new (twice or more, not a speaker)
+   start a note for that name;
+3. otherwise, the rest of the session becomes one new note, titled from its topics and date;
+4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
+
+A `Plan` lists the notes to write (`Target`: their events, facts and links), the archive's month
+files and the events the Event Log loses; moving.py carries it out, written ahead.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac.lifecycle.jobs import consolidate
+from brainiac.lifecycle.jobs.reflection import SELF_ROLE
+from brainiac.store import projects, safe_io
+from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
+from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
+from brainiac.text import events as ev
+from brainiac.text import extract, lexicon, topics
+
+if TYPE_CHECKING:
+    from brainiac.search.memory_protocol import MemoryLike
+
+
+# The session label an import gives a titled conversation: its title and the start of its id.
+_IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
+
+
+_MIN_MENTIONS_FOR_NEW_ENTITY = 2
+
+
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
+
+
+_SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
+
+
+@dataclass
+class Target:
+    rel: str
+    title: str
+    create: bool
+    events: list[str] = field(default_factory=list)  # rendered event lines
+    tags: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)  # [[links]] to the other notes it names
+
+    def events_of(self, events: Sequence[ev.Event]) -> list[str]:
+        """The rendered lines of `events`, as this target holds them."""
+        lines = {ev.parse_text(line)[0].id: line for line in self.events}
+        return [lines[e.id] for e in events]
+
+
+@dataclass
+class Plan:
+    made_at: str
+    targets: list[Target] = field(default_factory=list)
+    archive: dict[str, list[str]] = field(default_factory=dict)  # month file -> event lines
+    ledger: dict[str, list[str]] = field(default_factory=dict)  # month file -> "went to" lines
+    remove: list[str] = field(default_factory=list)  # event ids leaving the Event Log
+
+    def save(self, path: Path) -> None:
+        safe_io.replace_file(path, json.dumps(asdict(self), indent=1).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: Path) -> Plan:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            raw["made_at"],
+            [Target(**t) for t in raw["targets"]],
+            raw["archive"],
+            raw["ledger"],
+            raw["remove"],
+        )
+
+
+def make_plan(
+    leaving: Sequence[ev.Event],
+    book: NameBook,
+    all_events: Sequence[ev.Event],
+    now: dt.datetime,
+    memory: MemoryLike,
+) -> Plan:
+    plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
+    table = book.active()
+    fact_homes = _fact_homes(table)
+    targets: dict[str, Target] = {}
+    # Obsidian links by file name across the whole vault, so a new note's name must be free there.
+    taken = markdown_names(memory.vault) | {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
+    roles = {normalise(e.role) for e in all_events}
+    unplaced: list[ev.Event] = []
+    previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
+    for event in leaving:
+        if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
+            plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
+            continue
+        mentioned = book.mentions(event.text, table)
+        home = _holder_of_fact(event, mentioned) or (
+            mentioned[0] if mentioned else _fact_home(event, fact_homes)
+        )
+        placed_by_name = home is not None
+        if home is None and previous is not None and _replies_to(event, previous[0]):
+            # The answer goes with its question: an exchange read apart loses its meaning (the
+            # question has the words someone will search with, the answer the facts).
+            home = previous[1]
+        previous = (event, home) if placed_by_name and home is not None else None
+        if home is None:
+            unplaced.append(event)
+            continue
+        target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
+        target.events.append(ev.render(event))
+        target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
+    session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
+    titles = set(table)  # the names notes answer to: a new note's title must be new
+    for group in _by_session(unplaced):
+        _place_new(group, targets, plan, taken, roles, now, memory, session_notes, titles)
+    plan.targets = list(targets.values())
+    plan.ledger = ledger_of(plan.targets, now)
+    return plan
+
+
+def ledger_of(targets: Sequence[Target], now: dt.datetime) -> dict[str, list[str]]:
+    """Month file -> the "went to" line of each event placed in a note."""
+    ledger: dict[str, list[str]] = {}
+    for target in targets:
+        for line in target.events:
+            event = ev.parse_text(line)[0]
+            ledger.setdefault(_month_file(event, now), []).append(
+                f"- {_stamp(event)} {event.id} → {link(target.rel, target.title)}"
+            )
+    return ledger
+
+
+def _place_new(
+    group: list[ev.Event],
+    targets: dict[str, Target],
+    plan: Plan,
+    taken: set[str],
+    roles: set[str],
+    now: dt.datetime,
+    memory: MemoryLike,
+    session_notes: dict[str, Entry],
+    titles: set[str],
+) -> None:
+    """Events of one session that no note claims: entity notes, the session's note (the one an
+    earlier promotion started for this session, or a new one), or the archive. `titles`: the
+    names notes already answer to (normalised); the new session note's title is added."""
+    if _imported(group[0].session):
+        # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso"
+        # note beside a "Miso the cat" note holding half of it; its small talk stays in it.
+        rest = list(group)
+    else:
+        rest = _founding_entities(group, roles, targets, taken, plan, now)
+    # A session is its label within its project: "session 1" of two projects is two sessions.
+    existing = session_notes.get(projects.session_key(rest[0])) if rest else None
+    if existing is not None:
+        target = targets.setdefault(
+            existing.rel, Target(existing.rel, existing.title, create=False)
+        )
+        target.events += [ev.render(e) for e in rest]
+    elif rest:
+        title = _session_title(rest, memory, roles)
+        if normalise(title) in titles:
+            # Two sessions about the same thing on one day: the session tells them apart (the
+            # same title would make organization merge them, and a note per session would
+            # grow without bound).
+            title = _beside_session(title, rest)
+        titles.add(normalise(title))
+        tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
+        session = rest[0].session or ""
+        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
+        target.events += [ev.render(e) for e in rest]
+
+
+def _founding_entities(
+    group: list[ev.Event],
+    roles: set[str],
+    targets: dict[str, Target],
+    taken: set[str],
+    plan: Plan,
+    now: dt.datetime,
+) -> list[ev.Event]:
+    """Files the events of a session that are about a name it mentions often into that name's
+    new entity note, and its small talk into the archive; returns the rest, in order."""
+    counts: Counter[str] = Counter()
+    names: dict[str, str] = {}
+    # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group,
+    # and, one word, is not written in lower case there more often: "Yeah", "Wow", "Hope" are
+    # words that open sentences; "Max", "Paris" stay capitalised wherever they stand.
+    inside: Counter[str] = Counter(
+        normalise(x) for e in group for x in extract.entities(e.text, openers=False)
+    )
+    lower = Counter(
+        w for e in group for w in _LOWER_WORD_RE.findall(e.text) if normalise(w) in inside
+    )
+    confirmed = {k for k, n in inside.items() if " " in k or lower[k] <= n}
+    for event in group:
+        for entity in dict.fromkeys(extract.entities(event.text)):
+            key = normalise(entity)
+            if key and not _speaker(key, roles) and key in confirmed:
+                counts[key] += 1
+                names.setdefault(key, entity)
+    rest: list[ev.Event] = []
+    for event in group:
+        keys = [normalise(x) for x in extract.entities(event.text)]
+        best = max(
+            (k for k in keys if counts[k] >= _MIN_MENTIONS_FOR_NEW_ENTITY),
+            key=lambda k: counts[k],
+            default=None,
+        )
+        if best is not None:
+            target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
+            target.events.append(ev.render(event))
+        elif not extract.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
+            plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
+        else:
+            rest.append(event)
+    return rest
+
+
+def _imported(session: str | None) -> bool:
+    """Whether a session is a conversation an import brought in under its title."""
+    titled = _IMPORTED_TITLE_RE.match(session or "")
+    return titled is not None and any(c.isalpha() for c in titled.group(1))
+
+
+def _speaker(key: str, roles: set[str]) -> bool:
+    """Whether a name is one of the conversation's speakers, or what they are called for short
+    ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
+    whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic. Two letters are
+    enough when they start the name and the name is longer ("Jo" for Joanna)."""
+    return key in roles or (
+        len(key) >= 2 and topics.is_speaker_word(key, topics.speaker_words(roles))
+    )
+
+
+def _new_target(
+    title: str, tags: list[str], targets: dict[str, Target], taken: set[str], key: str
+) -> Target:
+    if key not in targets:
+        name = filename_for(title, taken)
+        taken.add(name)
+        targets[key] = Target(f"{LONG_TERM_DIR}/{name}", title, create=True, tags=tags)
+    return targets[key]
+
+
+def _beside_session(title: str, events: Sequence[ev.Event]) -> str:
+    """`title` with the session's name beside the date ("Pottery (chat 5, 2023-07-03)"), to tell
+    apart two sessions that would have the same title; unchanged when the name is already in
+    it (a label a person gave, an imported conversation's title) or there is none."""
+    session = events[0].session or ""
+    if not session or _readable(session) or _imported(session):
+        return title
+    dated = [e.at for e in events if e.at]
+    if dated:
+        day = dated[0].date().isoformat()
+        return title.removesuffix(f" ({day})") + f" ({session}, {day})"
+    return f"{title} ({session})"
+
+
+def _session_title(
+    events: Sequence[ev.Event], memory: MemoryLike, speakers: Collection[str] = ()
+) -> str:
+    """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
+    after the session's name when that is a label a person gave it ("Atlas weekly - ...")."""
+    texts = [e.text for e in events]
+    session = events[0].session or ""
+    if memory.llm.available:
+        title = memory.llm.title(texts)
+        if title:
+            return title
+    dated = [e.at for e in events if e.at]
+    day = f" ({dated[0].date().isoformat()})" if dated else ""
+    titled = _IMPORTED_TITLE_RE.match(session)
+    if titled and _imported(session):
+        # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
+        return f"{titled.group(1)}{day}"
+    # A speaker is in every exchange, never what one is about.
+    about = topics.title(texts, {*speakers, *(e.role for e in events)})
+    if not about:
+        words = extract.keywords(texts, 1)
+        about = words[0].capitalize() if words else ""
+    if _readable(session):
+        label = session.replace("-", " ").replace("_", " ").strip()
+        label = label[0].upper() + label[1:]
+        if about and about.lower() != label.lower():
+            return f"{label} - {about}{day}"
+        return f"{label}{day}"
+    return f"{about or 'Notes'}{day}"
+
+
+# Words that name a kind of conversation, not its topic: "session 11", "chat 3", "call".
+_GENERIC_LABEL_WORDS = lexicon.word_set(
+    "session sessions chat chats conversation conversations call calls meeting talk thread "
+    "part day week episode turn round dialogue dialog discussion"
+)
+
+
+def _readable(session: str) -> bool:
+    """A session label a person would recognise ("atlas-weekly"), not an id ("3f2a9c…") nor a
+    number ("session 11")."""
+    words = session.replace("-", " ").replace("_", " ").split()
+    return (
+        0 < len(words) <= 4
+        and len(session) <= 40
+        and all(w.isalpha() or w.isdigit() for w in words)
+        and any(w.isalpha() and len(w) > 2 for w in words)
+        and any(w.isalpha() and w.lower() not in _GENERIC_LABEL_WORDS for w in words)
+    )
+
+
+def _fact_homes(table: dict[str, Entry]) -> dict[str, Entry]:
+    """Fact key -> the one active note holding it (keys held by several notes are ambiguous)."""
+    homes: dict[str, Entry | None] = {}
+    for entry in table.values():
+        for key in entry.fact_keys:
+            homes[key] = None if key in homes and homes[key] != entry else entry
+    return {k: v for k, v in homes.items() if v is not None}
+
+
+def _replies_to(event: ev.Event, before: ev.Event) -> bool:
+    """Whether `event` is the next turn after `before` in the same conversation."""
+    return bool(event.session) and event.session == before.session and event.role != before.role
+
+
+def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:
+    """Of the notes an event names, the one that already holds a fact the event states ("Anna
+    agreed to move the Atlas deadline" belongs with Atlas's deadline, not with Anna)."""
+    stated = [f.key for f in extract.facts(event.text, event.at, event.id, event.role)]
+    for entry in mentioned:
+        keys = {consolidate.key_in_note(k, entry.names) for k in stated}
+        if keys & set(entry.fact_keys):
+            return entry
+    return None
+
+
+def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:
+    for fact in extract.facts(event.text, event.at, event.id, event.role):
+        if fact.key in homes:
+            return homes[fact.key]
+    return None
+
+
+def _by_session(events: Sequence[ev.Event]) -> list[list[ev.Event]]:
+    groups: dict[str, list[ev.Event]] = {}
+    for e in events:
+        key = projects.session_key(e) or (e.at.date().isoformat() if e.at else "undated")
+        groups.setdefault(key, []).append(e)
+    return list(groups.values())
+
+
+def _month_file(event: ev.Event, now: dt.datetime) -> str:
+    at = event.at or now
+    return f"{ARCHIVE_DIR}/{at:%Y-%m}.md"
+
+
+def _stamp(event: ev.Event) -> str:
+    return event.at.strftime("%Y-%m-%d %H:%M") if event.at else "undated"

@@ -1,0 +1,274 @@
+"""Reflection: refresh the short-term document from its events.
+
+It rewrites only lines it generated (`marks.py`); a person's lines in any section stay as they are,
+and a person's fact value stands (`facts.apply`). What it maintains:
+
+- Summary: the span and sessions of the window, its topics and who or what came up (or, with an
+  LLM endpoint configured, a prose summary).
+- Working Memory: current topic, active goal, pending questions, last activity and an expiry
+  `working_memory_ttl_minutes` after it (sliding: each new event moves it). Once expired, the
+  generated lines are cleared from the context and recorded as an event, so nothing is lost.
+- Goals, Tasks: extracted from what was said; kept across runs (the newest `_KEEP` of each), so
+  they outlive the events' promotion.
+- Facts learned from events leave the short-term Facts a week after their event left the Event
+  Log (promotion applied them to the long-term note the event went to); a person's stay.
+- Facts: `- key: value (since …, e-id)` with superseded values kept as history.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac.lifecycle.jobs.edits import Outcome, update
+from brainiac.store import safe_io
+from brainiac.store.vault import SHORT_TERM
+from brainiac.text import events as ev
+from brainiac.text import extract, facts, marks, stm
+from brainiac.text import note as notes
+
+if TYPE_CHECKING:
+    from brainiac.lifecycle.jobs import JobReport
+    from brainiac.search.memory_protocol import MemoryLike
+
+SELF_ROLE = "brainiac"
+_STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
+_KEEP = 5
+# A fact learned from an event stays in the short-term Facts while its event is in the Event
+# Log or for this long after; then it lives on in the long-term note promotion put it in.
+_SHORT_TERM_FACT_DAYS = 7
+_TOPIC_EVENTS = 3
+
+
+def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.lifecycle.jobs import JobReport
+
+    ttl = dt.timedelta(minutes=memory.config.working_memory_ttl_minutes)
+    memory.llm.last_error = None
+    outcome = Outcome()
+    said: list[str] = []
+    summary_cache: dict[tuple[str, ...], str | None] = {}
+
+    def llm_summary(events: Sequence[ev.Event]) -> str | None:
+        if not memory.llm.available or not events:
+            return None
+        key = tuple(e.id for e in events)
+        if key not in summary_cache:
+            summary_cache[key] = memory.llm.summarise([f"{e.role}: {e.text}" for e in events])
+        return summary_cache[key]
+
+    newest: list[dt.datetime] = []  # the newest event the last transform saw (the watermark)
+
+    def transform(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new, notes_out = refresh(text, now, ttl, llm_summary, since)
+        said[:] = notes_out
+        times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
+        newest[:] = [max(times)] if times else []
+        return new
+
+    state = memory.locations.state / _STATE_FILE
+    since = _load_watermark(state)
+    update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
+    if not dry_run and not outcome.skipped and newest:
+        # Goals and tasks have been taken from every event up to this one.
+        data = {"extracted_through": newest[0].isoformat()}
+        safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
+    if memory.llm.available and memory.llm.last_error:
+        said.append(f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary")
+    what = "; ".join(said) if said else "nothing new"
+    if outcome.skipped:
+        return JobReport("reflection", False, "skipped: " + "; ".join(outcome.skipped))
+    prefix = "dry run: " if dry_run else ""
+    return JobReport("reflection", True, prefix + what, tuple(outcome.changed), dry_run)
+
+
+Summariser = Callable[[Sequence[ev.Event]], "str | None"]
+
+
+def refresh(
+    text: str,
+    now: dt.datetime,
+    ttl: dt.timedelta,
+    llm_summary: Summariser | None = None,
+    since: dt.datetime | None = None,
+) -> tuple[str, list[str]]:
+    """The short-term document refreshed as of `now`, and what changed (for the report)."""
+    doc = stm.parse(text)
+    events = [e for e in doc.events if e.at is None or e.at <= now]
+    activity = [e for e in events if e.role != SELF_ROLE]
+    said: list[str] = []
+
+    # Working memory first: an expiry adds an event to the log.
+    wm_body = doc.note.section_text("Working Memory") or ""
+    last = max((e.at for e in activity if e.at), default=None)
+    generated_wm = [marks.unmark(x) for x in wm_body.split("\n") if marks.is_generated(x)]
+    if last is not None and now >= last + ttl:
+        if generated_wm:
+            expiry = ev.make_event(
+                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in generated_wm),
+                role=SELF_ROLE,
+                at=last + ttl,
+            )
+            text, _ = stm.append_events(text, [expiry])
+            text = notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
+            said.append("working memory expired and was recorded as an event")
+    elif last is not None:
+        lines = _working_memory(activity, doc, last, ttl)
+        new_body = marks.merge_lines(wm_body, lines)
+        if new_body.strip("\n") != wm_body.strip("\n"):
+            text = notes.replace_section(text, "Working Memory", new_body)
+    text = _refresh_summary(text, activity, llm_summary)
+    # Goals and tasks come from events not looked at before (`extracted_through`), so a goal or
+    # task a person deleted does not come back while its event is still in the log.
+    fresh = [e for e in activity if e.at is not None and (since is None or e.at > since)]
+    goals = [f"- {g}" for e in fresh for g in extract.goals(e.text)]
+    tasks = [f"- [ ] {t}" for e in fresh for t in extract.tasks(e.text)]
+    for title, found in (("Goals", goals), ("Tasks", tasks)):
+        new_text = _accumulate(text, title, found)
+        if new_text != text:
+            said.append(f"{title.lower()} updated")
+            text = new_text
+    text, changes = _apply_facts(text, activity)
+    text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
+    if dropped:
+        said.append(f"{dropped} older fact(s) left the short-term Facts (kept in long-term notes)")
+    for c in changes:
+        if c.kind == "superseded":
+            said.append(f"fact {c.key}: {c.old} → {c.new}")
+        elif c.kind == "added":
+            said.append(f"fact {c.key}: {c.new}")
+    return text, said
+
+
+def _working_memory(
+    activity: Sequence[ev.Event], doc: stm.ShortTerm, last: dt.datetime, ttl: dt.timedelta
+) -> list[str]:
+    recent = list(activity[-_TOPIC_EVENTS:])
+    lines = []
+    topic = extract.keywords((e.text for e in recent), 4)
+    if topic:
+        lines.append(f"- topic: {', '.join(topic)}")
+    goals = [g for e in activity for g in extract.goals(e.text)]
+    person_goals = [
+        marks.unmark(x).lstrip("- ")
+        for x in marks.person_lines(doc.note.section_text("Goals") or "")
+    ]
+    goal = goals[-1] if goals else (person_goals[0] if person_goals else None)
+    if goal:
+        lines.append(f"- active goal: {goal}")
+    pending = _pending_questions(activity)
+    if pending:
+        lines.append(f"- pending questions: {' | '.join(pending)}")
+    lines.append(
+        f"- last activity: {last.isoformat(timespec='minutes')}, "
+        f"expires: {(last + ttl).isoformat(timespec='minutes')}"
+    )
+    return lines
+
+
+def _pending_questions(activity: Sequence[ev.Event]) -> list[str]:
+    """Questions in the newest events that nobody else has answered yet."""
+    if not activity:
+        return []
+    asker = activity[-1].role
+    tail: list[ev.Event] = []
+    for e in reversed(activity):
+        if e.role != asker:
+            break
+        tail.insert(0, e)
+    return [q for e in tail for q in extract.questions(e.text)][-3:]
+
+
+def _refresh_summary(
+    text: str, activity: Sequence[ev.Event], llm_summary: Summariser | None
+) -> str:
+    body = stm_body(text, "Summary")
+    if not activity:
+        return text
+    lines: list[str] = []
+    prose = llm_summary(activity) if llm_summary else None
+    if prose:
+        lines.append(" ".join(prose.split()))
+    dated = [e.at for e in activity if e.at]
+    sessions = list(dict.fromkeys(e.session for e in activity if e.session))
+    span = ""
+    if dated:
+        span = f" from {dated[0]:%Y-%m-%d %H:%M} to {dated[-1]:%Y-%m-%d %H:%M}"
+    where = f" in {', '.join(sessions[-3:])}" if sessions else ""
+    counts: dict[str, int] = {}
+    for e in activity:
+        for name in extract.entities(e.text, openers=False):
+            counts[name] = counts.get(name, 0) + 1
+    names = sorted(counts, key=lambda n: -counts[n])[:5]
+    topics = [t for t in extract.keywords((e.text for e in activity), 8) if t not in _lower(names)][
+        :5
+    ]
+    about = ", ".join(names + topics)
+    lines.append(
+        f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
+    )
+    new_body = marks.merge_lines(body, lines)
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, "Summary", new_body)
+
+
+def _accumulate(text: str, title: str, found: list[str]) -> str:
+    """Generated lines of a section: the ones already there plus newly found, newest `_KEEP`."""
+    body = stm_body(text, title)
+    old = [marks.unmark(x) for x in body.split("\n") if marks.is_generated(x)]
+    merged = list(dict.fromkeys(old + found))[-_KEEP:]
+    new_body = marks.merge_lines(body, merged)
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, title, new_body)
+
+
+def _apply_facts(text: str, activity: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
+    found = [f for e in activity for f in extract.facts(e.text, e.at, e.id, e.role)]
+    if not found:
+        return text, []
+    body = stm_body(text, "Facts")
+    new_body, changes = facts.apply(body, found)
+    if not changes:
+        return text, []
+    return notes.replace_section(text, "Facts", new_body), changes
+
+
+def _prune_facts(text: str, now: dt.datetime, in_log: set[str]) -> tuple[str, int]:
+    """Drop fact lines learned from events that have left the Event Log more than
+    `_SHORT_TERM_FACT_DAYS` ago. A person's fact lines (no source) always stay."""
+    body = stm_body(text, "Facts")
+    lines = body.split("\n")
+    cutoff = now - dt.timedelta(days=_SHORT_TERM_FACT_DAYS)
+    drop: set[int] = set()
+    for fl in facts.parse(body):
+        f = fl.fact
+        if f.source and f.source not in in_log and f.since is not None and f.since < cutoff:
+            drop.update(range(fl.first, fl.last + 1))
+    if not drop:
+        return text, 0
+    kept = "\n".join(line for i, line in enumerate(lines) if i not in drop)
+    return notes.replace_section(text, "Facts", kept), len(
+        [fl for fl in facts.parse(body) if fl.first in drop]
+    )
+
+
+def stm_body(text: str, title: str) -> str:
+    return notes.parse(text, SHORT_TERM).section_text(title) or ""
+
+
+def _load_watermark(path: Path) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromisoformat(json.loads(path.read_text())["extracted_through"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _lower(names: Sequence[str]) -> set[str]:
+    return {w.lower() for n in names for w in n.split()}

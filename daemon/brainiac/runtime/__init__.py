@@ -1,0 +1,1 @@
+"""The daemon: its loop, the watcher, the schedule, the socket, systemd."""

@@ -1,0 +1,344 @@
+"""Assembling the working memory under a token budget. Pure: text in, text out.
+
+Order (seed 001, least to most volatile): `## Core Identity`, `## Short-Term Memory`,
+`## Relevant Long-Term Memory`, `## User Prompt`. Under the budget, Core Identity and the prompt are
+never cut; long-term memory is cut first, then the short-term summary and structured parts, and the
+recent events last (oldest first). The result never exceeds the budget unless identity and prompt
+alone do, in which case `over_budget` is set and only those two (with the headings) are kept.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from brainiac.core.errors import BudgetError
+from brainiac.text.events import Event, stored_lines
+
+TokenCounter = Callable[[str], int]
+RECENT_HEADER = "[CRITICAL_CONTEXT_LAST_10_STEPS]"
+# The marker as memory text may show it: a transcript quoting it must not pose as the real block.
+_RECENT_HEADER_INERT = "\\[CRITICAL_CONTEXT_LAST_10_STEPS\\]"
+MAX_BUDGET = 10_000_000
+_SMALLEST_ITEM = 8  # tokens: below this no rendered memory fits
+_MISSES_BEFORE_STOP = 10
+
+
+def approx_tokens(text: str) -> int:
+    """The default token count: ceil(characters / 4), a fair estimate for English prose."""
+    return math.ceil(len(text) / 4)
+
+
+@dataclass(frozen=True)
+class LongTermItem:
+    """One retrieved memory, already rendered, with the vault keys it came from.
+
+    An item with a `group` (an event: its day and session) is shown under that group's heading,
+    once for all the group's items, in `order` (its time): a line then carries no date or session
+    of its own, so more of what a prompt needs fits the budget, and the events of one conversation
+    read together, in the order they were said. The heading is `brief` (the day without the
+    session) unless another group shown shares that brief heading: a session label names which
+    conversation of a day, and says nothing when the day names it already.
+    """
+
+    text: str
+    sources: tuple[str, ...]
+    group: str = ""
+    order: str = ""
+    brief: str = ""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    identity: str | None
+    prompt: str
+    short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
+    recent: Sequence[Event]  # oldest first
+    long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
+
+
+@dataclass(frozen=True)
+class Assembled:
+    text: str
+    tokens: int
+    budget: int
+    sources: tuple[str, ...]
+    over_budget: bool
+    dropped_long_term: int
+    dropped_events: int
+    warnings: tuple[str, ...] = field(default=())
+
+
+def render_recent_event(event: Event) -> str:
+    """A recent event as a line under its `recent_group` heading: the time, speaker and text."""
+    time = f"{event.at:%H:%M} " if event.at else ""
+    return f"- {time}{event.role}: {_event_body(event)}"
+
+
+def recent_group(event: Event) -> str:
+    """The heading over a run of recent events of one day and session."""
+    day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
+    session = f" ({event.session})" if event.session else ""
+    return inert(f"#### {day}{session}")
+
+
+def render_event(event: Event) -> str:
+    """An event as a list item, its text escaped as in the vault: a line of it can't read as one
+    of the context's own headings (`## User Prompt`), nor as the recent-events marker."""
+    session = f" ({event.session})" if event.session else ""
+    return f"- [{event.date_label}] {event.role}{session}: {_event_body(event)}"
+
+
+def event_group(event: Event, origin: str = "", with_session: bool = True) -> str:
+    """The heading a long-term event is shown under: its day and session (and the note it is
+    kept in, when that note has a title of its own to link). Without the session: the brief
+    heading `LongTermItem.brief`."""
+    day = event.at.strftime("%Y-%m-%d") if event.at else "undated"
+    session = f" ({event.session})" if event.session and with_session else ""
+    where = f", from {origin}" if origin else ""
+    return f"### {day}{session}{where}"
+
+
+def render_grouped_event(event: Event) -> str:
+    """An event as a line under its `event_group` heading: the speaker and the text."""
+    return f"- {event.role}: {_event_body(event)}"
+
+
+def _event_body(event: Event) -> str:
+    return inert("\n".join(stored_lines(event.text)))
+
+
+def inert(text: str) -> str:
+    """Memory text with brainiac's own context marker made plain text."""
+    return text.replace(RECENT_HEADER, _RECENT_HEADER_INERT)
+
+
+def check_budget(budget: int) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        raise BudgetError(f"budget must be a whole number of tokens, got {budget!r}")
+    if budget < 1 or budget > MAX_BUDGET:
+        raise BudgetError(
+            f"budget {budget} is out of range; give a number of tokens from 1 to {MAX_BUDGET}"
+        )
+    return budget
+
+
+def assemble(
+    inputs: Inputs,
+    budget: int,
+    count: TokenCounter = approx_tokens,
+    relevance_first: bool = False,
+    long_term_share: float = 0.0,
+) -> Assembled:
+    check_budget(budget)
+    warnings: list[str] = []
+    identity = inputs.identity
+    if identity is None:
+        warnings.append("system/core_identity.md is missing; the context has no core identity")
+        identity = ""
+    prompt = inputs.prompt.strip("\n")
+
+    # Every part is a block of lines; blocks are joined with "\n". Counting each block with its
+    # separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
+    def cost(block: str) -> int:
+        return count(block + "\n")
+
+    head_identity = "## Core Identity\n" + identity.strip("\n")
+    head_stm = "\n## Short-Term Memory"
+    head_ltm = "\n## Relevant Long-Term Memory"
+    head_prompt = "\n## User Prompt\n" + prompt
+    fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
+    room = budget - fixed
+
+    def pack_events(room: int) -> tuple[list[str], int, int]:
+        """The newest recent events that fit, in chronological order (with their header), each
+        run of one day and session under one heading: a line carries only its time and speaker
+        (the date and session on every line were a fifth of the block)."""
+        events = list(inputs.recent)
+        header = f"\n### Recent Events\n{RECENT_HEADER}"
+        if not events or room <= cost(header):
+            return [], 0, 0
+        used = cost(header)
+        kept: list[tuple[str, str]] = []  # (run heading, line), newest first
+        for event in reversed(events):
+            line, heading = render_recent_event(event), recent_group(event)
+            # Going back in time, the newest line of a run pays for the run's heading.
+            spent = cost(line) + (cost(heading) if not kept or kept[-1][0] != heading else 0)
+            if used + spent > room:
+                break
+            kept.append((heading, line))
+            used += spent
+        if not kept:
+            return [], 0, 0
+        block = [header]
+        for i, (heading, line) in enumerate(reversed(kept)):
+            if i == 0 or kept[len(kept) - i][0] != heading:
+                block.append(heading)
+            block.append(line)
+        return block, used, len(kept)
+
+    def pack_short_term(room: int) -> tuple[list[str], int, bool]:
+        """The short-term sections in display order, cut line by line if need be."""
+        blocks: list[str] = []
+        used = 0
+        for title, text in inputs.short_term:
+            text = inert(text.strip("\n"))
+            if not text:
+                continue
+            header = f"\n### {title}"
+            if room - used <= cost(header):
+                return blocks, used, True
+            kept_lines = []
+            spent = cost(header)
+            all_lines = text.split("\n")
+            for line in all_lines:
+                if used + spent + cost(line) > room:
+                    break
+                kept_lines.append(line)
+                spent += cost(line)
+            if kept_lines:
+                blocks.append("\n".join([header, *kept_lines]))
+                used += spent
+            if len(kept_lines) < len(all_lines):
+                return blocks, used, True
+        return blocks, used, False
+
+    pending = iter(inputs.long_term)  # rendered lazily, each at most once
+    passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
+    chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
+    headings = _Headings(cost)
+
+    def pack_long_term(room: int) -> tuple[int, int]:
+        """Long-term memory best first, skipping what no longer fits, until the room is used up
+        (or enough items in a row did not fit): items render lazily, so stopping saves work.
+        A second call (the rest of the budget) continues where the first stopped, trying again
+        the items the first had to pass over. The first item of a group pays for its heading."""
+        used = dropped = misses = 0
+        retry, passed_over[:] = list(passed_over), []
+        for item in itertools.chain(retry, pending):
+            if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
+                passed_over.append(item)
+                break
+            block = inert(item.text.strip("\n"))
+            spent = cost(block) + headings.cost_of(item)
+            if used + spent <= room:
+                chosen.append((item, block))
+                headings.open(item)
+                sources.extend(s for s in item.sources if s not in sources)
+                used += spent
+                misses = 0
+            else:
+                passed_over.append(item)
+                dropped += 1
+                misses += 1
+        return used, dropped
+
+    def long_term_blocks() -> list[str]:
+        """The chosen items in the order they ranked, a group at the place of its best item,
+        holding all of the group's items in time order."""
+        grouped: dict[str, list[tuple[LongTermItem, str]]] = {}
+        for item, block in chosen:
+            if item.group:
+                grouped.setdefault(item.group, []).append((item, block))
+        blocks: list[str] = []
+        for item, block in chosen:
+            if not item.group:
+                blocks.append(block)
+            elif item.group in grouped:
+                members = sorted(grouped.pop(item.group), key=lambda m: m[0].order)
+                blocks.append(inert(headings.shown(item.group)))
+                blocks += [b for _, b in members]
+        return blocks
+
+    # Priority: recent events, then the short-term sections, then long-term memory; a part that
+    # had to be cut is never replaced by one of lower priority. With `relevance_first` (a small
+    # budget and a prompt) long-term memory relevant to the prompt comes first and short-term
+    # memory gets what it leaves.
+    sources: list[str] = []
+    stm_blocks: list[str] = []
+    dropped_ltm = 0
+    if relevance_first:
+        used, dropped_ltm = pack_long_term(room)
+        room -= used
+    elif long_term_share > 0:
+        # A prompt's own share first: what it is about must not be crowded out by recent steps.
+        used, dropped_ltm = pack_long_term(int(room * long_term_share))
+        room -= used
+    event_blocks, used, kept_events = pack_events(room)
+    events_cut = kept_events < len(inputs.recent)
+    room -= used
+    if not events_cut:
+        stm_blocks, used, stm_cut = pack_short_term(room)
+        room -= used
+        if not stm_cut and not relevance_first:
+            used, dropped_ltm = pack_long_term(room)
+            room -= used
+    ltm_blocks = long_term_blocks()
+    dropped_events = len(inputs.recent) - kept_events
+
+    parts = [head_identity, head_stm, *stm_blocks]
+    parts += event_blocks
+    parts += [head_ltm, *ltm_blocks, head_prompt]
+    text = "\n".join(parts) + "\n"
+    over = fixed > budget
+    if over:
+        warnings.append(
+            f"core identity and prompt alone take {fixed} tokens, over the budget of {budget}; "
+            "they are kept whole and nothing else is included"
+        )
+    return Assembled(
+        text,
+        count(text),
+        budget,
+        tuple(sources),
+        over,
+        dropped_ltm,
+        dropped_events,
+        tuple(warnings),
+    )
+
+
+class _Headings:
+    """The group headings long-term memory shows, and what they cost as groups are opened.
+
+    A group is headed by its brief heading (the day) while no other group shown has the same
+    brief heading; once two do, both show their full heading (day and session), and the one
+    opened first pays the difference then.
+    """
+
+    def __init__(self, cost: Callable[[str], int]) -> None:
+        self._cost = cost
+        self._full: dict[str, bool] = {}  # group -> shown with its full heading
+        self._brief: dict[str, str] = {}  # group -> its brief heading
+        self._by_brief: dict[str, list[LongTermItem]] = {}  # brief -> first item of each group
+
+    def cost_of(self, item: LongTermItem) -> int:
+        """The tokens opening `item`'s group adds (0 when it is open or has none)."""
+        if not item.group or item.group in self._full:
+            return 0
+        brief = item.brief or item.group
+        sharing = self._by_brief.get(brief, [])
+        if not sharing:
+            return self._cost(inert(brief))
+        upgrade = sum(
+            self._cost(inert(o.group)) - self._cost(inert(brief))
+            for o in sharing
+            if not self._full[o.group]
+        )
+        return self._cost(inert(item.group)) + upgrade
+
+    def open(self, item: LongTermItem) -> None:
+        if not item.group or item.group in self._full:
+            return
+        brief = item.brief or item.group
+        sharing = self._by_brief.setdefault(brief, [])
+        for o in sharing:
+            self._full[o.group] = True
+        self._full[item.group] = bool(sharing)
+        self._brief[item.group] = brief
+        sharing.append(item)
+
+    def shown(self, group: str) -> str:
+        return group if self._full[group] else self._brief[group]

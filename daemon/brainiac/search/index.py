@@ -1,0 +1,1098 @@
+"""The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
+
+This module and its scorer (index_scoring.py) are the only ones that import whoosh. It follows
+docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
+rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
+(idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (the
+term frequencies it told are kept until the next one), no term vectors. The searcher is read and
+swapped under a lock: the daemon's writer loop swaps it after a commit while its job and socket
+threads search (a closed searcher mid-query would fail the query). A failed commit cancels its
+writer so the lock is never left held. Any error reading the index makes the caller rebuild it.
+
+Queries are never parsed as query syntax: the text is run through the same analyzer as the
+documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import gc
+import hashlib
+import heapq
+import itertools
+import logging
+import math
+import threading
+import uuid
+import warnings
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import whoosh
+from whoosh import index as windex
+from whoosh import scoring
+from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+from whoosh.index import LockError
+from whoosh.query import And, Or, Term
+from whoosh.util.numeric import byte_to_length
+
+from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.search.corpus import EVENT, NOTE, Document
+from brainiac.search.index_scoring import best, match_scores
+from brainiac.text import when
+
+log = logging.getLogger(__name__)
+
+# Skipping blocks whose best score cannot reach the top hits: Whoosh 2.7.4 (the fallback) can
+# loop there for ever. Its union matcher asks one side to skip to `min - other side`; when
+# rounding puts that side's block just above it, the side stays where it is and the loop asks
+# again (a short question over a dozen events did it: tests/test_index.py). whoosh3 does not.
+_SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
+
+SCHEMA_VERSION = "9"
+_ID_FILE = "brainiac-index-id"
+_WRITER_TIMEOUT_S = 30.0
+# Segments as separate files, not Whoosh's default compound file: a compound segment is read
+# through an mmap, and Whoosh wraps each part of it in a BytesIO, which copies it. At 10,000
+# notes that put a second, anonymous copy of the whole index (~95 MB) in the daemon's memory.
+_WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "compound": False}
+_MERGE_ABOVE_SEGMENTS = 6
+# A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
+MULTIPROCESS_ABOVE = 2000
+_MERGE_AT_SEGMENTS = 10
+_CONTEXT_BOOST = 0.5
+
+
+# Whoosh's own stop list is short (34 words) and keeps the function words every question is made
+# of ("what", "did", "how", "does", "she", "they", ...). In a query they match nearly every short
+# message and pull chatty lines ("What did it look like?") above the ones that share the question's
+# content words; BM25's idf only damps them. So both documents and queries drop a standard English
+# function-word list (pronouns, auxiliaries, question words, articles, prepositions) as well.
+_STOP_WORDS = frozenset(STOP_WORDS) | frozenset(
+    (
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "am",
+        "any",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "further",
+        "had",
+        "has",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "herself",
+        "him",
+        "himself",
+        "his",
+        "how",
+        "i",
+        "into",
+        "its",
+        "itself",
+        "just",
+        "me",
+        "more",
+        "most",
+        "my",
+        "myself",
+        "no",
+        "nor",
+        "now",
+        "off",
+        "once",
+        "only",
+        "other",
+        "our",
+        "ours",
+        "ourselves",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "their",
+        "theirs",
+        "them",
+        "themselves",
+        "then",
+        "there",
+        "these",
+        "they",
+        "those",
+        "through",
+        "too",
+        "under",
+        "until",
+        "up",
+        "very",
+        "was",
+        "were",
+        "what",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "would",
+        "yours",
+        "yourself",
+        "yourselves",
+        "s",
+        "t",
+        "don",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "d",
+    )
+)
+
+
+def _schema() -> Schema:
+    """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
+
+    Only what a query or a result reads is kept, because every field of every document costs
+    the build time (docs/benchmarks.md, section 1.1): queries are ORs of single terms, so the
+    text fields keep term frequencies without positions (`phrase=False`); `path`, `status` and
+    `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
+    indexed for the search filter and `key` for replacing and deleting a document.
+    """
+    analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS)
+    return Schema(
+        key=ID(stored=True, unique=True),
+        path=STORED,
+        kind=ID(stored=True),
+        status=STORED,
+        title=TEXT(analyzer=analyzer, phrase=False, stored=True, field_boost=2.0),
+        aliases=TEXT(analyzer=analyzer, phrase=False, field_boost=2.0),
+        tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
+        links=KEYWORD(lowercase=True, commas=True, scorable=True),
+        # The month and year an event was said and those it points to (when.event_terms),
+        # matched by the months and years a prompt names (when.prompt_terms).
+        when=KEYWORD(lowercase=True, scorable=True),
+        body=TEXT(analyzer=analyzer, phrase=False),
+        # An event's preceding message (see corpus._log_docs): context, so it weighs less.
+        context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
+        event_id=STORED,
+        # The scopes a memory is found in: project names, and "*" for global (projects.py).
+        projects=KEYWORD(stored=True, commas=True, lowercase=False),
+        note=STORED,  # the title of the note an event is a source of
+        text=STORED,
+        role=STORED,
+        session=STORED,
+        # An event's session and time as one term (session_time_term), so the indexer finds the
+        # events just before and after a time in a session, in every file, by walking a few
+        # terms of the lexicon (their preceding messages, corpus.previous_messages); with a
+        # digest of the preceding message indexed.
+        session_time=ID(),
+        context_digest=STORED,
+        at=STORED,
+        strength=STORED,
+        reinforcement=STORED,
+        # A note's aliases, tags and count of events as they were written, for listing notes
+        # without reading them (`Index.notes`, the MCP tool list_notes).
+        listing=STORED,
+    )
+
+
+_TEXT_FIELDS = ("title", "aliases", "body", "context")
+_POSTINGS_BUDGET = 1500
+_MAX_TERMS = 10
+_KEYWORD_FIELDS = ("tags", "links")
+# A month or year the prompt names weighs as much as one of its words (when.py).
+_WHEN_WEIGHT = 1.0
+# Pseudo-relevance feedback (see _search): words from the best few hits, at half a query word's
+# weight. On LoCoMo's four development conversations 5/5/0.5 and 10/10/0.3 gave the same gain
+# in every conversation (docs/benchmarks.md section 2), so the values are not a fine tuning.
+_FEEDBACK_HITS = 5
+_FEEDBACK_TERMS = 5
+_FEEDBACK_WEIGHT = 0.5
+
+
+@dataclass
+class _SearcherMemo:
+    """Answers one searcher gave (Index._doc_frequency), valid as long as that searcher is the
+    open one: a committed change opens a new searcher, and with it a new memo."""
+
+    searcher: Any
+    doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Hit:
+    key: str
+    path: str
+    kind: str
+    score: float
+    title: str
+    status: str
+    event_id: str
+    text: str
+    role: str
+    session: str
+    at: dt.datetime | None
+    strength: float
+    reinforcement: float
+    projects: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NoteRecord:
+    """A note as the index last saw it, enough to list it without reading the file."""
+
+    path: str
+    title: str
+    status: str
+    aliases: tuple[str, ...]
+    tags: tuple[str, ...]
+    sources: int
+    strength: float
+
+
+class _SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
+    """BM25F reading each segment's field lengths once, not once per posting it scores.
+
+    Whoosh looks up a document's field length for every posting it scores: a seek and a one-byte
+    read of the segment's length column, a third of a query's time at 10,000 notes. Segments never
+    change once written (a deletion does not touch lengths), so the column is read in one go per
+    segment and field and kept until the segment is merged away. This reaches into Whoosh's
+    per-document reader (the same names in whoosh3 and 2.7.4); if they ever differ, scoring falls
+    back to Whoosh's own lookup, slower but the same scores.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._lengths: dict[tuple[str, str], array[int]] = {}
+        self._byte_to_length = [byte_to_length(b) for b in range(256)]
+
+    def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
+        scorer = super().scorer(searcher, fieldname, text, qf)
+        if hasattr(scorer, "dfl"):
+            lengths = self._segment_lengths(searcher.reader(), fieldname)
+            if lengths is not None:
+                scorer.dfl = lengths.__getitem__
+        return scorer
+
+    def keep_only(self, segment_ids: set[str]) -> None:
+        """Forget the lengths of segments a merge removed."""
+        for key in [k for k in self._lengths if k[0] not in segment_ids]:
+            del self._lengths[key]
+
+    def _segment_lengths(self, reader: Any, fieldname: str) -> array[int] | None:
+        try:
+            key = (reader.segment().segment_id(), fieldname)
+            if key not in self._lengths:
+                column = reader._perdoc._cached_reader(f"_{fieldname}_len", LENGTHS_COLUMN)
+                count = reader.doc_count_all()
+                raw = column._dbfile.get(column._basepos, column._count) if column else b""
+                raw = raw.ljust(count, b"\0")
+                # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
+                self._lengths[key] = array("I", (self._byte_to_length[b] or 1 for b in raw))
+            return self._lengths[key]
+        except Exception:
+            return None
+
+
+class Index:
+    """Owns one on-disk Whoosh index: its writer, its searcher and their lifecycles."""
+
+    def __init__(self, directory: Path, writable: bool = True) -> None:
+        self.directory = directory
+        self.writable = writable  # False: a reader beside the daemon, which owns the writer
+        self.rebuilt = False  # True when opening found nothing usable and started afresh
+        self._left_by_merge = 0  # segments the last merge left (see merge_segments)
+        self._weighting = _SegmentLengthsBM25F()
+        self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
+        self._seen = _SearcherMemo(None)  # see _doc_frequency
+        # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
+        self._searching = threading.RLock()
+        self._ix = self._open_or_create()
+        try:
+            self._searcher: Any = self._new_searcher()
+        except Exception as exc:  # a table of contents that opens over damaged segments
+            if not self.writable:
+                raise SearchError(
+                    f"{self.directory}: the index cannot be read ({exc}); the daemon rebuilds it "
+                    "on its next update, or run `brainiac reindex` when it is stopped"
+                ) from exc
+            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
+            self.reset()
+        # The open searcher's schema, not the index's: that one is read from the table of
+        # contents on disk, which may have been deleted since the searcher opened.
+        self._analyzer = self._searcher.schema["body"].analyzer
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def _open_or_create(self) -> Any:
+        # A failed Whoosh open leaves its files in reference cycles; collect them here, quietly,
+        # rather than as ResourceWarnings at some later moment.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            ix = self._try_open()
+            if ix is None:
+                gc.collect()
+        if ix is None and not self.writable:
+            raise SearchError(
+                f"{self.directory}: the index is not ready yet (the daemon is "
+                "building it); try again in a moment"
+            )
+        return ix if ix is not None else self._create()
+
+    def _try_open(self) -> Any:
+        try:
+            if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
+                ix = windex.open_dir(self.directory)
+                if ix.schema.names() == _schema().names() and self.identity.endswith(
+                    ":" + SCHEMA_VERSION
+                ):
+                    return ix
+                ix.close()
+                log.info("index at %s has an older schema; rebuilding", self.directory)
+        except Exception as exc:  # any read error means: rebuild from the vault
+            # Log the text, not the exception: a kept log record would keep its traceback's frames
+            # alive, and with them the files Whoosh opened.
+            log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
+        return None
+
+    def _create(self) -> Any:
+        self._check_writable()
+        # Twice: a person clearing the cache may delete the folder while it is being made; a
+        # second deletion in a row is an error (one line), not a loop.
+        for attempt in (1, 2):
+            try:
+                with self._writing("creating the index"):
+                    import shutil  # here only: ~2 ms of every CLI call that searches
+
+                    shutil.rmtree(self.directory, ignore_errors=True)
+                    self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+                    ix = windex.create_in(self.directory, _schema())
+                    (self.directory / _ID_FILE).write_text(f"{uuid.uuid4().hex}:{SCHEMA_VERSION}")
+            except IndexLockedError:
+                raise
+            except SearchError:
+                if attempt == 2:
+                    raise
+                continue
+            self.rebuilt = True
+            return ix
+        raise AssertionError("unreachable")
+
+    @contextlib.contextmanager
+    def _writing(self, doing: str) -> Iterator[None]:
+        """Whoosh's and the file system's errors while `doing` a write, in the errors.py tree
+        (`_write_error`)."""
+        try:
+            yield
+        except Exception as exc:
+            translated = self._write_error(exc, doing)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+    def _write_error(self, exc: Exception, doing: str) -> Exception:
+        """What a write's error means, in the errors.py tree.
+
+        A full disk, a read-only file system or a refused permission stays the OSError it is
+        (the caller says what it means for its own work: indexer.py, service.py). Whoosh's lock
+        waits out `_WRITER_TIMEOUT_S` and then fails: IndexLockedError. Anything else, mostly
+        files that vanished because the folder was deleted (a person clearing the cache):
+        SearchError, which makes the indexer build the index again once.
+        """
+        if isinstance(exc, BrainiacError) or is_storage_problem(exc):
+            return exc
+        if isinstance(exc, LockError):
+            return IndexLockedError(
+                f"{self.directory}: {doing} failed: another writer holds the index's write lock "
+                f"(waited {_WRITER_OPTIONS['timeout']:g} s); stop the other brainiac process "
+                "writing this index (`brainiac status` names a running daemon), then try again"
+            )
+        return SearchError(
+            f"{self.directory}: {doing} failed ({type(exc).__name__}: {exc}); if the folder "
+            "was deleted meanwhile, try again and the index is rebuilt from the vault; "
+            "otherwise run `brainiac reindex`"
+        )
+
+    @property
+    def identity(self) -> str:
+        """A token that changes whenever the index is created afresh (the manifest records it)."""
+        try:
+            return (self.directory / _ID_FILE).read_text().strip()
+        except OSError:
+            return ""
+
+    def reset(self) -> None:
+        """Drop everything and start an empty index (reindex)."""
+        with self._searching:
+            self.close()
+            self._ix = self._create()
+            with self._writing("opening the new index"):
+                self._searcher = self._new_searcher()
+
+    def close(self) -> None:
+        with self._searching:
+            with contextlib.suppress(Exception):
+                self._searcher.close()
+            with contextlib.suppress(Exception):
+                self._ix.close()
+
+    # -- writing -----------------------------------------------------------------------------
+    def apply(self, add: Sequence[Document], delete: Iterable[str]) -> None:
+        """Add or replace `add` and delete the documents keyed `delete`, in one commit (an edit's
+        path: no merge, see below). A first build of a whole vault goes through `build`."""
+        delete = list(delete)
+        if not add and not delete:
+            return
+        self._check_writable()
+        with self._writing("updating the index"):
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=128)
+            try:
+                for key in delete:
+                    writer.delete_by_term("key", key)
+                for doc in add:
+                    writer.update_document(**_fields(doc))
+            except Exception:
+                _cancel(writer)
+                raise
+            # Edits commit without merging (a merge can take seconds at 10,000 notes), but each
+            # commit adds a segment, and queries and the searcher reopened after each commit
+            # slow down with every one. Once they pile up (a burst of saves never leaves the
+            # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
+            # segments.
+            _commit(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
+            self._refresh()
+
+    def build(self, docs: Iterable[Document], files: int = 0) -> int:
+        """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
+        in one commit; how many were added. `files`: how many files they come from, if known.
+
+        `docs` is consumed while the writer runs, so a caller that parses files as it yields
+        their documents has Whoosh's sub-writers indexing while it reads the rest of the vault
+        (waiting to parse everything first left one of two cores idle for a tenth of a
+        10,000-note build). Above `MULTIPROCESS_ABOVE` documents Whoosh indexes in two
+        processes, each writing its own segment. From more files than that (a note is at least
+        one document) those processes start with the first document instead of once that many
+        are parsed: a full build holds a session's events back, so that was 2,001 notes parsed
+        with the sub-writers not yet started. An exception raised by `docs` itself
+        cancels the writer and reaches the caller as it is.
+        """
+        self._check_writable()
+        source = iter(docs)
+        many = files > MULTIPROCESS_ABOVE
+        first = list(itertools.islice(source, 1 if many else MULTIPROCESS_ABOVE + 1))
+        if not first:
+            return 0
+        options: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
+        if many or len(first) > MULTIPROCESS_ABOVE:
+            options.update(procs=2, multisegment=True)
+        with self._writing("building the index"):
+            writer = self._ix.writer(**options)
+        added = 0
+        try:
+            for doc in itertools.chain(first, source):  # the source's errors: as they are
+                with self._writing("building the index"):
+                    writer.add_document(**_fields(doc))
+                added += 1
+        except BaseException:
+            _cancel(writer)
+            raise
+        with self._writing("building the index"):
+            _commit(writer, merge=False)
+            self._refresh()
+        return added
+
+    def _check_writable(self) -> None:
+        if not self.writable:
+            raise SearchError(
+                f"{self.directory}: opened read-only beside the daemon, which is the "
+                "index's only writer"
+            )
+
+    def merge_segments(self, force: bool = False) -> bool:
+        """A merging commit when segments have piled up (call when idle). True if it merged.
+
+        Whoosh's merge policy may leave more than `_MERGE_ABOVE_SEGMENTS` segments; then nothing
+        is tried again until more segments arrive (each try writes a new generation, and an idle
+        daemon must not burn CPU retrying).
+        """
+        self._check_writable()
+        count = self.segment_count()
+        if not force and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge):
+            return False
+        with self._writing("merging the index's segments"):
+            _commit(self._ix.writer(**_WRITER_OPTIONS), merge=True)
+            self._refresh()
+        self._left_by_merge = self.segment_count()
+        return True
+
+    def segment_count(self) -> int:
+        # Of the searcher's view (current after every commit): asking the index itself reads
+        # and unpickles its table of contents from disk each time.
+        with self._searching:
+            reader = self._searcher.reader()
+            return len(reader.leaf_readers()) if reader.doc_count_all() else 0
+
+    def _refresh(self) -> None:
+        # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
+        # of unchanged segments and misses deletions made in them, so a deleted note stayed
+        # findable and an updated one was found twice (measured on whoosh3 3.54.0). The cost is
+        # one reader open per commit, on the edit path only; queries keep the long-lived searcher.
+        with self._searching:
+            if self._searcher.up_to_date():
+                return
+            old = self._searcher
+            self._searcher = self._new_searcher()
+            old.close()
+
+    def _new_searcher(self) -> Any:
+        searcher = self._ix.searcher(weighting=self._weighting)
+        reader = searcher.reader()
+        self._weighting.keep_only(
+            {leaf.segment().segment_id() for leaf, _ in reader.leaf_readers()}
+            if reader.doc_count_all()
+            else set()
+        )
+        return searcher
+
+    # -- reading -----------------------------------------------------------------------------
+    def doc_count(self) -> int:
+        with self._searching:
+            return int(self._searcher.doc_count())
+
+    def frequency(self, word: str) -> int:
+        """How many documents hold `word` (as analysed) in their body: how common it is, for
+        weighting the words a claim and an event share (evidence/). 0 for a stop word."""
+        terms = self.terms(word)
+        with self._searching:
+            return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
+
+    def notes(self) -> list[NoteRecord]:
+        """Every note document (not events), by path, from the stored fields: no file is read.
+
+        As of the index's last commit; a reader beside the daemon first opens the daemon's
+        latest commit if there is a newer one. Each segment's notes are read once and kept
+        until a merge removes the segment (a segment never changes once written, except that
+        documents in it get deleted, which is asked on every call): reading the stored fields
+        of 10,000 notes took 0.4 s, a call that finds the same segments takes milliseconds.
+        """
+        try:
+            with self._searching:
+                self._refresh()
+                reader = self._searcher.reader()
+                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                kept: dict[str, list[tuple[int, NoteRecord]]] = {}
+                found: list[NoteRecord] = []
+                for leaf, _ in leaves:
+                    segment = leaf.segment().segment_id()
+                    records = self._listings.get(segment)
+                    if records is None:
+                        records = _segment_notes(leaf)
+                    kept[segment] = records
+                    found += [r for docnum, r in records if not leaf.is_deleted(docnum)]
+                self._listings = kept
+        except Exception as exc:
+            raise SearchError(
+                f"{self.directory}: the index could not be read ({exc}); run `brainiac reindex`, "
+                "or, beside the daemon, try again in a moment"
+            ) from exc
+        return sorted(found, key=lambda r: r.path)
+
+    def terms(self, text: str) -> list[str]:
+        """The analysed terms of a query text, unique, in order (stop words dropped, stemmed)."""
+        seen: dict[str, None] = {}
+        for token in self._analyzer(text):
+            seen.setdefault(token.text, None)
+        return list(seen)
+
+    def search(
+        self,
+        text: str,
+        limit: int = 10,
+        kind: str | None = None,
+        projects: Sequence[str] = (),
+        exclude: bool = False,
+        feedback: bool = False,
+    ) -> list[Hit]:
+        """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
+        SearchError when the index cannot be read (damaged or deleted under us).
+
+        `projects`: only documents in one of these scopes (projects.py), or with `exclude` only
+        those in none of them. Scores do not depend on it (the same index statistics).
+        `feedback` widens the query with the words of its best hits (the context's search: see
+        _with_feedback)."""
+        try:
+            with self._searching:
+                return self._search(text, limit, kind, tuple(projects), exclude, feedback)
+        except SearchError:
+            raise
+        except Exception as exc:
+            if not (self.directory / _ID_FILE).is_file():
+                fix = "its folder was deleted meanwhile; try again and it is rebuilt from the vault"
+            elif self.writable:
+                fix = "run `brainiac reindex`"
+            else:
+                fix = "the daemon rebuilds it on its next update; try again in a moment"
+            problem = f"the index could not be read ({exc})"
+            raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
+
+    def project_counts(self) -> dict[str, int]:
+        """Documents per scope term (project names and "*"), for `status`."""
+        with self._searching:
+            reader = self._searcher.reader()
+            if "projects" not in reader.schema.names():
+                return {}
+            return {
+                (t.decode("utf-8") if isinstance(t, bytes) else str(t)): int(
+                    self._searcher.doc_frequency("projects", t)
+                )
+                for t in reader.lexicon("projects")
+            }
+
+    def session_events_keyed(self, keys: Iterable[str]) -> list[StoredEvent]:
+        """The indexed events keyed `keys` that have a session (as stored, context left empty)."""
+        found: list[StoredEvent] = []
+        with self._searching:
+            for key in keys:
+                for docnum in self._searcher.document_numbers(key=key):
+                    fields = self._searcher.stored_fields(docnum)
+                    if fields.get("kind") == EVENT and fields.get("session"):
+                        found.append(_stored_session_event(docnum, fields))
+        return found
+
+    def session_times(
+        self, session: str, start: str = "", end: str | None = None, limit: int | None = None
+    ) -> list[str]:
+        """The times (time_key) at which `session` has indexed events, from `start` on and
+        before `end`, in order, at most `limit`: a walk over that stretch of the lexicon only.
+        A time may be left over from deleted events (session_events_at tells)."""
+        prefix = session_time_term(session, None)[:_SESSION_HASH_LEN]
+        out: list[str] = []
+        with self._searching:
+            reader = self._searcher.reader()
+            if "session_time" not in reader.schema.names():
+                return out
+            for fieldname, term in reader.terms_from("session_time", f"{prefix} {start}".encode()):
+                text = term.decode("utf-8") if isinstance(term, bytes) else str(term)
+                if fieldname != "session_time" or not text.startswith(prefix):
+                    break
+                time = text[_SESSION_HASH_LEN + 1 :]
+                if (end is not None and time >= end) or (limit is not None and len(out) >= limit):
+                    break
+                out.append(time)
+        return out
+
+    def session_events_at(self, session: str, time: str) -> list[StoredEvent]:
+        """The indexed events of `session` at `time` (a time_key), in the order they were
+        indexed."""
+        term = f"{session_time_term(session, None)[:_SESSION_HASH_LEN]} {time}"
+        out: list[StoredEvent] = []
+        with self._searching:
+            for docnum in self._searcher.document_numbers(session_time=term):
+                fields = self._searcher.stored_fields(docnum)
+                if fields.get("kind") == EVENT and fields.get("session") == session:
+                    out.append(_stored_session_event(docnum, fields))
+        return out
+
+    def _search(
+        self,
+        text: str,
+        limit: int,
+        kind: str | None,
+        projects: tuple[str, ...] = (),
+        exclude: bool = False,
+        feedback: bool = False,
+    ) -> list[Hit]:
+        # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
+        # surrogateescape), which the analyser cannot encode: they are no word anyway.
+        text = text.encode("utf-8", "replace").decode("utf-8")
+        terms = self._selective(self.terms(text))
+        words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
+        # Only words that are tags or link targets somewhere: each clause costs a matcher even
+        # when it matches nothing, and a long prompt has dozens of words.
+        keyword_clauses = [
+            Term(f, w)
+            for w in sorted(words)
+            if len(w) > 1 and w not in _STOP_WORDS
+            for f in _KEYWORD_FIELDS
+            if self._doc_frequency(f, w)
+        ]
+        keyword_clauses += [
+            Term("when", w, boost=_WHEN_WEIGHT)
+            for w in when.prompt_terms(text)
+            if self._searcher.doc_frequency("when", w)
+        ]
+        if not terms and not keyword_clauses:
+            return []
+        clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
+        clauses += keyword_clauses
+        query = Or(clauses)
+        # Below 5,000 documents Whoosh would preload every match of the Or into arrays; its
+        # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
+        query.matcher_type = Or.DEFAULT_MATCHER
+        filter_q: Any = Term("kind", kind) if kind else None
+        mask_q: Any = None
+        if projects:
+            scoped = Or([Term("projects", p) for p in projects])
+            if exclude:
+                mask_q = scoped
+            else:
+                filter_q = And([filter_q, scoped]) if filter_q is not None else scoped
+        if feedback:
+            # Every match scored (no more postings than without: the query is the same), so that
+            # feedback can add to the score of a match below the cut; stored fields are read
+            # only for what is returned.
+            matches = match_scores(self._searcher, query, filter_q, mask_q)
+            return self._with_feedback(terms, matches, limit, filter_q, mask_q)
+        results = self._searcher.search(
+            query, limit=limit, filter=filter_q, mask=mask_q, optimize=_SKIP_BY_QUALITY
+        )
+        return [_hit(r) for r in results]
+
+    def _with_feedback(
+        self,
+        terms: list[str],
+        scores: dict[int, float],
+        limit: int,
+        filter_q: Any,
+        mask_q: Any,
+    ) -> list[Hit]:
+        top = best(scores, limit)
+        # By document number: stored fields are read once, and only for what makes the cut
+        # (reading them is most of a search's time); a hit is made once, with its final score.
+        fields = {d: self._searcher.stored_fields(d) for d, _ in top}
+        if not top:
+            return []
+        # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
+        # query at a lower weight, so a memory that says the same thing in other words ("trip",
+        # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
+        best_hits = [_hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
+        expansion = self._feedback_terms(best_hits, set(terms))
+        if not expansion:
+            return [_hit_fields(fields[d], s) for d, s in top]
+        # Scored on their own and added to every match's score: the same sum as searching again
+        # with the widened query, at the cost of the few rare feedback terms only.
+        extra = Or(
+            [
+                Term(f, t, boost=_FEEDBACK_WEIGHT * w)
+                for t, w in expansion.items()
+                for f in ("body", "context")
+            ]
+        )
+        widened = match_scores(self._searcher, extra, filter_q, mask_q)
+        total = dict(scores)
+        for docnum, score in widened.items():
+            total[docnum] = total.get(docnum, 0.0) + score
+        return [
+            _hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
+            for d in _best_widened(limit, total, scores, widened, fields)
+        ]
+
+    def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
+        """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
+        of the best score, each term by its share of the hit's words and by its rarity), the
+        query's own left out; weights relative to the first, 0-1.
+
+        A term found in one document only (the hit itself) finds nothing new; a common one
+        (in more than a tenth of the postings budget) would cost more than it finds.
+        """
+        best = top[0].score or 1.0
+        total = max(int(self._searcher.doc_count()), 1)
+        weights: dict[str, float] = {}
+        for h in top:
+            tokens = [t.text for t in self._analyzer(h.text)]
+            for term in set(tokens):
+                if term in query_terms or len(term) < 3 or term.isdigit():
+                    continue
+                share = tokens.count(term) / len(tokens)
+                weights[term] = weights.get(term, 0.0) + (h.score / best) * share
+        scored: dict[str, float] = {}
+        for term, w in weights.items():
+            df = self._doc_frequency("body", term)
+            if 2 <= df <= _POSTINGS_BUDGET // 10:
+                scored[term] = w * math.log(total / df)
+        chosen = sorted(scored, key=lambda t: (-scored[t], t))[:_FEEDBACK_TERMS]
+        if not chosen or scored[chosen[0]] <= 0:
+            return {}
+        return {t: scored[t] / scored[chosen[0]] for t in chosen}
+
+    def _memo(self) -> _SearcherMemo:
+        """What the open searcher has told so far; a new searcher (after a commit) starts afresh."""
+        if self._seen.searcher is not self._searcher:
+            self._seen = _SearcherMemo(self._searcher)
+        return self._seen
+
+    def _doc_frequency(self, field: str, term: str) -> int:
+        """How many documents hold `term` in `field`, asked of Whoosh once per searcher: a
+        context asks it of every prompt word (each a lookup in the term table) and prompts
+        repeat words."""
+        known = self._memo().doc_frequency
+        df = known.get((field, term))
+        if df is None:
+            df = known[(field, term)] = int(self._searcher.doc_frequency(field, term))
+        return df
+
+    def _selective(self, terms: list[str]) -> list[str]:
+        """The query terms worth scoring, within a budget of postings (documents to score).
+
+        Whoosh scores every posting of every query term in Python, so a word found in thousands
+        of documents costs more than the rest of the query while its BM25 weight (idf) is near
+        the bottom. Terms are taken rarest first while the documents they match add up to at most
+        `_POSTINGS_BUDGET`; the rarest term is always kept. A small index (LoCoMo's conversations,
+        a few hundred notes) loses nothing; a 10,000-note index keeps its latency bounded.
+        """
+        if len(terms) <= 1:
+            return terms
+        # Whoosh's cost grows with the number of clauses as well as with postings: a long prompt
+        # (or the working memory plus recent events, the query when there is no prompt) keeps
+        # its `_MAX_TERMS` rarest terms, which carry most of the BM25 weight anyway.
+        freq = {
+            t: self._doc_frequency("body", t) + self._doc_frequency("context", t) for t in terms
+        }
+        kept: set[str] = set()
+        spent = 0
+        # A term no document has matches nothing: taken "rarest first" it would only crowd the
+        # ones that can match out of the `_MAX_TERMS` (a working-memory query is full of dates,
+        # times and ^g- marks that are in no document).
+        present = [t for t in terms if freq[t]] or terms[:1]
+        for term in sorted(present, key=lambda t: freq[t])[:_MAX_TERMS]:
+            if kept and spent + freq[term] > _POSTINGS_BUDGET:
+                break
+            kept.add(term)
+            spent += freq[term]
+        return [t for t in terms if t in kept]
+
+
+def _best_widened(
+    limit: int,
+    total: dict[int, float],
+    first: dict[int, float],
+    widened: dict[int, float],
+    first_best: Iterable[int],
+) -> list[int]:
+    """The `limit` best documents of a search widened by feedback: by total score, ties as
+    they always fell (the first search's matches in its order, then those only the feedback
+    terms match, in theirs), so the hits are the same as when both searches were sorted in full.
+
+    Only the first search's `limit` best (`first_best`) and what the feedback terms match can
+    make the cut: a match feedback did not raise still has its `limit` betters ahead of it (a
+    raise never lowers anyone). Should a feedback score ever be negative, all are ordered."""
+    if all(s >= 0.0 for s in widened.values()):
+        candidates: Iterable[int] = {*first_best, *widened}
+    else:
+        candidates = total
+    order = [
+        (-total[d], 0, -first[d], d) if d in first else (-total[d], 1, -widened[d], d)
+        for d in candidates
+    ]
+    return [d for *_, d in heapq.nsmallest(limit, order)]
+
+
+def _segment_notes(leaf: Any) -> list[tuple[int, NoteRecord]]:
+    """The note documents of one segment, by document number (deleted ones too)."""
+    if ("kind", NOTE) not in leaf:
+        return []
+    records = []
+    for docnum in leaf.postings("kind", NOTE).all_ids():
+        stored = leaf.stored_fields(docnum)
+        aliases, tags, sources = stored.get("listing") or ((), (), 0)
+        record = NoteRecord(
+            path=stored["path"],
+            title=stored.get("title") or "",
+            status=stored.get("status") or "active",
+            aliases=tuple(aliases),
+            tags=tuple(tags),
+            sources=int(sources),
+            strength=float(stored.get("strength", 1.0)),
+        )
+        records.append((docnum, record))
+    return records
+
+
+def _commit(writer: Any, merge: bool) -> None:
+    """Commit, or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4
+    keeps the lock after a failed commit; whoosh3 releases it and its cancel() then raises)."""
+    try:
+        writer.commit(merge=merge)
+    except Exception:
+        _cancel(writer)
+        raise
+
+
+def _cancel(writer: Any) -> None:
+    with contextlib.suppress(Exception):
+        writer.cancel()
+    # A two-process build's writer (Whoosh's MpWriter) only flags its sub-writer processes in
+    # its own copies of them: the processes wait on their job queue for ever, and an exiting
+    # interpreter joins them, so a build that failed halfway would hang at exit. End them.
+    for task in getattr(writer, "tasks", ()):
+        with contextlib.suppress(Exception):
+            task.terminate()
+            task.join(5)
+
+
+def _fields(doc: Document) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "key": doc.key,
+        "path": doc.path,
+        "kind": doc.kind,
+        "status": doc.status,
+        # An event keeps its note's title as a stored label, searchable only at context weight:
+        # copied into the boosted title field of every source, a note title like "Project X"
+        # matched a quarter of a 10,000-note index and made every query score them all.
+        "title": doc.title if doc.kind != "event" else "",
+        "note": doc.title if doc.kind == "event" else "",
+        "aliases": " ".join(doc.aliases),
+        "tags": ",".join(doc.tags),
+        "links": ",".join(doc.links),
+        "when": when.event_terms(doc.at, doc.text) if doc.kind == EVENT else "",
+        "body": doc.body,
+        "context": " ".join(
+            p for p in (doc.context, doc.title if doc.kind == "event" else "") if p
+        ),
+        "event_id": doc.event_id,
+        "text": doc.text,
+        "role": doc.role,
+        "session": doc.session,
+        "session_time": session_time_term(doc.session, doc.at) if doc.session else "",
+        "context_digest": context_digest(doc.context),
+        "at": doc.at.isoformat() if doc.at else "",
+        "strength": doc.strength,
+        "reinforcement": doc.reinforcement,
+        "projects": ",".join(doc.projects),
+    }
+    if doc.kind == NOTE:
+        fields["listing"] = (doc.aliases, doc.tags, doc.sources)
+    # An empty field is left out rather than written empty: Whoosh runs the analyzer and
+    # records a length for every field it is given, and an event leaves five of them empty.
+    # Scores do not change (an absent field has length 0, as an empty one did); a result reads
+    # a missing stored field as empty (`_hit`).
+    return {name: value for name, value in fields.items() if value != ""}
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An indexed event with a session: its document as stored (context left empty), the digest
+    of the context it was indexed with, and its document number (the order it was indexed in)."""
+
+    docnum: int
+    doc: Document
+    context_digest: str
+
+
+_SESSION_HASH_LEN = 16
+
+
+def time_key(at: dt.datetime | None) -> str:
+    """An event's time as text that sorts as corpus.previous_messages orders times (no time
+    first). Times are naive, to the second (clock.py); isoformat pads the year to four digits."""
+    return (at or dt.datetime.min).isoformat()
+
+
+def session_time_term(session: str, at: dt.datetime | None) -> str:
+    """The `session_time` term of an event: a digest of its session, so that one session's terms
+    sit together in the lexicon whatever its name holds, then its time_key."""
+    digest = hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:_SESSION_HASH_LEN]
+    return f"{digest} {time_key(at)}"
+
+
+def _stored_session_event(docnum: int, fields: dict[str, Any]) -> StoredEvent:
+    return StoredEvent(docnum, _stored_event(fields), fields.get("context_digest") or "")
+
+
+def context_digest(context: str) -> str:
+    """What the index keeps of an event's context: enough to tell whether it changed."""
+    return hashlib.sha256(context.encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def _stored_event(fields: dict[str, Any]) -> Document:
+    """An event document as indexed, from its stored fields (its context left empty): what an
+    event indexed again with a new preceding message is written from, so every field a search
+    filters on must come back (its projects, too)."""
+    role, text = fields.get("role") or "", fields.get("text") or ""
+    return Document(
+        key=fields["key"],
+        path=fields["path"],
+        kind=EVENT,
+        title=fields.get("note") or "",
+        body=f"{role}: {text}",
+        event_id=fields.get("event_id") or "",
+        text=text,
+        role=role,
+        session=fields.get("session") or "",
+        at=_stored_at(fields),
+        strength=float(fields.get("strength", 1.0)),
+        reinforcement=float(fields.get("reinforcement", 0.0)),
+        status=fields.get("status") or "active",
+        projects=_stored_projects(fields),
+    )
+
+
+def _stored_at(fields: dict[str, Any]) -> dt.datetime | None:
+    at_raw = fields.get("at") or ""
+    try:
+        return dt.datetime.fromisoformat(at_raw) if at_raw else None
+    except ValueError:
+        return None
+
+
+def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(p for p in (fields.get("projects") or "").split(",") if p)
+
+
+def _hit(r: Any) -> Hit:
+    return _hit_fields(r.fields(), r.score)  # one read of the stored fields, not one per field
+
+
+def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
+    r = {**fields, "score": score}
+    return Hit(
+        key=r["key"],
+        path=r["path"],
+        kind=r["kind"],
+        score=float(r["score"] or 0.0),
+        title=(r.get("note") if r.get("kind") == "event" else r.get("title")) or "",
+        status=r.get("status") or "active",
+        event_id=r.get("event_id") or "",
+        text=r.get("text") or "",
+        role=r.get("role") or "",
+        session=r.get("session") or "",
+        at=_stored_at(r),
+        strength=float(r.get("strength", 1.0)),
+        reinforcement=float(r.get("reinforcement", 0.0)),
+        projects=_stored_projects(r),
+    )

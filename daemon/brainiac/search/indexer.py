@@ -1,0 +1,564 @@
+"""Keeping the index true to the vault: a manifest of what was indexed, and incremental syncs.
+
+The manifest (manifest.py: SQLite in the state directory, outside the vault) records for every
+indexed file its size, mtime, ctime, inode and SHA-256, the keys and digests of its documents,
+and the problem that kept it out, if any. A sync stats every file; only a file whose stat
+changed is read, and only a file whose hash changed is parsed; only documents whose digest
+changed are written. So a start with no change reads nothing, and an edit re-indexes the one
+event or note it touched.
+
+The manifest names the index it describes (`index_id`); if the index was deleted or rebuilt, the
+mismatch turns the next sync into a full build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+import os
+import stat
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brainiac.core.errors import (
+    IndexLockedError,
+    NoteParseError,
+    SearchError,
+    StorageError,
+    VaultError,
+    is_storage_problem,
+)
+from brainiac.search import corpus
+from brainiac.search.index import Index, StoredEvent, context_digest, time_key
+from brainiac.store import manifest as manifest_mod
+from brainiac.store import privacy
+from brainiac.store.manifest import FileState, Manifest, StatRow
+from brainiac.store.vault import Vault, is_conflict_copy, kind_of
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    scanned: int
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    docs_written: int
+    docs_deleted: int
+    problems: dict[str, str]
+    full_build: bool
+    seconds: float
+
+
+@dataclass
+class _Changes:
+    """What one sync's check of the files found, filled in as the files are read."""
+
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)  # keys of documents to take out
+    undo: dict[str, FileState | None] = field(default_factory=dict)  # manifest entries before
+    failure: BaseException | None = None  # what reading the files raised, if anything
+
+
+class Indexer:
+    """Brings an Index up to date with a Vault. Not thread-safe: one owner calls it."""
+
+    def __init__(
+        self, vault: Vault, index: Index, manifest_path: Path, private_folders: tuple[str, ...] = ()
+    ) -> None:
+        self.vault = vault
+        self.index = index
+        self.manifest_path = manifest_path
+        self.private_folders = private_folders
+        self._root_s = os.path.join(vault.root, "")  # with the separator: `_root_s + rel`
+        self._manifest: Manifest | None = None  # loaded on first use: a reader may never need it
+        self.conflicts: list[str] = []  # sync-conflict copies seen by the last full sync
+        # The daemon defers saving the manifest (a transaction and a disk sync) off the edit
+        # path and flushes it when idle and on stop. Losing an unsaved manifest in a crash only
+        # costs work: the next start re-reads the files whose stat differs, and re-adding a
+        # document is idempotent (keys are unique).
+        self.defer_save = False
+        self.dirty = False
+        # Told the keys (`path#event-id`) of the event documents a sync took out of the index:
+        # event lines that left a file, or a file that went. The daemon sets it to put back at
+        # once what a save removed (journal.py), whichever sync (an edit's, a rescan's) saw it.
+        self.on_events_removed: Callable[[list[str]], None] | None = None
+
+    @property
+    def manifest(self) -> Manifest:
+        if self._manifest is None:
+            self._manifest = Manifest.load(self.manifest_path)
+        return self._manifest
+
+    @manifest.setter
+    def manifest(self, value: Manifest) -> None:
+        self._manifest = value
+
+    def sync(
+        self,
+        paths: Iterable[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> SyncReport:
+        """Reconcile the whole vault (`paths=None`) or just the given relative paths;
+        `progress(done, total)` hears about the files checked."""
+        try:
+            return self._sync(paths, progress)
+        except IndexLockedError:
+            raise
+        except SearchError as exc:
+            if self.index.identity == self.manifest.index_id and self.index.directory.is_dir():
+                raise  # the same index as before: building it again would fail the same way
+            # The index folder went away under the write (a person clearing the cache): build
+            # it again from the vault, once. A second failure is the one-line SearchError.
+            log.info("%s; building the index again from the vault", exc)
+            self.manifest.index_id = ""
+            return self._sync(None, progress)
+
+    def _sync(
+        self, paths: Iterable[str] | None, progress: Callable[[int, int], None] | None
+    ) -> SyncReport:
+        started = time.perf_counter()
+        self._check_vault_folder()
+        if paths is None and self._manifest is None:  # a fresh process's first reconcile
+            unchanged = self._unchanged(progress, started)
+            if unchanged is not None:
+                return unchanged
+        full_build = self.manifest.index_id != self.index.identity
+        if full_build:
+            if self.manifest.index_id:
+                log.info(
+                    "the index at %s is not the one last written (deleted or replaced); "
+                    "building it again from the vault",
+                    self.index.directory,
+                )
+            self.index.reset()
+            self.manifest = Manifest(index_id=self.index.identity)
+            paths = None
+        if paths is None:
+            listing = list(self.vault.markdown_files())
+            self._check_vault_folder()  # gone during the walk: the listing is not the vault
+            self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
+            wanted = [rel for rel in listing if kind_of(rel)]
+            candidates = set(wanted) | set(self.manifest.files)
+        else:
+            candidates = {p for p in paths if kind_of(p)}
+        changes = _Changes()
+        found = self._checked(sorted(candidates), progress, changes)
+        try:
+            if full_build:
+                # Streamed: the index's sub-writers index while the files are read and parsed.
+                written = self.index.build(
+                    self._streamed_with_previous_messages(found), files=len(candidates)
+                )
+            else:
+                add = list(found)
+                if add or changes.delete:
+                    add = with_neighbours_contexts(self.index, add, changes.delete)
+                written = len(add)
+                self.index.apply(add, changes.delete)
+        except BaseException as exc:
+            # The index did not take these changes (a full disk, a damaged index): the
+            # manifest must not claim it did, or the next sync would find the files unchanged
+            # and never index them.
+            for rel, state in changes.undo.items():
+                if state is None:
+                    self.manifest.files.pop(rel, None)
+                else:
+                    self.manifest.files[rel] = state
+            if exc is changes.failure:
+                raise  # reading the vault failed, not the index
+            if is_storage_problem(exc) and not isinstance(exc, StorageError):
+                raise StorageError(
+                    self.index.directory, exc, "search answers from the index as it was"
+                ) from exc
+            raise
+        changed, removed, delete = changes.changed, changes.removed, changes.delete
+        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
+        if gone and self.on_events_removed is not None:
+            self.on_events_removed(gone)
+        if changed or removed or full_build:
+            self.dirty = True
+            if not self.defer_save:
+                try:
+                    self.flush()
+                except OSError as exc:  # the index is current; the next start re-reads these
+                    log.warning("%s", exc)
+        return SyncReport(
+            len(candidates),
+            tuple(changed),
+            tuple(removed),
+            written,
+            len(delete),
+            self.manifest.problems,
+            full_build,
+            time.perf_counter() - started,
+        )
+
+    def _unchanged(
+        self, progress: Callable[[int, int], None] | None, started: float
+    ) -> SyncReport | None:
+        """The report of a full sync that would find every file as the manifest has it, made
+        without loading the manifest; None when anything may differ (the full sync then looks).
+
+        Performance (scale benchmark, 10,000 notes): a CLI call without the daemon reconciles
+        once, and nearly always finds nothing changed. The full sync loads the manifest (an
+        object per file) and checks file by file; this compares one digest of every (path,
+        stat), stored by the manifest's last save, with the same digest of the walk's files,
+        stat'ed relative to their open folder. It decides exactly as _check does: the same
+        stat (lstat; stat through a symlink), the same privacy rule, the same candidates (every
+        file the walk lists that is indexed, and every file of the manifest); a file rewritten
+        in place changes its own mtime and ctime, which is why every file is stat'ed, not only
+        folders. A manifest saved before the digest was kept has none: the full sync runs
+        until the next save stores one.
+        """
+        snapshot = manifest_mod.stat_snapshot(self.manifest_path)
+        if snapshot is None or snapshot.index_id != self.index.identity:
+            return None
+        listing = list(self.vault.markdown_files())
+        self._check_vault_folder()  # gone during the walk: the listing is not the vault
+        seen: list[StatRow] = []
+        scanned = 0
+        with _FolderStat(self._root_s) as stat_of:
+            for rel in listing:
+                if not kind_of(rel):
+                    continue
+                scanned += 1
+                try:
+                    st, is_link = stat_of(rel)
+                except OSError:  # gone or unreadable since the walk: the full sync sees to it
+                    return None
+                if privacy.refusal(self.vault, rel, self.private_folders, is_link):
+                    continue  # not indexed; if it was (private since), the digests differ
+                seen.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+        if manifest_mod.stat_digest(seen) != snapshot.digest:
+            return None  # a new, changed or deleted file, or one the walk does not list
+        self.conflicts = [rel for rel in listing if is_conflict_copy(rel)]
+        if progress is not None:
+            progress(scanned, scanned)
+        return SyncReport(
+            scanned,
+            (),
+            (),
+            0,
+            0,
+            dict(sorted(snapshot.problems.items())),
+            False,
+            time.perf_counter() - started,
+        )
+
+    def _checked(
+        self,
+        rels: list[str],
+        progress: Callable[[int, int], None] | None,
+        changes: _Changes,
+    ) -> Iterator[corpus.Document]:
+        """Check each file against the manifest, in order, yielding the documents to add as each
+        file is parsed; what changed, what to delete and the manifest's entries before go into
+        `changes`."""
+        add: list[corpus.Document] = []
+        total = len(rels)
+        for done, rel in enumerate(rels, 1):
+            if progress is not None and (done % 100 == 0 or done == total):
+                progress(done, total)
+            before = self.manifest.files.get(rel)
+            try:
+                outcome = self._check(rel, add, changes.delete)
+            except BaseException as exc:
+                changes.failure = exc
+                raise
+            if outcome == "changed":
+                changes.changed.append(rel)
+                changes.undo[rel] = before
+            elif outcome == "removed":
+                changes.removed.append(rel)
+                changes.undo[rel] = before
+            yield from add
+            add.clear()
+
+    def _streamed_with_previous_messages(
+        self, found: Iterator[corpus.Document]
+    ) -> Iterator[corpus.Document]:
+        """A full build's documents as they are parsed, except the events of a session: those
+        wait until every file is read, since the message before one may be filed in any of
+        them (corpus.previous_messages). Notes and the rest keep the writer busy meanwhile."""
+        waiting: list[corpus.Document] = []
+        for doc in found:
+            if doc.kind == corpus.EVENT and doc.session:
+                waiting.append(doc)
+            else:
+                yield doc
+        if waiting:
+            previous = corpus.previous_messages(waiting)
+            yield from (corpus.with_context(d, previous[d.key]) for d in waiting)
+
+    def _check_vault_folder(self) -> None:
+        """VaultError when the vault folder is gone (moved away or deleted while brainiac runs):
+        every file would look deleted, and a full sync would empty the index."""
+        if not self.vault.root.is_dir():
+            raise VaultError(
+                f"{self.vault.root}: the vault folder is gone (moved away or deleted); the index "
+                "is left as it was until the folder is back"
+            )
+
+    def flush(self) -> None:
+        """Save the manifest if it changed since the last save."""
+        if self.dirty:
+            self.manifest.save(self.manifest_path)
+            self.dirty = False
+
+    def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
+        """Compare one file with the manifest, queueing its document changes; say what it was."""
+        known = self.manifest.files.get(rel)
+        # Performance (scale benchmark, 10k notes): one lstat on a string path per file; stat and
+        # the vault check only for a symlink. Before: Path join + stat + is_symlink (a second
+        # lstat) per file. For a regular file lstat and stat return the same result.
+        path_s = self._root_s + rel
+        is_link = False
+        try:
+            st = os.lstat(path_s)
+            is_link = stat.S_ISLNK(st.st_mode)
+            if is_link:
+                st = os.stat(path_s)
+        except (FileNotFoundError, NotADirectoryError):
+            st = None
+        # Private by where it is or where it leads (privacy.py), judged on every sync before the
+        # stat shortcut: a folder made private since the last sync leaves the index now, not at
+        # the next edit of each of its notes.
+        private = st is not None and privacy.refusal(self.vault, rel, self.private_folders, is_link)
+        if st is None or private:
+            if known is None:
+                return "unchanged"
+            delete.extend(known.docs)
+            del self.manifest.files[rel]
+            return "removed"
+        if known is not None and known.same_stat(st):
+            return "unchanged"
+        try:
+            text_file = self.vault.read(rel)
+        except FileNotFoundError:
+            return self._check(rel, add, delete) if known else "unchanged"
+        except NoteParseError as exc:
+            return self._record_problem(rel, st, known, str(exc))
+        fp = text_file.fingerprint
+        if known is not None and known.sha256 == fp.sha256 and not known.problem:
+            known.size, known.mtime_ns, known.ino = fp.size, fp.mtime_ns, fp.ino
+            known.ctime_ns = st.st_ctime_ns
+            return "touched"
+        try:
+            docs = corpus.documents(rel, text_file.text)
+        except NoteParseError as exc:
+            return self._record_problem(rel, st, known, str(exc))
+        new_docs = {d.key: d.digest for d in docs}
+        old_docs = known.docs if known else {}
+        add.extend(d for d in docs if old_docs.get(d.key) != d.digest)
+        delete.extend(k for k in old_docs if k not in new_docs)
+        self.manifest.files[rel] = FileState(
+            fp.size, fp.mtime_ns, st.st_ctime_ns, fp.ino, fp.sha256, new_docs, None
+        )
+        return "changed"
+
+    def _record_problem(
+        self, rel: str, st: os.stat_result, known: FileState | None, problem: str
+    ) -> str:
+        # The last good documents stay searchable: a half-typed YAML edit should not make a
+        # memory vanish. The file itself is never touched.
+        if known is None or known.problem != problem:
+            log.warning("%s", problem)
+        docs = known.docs if known else {}
+        sha = known.sha256 if known else ""
+        self.manifest.files[rel] = FileState(
+            st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, sha, docs, problem
+        )
+        return "changed"
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        except OSError as exc:  # the next start re-reads what changed; nothing is lost
+            log.warning("could not save %s (%s)", self.manifest_path, exc.strerror)
+        with contextlib.suppress(Exception):
+            self.index.close()
+
+
+class _FolderStat:
+    """Stats vault files relative to their folder's open descriptor (fstatat), the folder opened
+    once for its run of files: the walk lists a folder's files together. At 10,000 notes ~25%
+    less system time than a full path per file, whose every part the kernel looks up again.
+    `stat_of(rel)` gives (the stat as _check takes it, whether the file is a symlink)."""
+
+    def __init__(self, root_s: str) -> None:
+        self._root_s = root_s
+        self._folder: str | None = None
+        self._fd: int | None = None
+        self._relative = os.lstat in os.supports_dir_fd and os.stat in os.supports_dir_fd
+
+    def __enter__(self) -> Callable[[str], tuple[os.stat_result, bool]]:
+        return self._stat
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def _stat(self, rel: str) -> tuple[os.stat_result, bool]:
+        if not self._relative:
+            path = self._root_s + rel
+            st = os.lstat(path)
+            is_link = stat.S_ISLNK(st.st_mode)
+            return (os.stat(path) if is_link else st), is_link
+        folder, _, name = rel.rpartition("/")
+        if folder != self._folder:
+            self._close()
+            self._fd = os.open(self._root_s + folder, os.O_RDONLY | os.O_DIRECTORY)
+            self._folder = folder
+        st = os.lstat(name, dir_fd=self._fd)
+        is_link = stat.S_ISLNK(st.st_mode)
+        return (os.stat(name, dir_fd=self._fd) if is_link else st), is_link
+
+    def _close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = self._folder = None
+
+
+# How far before a changed time the events before it are looked for, widening in turn (the last:
+# from the session's start). A conversation's messages are minutes apart, so the first usually
+# finds the one before it; each step walks only that stretch of the session's times.
+_LOOK_BACK = (dt.timedelta(hours=1), dt.timedelta(days=1), dt.timedelta(days=30), None)
+
+
+def with_neighbours_contexts(
+    index: Index, add: list[corpus.Document], delete: list[str]
+) -> list[corpus.Document]:
+    """An incremental sync's `add` with each event's context set to the message before it in its
+    session, wherever either is filed (as corpus.previous_messages orders a session), plus the
+    indexed events whose preceding message this sync changed: the one after an event added,
+    moved or deleted (a forgotten message must not live on in the next one's context), and a
+    session's opening message when the reply to it changed.
+
+    Only the neighbours in time of what changed are read (index.session_times), so the cost of
+    a sync does not grow with the length of its sessions."""
+    replaced = {d.key for d in add} | set(delete)
+    changed: dict[str, set[str]] = {}  # session -> the times at which it changed
+    for d in add:
+        if d.kind == corpus.EVENT and d.session:
+            changed.setdefault(d.session, set()).add(time_key(d.at))
+    for old in index.session_events_keyed(k for k in replaced if "#" in k):
+        changed.setdefault(old.doc.session, set()).add(time_key(old.doc.at))
+    if not changed:
+        return add
+    contexts: dict[str, str] = {}
+    again: list[tuple[str, int, corpus.Document]] = []
+    for session in sorted(changed):
+        members = [d for d in add if d.kind == corpus.EVENT and d.session == session]
+        window = _SessionWindow(index, session, replaced)
+        for key, context, stored in window.contexts(changed[session], members):
+            if stored is None:
+                contexts[key] = context
+            elif context_digest(context) != stored.context_digest:
+                again.append((session, stored.docnum, corpus.with_context(stored.doc, context)))
+    out = [corpus.with_context(d, contexts[d.key]) if d.key in contexts else d for d in add]
+    return out + [doc for _, _, doc in sorted(again, key=lambda item: item[:2])]
+
+
+class _SessionWindow:
+    """One session's indexed events near the times a sync changed, read from the index once
+    each, leaving out those the sync replaces or deletes."""
+
+    def __init__(self, index: Index, session: str, replaced: set[str]) -> None:
+        self.index = index
+        self.session = session
+        self.replaced = replaced
+        self._at: dict[str, list[StoredEvent]] = {}
+
+    def events_at(self, when: str) -> list[StoredEvent]:
+        if when not in self._at:
+            self._at[when] = [
+                e
+                for e in self.index.session_events_at(self.session, when)
+                if e.doc.key not in self.replaced
+            ]
+        return self._at[when]
+
+    def first_from(self, start: str, after: bool) -> str | None:
+        """The first time at or after `start` (after it, if `after`) with an event kept."""
+        while True:
+            times = self.index.session_times(self.session, start, limit=8)
+            for when in times:
+                if not (after and when == start) and self.events_at(when):
+                    return when
+            if len(times) < 8:
+                return None
+            start, after = times[-1], True
+
+    def last_before(self, when: str) -> str | None:
+        """The last time before `when` with an event kept."""
+        at = dt.datetime.fromisoformat(when)
+        for span in _LOOK_BACK:
+            start = ""
+            if span is not None:
+                with contextlib.suppress(OverflowError):
+                    start = time_key(at - span)
+            for earlier in reversed(self.index.session_times(self.session, start, end=when)):
+                if self.events_at(earlier):
+                    return earlier
+            if not start:
+                return None
+        return None
+
+    def contexts(
+        self, times: set[str], members: list[corpus.Document]
+    ) -> Iterator[tuple[str, str, StoredEvent | None]]:
+        """(key, context, the stored event or None for one of `members`) for every event whose
+        preceding message may have changed at `times`; `members` are the session's events this
+        sync adds."""
+        spans: list[tuple[str | None, str | None]] = []
+        for when in sorted(times):
+            spans.append((self.last_before(when), self.first_from(when, after=True)))
+        opening = self.first_from("", after=False)
+        for start, end in _merged(spans):
+            yield from self._window(start, end, start is None or start == opening, members)
+
+    def _window(
+        self, start: str | None, end: str | None, opening: bool, members: list[corpus.Document]
+    ) -> Iterator[tuple[str, str, StoredEvent | None]]:
+        """Events from `start` to `end` (both kept times; None: the session's start or end):
+        every one after `start` gets the text of the one before it; those at `start` keep
+        theirs (nothing before them changed), except the session's opening message, which gets
+        its reply's."""
+        stored: list[StoredEvent] = []
+        limit = None if end is None else end + "\x00"  # up to `end`, inclusive
+        for when in self.index.session_times(self.session, start or "", end=limit):
+            stored.extend(self.events_at(when))
+        adds = [d for d in members if (start is None or time_key(d.at) > start)]
+        adds = [d for d in adds if end is None or time_key(d.at) <= end]
+        # Stable, the indexed first: the order corpus.previous_messages gives equal times.
+        window: list[tuple[str, corpus.Document, StoredEvent | None]] = sorted(
+            [(time_key(e.doc.at), e.doc, e) for e in stored]
+            + [(time_key(d.at), d, None) for d in adds],
+            key=lambda item: item[0],
+        )
+        reply = window[1][1].text if len(window) > 1 else ""
+        if opening and len(window) == 1 and end is not None:
+            # The opening message's reply lies past the span (the one after it went).
+            after = self.first_from(end, after=True)
+            reply = self.events_at(after)[0].doc.text if after is not None else ""
+        for i, (when, doc, event) in enumerate(window):
+            if i == 0 and opening:
+                yield doc.key, reply, event
+            elif i > 0 and (start is None or when > start):
+                yield doc.key, window[i - 1][1].text, event
+
+
+def _merged(spans: list[tuple[str | None, str | None]]) -> list[tuple[str | None, str | None]]:
+    """Spans of times (None: open) joined where they overlap or touch."""
+    out: list[tuple[str | None, str | None]] = []
+    for start, end in sorted(spans, key=lambda s: s[0] or ""):
+        if out and (out[-1][1] is None or start is None or start <= out[-1][1]):
+            last_end = out[-1][1]
+            out[-1] = (out[-1][0], None if end is None or last_end is None else max(end, last_end))
+        else:
+            out.append((start, end))
+    return out

@@ -1,0 +1,40 @@
+"""The hits a context or a search in a project ranks (projects.py says which memories and why).
+
+P's own memories and the global ones, ranked as they match; another project's only when the
+prompt names that project, or when one matches at least `CLEARLY` times as well as the best of
+P's (the prompt is plainly about something only the other project knows), at most `MAX_OTHER`
+of them, at `OTHER_WEIGHT` of their score; with isolation, never.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from brainiac.search.index import Hit, Index
+from brainiac.store.projects import GLOBAL, Scope, named
+
+CLEARLY = 1.5
+MAX_OTHER = 3
+OTHER_WEIGHT = 0.5
+_WORD_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
+
+
+def search(index: Index, query: str, limit: int, scope: Scope, feedback: bool = False) -> list[Hit]:
+    """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` as
+    Index.search (the hits of this project and global ones widen the query)."""
+    if scope.project is None:
+        return index.search(query, limit=limit, feedback=feedback)
+    own = [scope.project, GLOBAL]
+    hits = index.search(query, limit=limit, projects=own, feedback=feedback)
+    if scope.isolate:
+        return hits
+    others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
+    best = max((h.score for h in hits), default=0.0)
+    words = {w.casefold() for w in _WORD_RE.findall(query)}
+    admitted = [
+        dataclasses.replace(h, score=h.score * OTHER_WEIGHT)
+        for h in others
+        if h.score >= CLEARLY * best or any(p.casefold() in words for p in named(h.projects))
+    ][:MAX_OTHER]
+    return sorted([*hits, *admitted], key=lambda h: (-h.score, h.key))

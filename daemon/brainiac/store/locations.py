@@ -1,0 +1,43 @@
+"""Where brainiac keeps what is derived from a vault: outside it, in the XDG directories.
+
+The index lives in the cache directory (rebuildable; delete it any time), runtime state such as the
+manifest of indexed files in the state directory, and the single-instance lock in the runtime
+directory. Each is keyed by the vault's resolved path, so two vaults never share anything and a
+synced vault never carries a half-written index.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from brainiac.store.vault_key import runtime_folder, state_folder, vault_key, xdg_base
+
+__all__ = ["Locations", "vault_key"]
+
+
+@dataclass(frozen=True)
+class Locations:
+    cache: Path  # the Whoosh index
+    state: Path  # manifest and other state that survives restarts
+    runtime: Path  # lock and socket
+
+    @classmethod
+    def for_vault(cls, vault: Path, environ: Mapping[str, str] | None = None) -> Locations:
+        env = os.environ if environ is None else environ
+        key = vault_key(vault)
+        return cls(
+            cache=Path(xdg_base(env, "XDG_CACHE_HOME", ".cache"), "brainiac", key),
+            state=Path(state_folder(key, env)),
+            runtime=Path(runtime_folder(key, env)),
+        )
+
+    @property
+    def index_dir(self) -> Path:
+        return self.cache / "index"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.state / "manifest.sqlite3"

@@ -1,0 +1,189 @@
+"""Projects: one memory for every project an agent works in, with recall scoped to the current one.
+
+An event belongs to a project when its line says so (`**user** (session) [atlas]: ...`,
+events.py); a line without one is global, as every line written before projects existed. A
+long-term note lists the projects of its sources in its frontmatter (`projects: [atlas]`,
+jobs/consolidate.py), which Obsidian can filter on. Where an agent works is a folder (the hook
+payload's `cwd`): `[projects] paths` maps folders to names, and otherwise the nearest git root's
+folder name is the project (`for_directory`).
+
+What a context or a search in project P may use (project_search.py, `in_scope`), with the reasons:
+
+- P's own memories, and global ones (events and notes without a project, and the core
+  identity, which is never in the index): global memory is what the person keeps for every
+  project, so it is in every project, ranked as P's own.
+- What is about the person, wherever it was said: a statement by the `user` role of what they
+  prefer, like or are called (`about_person`) is indexed as global as well as P's, so a
+  preference stated in one project reaches all of them. Other speakers' statements (a
+  conversation's participants, the assistant) are not the person's.
+- Another project's memories only when clearly relevant: when the prompt names that project,
+  or when such a memory matches the prompt at least `CLEARLY` (1.5) times as well as the best of
+  P's and the global ones (BM25, the same index statistics for both searches), that is, the
+  prompt is plainly about something only the other project knows. At most `MAX_OTHER` of them,
+  ranked at `OTHER_WEIGHT` of their score, so P's own come first. With `[projects] isolate =
+  true` never.
+
+Without a project (the CLI without `--project`, a hook outside any git repository), recall is
+what it always was: every memory, unscoped.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brainiac.text import events as ev
+from brainiac.text import marks
+
+if TYPE_CHECKING:
+    from brainiac.store.config import Config
+
+GLOBAL = "*"  # the index's term for a memory every project sees (no project name can be "*")
+PERSON_ROLE = "user"  # whose statements about themselves are global (the memory's owner)
+
+# A statement of the person about themselves: what they prefer, like, dislike, are called.
+_PERSONAL_RE = re.compile(
+    r"\bI\s+(?:(?:really|always|usually|generally|much|strongly|do|also|still)\s+)*"
+    r"(?:prefer|like|love|hate|dislike|enjoy|can't stand|cannot stand)\b"
+    r"|\bI(?:'d| would) (?:rather|prefer)\b"
+    r"|\bmy (?:name|pronouns|preferences?|favou?rite|birthday)\b"
+    r"|\bcall me\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a context or a search is asked from: a project (None: unscoped) and its rule."""
+
+    project: str | None = None
+    isolate: bool = False
+
+    @classmethod
+    def of(cls, project: str | None, cfg: Config) -> Scope:
+        return cls(ev.clean_project(project), cfg.projects_isolate)
+
+
+# -- which project -------------------------------------------------------------------------------
+def for_directory(cwd: str | os.PathLike[str] | None, cfg: Config) -> str | None:
+    """The project of a working folder: the deepest `[projects] paths` folder that holds it,
+    else the name of the nearest folder above it with a `.git` (a repository or a worktree),
+    else None (global)."""
+    if not cwd:
+        return None
+    where = Path(os.path.abspath(os.path.expanduser(os.fspath(cwd))))
+    configured = configured_project(where, cfg.project_paths)
+    if configured is not None:
+        return configured
+    for folder in (where, *where.parents):
+        if folder.parent == folder:
+            break  # `/` itself is no project
+        if (folder / ".git").exists():
+            return ev.clean_project(folder.name)
+    return None
+
+
+def configured_project(where: Path, paths: Iterable[tuple[str, str]]) -> str | None:
+    best: tuple[int, str] | None = None
+    for folder, name in paths:
+        root = Path(os.path.abspath(os.path.expanduser(folder)))
+        if where == root or root in where.parents:
+            depth = len(root.parts)
+            if best is None or depth > best[0]:
+                best = (depth, name)
+    return ev.clean_project(best[1]) if best else None
+
+
+# -- what a memory belongs to ------------------------------------------------------------------
+def about_person(role: str, text: str) -> bool:
+    return role.casefold() == PERSON_ROLE and _PERSONAL_RE.search(text) is not None
+
+
+def event_terms(event: ev.Event) -> tuple[str, ...]:
+    """The scopes an event is found in: its project (and GLOBAL too when it is about the
+    person), or GLOBAL alone without a project."""
+    if not event.project:
+        return (GLOBAL,)
+    if about_person(event.role, event.text):
+        return (event.project, GLOBAL)
+    return (event.project,)
+
+
+def note_terms(projects: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(p for p in (ev.clean_project(x) for x in projects) if p))
+    return names or (GLOBAL,)
+
+
+def named(terms: Iterable[str]) -> list[str]:
+    """The project names among index terms (GLOBAL left out)."""
+    return [t for t in terms if t and t != GLOBAL]
+
+
+def session_key(event: ev.Event) -> str:
+    """What tells a session apart (promotion keeps one together): its label, within its project
+    (the label alone for a global event, as before projects)."""
+    session = event.session or ""
+    return f"{session}\x1f{event.project}" if session and event.project else session
+
+
+def merged(existing: Iterable[str], events: Iterable[ev.Event]) -> list[str]:
+    """A note's `projects` after events were added: what it listed, then its new sources'."""
+    names = [p for p in (ev.clean_project(x) for x in existing) if p]
+    names += [e.project for e in events if e.project]
+    return list(dict.fromkeys(names))
+
+
+# -- recall --------------------------------------------------------------------------------------
+def in_scope(event: ev.Event, scope: Scope) -> bool:
+    """Whether a recent event of the log is shown in a context for `scope`: the recent window is
+    chosen by time, not relevance, so another project's events have no claim on it."""
+    if scope.project is None or not event.project or event.project == scope.project:
+        return True
+    return about_person(event.role, event.text)
+
+
+def recent(events: Sequence[ev.Event], n: int, scope: Scope) -> list[ev.Event]:
+    """The recent-events window of a context: the newest `n` events of the log, or in a project
+    the newest `n` of those `in_scope` (another project's newer events do not push them out)."""
+    if not n:
+        return []
+    if scope.project is None:
+        return list(events[-n:])
+    return [e for e in events if in_scope(e, scope)][-n:]
+
+
+def past_window(events: Sequence[ev.Event], window: int) -> list[ev.Event]:
+    """The events promotion takes out of the log: each project keeps its newest `window` events
+    as its short-term memory, and the global events theirs (a vault without projects: the newest
+    `window` of the log, as always). So a project's last steps are still in its recent window
+    when the agent comes back to it after working in another."""
+    if not window:
+        return list(events)
+    kept: set[str] = set()
+    seen: dict[str | None, int] = {}
+    for e in reversed(events):
+        if seen.get(e.project, 0) < window:
+            seen[e.project] = seen.get(e.project, 0) + 1
+            kept.add(e.id)
+    return [e for e in events if e.id not in kept]
+
+
+def without_shared_digest(section_text: str, scope: Scope) -> str:
+    """A short-term section in an isolated project: the lines a person wrote. The generated ones
+    (reflection's summary, goals and tasks) digest the whole log, every project's events in it,
+    so isolation cannot keep them."""
+    if scope.project is None or not scope.isolate:
+        return section_text
+    return "".join(
+        line for line in section_text.splitlines(keepends=True) if not marks.is_generated(line)
+    )
+
+
+def counts(terms: Mapping[str, int]) -> dict[str, int]:
+    """Documents per project name (the index's term counts), global under "(global)"."""
+    out = {("(global)" if t == GLOBAL else t): n for t, n in terms.items()}
+    return dict(sorted(out.items()))
