@@ -705,8 +705,8 @@ def prepare_burst(vault: Path, n_files: int, exclude: set[str], seed: int) -> di
 
 
 def _load_manifest(path: Path) -> dict[str, Any]:
-    """The daemon's manifest (SQLite, brainiac/store/manifest.py) as {path: {"sha256": ...}}, read-only
-    while the daemon writes it."""
+    """The daemon's manifest (SQLite, brainiac/store/manifest.py) as {path: {"sha256": ...}},
+    read-only while the daemon writes it."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
         try:

@@ -2,15 +2,16 @@
 
     .venv/bin/python benchmarks/nodaemon_ab.py --base N10000/ --base-src /tmp/base --runs 20
 
-A benchmark, not a timed test. `--base-src` holds the other version's `daemon/` folder (e.g.
-`git archive main daemon | tar -x -C /tmp/base`, then `--base-src /tmp/base/daemon`). `--base`
-is the folder `scale.py --keep` leaves for one size (`n10000/`: `vault/`, `cache/`, `state/`,
-`prompts.json`), indexed already. Both versions run the same program (brainiac.interfaces.entry's main, as
-the console script does; the other version through PYTHONPATH) on the same vault, index and
-manifest, with no daemon running (BRAINIAC_SOCKET=off as well). Each round runs, for one prompt,
-`context --prompt P --budget 2000` of each version and `python -c pass`: a noisy machine weighs
-on all alike. Both trees are byte-compiled first and PYTHONDONTWRITEBYTECODE is dropped, so that
-neither pays for compiling its modules. CPU time is the child's user + system time (wait4).
+A benchmark, not a timed test. `--base-src` holds the other version's `daemon/` folder (e.g. `git
+archive main daemon | tar -x -C /tmp/base`, then `--base-src /tmp/base/daemon`). `--base` is the
+folder `scale.py --keep` leaves for one size (`n10000/`: `vault/`, `cache/`, `state/`,
+`prompts.json`), indexed already. Both versions run the same program (the `main` of
+brainiac.interfaces.entry, as the console script does; the other version through PYTHONPATH) on the
+same vault, index and manifest, with no daemon running (BRAINIAC_SOCKET=off as well). Each round
+runs, for one prompt, `context --prompt P --budget 2000` of each version and `python -c pass`: a
+noisy machine weighs on all alike. Both trees are byte-compiled first and PYTHONDONTWRITEBYTECODE is
+dropped, so that neither pays for compiling its modules. CPU time is the child's user + system time
+(wait4).
 """
 
 from __future__ import annotations

@@ -5,7 +5,9 @@ refused; a malformed request gets an error answer and the daemon goes on."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -190,6 +192,13 @@ def test_an_answered_command_loads_neither_the_index_nor_the_parser(
     assert not loaded & heavy, loaded & heavy
 
 
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
 def test_the_entry_point_and_the_client_import_only_the_standard_library() -> None:
     """What runs before the daemon answers: entry.py, daemon_socket.py, vault_key.py,
     vault_choice.py. Anything else they import (click, pathlib, dataclasses, brainiac's own
@@ -208,18 +217,14 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
             if line.strip().startswith(("import ", "from "))
         }
         assert imported <= allowed, (module.__name__, imported - allowed)
-        brainiac_modules = {
-            line.split()[1] + "." + name.strip(" ,")
-            for line in source.splitlines()
-            if line.strip().startswith("from brainiac ")
-            for name in line.split(" import ")[1].split("#")[0].split(",")
-        } | {
-            line.split()[1]
-            for line in source.splitlines()
-            if line.strip().startswith("from brainiac.")
-        }
-        # entry.py hands what the daemon did not answer to brainiac.interfaces.cli (after asking: the
-        # import-time test above shows an answered call never loads it)
+        brainiac_modules = set()
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("brainiac"):
+                for alias in node.names:  # a module of the package, or a name in one
+                    candidate = f"{node.module}.{alias.name}"
+                    brainiac_modules.add(candidate if _is_module(candidate) else node.module or "")
+        # entry.py hands what the daemon did not answer to brainiac.interfaces.cli (after asking:
+        # the import-time test above shows an answered call never loads it)
         fallback = {"brainiac.interfaces.cli"} if module is entry else set()
         lean = {
             "brainiac.runtime.daemon_socket",

@@ -12,21 +12,42 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "daemon/brainiac"
 
-# One module imports each third-party library, so swapping one touches one file.
+# One module imports each third-party library, so swapping one touches one file. A path ending
+# in "/" names a package: the library belongs to that package's modules as one seam.
 OWNERS = {
     # The index and its scorer (index_scoring.py reads its matchers): one seam, replaced together.
-    "whoosh": {"index.py", "index_scoring.py"},
-    "watchdog": {"watcher.py"},
-    "apscheduler": {"scheduler.py"},
-    "frontmatter": {"note.py"},
-    "yaml": {"note.py"},
-    "markdown_it": {"note.py"},
-    "click": {"cli/"},  # a folder: every module of the cli package, the one `brainiac` command
+    "whoosh": {"search/index.py", "search/index_scoring.py"},
+    "watchdog": {"runtime/watcher.py"},
+    "apscheduler": {"runtime/scheduler.py"},
+    "frontmatter": {"text/note.py"},
+    "yaml": {"text/note.py"},
+    "markdown_it": {"text/note.py"},
+    # a folder: every module of the cli package, the one `brainiac` command
+    "click": {"interfaces/cli/"},
     # The MCP SDK and pydantic, which turns its tools' signatures into schemas: served_notes.py
     # answers the tools without either.
-    "mcp": {"mcp_server.py"},
-    "pydantic": {"mcp_server.py"},
+    "mcp": {"interfaces/mcp_server.py"},
+    "pydantic": {"interfaces/mcp_server.py"},
 }
+
+# The layers, from the bottom (docs/architecture.md): a module imports only from its own layer
+# and the layers below it. Within a layer the import graph itself gives the order (no cycle).
+LAYERS = (
+    "core",
+    "text",
+    "store",
+    "model",
+    "search",
+    "lifecycle",
+    "guard",
+    "exchange",
+    "api",
+    "runtime",
+    "interfaces",
+)
+# The package itself (`brainiac/__init__.py` names the public API, `__main__` runs the command)
+# stands above every layer.
+PACKAGE_ROOT = {"brainiac", "brainiac.__main__"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -69,7 +90,7 @@ def _package_text() -> str:
 
 def test_only_the_cli_prints() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.relative_to(PACKAGE).parts[0] == "cli":
+        if path.relative_to(PACKAGE).parts[:2] == ("interfaces", "cli"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         calls = [
@@ -197,3 +218,32 @@ def test_no_module_imports_another_modules_private_names() -> None:
             and not node.attr.startswith("__")
         ]
         assert not reached, reached
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    assert len(parts) > 2 and parts[1] in LAYERS, f"{module} is in no layer: move it into one"
+    return parts[1]
+
+
+def test_every_module_lives_in_a_layer() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        if module not in PACKAGE_ROOT and module.count(".") == 1:
+            assert module.split(".")[1] in LAYERS, f"{module}: a layer package, but not in LAYERS"
+        elif module not in PACKAGE_ROOT:
+            _layer(module)
+
+
+def test_no_module_imports_from_a_layer_above_its_own() -> None:
+    # At the top, in a function or under TYPE_CHECKING alike: a lower layer that needs something
+    # of a higher one is handed it (memory_protocol.MemoryLike, Service's answer_client).
+    for module, imports in sorted(_package_imports().items()):
+        if module in PACKAGE_ROOT or module.count(".") == 1:
+            continue
+        rank = LAYERS.index(_layer(module))
+        for target, _, line in sorted(imports):
+            if target in PACKAGE_ROOT:
+                continue
+            above = LAYERS.index(_layer(target)) > rank
+            assert not above, f"{module}:{line} imports {target}, a layer above its own"

@@ -91,7 +91,7 @@ def template_dir() -> Path:
     packaged = Path(str(resources.files("brainiac"))) / "vault_template"
     if packaged.is_dir():
         return packaged
-    source = Path(__file__).resolve().parents[2] / "vault_template"
+    source = Path(__file__).resolve().parents[3] / "vault_template"
     if source.is_dir():
         return source
     raise VaultError("the vault template is missing from this installation; reinstall brainiac")
