@@ -1,5 +1,5 @@
-"""brainiac.model.llm and its endpoint (llm_endpoint.py) through a real HTTP round-trip to a stand-in
-server (tests/llm_standin.py)."""
+"""brainiac.model.llm and its endpoint (llm_endpoint.py) through a real HTTP round-trip to a
+stand-in server (tests/llm_standin.py)."""
 
 from __future__ import annotations
 

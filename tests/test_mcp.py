@@ -296,7 +296,10 @@ def test_stdout_carries_only_protocol_messages(vault: Path) -> None:
 
 def test_mcp_without_the_sdk_says_how_to_install_it(vault: Path) -> None:
     # `None` in sys.modules makes `import mcp` fail as it does when the package is not installed.
-    code = "import sys; sys.modules['mcp'] = None; from brainiac.interfaces.cli.root import main; main()"
+    code = (
+        "import sys; sys.modules['mcp'] = None; "
+        "from brainiac.interfaces.cli.root import main; main()"
+    )
     proc = subprocess.run(
         [sys.executable, "-c", code, "--vault", str(vault), "mcp"],
         capture_output=True,
