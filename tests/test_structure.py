@@ -247,3 +247,21 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
                 continue
             above = LAYERS.index(_layer(target)) > rank
             assert not above, f"{module}:{line} imports {target}, a layer above its own"
+
+
+# A module longer than this is two concepts more often than not; one that is a single concept
+# says so in its docstring, in a paragraph beginning "One concept:", with the reason.
+MAX_LINES = 600
+
+
+def test_a_long_module_is_one_concept_and_says_why() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") <= MAX_LINES:
+            continue
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        rel = path.relative_to(PACKAGE)
+        assert "\nOne concept:" in doc, (
+            f"{rel}: {text.count(chr(10))} lines; split it along its concepts, or say in its "
+            "docstring why it is one (a paragraph beginning 'One concept:')"
+        )
