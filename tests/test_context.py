@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -255,3 +256,69 @@ def test_group_headings_count_against_the_budget(budget: int, n: int) -> None:
     for i, line in enumerate(lines):
         if line.startswith("### 2026-11-20"):
             assert lines[i + 1].startswith("- Ana: event")
+
+
+def _recent_block(out: c.Assembled) -> list[str]:
+    if c.RECENT_HEADER not in out.text:
+        return []
+    block = out.text.split(c.RECENT_HEADER + "\n", 1)[1].split("\n## Relevant Long-Term", 1)[0]
+    return block.strip("\n").split("\n")
+
+
+def test_a_recent_step_the_prompt_is_about_goes_before_long_term_memory() -> None:
+    # Relevance first, 200 tokens: the five long-term items would leave no room for the recent
+    # events; the one the prompt is about (ranked with them) is packed first, in its place.
+    inputs = _inputs()
+    asked = inputs.recent[2]  # "event number 4", an older recent step
+    plain = c.assemble(inputs, budget=200, relevance_first=True)
+    assert "event number 4 " not in plain.text
+    pinned = dataclasses.replace(inputs, recent_about_prompt=frozenset({asked.id}))
+    out = c.assemble(pinned, budget=200, relevance_first=True)
+    assert "### Note 0" in out.text and out.tokens <= 200
+    lines = _recent_block(out)
+    assert lines[0] == "#### 2026-11-20"
+    assert "- 09:04 user: event number 4 " + "x" * 40 in lines
+    # The rest of the room still goes to the newest steps, shown in time order with it.
+    times = [line[2:7] for line in lines[1:]]
+    assert times == sorted(times) and times[0] == "09:04"
+    # Without relevance first the recent events come before long-term memory anyway.
+    normal = c.assemble(pinned, budget=200)
+    assert normal.text == c.assemble(inputs, budget=200).text
+
+
+@given(
+    budget=st.integers(1, 1200),
+    n_events=st.integers(0, 10),
+    n_ltm=st.integers(0, 8),
+    pinned=st.sets(st.integers(0, 9)),
+    sessions=st.lists(st.sampled_from(["a", "b", ""]), min_size=10, max_size=10),
+)
+def test_recent_steps_about_the_prompt_never_exceed_the_budget(
+    budget: int, n_events: int, n_ltm: int, pinned: set[int], sessions: list[str]
+) -> None:
+    # Runs of sessions that interleave (a, b, a) make a pinned step split a run's heading.
+    base = _inputs(n_events=0, n_ltm=n_ltm)
+    events = [
+        ev.make_event(f"event {i} " + "x" * 30, at=T + dt.timedelta(minutes=i), session=s or None)
+        for i, s in enumerate(sessions[:n_events])
+    ]
+    inputs = dataclasses.replace(
+        base,
+        recent=events,
+        recent_about_prompt=frozenset(e.id for i, e in enumerate(events) if i in pinned),
+    )
+    out = c.assemble(inputs, budget, relevance_first=True)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    lines = _recent_block(out)
+    shown = [int(line.split("event ")[1].split(" ")[0]) for line in lines if "event " in line]
+    assert shown == sorted(shown)
+    # Every line sits under the heading of its own day and session, each run headed once.
+    heading = ""
+    for line in lines:
+        if line.startswith("#### "):
+            assert line != heading
+            heading = line
+        else:
+            i = int(line.split("event ")[1].split(" ")[0])
+            assert heading == c.recent_group(events[i])

@@ -9,6 +9,7 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -57,6 +58,9 @@ class Inputs:
     short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
     recent: Sequence[Event]  # oldest first
     long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
+    # Ids of recent events the prompt is about (they rank with the best long-term memories):
+    # when relevance comes first, these are packed before long-term memory, not after it.
+    recent_about_prompt: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -152,32 +156,61 @@ def assemble(
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
     room = budget - fixed
 
-    def pack_events(room: int) -> tuple[list[str], int, int]:
-        """The newest recent events that fit, in chronological order (with their header), each
-        run of one day and session under one heading: a line carries only its time and speaker
-        (the date and session on every line were a fifth of the block)."""
-        events = list(inputs.recent)
-        header = f"\n### Recent Events\n{RECENT_HEADER}"
-        if not events or room <= cost(header):
-            return [], 0, 0
-        used = cost(header)
-        kept: list[tuple[str, str]] = []  # (run heading, line), newest first
-        for event in reversed(events):
-            line, heading = render_recent_event(event), recent_group(event)
-            # Going back in time, the newest line of a run pays for the run's heading.
-            spent = cost(line) + (cost(heading) if not kept or kept[-1][0] != heading else 0)
+    events = list(inputs.recent)
+    events_header = f"\n### Recent Events\n{RECENT_HEADER}"
+    kept_events: dict[int, str] = {}  # position in `events` -> its run heading
+    kept_order: list[int] = []  # the same positions, sorted
+
+    def pack_events(room: int, only: frozenset[str] | None = None) -> int:
+        """Recent events into `kept_events`, newest first, while they fit in `room`: those in
+        `only` (skipping what does not fit), or else the newest not yet kept, up to the first
+        that does not fit. Returns the tokens spent. Shown in chronological order, each run of
+        one day and session under one heading: a line carries only its time and speaker (the
+        date and session on every line were a fifth of the block)."""
+        used = 0
+        if only is not None and not only:
+            return 0
+        if not kept_events:
+            if not events or room <= cost(events_header):
+                return 0
+            used = cost(events_header)
+        for i in range(len(events) - 1, -1, -1):
+            if i in kept_events or (only is not None and events[i].id not in only):
+                continue
+            line, heading = render_recent_event(events[i]), recent_group(events[i])
+            # A line joining the run of the event kept next to it in time costs no heading; one
+            # that starts a run pays for its heading, and for the heading of the event after it
+            # when it splits that event's run in two.
+            at = bisect.bisect(kept_order, i)
+            before = kept_events[kept_order[at - 1]] if at > 0 else None
+            after = kept_events[kept_order[at]] if at < len(kept_order) else None
+            spent = cost(line)
+            if heading not in (before, after):
+                spent += cost(heading)
+                if before is not None and before == after:
+                    spent += cost(after)
             if used + spent > room:
+                if only is not None:
+                    continue
                 break
-            kept.append((heading, line))
+            kept_events[i] = heading
+            bisect.insort(kept_order, i)
             used += spent
-        if not kept:
-            return [], 0, 0
-        block = [header]
-        for i, (heading, line) in enumerate(reversed(kept)):
-            if i == 0 or kept[len(kept) - i][0] != heading:
-                block.append(heading)
-            block.append(line)
-        return block, used, len(kept)
+        if not kept_events:
+            return 0
+        return used
+
+    def events_block() -> list[str]:
+        if not kept_events:
+            return []
+        block = [events_header]
+        previous = None
+        for i in kept_order:
+            if kept_events[i] != previous:
+                block.append(kept_events[i])
+                previous = kept_events[i]
+            block.append(render_recent_event(events[i]))
+        return block
 
     def pack_short_term(room: int) -> tuple[list[str], int, bool]:
         """The short-term sections in display order, cut line by line if need be."""
@@ -260,15 +293,17 @@ def assemble(
     stm_blocks: list[str] = []
     dropped_ltm = 0
     if relevance_first:
+        # A recent step the prompt is about is as relevant as the long-term memory that ranks
+        # with it: it goes first, in its place among the recent events.
+        room -= pack_events(room, only=inputs.recent_about_prompt)
         used, dropped_ltm = pack_long_term(room)
         room -= used
     elif long_term_share > 0:
         # A prompt's own share first: what it is about must not be crowded out by recent steps.
         used, dropped_ltm = pack_long_term(int(room * long_term_share))
         room -= used
-    event_blocks, used, kept_events = pack_events(room)
-    events_cut = kept_events < len(inputs.recent)
-    room -= used
+    room -= pack_events(room)
+    events_cut = len(kept_events) < len(inputs.recent)
     if not events_cut:
         stm_blocks, used, stm_cut = pack_short_term(room)
         room -= used
@@ -276,10 +311,10 @@ def assemble(
             used, dropped_ltm = pack_long_term(room)
             room -= used
     ltm_blocks = long_term_blocks()
-    dropped_events = len(inputs.recent) - kept_events
+    dropped_events = len(inputs.recent) - len(kept_events)
 
     parts = [head_identity, head_stm, *stm_blocks]
-    parts += event_blocks
+    parts += events_block()
     parts += [head_ltm, *ltm_blocks, head_prompt]
     text = "\n".join(parts) + "\n"
     over = fixed > budget

@@ -40,7 +40,13 @@ from brainiac.locations import Locations
 from brainiac.lock import holder_of
 from brainiac.note import parse as parse_note
 from brainiac.note import set_frontmatter_field
-from brainiac.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
+from brainiac.retrieval import (
+    ParsedNotes,
+    about_prompt,
+    candidate_limit,
+    recent_about_prompt,
+    retrieve,
+)
 from brainiac.vault import IDENTITY, LONG_TERM_DIR, SHORT_TERM, Vault, template_dir
 
 if TYPE_CHECKING:
@@ -464,9 +470,10 @@ class Memory:
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         # Feedback (words of the best hits added to the prompt's) finds memories said in other
-        # words; below `relevance_first_below` long-term memory is packed ahead of the recent
-        # events, and its guesses would push out a recent step the prompt is about.
-        feedback = bool(prompt) and budget >= self.config.relevance_first_below
+        # words. Below `relevance_first_below` long-term memory is packed ahead of the recent
+        # events; the recent steps that rank with it go first (recent_about_prompt), so its
+        # guesses do not push out a recent step the prompt is about.
+        feedback = bool(prompt)
         key = (query, limit, scope, feedback)
         last = self._last_search  # read once: the daemon's socket threads search too
         if reuse_ranking and last is not None and last[0] == key:
@@ -487,6 +494,13 @@ class Memory:
             exclude_events={e.id for e in recent},
             budget=budget,
             notes=self._notes,
+        )
+        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
+        share = self.config.long_term_share if prompt else 0.0
+        pinned = (
+            recent_about_prompt(hits, (e.id for e in recent), self.config, now, query, budget)
+            if relevance_first
+            else frozenset()
         )
         identity = self.identity()
         # Credentials a person wrote stay in their files but not in what goes to a model, the
@@ -510,9 +524,8 @@ class Memory:
             ],
             recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],
             long_term=(dataclasses.replace(i, text=_masked(i.text)) for i in items),
+            recent_about_prompt=pinned,
         )
-        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
-        share = self.config.long_term_share if prompt else 0.0
         result = ctx_mod.assemble(
             inputs, budget, relevance_first=relevance_first, long_term_share=share
         )

@@ -146,6 +146,32 @@ def rank(
     return session_focus(ranked)
 
 
+def recent_about_prompt(
+    hits: Sequence[Hit],
+    recent_ids: Iterable[str],
+    cfg: Config,
+    now: dt.datetime,
+    query: str,
+    budget: int,
+) -> frozenset[str]:
+    """The recent events among `hits` that rank with the long-term memories the budget holds:
+    ranked with them (nothing excluded), within the first `max_items` (an estimate of what the
+    budget pays for).
+
+    Below `relevance_first_below` long-term memory is packed before the recent events; a recent
+    step the prompt asks about ("Where did I park the car?" right after saying so) must not be
+    crowded out by older memories that rank below it, least of all by those the query feedback
+    found in other words.
+    """
+    recent = set(recent_ids)
+    if not recent:
+        return frozenset()
+    ranked = rank(hits, cfg, now, (), query)[: max_items(cfg, budget)]
+    return frozenset(
+        r.hit.event_id for r in ranked if r.hit.kind == corpus.EVENT and r.hit.event_id in recent
+    )
+
+
 def session_focus(ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` with each event lifted by its session's share of the best events' score.
 
