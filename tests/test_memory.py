@@ -230,7 +230,7 @@ def test_a_small_context_widens_its_search_and_keeps_the_recent_step_asked_about
     for i in range(9):  # the rest of the recent window, about something else
         memory.remember(f"Groceries: apples, pears and bread, list {i}.", at=T + (71 + i) * HOUR)
     memory.refresh(force=True)
-    prompt = "Lisbon vacation?"
+    prompt = "Lisbon vacation flights?"
     ctx = memory.context(prompt, budget=400, now=T + 90 * HOUR)
     assert ctx.tokens <= 400
     recent = ctx.text.split(RECENT_HEADER, 1)[1].split("## Relevant Long-Term Memory", 1)[0]

@@ -49,6 +49,9 @@ class LongTermItem:
     group: str = ""
     order: str = ""
     brief: str = ""
+    # The id of a recent event ranked among the long-term memories (when relevance comes
+    # first): packed at its rank, shown in the recent events, where it belongs.
+    recent: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,9 +61,6 @@ class Inputs:
     short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
     recent: Sequence[Event]  # oldest first
     long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
-    # Ids of recent events the prompt is about (they rank with the best long-term memories):
-    # when relevance comes first, these are packed before long-term memory, not after it.
-    recent_about_prompt: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -161,43 +161,42 @@ def assemble(
     kept_events: dict[int, str] = {}  # position in `events` -> its run heading
     kept_order: list[int] = []  # the same positions, sorted
 
-    def pack_events(room: int, only: frozenset[str] | None = None) -> int:
-        """Recent events into `kept_events`, newest first, while they fit in `room`: those in
-        `only` (skipping what does not fit), or else the newest not yet kept, up to the first
-        that does not fit. Returns the tokens spent. Shown in chronological order, each run of
-        one day and session under one heading: a line carries only its time and speaker (the
-        date and session on every line were a fifth of the block)."""
+    position = {e.id: i for i, e in enumerate(events)}
+
+    def add_event(i: int, room: int) -> int | None:
+        """Recent event `i` into `kept_events` if it fits in `room`: the tokens it adds (with the
+        block's header for the first), or None. Shown in chronological order, each run of one
+        day and session under one heading: a line carries only its time and speaker (the date
+        and session on every line were a fifth of the block)."""
+        line, heading = render_recent_event(events[i]), recent_group(events[i])
+        # A line joining the run of the event kept next to it in time costs no heading; one
+        # that starts a run pays for its heading, and for the heading of the event after it
+        # when it splits that event's run in two.
+        at = bisect.bisect(kept_order, i)
+        before = kept_events[kept_order[at - 1]] if at > 0 else None
+        after = kept_events[kept_order[at]] if at < len(kept_order) else None
+        spent = cost(line) + (0 if kept_events else cost(events_header))
+        if heading not in (before, after):
+            spent += cost(heading)
+            if before is not None and before == after:
+                spent += cost(after)
+        if spent > room:
+            return None
+        kept_events[i] = heading
+        bisect.insort(kept_order, i)
+        return spent
+
+    def pack_events(room: int) -> int:
+        """The newest recent events not kept yet, newest first, up to the first that does not
+        fit in `room`; the tokens spent."""
         used = 0
-        if only is not None and not only:
-            return 0
-        if not kept_events:
-            if not events or room <= cost(events_header):
-                return 0
-            used = cost(events_header)
         for i in range(len(events) - 1, -1, -1):
-            if i in kept_events or (only is not None and events[i].id not in only):
+            if i in kept_events:
                 continue
-            line, heading = render_recent_event(events[i]), recent_group(events[i])
-            # A line joining the run of the event kept next to it in time costs no heading; one
-            # that starts a run pays for its heading, and for the heading of the event after it
-            # when it splits that event's run in two.
-            at = bisect.bisect(kept_order, i)
-            before = kept_events[kept_order[at - 1]] if at > 0 else None
-            after = kept_events[kept_order[at]] if at < len(kept_order) else None
-            spent = cost(line)
-            if heading not in (before, after):
-                spent += cost(heading)
-                if before is not None and before == after:
-                    spent += cost(after)
-            if used + spent > room:
-                if only is not None:
-                    continue
+            spent = add_event(i, room - used)
+            if spent is None:
                 break
-            kept_events[i] = heading
-            bisect.insort(kept_order, i)
             used += spent
-        if not kept_events:
-            return 0
         return used
 
     def events_block() -> list[str]:
@@ -254,6 +253,17 @@ def assemble(
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
+            if item.recent:
+                at = position.get(item.recent)
+                if at is None or at in kept_events:
+                    continue  # not a recent event, or shown already
+                placed = add_event(at, room - used)
+                if placed is None:
+                    misses += 1
+                else:
+                    used += placed
+                    misses = 0
+                continue
             block = inert(item.text.strip("\n"))
             spent = cost(block) + headings.cost_of(item)
             if used + spent <= room:
@@ -293,9 +303,8 @@ def assemble(
     stm_blocks: list[str] = []
     dropped_ltm = 0
     if relevance_first:
-        # A recent step the prompt is about is as relevant as the long-term memory that ranks
-        # with it: it goes first, in its place among the recent events.
-        room -= pack_events(room, only=inputs.recent_about_prompt)
+        # A recent step ranked among the long-term memories (LongTermItem.recent) is packed at
+        # its rank, and shown among the recent events.
         used, dropped_ltm = pack_long_term(room)
         room -= used
     elif long_term_share > 0:

@@ -146,32 +146,6 @@ def rank(
     return session_focus(ranked)
 
 
-def recent_about_prompt(
-    hits: Sequence[Hit],
-    recent_ids: Iterable[str],
-    cfg: Config,
-    now: dt.datetime,
-    query: str,
-    budget: int,
-) -> frozenset[str]:
-    """The recent events among `hits` that rank with the long-term memories the budget holds:
-    ranked with them (nothing excluded), within the first `max_items` (an estimate of what the
-    budget pays for).
-
-    Below `relevance_first_below` long-term memory is packed before the recent events; a recent
-    step the prompt asks about ("Where did I park the car?" right after saying so) must not be
-    crowded out by older memories that rank below it, least of all by those the query feedback
-    found in other words.
-    """
-    recent = set(recent_ids)
-    if not recent:
-        return frozenset()
-    ranked = rank(hits, cfg, now, (), query)[: max_items(cfg, budget)]
-    return frozenset(
-        r.hit.event_id for r in ranked if r.hit.kind == corpus.EVENT and r.hit.event_id in recent
-    )
-
-
 def session_focus(ranked: list[Ranked]) -> list[Ranked]:
     """`ranked` with each event lifted by its session's share of the best events' score.
 
@@ -265,8 +239,15 @@ def retrieve(
     exclude_events: Iterable[str] = (),
     budget: int = 2000,
     notes: ParsedNotes | None = None,
+    recent_in_place: Iterable[str] = (),
 ) -> Iterator[LongTermItem]:
     """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
+
+    `recent_in_place`: ids of recent events ranked with them, each given at its rank as an item
+    that stands for it (LongTermItem.recent): below `relevance_first_below` long-term memory is
+    packed before the recent events, and a recent step the prompt asks about ("Where did I park
+    the car?" right after saying so) must not be crowded out by older memories ranked below it,
+    least of all by those the query feedback found in other words.
 
     A generator: a note is read and rendered only when the assembler asks for the next item, so
     the notes ranked below what fits the budget cost nothing. Notes are read from their files, so
@@ -277,7 +258,8 @@ def retrieve(
     if limit == 0 or not hits:
         return
     notes = notes if notes is not None else ParsedNotes(vault, keep=0)
-    exclude_events = set(exclude_events)
+    in_place = set(recent_in_place)
+    exclude_events = set(exclude_events) - in_place
     ranked = rank(hits, cfg, now, exclude_events, query)
     query_words = _words(query)
     given = 0
@@ -302,6 +284,8 @@ def retrieve(
             quoted.update(s.split("#", 1)[1] for s in item.sources if "#" in s)
         elif h.event_id in quoted:
             continue  # already quoted in its note's excerpt
+        elif h.kind == corpus.EVENT and h.event_id in in_place:
+            item = LongTermItem("", (), recent=h.event_id)
         else:
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
             # A link Obsidian resolves (by file name) in context/working_memory.md too.
