@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 import pytest
@@ -255,3 +256,79 @@ def test_group_headings_count_against_the_budget(budget: int, n: int) -> None:
     for i, line in enumerate(lines):
         if line.startswith("### 2026-11-20"):
             assert lines[i + 1].startswith("- Ana: event")
+
+
+def _recent_block(out: c.Assembled) -> list[str]:
+    if c.RECENT_HEADER not in out.text:
+        return []
+    block = out.text.split(c.RECENT_HEADER + "\n", 1)[1].split("\n## Relevant Long-Term", 1)[0]
+    return block.strip("\n").split("\n")
+
+
+def test_a_recent_step_ranked_with_long_term_memory_is_packed_at_its_rank() -> None:
+    # Relevance first, 200 tokens: the five long-term items would leave no room for the recent
+    # events; one ranked between them is packed at its rank and shown among the recent events.
+    inputs = _inputs()
+    asked = inputs.recent[2]  # "event number 4", an older recent step
+    plain = c.assemble(inputs, budget=200, relevance_first=True)
+    assert "event number 4 " not in plain.text and "### Note 1" in plain.text
+    ranked = [*inputs.long_term]
+    ranked.insert(1, c.LongTermItem("", (), recent=asked.id))
+    out = c.assemble(
+        dataclasses.replace(inputs, long_term=ranked), budget=200, relevance_first=True
+    )
+    assert "### Note 0" in out.text and out.tokens <= 200
+    assert out.text.count("event number 4 ") == 1
+    lines = _recent_block(out)
+    assert lines[0] == "#### 2026-11-20"
+    assert "- 09:04 user: event number 4 " + "x" * 40 in lines
+    # The rest of the room still goes to the newest steps, shown in time order with it.
+    times = [line[2:7] for line in lines[1:]]
+    assert times == sorted(times) and times[0] == "09:04"
+    # Ranked below what fits, it is not packed ahead of anything.
+    last = [*inputs.long_term, c.LongTermItem("", (), recent=asked.id)]
+    below = c.assemble(
+        dataclasses.replace(inputs, long_term=last), budget=200, relevance_first=True
+    )
+    assert below.text == plain.text
+
+
+@given(
+    budget=st.integers(1, 1200),
+    n_ltm=st.integers(0, 8),
+    ranks=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 8)), max_size=6),
+    sessions=st.lists(st.sampled_from(["a", "b", ""]), min_size=10, max_size=10),
+    relevance_first=st.booleans(),
+)
+def test_recent_steps_ranked_with_long_term_memory_never_exceed_the_budget(
+    budget: int,
+    n_ltm: int,
+    ranks: list[tuple[int, int]],
+    sessions: list[str],
+    relevance_first: bool,
+) -> None:
+    # Runs of sessions that interleave (a, b, a) make a step packed at its rank split a run.
+    base = _inputs(n_events=0, n_ltm=n_ltm)
+    events = [
+        ev.make_event(f"event {i} " + "x" * 30, at=T + dt.timedelta(minutes=i), session=s or None)
+        for i, s in enumerate(sessions)
+    ]
+    ranked = [*base.long_term]
+    for event, at in dict(ranks).items():  # each event at most once
+        ranked.insert(min(at, len(ranked)), c.LongTermItem("", (), recent=events[event].id))
+    inputs = dataclasses.replace(base, recent=events, long_term=ranked)
+    out = c.assemble(inputs, budget, relevance_first=relevance_first)
+    if not out.over_budget:
+        assert out.tokens <= budget
+    lines = _recent_block(out)
+    shown = [int(line.split("event ")[1].split(" ")[0]) for line in lines if "event " in line]
+    assert shown == sorted(set(shown))
+    # Every line sits under the heading of its own day and session, each run headed once.
+    heading = ""
+    for line in lines:
+        if line.startswith("#### "):
+            assert line != heading
+            heading = line
+        else:
+            i = int(line.split("event ")[1].split(" ")[0])
+            assert heading == c.recent_group(events[i])

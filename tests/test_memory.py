@@ -209,3 +209,36 @@ def test_a_message_in_the_session_the_question_is_about_outranks_its_likes_elsew
     assert all("regatta" in r.hit.text for r in lifted[:20] if r.hit.kind == "event")
     ltm = _ltm_part(memory.context(question, budget=2000, now=now).text)
     assert "We came second anyway" in ltm
+
+
+def test_a_small_context_widens_its_search_and_keeps_the_recent_step_asked_about(
+    memory: Memory,
+) -> None:
+    """Below `relevance_first_below` long-term memory is packed before the recent events, with
+    the query feedback's finds among it; a recent step that ranks with them goes first."""
+    memory.remember("We spent our vacation in Lisbon; the tiles everywhere were gorgeous.", at=T)
+    memory.remember("Lisbon vacation photos: blue tiles and yellow trams.", at=T + HOUR)
+    for i in range(30):  # (not right after them: an event is matched with the one before it)
+        memory.remember(f"filler message number {i}", at=T + (2 + i) * HOUR)
+    tiles = memory.remember("I bought painted tiles for the kitchen wall.", at=T + 40 * HOUR)
+    for i in range(12):  # older memories of the trip, enough to fill a small context
+        memory.remember(
+            f"Lisbon vacation memory {i}: " + "we walked up the hills again " * 3,
+            at=T + (50 + i) * HOUR,
+        )
+    asked = memory.remember("I booked the Lisbon flights for our next vacation.", at=T + 70 * HOUR)
+    for i in range(9):  # the rest of the recent window, about something else
+        memory.remember(f"Groceries: apples, pears and bread, list {i}.", at=T + (71 + i) * HOUR)
+    memory.refresh(force=True)
+    prompt = "Lisbon vacation flights?"
+    ctx = memory.context(prompt, budget=400, now=T + 90 * HOUR)
+    assert ctx.tokens <= 400
+    recent = ctx.text.split(RECENT_HEADER, 1)[1].split("## Relevant Long-Term Memory", 1)[0]
+    assert asked.text in recent  # the step asked about, in the recent block
+    # The other steps get what long-term memory leaves, newest first.
+    assert "list 0" not in recent
+    ltm = ctx.text.split("## Relevant Long-Term Memory", 1)[1]
+    assert "Lisbon vacation memory" in ltm
+    # The feedback's find: shares no word with the prompt, only with the best hits.
+    wide = memory.context(prompt, budget=900, now=T + 90 * HOUR)
+    assert tiles.text in wide.text

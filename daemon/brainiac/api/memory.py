@@ -422,9 +422,10 @@ class Memory:
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         # Feedback (words of the best hits added to the prompt's) finds memories said in other
-        # words; below `relevance_first_below` long-term memory is packed ahead of the recent
-        # events, and its guesses would push out a recent step the prompt is about.
-        feedback = bool(prompt) and budget >= self.config.relevance_first_below
+        # words. Below `relevance_first_below` long-term memory is packed ahead of the recent
+        # events, and the recent steps ranked with it at their rank (retrieve's
+        # `recent_in_place`), so its guesses do not push out a recent step the prompt is about.
+        feedback = bool(prompt)
         key = (query, limit, scope, feedback)
         last = self._last_search  # read once: the daemon's socket threads search too
         if reuse_ranking and last is not None and last[0] == key:
@@ -436,15 +437,19 @@ class Memory:
                 else []
             )
             self._last_search = (key, hits)
+        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
+        share = self.config.long_term_share if prompt else 0.0
+        recent_ids = {e.id for e in recent}
         items = retrieve(
             self.vault,
             hits,
             query,
             self.config,
             now,
-            exclude_events={e.id for e in recent},
+            exclude_events=recent_ids,
             budget=budget,
             notes=self._notes,
+            recent_in_place=recent_ids if relevance_first else (),
         )
         identity = self.identity()
         # Credentials a person wrote stay in their files but not in what goes to a model, the
@@ -469,8 +474,6 @@ class Memory:
             recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],
             long_term=(dataclasses.replace(i, text=_masked(i.text)) for i in items),
         )
-        relevance_first = bool(prompt) and budget < self.config.relevance_first_below
-        share = self.config.long_term_share if prompt else 0.0
         result = ctx_mod.assemble(
             inputs, budget, relevance_first=relevance_first, long_term_share=share
         )

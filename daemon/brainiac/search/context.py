@@ -9,6 +9,7 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
@@ -48,6 +49,9 @@ class LongTermItem:
     group: str = ""
     order: str = ""
     brief: str = ""
+    # The id of a recent event ranked among the long-term memories (when relevance comes
+    # first): packed at its rank, shown in the recent events, where it belongs.
+    recent: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,32 +156,60 @@ def assemble(
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
     room = budget - fixed
 
-    def pack_events(room: int) -> tuple[list[str], int, int]:
-        """The newest recent events that fit, in chronological order (with their header), each
-        run of one day and session under one heading: a line carries only its time and speaker
-        (the date and session on every line were a fifth of the block)."""
-        events = list(inputs.recent)
-        header = f"\n### Recent Events\n{RECENT_HEADER}"
-        if not events or room <= cost(header):
-            return [], 0, 0
-        used = cost(header)
-        kept: list[tuple[str, str]] = []  # (run heading, line), newest first
-        for event in reversed(events):
-            line, heading = render_recent_event(event), recent_group(event)
-            # Going back in time, the newest line of a run pays for the run's heading.
-            spent = cost(line) + (cost(heading) if not kept or kept[-1][0] != heading else 0)
-            if used + spent > room:
+    events = list(inputs.recent)
+    events_header = f"\n### Recent Events\n{RECENT_HEADER}"
+    kept_events: dict[int, str] = {}  # position in `events` -> its run heading
+    kept_order: list[int] = []  # the same positions, sorted
+
+    position = {e.id: i for i, e in enumerate(events)}
+
+    def add_event(i: int, room: int) -> int | None:
+        """Recent event `i` into `kept_events` if it fits in `room`: the tokens it adds (with the
+        block's header for the first), or None. Shown in chronological order, each run of one
+        day and session under one heading: a line carries only its time and speaker (the date
+        and session on every line were a fifth of the block)."""
+        line, heading = render_recent_event(events[i]), recent_group(events[i])
+        # A line joining the run of the event kept next to it in time costs no heading; one
+        # that starts a run pays for its heading, and for the heading of the event after it
+        # when it splits that event's run in two.
+        at = bisect.bisect(kept_order, i)
+        before = kept_events[kept_order[at - 1]] if at > 0 else None
+        after = kept_events[kept_order[at]] if at < len(kept_order) else None
+        spent = cost(line) + (0 if kept_events else cost(events_header))
+        if heading not in (before, after):
+            spent += cost(heading)
+            if before is not None and before == after:
+                spent += cost(after)
+        if spent > room:
+            return None
+        kept_events[i] = heading
+        bisect.insort(kept_order, i)
+        return spent
+
+    def pack_events(room: int) -> int:
+        """The newest recent events not kept yet, newest first, up to the first that does not
+        fit in `room`; the tokens spent."""
+        used = 0
+        for i in range(len(events) - 1, -1, -1):
+            if i in kept_events:
+                continue
+            spent = add_event(i, room - used)
+            if spent is None:
                 break
-            kept.append((heading, line))
             used += spent
-        if not kept:
-            return [], 0, 0
-        block = [header]
-        for i, (heading, line) in enumerate(reversed(kept)):
-            if i == 0 or kept[len(kept) - i][0] != heading:
-                block.append(heading)
-            block.append(line)
-        return block, used, len(kept)
+        return used
+
+    def events_block() -> list[str]:
+        if not kept_events:
+            return []
+        block = [events_header]
+        previous = None
+        for i in kept_order:
+            if kept_events[i] != previous:
+                block.append(kept_events[i])
+                previous = kept_events[i]
+            block.append(render_recent_event(events[i]))
+        return block
 
     def pack_short_term(room: int) -> tuple[list[str], int, bool]:
         """The short-term sections in display order, cut line by line if need be."""
@@ -221,6 +253,17 @@ def assemble(
             if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
+            if item.recent:
+                at = position.get(item.recent)
+                if at is None or at in kept_events:
+                    continue  # not a recent event, or shown already
+                placed = add_event(at, room - used)
+                if placed is None:
+                    misses += 1
+                else:
+                    used += placed
+                    misses = 0
+                continue
             block = inert(item.text.strip("\n"))
             spent = cost(block) + headings.cost_of(item)
             if used + spent <= room:
@@ -260,15 +303,16 @@ def assemble(
     stm_blocks: list[str] = []
     dropped_ltm = 0
     if relevance_first:
+        # A recent step ranked among the long-term memories (LongTermItem.recent) is packed at
+        # its rank, and shown among the recent events.
         used, dropped_ltm = pack_long_term(room)
         room -= used
     elif long_term_share > 0:
         # A prompt's own share first: what it is about must not be crowded out by recent steps.
         used, dropped_ltm = pack_long_term(int(room * long_term_share))
         room -= used
-    event_blocks, used, kept_events = pack_events(room)
-    events_cut = kept_events < len(inputs.recent)
-    room -= used
+    room -= pack_events(room)
+    events_cut = len(kept_events) < len(inputs.recent)
     if not events_cut:
         stm_blocks, used, stm_cut = pack_short_term(room)
         room -= used
@@ -276,10 +320,10 @@ def assemble(
             used, dropped_ltm = pack_long_term(room)
             room -= used
     ltm_blocks = long_term_blocks()
-    dropped_events = len(inputs.recent) - kept_events
+    dropped_events = len(inputs.recent) - len(kept_events)
 
     parts = [head_identity, head_stm, *stm_blocks]
-    parts += event_blocks
+    parts += events_block()
     parts += [head_ltm, *ltm_blocks, head_prompt]
     text = "\n".join(parts) + "\n"
     over = fixed > budget

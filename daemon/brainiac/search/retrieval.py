@@ -241,8 +241,15 @@ def retrieve(
     exclude_events: Iterable[str] = (),
     budget: int = 2000,
     notes: ParsedNotes | None = None,
+    recent_in_place: Iterable[str] = (),
 ) -> Iterator[LongTermItem]:
     """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
+
+    `recent_in_place`: ids of recent events ranked with them, each given at its rank as an item
+    that stands for it (LongTermItem.recent): below `relevance_first_below` long-term memory is
+    packed before the recent events, and a recent step the prompt asks about ("Where did I park
+    the car?" right after saying so) must not be crowded out by older memories ranked below it,
+    least of all by those the query feedback found in other words.
 
     A generator: a note is read and rendered only when the assembler asks for the next item, so
     the notes ranked below what fits the budget cost nothing. Notes are read from their files, so
@@ -253,7 +260,8 @@ def retrieve(
     if limit == 0 or not hits:
         return
     notes = notes if notes is not None else ParsedNotes(vault, keep=0)
-    exclude_events = set(exclude_events)
+    in_place = set(recent_in_place)
+    exclude_events = set(exclude_events) - in_place
     ranked = rank(hits, cfg, now, exclude_events, query)
     query_words = _words(query)
     given = 0
@@ -278,6 +286,8 @@ def retrieve(
             quoted.update(s.split("#", 1)[1] for s in item.sources if "#" in s)
         elif h.event_id in quoted:
             continue  # already quoted in its note's excerpt
+        elif h.kind == corpus.EVENT and h.event_id in in_place:
+            item = LongTermItem("", (), recent=h.event_id)
         else:
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
             # A link Obsidian resolves (by file name) in context/working_memory.md too.
