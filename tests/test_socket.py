@@ -225,7 +225,7 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
                     brainiac_modules.add(candidate if _is_module(candidate) else node.module or "")
         # entry.py hands what the daemon did not answer to brainiac.interfaces.cli (after asking:
         # the import-time test above shows an answered call never loads it)
-        fallback = {"brainiac.interfaces.cli"} if module is entry else set()
+        fallback = {"brainiac.interfaces.cli.root"} if module is entry else set()
         lean = {
             "brainiac.runtime.daemon_socket",
             "brainiac.store.vault_key",
