@@ -408,3 +408,112 @@ def test_a_short_question_over_a_dozen_events_returns_on_every_whoosh(memory: Me
     assert len(hits) == 3
     assert all(h.score > 0 for h in hits)
     assert trip.id in {h.event_id for h in memory.indexer.index.search("Woodhaven", limit=3)}
+
+
+# -- the build's own analysis (index._Terms) gives the analyzer's terms -------------------------
+
+# Words the analyzer treats specially: stop words, one letter, dots inside and after words, `*`
+# (a word character in whoosh3's pattern, not in 2.7.4's), underscores, digits, a letter whose
+# lowercase is two characters ("İ"), letters of other scripts and combining marks.
+_TRICKY = st.sampled_from(
+    [
+        "what",
+        "The",
+        "a",
+        "I",
+        "x",
+        "U.S.A.",
+        "e.g.",
+        "3.14",
+        "v2.0.1",
+        "**bold**",
+        "*",
+        "snake_case",
+        "İstanbul",
+        "STRASSE",
+        "straße",
+        "Ǆemal",
+        "naïve",
+        "naı̈ve",
+        "日本語",
+        "Ωmega",
+        "ﬁne",
+        "running",
+        "runs",
+        "ran",
+        "flies",
+        "agreed",
+        "...",
+        "a.b",
+        "._.",
+        "9",
+        "--",
+        "Ⅻ",
+        "𝔘nicode",
+    ]
+)
+_TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=12)), max_size=30).map(
+    lambda words: "".join(w + (" " if i % 3 else ". ") for i, w in enumerate(words))
+) | st.text(max_size=200)
+
+
+@given(text=_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_the_builds_terms_are_the_analyzers(text: str) -> None:
+    from brainiac.search.index import _schema, _Terms
+
+    analyzer = _schema()["body"].analyzer
+    terms = _Terms()
+    expected = [t.text for t in analyzer(text)]
+    assert terms.of(text) == expected
+    assert terms.of(text) == expected  # kept, and the same the second time
+
+
+@given(role=_TEXT, text=_TEXT, title=_TEXT)
+@settings(max_examples=200, deadline=None)
+def test_an_events_fields_are_the_terms_of_their_parts(role: str, text: str, title: str) -> None:
+    # _with_analysed_text: an event's body "role: text" and context "previous title" are the
+    # terms of their parts in turn, so each part (a message, met twice) is analysed once.
+    from brainiac.search.index import _schema, _Terms
+
+    analyzer = _schema()["body"].analyzer
+    terms = _Terms()
+    assert terms.of(role) + terms.of(text) == [t.text for t in analyzer(f"{role}: {text}")]
+    assert terms.of(text) + terms.of(title) == [t.text for t in analyzer(f"{text} {title}")]
+
+
+def test_indexed_terms_and_lengths_are_the_analyzers(memory: Memory, vault: Path) -> None:
+    # The documents reach Whoosh as lists of terms; what it records must be what it would have
+    # made of the text itself: the same terms, counted, and the same field lengths.
+    from brainiac.search.index import _schema
+
+    note = vault / "memory/long_term/estuary.md"
+    body = "Running runs ran: the U.S.A. **bold** İstanbul estuary, estuary and naïve herons."
+    note.write_text(f"---\ntitle: Estuary\n---\n{body}\n")
+    memory.remember("Herons were running along the estuary at dawn.", role="user", session="s1")
+    memory.remember("How many herons?", role="assistant", session="s1")
+    memory.refresh(force=True)
+    analyzer = _schema()["body"].analyzer
+    index = memory.indexer.index
+    with index._searching:
+        searcher = index._searcher
+        reader = searcher.reader()
+        found = 0
+        for docnum, fields in reader.iter_docs():
+            if fields.get("path") == "memory/long_term/estuary.md" and fields["kind"] == "note":
+                expected = [t.text for t in analyzer(body)]
+            elif fields.get("text") == "How many herons?":
+                expected = [t.text for t in analyzer("assistant: How many herons?")]
+                message = "Herons were running along the estuary at dawn."
+                context = [t.text for t in analyzer(message)]
+                assert reader.doc_field_length(docnum, "context") == len(context)
+            else:
+                continue
+            found += 1
+            assert reader.doc_field_length(docnum, "body") == len(expected)
+            for term in set(expected):
+                postings = reader.postings("body", term)
+                postings.skip_to(docnum)
+                assert postings.id() == docnum
+                assert postings.value_as("frequency") == expected.count(term)
+        assert found == 2

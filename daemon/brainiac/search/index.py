@@ -24,6 +24,7 @@ import heapq
 import itertools
 import logging
 import math
+import re
 import threading
 import uuid
 import warnings
@@ -37,9 +38,11 @@ import whoosh
 from whoosh import index as windex
 from whoosh import scoring
 from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
+from whoosh.analysis.tokenizers import default_pattern
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.index import LockError
+from whoosh.lang.porter import stem as porter_stem
 from whoosh.query import And, Or, Term
 from whoosh.util.numeric import byte_to_length
 
@@ -185,6 +188,10 @@ _STOP_WORDS = frozenset(STOP_WORDS) | frozenset(
 )
 
 
+# The shortest term the analyzer keeps (StemmingAnalyzer's default, named for _Terms).
+_MIN_TERM_LENGTH = 2
+
+
 def _schema() -> Schema:
     """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
 
@@ -194,7 +201,7 @@ def _schema() -> Schema:
     `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
     indexed for the search filter and `key` for replacing and deleting a document.
     """
-    analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS)
+    analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS, minsize=_MIN_TERM_LENGTH)
     return Schema(
         key=ID(stored=True, unique=True),
         path=STORED,
@@ -481,11 +488,12 @@ class Index:
         self._check_writable()
         with self._writing("updating the index"):
             writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=128)
+            terms = _Terms()
             try:
                 for key in delete:
                     writer.delete_by_term("key", key)
                 for doc in add:
-                    writer.update_document(**_fields(doc))
+                    writer.update_document(**_fields(doc, terms))
             except Exception:
                 _cancel(writer)
                 raise
@@ -523,10 +531,11 @@ class Index:
         with self._writing("building the index"):
             writer = self._ix.writer(**options)
         added = 0
+        terms = _Terms()
         try:
             for doc in itertools.chain(first, source):  # the source's errors: as they are
                 with self._writing("building the index"):
-                    writer.add_document(**_fields(doc))
+                    writer.add_document(**_fields(doc, terms))
                 added += 1
         except BaseException:
             _cancel(writer)
@@ -965,7 +974,52 @@ def _cancel(writer: Any) -> None:
             task.join(5)
 
 
-def _fields(doc: Document) -> dict[str, Any]:
+class _Terms:
+    """The terms the schema's analyzer makes of a text (tokens, lowercased, stop words and
+    one-letter tokens dropped, stemmed), made here in the writing process, each distinct text once.
+
+    Performance (scale benchmark, 10,000 notes; docs/benchmarks.md section 1.1): Whoosh accepts
+    a field's value as a list of terms already analysed and then only counts them. Its analyzer
+    is four chained generators per token, run in the build's sub-writers; this is one pass of
+    C-level findall and a dictionary of stems. And every message is analysed once, though it is
+    indexed twice: as its own event's body and as the next event's context. The texts kept are
+    events' (short, and met again); a note's body is analysed without keeping it.
+    tests/test_index_terms.py holds these terms to the analyzer's, on whoosh3 and 2.7.4 alike.
+    """
+
+    # Whoosh's default token pattern (it differs between whoosh3, which keeps `*` in words, and
+    # 2.7.4), with its group made non-capturing so that findall returns whole tokens.
+    _WORD = re.compile(default_pattern.pattern.replace("(", "(?:"), default_pattern.flags)
+
+    def __init__(self) -> None:
+        self._of_text: dict[str, list[str]] = {}
+        # Each word (lowercased token) seen, with its term, or "" for a word the analyzer drops.
+        self._term_of: dict[str, str] = {}
+
+    def of(self, text: str, keep: bool = True) -> list[str]:
+        terms = self._of_text.get(text)
+        if terms is None:
+            terms = self._analysed(text)
+            if keep:
+                self._of_text[text] = terms
+        return terms
+
+    def _analysed(self, text: str) -> list[str]:
+        if text.isascii():
+            # Lowercasing ASCII never joins or splits a token, so the whole text is lowercased
+            # at once; elsewhere each token is, as Whoosh does ("İ" lowercases to two characters,
+            # the second not a word character).
+            words = self._WORD.findall(text.lower())
+        else:
+            words = [w.lower() for w in self._WORD.findall(text)]
+        term_of = self._term_of
+        for word in set(words).difference(term_of):
+            dropped = len(word) < _MIN_TERM_LENGTH or word in _STOP_WORDS
+            term_of[word] = "" if dropped else porter_stem(word)
+        return list(filter(None, map(term_of.__getitem__, words)))
+
+
+def _fields(doc: Document, terms: _Terms) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "key": doc.key,
         "path": doc.path,
@@ -1001,7 +1055,24 @@ def _fields(doc: Document) -> dict[str, Any]:
     # records a length for every field it is given, and an event leaves five of them empty.
     # Scores do not change (an absent field has length 0, as an empty one did); a result reads
     # a missing stored field as empty (`_hit`).
-    return {name: value for name, value in fields.items() if value != ""}
+    fields = {name: value for name, value in fields.items() if value != ""}
+    _with_analysed_text(fields, doc, terms)
+    return fields
+
+
+def _with_analysed_text(fields: dict[str, Any], doc: Document, terms: _Terms) -> None:
+    """`body` and `context` as lists of terms (_Terms) rather than text: the same postings and
+    lengths. An event's body is "role: text" and its context the message before it, then its
+    note's title, joined by a space: no token spans a colon or a space, so each is the terms
+    of its parts in turn, and the parts are the texts other events share."""
+    event = doc.kind == EVENT
+    if "body" in fields:
+        if event and doc.body == f"{doc.role}: {doc.text}":
+            fields["body"] = terms.of(doc.role) + terms.of(doc.text)
+        else:
+            fields["body"] = terms.of(doc.body, keep=event)
+    if "context" in fields:
+        fields["context"] = terms.of(doc.context) + (terms.of(doc.title) if event else [])
 
 
 @dataclass(frozen=True)
