@@ -11,7 +11,7 @@ import pytest
 from brainiac.guard.evidence.alignment import EventLine, align, event_lines, subject_of
 from brainiac.guard.evidence.values import Period, read, relation_words
 from brainiac.guard.evidence.words import lemma, owners
-from brainiac.search.index import Hit
+from brainiac.search.index_documents import Hit
 
 MONDAY = dt.datetime(2023, 5, 8, 10, 0)
 

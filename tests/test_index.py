@@ -165,7 +165,7 @@ def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypa
     # The index reads each segment's field lengths once instead of once per scored posting;
     # scores must be Whoosh's own, over several segments and after a deletion.
     from brainiac.search.corpus import Document
-    from brainiac.search.index import _SegmentLengthsBM25F
+    from brainiac.search.index_scoring import SegmentLengthsBM25F
 
     index = Index(tmp_path / "idx")
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
@@ -187,7 +187,7 @@ def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypa
     cached = [(h.path, h.score) for h in index.search(query, limit=50)]
     assert index._weighting._lengths, "the length cache was not used"
 
-    monkeypatch.setattr(_SegmentLengthsBM25F, "_segment_lengths", lambda *a: None)
+    monkeypatch.setattr(SegmentLengthsBM25F, "_segment_lengths", lambda *a: None)
     plain = [(h.path, h.score) for h in index.search(query, limit=50)]
     assert [p for p, _ in cached] == [p for p, _ in plain]
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(cached, plain, strict=True))
@@ -410,7 +410,7 @@ def test_a_short_question_over_a_dozen_events_returns_on_every_whoosh(memory: Me
     assert trip.id in {h.event_id for h in memory.indexer.index.search("Woodhaven", limit=3)}
 
 
-# -- the build's own analysis (index._Terms) gives the analyzer's terms -------------------------
+# -- the build's own analysis (index_fields.Terms) gives the analyzer's terms -----------------
 
 # Words the analyzer treats specially: stop words, one letter, dots inside and after words, `*`
 # (a word character in whoosh3's pattern, not in 2.7.4's), underscores, digits, a letter whose
@@ -460,10 +460,10 @@ _TEXT = st.lists(st.one_of(_TRICKY, st.text(max_size=12)), max_size=30).map(
 @given(text=_TEXT)
 @settings(max_examples=300, deadline=None)
 def test_the_builds_terms_are_the_analyzers(text: str) -> None:
-    from brainiac.search.index import _schema, _Terms
+    from brainiac.search.index_fields import Terms, index_schema
 
-    analyzer = _schema()["body"].analyzer
-    terms = _Terms()
+    analyzer = index_schema()["body"].analyzer
+    terms = Terms()
     expected = [t.text for t in analyzer(text)]
     assert terms.of(text) == expected
     assert terms.of(text) == expected  # kept, and the same the second time
@@ -472,12 +472,12 @@ def test_the_builds_terms_are_the_analyzers(text: str) -> None:
 @given(role=_TEXT, text=_TEXT, title=_TEXT)
 @settings(max_examples=200, deadline=None)
 def test_an_events_fields_are_the_terms_of_their_parts(role: str, text: str, title: str) -> None:
-    # _with_analysed_text: an event's body "role: text" and context "previous title" are the
+    # with_analysed_text: an event's body "role: text" and context "previous title" are the
     # terms of their parts in turn, so each part (a message, met twice) is analysed once.
-    from brainiac.search.index import _schema, _Terms
+    from brainiac.search.index_fields import Terms, index_schema
 
-    analyzer = _schema()["body"].analyzer
-    terms = _Terms()
+    analyzer = index_schema()["body"].analyzer
+    terms = Terms()
     assert terms.of(role) + terms.of(text) == [t.text for t in analyzer(f"{role}: {text}")]
     assert terms.of(text) + terms.of(title) == [t.text for t in analyzer(f"{text} {title}")]
 
@@ -485,7 +485,7 @@ def test_an_events_fields_are_the_terms_of_their_parts(role: str, text: str, tit
 def test_indexed_terms_and_lengths_are_the_analyzers(memory: Memory, vault: Path) -> None:
     # The documents reach Whoosh as lists of terms; what it records must be what it would have
     # made of the text itself: the same terms, counted, and the same field lengths.
-    from brainiac.search.index import _schema
+    from brainiac.search.index_fields import index_schema
 
     note = vault / "memory/long_term/estuary.md"
     body = "Running runs ran: the U.S.A. **bold** İstanbul estuary, estuary and naïve herons."
@@ -493,7 +493,7 @@ def test_indexed_terms_and_lengths_are_the_analyzers(memory: Memory, vault: Path
     memory.remember("Herons were running along the estuary at dawn.", role="user", session="s1")
     memory.remember("How many herons?", role="assistant", session="s1")
     memory.refresh(force=True)
-    analyzer = _schema()["body"].analyzer
+    analyzer = index_schema()["body"].analyzer
     index = memory.indexer.index
     with index._searching:
         searcher = index._searcher

@@ -105,9 +105,9 @@ def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tupl
     scored = list(searcher.search(query, limit=None).items())
     top = scored[:limit]
     hits = [searcher.stored_fields(d) | {"score": s} for d, s in top]
-    from brainiac.search.index import _hit_fields
+    from brainiac.search.index_documents import hit_fields
 
-    expansion = index._feedback_terms([_hit_fields(h, h["score"]) for h in hits[:5]], set(terms))
+    expansion = index._feedback_terms([hit_fields(h, h["score"]) for h in hits[:5]], set(terms))
     scores = dict(scored)
     if expansion:
         extra = Or(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from brainiac import Memory
 from brainiac.search import corpus
-from brainiac.search.index import context_digest
+from brainiac.search.index_documents import context_digest
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 WORDS = [

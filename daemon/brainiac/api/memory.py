@@ -39,7 +39,8 @@ from brainiac.core.lazy import lazy_module
 from brainiac.lifecycle import feedback as feedback_mod
 from brainiac.search import context as ctx_mod
 from brainiac.search import project_search
-from brainiac.search.index import Hit, Index
+from brainiac.search.index import Index
+from brainiac.search.index_documents import Hit
 from brainiac.search.indexer import Indexer, SyncReport
 from brainiac.search.retrieval import ParsedNotes, about_prompt, candidate_limit, retrieve
 from brainiac.store import config as config_mod

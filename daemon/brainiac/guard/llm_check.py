@@ -44,7 +44,7 @@ from brainiac.model.llm import Verdict
 from brainiac.text import facts
 
 if TYPE_CHECKING:
-    from brainiac.search.index import Hit
+    from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from brainiac.store.vault import LONG_TERM_DIR, FileText
 from brainiac.text import ltm
 
 if TYPE_CHECKING:
-    from brainiac.search.index import NoteRecord
+    from brainiac.search.index_documents import NoteRecord
     from brainiac.search.memory_protocol import MemoryLike
 
 

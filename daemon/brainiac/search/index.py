@@ -1,6 +1,8 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
-This module and its scorer (index_scoring.py) are the only ones that import whoosh. It follows
+With index_fields.py (the schema and the terms a document is indexed under) and
+index_scoring.py (scoring matches), the only modules that import whoosh; index_documents.py
+holds what comes back (hits, note records, stored events). It follows
 docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
 rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
 (idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (the
@@ -11,24 +13,25 @@ writer so the lock is never left held. Any error reading the index makes the cal
 
 Queries are never parsed as query syntax: the text is run through the same analyzer as the
 documents and becomes an OR of its terms, so anything a person or a model types is a valid query.
+
+One concept: the `Index` object, one open Whoosh index with its one writer and its one
+long-lived searcher. Its writes (apply, build, merges), its searches (query, feedback, the
+postings budget) and its lookups (notes, sessions) all go through that searcher and the lock it
+is swapped under, and ask the same per-searcher memo; split apart, each part would need the
+others' private state. What does not touch that state lives in the three modules above.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import datetime as dt
 import gc
-import hashlib
-import heapq
 import itertools
 import logging
 import math
-import re
 import threading
 import uuid
 import warnings
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,19 +39,24 @@ from typing import Any
 
 import whoosh
 from whoosh import index as windex
-from whoosh import scoring
-from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
-from whoosh.analysis.tokenizers import default_pattern
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN
-from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.index import LockError
-from whoosh.lang.porter import stem as porter_stem
 from whoosh.query import And, Or, Term
-from whoosh.util.numeric import byte_to_length
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
-from brainiac.search.corpus import EVENT, NOTE, Document
-from brainiac.search.index_scoring import best, match_scores
+from brainiac.search.corpus import EVENT, Document
+from brainiac.search.index_documents import (
+    SESSION_HASH_LEN,
+    Hit,
+    NoteRecord,
+    StoredEvent,
+    hit,
+    hit_fields,
+    segment_notes,
+    session_time_term,
+    stored_session_event,
+)
+from brainiac.search.index_fields import STOP_LIST, Terms, document_fields, index_schema
+from brainiac.search.index_scoring import SegmentLengthsBM25F, best, best_widened, match_scores
 from brainiac.text import when
 
 log = logging.getLogger(__name__)
@@ -70,173 +78,6 @@ _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
-_CONTEXT_BOOST = 0.5
-
-
-# Whoosh's own stop list is short (34 words) and keeps the function words every question is made
-# of ("what", "did", "how", "does", "she", "they", ...). In a query they match nearly every short
-# message and pull chatty lines ("What did it look like?") above the ones that share the question's
-# content words; BM25's idf only damps them. So both documents and queries drop a standard English
-# function-word list (pronouns, auxiliaries, question words, articles, prepositions) as well.
-_STOP_WORDS = frozenset(STOP_WORDS) | frozenset(
-    (
-        "about",
-        "above",
-        "after",
-        "again",
-        "against",
-        "all",
-        "am",
-        "any",
-        "because",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "but",
-        "could",
-        "did",
-        "do",
-        "does",
-        "doing",
-        "down",
-        "during",
-        "each",
-        "few",
-        "further",
-        "had",
-        "has",
-        "having",
-        "he",
-        "her",
-        "here",
-        "hers",
-        "herself",
-        "him",
-        "himself",
-        "his",
-        "how",
-        "i",
-        "into",
-        "its",
-        "itself",
-        "just",
-        "me",
-        "more",
-        "most",
-        "my",
-        "myself",
-        "no",
-        "nor",
-        "now",
-        "off",
-        "once",
-        "only",
-        "other",
-        "our",
-        "ours",
-        "ourselves",
-        "out",
-        "over",
-        "own",
-        "same",
-        "she",
-        "should",
-        "so",
-        "some",
-        "such",
-        "than",
-        "their",
-        "theirs",
-        "them",
-        "themselves",
-        "then",
-        "there",
-        "these",
-        "they",
-        "those",
-        "through",
-        "too",
-        "under",
-        "until",
-        "up",
-        "very",
-        "was",
-        "were",
-        "what",
-        "where",
-        "which",
-        "while",
-        "who",
-        "whom",
-        "why",
-        "would",
-        "yours",
-        "yourself",
-        "yourselves",
-        "s",
-        "t",
-        "don",
-        "ll",
-        "m",
-        "re",
-        "ve",
-        "d",
-    )
-)
-
-
-# The shortest term the analyzer keeps (StemmingAnalyzer's default, named for _Terms).
-_MIN_TERM_LENGTH = 2
-
-
-def _schema() -> Schema:
-    """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
-
-    Only what a query or a result reads is kept, because every field of every document costs
-    the build time (docs/benchmarks.md, section 1.1): queries are ORs of single terms, so the
-    text fields keep term frequencies without positions (`phrase=False`); `path`, `status` and
-    `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
-    indexed for the search filter and `key` for replacing and deleting a document.
-    """
-    analyzer = StemmingAnalyzer(stoplist=_STOP_WORDS, minsize=_MIN_TERM_LENGTH)
-    return Schema(
-        key=ID(stored=True, unique=True),
-        path=STORED,
-        kind=ID(stored=True),
-        status=STORED,
-        title=TEXT(analyzer=analyzer, phrase=False, stored=True, field_boost=2.0),
-        aliases=TEXT(analyzer=analyzer, phrase=False, field_boost=2.0),
-        tags=KEYWORD(lowercase=True, commas=True, scorable=True, field_boost=1.5),
-        links=KEYWORD(lowercase=True, commas=True, scorable=True),
-        # The month and year an event was said and those it points to (when.event_terms),
-        # matched by the months and years a prompt names (when.prompt_terms).
-        when=KEYWORD(lowercase=True, scorable=True),
-        body=TEXT(analyzer=analyzer, phrase=False),
-        # An event's preceding message (see corpus._log_docs): context, so it weighs less.
-        context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
-        event_id=STORED,
-        # The scopes a memory is found in: project names, and "*" for global (projects.py).
-        projects=KEYWORD(stored=True, commas=True, lowercase=False),
-        note=STORED,  # the title of the note an event is a source of
-        text=STORED,
-        role=STORED,
-        session=STORED,
-        # An event's session and time as one term (session_time_term), so the indexer finds the
-        # events just before and after a time in a session, in every file, by walking a few
-        # terms of the lexicon (their preceding messages, corpus.previous_messages); with a
-        # digest of the preceding message indexed.
-        session_time=ID(),
-        context_digest=STORED,
-        at=STORED,
-        strength=STORED,
-        reinforcement=STORED,
-        # A note's aliases, tags and count of events as they were written, for listing notes
-        # without reading them (`Index.notes`, the MCP tool list_notes).
-        listing=STORED,
-    )
 
 
 _TEXT_FIELDS = ("title", "aliases", "body", "context")
@@ -262,81 +103,6 @@ class _SearcherMemo:
     doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Hit:
-    key: str
-    path: str
-    kind: str
-    score: float
-    title: str
-    status: str
-    event_id: str
-    text: str
-    role: str
-    session: str
-    at: dt.datetime | None
-    strength: float
-    reinforcement: float
-    projects: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class NoteRecord:
-    """A note as the index last saw it, enough to list it without reading the file."""
-
-    path: str
-    title: str
-    status: str
-    aliases: tuple[str, ...]
-    tags: tuple[str, ...]
-    sources: int
-    strength: float
-
-
-class _SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
-    """BM25F reading each segment's field lengths once, not once per posting it scores.
-
-    Whoosh looks up a document's field length for every posting it scores: a seek and a one-byte
-    read of the segment's length column, a third of a query's time at 10,000 notes. Segments never
-    change once written (a deletion does not touch lengths), so the column is read in one go per
-    segment and field and kept until the segment is merged away. This reaches into Whoosh's
-    per-document reader (the same names in whoosh3 and 2.7.4); if they ever differ, scoring falls
-    back to Whoosh's own lookup, slower but the same scores.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._lengths: dict[tuple[str, str], array[int]] = {}
-        self._byte_to_length = [byte_to_length(b) for b in range(256)]
-
-    def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
-        scorer = super().scorer(searcher, fieldname, text, qf)
-        if hasattr(scorer, "dfl"):
-            lengths = self._segment_lengths(searcher.reader(), fieldname)
-            if lengths is not None:
-                scorer.dfl = lengths.__getitem__
-        return scorer
-
-    def keep_only(self, segment_ids: set[str]) -> None:
-        """Forget the lengths of segments a merge removed."""
-        for key in [k for k in self._lengths if k[0] not in segment_ids]:
-            del self._lengths[key]
-
-    def _segment_lengths(self, reader: Any, fieldname: str) -> array[int] | None:
-        try:
-            key = (reader.segment().segment_id(), fieldname)
-            if key not in self._lengths:
-                column = reader._perdoc._cached_reader(f"_{fieldname}_len", LENGTHS_COLUMN)
-                count = reader.doc_count_all()
-                raw = column._dbfile.get(column._basepos, column._count) if column else b""
-                raw = raw.ljust(count, b"\0")
-                # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
-                self._lengths[key] = array("I", (self._byte_to_length[b] or 1 for b in raw))
-            return self._lengths[key]
-        except Exception:
-            return None
-
-
 class Index:
     """Owns one on-disk Whoosh index: its writer, its searcher and their lifecycles."""
 
@@ -345,7 +111,7 @@ class Index:
         self.writable = writable  # False: a reader beside the daemon, which owns the writer
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
-        self._weighting = _SegmentLengthsBM25F()
+        self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
@@ -385,7 +151,7 @@ class Index:
         try:
             if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
                 ix = windex.open_dir(self.directory)
-                if ix.schema.names() == _schema().names() and self.identity.endswith(
+                if ix.schema.names() == index_schema().names() and self.identity.endswith(
                     ":" + SCHEMA_VERSION
                 ):
                     return ix
@@ -408,7 +174,7 @@ class Index:
 
                     shutil.rmtree(self.directory, ignore_errors=True)
                     self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-                    ix = windex.create_in(self.directory, _schema())
+                    ix = windex.create_in(self.directory, index_schema())
                     (self.directory / _ID_FILE).write_text(f"{uuid.uuid4().hex}:{SCHEMA_VERSION}")
             except IndexLockedError:
                 raise
@@ -488,12 +254,12 @@ class Index:
         self._check_writable()
         with self._writing("updating the index"):
             writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=128)
-            terms = _Terms()
+            terms = Terms()
             try:
                 for key in delete:
                     writer.delete_by_term("key", key)
                 for doc in add:
-                    writer.update_document(**_fields(doc, terms))
+                    writer.update_document(**document_fields(doc, terms))
             except Exception:
                 _cancel(writer)
                 raise
@@ -531,11 +297,11 @@ class Index:
         with self._writing("building the index"):
             writer = self._ix.writer(**options)
         added = 0
-        terms = _Terms()
+        terms = Terms()
         try:
             for doc in itertools.chain(first, source):  # the source's errors: as they are
                 with self._writing("building the index"):
-                    writer.add_document(**_fields(doc, terms))
+                    writer.add_document(**document_fields(doc, terms))
                 added += 1
         except BaseException:
             _cancel(writer)
@@ -630,7 +396,7 @@ class Index:
                     segment = leaf.segment().segment_id()
                     records = self._listings.get(segment)
                     if records is None:
-                        records = _segment_notes(leaf)
+                        records = segment_notes(leaf)
                     kept[segment] = records
                     found += [r for docnum, r in records if not leaf.is_deleted(docnum)]
                 self._listings = kept
@@ -700,7 +466,7 @@ class Index:
                 for docnum in self._searcher.document_numbers(key=key):
                     fields = self._searcher.stored_fields(docnum)
                     if fields.get("kind") == EVENT and fields.get("session"):
-                        found.append(_stored_session_event(docnum, fields))
+                        found.append(stored_session_event(docnum, fields))
         return found
 
     def session_times(
@@ -709,7 +475,7 @@ class Index:
         """The times (time_key) at which `session` has indexed events, from `start` on and
         before `end`, in order, at most `limit`: a walk over that stretch of the lexicon only.
         A time may be left over from deleted events (session_events_at tells)."""
-        prefix = session_time_term(session, None)[:_SESSION_HASH_LEN]
+        prefix = session_time_term(session, None)[:SESSION_HASH_LEN]
         out: list[str] = []
         with self._searching:
             reader = self._searcher.reader()
@@ -719,7 +485,7 @@ class Index:
                 text = term.decode("utf-8") if isinstance(term, bytes) else str(term)
                 if fieldname != "session_time" or not text.startswith(prefix):
                     break
-                time = text[_SESSION_HASH_LEN + 1 :]
+                time = text[SESSION_HASH_LEN + 1 :]
                 if (end is not None and time >= end) or (limit is not None and len(out) >= limit):
                     break
                 out.append(time)
@@ -728,13 +494,13 @@ class Index:
     def session_events_at(self, session: str, time: str) -> list[StoredEvent]:
         """The indexed events of `session` at `time` (a time_key), in the order they were
         indexed."""
-        term = f"{session_time_term(session, None)[:_SESSION_HASH_LEN]} {time}"
+        term = f"{session_time_term(session, None)[:SESSION_HASH_LEN]} {time}"
         out: list[StoredEvent] = []
         with self._searching:
             for docnum in self._searcher.document_numbers(session_time=term):
                 fields = self._searcher.stored_fields(docnum)
                 if fields.get("kind") == EVENT and fields.get("session") == session:
-                    out.append(_stored_session_event(docnum, fields))
+                    out.append(stored_session_event(docnum, fields))
         return out
 
     def _search(
@@ -756,7 +522,7 @@ class Index:
         keyword_clauses = [
             Term(f, w)
             for w in sorted(words)
-            if len(w) > 1 and w not in _STOP_WORDS
+            if len(w) > 1 and w not in STOP_LIST
             for f in _KEYWORD_FIELDS
             if self._doc_frequency(f, w)
         ]
@@ -790,7 +556,7 @@ class Index:
         results = self._searcher.search(
             query, limit=limit, filter=filter_q, mask=mask_q, optimize=_SKIP_BY_QUALITY
         )
-        return [_hit(r) for r in results]
+        return [hit(r) for r in results]
 
     def _with_feedback(
         self,
@@ -809,10 +575,10 @@ class Index:
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
-        best_hits = [_hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
+        best_hits = [hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
         expansion = self._feedback_terms(best_hits, set(terms))
         if not expansion:
-            return [_hit_fields(fields[d], s) for d, s in top]
+            return [hit_fields(fields[d], s) for d, s in top]
         # Scored on their own and added to every match's score: the same sum as searching again
         # with the widened query, at the cost of the few rare feedback terms only.
         extra = Or(
@@ -827,8 +593,8 @@ class Index:
         for docnum, score in widened.items():
             total[docnum] = total.get(docnum, 0.0) + score
         return [
-            _hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
-            for d in _best_widened(limit, total, scores, widened, fields)
+            hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
+            for d in best_widened(limit, total, scores, widened, fields)
         ]
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
@@ -906,52 +672,6 @@ class Index:
         return [t for t in terms if t in kept]
 
 
-def _best_widened(
-    limit: int,
-    total: dict[int, float],
-    first: dict[int, float],
-    widened: dict[int, float],
-    first_best: Iterable[int],
-) -> list[int]:
-    """The `limit` best documents of a search widened by feedback: by total score, ties as
-    they always fell (the first search's matches in its order, then those only the feedback
-    terms match, in theirs), so the hits are the same as when both searches were sorted in full.
-
-    Only the first search's `limit` best (`first_best`) and what the feedback terms match can
-    make the cut: a match feedback did not raise still has its `limit` betters ahead of it (a
-    raise never lowers anyone). Should a feedback score ever be negative, all are ordered."""
-    if all(s >= 0.0 for s in widened.values()):
-        candidates: Iterable[int] = {*first_best, *widened}
-    else:
-        candidates = total
-    order = [
-        (-total[d], 0, -first[d], d) if d in first else (-total[d], 1, -widened[d], d)
-        for d in candidates
-    ]
-    return [d for *_, d in heapq.nsmallest(limit, order)]
-
-
-def _segment_notes(leaf: Any) -> list[tuple[int, NoteRecord]]:
-    """The note documents of one segment, by document number (deleted ones too)."""
-    if ("kind", NOTE) not in leaf:
-        return []
-    records = []
-    for docnum in leaf.postings("kind", NOTE).all_ids():
-        stored = leaf.stored_fields(docnum)
-        aliases, tags, sources = stored.get("listing") or ((), (), 0)
-        record = NoteRecord(
-            path=stored["path"],
-            title=stored.get("title") or "",
-            status=stored.get("status") or "active",
-            aliases=tuple(aliases),
-            tags=tuple(tags),
-            sources=int(sources),
-            strength=float(stored.get("strength", 1.0)),
-        )
-        records.append((docnum, record))
-    return records
-
-
 def _commit(writer: Any, merge: bool) -> None:
     """Commit, or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4
     keeps the lock after a failed commit; whoosh3 releases it and its cancel() then raises)."""
@@ -972,198 +692,3 @@ def _cancel(writer: Any) -> None:
         with contextlib.suppress(Exception):
             task.terminate()
             task.join(5)
-
-
-class _Terms:
-    """The terms the schema's analyzer makes of a text (tokens, lowercased, stop words and
-    one-letter tokens dropped, stemmed), made here in the writing process, each distinct text once.
-
-    Performance (scale benchmark, 10,000 notes; docs/benchmarks.md section 1.1): Whoosh accepts
-    a field's value as a list of terms already analysed and then only counts them. Its analyzer
-    is four chained generators per token, run in the build's sub-writers; this is one pass of
-    C-level findall and a dictionary of stems. And every message is analysed once, though it is
-    indexed twice: as its own event's body and as the next event's context. The texts kept are
-    events' (short, and met again); a note's body is analysed without keeping it.
-    tests/test_index_terms.py holds these terms to the analyzer's, on whoosh3 and 2.7.4 alike.
-    """
-
-    # Whoosh's default token pattern (it differs between whoosh3, which keeps `*` in words, and
-    # 2.7.4), with its group made non-capturing so that findall returns whole tokens.
-    _WORD = re.compile(default_pattern.pattern.replace("(", "(?:"), default_pattern.flags)
-
-    def __init__(self) -> None:
-        self._of_text: dict[str, list[str]] = {}
-        # Each word (lowercased token) seen, with its term, or "" for a word the analyzer drops.
-        self._term_of: dict[str, str] = {}
-
-    def of(self, text: str, keep: bool = True) -> list[str]:
-        terms = self._of_text.get(text)
-        if terms is None:
-            terms = self._analysed(text)
-            if keep:
-                self._of_text[text] = terms
-        return terms
-
-    def _analysed(self, text: str) -> list[str]:
-        if text.isascii():
-            # Lowercasing ASCII never joins or splits a token, so the whole text is lowercased
-            # at once; elsewhere each token is, as Whoosh does ("İ" lowercases to two characters,
-            # the second not a word character).
-            words = self._WORD.findall(text.lower())
-        else:
-            words = [w.lower() for w in self._WORD.findall(text)]
-        term_of = self._term_of
-        for word in set(words).difference(term_of):
-            dropped = len(word) < _MIN_TERM_LENGTH or word in _STOP_WORDS
-            term_of[word] = "" if dropped else porter_stem(word)
-        return list(filter(None, map(term_of.__getitem__, words)))
-
-
-def _fields(doc: Document, terms: _Terms) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "key": doc.key,
-        "path": doc.path,
-        "kind": doc.kind,
-        "status": doc.status,
-        # An event keeps its note's title as a stored label, searchable only at context weight:
-        # copied into the boosted title field of every source, a note title like "Project X"
-        # matched a quarter of a 10,000-note index and made every query score them all.
-        "title": doc.title if doc.kind != "event" else "",
-        "note": doc.title if doc.kind == "event" else "",
-        "aliases": " ".join(doc.aliases),
-        "tags": ",".join(doc.tags),
-        "links": ",".join(doc.links),
-        "when": when.event_terms(doc.at, doc.text) if doc.kind == EVENT else "",
-        "body": doc.body,
-        "context": " ".join(
-            p for p in (doc.context, doc.title if doc.kind == "event" else "") if p
-        ),
-        "event_id": doc.event_id,
-        "text": doc.text,
-        "role": doc.role,
-        "session": doc.session,
-        "session_time": session_time_term(doc.session, doc.at) if doc.session else "",
-        "context_digest": context_digest(doc.context),
-        "at": doc.at.isoformat() if doc.at else "",
-        "strength": doc.strength,
-        "reinforcement": doc.reinforcement,
-        "projects": ",".join(doc.projects),
-    }
-    if doc.kind == NOTE:
-        fields["listing"] = (doc.aliases, doc.tags, doc.sources)
-    # An empty field is left out rather than written empty: Whoosh runs the analyzer and
-    # records a length for every field it is given, and an event leaves five of them empty.
-    # Scores do not change (an absent field has length 0, as an empty one did); a result reads
-    # a missing stored field as empty (`_hit`).
-    fields = {name: value for name, value in fields.items() if value != ""}
-    _with_analysed_text(fields, doc, terms)
-    return fields
-
-
-def _with_analysed_text(fields: dict[str, Any], doc: Document, terms: _Terms) -> None:
-    """`body` and `context` as lists of terms (_Terms) rather than text: the same postings and
-    lengths. An event's body is "role: text" and its context the message before it, then its
-    note's title, joined by a space: no token spans a colon or a space, so each is the terms
-    of its parts in turn, and the parts are the texts other events share."""
-    event = doc.kind == EVENT
-    if "body" in fields:
-        if event and doc.body == f"{doc.role}: {doc.text}":
-            fields["body"] = terms.of(doc.role) + terms.of(doc.text)
-        else:
-            fields["body"] = terms.of(doc.body, keep=event)
-    if "context" in fields:
-        fields["context"] = terms.of(doc.context) + (terms.of(doc.title) if event else [])
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """An indexed event with a session: its document as stored (context left empty), the digest
-    of the context it was indexed with, and its document number (the order it was indexed in)."""
-
-    docnum: int
-    doc: Document
-    context_digest: str
-
-
-_SESSION_HASH_LEN = 16
-
-
-def time_key(at: dt.datetime | None) -> str:
-    """An event's time as text that sorts as corpus.previous_messages orders times (no time
-    first). Times are naive, to the second (clock.py); isoformat pads the year to four digits."""
-    return (at or dt.datetime.min).isoformat()
-
-
-def session_time_term(session: str, at: dt.datetime | None) -> str:
-    """The `session_time` term of an event: a digest of its session, so that one session's terms
-    sit together in the lexicon whatever its name holds, then its time_key."""
-    digest = hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:_SESSION_HASH_LEN]
-    return f"{digest} {time_key(at)}"
-
-
-def _stored_session_event(docnum: int, fields: dict[str, Any]) -> StoredEvent:
-    return StoredEvent(docnum, _stored_event(fields), fields.get("context_digest") or "")
-
-
-def context_digest(context: str) -> str:
-    """What the index keeps of an event's context: enough to tell whether it changed."""
-    return hashlib.sha256(context.encode("utf-8", "replace")).hexdigest()[:16]
-
-
-def _stored_event(fields: dict[str, Any]) -> Document:
-    """An event document as indexed, from its stored fields (its context left empty): what an
-    event indexed again with a new preceding message is written from, so every field a search
-    filters on must come back (its projects, too)."""
-    role, text = fields.get("role") or "", fields.get("text") or ""
-    return Document(
-        key=fields["key"],
-        path=fields["path"],
-        kind=EVENT,
-        title=fields.get("note") or "",
-        body=f"{role}: {text}",
-        event_id=fields.get("event_id") or "",
-        text=text,
-        role=role,
-        session=fields.get("session") or "",
-        at=_stored_at(fields),
-        strength=float(fields.get("strength", 1.0)),
-        reinforcement=float(fields.get("reinforcement", 0.0)),
-        status=fields.get("status") or "active",
-        projects=_stored_projects(fields),
-    )
-
-
-def _stored_at(fields: dict[str, Any]) -> dt.datetime | None:
-    at_raw = fields.get("at") or ""
-    try:
-        return dt.datetime.fromisoformat(at_raw) if at_raw else None
-    except ValueError:
-        return None
-
-
-def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(p for p in (fields.get("projects") or "").split(",") if p)
-
-
-def _hit(r: Any) -> Hit:
-    return _hit_fields(r.fields(), r.score)  # one read of the stored fields, not one per field
-
-
-def _hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
-    r = {**fields, "score": score}
-    return Hit(
-        key=r["key"],
-        path=r["path"],
-        kind=r["kind"],
-        score=float(r["score"] or 0.0),
-        title=(r.get("note") if r.get("kind") == "event" else r.get("title")) or "",
-        status=r.get("status") or "active",
-        event_id=r.get("event_id") or "",
-        text=r.get("text") or "",
-        role=r.get("role") or "",
-        session=r.get("session") or "",
-        at=_stored_at(r),
-        strength=float(r.get("strength", 1.0)),
-        reinforcement=float(r.get("reinforcement", 0.0)),
-        projects=_stored_projects(r),
-    )

@@ -32,7 +32,8 @@ from brainiac.core.errors import (
     is_storage_problem,
 )
 from brainiac.search import corpus
-from brainiac.search.index import Index, StoredEvent, context_digest, time_key
+from brainiac.search.index import Index
+from brainiac.search.index_documents import StoredEvent, context_digest, time_key
 from brainiac.store import manifest as manifest_mod
 from brainiac.store import privacy
 from brainiac.store.manifest import FileState, Manifest, StatRow

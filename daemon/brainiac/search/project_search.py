@@ -11,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from brainiac.search.index import Hit, Index
+from brainiac.search.index import Index
+from brainiac.search.index_documents import Hit
 from brainiac.store.projects import GLOBAL, Scope, named
 
 CLEARLY = 1.5

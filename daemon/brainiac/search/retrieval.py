@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from brainiac.core.errors import NoteParseError
 from brainiac.search import corpus
 from brainiac.search.context import LongTermItem, event_group, render_event, render_grouped_event
-from brainiac.search.index import Hit
+from brainiac.search.index_documents import Hit
 from brainiac.store import names
 from brainiac.store.config import Config
 from brainiac.store.vault import Vault

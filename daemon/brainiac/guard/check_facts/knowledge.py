@@ -19,7 +19,7 @@ from brainiac.text import events as ev
 from brainiac.text.facts import Superseded
 
 if TYPE_CHECKING:
-    from brainiac.search.index import Hit
+    from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
 

@@ -63,7 +63,7 @@ from brainiac.guard.evidence.words import LIGHT_LEMMAS, bare, lemma, owners, wor
 from brainiac.text import claims, lexicon
 
 if TYPE_CHECKING:
-    from brainiac.search.index import Hit
+    from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
 _ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it

@@ -28,7 +28,7 @@ from brainiac.guard.evidence.words import (
 from brainiac.text import extract
 
 if TYPE_CHECKING:
-    from brainiac.search.index import Hit
+    from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
 _CANDIDATES = 40  # events compared, best first
