@@ -332,3 +332,18 @@ def test_recent_steps_ranked_with_long_term_memory_never_exceed_the_budget(
         else:
             i = int(line.split("event ")[1].split(" ")[0])
             assert heading == c.recent_group(events[i])
+
+
+def test_the_default_count_adds_up_characters_so_no_budget_is_lost_to_rounding() -> None:
+    """With characters / 4 (the default) the parts are counted in characters: rounding each
+    line up to a whole token (what any other counter gets) left part of the budget unused."""
+    items = [
+        c.LongTermItem(f"- memory {i:03d} " + "z" * 21, (f"memory/long_term/n{i}.md",))
+        for i in range(200)
+    ]
+    inputs = dataclasses.replace(_inputs(n_events=0), long_term=items)
+    exact = c.assemble(inputs, budget=600)
+    rounded = c.assemble(inputs, budget=600, count=lambda text: c.approx_tokens(text))
+    assert exact.tokens <= 600 and rounded.tokens <= 600
+    assert len(exact.sources) > len(rounded.sources)
+    assert 600 - exact.tokens < c.approx_tokens(items[0].text + "\n") <= 600 - rounded.tokens

@@ -146,15 +146,20 @@ def assemble(
 
     # Every part is a block of lines; blocks are joined with "\n". Counting each block with its
     # separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
+    # The default counter is characters / 4: then the parts are counted in characters, which add
+    # up exactly (rounding each block up left a turn or two of a 4,000-token budget unused).
+    exact = count is approx_tokens
+    unit = 4 if exact else 1  # what one token of the budget is in `cost`'s measure
+
     def cost(block: str) -> int:
-        return count(block + "\n")
+        return len(block) + 1 if exact else count(block + "\n")
 
     head_identity = "## Core Identity\n" + identity.strip("\n")
     head_stm = "\n## Short-Term Memory"
     head_ltm = "\n## Relevant Long-Term Memory"
     head_prompt = "\n## User Prompt\n" + prompt
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
-    room = budget - fixed
+    room = budget * unit - fixed
 
     events = list(inputs.recent)
     events_header = f"\n### Recent Events\n{RECENT_HEADER}"
@@ -250,7 +255,7 @@ def assemble(
         used = dropped = misses = 0
         retry, passed_over[:] = list(passed_over), []
         for item in itertools.chain(retry, pending):
-            if room - used < _SMALLEST_ITEM or misses >= _MISSES_BEFORE_STOP:
+            if room - used < _SMALLEST_ITEM * unit or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
             if item.recent:
@@ -326,10 +331,11 @@ def assemble(
     parts += events_block()
     parts += [head_ltm, *ltm_blocks, head_prompt]
     text = "\n".join(parts) + "\n"
-    over = fixed > budget
+    over = fixed > budget * unit
     if over:
         warnings.append(
-            f"core identity and prompt alone take {fixed} tokens, over the budget of {budget}; "
+            f"core identity and prompt alone take {math.ceil(fixed / unit)} tokens, over the "
+            f"budget of {budget}; "
             "they are kept whole and nothing else is included"
         )
     return Assembled(
