@@ -37,6 +37,21 @@ def test_a_new_note_and_a_deleted_note(memory: Memory, vault: Path) -> None:
     assert memory.search("falcon") == []
 
 
+def test_a_word_in_markdown_emphasis_is_found_by_the_word_alone(
+    memory: Memory, vault: Path
+) -> None:
+    # whoosh3's default tokens keep `*`, and both distributions' keep `_`: "**sailing**" was a
+    # term of its own, which no query for "sailing" matched. Markup is never part of a word.
+    note = vault / "memory/long_term/weekends.md"
+    note.write_text(
+        "---\ntitle: Weekends\n---\nShe loves **sailing**, *rowing* and __kayaking__; "
+        "the club is _Harbour_Light_. Reads e.g. maps.\n"
+    )
+    for word in ("sailing", "rowing", "kayak", "harbour_light", "e.g"):
+        assert _paths(memory.search(word)) == ["memory/long_term/weekends.md"], word
+    assert memory.search("**sailing**") == memory.search("sailing")
+
+
 def test_a_single_event_can_be_found(memory: Memory) -> None:
     for i in range(30):
         memory.remember(f"filler message number {i}", at=T + dt.timedelta(minutes=i))

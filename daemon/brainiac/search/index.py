@@ -67,7 +67,7 @@ log = logging.getLogger(__name__)
 # again (a short question over a dozen events did it: tests/test_index.py). whoosh3 does not.
 _SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read

@@ -12,7 +12,6 @@ import re
 from typing import Any
 
 from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
-from whoosh.analysis.tokenizers import default_pattern
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.lang.porter import stem as porter_stem
 
@@ -141,6 +140,12 @@ STOP_LIST = frozenset(STOP_WORDS) | frozenset(
 # The shortest term the analyzer keeps (StemmingAnalyzer's default, named for Terms).
 MIN_TERM_LENGTH = 2
 
+# A word: letters and digits, joined by a dot or an underscore inside it ("e.g", "u.s",
+# "snake_case"). Not Whoosh's default token pattern, which differs between the distributions:
+# whoosh3's keeps `*` in a word, so Markdown's **bold** was indexed as "**bold**" and a search for
+# "bold" missed it; both kept the underscores of _italic_ on the word. Markup is never a word.
+WORD_PATTERN = re.compile(r"[^\W_]+(?:[._][^\W_]+)*")
+
 
 def index_schema() -> Schema:
     """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
@@ -151,7 +156,7 @@ def index_schema() -> Schema:
     `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
     indexed for the search filter and `key` for replacing and deleting a document.
     """
-    analyzer = StemmingAnalyzer(stoplist=STOP_LIST, minsize=MIN_TERM_LENGTH)
+    analyzer = StemmingAnalyzer(WORD_PATTERN, stoplist=STOP_LIST, minsize=MIN_TERM_LENGTH)
     return Schema(
         key=ID(stored=True, unique=True),
         path=STORED,
@@ -202,9 +207,8 @@ class Terms:
     tests/test_index.py holds these terms to the analyzer's, on whoosh3 and 2.7.4 alike.
     """
 
-    # Whoosh's default token pattern (it differs between whoosh3, which keeps `*` in words, and
-    # 2.7.4), with its group made non-capturing so that findall returns whole tokens.
-    _WORD = re.compile(default_pattern.pattern.replace("(", "(?:"), default_pattern.flags)
+    # The schema's token pattern (its group non-capturing, so findall returns whole tokens).
+    _WORD = WORD_PATTERN
 
     def __init__(self) -> None:
         self._of_text: dict[str, list[str]] = {}
