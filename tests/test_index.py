@@ -487,7 +487,7 @@ def test_the_builds_terms_are_the_analyzers(text: str) -> None:
 @given(role=_TEXT, text=_TEXT, title=_TEXT)
 @settings(max_examples=200, deadline=None)
 def test_an_events_fields_are_the_terms_of_their_parts(role: str, text: str, title: str) -> None:
-    # with_analysed_text: an event's body "role: text" and context "previous title" are the
+    # _with_analysed_text: an event's body "role: text" and context "previous title" are the
     # terms of their parts in turn, so each part (a message, met twice) is analysed once.
     from brainiac.search.index_fields import Terms, index_schema
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from brainiac.core import faults
+from brainiac.store.safe_io import stat_key
 
 if TYPE_CHECKING:
     from brainiac.api.memory import Memory
@@ -260,7 +261,7 @@ class Answerer:
         path = self.memory.vault.root / config_mod.CONFIG_RELPATH
         try:
             st = os.stat(path)
-            stamp: object = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+            stamp: object = stat_key(st)
         except FileNotFoundError:
             stamp = None
         key = (stamp, sorted(env.items()))

@@ -48,6 +48,7 @@ from brainiac.store import event_log, projects
 from brainiac.store.config import Config
 from brainiac.store.locations import Locations
 from brainiac.store.lock import holder_of
+from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault
 from brainiac.text import events as ev
 from brainiac.text import marks, masking, stm
@@ -139,8 +140,8 @@ class Memory:
         self.index_writes = index_writes
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
-        self._stm_cache: tuple[tuple[int, int, int, int], stm.ShortTerm] | None = None
-        self._identity_cache: tuple[tuple[int, int, int, int], str] | None = None
+        self._stm_cache: tuple[StatKey, stm.ShortTerm] | None = None
+        self._identity_cache: tuple[StatKey, str] | None = None
         self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
         self._names: NameBook | None = None
@@ -365,7 +366,7 @@ class Memory:
             st = os.stat(self.vault.path(SHORT_TERM))
         except FileNotFoundError:
             return stm.parse("")
-        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        key = stat_key(st)
         if self._stm_cache is None or self._stm_cache[0] != key:
             try:
                 self._stm_cache = (key, stm.parse(self.vault.read(SHORT_TERM).text))
@@ -382,7 +383,7 @@ class Memory:
             return None
         except OSError:
             st = None  # reading it says what is wrong
-        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if st else None
+        key = stat_key(st) if st else None
         cached = self._identity_cache
         if key is not None and cached is not None and cached[0] == key:
             return cached[1]

@@ -73,7 +73,7 @@ def session_time_term(session: str, at: dt.datetime | None) -> str:
 
 
 def stored_session_event(docnum: int, fields: dict[str, Any]) -> StoredEvent:
-    return StoredEvent(docnum, stored_event(fields), fields.get("context_digest") or "")
+    return StoredEvent(docnum, _stored_event(fields), fields.get("context_digest") or "")
 
 
 def context_digest(context: str) -> str:
@@ -81,7 +81,7 @@ def context_digest(context: str) -> str:
     return hashlib.sha256(context.encode("utf-8", "replace")).hexdigest()[:16]
 
 
-def stored_event(fields: dict[str, Any]) -> Document:
+def _stored_event(fields: dict[str, Any]) -> Document:
     """An event document as indexed, from its stored fields (its context left empty): what an
     event indexed again with a new preceding message is written from, so every field a search
     filters on must come back (its projects, too)."""

@@ -19,7 +19,7 @@ from brainiac.search.corpus import EVENT, NOTE, Document
 from brainiac.search.index_documents import context_digest, session_time_term
 from brainiac.text import when
 
-CONTEXT_BOOST = 0.5
+_CONTEXT_BOOST = 0.5
 
 
 # Whoosh's own stop list is short (34 words) and keeps the function words every question is made
@@ -138,7 +138,7 @@ STOP_LIST = frozenset(STOP_WORDS) | frozenset(
 
 
 # The shortest term the analyzer keeps (StemmingAnalyzer's default, named for Terms).
-MIN_TERM_LENGTH = 2
+_MIN_TERM_LENGTH = 2
 
 # A word: letters and digits, joined by a dot or an underscore inside it ("e.g", "u.s",
 # "snake_case"). Not Whoosh's default token pattern, which differs between the distributions:
@@ -156,7 +156,7 @@ def index_schema() -> Schema:
     `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
     indexed for the search filter and `key` for replacing and deleting a document.
     """
-    analyzer = StemmingAnalyzer(WORD_PATTERN, stoplist=STOP_LIST, minsize=MIN_TERM_LENGTH)
+    analyzer = StemmingAnalyzer(WORD_PATTERN, stoplist=STOP_LIST, minsize=_MIN_TERM_LENGTH)
     return Schema(
         key=ID(stored=True, unique=True),
         path=STORED,
@@ -171,7 +171,7 @@ def index_schema() -> Schema:
         when=KEYWORD(lowercase=True, scorable=True),
         body=TEXT(analyzer=analyzer, phrase=False),
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
-        context=TEXT(analyzer=analyzer, phrase=False, field_boost=CONTEXT_BOOST),
+        context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
         event_id=STORED,
         # The scopes a memory is found in: project names, and "*" for global (projects.py).
         projects=KEYWORD(stored=True, commas=True, lowercase=False),
@@ -233,7 +233,7 @@ class Terms:
             words = [w.lower() for w in self._WORD.findall(text)]
         term_of = self._term_of
         for word in set(words).difference(term_of):
-            dropped = len(word) < MIN_TERM_LENGTH or word in STOP_LIST
+            dropped = len(word) < _MIN_TERM_LENGTH or word in STOP_LIST
             term_of[word] = "" if dropped else porter_stem(word)
         return list(filter(None, map(term_of.__getitem__, words)))
 
@@ -275,11 +275,11 @@ def document_fields(doc: Document, terms: Terms) -> dict[str, Any]:
     # Scores do not change (an absent field has length 0, as an empty one did); a result reads
     # a missing stored field as empty (`_hit`).
     fields = {name: value for name, value in fields.items() if value != ""}
-    with_analysed_text(fields, doc, terms)
+    _with_analysed_text(fields, doc, terms)
     return fields
 
 
-def with_analysed_text(fields: dict[str, Any], doc: Document, terms: Terms) -> None:
+def _with_analysed_text(fields: dict[str, Any], doc: Document, terms: Terms) -> None:
     """`body` and `context` as lists of terms (Terms) rather than text: the same postings and
     lengths. An event's body is "role: text" and its context the message before it, then its
     note's title, joined by a space: no token spans a colon or a space, so each is the terms

@@ -27,6 +27,7 @@ from brainiac.search.context import LongTermItem, event_group, render_event, ren
 from brainiac.search.index_documents import Hit
 from brainiac.store import names
 from brainiac.store.config import Config
+from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import Vault
 from brainiac.text import lexicon, ltm, marks
 from brainiac.text.events import Event
@@ -59,9 +60,7 @@ class ParsedNotes:
     def __init__(self, vault: Vault, keep: int = 64) -> None:
         self.vault = vault
         self.keep = keep
-        self._parsed: OrderedDict[str, tuple[tuple[int, int, int, int], ltm.LongTermNote]] = (
-            OrderedDict()
-        )
+        self._parsed: OrderedDict[str, tuple[StatKey, ltm.LongTermNote]] = OrderedDict()
         self._lock = threading.Lock()  # the daemon's socket threads assemble contexts too
 
     def parse(self, rel: str) -> ltm.LongTermNote:
@@ -75,7 +74,7 @@ class ParsedNotes:
             raise
         except OSError:
             return ltm.parse(self.vault.read(rel).text, rel)  # which says what is wrong
-        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        key = stat_key(st)
         with self._lock:
             known = self._parsed.get(rel)
             if known is not None and known[0] == key:

@@ -44,6 +44,16 @@ class Fingerprint:
     sha256: str
 
 
+StatKey = tuple[int, int, int, int]
+
+
+def stat_key(st: os.stat_result) -> StatKey:
+    """What says a file is still the one parsed before: its inode, size, modification and change
+    times. The caches of parsed files (the short-term document, the Core Identity, the notes a
+    context shows, the daemon's settings) are kept while it holds."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
