@@ -56,6 +56,7 @@ from brainiac.search.index_documents import (
     stored_session_event,
 )
 from brainiac.search.index_fields import STOP_LIST, Terms, document_fields, index_schema
+from brainiac.search.index_runs import install as _install_batched_runs
 from brainiac.search.index_scoring import SegmentLengthsBM25F, best, best_widened, match_scores
 from brainiac.text import when
 
@@ -68,12 +69,17 @@ log = logging.getLogger(__name__)
 _SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
 
 SCHEMA_VERSION = "10"
+_install_batched_runs()  # every writer's sorted runs, a batch per pickle (index_runs.py)
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
 # through an mmap, and Whoosh wraps each part of it in a BytesIO, which copies it. At 10,000
 # notes that put a second, anonymous copy of the whole index (~95 MB) in the daemon's memory.
 _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "compound": False}
+# The postings a writer holds in memory before it sorts them into a run on disk (Whoosh's
+# default). More would skip the runs of a 10,000-note build (index_runs.py), at about 290 MB
+# more per sub-writer: docs/benchmarks.md, section 1.1.
+_POOL_MB = 128
 _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
@@ -253,7 +259,7 @@ class Index:
             return
         self._check_writable()
         with self._writing("updating the index"):
-            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=128)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_POOL_MB)
             terms = Terms()
             try:
                 for key in delete:
@@ -291,7 +297,7 @@ class Index:
         first = list(itertools.islice(source, 1 if many else MULTIPROCESS_ABOVE + 1))
         if not first:
             return 0
-        options: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": 128}
+        options: dict[str, Any] = {**_WRITER_OPTIONS, "limitmb": _POOL_MB}
         if many or len(first) > MULTIPROCESS_ABOVE:
             options.update(procs=2, multisegment=True)
         with self._writing("building the index"):
