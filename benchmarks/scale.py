@@ -106,7 +106,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "docs": len(files),
 _DUMP_DOCS = r"""
 import json, sys
 from pathlib import Path
-from brainiac import corpus
+from brainiac.search import corpus
 vault = Path(sys.argv[1])
 with open(sys.argv[2], "w", encoding="utf-8") as out:
     for path in sorted(vault.rglob("*.md")):
@@ -815,7 +815,7 @@ _JOBS_OFF = {
 # start): python, the client module, one request, the answer written out.
 _SOCKET_CLIENT = r"""
 import sys
-from brainiac import daemon_socket
+from brainiac.runtime import daemon_socket
 args = {"prompt": sys.argv[2], "budget": 2000, "now": None, "json": False}
 answer = daemon_socket.ask(sys.argv[1], "context", args)
 if "fallback" in answer:

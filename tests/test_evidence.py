@@ -46,6 +46,9 @@ def test_whose_each_thing_is() -> None:
         ("two years ago", Period(_day(1, 1, 2021), _day(12, 31, 2021))),
         ("I just signed up", Period(_day(5, 5), _day(5, 8))),
         ("in 2022 we moved", Period(_day(1, 1, 2022), _day(12, 31, 2022))),
+        ("it opens mid-August", Period(_day(8, 1), _day(8, 31), year_known=False)),
+        # "by": any time up to then (ten years back)
+        ("done by mid-August", Period(_day(8, 3, 2013), _day(8, 31), year_known=False)),
     ],
 )
 def test_a_date_is_read_as_a_period_against_the_time_it_was_said(text: str, period: Period) -> None:

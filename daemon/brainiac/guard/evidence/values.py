@@ -43,7 +43,8 @@ _ABSOLUTE_RES = (
     ),
     re.compile(rf"\b{_MONTH}\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+{_YEAR})?\b", re.I),
     re.compile(rf"\b{_MONTH}(?:,?\s+{_YEAR})\b", re.I),
-    re.compile(rf"\b(?:in|of|early|mid|late|since|until|by|during)\s+(?:-\s*)?{_MONTH}\b", re.I),
+    # "in August", "mid-August", "late - August"
+    re.compile(rf"\b(?:in|of|early|mid|late|since|until|by|during)(?:\s+|\s*-\s*){_MONTH}\b", re.I),
     # A year alone only after a word that makes it a time ("in 2022"), not "a 2026 Skoda".
     re.compile(
         rf"\b(?:in|on|since|until|till|by|during|from|around|before|after|early|mid|late|summer"
