@@ -318,10 +318,17 @@ def _with_llm(vault: Path, base_url: str) -> Memory:
     return Memory(vault)
 
 
+def _asks_for_facts(body: dict) -> bool:  # type: ignore[type-arg]
+    return "extract lasting facts" in body["messages"][0]["content"]
+
+
 def test_reflection_uses_the_llm_endpoint_for_the_summary(vault: Path) -> None:
     from llm_standin import StandIn
 
-    with StandIn(lambda body: "Planning the Atlas migration with Anna.") as server:
+    def answer(body: dict) -> str:  # type: ignore[type-arg]
+        return "[]" if _asks_for_facts(body) else "Planning the Atlas migration with Anna."
+
+    with StandIn(answer) as server:
         memory = _with_llm(vault, server.base_url)
         memory.remember("Anna and I planned the Atlas migration today.", at=T0)
         report = memory.run_job("reflection", now=T0 + dt.timedelta(minutes=1))[0]
@@ -330,6 +337,71 @@ def test_reflection_uses_the_llm_endpoint_for_the_summary(vault: Path) -> None:
     summary = stm.parse((vault / SHORT_TERM).read_text()).section("Summary")
     assert "Planning the Atlas migration with Anna. ^g-" in summary
     assert server.requests and server.requests[0].body["model"] == "stand-in"
+
+
+def test_with_an_llm_reflection_adds_the_facts_it_reads_once_and_promotion_keeps_them(
+    vault: Path,
+) -> None:
+    from llm_standin import StandIn
+
+    said = {  # what the model reads in each message, written as its speaker would say it
+        "Melanie": '[{"key": "my weekend hobby", "value": "pottery"}]',
+        "user": '[{"key": "my home city", "value": "Lisbon"}, {"key": "pet", "value": "a cat"}]',
+        "assistant": '[{"key": "my name", "value": "Claude"}]',  # the assistant's own: none
+    }
+
+    def answer(body: dict) -> str:  # type: ignore[type-arg]
+        if not _asks_for_facts(body):
+            return "A chat about weekends."
+        message = body["messages"][1]["content"]
+        return next(a for who, a in said.items() if message.startswith(f"Message by {who}:"))
+
+    with StandIn(answer) as server:
+        memory = _with_llm(vault, server.base_url)
+        first = [
+            memory.remember(text, role=role, session="s1", at=T0 + dt.timedelta(minutes=i)).id
+            for i, (role, text) in enumerate(
+                [
+                    ("Melanie", "Every weekend now I'm at the wheel, throwing bowls."),
+                    ("user", "We settled by the river in Lisbon, with our cat."),
+                    ("assistant", "Noted! I am Claude, by the way."),
+                ]
+            )
+        ]
+        report = memory.run_job("reflection", now=T0 + dt.timedelta(minutes=5))[0]
+        assert report.ok and "LLM unavailable" not in report.summary, report.summary
+        facts_section = stm.parse((vault / SHORT_TERM).read_text()).section("Facts")
+        # Another speaker's fact under her name, the user's as said, the assistant's not at all;
+        # each with the event it was read in.
+        assert f"melanie's weekend hobby: pottery (since 2026-11-01 09:00, {first[0]})" in (
+            facts_section
+        )
+        assert f"home city: Lisbon (since 2026-11-01 09:01, {first[1]})" in facts_section
+        assert "pet: a cat" in facts_section and "Claude" not in facts_section
+        asked = [r for r in server.requests if _asks_for_facts(r.body)]
+        assert len(asked) == 3  # one question per message
+
+        # Asked once: a second run asks only about the message that is new since the first.
+        memory.remember(
+            "Back to the wheel tomorrow.", role="Melanie", at=T0 + dt.timedelta(minutes=6)
+        )
+        memory.run_job("reflection", now=T0 + dt.timedelta(minutes=7))
+        assert len([r for r in server.requests if _asks_for_facts(r.body)]) == 4
+
+        # Promotion takes the facts read in the events it moves to their note with them.
+        for i in range(12):
+            memory.remember(
+                f"Later message {i} about the kitchen tiles.",
+                session="s2",
+                at=T0 + dt.timedelta(hours=2, minutes=i),
+            )
+        promoted = memory.run_job("promotion", now=T0 + dt.timedelta(hours=3))[0]
+        memory.close()
+    assert promoted.ok, promoted.summary
+    notes_text = "".join(p.read_text() for p in (vault / LONG_TERM_DIR).rglob("*.md"))
+    assert first[0] in notes_text  # the message moved to a long-term note...
+    assert "weekend hobby: pottery" in notes_text  # ...and its fact with it
+    assert "home city: Lisbon" in notes_text
 
 
 def test_a_failing_llm_endpoint_falls_back_and_says_so(vault: Path) -> None:

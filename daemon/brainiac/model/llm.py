@@ -117,19 +117,32 @@ class LLM:
             return None
         return summary
 
-    def extract_facts(self, text: str) -> list[tuple[str, str]] | None:
-        """(key, value) facts found in `text`, keys lowercased; None to fall back."""
+    def extract_facts(self, text: str, speaker: str | None = None) -> list[tuple[str, str]] | None:
+        """(key, value) facts found in `text`, keys lowercased; None to fall back.
+
+        With `speaker` (who said `text`), the model is asked to write the speaker's own facts
+        as the speaker would say them, with "my" ("my home city": "Boston"): the rules' form,
+        which `life_facts.whose` turns into the vault's (the user's as said, another speaker's
+        under their name)."""
         self.last_error = None
         if not text.strip():
             return []
         if len(text) > MAX_INPUT_CHARS:
             text = text[-MAX_INPUT_CHARS:]
         system = (
-            "You extract lasting facts (preferences, names, decisions, settings) from text for a "
-            "personal memory. Answer with only a JSON array and nothing else. Each item is an "
-            'object {"key": "<short lowercase name>", "value": "<the fact>"}, for example '
+            "You extract lasting facts (preferences, names, decisions, settings, where someone "
+            "lives or works, what they own or do) from text for a personal memory. Only what the "
+            "text states as so: no guesses, no questions, no plans that may change. Answer with "
+            "only a JSON array and nothing else. Each item is an object "
+            '{"key": "<short lowercase name>", "value": "<the fact>"}, for example '
             '[{"key": "preferred editor", "value": "Neovim"}]. If there are no facts, answer [].'
         )
+        if speaker:
+            system += (
+                " The text is one message. Write its speaker's own facts as the speaker would "
+                'say them, with "my" in the key: {"key": "my home city", "value": "Boston"}.'
+            )
+            text = f"Message by {speaker}:\n\n{text}"
         return self._ask_json("fact extraction", system, text, 600, parse_facts)
 
     def title(self, texts: Sequence[str]) -> str | None:

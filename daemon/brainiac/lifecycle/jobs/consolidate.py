@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
+from brainiac.lifecycle.jobs import model_facts
 from brainiac.store import projects
 from brainiac.store.names import link_key, normalise
 from brainiac.text import events as ev
-from brainiac.text import extract, facts, ltm, marks, topics
+from brainiac.text import facts, ltm, marks, topics
 from brainiac.text import note as notes
 
 _SUMMARY_QUOTE_CHARS = 160
@@ -56,9 +57,11 @@ def add_events(
     strength_gain: float,
     related: Sequence[str] = (),
     summary: str | None = None,
+    learned: Mapping[str, Sequence[facts.Fact]] | None = None,
 ) -> tuple[str, list[facts.Change]]:
     """`text` with `new` events appended to its Sources (ids already there skipped), its facts
-    updated from them, its generated summary and `related` [[links]] added, strength raised by
+    updated from them (and from the facts `learned` from them before, by event id: see
+    model_facts.py), its generated summary and `related` [[links]] added, strength raised by
     `strength_gain` when something was added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
@@ -69,7 +72,7 @@ def add_events(
     body = body.rstrip("\n") + ("\n" if body.strip() else "")
     body += "".join(ev.render(e) for e in added)
     text = notes.replace_section(text, ltm.SOURCES, body)
-    text, changes = apply_facts(text, added)
+    text, changes = apply_facts(text, added, learned)
     text = refresh_summary(text, summary)
     if related:
         text = add_related(text, related)
@@ -94,13 +97,16 @@ def with_projects(text: str, added: Sequence[ev.Event]) -> str:
     )
 
 
-def apply_facts(text: str, new: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
+def apply_facts(
+    text: str,
+    new: Sequence[ev.Event],
+    learned: Mapping[str, Sequence[facts.Fact]] | None = None,
+) -> tuple[str, list[facts.Change]]:
     note = ltm.parse(text, "<note>")
     names = note_names(note)
     found = [
         dataclasses.replace(f, key=key_in_note(f.key, names))
-        for e in new
-        for f in extract.facts(e.text, e.at, e.id, e.role)
+        for f in model_facts.stated(new, learned)
     ]
     if not found:
         return text, []

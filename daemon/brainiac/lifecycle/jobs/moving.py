@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import NoteParseError, StaleWriteError
-from brainiac.lifecycle.jobs import consolidate
+from brainiac.lifecycle.jobs import consolidate, model_facts
 from brainiac.lifecycle.jobs.edits import Outcome, Transform, update
 from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
@@ -27,6 +27,7 @@ from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import ltm, stm
 from brainiac.text import note as notes
+from brainiac.text.facts import Fact
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -95,7 +96,8 @@ def carry_out(
     in which case the plan stays on disk for the next run."""
     vault = memory.vault
     gain = memory.config.promotion_strength
-    report += _fit(memory, plan, now)
+    learned = _learned_facts(memory)
+    report += _fit(memory, plan, now, learned)
     for done, target in enumerate(plan.targets):
         if memory.on_progress is not None:  # a large import writes hundreds of notes
             memory.on_progress("writing notes", done, len(plan.targets))
@@ -112,7 +114,7 @@ def carry_out(
             if base is None:
                 base = consolidate.new_note_text(target.title, target.tags, now)
             new, fact_changes = consolidate.add_events(
-                base, events, now, 0.0 if text is None else gain, target.related
+                base, events, now, 0.0 if text is None else gain, target.related, learned=learned
             )
             changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
             return new
@@ -135,7 +137,18 @@ def carry_out(
     return not outcome.skipped
 
 
-def _fit(memory: MemoryLike, plan: Plan, now: dt.datetime) -> list[str]:
+def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:
+    """The short-term Facts learned from each event (model_facts.py): they go with the event
+    to its note. None when the short-term document cannot be read (the rules' facts still go)."""
+    readable, text = _note_text(memory, SHORT_TERM)
+    if not readable or text is None:
+        return {}
+    return model_facts.learned(stm.parse(text).note.section_text("Facts") or "")
+
+
+def _fit(
+    memory: MemoryLike, plan: Plan, now: dt.datetime, learned: dict[str, list[Fact]]
+) -> list[str]:
     """Make every target fit `[vault] max_note_bytes`: the events a note cannot take go on, in
     order, to its continuation note ("Project Atlas (continued)", then "(continued 2)", ...: the
     same one on every run until it is full). Done before anything is written, and the plan saved
@@ -153,7 +166,7 @@ def _fit(memory: MemoryLike, plan: Plan, now: dt.datetime) -> list[str]:
         current, n = target, 0
         while events:
             readable, text = _note_text(memory, current.rel)
-            fit = _how_many_fit(memory, current, text, events, now) if readable else 0
+            fit = _how_many_fit(memory, current, text, events, now, learned) if readable else 0
             if fit:
                 fitted.append(dataclasses.replace(current, events=target.events_of(events[:fit])))
                 events = events[fit:]
@@ -207,7 +220,12 @@ def _note_text(memory: MemoryLike, rel: str) -> tuple[bool, str | None]:
 
 
 def _how_many_fit(
-    memory: MemoryLike, target: Target, text: str | None, events: list[ev.Event], now: dt.datetime
+    memory: MemoryLike,
+    target: Target,
+    text: str | None,
+    events: list[ev.Event],
+    now: dt.datetime,
+    learned: dict[str, list[Fact]],
 ) -> int:
     """How many of `events`, from the first, the note takes within the limit (exactly as
     `carry_out` writes them: Sources, facts, summary, links, strength)."""
@@ -216,7 +234,9 @@ def _how_many_fit(
     gain = 0.0 if text is None else memory.config.promotion_strength
 
     def size(k: int) -> int:
-        new, _changes = consolidate.add_events(base, events[:k], now, gain, target.related)
+        new, _changes = consolidate.add_events(
+            base, events[:k], now, gain, target.related, learned=learned
+        )
         return len(new.encode("utf-8"))
 
     # Cheap first: what is added is the lines, their facts (at most as long again) and a few

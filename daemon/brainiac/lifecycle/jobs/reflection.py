@@ -12,7 +12,9 @@ and a person's fact value stands (`facts.apply`). What it maintains:
   they outlive the events' promotion.
 - Facts learned from events leave the short-term Facts a week after their event left the Event
   Log (promotion applied them to the long-term note the event went to); a person's stay.
-- Facts: `- key: value (since …, e-id)` with superseded values kept as history.
+- Facts: `- key: value (since …, e-id)` with superseded values kept as history; with an LLM
+  endpoint configured, what it reads in each new event is added to what the rules found
+  (model_facts.py).
 """
 
 from __future__ import annotations
@@ -23,12 +25,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brainiac.lifecycle.jobs import model_facts
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import extract, facts, marks, stm
 from brainiac.text import note as notes
+from brainiac.text.facts import Fact
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport
@@ -60,12 +64,21 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
             summary_cache[key] = memory.llm.summarise([f"{e.role}: {e.text}" for e in events])
         return summary_cache[key]
 
+    read_cache: dict[str, list[Fact] | None] = {}
+
+    def llm_facts(event: ev.Event) -> list[Fact] | None:
+        # Cached for the run: a save during the job makes the transform run again.
+        if event.id not in read_cache:
+            read_cache[event.id] = model_facts.read(memory.llm, event)
+        return read_cache[event.id]
+
     newest: list[dt.datetime] = []  # the newest event the last transform saw (the watermark)
 
     def transform(text: str | None) -> str | None:
         if text is None:
             return None
-        new, notes_out = refresh(text, now, ttl, llm_summary, since)
+        reader = llm_facts if memory.llm.available else None
+        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader)
         said[:] = notes_out
         times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
         newest[:] = [max(times)] if times else []
@@ -79,7 +92,9 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         data = {"extracted_through": newest[0].isoformat()}
         safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
-        said.append(f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary")
+        said.append(
+            f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary and facts"
+        )
     what = "; ".join(said) if said else "nothing new"
     if outcome.skipped:
         return JobReport("reflection", False, "skipped: " + "; ".join(outcome.skipped))
@@ -88,6 +103,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
 
 Summariser = Callable[[Sequence[ev.Event]], "str | None"]
+FactReader = Callable[[ev.Event], "list[Fact] | None"]
 
 
 def refresh(
@@ -96,8 +112,10 @@ def refresh(
     ttl: dt.timedelta,
     llm_summary: Summariser | None = None,
     since: dt.datetime | None = None,
+    read_facts: FactReader | None = None,
 ) -> tuple[str, list[str]]:
-    """The short-term document refreshed as of `now`, and what changed (for the report)."""
+    """The short-term document refreshed as of `now`, and what changed (for the report).
+    `read_facts`: a model's reading of an event's facts, asked for the events after `since`."""
     doc = stm.parse(text)
     events = [e for e in doc.events if e.at is None or e.at <= now]
     activity = [e for e in events if e.role != SELF_ROLE]
@@ -133,7 +151,7 @@ def refresh(
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
-    text, changes = _apply_facts(text, activity)
+    text, changes = _apply_facts(text, activity, fresh, read_facts)
     text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
     if dropped:
         said.append(f"{dropped} older fact(s) left the short-term Facts (kept in long-term notes)")
@@ -229,8 +247,17 @@ def _accumulate(text: str, title: str, found: list[str]) -> str:
     return notes.replace_section(text, title, new_body)
 
 
-def _apply_facts(text: str, activity: Sequence[ev.Event]) -> tuple[str, list[facts.Change]]:
-    found = [f for e in activity for f in extract.facts(e.text, e.at, e.id, e.role)]
+def _apply_facts(
+    text: str,
+    activity: Sequence[ev.Event],
+    fresh: Sequence[ev.Event],
+    read_facts: FactReader | None,
+) -> tuple[str, list[facts.Change]]:
+    model: dict[str, list[Fact]] = {}
+    if read_facts is not None:
+        for e in fresh:
+            model[e.id] = read_facts(e) or []
+    found = model_facts.stated(activity, model)
     if not found:
         return text, []
     body = stm_body(text, "Facts")
