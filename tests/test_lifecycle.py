@@ -404,6 +404,50 @@ def test_with_an_llm_reflection_adds_the_facts_it_reads_once_and_promotion_keeps
     assert "home city: Lisbon" in notes_text
 
 
+def test_with_an_llm_promotion_summarises_the_notes_it_writes(vault: Path) -> None:
+    from llm_standin import StandIn
+
+    def answer(body: dict) -> str | tuple[int, str]:  # type: ignore[type-arg]
+        system = body["messages"][0]["content"]
+        if _asks_for_facts(body):
+            return "[]"
+        if system.startswith("You summarise"):
+            return "Anna and Sam moved the Atlas cut-over to May after the load tests."
+        return "Atlas cut-over planning"  # a title
+
+    texts = [
+        "Anna says the Atlas load tests failed on the orders table.",
+        "We agreed to move the Atlas cut-over to May.",
+        "Sam will rerun the load tests next week.",
+    ]
+    with StandIn(answer) as server:
+        memory = _with_llm(vault, server.base_url)
+        for i in range(12):
+            memory.remember(texts[i % 3], session="atlas-sync", at=T0 + dt.timedelta(minutes=i))
+        for i in range(10):  # the window that stays in the Event Log
+            memory.remember(
+                f"Unrelated {i}: the tulips are up.", at=T0 + dt.timedelta(hours=3, minutes=i)
+            )
+        report = memory.run_job("promotion", now=T0 + dt.timedelta(hours=4))[0]
+        memory.close()
+    assert report.ok, report.summary
+    summaries = [
+        r for r in server.requests if r.body["messages"][0]["content"].startswith("You summarise")
+    ]
+    written = {
+        p.name: ltm_text
+        for p in (vault / LONG_TERM_DIR).rglob("*.md")
+        if "Atlas cut-over to May" in (ltm_text := p.read_text())
+    }
+    assert written, "the session's events went to a note"
+    (note,) = [t for t in written.values() if "after the load tests" in t]
+    summary = note.split("## Summary", 1)[1].split("##", 1)[0]
+    assert "Anna and Sam moved the Atlas cut-over to May after the load tests. ^g-" in summary
+    # The model was asked once per note written, with the events the note holds.
+    assert 1 <= len(summaries) <= len(written)
+    assert "Sam will rerun the load tests" in summaries[0].body["messages"][1]["content"]
+
+
 def test_a_failing_llm_endpoint_falls_back_and_says_so(vault: Path) -> None:
     from llm_standin import StandIn
 

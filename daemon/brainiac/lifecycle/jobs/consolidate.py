@@ -129,12 +129,17 @@ def key_in_note(key: str, names: Sequence[str]) -> str:
     return key
 
 
+def summary_by_person(text: str) -> bool:
+    """Whether a person wrote lines of the note's summary (then nothing is generated there)."""
+    return bool(marks.person_lines(_section_body(text, ltm.SUMMARY)))
+
+
 def refresh_summary(text: str, llm_summary: str | None = None) -> str:
     """Regenerate the summary's generated lines from the note's sources; a person's lines stay
     (and when a person wrote the summary, nothing is added to it)."""
-    section = _section_body(text, ltm.SUMMARY)
-    if marks.person_lines(section):
+    if summary_by_person(text):
         return text
+    section = _section_body(text, ltm.SUMMARY)
     note = ltm.parse(text, "<note>")
     lines = summary_lines(note.sources, llm_summary)
     return notes.replace_section(text, ltm.SUMMARY, marks.merge_lines(section, lines))

@@ -97,6 +97,7 @@ def carry_out(
     vault = memory.vault
     gain = memory.config.promotion_strength
     learned = _learned_facts(memory)
+    _summarise(memory, plan)
     report += _fit(memory, plan, now, learned)
     for done, target in enumerate(plan.targets):
         if memory.on_progress is not None:  # a large import writes hundreds of notes
@@ -114,7 +115,13 @@ def carry_out(
             if base is None:
                 base = consolidate.new_note_text(target.title, target.tags, now)
             new, fact_changes = consolidate.add_events(
-                base, events, now, 0.0 if text is None else gain, target.related, learned=learned
+                base,
+                events,
+                now,
+                0.0 if text is None else gain,
+                target.related,
+                summary=target.summary,
+                learned=learned,
             )
             changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
             return new
@@ -135,6 +142,28 @@ def carry_out(
     remove = set(plan.remove)
     update(vault, SHORT_TERM, lambda text: without(text, remove), outcome, False)
     return not outcome.skipped
+
+
+def _summarise(memory: MemoryLike, plan: Plan) -> None:
+    """With an LLM configured, each target's summary: the model's prose over the note's events
+    as this run leaves them (those it holds, then those it takes), asked once per plan and saved
+    with it. Without a model, or when it does not answer, the summary stays the sentences quoted
+    from the events (consolidate.summary_lines); a summary a person wrote is never replaced."""
+    if not memory.llm.available:
+        return
+    asked = False
+    for target in plan.targets:
+        if target.summary is not None:
+            continue
+        readable, text = _note_text(memory, target.rel)
+        if not readable or (text is not None and consolidate.summary_by_person(text)):
+            continue
+        held = ltm.parse(text, target.rel).sources if text is not None else []
+        events = [*held, *(ev.parse_text(line)[0] for line in target.events)]
+        target.summary = memory.llm.summarise([f"{e.role}: {e.text}" for e in events])
+        asked = asked or target.summary is not None
+    if asked:
+        plan.save(memory.locations.state / INTENT_FILE)
 
 
 def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:
@@ -235,7 +264,7 @@ def _how_many_fit(
 
     def size(k: int) -> int:
         new, _changes = consolidate.add_events(
-            base, events[:k], now, gain, target.related, learned=learned
+            base, events[:k], now, gain, target.related, summary=target.summary, learned=learned
         )
         return len(new.encode("utf-8"))
 

@@ -58,6 +58,10 @@ class Target:
     events: list[str] = field(default_factory=list)  # rendered event lines
     tags: list[str] = field(default_factory=list)
     related: list[str] = field(default_factory=list)  # [[links]] to the other notes it names
+    # With an LLM configured: its summary of the note as this run leaves it (moving.py asks it
+    # before anything is written, so the note's size is checked with it, and a rerun of an
+    # interrupted plan writes the same one).
+    summary: str | None = None
 
     def events_of(self, events: Sequence[ev.Event]) -> list[str]:
         """The rendered lines of `events`, as this target holds them."""
