@@ -168,7 +168,7 @@ def _summarise(memory: MemoryLike, plan: Plan) -> None:
 
 def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:
     """The short-term Facts learned from each event (model_facts.py): they go with the event
-    to its note. None when the short-term document cannot be read (the rules' facts still go)."""
+    to its note. Empty when the short-term document cannot be read (the rules' facts still go)."""
     readable, text = _note_text(memory, SHORT_TERM)
     if not readable or text is None:
         return {}
