@@ -180,14 +180,24 @@ def facts(
     as said, another speaker's under their name, none of the assistant's."""
     out: dict[str, Fact] = {}
     for sentence in _plain_statements(text):
-        for said in _sentence_facts(sentence.rstrip(TRAILING_PUNCT), at):
-            kept = life_facts.whose(*said, speaker)
-            if kept is None:
-                continue
-            fact = Fact(*kept, at, source)
-            if fact.key and fact.value:
+        for key, value in _sentence_facts(sentence.rstrip(TRAILING_PUNCT), at):
+            fact = speaker_fact(key, value, speaker, at, source)
+            if fact is not None:
                 out.setdefault(fact.key, fact)
     return list(out.values())
+
+
+def speaker_fact(
+    key: str, value: str, speaker: str | None, at: dt.datetime | None, source: str | None
+) -> Fact | None:
+    """A (key, value) that `speaker` stated, as the vault keeps it (`life_facts.whose`): the
+    user's as said, another speaker's under their name; None for the assistant's own, or when
+    nothing is left of the key or the value."""
+    kept = life_facts.whose(key, value, speaker)
+    if kept is None:
+        return None
+    fact = Fact(*kept, at, source)
+    return fact if fact.key and fact.value else None
 
 
 # ", so I joined ...", "; but I ...": a clause that asserts on its own, whatever the one before it

@@ -7,7 +7,7 @@ an endpoint configured, reflection asks it once per event, when the event is new
 Log (the `extracted_through` watermark goes with goals and tasks), and adds what it reads to what
 the rules found; without one, or when it does not answer, the rules' facts stand alone.
 
-What the model reads is kept as the rules' facts are (`life_facts.whose`): the user's as said,
+What the model reads is kept as the rules' facts are (`extract.speaker_fact`): the user's as said,
 another speaker's under their name, none of the assistant's; a fact of the event whose value the
 rules already found is not added again under the model's wording of the key.
 
@@ -22,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.text import events as ev
-from brainiac.text import extract, life_facts
+from brainiac.text import extract
 from brainiac.text import facts as facts_mod
-from brainiac.text.facts import Fact
+from brainiac.text.facts import Fact, normalise_value
 
 if TYPE_CHECKING:
     from brainiac.model.llm import LLM
@@ -36,15 +36,8 @@ def read(llm: LLM, event: ev.Event) -> list[Fact] | None:
     pairs = llm.extract_facts(event.text, speaker=event.role or None)
     if pairs is None:
         return None
-    found: list[Fact] = []
-    for key, value in pairs:
-        kept = life_facts.whose(key, value, event.role)
-        if kept is None:
-            continue
-        fact = Fact(*kept, event.at, event.id)
-        if fact.key and fact.value:
-            found.append(fact)
-    return found
+    found = (extract.speaker_fact(k, v, event.role, event.at, event.id) for k, v in pairs)
+    return [f for f in found if f is not None]
 
 
 def stated(
@@ -58,10 +51,10 @@ def stated(
     for event in events:
         ruled = extract.facts(event.text, event.at, event.id, event.role)
         found += ruled
-        values = {_plain(f.value) for f in ruled}
+        values = {normalise_value(f.value) for f in ruled}
         for fact in (model or {}).get(event.id, ()):
-            if _plain(fact.value) not in values:
-                values.add(_plain(fact.value))
+            if normalise_value(fact.value) not in values:
+                values.add(normalise_value(fact.value))
                 found.append(fact)
     return found
 
@@ -74,7 +67,3 @@ def learned(facts_section: str) -> dict[str, list[Fact]]:
         if line.fact.source:
             out.setdefault(line.fact.source, []).append(line.fact)
     return out
-
-
-def _plain(value: str) -> str:
-    return " ".join(value.casefold().split()).strip(".")
