@@ -209,8 +209,11 @@ def _unchanged(current: Fingerprint | None, expected: Fingerprint | None) -> boo
 def write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Fingerprint:
     """Replace `path` with `data` if it is still what `expected` describes.
 
-    `expected=None` means "the file must not exist yet". Raises StaleWriteError, having written
-    nothing, when the file changed since it was read. Creates missing parent directories (0700).
+    `expected=None` means "the file must not exist yet". Raises StaleWriteError when the file
+    changed since it was read, or when someone saved it while we wrote: the file then holds
+    their version, not ours (and, if they saved twice in that instant, a conflict copy beside it
+    holds the other save). Returns the fingerprint of what we wrote. Creates missing parent
+    directories (0700).
     A full disk, a read-only file system or a refused permission raises StorageError (one line
     with the fix); the file is then as it was and no temp file is left.
     """
