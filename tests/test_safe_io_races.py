@@ -10,6 +10,7 @@ except `settled()`, which waits for the file to be quiet.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -143,6 +144,50 @@ def test_a_save_into_the_swapped_out_file_after_the_exchange_is_put_back(
 
     assert not editor  # the late save really happened, after the exchange
     assert _everything_beside(p) == {"n.md": b"base\nthe person's late save\n"}
+
+
+def test_an_editor_still_opening_the_swapped_out_file_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The open that waited 8 ms under load: the editor has the replaced inode open to write
+    # but has written nothing when we look after our write. Its bytes still say nothing; that it
+    # holds the file open for writing does, and the write waits for it to finish. Here the
+    # editor writes only once our write has asked (a thread, released by that question).
+    p = _folder(tmp_path) / "n.md"
+    p.write_bytes(b"base\n")
+    _, fp = safe_io.read_bytes(p)
+    editor: list[int] = []
+    asked = threading.Event()
+    real_probe = safe_io._open_for_writing
+
+    def probe(fd: int) -> bool:
+        answer = real_probe(fd)
+        if answer:
+            asked.set()
+        return answer
+
+    def before(n: int) -> None:
+        if n == 0:
+            editor.append(os.open(p, os.O_WRONLY))  # its open is done, its write to come
+
+    def save_late() -> None:
+        assert asked.wait(timeout=10)
+        fd = editor.pop()
+        os.ftruncate(fd, 0)
+        os.write(fd, b"base\nthe stalled editor's save\n")
+        os.close(fd)
+
+    _wrap_exchange(monkeypatch, before, lambda n: None)
+    monkeypatch.setattr(safe_io, "_open_for_writing", probe)
+    late = threading.Thread(target=save_late)
+    late.start()
+    try:
+        with pytest.raises(StaleWriteError, match="kept theirs"):
+            safe_io.write_bytes(p, b"base\nbrainiac's line\n", fp)
+    finally:
+        asked.set()
+        late.join(timeout=10)
+    assert _everything_beside(p) == {"n.md": b"base\nthe stalled editor's save\n"}
 
 
 def test_a_late_save_is_kept_beside_when_the_file_changed_again(

@@ -314,7 +314,9 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
         # As late as we can look: a save that landed in the inode we replaced, after it left
         # the path, goes back over ours (compare-and-swap) or, failing that, beside it.
         if swapped_out is not None and swapped_out.written_since():
-            _put_back_late_save(path, swapped_out.settled(), ours)
+            theirs = swapped_out.settled()
+            if theirs != swapped_out.data:
+                _put_back_late_save(path, theirs, ours)
         return ours
     except BaseException:
         if not exchanged:
@@ -346,27 +348,54 @@ class _Displaced:
         return b"".join(chunks)
 
     def written_since(self) -> bool:
-        """Whether anyone wrote into it after we read it. The bytes are compared, not the
-        times: a write in the same clock tick as the exchange may leave ctime as it was."""
-        return self._read() != self.data
+        """Whether anyone wrote into it after we read it, or has it open to write. The bytes
+        are compared, not the times: a write in the same clock tick as the exchange may leave
+        ctime as it was. And an editor whose open waited (on the inode's lock, which the
+        exchange and the unlink take, or for a CPU) may have it open and not have written yet:
+        2.3 and 8 ms were seen under load (docs/reliability.md, "The lost save")."""
+        return self._read() != self.data or _open_for_writing(self.fd)
 
     def settled(self) -> bytes:
-        """Its bytes once the late writer has finished (quiet as `_wait_until_quiet` means it;
-        at most _MAX_WAIT_S): an O_TRUNC writer may be between its truncation and its write."""
+        """Its bytes once the late writer has finished: closed and quiet as `_wait_until_quiet`
+        means it (at most _MAX_WAIT_S)."""
         end = time.monotonic() + _MAX_WAIT_S
         while time.monotonic() < end:
             st = os.fstat(self.fd)
             quiet = EMPTY_QUIET_S if st.st_size == 0 else QUIET_S
             age = time.time() - st.st_ctime
-            if age >= quiet:
+            if age >= quiet and not _open_for_writing(self.fd):
                 break
-            time.sleep(min(quiet - age, 0.05))
+            time.sleep(min(max(quiet - age, 0.005), 0.05))
         return self._read()
 
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+_F_SETSIG = 10  # fcntl.h; Python's fcntl module does not name it
+
+
+def _open_for_writing(fd: int) -> bool:
+    """Whether any descriptor, in any process, has this file open for writing.
+
+    Linux answers it one way: a read lease (F_SETLEASE) is refused with EAGAIN while one does;
+    given, it is released at once. An opener that comes in that instant would be held until the
+    release and its breaking the lease signals the holder, so the signal is set to SIGURG, which
+    is ignored unless a program asks for it (SIGIO, the default, would end the process). Where
+    leases cannot be had (a file someone else owns, a file system without them) it says no:
+    the byte comparison is then all there is."""
+    import fcntl
+    import signal
+
+    try:
+        fcntl.fcntl(fd, _F_SETSIG, signal.SIGURG)
+        fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+    except OSError as exc:
+        return exc.errno == errno.EAGAIN
+    fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+    return False
 
 
 def _give_back(path: Path, tmp: Path, ours: bytes) -> None:
@@ -393,7 +422,9 @@ def _give_back(path: Path, tmp: Path, ours: bytes) -> None:
         tmp.unlink()
         fsync_dir(path.parent)
         if came_out.written_since():  # they had opened ours in place: their save is kept too
-            write_conflict_copy(path, came_out.settled())
+            theirs = came_out.settled()
+            if theirs != ours:
+                write_conflict_copy(path, theirs)
     finally:
         came_out.close()
 
