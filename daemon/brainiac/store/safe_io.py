@@ -287,6 +287,11 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
         current = current_fingerprint(path)
         if not _unchanged(current, expected):
             raise StaleWriteError(f"{path}: changed since it was read; nothing was written")
+        if current is not None and not _same_file_still(path, current):
+            # The content check took a while (a read and a hash); one stat just before the
+            # exchange makes a give-back (and the instant our version shows while it runs)
+            # rarer. It narrows the window only: the read-back below closes it.
+            raise StaleWriteError(f"{path}: changed since it was read; nothing was written")
         if current is not None and expected is not None and _rename_exchange(tmp, path):
             # From here `tmp` names what was the person's file: it is unlinked only once it is
             # known to be exactly what we read.
@@ -328,6 +333,14 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
             swapped_out.close()
 
 
+def _same_file_still(path: Path, seen: Fingerprint) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    return (st.st_ino, st.st_size, st.st_mtime_ns) == (seen.ino, seen.size, seen.mtime_ns)
+
+
 class _Displaced:
     """A file that an exchange took off its path, held open by descriptor.
 
@@ -338,7 +351,11 @@ class _Displaced:
 
     def __init__(self, path: Path) -> None:
         self.fd = _open_regular(path)
-        self.data = self._read()
+        try:
+            self.data = self._read()
+        except BaseException:
+            self.close()
+            raise
 
     def _read(self) -> bytes:
         chunks, offset = [], 0
