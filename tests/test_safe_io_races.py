@@ -1,10 +1,10 @@
 """A person's in-place save racing brainiac's compare-and-swap, each interleaving driven exactly.
 
 safe_io commits with renameat2(RENAME_EXCHANGE). These tests put the person's saves at the
-moments where the concurrent-edits harness lost one (docs/reliability.md, "Concurrent editors"):
-the test wraps the real exchange (or the folder fsync that follows it) and saves the way nano and
-Obsidian Sync do, in place, at that point. Real files, real renames; nothing waits on the clock
-except `settled()`, which waits for the file to be quiet.
+moments where saves were lost (docs/reliability.md, "The lost save"): the test wraps the real
+exchange (or the folder fsync that follows it) and saves the way nano and Obsidian Sync do, in
+place, at that point. Real files, real renames; nothing waits on the clock except `settled()`,
+which waits for the file to be quiet, and one thread that waits on an event with a deadline.
 """
 
 from __future__ import annotations
