@@ -23,7 +23,9 @@ holds an older copy; the events those saves remove are put back by the event jou
 (journal.py) when promotion next runs. So at the end, after the daemon is stopped and one
 `brainiac jobs run all` has run:
 
-1. every marker the editor saved is in the vault (edits lost: 0);
+1. every marker the editor saved is in the vault (edits lost: 0); one that is only in a conflict
+   copy (safe_io keeps a save there when a newer save of the person's took its place while
+   brainiac gave it back) is counted apart, not as lost;
 2. every event the agent's `remember` completed is in `memory/` exactly once (events lost: 0,
    events doubled: 0);
 3. every `.md` file parses, and the daemon did not die.
@@ -50,6 +52,7 @@ from pathlib import Path
 
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError
+from brainiac.store.vault import is_conflict_copy
 from brainiac.text import note
 
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
@@ -79,6 +82,7 @@ class Result:
     remembered: int
     remember_failures: int
     markers_lost: list[int]
+    markers_in_conflict_copies: list[int]
     events_lost: list[str]
     events_doubled: list[str]
     unparsable: list[str]
@@ -107,6 +111,8 @@ class Result:
             f"put-backs by the journal: {self.put_back} (events missing when the editor stopped:"
             f" {self.missing_before_recovery})",
             f"edits lost: {len(self.markers_lost)} {self.markers_lost[:10]}",
+            f"edits kept only in a conflict copy: {len(self.markers_in_conflict_copies)}"
+            f" {self.markers_in_conflict_copies[:10]}",
             f"events lost: {len(self.events_lost)} {self.events_lost[:10]}",
             f"events doubled: {len(self.events_doubled)} {self.events_doubled[:10]}",
             f"files that do not parse: {self.unparsable}",
@@ -273,10 +279,17 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
 
     edits = _read_log(edits_log)
     remembered = _read_log(agent_log)
-    all_text = "\n".join(
-        p.read_text(encoding="utf-8", errors="replace") for p in vault.rglob("*.md")
-    )
-    present_markers = {int(m) for m in MARKER_RE.findall(all_text)}
+
+    def markers(copies: bool) -> set[int]:
+        text = "\n".join(
+            p.read_text(encoding="utf-8", errors="replace")
+            for p in vault.rglob("*.md")
+            if is_conflict_copy(p.name) == copies
+        )
+        return {int(m) for m in MARKER_RE.findall(text)}
+
+    present_markers, in_copies = markers(False), markers(True)
+    saved = sorted(int(str(e["marker"])) for e in edits)
     counts = _ids(vault)
     unparsable = []
     for path in vault.rglob("*.md"):
@@ -292,9 +305,10 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
         saves_by_target=Counter("short-term" if e["short_term"] else "long-term" for e in edits),
         remembered=len(ok_ids),
         remember_failures=sum(1 for r in remembered if not r.get("ok")),
-        markers_lost=sorted(
-            int(str(e["marker"])) for e in edits if int(str(e["marker"])) not in present_markers
-        ),
+        markers_lost=[m for m in saved if m not in present_markers | in_copies],
+        markers_in_conflict_copies=[
+            m for m in saved if m not in present_markers and m in in_copies
+        ],
         events_lost=[i for i in ok_ids if counts[i] == 0],
         events_doubled=[i for i in ok_ids if counts[i] > 1],
         unparsable=unparsable
@@ -307,10 +321,11 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
 
 
 def _ids(vault: Path) -> Counter[str]:
-    """How often each event id is written in memory/ (kept raw exports aside)."""
+    """How often each event id is written in memory/ (kept raw exports and conflict copies,
+    which the daemon never reads as memory, aside)."""
     counts: Counter[str] = Counter()
     for path in (vault / "memory").rglob("*.md"):
-        if "exports" not in path.relative_to(vault).parts:
+        if "exports" not in path.relative_to(vault).parts and not is_conflict_copy(path.name):
             counts.update(ID_RE.findall(path.read_text(encoding="utf-8", errors="replace")))
     return counts
 
