@@ -245,7 +245,8 @@ def _second_look(
         for rel in rels:
             held.setdefault(rel, set()).add(event_id)
     listed = _memory_files(memory)
-    held = {rel: ids for rel, ids in held.items() if rel in set(listed)}
+    still_listed = set(listed)
+    held = {rel: ids for rel, ids in held.items() if rel in still_listed}
     unsettled: list[str] = []
     for rel in listed:
         path = memory.vault.path(rel)
