@@ -249,3 +249,116 @@ def test_a_remember_landing_during_promotions_scan_stays_in_the_event_log(
     everywhere = _ids_in_vault(vault)
     assert all(everywhere.count(i) == 1 for i in [*earlier, *landed]), everywhere
     assert all(stm_path.read_text().count(i) == 1 for i in landed)
+
+
+def _events_in_a_persons_note(memory: Memory, vault: Path) -> tuple[Path, list[str]]:
+    """Two journalled events a person cut from the Event Log into a note of their own."""
+    ids = _remember(memory, 2, NOW - dt.timedelta(days=1))
+    stm_path = vault / SHORT_TERM
+    lines = stm_path.read_text().splitlines(keepends=True)
+    moved = [line for line in lines if any(i in line for i in ids)]
+    stm_path.write_text("".join(line for line in lines if line not in moved))
+    note = vault / "memory/long_term/kiln-log.md"
+    note.write_text(
+        "---\ntitle: Kiln log\n---\nWhat the kiln did, kept by hand.\n\n## Sources\n"
+        + "".join(moved)
+    )
+    assert not journal.survey(memory).missing
+    return note, ids
+
+
+def test_a_note_read_in_the_middle_of_an_in_place_save_keeps_its_events(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """nano and Obsidian Sync open the note with O_TRUNC, then write: a survey that read the
+    empty moment took its events for removed and put them back in a second note, where the
+    save's write then left them twice (benchmarks/concurrent_edits.py, seed 214)."""
+    note, ids = _events_in_a_persons_note(memory, vault)
+    saved = note.read_text() + "\n- the person's line\n"
+    editor = open(note, "wb")  # noqa: SIM115 (the save's open, its write comes later)
+    scan = journal.event_locations
+
+    def scan_then_write(m: Memory) -> dict[str, set[str]]:
+        where = scan(m)  # read the note while it was empty
+        if not editor.closed:
+            editor.write(saved.encode())  # the editor's write lands just after
+            editor.close()
+        return where
+
+    monkeypatch.setattr(journal, "event_locations", scan_then_write)
+
+    found = placement.recover(memory, NOW)
+
+    assert editor.closed and note.read_text() == saved
+    assert found.events == [] and found.changed == []
+    everywhere = _ids_everywhere(vault)
+    assert [everywhere.count(i) for i in ids] == [1, 1], everywhere
+
+
+def test_a_survey_waits_for_an_in_place_save_still_under_way(
+    memory: Memory, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The editor's write is still to come when the survey finds events missing: it waits for
+    the save to close, then reads the note again."""
+    note, ids = _events_in_a_persons_note(memory, vault)
+    saved = note.read_text() + "\n- the person's line\n"
+    editor = open(note, "wb")  # noqa: SIM115 (the save's open; a thread writes and closes)
+    scanned = threading.Event()
+    scan = journal.event_locations
+
+    def scan_then_signal(m: Memory) -> dict[str, set[str]]:
+        where = scan(m)
+        scanned.set()
+        return where
+
+    def finish_save() -> None:
+        if scanned.wait(timeout=30):
+            editor.write(saved.encode())
+        editor.close()
+
+    monkeypatch.setattr(journal, "event_locations", scan_then_signal)
+    thread = threading.Thread(target=finish_save)
+    thread.start()
+    try:
+        [report] = memory.run_job("promotion", now=NOW)
+    finally:
+        thread.join()
+
+    assert "put back" not in report.summary, report.summary
+    assert note.read_text() == saved
+    everywhere = _ids_everywhere(vault)
+    assert [everywhere.count(i) for i in ids] == [1, 1], everywhere
+
+
+def test_events_missing_while_a_save_stays_open_are_left_for_the_next_run(
+    memory: Memory, vault: Path
+) -> None:
+    """A save still open when the survey stops waiting: nothing can be said about the events,
+    so none is put back now; once it is written and closed, none is missing."""
+    note, ids = _events_in_a_persons_note(memory, vault)
+    saved = note.read_text()
+    with open(note, "wb") as editor:  # the save's open(O_TRUNC), its write stalled
+        stalled = journal.survey(memory, wait_s=0)
+        assert stalled.unsettled == ("memory/long_term/kiln-log.md",)
+        assert placement.recover(memory, NOW, surveyed=stalled).events == []
+        editor.write(saved.encode())
+
+    assert not journal.survey(memory).missing
+    everywhere = _ids_everywhere(vault)
+    assert [everywhere.count(i) for i in ids] == [1, 1], everywhere
+
+
+def test_an_event_a_persons_save_really_removed_is_still_put_back(
+    memory: Memory, vault: Path
+) -> None:
+    """The second look changes nothing for a save that did take the events out (an older copy,
+    saved in place a moment ago): they come back, once."""
+    note, ids = _events_in_a_persons_note(memory, vault)
+    with open(note, "w") as editor:
+        editor.write("---\ntitle: Kiln log\n---\nWhat the kiln did, kept by hand.\n")
+
+    found = placement.recover(memory, NOW)
+
+    assert sorted(e.id for e in found.events) == sorted(ids)
+    everywhere = _ids_everywhere(vault)
+    assert [everywhere.count(i) for i in ids] == [1, 1], everywhere

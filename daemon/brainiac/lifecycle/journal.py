@@ -21,12 +21,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac.core.errors import BrainiacError, NoteParseError
+from brainiac.core.errors import BrainiacError, NoteParseError, StaleWriteError
 from brainiac.store import safe_io
 from brainiac.store.lock import lock_file
 from brainiac.store.vault import kind_of
@@ -127,23 +128,38 @@ def event_locations(memory: MemoryLike) -> dict[str, set[str]]:
     kept raw export, a generated index note or the working memory, which only quote events,
     never count as an event's home."""
     found: dict[str, set[str]] = {}
-    for rel in memory.vault.markdown_files():
-        if kind_of(rel) is None:
-            continue
-        try:
-            text = memory.vault.read(rel).text
-        except NoteParseError:
-            # A note that cannot be read as one (a person's, over [vault] max_note_bytes, say)
-            # still holds its events: counted as lost, they were put back as copies.
-            text = _raw_text(memory, rel)
-        except (OSError, BrainiacError):
-            continue
-        for event_id in _VAULT_ID_RE.findall(text):
+    for rel in _memory_files(memory):
+        read = _read_ids(memory, rel)
+        for event_id in read[0] if read is not None else ():
             found.setdefault(event_id, set()).add(rel)
     return found
 
 
-def _raw_text(memory: MemoryLike, rel: str) -> str:
+def _memory_files(memory: MemoryLike) -> list[str]:
+    return [rel for rel in memory.vault.markdown_files() if kind_of(rel) is not None]
+
+
+def _read_ids(memory: MemoryLike, rel: str) -> tuple[set[str], safe_io.Fingerprint | None] | None:
+    """The event ids written in a file, with the fingerprint of the bytes read (None when there
+    is none to compare with; a file that cannot be read holds none); None when it kept changing
+    while it was read."""
+    fingerprint: safe_io.Fingerprint | None
+    try:
+        try:
+            file = memory.vault.read(rel)
+            text, fingerprint = file.text, file.fingerprint
+        except NoteParseError:
+            # A note that cannot be read as one (a person's, over [vault] max_note_bytes, say)
+            # still holds its events: counted as lost, they were put back as copies.
+            text, fingerprint = _raw_text(memory, rel)
+    except StaleWriteError:
+        return None
+    except (OSError, BrainiacError):
+        return set(), None
+    return set(_VAULT_ID_RE.findall(text)), fingerprint
+
+
+def _raw_text(memory: MemoryLike, rel: str) -> tuple[str, safe_io.Fingerprint | None]:
     """The text of a file that is no readable note, for its event ids: not through a symlink,
     and not of a file so large that reading it would be the problem (`status` reports it)."""
     path = memory.vault.path(rel)
@@ -152,16 +168,25 @@ def _raw_text(memory: MemoryLike, rel: str) -> str:
             path.is_symlink()
             or path.stat().st_size > _RAW_READ_FACTOR * memory.vault.max_note_bytes
         ):
-            return ""
-        data, _ = safe_io.read_bytes(path)  # a FIFO is refused here, never waited on
-        return data.decode("utf-8", errors="replace")
+            return "", None
+        data, fingerprint = safe_io.read_bytes(path)  # a FIFO is refused here, never waited on
+        return data.decode("utf-8", errors="replace"), fingerprint
     except OSError:
-        return ""
+        return "", None
 
 
 def vault_event_ids(memory: MemoryLike) -> set[str]:
     """Every event id written in the Event Log, the archive and the notes."""
     return set(event_locations(memory))
+
+
+# A survey that finds events missing waits this long, at most, for the in-place saves under way
+# to close (as long as a write waits for a file to go quiet, safe_io).
+SETTLE_WAIT_S = 5.0
+_POLL_S = 0.01
+# A file whose change time is this close to the survey's start may have been read mid-save: the
+# change time comes from the kernel's coarse clock, some milliseconds behind time.time().
+_CHANGED_MARGIN_NS = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -171,17 +196,103 @@ class Survey:
 
     journalled: dict[str, ev.Event]
     where: dict[str, set[str]]  # event id -> the vault files it is written in
+    # Files a person's editor was still saving in place when the survey stopped waiting: what
+    # they hold cannot be read yet.
+    unsettled: tuple[str, ...] = ()
+
+    @property
+    def unseen(self) -> list[ev.Event]:
+        """The journalled events the survey found in no file."""
+        return [e for i, e in self.journalled.items() if i not in self.where]
 
     @property
     def missing(self) -> list[ev.Event]:
-        return [e for i, e in self.journalled.items() if i not in self.where]
+        """The events a save took away: those unseen, unless a file was still being saved (an
+        unseen event may be in it, and put back elsewhere it would be there twice once the save
+        is written; the next survey looks again)."""
+        return [] if self.unsettled else self.unseen
 
 
-def survey(memory: MemoryLike) -> Survey:
+def survey(memory: MemoryLike, wait_s: float = SETTLE_WAIT_S) -> Survey:
     """The journal first, then the vault. An event is written to the vault before it is
     journalled, so every event in this journal read was in the vault before the vault read
     began, and is missing from it only if a save took it away. Read the other way round, an
     event remembered between the two reads is journalled but not yet seen in the vault: it
-    would be taken for missing and placed a second time, out of the recent window."""
+    would be taken for missing and placed a second time, out of the recent window.
+
+    A file read in the middle of a person's in-place save (open with O_TRUNC, then write) reads
+    empty or cut short, and its events look missing: put back elsewhere, they would be in two
+    places once the save's write lands (benchmarks/concurrent_edits.py, seed 214). So when some
+    are unseen, the files that changed since the survey began or are open for writing now are
+    read again once no save is under way on them (`_second_look`, at most `wait_s`)."""
     journalled = read(memory.locations.state)
-    return Survey(journalled, event_locations(memory))
+    began_ns = time.time_ns() - _CHANGED_MARGIN_NS
+    where = event_locations(memory)
+    if all(i in where for i in journalled):
+        return Survey(journalled, where)
+    where, unsettled = _second_look(memory, where, began_ns, time.monotonic() + wait_s)
+    return Survey(journalled, where, unsettled)
+
+
+def _second_look(
+    memory: MemoryLike, where: dict[str, set[str]], began_ns: int, until: float
+) -> tuple[dict[str, set[str]], tuple[str, ...]]:
+    """`where` with the files a first read may have caught mid-save read again: those changed
+    since `began_ns` (written, moved, or new) or open for writing now; a file gone since holds
+    nothing. Returns it, and the files still being saved at `until` (their first read kept)."""
+    held: dict[str, set[str]] = {}
+    for event_id, rels in where.items():
+        for rel in rels:
+            held.setdefault(rel, set()).add(event_id)
+    listed = _memory_files(memory)
+    still_listed = set(listed)
+    held = {rel: ids for rel, ids in held.items() if rel in still_listed}
+    unsettled: list[str] = []
+    for rel in listed:
+        path = memory.vault.path(rel)
+        try:
+            changed = os.stat(path).st_ctime_ns >= began_ns
+        except OSError:
+            held.pop(rel, None)
+            continue
+        if not changed and not safe_io.being_written(path):
+            continue  # unchanged since before the survey began, and no save under way
+        ids = _settled_ids(memory, rel, until)
+        if ids is None:
+            unsettled.append(rel)
+        else:
+            held[rel] = ids
+    found: dict[str, set[str]] = {}
+    for rel, ids in held.items():
+        for event_id in ids:
+            found.setdefault(event_id, set()).add(rel)
+    return found, tuple(unsettled)
+
+
+def _settled_ids(memory: MemoryLike, rel: str, until: float) -> set[str] | None:
+    """The event ids of a file read while no save was under way on it: nobody had it open for
+    writing before or after the read, and it is still what was read. None if that never came
+    by `until`."""
+    path = memory.vault.path(rel)
+    while True:
+        read = None if safe_io.being_written(path) else _read_ids(memory, rel)
+        if read is not None and not safe_io.being_written(path) and _still(path, read[1]):
+            return read[0]
+        if time.monotonic() >= until:
+            return None
+        time.sleep(_POLL_S)
+
+
+def _still(path: Path, fingerprint: safe_io.Fingerprint | None) -> bool:
+    """Whether the file at `path` is still the one read (nothing to compare with: yes)."""
+    if fingerprint is None:
+        return True
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return True  # gone after a whole read: what it held was read
+    return (st.st_ino, st.st_size, st.st_mtime_ns) == (
+        fingerprint.ino,
+        fingerprint.size,
+        fingerprint.mtime_ns,
+    )

@@ -415,6 +415,20 @@ def _open_for_writing(fd: int) -> bool:
     return False
 
 
+def being_written(path: Path) -> bool:
+    """Whether some process has `path` open for writing now: an in-place save (nano's, Obsidian
+    Sync's: open with O_TRUNC, then write) under way, until whose close the file may read empty or
+    cut short. No where leases cannot tell (`_open_for_writing`) or `path` is no regular file."""
+    try:
+        fd = _open_regular(path)
+    except OSError:  # gone, or not a regular file (NotRegularFileError is an OSError)
+        return False
+    try:
+        return _open_for_writing(fd)
+    finally:
+        os.close(fd)
+
+
 def _give_back(path: Path, tmp: Path, ours: bytes) -> None:
     """Our exchange took a person's save off `path` (it landed between our check and the
     exchange, and now sits at `tmp`): put it back, deleting nothing that is not ours.

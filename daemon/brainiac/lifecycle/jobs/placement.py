@@ -95,7 +95,15 @@ def recover(
 
     `surveyed`: the caller's `survey` if it has just made one. Call it holding the job lock: it
     may write notes."""
-    lost = (survey(memory) if surveyed is None else surveyed).missing
+    surveyed = survey(memory) if surveyed is None else surveyed
+    lost = surveyed.missing
+    if surveyed.unsettled and surveyed.unseen:
+        log.info(
+            "%d event(s) not seen in the vault while %s was still being saved; not put back, "
+            "the next run looks again",
+            len(surveyed.unseen),
+            ", ".join(surveyed.unsettled[:3]) + (" ..." if len(surveyed.unsettled) > 3 else ""),
+        )
     if lost and not dry_run:
         log.warning(
             "%d event(s) were missing from the vault (a save from an older copy removed them); "
