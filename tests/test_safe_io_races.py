@@ -59,6 +59,37 @@ def _wrap_exchange(
     return calls
 
 
+def _late_save(
+    monkeypatch: pytest.MonkeyPatch,
+    path: Path,
+    data: bytes,
+    then: Callable[[], None] = lambda: None,
+) -> list[int]:
+    """An editor whose open finds `path` just before our exchange and whose truncation and
+    write come at the folder fsync after it (then `then`). Returns its descriptors still to
+    write (empty once the save is done)."""
+    editor: list[int] = []
+
+    def before(n: int) -> None:
+        if n == 0:
+            editor.append(os.open(path, os.O_WRONLY))
+
+    real_fsync_dir = safe_io.fsync_dir
+
+    def fsync_dir(directory: Path) -> None:
+        real_fsync_dir(directory)
+        if editor:
+            fd = editor.pop()
+            os.ftruncate(fd, 0)
+            os.write(fd, data)
+            os.close(fd)
+            then()
+
+    _wrap_exchange(monkeypatch, before, lambda n: None)
+    monkeypatch.setattr(safe_io, "fsync_dir", fsync_dir)
+    return editor
+
+
 def test_a_save_over_our_version_before_the_give_back_is_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -121,24 +152,7 @@ def test_a_save_into_the_swapped_out_file_after_the_exchange_is_put_back(
     p = _folder(tmp_path) / "n.md"
     p.write_bytes(b"base\n")
     _, fp = safe_io.read_bytes(p)
-    editor: list[int] = []
-
-    def before(n: int) -> None:
-        if n == 0:
-            editor.append(os.open(p, os.O_WRONLY))
-
-    real_fsync_dir = safe_io.fsync_dir
-
-    def fsync_dir(directory: Path) -> None:
-        real_fsync_dir(directory)
-        if editor:
-            fd = editor.pop()
-            os.ftruncate(fd, 0)
-            os.write(fd, b"base\nthe person's late save\n")
-            os.close(fd)
-
-    _wrap_exchange(monkeypatch, before, lambda n: None)
-    monkeypatch.setattr(safe_io, "fsync_dir", fsync_dir)
+    editor = _late_save(monkeypatch, p, b"base\nthe person's late save\n")
     with pytest.raises(StaleWriteError, match="kept theirs"):
         safe_io.write_bytes(p, b"base\nbrainiac's line\n", fp)
 
@@ -198,27 +212,13 @@ def test_a_late_save_is_kept_beside_when_the_file_changed_again(
     p = _folder(tmp_path) / "n.md"
     p.write_bytes(b"base\n")
     _, fp = safe_io.read_bytes(p)
-    editor: list[int] = []
 
-    def before(n: int) -> None:
-        if n == 0:
-            editor.append(os.open(p, os.O_WRONLY))
+    def rename_save() -> None:
+        vim = p.with_name(".n.md.swp")
+        vim.write_bytes(b"a rename-save after it\n")
+        os.replace(vim, p)
 
-    real_fsync_dir = safe_io.fsync_dir
-
-    def fsync_dir(directory: Path) -> None:
-        real_fsync_dir(directory)
-        if editor:
-            fd = editor.pop()
-            os.ftruncate(fd, 0)
-            os.write(fd, b"late save\n")
-            os.close(fd)
-            vim = p.with_name(".n.md.swp")
-            vim.write_bytes(b"a rename-save after it\n")
-            os.replace(vim, p)
-
-    _wrap_exchange(monkeypatch, before, lambda n: None)
-    monkeypatch.setattr(safe_io, "fsync_dir", fsync_dir)
+    _late_save(monkeypatch, p, b"late save\n", then=rename_save)
     with pytest.raises(StaleWriteError):
         safe_io.write_bytes(p, b"ours\n", fp)
 

@@ -127,12 +127,21 @@ def event_locations(memory: MemoryLike) -> dict[str, set[str]]:
     wherever a person keeps it. The indexer's rule says which files those are (kind_of), so a
     kept raw export, a generated index note or the working memory, which only quote events,
     never count as an event's home."""
-    found: dict[str, set[str]] = {}
-    for rel in _memory_files(memory):
-        read = _read_ids(memory, rel)
-        for event_id in read[0] if read is not None else ():
-            found.setdefault(event_id, set()).add(rel)
-    return found
+    return _invert({rel: _ids_of(memory, rel) for rel in _memory_files(memory)})
+
+
+def _invert(held: dict[str, set[str]]) -> dict[str, set[str]]:
+    """file -> the event ids it holds, as event id -> the files that hold it (and back)."""
+    out: dict[str, set[str]] = {}
+    for key, values in held.items():
+        for value in values:
+            out.setdefault(value, set()).add(key)
+    return out
+
+
+def _ids_of(memory: MemoryLike, rel: str) -> set[str]:
+    read = _read_ids(memory, rel)
+    return read[0] if read is not None else set()
 
 
 def _memory_files(memory: MemoryLike) -> list[str]:
@@ -240,13 +249,9 @@ def _second_look(
     """`where` with the files a first read may have caught mid-save read again: those changed
     since `began_ns` (written, moved, or new) or open for writing now; a file gone since holds
     nothing. Returns it, and the files still being saved at `until` (their first read kept)."""
-    held: dict[str, set[str]] = {}
-    for event_id, rels in where.items():
-        for rel in rels:
-            held.setdefault(rel, set()).add(event_id)
     listed = _memory_files(memory)
     still_listed = set(listed)
-    held = {rel: ids for rel, ids in held.items() if rel in still_listed}
+    held = {rel: ids for rel, ids in _invert(where).items() if rel in still_listed}
     unsettled: list[str] = []
     for rel in listed:
         path = memory.vault.path(rel)
@@ -262,11 +267,7 @@ def _second_look(
             unsettled.append(rel)
         else:
             held[rel] = ids
-    found: dict[str, set[str]] = {}
-    for rel, ids in held.items():
-        for event_id in ids:
-            found.setdefault(event_id, set()).add(rel)
-    return found, tuple(unsettled)
+    return _invert(held), tuple(unsettled)
 
 
 def _settled_ids(memory: MemoryLike, rel: str, until: float) -> set[str] | None:
@@ -285,14 +286,6 @@ def _settled_ids(memory: MemoryLike, rel: str, until: float) -> set[str] | None:
 
 def _still(path: Path, fingerprint: safe_io.Fingerprint | None) -> bool:
     """Whether the file at `path` is still the one read (nothing to compare with: yes)."""
-    if fingerprint is None:
-        return True
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
+    if fingerprint is None or not os.path.lexists(path):
         return True  # gone after a whole read: what it held was read
-    return (st.st_ino, st.st_size, st.st_mtime_ns) == (
-        fingerprint.ino,
-        fingerprint.size,
-        fingerprint.mtime_ns,
-    )
+    return safe_io.same_file_still(path, fingerprint)

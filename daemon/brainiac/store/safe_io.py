@@ -21,6 +21,7 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -287,7 +288,7 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
         current = current_fingerprint(path)
         if not _unchanged(current, expected):
             raise StaleWriteError(f"{path}: changed since it was read; nothing was written")
-        if current is not None and not _same_file_still(path, current):
+        if current is not None and not same_file_still(path, current):
             # The content check took a while (a read and a hash); one stat just before the
             # exchange makes a give-back (and the instant our version shows while it runs)
             # rarer. It narrows the window only: the read-back below closes it.
@@ -333,7 +334,9 @@ def _write_bytes(path: Path, data: bytes, expected: Fingerprint | None) -> Finge
             swapped_out.close()
 
 
-def _same_file_still(path: Path, seen: Fingerprint) -> bool:
+def same_file_still(path: Path, seen: Fingerprint) -> bool:
+    """Whether `path` is still the file `seen` describes (inode, size, modification time: a
+    stat, no read); False when it is gone."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -481,19 +484,27 @@ def conflict_copy_path(path: Path, n: int = 1) -> Path:
 
 def _keep_as_conflict_copy(tmp: Path, path: Path) -> None:
     """Rename, not copy: a late in-place write into it then lands in the copy, seen."""
-    for n in range(1, 100):
-        if rename_noreplace(tmp, conflict_copy_path(path, n)):
-            return
-    raise StaleWriteError(f"{path}: too many conflict copies beside it; kept one as {tmp}")
+    _place_conflict_copy(path, lambda target: rename_noreplace(tmp, target), f"kept one as {tmp}")
 
 
 def write_conflict_copy(path: Path, data: bytes) -> Path:
+    def write(target: Path) -> bool:
+        try:
+            write_bytes(target, data, None)
+        except StaleWriteError:
+            return False
+        return True
+
+    return _place_conflict_copy(path, write, "move some away")
+
+
+def _place_conflict_copy(path: Path, place: Callable[[Path], bool], otherwise: str) -> Path:
+    """The first free conflict-copy name beside `path` that `place` puts the copy at."""
     for n in range(1, 100):
         target = conflict_copy_path(path, n)
-        with contextlib.suppress(StaleWriteError):
-            write_bytes(target, data, None)
+        if place(target):
             return target
-    raise StaleWriteError(f"{path}: too many conflict copies beside it; move some away")
+    raise StaleWriteError(f"{path}: too many conflict copies beside it; {otherwise}")
 
 
 def replace_file(path: Path, data: bytes) -> None:
