@@ -128,6 +128,9 @@ def quiet_vault(tmp_path: Path) -> Path:
     text = config.read_text(encoding="utf-8")
     for job in ("rescan", "merge", "reflection", "promotion", "organization", "inbox", "backup"):
         text = re.sub(rf"^# {job} = .*$", f"{job} = 0", text, flags=re.M)
+    # Words only, as the CLI's own process answers (opening.py): the transport is under test
+    # here; the daemon's recall by meaning has its own test (tests/test_semantic.py).
+    text = re.sub(r"^# meaning = .*$", "meaning = false", text, flags=re.M)
     config.write_text(text, encoding="utf-8")
     return path
 

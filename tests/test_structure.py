@@ -33,6 +33,8 @@ OWNERS = {
     # The MCP SDK and pydantic, which turns its tools' signatures into schemas: served_notes.py
     # answers the tools without either.
     "mcp": {"interfaces/mcp_server.py"},
+    # The sentence model and the vectors it makes: one seam (recall by meaning).
+    "numpy": {"search/sentence_model.py", "search/semantic.py"},
     "pydantic": {"interfaces/mcp_server.py"},
 }
 

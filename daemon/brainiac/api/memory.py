@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from brainiac.lifecycle import jobs as jobs_mod
     from brainiac.lifecycle import journal
     from brainiac.model.llm import LLM
+    from brainiac.search import semantic as semantic_mod
     from brainiac.store.names import NameBook
 else:
     # Loaded when first used (lazy.py): a context or search call (the agent hook's path) needs
@@ -71,6 +72,8 @@ else:
     jobs_mod = lazy_module("brainiac.lifecycle.jobs")
     job_table = lazy_module("brainiac.api.job_table")
     journal = lazy_module("brainiac.lifecycle.journal")
+    # numpy and the sentence model: only a context with a prompt needs them (~0.2 s to load).
+    semantic_mod = lazy_module("brainiac.search.semantic")
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +124,7 @@ class Memory:
         locations: Locations | None = None,
         refresh_interval_s: float = 1.0,
         index_writes: bool | None = None,
+        meaning: bool | None = None,
     ) -> None:
         root = Path(path).expanduser()
         Vault.open(root)  # a missing path or a file: the error that says how to create a vault
@@ -151,6 +155,12 @@ class Memory:
         self._llm: LLM | None = None
         # progress(label, done, total) of long work (indexing, importing): the CLI draws a bar
         self.on_progress: Callable[[str, int, int], None] | None = None
+        # Recall by meaning (search/semantic.py): None follows `[retrieval] meaning`. The
+        # vectors of new events are made before a context uses them (`fill_before_context`),
+        # unless the owner makes them itself (the daemon, in the background).
+        self._meaning = meaning
+        self._semantic: semantic_mod.SemanticIndex | None = None
+        self.fill_before_context = True
 
     @property
     def names(self) -> NameBook:
@@ -200,9 +210,22 @@ class Memory:
         self.close()
 
     def close(self) -> None:
+        if self._semantic is not None:
+            self._semantic.save()
         if self._indexer is not None:
             self._indexer.close()
             self._indexer = None
+
+    @property
+    def semantic(self) -> semantic_mod.SemanticIndex | None:
+        """The events' vectors (search/semantic.py), or None when recall by meaning is off, its
+        model is missing (logged once) or the index is the daemon's."""
+        on = self.config.meaning if self._meaning is None else self._meaning
+        if self._semantic is None and on and self.index_writes:
+            self._semantic = semantic_mod.attached(self.indexer, self.locations.vectors_dir)
+            if self._semantic is None:
+                self._meaning = on = False  # no model: words only from here on
+        return self._semantic if on else None
 
     @property
     def indexer(self) -> Indexer:
@@ -229,6 +252,12 @@ class Memory:
         if report is None:
             return None
         return lambda done, total: report(label, done, total)
+
+    def _nearness(self, prompt: str) -> dict[str, float]:
+        semantic = self.semantic
+        if semantic is not None and self.fill_before_context:
+            semantic.fill()
+        return semantic.nearness(prompt) if semantic is not None else {}
 
     def reindex(self) -> SyncReport:
         """Throw the index away and build it again from the files."""
@@ -433,8 +462,11 @@ class Memory:
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
+            nearness = self._nearness(query) if feedback else {}
             hits = (
-                project_search.search(self.indexer.index, query, limit, scope, feedback=feedback)
+                project_search.search(
+                    self.indexer.index, query, limit, scope, feedback=feedback, nearness=nearness
+                )
                 if query.strip()
                 else []
             )

@@ -32,7 +32,7 @@ import math
 import threading
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,6 +98,12 @@ _WHEN_WEIGHT = 1.0
 _FEEDBACK_HITS = 5
 _FEEDBACK_TERMS = 5
 _FEEDBACK_WEIGHT = 0.5
+# What closeness in meaning adds to an event's score at most, as a share of the best match's
+# (semantic.py gives the nearness, 0-1). 0.5, with the nearness scaled over all events: on
+# LoCoMo's four development conversations the largest gain at 2,000 and 4,000 tokens, even
+# across them (docs/benchmarks.md section 2, "a sentence-embedding model"); 0.3 and 0.7-1.0
+# gained less or lost at 500.
+_MEANING_WEIGHT = 0.5
 
 
 @dataclass
@@ -119,6 +125,7 @@ class Index:
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
+        self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
         self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
@@ -428,6 +435,7 @@ class Index:
         projects: Sequence[str] = (),
         exclude: bool = False,
         feedback: bool = False,
+        nearness: Mapping[str, float] | None = None,
     ) -> list[Hit]:
         """The documents matching any term of `text`, best first (BM25F). Never a syntax error;
         SearchError when the index cannot be read (damaged or deleted under us).
@@ -435,10 +443,13 @@ class Index:
         `projects`: only documents in one of these scopes (projects.py), or with `exclude` only
         those in none of them. Scores do not depend on it (the same index statistics).
         `feedback` widens the query with the words of its best hits (the context's search: see
-        _with_feedback)."""
+        _with_feedback), and with it `nearness` (event key -> 0-1, semantic.py) lifts the events
+        close to the prompt in meaning."""
         try:
             with self._searching:
-                return self._search(text, limit, kind, tuple(projects), exclude, feedback)
+                return self._search(
+                    text, limit, kind, tuple(projects), exclude, feedback, nearness or {}
+                )
         except SearchError:
             raise
         except Exception as exc:
@@ -517,6 +528,7 @@ class Index:
         projects: tuple[str, ...] = (),
         exclude: bool = False,
         feedback: bool = False,
+        nearness: Mapping[str, float] | None = None,
     ) -> list[Hit]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
@@ -537,7 +549,7 @@ class Index:
             for w in when.prompt_terms(text)
             if self._searcher.doc_frequency("when", w)
         ]
-        if not terms and not keyword_clauses:
+        if not terms and not keyword_clauses and not (feedback and nearness):
             return []
         clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
         clauses += keyword_clauses
@@ -557,8 +569,8 @@ class Index:
             # Every match scored (no more postings than without: the query is the same), so that
             # feedback can add to the score of a match below the cut; stored fields are read
             # only for what is returned.
-            matches = match_scores(self._searcher, query, filter_q, mask_q)
-            return self._with_feedback(terms, matches, limit, filter_q, mask_q)
+            matches = match_scores(self._searcher, query, filter_q, mask_q) if clauses else {}
+            return self._with_feedback(terms, matches, limit, filter_q, mask_q, nearness or {})
         results = self._searcher.search(
             query, limit=limit, filter=filter_q, mask=mask_q, optimize=_SKIP_BY_QUALITY
         )
@@ -571,30 +583,41 @@ class Index:
         limit: int,
         filter_q: Any,
         mask_q: Any,
+        nearness: Mapping[str, float],
     ) -> list[Hit]:
         top = best(scores, limit)
         # By document number: stored fields are read once, and only for what makes the cut
         # (reading them is most of a search's time); a hit is made once, with its final score.
         fields = {d: self._searcher.stored_fields(d) for d, _ in top}
         if not top:
-            return []
+            # No word of the prompt is in any memory ("bicycle" for "I rode my bike"): what is
+            # nearest in meaning, if anything, at the weight it would have beside a match of 1.
+            near = self._near(nearness, 1.0, filter_q, mask_q)
+            return [hit_fields(self._searcher.stored_fields(d), s) for d, s in best(near, limit)]
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
         best_hits = [hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
         expansion = self._feedback_terms(best_hits, set(terms))
-        if not expansion:
+        widened: dict[int, float] = {}
+        if expansion:
+            # Scored on their own and added to every match's score: the same sum as searching
+            # again with the widened query, at the cost of the few rare feedback terms only.
+            extra = Or(
+                [
+                    Term(f, t, boost=_FEEDBACK_WEIGHT * w)
+                    for t, w in expansion.items()
+                    for f in ("body", "context")
+                ]
+            )
+            widened = match_scores(self._searcher, extra, filter_q, mask_q)
+        # Meaning: an event's nearness to the prompt (0-1 over all events) adds up to
+        # _MEANING_WEIGHT of the best match's score, so words lead and meaning lifts what they
+        # missed, or orders what they found alike.
+        for docnum, lift in self._near(nearness, top[0][1], filter_q, mask_q).items():
+            widened[docnum] = widened.get(docnum, 0.0) + lift
+        if not widened:
             return [hit_fields(fields[d], s) for d, s in top]
-        # Scored on their own and added to every match's score: the same sum as searching again
-        # with the widened query, at the cost of the few rare feedback terms only.
-        extra = Or(
-            [
-                Term(f, t, boost=_FEEDBACK_WEIGHT * w)
-                for t, w in expansion.items()
-                for f in ("body", "context")
-            ]
-        )
-        widened = match_scores(self._searcher, extra, filter_q, mask_q)
         total = dict(scores)
         for docnum, score in widened.items():
             total[docnum] = total.get(docnum, 0.0) + score
@@ -602,6 +625,68 @@ class Index:
             hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
             for d in best_widened(limit, total, scores, widened, fields)
         ]
+
+    def _near(
+        self, nearness: Mapping[str, float], best_score: float, filter_q: Any, mask_q: Any
+    ) -> dict[int, float]:
+        """Each near event's lift by document number: its nearness times _MEANING_WEIGHT times
+        `best_score`, for the events the filter admits and the mask does not hide."""
+        if not nearness:
+            return {}
+        found = self._event_docnums(nearness)
+        if filter_q is not None or mask_q is not None:
+            allowed = set(self._searcher.docs_for_query(filter_q)) if filter_q is not None else None
+            hidden = set(self._searcher.docs_for_query(mask_q)) if mask_q is not None else set()
+            found = {
+                k: d
+                for k, d in found.items()
+                if (allowed is None or d in allowed) and d not in hidden
+            }
+        lift = _MEANING_WEIGHT * best_score
+        return {d: lift * nearness[k] for k, d in found.items()}
+
+    def _event_docnums(self, keys: Iterable[str]) -> dict[str, int]:
+        """The document numbers of the live event documents keyed `keys` (a key not indexed is
+        left out). Each segment's key -> number table is read once, from the stored fields, and
+        kept until a merge removes the segment (as `notes` keeps its notes): a term lookup per
+        key took 35 us, 35 ms for a prompt's thousand nearest events."""
+        reader = self._searcher.reader()
+        leaves = reader.leaf_readers() if reader.doc_count_all() else []
+        tables: dict[str, dict[str, int]] = {}
+        found: dict[str, int] = {}
+        wanted = list(keys)
+        for leaf, offset in leaves:
+            segment = leaf.segment().segment_id()
+            table = self._event_tables.get(segment)
+            if table is None:
+                table = {}
+                if ("kind", EVENT) in leaf:
+                    for docnum in leaf.postings("kind", EVENT).all_ids():
+                        table[leaf.stored_fields(docnum)["key"]] = docnum
+            tables[segment] = table
+            deletions = leaf.has_deletions()
+            for key in wanted:
+                docnum = table.get(key)
+                if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
+                    found[key] = offset + docnum
+        self._event_tables = tables
+        return found
+
+    def events(self) -> list[tuple[str, str]]:
+        """Every indexed event, as (key, text): what semantic.py needs to know on opening an
+        index it did not see built. Reads each event's stored fields (about 0.6 s at 10,000
+        notes)."""
+        with self._searching:
+            reader = self._searcher.reader()
+            if not reader.doc_count_all() or ("kind", EVENT) not in reader:
+                return []
+            return [
+                (fields["key"], fields.get("text") or "")
+                for fields in (
+                    self._searcher.stored_fields(d)
+                    for d in self._searcher.document_numbers(kind=EVENT)
+                )
+            ]
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
         """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share

@@ -88,6 +88,12 @@ class Indexer:
         # event lines that left a file, or a file that went. The daemon sets it to put back at
         # once what a save removed (journal.py), whichever sync (an edit's, a rescan's) saw it.
         self.on_events_removed: Callable[[list[str]], None] | None = None
+        # Told, after each sync the index took, the event documents it added or changed, as
+        # (key, text), the keys it deleted, and whether it was a full build (which replaces
+        # everything told before): the semantic index's vectors follow the index this way.
+        self.on_events_indexed: Callable[[list[tuple[str, str]], list[str], bool], None] | None = (
+            None
+        )
 
     @property
     def manifest(self) -> Manifest:
@@ -149,11 +155,13 @@ class Indexer:
             candidates = {p for p in paths if kind_of(p)}
         changes = _Changes()
         found = self._checked(sorted(candidates), progress, changes)
+        events: list[tuple[str, str]] = []  # what on_events_indexed is told
         try:
             if full_build:
                 # Streamed: the index's sub-writers index while the files are read and parsed.
                 written = self.index.build(
-                    self._streamed_with_previous_messages(found), files=len(candidates)
+                    _noting_events(self._streamed_with_previous_messages(found), events),
+                    files=len(candidates),
                 )
             else:
                 add = list(found)
@@ -161,6 +169,7 @@ class Indexer:
                     add = with_neighbours_contexts(self.index, add, changes.delete)
                 written = len(add)
                 self.index.apply(add, changes.delete)
+                events = [(d.key, d.text) for d in add if d.kind == corpus.EVENT]
         except BaseException as exc:
             # The index did not take these changes (a full disk, a damaged index): the
             # manifest must not claim it did, or the next sync would find the files unchanged
@@ -178,6 +187,8 @@ class Indexer:
                 ) from exc
             raise
         changed, removed, delete = changes.changed, changes.removed, changes.delete
+        if self.on_events_indexed is not None and (events or delete or full_build):
+            self.on_events_indexed(events, delete, full_build)
         gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
         if gone and self.on_events_removed is not None:
             self.on_events_removed(gone)
@@ -563,3 +574,13 @@ def _merged(spans: list[tuple[str | None, str | None]]) -> list[tuple[str | None
         else:
             out.append((start, end))
     return out
+
+
+def _noting_events(
+    docs: Iterable[corpus.Document], events: list[tuple[str, str]]
+) -> Iterator[corpus.Document]:
+    """`docs` as they are, each event's (key, text) noted in `events` on the way."""
+    for doc in docs:
+        if doc.kind == corpus.EVENT:
+            events.append((doc.key, doc.text))
+        yield doc

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 
 from brainiac.search.index import Index
 from brainiac.search.index_documents import Hit
@@ -21,13 +22,20 @@ OTHER_WEIGHT = 0.5
 _WORD_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 
 
-def search(index: Index, query: str, limit: int, scope: Scope, feedback: bool = False) -> list[Hit]:
-    """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` as
-    Index.search (the hits of this project and global ones widen the query)."""
+def search(
+    index: Index,
+    query: str,
+    limit: int,
+    scope: Scope,
+    feedback: bool = False,
+    nearness: Mapping[str, float] | None = None,
+) -> list[Hit]:
+    """The hits a context or search in `scope` ranks (see the module's docstring); `feedback` and
+    `nearness` as Index.search (the hits of this project and global ones widen the query)."""
     if scope.project is None:
-        return index.search(query, limit=limit, feedback=feedback)
+        return index.search(query, limit=limit, feedback=feedback, nearness=nearness)
     own = [scope.project, GLOBAL]
-    hits = index.search(query, limit=limit, projects=own, feedback=feedback)
+    hits = index.search(query, limit=limit, projects=own, feedback=feedback, nearness=nearness)
     if scope.isolate:
         return hits
     others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)

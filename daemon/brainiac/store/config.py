@@ -39,6 +39,8 @@ class Config:
     reinforcement_weight: float = 0.15
     recency_weight: float = 0.1
     recency_half_life_days: float = 30.0
+    # recall by meaning (search/semantic.py): a sentence model's closeness added to BM25F
+    meaning: bool = True
     # [jobs]: minutes between runs of each scheduled job (0 turns a job off)
     rescan_minutes: float = 60.0
     merge_minutes: float = 10.0
@@ -95,6 +97,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("retrieval", "reinforcement_weight", "reinforcement_weight", float, 0, 100),
     Setting("retrieval", "recency_weight", "recency_weight", float, 0, 100),
     Setting("retrieval", "recency_half_life_days", "recency_half_life_days", float, 0.01, 100_000),
+    Setting("retrieval", "meaning", "meaning", bool),
     Setting("jobs", "rescan", "rescan_minutes", float, 0, 100_000),
     Setting("jobs", "merge", "merge_minutes", float, 0, 100_000),
     Setting("jobs", "reflection", "reflection_minutes", float, 0, 100_000),

@@ -39,5 +39,10 @@ class Locations:
         return self.cache / "index"
 
     @property
+    def vectors_dir(self) -> Path:
+        """The events' vectors (search/semantic.py): a cache beside the index."""
+        return self.cache / "vectors"
+
+    @property
     def manifest_path(self) -> Path:
         return self.state / "manifest.sqlite3"

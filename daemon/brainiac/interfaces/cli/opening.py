@@ -28,7 +28,10 @@ else:
 def open_memory(ctx: click.Context) -> Memory:
     if client_of(ctx) is not None:  # (context --write): the daemon never opens another Memory
         raise answers.RunHere("this call opens the vault in the CLI's own process")
-    memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]))
+    # Words only: recall by meaning needs the sentence model loaded and every event's vector
+    # made, which is the daemon's (or a long-lived program's) work, not a one-shot command's
+    # (docs/architecture.md, "recall by meaning").
+    memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]), meaning=False)
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
         # Long work (a first index, a reindex, an import) shows a bar on the terminal; piped or

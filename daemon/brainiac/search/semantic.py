@@ -1,0 +1,320 @@
+"""Recall by meaning: a vector for each indexed event, and the events nearest a prompt.
+
+A question rarely uses the words of the memory that answers it ("How many children does
+Melanie have?" and "my son got into an accident"). The sentence model (sentence_model.py) puts
+texts that mean the same near each other; the context's search (index.py `_with_feedback`) adds
+each event's closeness to the prompt to its BM25F score, so words still lead and meaning lifts
+what words missed (docs/benchmarks.md section 2, "recall by meaning").
+
+The vectors are a cache, like the index: kept in the cache directory beside it (`vectors/`), by
+the digest of the event's text, so moving an event between files, a reindex or a restart embeds
+nothing again; any of it can be deleted and is made again from the vault. Which events exist is
+the index's to say: the indexer reports what it adds and deletes (`update`), and a process that
+finds the index already built reads the events from it once (`known`). Embedding is the slow part
+(about 100 events a second on one core), so it is done apart from the edit (`fill`): the
+daemon's writer fills after each sync, a library caller before its search; the search meanwhile
+uses the vectors there are, and an event without one is found by its words only.
+
+Stored as float16 (768 bytes an event: 34 MB at 44,854 events, the 10,000-note vault), in one
+array that grows by doubling; the prompt is compared with all of it in slices, so no float32 copy
+of the whole is ever made. Thread-safe: the daemon's socket threads search while its writer fills.
+
+One concept: the events' vectors and the nearness of a prompt to each.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import hashlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from brainiac.search.indexer import Indexer
+from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailable, SentenceModel
+
+log = logging.getLogger(__name__)
+
+_ROWS_FILE = "vectors.npy"
+_DIGESTS_FILE = "vectors.digests"
+_SLICE = 8192  # rows compared with the prompt at a time: a 12 MB float32 temporary at most
+_FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
+# The events whose nearness is handed to the search (the rest get none): enough that the lift
+# reaches well past what a context can show (a 4,000-token context shows about 120 events).
+NEAREST = 1000
+
+
+def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
+    """A SemanticIndex in `folder` that follows `indexer`'s index: it reads the indexed events
+    from the index once, and every later sync tells it what changed (a full build replaces
+    it all). None when the model cannot be had (semantic.py has logged why)."""
+    semantic = SemanticIndex(folder)
+    if not semantic.available:
+        return None
+    semantic.known(indexer.index.events())
+
+    def told(added: list[tuple[str, str]], deleted: list[str], full: bool) -> None:
+        if full:
+            semantic.known(added)
+        else:
+            semantic.update(added, deleted)
+
+    indexer.on_events_indexed = told
+    return semantic
+
+
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+
+
+def _release_freed_memory() -> None:
+    """Hand the heap's freed pages back to the system (glibc keeps them otherwise: a batch's
+    temporaries left 35 MB resident after a fill)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class SemanticIndex:
+    """The vectors of the indexed events' texts, in `folder`, and prompts' nearness to them.
+
+    `model` makes the model when it is first needed (the default loads all-MiniLM-L6-v2);
+    when it cannot be had, `available` turns False, the reason is logged once and the search
+    goes on by words alone."""
+
+    def __init__(self, folder: Path, model: Callable[[], SentenceModel] = SentenceModel) -> None:
+        self.folder = folder
+        self._make_model = model
+        self._model: SentenceModel | None = None
+        self.unavailable = ""  # why there is no model, once that is known
+        self._lock = threading.RLock()
+        self._rows: Any = np.zeros((0, DIMENSIONS), np.float16)
+        self._count = 0  # rows in use (the array has room for more)
+        self._row_of: dict[str, int] = {}  # text digest -> row
+        self._digest_of: dict[str, str] = {}  # event key -> digest of its text
+        self._texts: dict[str, str] = {}  # digest -> text, for those with no row yet
+        self._known = False  # every indexed event is in _digest_of (see known())
+        self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
+        self._saved_count = 0
+        self._loaded = False
+
+    # -- the model ---------------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        return self._get_model() is not None
+
+    def _get_model(self) -> SentenceModel | None:
+        if self._model is None and not self.unavailable:
+            with self._lock:
+                if self._model is None and not self.unavailable:
+                    try:
+                        self._model = self._make_model()
+                    except ModelUnavailable as exc:
+                        self.unavailable = str(exc)
+                        log.warning("%s", exc)
+        return self._model
+
+    # -- which events exist ------------------------------------------------------------------
+    @property
+    def is_known(self) -> bool:
+        """Whether every indexed event has been reported (by `known` or a full build)."""
+        return self._known
+
+    def known(self, events: Iterable[tuple[str, str]]) -> None:
+        """All the indexed events, as (key, text): what a process that opens a built index
+        reads from it once. Replaces what was reported before."""
+        with self._lock:
+            self._load()
+            self._digest_of = {}
+            self._texts = {}
+            self._add(events)
+            self._known = True
+            self._live = None
+
+    def update(self, added: Iterable[tuple[str, str]], deleted: Iterable[str]) -> None:
+        """Events the index added or changed, as (key, text), and the keys it deleted."""
+        with self._lock:
+            self._load()
+            for key in deleted:
+                self._digest_of.pop(key, None)
+            self._add(added)
+            self._live = None
+
+    def _add(self, events: Iterable[tuple[str, str]]) -> None:
+        for key, text in events:
+            digest = text_digest(text)
+            self._digest_of[key] = digest
+            if digest not in self._row_of:
+                self._texts[digest] = text
+
+    @property
+    def pending(self) -> int:
+        """Events whose text has no vector yet."""
+        with self._lock:
+            live = set(self._digest_of.values())
+            return sum(1 for d in self._texts if d in live)
+
+    # -- embedding ---------------------------------------------------------------------------
+    def fill(self, seconds: float | None = None) -> int:
+        """Embed the events that have no vector yet: a batch at least, then more while
+        `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
+        started = time.monotonic()
+        done = 0
+        model = self._get_model()
+        if model is None:
+            return 0
+        while True:  # a batch at least, then as long as `seconds` allows
+            with self._lock:
+                live = set(self._digest_of.values())
+                for digest in [d for d in self._texts if d not in live]:
+                    del self._texts[digest]  # deleted before it was embedded
+                batch = list(self._texts.items())[:_FILL_BATCH]
+            if not batch:
+                break
+            vectors = model.encode([text for _, text in batch])  # outside the lock: slow
+            with self._lock:
+                self._append([d for d, _ in batch], vectors)
+                for digest, _ in batch:
+                    self._texts.pop(digest, None)
+                self._live = None
+            done += len(batch)
+            if seconds is not None and time.monotonic() - started >= seconds:
+                break
+        if done > _FILL_BATCH:
+            _release_freed_memory()
+        return done
+
+    def _append(self, digests: list[str], vectors: Any) -> None:
+        needed = self._count + len(digests)
+        if needed > len(self._rows):
+            grown = np.zeros((max(needed, 2 * len(self._rows), 1024), DIMENSIONS), np.float16)
+            grown[: self._count] = self._rows[: self._count]
+            self._rows = grown
+        for digest, vector in zip(digests, vectors, strict=True):
+            row = self._row_of.get(digest)
+            if row is None:
+                row = self._row_of[digest] = self._count
+                self._count += 1
+            self._rows[row] = vector
+
+    # -- nearness ----------------------------------------------------------------------------
+    def nearness(self, prompt: str, nearest: int = NEAREST) -> dict[str, float]:
+        """The `nearest` events closest in meaning to `prompt`, key -> nearness from 0 (the
+        farthest of all the events) to 1 (the closest): the cosine, scaled over every event
+        with a vector, so that a prompt close to nothing in particular still lifts its best
+        the most. Empty when there is no model or no vector."""
+        model = self._get_model()
+        if model is None or not prompt.strip():
+            return {}
+        with self._lock:
+            self._load()
+            keys, rows = self._live_rows()
+            matrix = self._rows  # rows are only ever added: what it holds now stays valid
+        if not keys:
+            return {}
+        query = model.encode([prompt])[0]
+        cosine = np.empty(len(rows), np.float32)
+        for start in range(0, len(rows), _SLICE):
+            part = matrix[rows[start : start + _SLICE]].astype(np.float32)
+            cosine[start : start + _SLICE] = part @ query
+        lo, hi = float(cosine.min()), float(cosine.max())
+        if nearest < len(cosine):
+            best = np.argpartition(-cosine, nearest)[:nearest]
+        else:
+            best = np.arange(len(cosine))
+        spread = max(hi - lo, 1e-6)
+        return {keys[i]: (float(cosine[i]) - lo) / spread for i in best}
+
+    def _live_rows(self) -> tuple[list[str], Any]:
+        if self._live is None:
+            keys = [k for k, d in self._digest_of.items() if d in self._row_of]
+            rows = np.fromiter((self._row_of[self._digest_of[k]] for k in keys), np.int64)
+            self._live = (keys, rows)
+        return self._live
+
+    # -- the cache on disk -------------------------------------------------------------------
+    def _load(self) -> None:
+        """The vectors saved by an earlier process (once; a file that cannot be read is
+        ignored: its vectors are made again)."""
+        if self._loaded:
+            return
+        self._loaded = True
+        try:
+            lines = (self.folder / _DIGESTS_FILE).read_text(encoding="ascii").splitlines()
+            if not lines or lines[0] != MODEL_ID:
+                return  # another model's vectors: not comparable
+            rows = np.load(self.folder / _ROWS_FILE, allow_pickle=False)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return
+        digests = lines[1:]
+        if rows.dtype != np.float16 or rows.shape != (len(digests), DIMENSIONS):
+            log.info("%s: vectors do not match their digests; made again", self.folder)
+            return
+        self._rows = rows
+        self._count = len(digests)
+        self._row_of = {d: i for i, d in enumerate(digests)}
+        self._texts = {d: t for d, t in self._texts.items() if d not in self._row_of}
+        self._saved_count = self._count
+
+    def save(self) -> None:
+        """Write the vectors made since the last save (temporary file, then rename). Vectors of
+        texts no event has any more are dropped when they are most of the file."""
+        with self._lock:
+            if self._count == self._saved_count and not self._worth_compacting():
+                return
+            if self._worth_compacting():
+                self._compact()
+            digests = sorted(self._row_of, key=self._row_of.__getitem__)
+            rows = self._rows[: self._count]
+            count = self._count
+        try:
+            self._write(rows, digests)
+        except OSError as exc:  # a cache: what is not saved is made again next time
+            log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
+            return
+        with self._lock:
+            self._saved_count = max(self._saved_count, count)
+
+    def _write(self, rows: Any, digests: list[str]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp_rows = self.folder / f".{_ROWS_FILE}.{os.getpid()}.tmp"
+        tmp_digests = self.folder / f".{_DIGESTS_FILE}.{os.getpid()}.tmp"
+        try:
+            with open(tmp_rows, "wb") as f:
+                np.save(f, rows, allow_pickle=False)
+            tmp_digests.write_text("\n".join([MODEL_ID, *digests]) + "\n", encoding="ascii")
+            # Digests last: a reader that finds the new digests beside the old rows sees the
+            # counts differ and makes the vectors again rather than mismatching them.
+            os.replace(tmp_rows, self.folder / _ROWS_FILE)
+            os.replace(tmp_digests, self.folder / _DIGESTS_FILE)
+        finally:
+            for tmp in (tmp_rows, tmp_digests):
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+
+    def _worth_compacting(self) -> bool:
+        if not self._known:
+            return False  # which digests are live is not known yet
+        live = len(set(self._digest_of.values()) & self._row_of.keys())
+        return self._count - live > max(1000, live)
+
+    def _compact(self) -> None:
+        live = sorted(
+            set(self._digest_of.values()) & self._row_of.keys(), key=self._row_of.__getitem__
+        )
+        keep = np.array([self._row_of[d] for d in live], np.int64)
+        self._rows = self._rows[keep].copy()
+        self._count = len(live)
+        self._row_of = {d: i for i, d in enumerate(live)}
+        self._saved_count = -1  # written in full
+        self._live = None
+
+    def stats(self) -> Mapping[str, int]:
+        with self._lock:
+            return {"events": len(self._digest_of), "vectors": self._count}

