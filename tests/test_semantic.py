@@ -182,14 +182,14 @@ def test_turning_meaning_off_in_the_config_is_words_only(vault: Path) -> None:
 def test_vectors_of_another_model_are_not_used(tmp_path: Path, model: SentenceModel) -> None:
     folder = tmp_path / "vectors"
     first = SemanticIndex(folder, lambda: model)
-    first.known([("k1", "a bike"), ("k2", "a tax return")])
+    first.known([("k1", "a bike", "user"), ("k2", "a tax return", "user")])
     assert first.fill() == 2
     first.save()
     digests = folder / "vectors.digests"
     lines = digests.read_text().splitlines()
     digests.write_text("\n".join(["some-other-model", *lines[1:]]) + "\n")
     second = SemanticIndex(folder, lambda: model)
-    second.known([("k1", "a bike"), ("k2", "a tax return")])
+    second.known([("k1", "a bike", "user"), ("k2", "a tax return", "user")])
     assert second.pending == 2
 
 
@@ -197,7 +197,7 @@ def test_nearness_is_scaled_over_all_events_and_cut_to_the_nearest(
     tmp_path: Path, model: SentenceModel
 ) -> None:
     semantic = SemanticIndex(tmp_path / "v", lambda: model)
-    semantic.known([(f"k{i}", t) for i, t in enumerate([BIKE, *DECOYS])])
+    semantic.known([(f"k{i}", t, "user") for i, t in enumerate([BIKE, *DECOYS])])
     semantic.fill()
     near = semantic.nearness("bicycle", nearest=2)
     assert len(near) == 2
@@ -208,11 +208,27 @@ def test_nearness_is_scaled_over_all_events_and_cut_to_the_nearest(
     assert "k0" not in semantic.nearness("bicycle")
 
 
+def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: SentenceModel) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known(
+        [
+            ("k0", "Thanks, Melanie! Bye for now.", "Caroline"),
+            ("k1", "I signed up for a pottery class yesterday.", "Melanie"),
+            ("k2", "The bus was late again.", "Caroline"),
+        ]
+    )
+    semantic.fill()
+    near = semantic.nearness("What hobby did Melanie's friend say she took up?", nearest=1)
+    assert list(near) == ["k1"]
+    # A prompt that is nothing but a speaker's name means nothing to compare.
+    assert semantic.nearness("melanie") == {}
+
+
 def test_fill_with_a_time_limit_leaves_the_rest_for_later(
     tmp_path: Path, model: SentenceModel
 ) -> None:
     semantic = SemanticIndex(tmp_path / "v", lambda: model)
-    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}") for i in range(600)])
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(600)])
     made = semantic.fill(seconds=0.0)  # one batch, then the clock says stop
     assert 0 < made < 600
     assert semantic.pending == 600 - made

@@ -672,16 +672,16 @@ class Index:
         self._event_tables = tables
         return found
 
-    def events(self) -> list[tuple[str, str]]:
-        """Every indexed event, as (key, text): what semantic.py needs to know on opening an
-        index it did not see built. Reads each event's stored fields (about 0.6 s at 10,000
+    def events(self) -> list[tuple[str, str, str]]:
+        """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
+        an index it did not see built. Reads each event's stored fields (about 0.6 s at 10,000
         notes)."""
         with self._searching:
             reader = self._searcher.reader()
             if not reader.doc_count_all() or ("kind", EVENT) not in reader:
                 return []
             return [
-                (fields["key"], fields.get("text") or "")
+                (fields["key"], fields.get("text") or "", fields.get("role") or "")
                 for fields in (
                     self._searcher.stored_fields(d)
                     for d in self._searcher.document_numbers(kind=EVENT)

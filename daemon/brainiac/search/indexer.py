@@ -89,11 +89,11 @@ class Indexer:
         # once what a save removed (journal.py), whichever sync (an edit's, a rescan's) saw it.
         self.on_events_removed: Callable[[list[str]], None] | None = None
         # Told, after each sync the index took, the event documents it added or changed, as
-        # (key, text), the keys it deleted, and whether it was a full build (which replaces
+        # (key, text, role), the keys it deleted, and whether it was a full build (which replaces
         # everything told before): the semantic index's vectors follow the index this way.
-        self.on_events_indexed: Callable[[list[tuple[str, str]], list[str], bool], None] | None = (
-            None
-        )
+        self.on_events_indexed: (
+            Callable[[list[tuple[str, str, str]], list[str], bool], None] | None
+        ) = None
 
     @property
     def manifest(self) -> Manifest:
@@ -155,7 +155,7 @@ class Indexer:
             candidates = {p for p in paths if kind_of(p)}
         changes = _Changes()
         found = self._checked(sorted(candidates), progress, changes)
-        events: list[tuple[str, str]] = []  # what on_events_indexed is told
+        events: list[tuple[str, str, str]] = []  # what on_events_indexed is told
         try:
             if full_build:
                 # Streamed: the index's sub-writers index while the files are read and parsed.
@@ -169,7 +169,7 @@ class Indexer:
                     add = with_neighbours_contexts(self.index, add, changes.delete)
                 written = len(add)
                 self.index.apply(add, changes.delete)
-                events = [(d.key, d.text) for d in add if d.kind == corpus.EVENT]
+                events = [(d.key, d.text, d.role) for d in add if d.kind == corpus.EVENT]
         except BaseException as exc:
             # The index did not take these changes (a full disk, a damaged index): the
             # manifest must not claim it did, or the next sync would find the files unchanged
@@ -577,10 +577,10 @@ def _merged(spans: list[tuple[str | None, str | None]]) -> list[tuple[str | None
 
 
 def _noting_events(
-    docs: Iterable[corpus.Document], events: list[tuple[str, str]]
+    docs: Iterable[corpus.Document], events: list[tuple[str, str, str]]
 ) -> Iterator[corpus.Document]:
-    """`docs` as they are, each event's (key, text) noted in `events` on the way."""
+    """`docs` as they are, each event's (key, text, role) noted in `events` on the way."""
     for doc in docs:
         if doc.kind == corpus.EVENT:
-            events.append((doc.key, doc.text))
+            events.append((doc.key, doc.text, doc.role))
         yield doc

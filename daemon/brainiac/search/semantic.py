@@ -15,9 +15,11 @@ finds the index already built reads the events from it once (`known`). Embedding
 daemon's writer fills after each sync, a library caller before its search; the search meanwhile
 uses the vectors there are, and an event without one is found by its words only.
 
-Stored as float16 (768 bytes an event: 34 MB at 44,854 events, the 10,000-note vault), in one
-array that grows by doubling; the prompt is compared with all of it in slices, so no float32 copy
-of the whole is ever made. Thread-safe: the daemon's socket threads search while its writer fills.
+Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 events, the
+10,000-note vault; cosines within 0.01 of the float32 ones), in one array that grows by
+doubling; the prompt is compared with all of it in slices, so no float copy of the whole is ever
+made (3 ms at 45,000 events here; float16 took 38 ms, numpy converts it slowly). Thread-safe: the
+daemon's socket threads search while its embedder fills.
 
 One concept: the events' vectors and the nearness of a prompt to each.
 """
@@ -29,6 +31,7 @@ import ctypes
 import hashlib
 import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -43,7 +46,9 @@ from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailabl
 log = logging.getLogger(__name__)
 
 _ROWS_FILE = "vectors.npy"
+_SCALES_FILE = "vectors.scales.npy"
 _DIGESTS_FILE = "vectors.digests"
+_FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
 _SLICE = 8192  # rows compared with the prompt at a time: a 12 MB float32 temporary at most
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # The events whose nearness is handed to the search (the rest get none): enough that the lift
@@ -60,7 +65,7 @@ def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
         return None
     semantic.known(indexer.index.events())
 
-    def told(added: list[tuple[str, str]], deleted: list[str], full: bool) -> None:
+    def told(added: list[tuple[str, str, str]], deleted: list[str], full: bool) -> None:
         if full:
             semantic.known(added)
         else:
@@ -94,12 +99,15 @@ class SemanticIndex:
         self._model: SentenceModel | None = None
         self.unavailable = ""  # why there is no model, once that is known
         self._lock = threading.RLock()
-        self._rows: Any = np.zeros((0, DIMENSIONS), np.float16)
-        self._count = 0  # rows in use (the array has room for more)
+        self._rows: Any = np.zeros((0, DIMENSIONS), np.int8)
+        self._scales: Any = np.zeros(0, np.float32)  # a row times its scale is the unit vector
+        self._count = 0  # rows in use (the arrays have room for more)
         self._row_of: dict[str, int] = {}  # text digest -> row
         self._digest_of: dict[str, str] = {}  # event key -> digest of its text
         self._texts: dict[str, str] = {}  # digest -> text, for those with no row yet
         self._known = False  # every indexed event is in _digest_of (see known())
+        self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
+        self._speaker_names: re.Pattern[str] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
         self._saved_count = 0
         self._loaded = False
@@ -126,9 +134,9 @@ class SemanticIndex:
         """Whether every indexed event has been reported (by `known` or a full build)."""
         return self._known
 
-    def known(self, events: Iterable[tuple[str, str]]) -> None:
-        """All the indexed events, as (key, text): what a process that opens a built index
-        reads from it once. Replaces what was reported before."""
+    def known(self, events: Iterable[tuple[str, str, str]]) -> None:
+        """All the indexed events, as (key, text, role): what a process that opens a built
+        index reads from it once. Replaces what was reported before."""
         with self._lock:
             self._load()
             self._digest_of = {}
@@ -137,8 +145,8 @@ class SemanticIndex:
             self._known = True
             self._live = None
 
-    def update(self, added: Iterable[tuple[str, str]], deleted: Iterable[str]) -> None:
-        """Events the index added or changed, as (key, text), and the keys it deleted."""
+    def update(self, added: Iterable[tuple[str, str, str]], deleted: Iterable[str]) -> None:
+        """Events the index added or changed, as (key, text, role), and the keys it deleted."""
         with self._lock:
             self._load()
             for key in deleted:
@@ -146,8 +154,11 @@ class SemanticIndex:
             self._add(added)
             self._live = None
 
-    def _add(self, events: Iterable[tuple[str, str]]) -> None:
-        for key, text in events:
+    def _add(self, events: Iterable[tuple[str, str, str]]) -> None:
+        for key, text, role in events:
+            if role and role not in self._speakers:
+                self._speakers.add(role)
+                self._speaker_names = None
             digest = text_digest(text)
             self._digest_of[key] = digest
             if digest not in self._row_of:
@@ -193,15 +204,20 @@ class SemanticIndex:
     def _append(self, digests: list[str], vectors: Any) -> None:
         needed = self._count + len(digests)
         if needed > len(self._rows):
-            grown = np.zeros((max(needed, 2 * len(self._rows), 1024), DIMENSIONS), np.float16)
-            grown[: self._count] = self._rows[: self._count]
-            self._rows = grown
-        for digest, vector in zip(digests, vectors, strict=True):
+            size = max(needed, 2 * len(self._rows), 1024)
+            rows, scales = np.zeros((size, DIMENSIONS), np.int8), np.zeros(size, np.float32)
+            rows[: self._count] = self._rows[: self._count]
+            scales[: self._count] = self._scales[: self._count]
+            self._rows, self._scales = rows, scales
+        scale = np.maximum(np.abs(vectors).max(axis=1), 1e-9) / 127.0
+        quantized = np.rint(vectors / scale[:, None]).astype(np.int8)
+        for digest, q, sc in zip(digests, quantized, scale, strict=True):
             row = self._row_of.get(digest)
             if row is None:
                 row = self._row_of[digest] = self._count
                 self._count += 1
-            self._rows[row] = vector
+            self._rows[row] = q
+            self._scales[row] = sc
 
     # -- nearness ----------------------------------------------------------------------------
     def nearness(self, prompt: str, nearest: int = NEAREST) -> dict[str, float]:
@@ -210,19 +226,24 @@ class SemanticIndex:
         with a vector, so that a prompt close to nothing in particular still lifts its best
         the most. Empty when there is no model or no vector."""
         model = self._get_model()
+        prompt = self._without_speakers(prompt)
         if model is None or not prompt.strip():
             return {}
         with self._lock:
             self._load()
             keys, rows = self._live_rows()
-            matrix = self._rows  # rows are only ever added: what it holds now stays valid
+            # Rows are only ever added (a compaction makes new arrays): what these hold up to
+            # `count` stays valid while the lock is let go for the model.
+            matrix, scales, count = self._rows, self._scales, self._count
         if not keys:
             return {}
         query = model.encode([prompt])[0]
-        cosine = np.empty(len(rows), np.float32)
-        for start in range(0, len(rows), _SLICE):
-            part = matrix[rows[start : start + _SLICE]].astype(np.float32)
-            cosine[start : start + _SLICE] = part @ query
+        every = np.empty(count, np.float32)  # all rows, in order: no gather of the matrix
+        for start in range(0, count, _SLICE):
+            end = min(start + _SLICE, count)
+            every[start:end] = matrix[start:end].astype(np.float32) @ query
+        every *= scales[:count]
+        cosine = every[rows]
         lo, hi = float(cosine.min()), float(cosine.max())
         if nearest < len(cosine):
             best = np.argpartition(-cosine, nearest)[:nearest]
@@ -230,6 +251,23 @@ class SemanticIndex:
             best = np.arange(len(cosine))
         spread = max(hi - lo, 1e-6)
         return {keys[i]: (float(cosine[i]) - lo) / spread for i in best}
+
+    def _without_speakers(self, prompt: str) -> str:
+        """`prompt` with the names of the events' speakers taken out ("What does Melanie paint?"
+        is asked as "What does paint?"). An event is embedded without its speaker, so a name in
+        the prompt can only bring the meaning of the turns that say the name, mostly greetings
+        ("Thanks, Melanie!"); who said it is the words' part (retrieval.named_speaker). On
+        LoCoMo's development conversations: +0.003 / +0.012 at 2,000 / 4,000 tokens
+        (docs/benchmarks.md, "recall by meaning")."""
+        with self._lock:
+            if self._speaker_names is None:
+                names = sorted(self._speakers, key=len, reverse=True)
+                alternatives = "|".join(re.escape(n) for n in names if n.strip())
+                self._speaker_names = re.compile(
+                    rf"\b(?:{alternatives})(?:'s|’s)?\b" if alternatives else r"(?!)", re.I
+                )
+            pattern = self._speaker_names
+        return pattern.sub(" ", prompt)
 
     def _live_rows(self) -> tuple[list[str], Any]:
         if self._live is None:
@@ -250,13 +288,19 @@ class SemanticIndex:
             if not lines or lines[0] != MODEL_ID:
                 return  # another model's vectors: not comparable
             rows = np.load(self.folder / _ROWS_FILE, allow_pickle=False)
+            scales = np.load(self.folder / _SCALES_FILE, allow_pickle=False)
         except (OSError, ValueError, UnicodeDecodeError):
             return
         digests = lines[1:]
-        if rows.dtype != np.float16 or rows.shape != (len(digests), DIMENSIONS):
+        if (
+            rows.dtype != np.int8
+            or rows.shape != (len(digests), DIMENSIONS)
+            or scales.dtype != np.float32
+            or scales.shape != (len(digests),)
+        ):
             log.info("%s: vectors do not match their digests; made again", self.folder)
             return
-        self._rows = rows
+        self._rows, self._scales = rows, scales
         self._count = len(digests)
         self._row_of = {d: i for i, d in enumerate(digests)}
         self._texts = {d: t for d, t in self._texts.items() if d not in self._row_of}
@@ -271,32 +315,32 @@ class SemanticIndex:
             if self._worth_compacting():
                 self._compact()
             digests = sorted(self._row_of, key=self._row_of.__getitem__)
-            rows = self._rows[: self._count]
+            rows, scales = self._rows[: self._count], self._scales[: self._count]
             count = self._count
         try:
-            self._write(rows, digests)
+            self._write(rows, scales, digests)
         except OSError as exc:  # a cache: what is not saved is made again next time
             log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
             return
         with self._lock:
             self._saved_count = max(self._saved_count, count)
 
-    def _write(self, rows: Any, digests: list[str]) -> None:
+    def _write(self, rows: Any, scales: Any, digests: list[str]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp_rows = self.folder / f".{_ROWS_FILE}.{os.getpid()}.tmp"
-        tmp_digests = self.folder / f".{_DIGESTS_FILE}.{os.getpid()}.tmp"
+        tmp = {name: self.folder / f".{name}.{os.getpid()}.tmp" for name in _FILES}
         try:
-            with open(tmp_rows, "wb") as f:
-                np.save(f, rows, allow_pickle=False)
-            tmp_digests.write_text("\n".join([MODEL_ID, *digests]) + "\n", encoding="ascii")
-            # Digests last: a reader that finds the new digests beside the old rows sees the
-            # counts differ and makes the vectors again rather than mismatching them.
-            os.replace(tmp_rows, self.folder / _ROWS_FILE)
-            os.replace(tmp_digests, self.folder / _DIGESTS_FILE)
+            for name, array in ((_ROWS_FILE, rows), (_SCALES_FILE, scales)):
+                with open(tmp[name], "wb") as f:
+                    np.save(f, array, allow_pickle=False)
+            tmp[_DIGESTS_FILE].write_text("\n".join([MODEL_ID, *digests]) + "\n", "ascii")
+            # Digests last: a reader that finds new digests beside old arrays (or the reverse)
+            # sees the counts differ and makes the vectors again rather than mismatching them.
+            for name in _FILES:
+                os.replace(tmp[name], self.folder / name)
         finally:
-            for tmp in (tmp_rows, tmp_digests):
+            for path in tmp.values():
                 with contextlib.suppress(FileNotFoundError):
-                    tmp.unlink()
+                    path.unlink()
 
     def _worth_compacting(self) -> bool:
         if not self._known:
@@ -309,7 +353,7 @@ class SemanticIndex:
             set(self._digest_of.values()) & self._row_of.keys(), key=self._row_of.__getitem__
         )
         keep = np.array([self._row_of[d] for d in live], np.int64)
-        self._rows = self._rows[keep].copy()
+        self._rows, self._scales = self._rows[keep].copy(), self._scales[keep].copy()
         self._count = len(live)
         self._row_of = {d: i for i, d in enumerate(live)}
         self._saved_count = -1  # written in full

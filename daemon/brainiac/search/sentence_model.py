@@ -8,10 +8,10 @@ with brainiac (`minilm_vocab.txt`, the same Apache-2.0 terms; text/wordpiece.py 
 Nothing is downloaded: the model is a dependency, installed with brainiac.
 
 How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
-below; no ONNX runtime), the layer weights are turned into float32 once (42 MB, what numpy's
-matrix products need) and the word table stays int8 (12 MB, a row turned into floats when a
-text uses it). The forward pass is BERT's, written out: about 80 texts a second on one core
-here, a short prompt in about 10 ms (docs/benchmarks.md, "the sentence model").
+below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with the word table),
+each matrix turned into floats just before its product and dropped after, and a word's row
+when a text uses it. The forward pass is BERT's, written out: about 100 texts a second on one
+core here, a short prompt in about 10 ms (docs/benchmarks.md, "recall by meaning").
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
 semantic.py's; the index never sees them.
@@ -123,15 +123,30 @@ def _initializers(data: bytes) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class _Matrix:
+    """A weight matrix as the file has it: int8, (in, out), with a float32 scale per output
+    column. Kept so (10.6 MB for the six layers, not 42 MB as floats) and turned into floats
+    one matrix at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
+
+    q: Any
+    scale: Any
+
+    def times(self, x: Any) -> Any:
+        out = x @ self.q.astype(np.float32)
+        out *= self.scale
+        return out
+
+
+@dataclass(frozen=True)
 class _Layer:
-    qkv: Any  # (384, 1152): query, key and value side by side, so one product makes all three
+    qkv: _Matrix  # (384, 1152): query, key and value side by side, one product makes all three
     qkv_bias: Any
-    attention_out: Any
+    attention_out: _Matrix
     attention_out_bias: Any
     norm1: tuple[Any, Any]
-    inner: Any  # (384, 1536)
+    inner: _Matrix  # (384, 1536)
     inner_bias: Any
-    out: Any  # (1536, 384)
+    out: _Matrix  # (1536, 384)
     out_bias: Any
     norm2: tuple[Any, Any]
 
@@ -146,6 +161,9 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
         q = init[f"{name}_q"]
         return (q.astype(np.float32) * init[f"{name}_scale"]).astype(np.float32)
 
+    def matrix(name: str) -> _Matrix:
+        return _Matrix(init[f"{name}_q"], init[f"{name}_scale"].astype(np.float32))
+
     matrices = sorted(
         (n[: -len("_q")] for n in init if n.startswith("val_") and n.endswith("_q")),
         key=lambda n: int(n.split("_")[1]),
@@ -155,11 +173,14 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
     prefix = "inner.encoder.layer."
     layers = []
     for i in range(_LAYERS):
-        q, k, v, attention_out, inner, out = (dequantized(n) for n in matrices[6 * i : 6 * i + 6])
+        q, k, v, attention_out, inner, out = (matrix(n) for n in matrices[6 * i : 6 * i + 6])
         p = f"{prefix}{i}."
         bias = [init[f"{p}attention.self.{part}.bias"] for part in ("query", "key", "value")]
         layer = _Layer(
-            qkv=np.ascontiguousarray(np.concatenate([q, k, v], axis=1)),
+            qkv=_Matrix(
+                np.ascontiguousarray(np.concatenate([q.q, k.q, v.q], axis=1)),
+                np.concatenate([q.scale, k.scale, v.scale], axis=1),
+            ),
             qkv_bias=np.concatenate(bias),
             attention_out=attention_out,
             attention_out_bias=init[f"{p}attention.output.dense.bias"],
@@ -173,7 +194,7 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
             out_bias=init[f"{p}output.dense.bias"],
             norm2=(init[f"{p}output.LayerNorm.weight"], init[f"{p}output.LayerNorm.bias"]),
         )
-        shapes = (layer.qkv.shape, layer.inner.shape, layer.out.shape)
+        shapes = (layer.qkv.q.shape, layer.inner.q.shape, layer.out.q.shape)
         if shapes != ((384, 1152), (384, 1536), (1536, 384)):
             raise ValueError(f"layer {i}: unexpected weight shapes {shapes}")
         layers.append(layer)
@@ -264,7 +285,7 @@ class SentenceModel:
         padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
         width = DIMENSIONS // _HEADS
         for layer in self._layers:
-            qkv = x @ layer.qkv
+            qkv = layer.qkv.times(x)
             qkv += layer.qkv_bias
             q, k, v = qkv.reshape(rows, length, 3, _HEADS, width).transpose(2, 0, 3, 1, 4)
             scores = np.matmul(q, k.transpose(0, 1, 3, 2))
@@ -274,11 +295,11 @@ class SentenceModel:
             np.exp(scores, out=scores)
             scores /= scores.sum(-1, keepdims=True)
             attended = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
-            h = attended @ layer.attention_out
+            h = layer.attention_out.times(attended)
             h += layer.attention_out_bias
             h += x
             x = self._normed(h, layer.norm1)
-            h = x @ layer.inner
+            h = layer.inner.times(x)
             h += layer.inner_bias
             # GELU, in the tanh form: within 1e-3 of the exact one, and numpy has no erf.
             # In place, two arrays the size of h: each temporary here is 6 KB a token.
@@ -292,7 +313,7 @@ class SentenceModel:
             t *= 0.5
             h *= t
             del t
-            out = h @ layer.out
+            out = layer.out.times(h)
             out += layer.out_bias
             out += x
             x = self._normed(out, layer.norm2)
