@@ -4,6 +4,7 @@ real index and real files; the daemon as a real subprocess."""
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -281,6 +282,12 @@ def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
                 break
         assert BIKE in answer.split("## Relevant Long-Term Memory", 1)[1]
         assert (folder / "vectors.npy").is_file()
+        status = ""
+        for _ in range(300):  # the status file follows within a pass of the daemon's loop
+            status = run_cli("--vault", str(vault), "status", check=True).stdout
+            if re.search(r"recall by meaning: (\d+) of \1 events embedded\n", status):
+                break
+        assert re.search(r"recall by meaning: (\d+) of \1 events embedded\n", status), status
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=30)

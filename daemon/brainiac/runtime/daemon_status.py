@@ -78,12 +78,15 @@ class StatusFile:
     ) -> bool:
         # An idle daemon must cost nothing measurable: rewrite the status only when something
         # happened since the last write, or once a minute (so `status` can tell it is alive).
+        semantic = self.memory.semantic
+        meaning = dict(semantic.stats()) if semantic is not None else None
         stamp = (
             self._counters.syncs,
             self._counters.working_memory_writes,
             self._counters.jobs_run,
             len(self._counters.conflicts),
             tracker.pending(),
+            meaning and meaning["pending"],
             tuple(sorted((k, t.problem) for k, t in self._faults.troubles.items())),
             stopping,
         )
@@ -110,6 +113,8 @@ class StatusFile:
             "watcher_polling": bool(watcher and watcher.polling),
             "troubles": {k: t.message for k, t in sorted(self._faults.troubles.items())},
             "requests": takes_requests,
+            # recall by meaning (semantic.py): how far the embedder is; None when it is off
+            "meaning": meaning,
         }
         path = self.memory.locations.state / STATUS_FILE
         try:

@@ -360,5 +360,7 @@ class SemanticIndex:
         self._live = None
 
     def stats(self) -> Mapping[str, int]:
+        """How many events there are, how many of them still wait for their vector, and how
+        many vectors are kept (stale ones too, until a save drops them)."""
         with self._lock:
-            return {"events": len(self._digest_of), "vectors": self._count}
+            return {"events": len(self._digest_of), "pending": self.pending, "vectors": self._count}

@@ -65,6 +65,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
             "watcher_alive": daemon.get("watcher_alive") if daemon else None,
             "watcher_polling": daemon.get("watcher_polling") if daemon else None,
             "troubles": daemon.get("troubles") if daemon else None,
+            "meaning": daemon.get("meaning") if daemon else None,
         },
         "index": str(memory.locations.index_dir),
         "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
@@ -100,6 +101,13 @@ def status(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"warning: {message}")  # what the daemon cannot write now (disk full, ...)
     if d and d.get("watcher_polling"):
         click.echo("warning: inotify's limits are reached; the daemon polls the vault (see log)")
+    meaning = d.get("meaning") if d else None
+    if isinstance(meaning, dict):
+        events, pending = meaning.get("events", 0), meaning.get("pending", 0)
+        click.echo(
+            f"recall by meaning: {events - pending} of {events} events embedded"
+            + (" (the daemon is making the rest)" if pending else "")
+        )
     for key in ("vault", "index", "files_indexed", "documents", "short_term_events"):
         click.echo(f"{key}: {info[key]}")
     shown = ", ".join(f"{name} {n}" for name, n in info["projects"].items())
