@@ -225,6 +225,25 @@ def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: Sente
     assert semantic.nearness("melanie") == {}
 
 
+def test_memories_that_say_the_same_make_room_for_others(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    texts = [
+        "I signed up for a pottery class yesterday.",
+        "The pottery class was so relaxing, I love it.",
+        "I made a bowl in my pottery class!",
+        "We went camping in the mountains with the kids.",
+    ]
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", t, "Melanie") for i, t in enumerate(texts)])
+    semantic.fill()
+    order = semantic.diversified([*texts, ""], [1.0, 0.95, 0.92, 0.88, 0.9])
+    assert order[0] == 0  # the best stays first
+    assert order.index(3) < order.index(2)  # camping before the third pottery turn
+    assert sorted(order) == [0, 1, 2, 3, 4]
+    assert order.index(4) < order.index(2)  # a text with no vector goes by its relevance
+
+
 def test_fill_with_a_time_limit_leaves_the_rest_for_later(
     tmp_path: Path, model: SentenceModel
 ) -> None:

@@ -484,6 +484,7 @@ class Memory:
             budget=budget,
             notes=self._notes,
             recent_in_place=recent_ids if relevance_first else (),
+            diversify=semantic.diversified if prompt and (semantic := self.semantic) else None,
         )
         identity = self.identity()
         # Credentials a person wrote stay in their files but not in what goes to a model, the

@@ -18,7 +18,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
@@ -31,6 +31,9 @@ from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import Vault
 from brainiac.text import lexicon, ltm, marks
 from brainiac.text.events import Event
+
+# An order of ranked memories, given their texts ("" for a note) and scores (semantic.py).
+Diversify = Callable[[Sequence[str], Sequence[float]], list[int]]
 
 _SUMMARY_CHARS = 600
 _FACTS_PER_NOTE = 6
@@ -241,8 +244,12 @@ def retrieve(
     budget: int = 2000,
     notes: ParsedNotes | None = None,
     recent_in_place: Iterable[str] = (),
+    diversify: Diversify | None = None,
 ) -> Iterator[LongTermItem]:
     """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
+
+    `diversify(texts, relevance)`: an order of the ranked hits that places fewer of those
+    saying what an earlier one said (semantic.py `diversified`); None keeps the ranking's.
 
     `recent_in_place`: ids of recent events ranked with them, each given at its rank as an item
     that stands for it (LongTermItem.recent): below `relevance_first_below` long-term memory is
@@ -262,6 +269,12 @@ def retrieve(
     in_place = set(recent_in_place)
     exclude_events = set(exclude_events) - in_place
     ranked = rank(hits, cfg, now, exclude_events, query)
+    if diversify is not None:
+        order = diversify(
+            [r.hit.text if r.hit.kind == corpus.EVENT else "" for r in ranked],
+            [r.score for r in ranked],
+        )
+        ranked = [ranked[i] for i in order]
     query_words = _words(query)
     given = 0
     noted: set[str] = set()  # notes already given
