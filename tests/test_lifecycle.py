@@ -84,6 +84,24 @@ def test_reflection_keeps_a_persons_lines_and_is_idempotent(memory: Memory, vaul
     assert path.read_text() == first
 
 
+def test_the_speakers_of_a_conversation_are_not_its_topics(memory: Memory, vault: Path) -> None:
+    for role, text in [
+        ("Jon", "Gina, I finally signed the lease for the dance studio!"),
+        ("Gina", "Jon, that is amazing news about the studio. Jon, you deserve it."),
+        ("Jon", "Thanks Gina! The studio opens next month, dance classes every evening."),
+        ("Gina", "My clothing store needs a new logo, Jon."),
+    ]:
+        memory.remember(text, role=role, session="s1", at=T0)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=5))
+    doc = stm.parse((vault / SHORT_TERM).read_text())
+    summary, working = doc.section("Summary"), doc.section("Working Memory")
+    topics = summary.split("topics:", 1)[1]
+    assert "studio" in topics
+    assert "Jon" not in topics and "Gina" not in topics
+    topic = working.split("topic:", 1)[1].splitlines()[0]
+    assert "studio" in topic and "jon" not in topic and "gina" not in topic
+
+
 def test_expired_working_memory_is_cleared_and_recorded_as_an_event(
     memory: Memory, vault: Path
 ) -> None:

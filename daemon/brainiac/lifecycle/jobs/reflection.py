@@ -168,7 +168,8 @@ def _working_memory(
 ) -> list[str]:
     recent = list(activity[-_TOPIC_EVENTS:])
     lines = []
-    topic = extract.keywords((e.text for e in recent), 4)
+    speakers = _speakers(activity)
+    topic = [t for t in extract.keywords((e.text for e in recent), 8) if t not in speakers][:4]
     if topic:
         lines.append(f"- topic: {', '.join(topic)}")
     goals = [g for e in activity for g in extract.goals(e.text)]
@@ -187,6 +188,14 @@ def _working_memory(
         f"expires: {(last + ttl).isoformat(timespec='minutes')}"
     )
     return lines
+
+
+def _speakers(activity: Sequence[ev.Event]) -> set[str]:
+    """Who speaks in `activity`, casefolded. A speaker of the conversation is not its topic: in
+    a chat between Jon and Gina every line is by or to one of them, so their names led every
+    summary's topics ("topics: Jon, Gina, TikTok") and matched every prompt that names them,
+    which put the generated lines in the context whatever was asked."""
+    return {e.role.casefold() for e in activity if e.role}
 
 
 def _pending_questions(activity: Sequence[ev.Event]) -> list[str]:
@@ -219,13 +228,17 @@ def _refresh_summary(
         span = f" from {dated[0]:%Y-%m-%d %H:%M} to {dated[-1]:%Y-%m-%d %H:%M}"
     where = f" in {', '.join(sessions[-3:])}" if sessions else ""
     counts: dict[str, int] = {}
+    speakers = _speakers(activity)
     for e in activity:
         for name in extract.entities(e.text, openers=False):
-            counts[name] = counts.get(name, 0) + 1
+            if name.casefold() not in speakers:
+                counts[name] = counts.get(name, 0) + 1
     names = sorted(counts, key=lambda n: -counts[n])[:5]
-    topics = [t for t in extract.keywords((e.text for e in activity), 8) if t not in _lower(names)][
-        :5
-    ]
+    topics = [
+        t
+        for t in extract.keywords((e.text for e in activity), 12)
+        if t not in _lower(names) and t not in speakers
+    ][:5]
     about = ", ".join(names + topics)
     lines.append(
         f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
