@@ -6,6 +6,7 @@ false` in the same run, on a generated vault (benchmarks/generate_vault.py).
     .venv/bin/python benchmarks/meaning_costs.py --notes 1000 --rounds 1  # ~3 min
 
 Steps, each in its own process, with the run's own XDG folders under --work:
+0. a first daemon start builds the index (not measured: the starts below are warm);
 1. the daemon, words only: RSS (VmRSS) at READY and after 10 s of quiet;
 2. the daemon with meaning: RSS at READY, the time until its embedder has made every event's
    vector (the vectors file appears in the cache once it has caught up), RSS 10 s after that;
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     if not vault.exists():
         scale.log(f"generating {args.notes} notes")
         generate_vault.generate(vault, args.notes)
+    # A first start builds the index (a cold start holds more memory afterwards): both measured
+    # starts below are warm, as a daemon's restarts are.
+    _daemon(vault, env, work, meaning=False)
     words = _daemon(vault, env, work, meaning=False)
     meaning = _daemon(vault, env, work, meaning=True)
     prompts_file = work / "prompts.json"

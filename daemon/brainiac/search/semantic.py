@@ -4,7 +4,7 @@ A question rarely uses the words of the memory that answers it ("How many childr
 Melanie have?" and "my son got into an accident"). The sentence model (sentence_model.py) puts
 texts that mean the same near each other; the context's search (index.py `_with_feedback`) adds
 each event's closeness to the prompt to its BM25F score, so words still lead and meaning lifts
-what words missed (docs/benchmarks.md section 2, "recall by meaning").
+what words missed (docs/architecture.md, "Recall by meaning").
 
 The vectors are a cache, like the index: kept in the cache directory beside it (`vectors/`), by
 the digest of the event's text, so moving an event between files, a reindex or a restart embeds
@@ -12,8 +12,9 @@ nothing again; any of it can be deleted and is made again from the vault. Which 
 the index's to say: the indexer reports what it adds and deletes (`update`), and a process that
 finds the index already built reads the events from it once (`known`). Embedding is the slow part
 (about 100 events a second on one core), so it is done apart from the edit (`fill`): the
-daemon's writer fills after each sync, a library caller before its search; the search meanwhile
-uses the vectors there are, and an event without one is found by its words only.
+daemon's embedder thread fills after each sync (runtime/embedder.py), a library caller before
+its context; the search meanwhile uses the vectors there are, and an event without one is found
+by its words only.
 
 Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 events, the
 10,000-note vault; cosines within 0.01 of the float32 ones), in one array that grows by
@@ -49,7 +50,7 @@ _ROWS_FILE = "vectors.npy"
 _SCALES_FILE = "vectors.scales.npy"
 _DIGESTS_FILE = "vectors.digests"
 _FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
-_SLICE = 8192  # rows compared with the prompt at a time: a 12 MB float32 temporary at most
+_SLICE = 2048  # rows compared with the prompt at a time: a 3 MB float32 temporary at most
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. 0.85: on LoCoMo's development conversations +0.006 at
@@ -133,11 +134,6 @@ class SemanticIndex:
         return self._model
 
     # -- which events exist ------------------------------------------------------------------
-    @property
-    def is_known(self) -> bool:
-        """Whether every indexed event has been reported (by `known` or a full build)."""
-        return self._known
-
     def known(self, events: Iterable[tuple[str, str, str]]) -> None:
         """All the indexed events, as (key, text, role): what a process that opens a built
         index reads from it once. Replaces what was reported before."""
@@ -148,6 +144,7 @@ class SemanticIndex:
             self._add(events)
             self._known = True
             self._live = None
+        _release_freed_memory()  # the caller's list of every event's text, gone now
 
     def update(self, added: Iterable[tuple[str, str, str]], deleted: Iterable[str]) -> None:
         """Events the index added or changed, as (key, text, role), and the keys it deleted."""
@@ -179,6 +176,8 @@ class SemanticIndex:
     def fill(self, seconds: float | None = None) -> int:
         """Embed the events that have no vector yet: a batch at least, then more while
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
+        if not self._texts:  # nothing waits (read without the lock: a stale answer is harmless)
+            return 0
         started = time.monotonic()
         done = 0
         model = self._get_model()
@@ -355,8 +354,10 @@ class SemanticIndex:
             if self._worth_compacting():
                 self._compact()
             digests = sorted(self._row_of, key=self._row_of.__getitem__)
-            rows, scales = self._rows[: self._count], self._scales[: self._count]
             count = self._count
+            # No room kept past what is used: the arrays grew by doubling while they filled.
+            self._rows, self._scales = self._rows[:count].copy(), self._scales[:count].copy()
+            rows, scales = self._rows, self._scales
         try:
             self._write(rows, scales, digests)
         except OSError as exc:  # a cache: what is not saved is made again next time
