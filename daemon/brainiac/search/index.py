@@ -599,7 +599,8 @@ class Index:
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
         # The best hits are the best by words and meaning together (meaning's lift below): a
         # feedback word taken from a hit only the words liked would pull in more of the same
-        # (LoCoMo, development set: +0.007 / +0.005 at 500 / 2,000 tokens; docs/benchmarks.md).
+        # (LoCoMo's development set at 500 / 2,000 / 4,000 tokens: with the jobs +0.007 / +0.001
+        # / -0.002, without +0.007 / +0.009 / +0.001; docs/benchmarks.md).
         near = self._near(nearness, top[0][1], filter_q, mask_q)
         if near:
             fused = dict(scores)

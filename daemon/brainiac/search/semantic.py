@@ -53,8 +53,9 @@ _FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
 _SLICE = 2048  # rows compared with the prompt at a time: a 3 MB float32 temporary at most
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
-# likeness to what is already placed. 0.85: on LoCoMo's development conversations +0.006 at
-# 2,000 tokens; 0.7 lost (docs/benchmarks.md, "recall by meaning").
+# likeness to what is already placed. 0.85, on LoCoMo's development conversations at 500 / 2,000
+# / 4,000 tokens: with the jobs +0.004 / +0.006 / +0.001, without -0.003 / -0.006 / +0.001; 0.7
+# lost with the jobs too (docs/benchmarks.md, "recall by meaning").
 _RELEVANCE_SHARE = 0.85
 # The events whose nearness is handed to the search (the rest get none): enough that the lift
 # reaches well past what a context can show (a 4,000-token context shows about 120 events).
