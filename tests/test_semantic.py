@@ -244,6 +244,25 @@ def test_memories_that_say_the_same_make_room_for_others(
     assert order.index(4) < order.index(2)  # a text with no vector goes by its relevance
 
 
+def test_a_prompt_asked_again_is_not_embedded_again(tmp_path: Path, model: SentenceModel) -> None:
+    calls: list[int] = []
+
+    class Counting:
+        def encode(self, texts: list[str]) -> object:
+            calls.append(len(texts))
+            return model.encode(texts)
+
+    semantic = SemanticIndex(tmp_path / "v", lambda: Counting())  # type: ignore[arg-type, return-value]
+    semantic.known([("k0", BIKE, "user"), ("k1", DECOYS[0], "user")])
+    semantic.fill()
+    embedded = len(calls)
+    first = semantic.nearness("bicycle")
+    assert semantic.nearness("bicycle") == first
+    assert len(calls) == embedded + 1  # the second ask used the kept vector
+    semantic.nearness("tea")
+    assert len(calls) == embedded + 2
+
+
 def test_fill_with_a_time_limit_leaves_the_rest_for_later(
     tmp_path: Path, model: SentenceModel
 ) -> None:
