@@ -58,9 +58,12 @@ _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # / 4,000 tokens: with the jobs +0.004 / +0.006 / +0.001, without -0.003 / -0.006 / +0.001; 0.7
 # lost with the jobs too (docs/benchmarks.md, "recall by meaning").
 _RELEVANCE_SHARE = 0.85
-# The events whose nearness is handed to the search (the rest get none): enough that the lift
-# reaches well past what a context can show (a 4,000-token context shows about 120 events).
-NEAREST = 1000
+# The events whose nearness is handed to the search (the rest get none): more than a context
+# shows (a 4,000-token context shows about 120 events); past that, weak likeness only lifted
+# noise. On LoCoMo's development conversations with the jobs, at 500 / 2,000 / 4,000 tokens:
+# 100 nearest 0.736 / 0.878 / 0.936, 200 0.743 / 0.876 / 0.941, 400 0.744 / 0.876 / 0.934,
+# 1,000 0.745 / 0.874 / 0.932; and fewer take less time (docs/benchmarks.md).
+NEAREST = 200
 _PROMPTS_KEPT = 32
 
 
