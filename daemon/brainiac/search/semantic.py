@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -174,10 +175,9 @@ class SemanticIndex:
 
     @property
     def pending(self) -> int:
-        """Events whose text has no vector yet."""
-        with self._lock:
-            live = set(self._digest_of.values())
-            return sum(1 for d in self._texts if d in live)
+        """Texts waiting for their vector. One whose event was deleted meanwhile counts until
+        the next `fill` drops it: kept cheap, as the daemon's status asks every few seconds."""
+        return len(self._texts)
 
     # -- embedding ---------------------------------------------------------------------------
     def fill(self, seconds: float | None = None) -> int:
@@ -190,12 +190,13 @@ class SemanticIndex:
         model = self._get_model()
         if model is None:
             return 0
+        with self._lock:  # once a call, not a batch: the set is every event's digest
+            live = set(self._digest_of.values())
+            for digest in [d for d in self._texts if d not in live]:
+                del self._texts[digest]  # deleted before it was embedded
         while True:  # a batch at least, then as long as `seconds` allows
             with self._lock:
-                live = set(self._digest_of.values())
-                for digest in [d for d in self._texts if d not in live]:
-                    del self._texts[digest]  # deleted before it was embedded
-                batch = list(self._texts.items())[:_FILL_BATCH]
+                batch = list(itertools.islice(self._texts.items(), _FILL_BATCH))
             if not batch:
                 break
             vectors = model.encode([text for _, text in batch])  # outside the lock: slow
