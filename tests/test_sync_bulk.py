@@ -272,7 +272,11 @@ def test_the_vault_deleted_and_restored_from_a_copy_loses_no_event(tmp_path: Pat
     vault = tmp_path / "vault"
     Memory.init(vault)
     log = tmp_path / "daemon.log"
-    with run_daemon(vault, log, JOBS_OFF) as proc:
+    # Words only: with recall by meaning the daemon ranks the working memory again once the new
+    # event's vector is made, a moment after the wait below, and that write can land in the
+    # folder while rmtree empties it ("Directory not empty", as rm -rf would say). A deletion
+    # racing a write is not what this test is about: what the daemon does once the vault is gone.
+    with run_daemon(vault, log, {**JOBS_OFF, "BRAINIAC_RETRIEVAL_MEANING": "false"}) as proc:
         remember(vault, "The spare key is with the neighbour")
         copy = tmp_path / "copy"
         shutil.copytree(vault, copy)
