@@ -140,6 +140,18 @@ def test_goals() -> None:
     assert ex.goals(nothing) == []
 
 
+def test_a_goal_or_task_that_leans_on_what_was_said_before_is_not_kept() -> None:
+    # Read alone under Goals or Tasks weeks later, these say nothing (LoCoMo's chats made them).
+    said = (
+        "I want to help make that happen. I'd like to pass it on to others. I hope to help make "
+        "their lives better. I want to try baking that. Don't forget to take breaks when you "
+        "need to destress."
+    )
+    assert ex.goals(said) == [] and ex.tasks(said) == []
+    kept = "I want to call mom this evening. I want to start a studio that teaches kids to dance."
+    assert ex.goals(kept) == ["Call mom this evening", "Start a studio that teaches kids to dance"]
+
+
 def test_tasks() -> None:
     text = (
         "Remind me to call the landlord tomorrow. Don't forget to water the plants! "

@@ -4,6 +4,7 @@ real index and real files; the daemon as a real subprocess."""
 from __future__ import annotations
 
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -164,6 +165,25 @@ def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> N
     fake.write_bytes(b"\x08\x07" * 100)
     with pytest.raises(ModelUnavailable, match=r"model\.onnx: not the sentence model"):
         SentenceModel(fake)
+
+
+def _threads_after_numpy(setup: str, environ: dict[str, str]) -> int:
+    code = f"{setup}; import os, numpy; print(len(os.listdir('/proc/self/task')))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True
+    )
+    return int(out.stdout)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_brainiac_command_does_its_matrix_products_on_one_thread() -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    setup = "from brainiac.interfaces import entry; entry.one_matrix_thread()"
+    assert _threads_after_numpy(setup, clean) == 1
+    if (os.cpu_count() or 1) > 1:  # without it OpenBLAS starts one per core
+        assert _threads_after_numpy("pass", clean) > 1
+        # A count the person chose is theirs.
+        assert _threads_after_numpy(setup, {**clean, "OPENBLAS_NUM_THREADS": "2"}) == 2
 
 
 def test_turning_meaning_off_in_the_config_is_words_only(vault: Path) -> None:

@@ -30,6 +30,7 @@ _ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
 
 
 def main() -> None:
+    one_matrix_thread()
     argv = sys.argv[1:]
     asked, flag = _askable(argv)
     if asked:
@@ -45,6 +46,15 @@ def main() -> None:
     from brainiac.interfaces.cli import root
 
     root.main(daemon_asked=asked)
+
+
+def one_matrix_thread() -> None:
+    """numpy's OpenBLAS starts a thread per core, which spin between the sentence model's matrix
+    products (search/sentence_model.py): with two, a context at 10,000 notes took the same wall
+    time as with one and twice the CPU (55 ms against 28), the core that the daemon's writer loop
+    and its other answers need. To be called before anything imports numpy; a value the person
+    set is kept."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _askable(argv: list[str]) -> tuple[bool, str | None]:

@@ -52,7 +52,9 @@ _ROWS_FILE = "vectors.npy"
 _SCALES_FILE = "vectors.scales.npy"
 _DIGESTS_FILE = "vectors.digests"
 _FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
-_SLICE = 2048  # rows compared with the prompt at a time: a 3 MB float32 temporary at most
+# Rows compared with the prompt at a time: their float32 copy (1.5 MB) stays in the core's
+# cache for the product. 35,000 rows took 2.2-2.6 ms so, 4.0 in slices of 2,048.
+_SLICE = 1024
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. 0.85, on LoCoMo's development conversations at 500 / 2,000

@@ -427,6 +427,15 @@ _TALK_VERBS = word_set(
     "be do go see it"
 )
 _MAX_PHRASE_WORDS = 15
+# Words that stand for something said elsewhere, or for the one spoken to: a goal or task holding
+# one ("Help make that happen", "Pass it on to others", "Take breaks when you need to destress")
+# says nothing when read alone under Goals or Tasks, weeks later.
+_POINTING = word_set("it its them they their theirs he him his she her hers you your yours")
+_DEMONSTRATIVES = word_set("this that these those")
+_TIMES = word_set(
+    "morning afternoon evening night week weekend month year time summer winter spring fall "
+    "autumn monday tuesday wednesday thursday friday saturday sunday"
+)
 
 
 def goals(text: str) -> list[str]:
@@ -470,7 +479,22 @@ def _phrase(raw: str) -> str | None:
         return None
     if words[0].lower() in _TALK_VERBS or words[0].lower() in PRONOUNS:
         return None
+    if _points_elsewhere([w.lower().strip(TRAILING_PUNCT + "'\"") for w in words]):
+        return None
     return phrase[0].upper() + phrase[1:]
+
+
+def _points_elsewhere(words: list[str]) -> bool:
+    """Whether the phrase leans on what was said before it: a pronoun, or a demonstrative as
+    one (the phrase's last word, or right after its verb: "try baking that", "make that happen"
+    and not "this weekend"); further on, "that" joins a clause ("a place that teaches kids")."""
+    if any(w in _POINTING for w in words):
+        return True
+    last = len(words) - 1
+    return any(
+        w in _DEMONSTRATIVES and (i == last or (i <= 2 and words[i + 1] not in _TIMES))
+        for i, w in enumerate(words)
+    )
 
 
 def questions(text: str) -> list[str]:
