@@ -102,6 +102,21 @@ def test_the_speakers_of_a_conversation_are_not_its_topics(memory: Memory, vault
     assert "studio" in topic and "jon" not in topic and "gina" not in topic
 
 
+def test_a_summary_names_only_what_is_a_name_there(memory: Memory, vault: Path) -> None:
+    for role, text in [
+        ("Jon", "Remember Gina, Just do it! I just signed the lease with Marta Lopez."),
+        ("Gina", "JUST DOING IT, like you said. Marta Lopez sounds great, just call her."),
+        ("Jon", "Marta Lopez owns the building, and it is just right for the studio."),
+    ]:
+        memory.remember(text, role=role, session="s1", at=T0)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=5))
+    topics = stm.parse((vault / SHORT_TERM).read_text()).section("Summary").split("topics:")[1]
+    # "Just" is capitalised after a comma and written "just" everywhere else; the capitals
+    # are shouting. Marta Lopez is a name wherever she stands.
+    assert "Marta Lopez" in topics
+    assert "Just" not in topics and "JUST" not in topics
+
+
 def test_expired_working_memory_is_cleared_and_recorded_as_an_event(
     memory: Memory, vault: Path
 ) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from brainiac.text import life_facts
 from brainiac.text.facts import Fact
@@ -530,6 +530,26 @@ def entities(text: str, openers: bool = True) -> list[str]:
     if openers:
         return list(seen)
     return [p for p in seen if " " in p or p in inside or p not in opening]
+
+
+_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
+
+
+def confirmed_names(texts: Sequence[str], key: Callable[[str], str]) -> set[str]:
+    """The names `texts` say mid-sentence, by `key`, that are names there: "Yeah", "Wow", "Hope"
+    and "Just" ("Remember Jon, Just do it!") open sentences or follow a comma capitalised and are
+    written in lower case more often elsewhere; "Max", "Paris" stay capitalised wherever they
+    stand. A run of several words all in capitals is shouting ("JUST DOING IT"), not a name."""
+    inside: Counter[str] = Counter(
+        key(x)
+        for text in texts
+        for x in entities(text, openers=False)
+        if not (" " in x and x.isupper())
+    )
+    lower = Counter(
+        key(w) for text in texts for w in _LOWER_WORD_RE.findall(text) if key(w) in inside
+    )
+    return {k for k, n in inside.items() if " " in k or lower[k] <= n}
 
 
 def _capital_runs(sentence: str) -> list[str]:

@@ -44,7 +44,6 @@ _IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
 
 
-_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
 
 
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
@@ -202,16 +201,9 @@ def _founding_entities(
     new entity note, and its small talk into the archive; returns the rest, in order."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
-    # A name founds a note only if it also shows up as a name mid-sentence somewhere in the group,
-    # and, one word, is not written in lower case there more often: "Yeah", "Wow", "Hope" are
-    # words that open sentences; "Max", "Paris" stay capitalised wherever they stand.
-    inside: Counter[str] = Counter(
-        normalise(x) for e in group for x in extract.entities(e.text, openers=False)
-    )
-    lower = Counter(
-        w for e in group for w in _LOWER_WORD_RE.findall(e.text) if normalise(w) in inside
-    )
-    confirmed = {k for k, n in inside.items() if " " in k or lower[k] <= n}
+    # A name founds a note only if it is a name mid-sentence somewhere in the group, as
+    # extract.confirmed_names tells ("Yeah", "Wow" and "Hope" open sentences).
+    confirmed = extract.confirmed_names([e.text for e in group], normalise)
     for event in group:
         for entity in dict.fromkeys(extract.entities(event.text)):
             key = normalise(entity)

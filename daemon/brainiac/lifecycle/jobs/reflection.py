@@ -229,9 +229,10 @@ def _refresh_summary(
     where = f" in {', '.join(sessions[-3:])}" if sessions else ""
     counts: dict[str, int] = {}
     speakers = _speakers(activity)
+    names_there = extract.confirmed_names([e.text for e in activity], str.casefold)
     for e in activity:
         for name in extract.entities(e.text, openers=False):
-            if name.casefold() not in speakers:
+            if name.casefold() in names_there and name.casefold() not in speakers:
                 counts[name] = counts.get(name, 0) + 1
     names = sorted(counts, key=lambda n: -counts[n])[:5]
     topics = [
