@@ -44,8 +44,6 @@ _IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 _MIN_MENTIONS_FOR_NEW_ENTITY = 2
 
 
-
-
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
 
