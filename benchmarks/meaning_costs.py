@@ -11,7 +11,8 @@ Steps, each in its own process, with the run's own XDG folders under --work:
 2. the daemon with meaning: RSS at READY, the time until its embedder has made every event's
    vector (the vectors file appears in the cache once it has caught up), RSS 10 s after that;
 3. `Memory.context(prompt, budget=2000)` in-process over 200 generated prompts after a warm-up
-   of 20 (scale.py's loop), meaning on and off in turn, `--rounds` times: p50 / p95.
+   of 20 (scale.py's loop), meaning on and off in turn, `--rounds` times: p50 / p95; one BLAS
+   thread, as the `brainiac` command sets (two took the same wall time and twice the CPU).
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     loops: dict[str, list[dict[str, Any]]] = {"meaning": [], "words only": []}
     for _ in range(args.rounds):
         for label, on in (("meaning", "true"), ("words only", "false")):
-            loop_env = {**env, "BRAINIAC_RETRIEVAL_MEANING": on}
+            # One BLAS thread, as the `brainiac` command runs (interfaces/entry.py).
+            loop_env = {**env, "BRAINIAC_RETRIEVAL_MEANING": on, "OPENBLAS_NUM_THREADS": "1"}
             loops[label].append(scale._loop("context-assembly", vault, prompts_file, loop_env, 0))
     print(f"\n### Recall by meaning at {args.notes:,} notes: its costs\n")
     print("| measurement | meaning | words only | ratio |")
