@@ -16,6 +16,7 @@ import pytest
 from brainiac import Memory
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
+from brainiac.search.index import Index
 from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
 from brainiac.store.locations import Locations
@@ -143,6 +144,32 @@ def test_an_edited_or_deleted_event_leaves_its_old_meaning_behind(vault: Path) -
         assert semantic is not None
         near = semantic.nearness("bicycle", nearest=3)
         assert all("bike" not in key for key in near)
+
+
+def test_reading_the_events_keeps_the_tables_the_first_context_would_read(vault: Path) -> None:
+    """Index.events() keeps each segment's key -> number table on the way: the same tables a
+    fresh reader builds at its first context, with an edited event at its new place only."""
+    with Memory(vault, refresh_interval_s=0, meaning=False) as memory:
+        for text in [BIKE, *DECOYS, *FILLER]:  # a sync each: several segments
+            memory.remember(text)
+            memory.refresh(force=True)
+        stm = vault / "memory" / "short_term.md"
+        text = stm.read_text(encoding="utf-8")
+        stm.write_text(text.replace(BIKE, "I took the bus to the office"), encoding="utf-8")
+        memory.refresh(force=True)
+        directory = memory.locations.index_dir
+    reading, fresh = Index(directory, writable=False), Index(directory, writable=False)
+    try:
+        events = reading.events()
+        keys = [key for key, _, _ in events]
+        assert len(keys) == len(set(keys))  # the edited event once, at its new place
+        assert not any(BIKE in text for _, text, _ in events)
+        assert len(reading._event_tables) > 1  # a table per segment, read on the way
+        assert reading._event_docnums(keys) == fresh._event_docnums(keys)
+        assert len(fresh._event_docnums(keys)) == len(keys)
+    finally:
+        reading.close()
+        fresh.close()
 
 
 def test_without_the_model_the_search_goes_on_by_words(
