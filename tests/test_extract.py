@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brainiac.text import extract as ex
+from brainiac.text import mentions
 from brainiac.text.facts import Fact
 
 T = dt.datetime(2026, 11, 18, 16, 40)
@@ -198,7 +199,7 @@ def test_entities() -> None:
         " I met Ludwig van Beethoven in May. Sounds good. Honestly I love [[Anna Berg]]. "
         "Dr. Smith works at Bank of America. The API is down. OK cool."
     )
-    assert ex.entities(text) == [
+    assert mentions.entities(text) == [
         "Anna",
         "Atlas",
         "Tom",
@@ -212,7 +213,7 @@ def test_entities() -> None:
         "Bank of America",
         "API",
     ]
-    assert ex.entities("What a day. Good morning! Friday is fine.") == []
+    assert mentions.entities("What a day. Good morning! Friday is fine.") == []
 
 
 def test_keywords() -> None:
@@ -221,9 +222,9 @@ def test_keywords() -> None:
         "Anna's deadline for Atlas? Gonna ask Anna.",
         "Migration migration",
     ]
-    assert ex.keywords(texts) == ["deadline", "atlas", "anna", "migration", "moved"]
-    assert ex.keywords(texts, n=2) == ["deadline", "atlas"]
-    assert ex.keywords([]) == []
+    assert mentions.keywords(texts) == ["deadline", "atlas", "anna", "migration", "moved"]
+    assert mentions.keywords(texts, n=2) == ["deadline", "atlas"]
+    assert mentions.keywords([]) == []
 
 
 @settings(max_examples=200, deadline=None)
@@ -234,8 +235,8 @@ def test_extractors_never_fail(text: str) -> None:
     ex.goals(text)
     ex.tasks(text)
     ex.questions(text)
-    ex.entities(text)
-    ex.keywords([text])
+    mentions.entities(text)
+    mentions.keywords([text])
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""Deterministic extraction: facts, goals, tasks, questions, names and keywords from event text.
+"""Deterministic extraction: facts, goals, tasks and questions from event text (the names and
+keywords an event mentions: mentions.py).
 
 Pure functions over conversational English, no model and no I/O, fast enough to run on every
 event of a vault. Each extractor is a handful of regular expressions over one sentence at a time.
@@ -14,15 +15,11 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
 
 from brainiac.text import life_facts
 from brainiac.text.facts import Fact
 from brainiac.text.lexicon import (
-    COMMON_STARTS,
     DETERMINERS,
-    MONTHS,
     NAME,
     NEGATIONS_RE,
     PRONOUNS,
@@ -77,7 +74,6 @@ def _keep(out: list[str], sentence: str) -> None:
 
 # --- shared vocabulary ---------------------------------------------------------------------------
 
-_NAME_JOINERS = word_set("of de van von der den da del di du la")
 _HEDGES = word_set(
     """
     if unless whether would could should might maybe perhaps probably possibly suppose
@@ -504,111 +500,3 @@ def questions(text: str) -> list[str]:
 def _asks(sentence: str) -> bool:
     """Ends in a question mark ("Really?!" and "Friday?)" too)."""
     return _QUESTION_END_RE.search(sentence) is not None
-
-
-# --- entities and keywords -----------------------------------------------------------------------
-
-_TOKEN_RE = re.compile(r"[^\W\d_][\w'&-]*|[^\w\s]+|\d[\w.:/-]*")
-_NEVER_NAMES = word_set("i i'm i've i'll i'd ok todo fyi")
-_TITLES = word_set("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
-
-
-def entities(text: str, openers: bool = True) -> list[str]:
-    """Proper-noun phrases (`Anna Berg`, `Bank of America`, `Atlas`), in order of first mention.
-
-    `openers=False` leaves out a lone capitalised word that only ever opens a sentence ("Random
-    chat about pasta"): as often an ordinary word as a name, so not enough to found a note on.
-    """
-    seen: dict[str, None] = {}
-    opening: set[str] = set()
-    inside: set[str] = set()
-    for sentence in sentences(text):
-        for i, phrase in enumerate(_capital_runs(sentence)):
-            seen.setdefault(phrase, None)
-            at_start = i == 0 and sentence.lstrip("\"'(“‘").startswith(phrase)
-            (opening if at_start else inside).add(phrase)
-    if openers:
-        return list(seen)
-    return [p for p in seen if " " in p or p in inside or p not in opening]
-
-
-_LOWER_WORD_RE = re.compile(r"(?<![\w'’])[a-z][a-z'’-]*")
-
-
-def confirmed_names(texts: Sequence[str], key: Callable[[str], str]) -> set[str]:
-    """The names `texts` say mid-sentence, by `key`, that are names there: "Yeah", "Wow", "Hope"
-    and "Just" ("Remember Jon, Just do it!") open sentences or follow a comma capitalised and are
-    written in lower case more often elsewhere; "Max", "Paris" stay capitalised wherever they
-    stand. A run of several words all in capitals is shouting ("JUST DOING IT"), not a name."""
-    inside: Counter[str] = Counter(
-        key(x)
-        for text in texts
-        for x in entities(text, openers=False)
-        if not (" " in x and x.isupper())
-    )
-    lower = Counter(
-        key(w) for text in texts for w in _LOWER_WORD_RE.findall(text) if key(w) in inside
-    )
-    return {k for k, n in inside.items() if " " in k or lower[k] <= n}
-
-
-def _capital_runs(sentence: str) -> list[str]:
-    tokens = _TOKEN_RE.findall(sentence.replace("[[", " ").replace("]]", " "))
-    runs: list[list[str]] = []
-    run: list[str] = []
-    for i, token in enumerate(tokens):
-        word = token.removesuffix("'s").rstrip("'")
-        if word.lower() in _TITLES or (token == "." and i > 0 and tokens[i - 1].lower() in _TITLES):
-            continue
-        capital = word[:1].isupper() and word.lower() not in _NEVER_NAMES
-        if capital and i == 0 and _sentence_start_word(word):
-            capital = False
-        if capital:
-            run.append(word)
-            if token != word:  # a possessive ends the name: "Anna's Berlin trip"
-                runs.append(run)
-                run = []
-            continue
-        joins = word.lower() in _NAME_JOINERS and run and i + 1 < len(tokens)
-        if joins and tokens[i + 1][:1].isupper():
-            run.append(word)
-            continue
-        if run:
-            runs.append(run)
-            run = []
-    if run:
-        runs.append(run)
-    out = []
-    for r in runs:
-        if len(r) == 1 and (r[0].lower() in WEEKDAYS or r[0].lower() in MONTHS):
-            continue  # "Monday" alone is a date; "Monday Club" is a name
-        out.append(" ".join(r))
-    return out
-
-
-def _sentence_start_word(word: str) -> bool:
-    """A capital that only opens a sentence: a common word, an -ly adverb, an -ing form."""
-    low = word.lower()
-    return (
-        low in STOP_WORDS
-        or low in COMMON_STARTS
-        or low in PRONOUNS
-        or (len(low) > 4 and low.endswith(("ly", "ing")))
-    )
-
-
-_WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
-
-
-def keywords(texts: Iterable[str], n: int = 5) -> list[str]:
-    """The `n` most frequent content words, ties broken by first appearance."""
-    counts: Counter[str] = Counter()
-    first: dict[str, int] = {}
-    for text in texts:
-        for m in _WORD_RE.finditer(text.replace("’", "'").lower()):
-            word = m.group().removesuffix("'s")
-            if len(word) < 3 or "'" in word or word in STOP_WORDS:
-                continue
-            counts[word] += 1
-            first.setdefault(word, len(first))
-    return sorted(counts, key=lambda w: (-counts[w], first[w]))[:n]

@@ -31,7 +31,7 @@ from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
 from brainiac.text import events as ev
-from brainiac.text import extract, lexicon, topics
+from brainiac.text import extract, lexicon, mentions, topics
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -181,7 +181,7 @@ def _place_new(
             # grow without bound).
             title = _beside_session(title, rest)
         titles.add(normalise(title))
-        tags = ["session"] + [w for w in extract.keywords((e.text for e in rest), 3)]
+        tags = ["session"] + [w for w in mentions.keywords((e.text for e in rest), 3)]
         session = rest[0].session or ""
         target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
@@ -200,17 +200,17 @@ def _founding_entities(
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     # A name founds a note only if it is a name mid-sentence somewhere in the group, as
-    # extract.confirmed_names tells ("Yeah", "Wow" and "Hope" open sentences).
-    confirmed = extract.confirmed_names([e.text for e in group], normalise)
+    # mentions.confirmed_names tells ("Yeah", "Wow" and "Hope" open sentences).
+    confirmed = mentions.confirmed_names([e.text for e in group], normalise)
     for event in group:
-        for entity in dict.fromkeys(extract.entities(event.text)):
+        for entity in dict.fromkeys(mentions.entities(event.text)):
             key = normalise(entity)
             if key and not _speaker(key, roles) and key in confirmed:
                 counts[key] += 1
                 names.setdefault(key, entity)
     rest: list[ev.Event] = []
     for event in group:
-        keys = [normalise(x) for x in extract.entities(event.text)]
+        keys = [normalise(x) for x in mentions.entities(event.text)]
         best = max(
             (k for k in keys if counts[k] >= _MIN_MENTIONS_FOR_NEW_ENTITY),
             key=lambda k: counts[k],
@@ -219,7 +219,7 @@ def _founding_entities(
         if best is not None:
             target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
             target.events.append(ev.render(event))
-        elif not extract.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
+        elif not mentions.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
         else:
             rest.append(event)
@@ -286,7 +286,7 @@ def _session_title(
     # A speaker is in every exchange, never what one is about.
     about = topics.title(texts, {*speakers, *(e.role for e in events)})
     if not about:
-        words = extract.keywords(texts, 1)
+        words = mentions.keywords(texts, 1)
         about = words[0].capitalize() if words else ""
     if _readable(session):
         label = session.replace("-", " ").replace("_", " ").strip()

@@ -30,7 +30,7 @@ from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
-from brainiac.text import extract, facts, marks, stm
+from brainiac.text import extract, facts, marks, mentions, stm
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -169,7 +169,7 @@ def _working_memory(
     recent = list(activity[-_TOPIC_EVENTS:])
     lines = []
     speakers = _speakers(activity)
-    topic = [t for t in extract.keywords((e.text for e in recent), 8) if t not in speakers][:4]
+    topic = [t for t in mentions.keywords((e.text for e in recent), 8) if t not in speakers][:4]
     if topic:
         lines.append(f"- topic: {', '.join(topic)}")
     goals = [g for e in activity for g in extract.goals(e.text)]
@@ -229,15 +229,15 @@ def _refresh_summary(
     where = f" in {', '.join(sessions[-3:])}" if sessions else ""
     counts: dict[str, int] = {}
     speakers = _speakers(activity)
-    names_there = extract.confirmed_names([e.text for e in activity], str.casefold)
+    names_there = mentions.confirmed_names([e.text for e in activity], str.casefold)
     for e in activity:
-        for name in extract.entities(e.text, openers=False):
+        for name in mentions.entities(e.text, openers=False):
             if name.casefold() in names_there and name.casefold() not in speakers:
                 counts[name] = counts.get(name, 0) + 1
     names = sorted(counts, key=lambda n: -counts[n])[:5]
     topics = [
         t
-        for t in extract.keywords((e.text for e in activity), 12)
+        for t in mentions.keywords((e.text for e in activity), 12)
         if t not in _lower(names) and t not in speakers
     ][:5]
     about = ", ".join(names + topics)
