@@ -103,7 +103,7 @@ def not_topic_words(texts: list[str]) -> set[str]:
     "really" ("so unique"), or one with an adjective's ending ("unique", "nervous"); but not
     a word also said as a thing, after "a", "the", "my" and before a stop ("the leaves.",
     "my writing is")."""
-    from brainiac.text.extract import STOP_WORDS
+    from brainiac.text.lexicon import STOP_WORDS
 
     tokens_of = [[*_TOKEN.findall(t.replace("’", "'").casefold()), "."] for t in texts]
     after: dict[str, set[str]] = {"to": set(), "be": set(), "so": set()}
