@@ -21,6 +21,7 @@ from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
 from brainiac.store.locations import Locations
 from conftest import run_cli
+from test_real_editors import run_daemon, stop
 
 BIKE = "I rode my bike to the office this morning"
 DECOYS = [
@@ -343,13 +344,7 @@ def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
     run_cli("init", str(vault), check=True)
     for text in [BIKE, *DECOYS, *FILLER]:
         run_cli("--vault", str(vault), "remember", text, check=True)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
         folder = Locations.for_vault(vault).vectors_dir
         answer = ""
         for _ in range(300):  # the daemon starts, embeds and answers over its socket
@@ -373,7 +368,4 @@ def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
             if re.search(r"recall by meaning: (\d+) of \1 events embedded\n", status):
                 break
         assert re.search(r"recall by meaning: (\d+) of \1 events embedded\n", status), status
-    finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 0, err
+        stop(proc)  # and it exits cleanly

@@ -20,6 +20,7 @@ from brainiac.store.daemon_requests import STATUS_FILE
 
 if TYPE_CHECKING:
     from brainiac.api.memory import Memory
+    from brainiac.runtime.embedder import Embedder
     from brainiac.runtime.resource_faults import ResourceFaults
     from brainiac.runtime.scheduler import Scheduler
     from brainiac.runtime.watcher import ChangeTracker, Watcher
@@ -55,6 +56,7 @@ class StatusFile:
         self._faults = faults
         self._counters = counters
         self._last: tuple[tuple[object, ...], float] = ((), -float("inf"))
+        self.embedder: Embedder | None = None  # the daemon's, once it runs (embedder.py)
 
     def line(self) -> str:
         manifest = self.memory.indexer.manifest
@@ -78,8 +80,9 @@ class StatusFile:
     ) -> bool:
         # An idle daemon must cost nothing measurable: rewrite the status only when something
         # happened since the last write, or once a minute (so `status` can tell it is alive).
-        semantic = self.memory.semantic
-        meaning = dict(semantic.stats()) if semantic is not None else None
+        # Recall by meaning as far as the embedder has got (None: off, or no model).
+        embedder = self.embedder
+        meaning = dict(embedder.semantic.stats()) if embedder is not None else None
         stamp = (
             self._counters.syncs,
             self._counters.working_memory_writes,

@@ -395,7 +395,7 @@ class Service:
         if semantic is None:
             return
         self.memory.fill_before_context = False
-        self._embedder = Embedder(semantic, self._vectors_made)
+        self._embedder = self._status.embedder = Embedder(semantic, self._vectors_made)
         self._embedder.start()
         stack.callback(self._embedder.stop)
 

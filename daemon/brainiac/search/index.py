@@ -661,9 +661,9 @@ class Index:
 
     def _event_docnums(self, keys: Iterable[str]) -> dict[str, int]:
         """The document numbers of the live event documents keyed `keys` (a key not indexed is
-        left out). Each segment's key -> number table is read once, from the stored fields, and
-        kept until a merge removes the segment (as `notes` keeps its notes): a term lookup per
-        key took 35 us, 35 ms for a prompt's thousand nearest events."""
+        left out). Each segment's key -> number table is read once (`_event_table`) and kept
+        until a merge removes the segment (as `notes` keeps its notes): a term lookup per key
+        took 35 us, 35 ms for a prompt's thousand nearest events."""
         reader = self._searcher.reader()
         leaves = reader.leaf_readers() if reader.doc_count_all() else []
         tables: dict[str, dict[str, int]] = {}
@@ -672,15 +672,10 @@ class Index:
         for leaf, offset in leaves:
             segment = leaf.segment().segment_id()
             table = self._event_tables.get(segment)
-            if table is None:
-                table = {}
-                if ("kind", EVENT) in leaf:
-                    for docnum in leaf.postings("kind", EVENT).all_ids():
-                        table[leaf.stored_fields(docnum)["key"]] = docnum
-            tables[segment] = table
-            deletions = leaf.has_deletions()
+            tables[segment] = table if table is not None else _event_table(leaf)
+            deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
             for key in wanted:
-                docnum = table.get(key)
+                docnum = tables[segment].get(key)
                 if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
@@ -695,19 +690,9 @@ class Index:
             reader = self._searcher.reader()
             leaves = reader.leaf_readers() if reader.doc_count_all() else []
             out: list[tuple[str, str, str]] = []
-            tables: dict[str, dict[str, int]] = {}
-            for leaf, _offset in leaves:
-                table = tables[leaf.segment().segment_id()] = {}
-                if ("kind", EVENT) not in leaf:
-                    continue
-                deletions = leaf.has_deletions()
-                for docnum in leaf.postings("kind", EVENT).all_ids():
-                    if deletions and leaf.is_deleted(docnum):
-                        continue
-                    fields = leaf.stored_fields(docnum)
-                    table[fields["key"]] = docnum
-                    out.append((fields["key"], fields.get("text") or "", fields.get("role") or ""))
-            self._event_tables = tables
+            self._event_tables = {
+                leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
+            }
             return out
 
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
@@ -805,3 +790,20 @@ def _cancel(writer: Any) -> None:
         with contextlib.suppress(Exception):
             task.terminate()
             task.join(5)
+
+
+def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> dict[str, int]:
+    """One segment's live events, key -> document number within the segment, read from their
+    stored fields; with `noted`, each one's (key, text, role) is added to it on the way."""
+    table: dict[str, int] = {}
+    if ("kind", EVENT) not in leaf:
+        return table
+    deletions = leaf.has_deletions()
+    for docnum in leaf.postings("kind", EVENT).all_ids():
+        if deletions and leaf.is_deleted(docnum):
+            continue
+        fields = leaf.stored_fields(docnum)
+        table[fields["key"]] = docnum
+        if noted is not None:
+            noted.append((fields["key"], fields.get("text") or "", fields.get("role") or ""))
+    return table

@@ -375,10 +375,11 @@ class SemanticIndex:
         """Write the vectors made since the last save (temporary file, then rename). Vectors of
         texts no event has any more are dropped when they are most of the file."""
         with self._lock:
-            if self._count == self._saved_count and not self._worth_compacting():
+            keep = self._kept_if_compacted()
+            if keep is None and self._count == self._saved_count:
                 return
-            if self._worth_compacting():
-                self._compact()
+            if keep is not None:
+                self._compact(keep)
             digests = sorted(self._row_of, key=self._row_of.__getitem__)
             count = self._count
             # No room kept past what is used: the arrays grew by doubling while they filled.
@@ -409,16 +410,17 @@ class SemanticIndex:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
 
-    def _worth_compacting(self) -> bool:
+    def _kept_if_compacted(self) -> list[str] | None:
+        """The digests that still have an event, in row order, when rows of texts no event has
+        any more are most of the rows (worth dropping); None otherwise."""
         if not self._known:
-            return False  # which digests are live is not known yet
-        live = len(set(self._digest_of.values()) & self._row_of.keys())
-        return self._count - live > max(1000, live)
+            return None  # which digests are live is not known yet
+        live = set(self._digest_of.values()) & self._row_of.keys()
+        if self._count - len(live) <= max(1000, len(live)):
+            return None
+        return sorted(live, key=self._row_of.__getitem__)
 
-    def _compact(self) -> None:
-        live = sorted(
-            set(self._digest_of.values()) & self._row_of.keys(), key=self._row_of.__getitem__
-        )
+    def _compact(self, live: list[str]) -> None:
         keep = np.array([self._row_of[d] for d in live], np.int64)
         self._rows, self._scales = self._rows[keep].copy(), self._scales[keep].copy()
         self._count = len(live)
