@@ -516,19 +516,43 @@ def test_indexed_terms_and_lengths_are_the_analyzers(memory: Memory, vault: Path
         found = 0
         for docnum, fields in reader.iter_docs():
             if fields.get("path") == "memory/long_term/estuary.md" and fields["kind"] == "note":
-                expected = [t.text for t in analyzer(body)]
+                expected, field = [t.text for t in analyzer(body)], "note_body"
+                assert not reader.doc_field_length(docnum, "body")  # events' statistics only
             elif fields.get("text") == "How many herons?":
-                expected = [t.text for t in analyzer("assistant: How many herons?")]
+                expected, field = [t.text for t in analyzer("assistant: How many herons?")], "body"
+                assert not reader.doc_field_length(docnum, "note_body")
                 message = "Herons were running along the estuary at dawn."
                 context = [t.text for t in analyzer(message)]
                 assert reader.doc_field_length(docnum, "context") == len(context)
             else:
                 continue
             found += 1
-            assert reader.doc_field_length(docnum, "body") == len(expected)
+            assert reader.doc_field_length(docnum, field) == len(expected)
             for term in set(expected):
-                postings = reader.postings("body", term)
+                postings = reader.postings(field, term)
                 postings.skip_to(docnum)
                 assert postings.id() == docnum
                 assert postings.value_as("frequency") == expected.count(term)
         assert found == 2
+
+
+def test_a_long_note_does_not_change_how_events_weigh_their_length(
+    memory: Memory, vault: Path
+) -> None:
+    # BM25F measures a document's length against its field's average over every document. A
+    # note quotes its events again and is far longer than any of them: in the events' field it
+    # raised that average until a long message saying a word twice outranked a short one
+    # saying it once. Its text is a field of its own (index_fields.py), so it cannot.
+    for i in range(8):
+        memory.remember(f"filler {i}", role="user", session=f"f{i}", at=T)
+    rambling = "glaze " + " ".join(f"pottery{i}" for i in range(18)) + " glaze"
+    memory.remember(rambling, role="user", session="long", at=T)
+    memory.remember("glaze recipe", role="user", session="short", at=T)
+
+    def events_for_glaze() -> list[str]:
+        return [r.excerpt for r in memory.search("glaze") if r.kind == "event"]
+
+    assert events_for_glaze() == ["glaze recipe", rambling]
+    prose = " ".join(f"word{i}" for i in range(3000))
+    (vault / "memory/long_term/studio.md").write_text(f"---\ntitle: Studio\n---\n{prose}\n")
+    assert events_for_glaze() == ["glaze recipe", rambling]

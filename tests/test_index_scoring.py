@@ -16,7 +16,7 @@ from whoosh.query import Or, Term
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
 from brainiac.search.corpus import Document
-from brainiac.search.index import _FEEDBACK_WEIGHT, Index
+from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
 from brainiac.search.index_scoring import best, match_scores
 from brainiac.search.retrieval import ParsedNotes
 from brainiac.store.vault import Vault
@@ -66,7 +66,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 def _query(index: Index, name: str) -> Any:
-    fields = ("title", "aliases", "body", "context")
+    fields = _TEXT_FIELDS
     if name == "tree":
         tree = Or([Term(f, t) for t in index.terms("kiln glaze trip rain") for f in fields])
         tree.matcher_type = Or.DEFAULT_MATCHER  # as Index._search builds it
@@ -100,7 +100,7 @@ def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tupl
     every match of the query, then every match of the feedback terms."""
     searcher = index._searcher
     terms = index._selective(index.terms(text))
-    query = Or([Term(f, t) for t in terms for f in ("title", "aliases", "body", "context")])
+    query = Or([Term(f, t) for t in terms for f in _TEXT_FIELDS])
     query.matcher_type = Or.DEFAULT_MATCHER
     scored = list(searcher.search(query, limit=None).items())
     top = scored[:limit]
@@ -134,7 +134,9 @@ def test_what_a_searcher_told_is_forgotten_with_it(index: Index) -> None:
     index.search("lisbon invoice", limit=5, feedback=True)
     told = index._memo()
     assert told.doc_frequency
-    extra = Document(key="new.md", path="new.md", kind="note", title="Lisbon", body="lisbon " * 9)
+    extra = Document(
+        key="new.md", path="new.md", kind="note", title="Lisbon", body="lisbon invoice " * 9
+    )
     index.apply([extra.with_digest()], [])  # a commit: a new searcher, document numbers anew
     after = [(h.key, h.score) for h in index.search("lisbon invoice", limit=5, feedback=True)]
     assert index._memo() is not told and index._memo().searcher is index._searcher
@@ -191,3 +193,39 @@ def test_a_context_shows_an_edited_note_and_identity_at_once(vault: Path) -> Non
         third = m.context("what does the kiln fire to?", budget=2000)
         assert "I am a potter." not in third.text
         assert any("core_identity.md is missing" in w for w in third.warnings)
+
+
+def test_an_events_score_does_not_depend_on_the_notes_beside_it(tmp_path: Path) -> None:
+    # Each field's average length and document count are over the documents that have it
+    # (SegmentLengthsBM25F): the events of an index holding notes, in several segments, score
+    # exactly as in an index of the events alone. Whoosh's statistics count every document.
+    rng = random.Random(7)
+    # A note has no preceding message (corpus.documents): its context field stays empty.
+    batches = [
+        [d if d.kind == "event" else dataclasses.replace(d, context="").with_digest() for d in docs]
+        for docs in (_docs(batch, rng) for batch in range(2))
+    ]
+    with_notes, alone = Index(tmp_path / "with-notes"), Index(tmp_path / "alone")
+    for docs in batches:  # a segment each
+        with_notes.apply(docs, [])
+    alone.apply([d for docs in batches for d in docs if d.kind == "event"], [])
+    try:
+        for query in ("kiln glaze trip", "spain ash rain", "basil"):
+            ours = {h.key: h.score for h in with_notes.search(query, limit=500, kind="event")}
+            theirs = {h.key: h.score for h in alone.search(query, limit=500)}
+            assert len(ours) > 5 and ours.keys() == theirs.keys()
+            assert all(abs(ours[k] - theirs[k]) < 1e-9 for k in ours), query
+    finally:
+        with_notes.close()
+        alone.close()
+
+
+def test_stored_fields_read_past_whoosh_are_whooshs(index: Index) -> None:
+    # Index._stored_fields reads each segment's column directly (no schema check per field).
+    searcher = index._searcher
+    reader = searcher.reader()
+    assert len(reader.leaf_readers()) >= 2
+    stored = index._stored_fields()
+    live = [d for d in range(reader.doc_count_all()) if not reader.is_deleted(d)]
+    assert len(live) > 100
+    assert all(stored(d) == searcher.stored_fields(d) for d in live)

@@ -80,7 +80,7 @@ def _patch(name: str) -> None:
             if key not in cache:
                 sums = [0, 0, 0, 0]  # event length, events, other length, others
                 for leaf, offset in everything.leaf_readers():
-                    lengths = self._segment_lengths(leaf, fieldname) or array("I")
+                    lengths = (self._segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
                     for d in range(len(lengths)):
                         if leaf.is_deleted(d):
                             continue
@@ -90,7 +90,7 @@ def _patch(name: str) -> None:
                 cache[key] = (sums[0] / max(sums[1], 1), sums[2] / max(sums[3], 1))
             event_avg, other_avg = cache[key]
             leaf = searcher.reader()
-            lengths = self._segment_lengths(leaf, fieldname) or array("I")
+            lengths = (self._segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
             mine = _events_of(leaf, cache)
             scale = made.avgfl
             made.dfl = array(

@@ -23,6 +23,7 @@ others' private state. What does not touch that state lives in the three modules
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import dataclasses
 import gc
@@ -32,7 +33,7 @@ import math
 import threading
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from whoosh.index import LockError
 from whoosh.query import And, Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
-from brainiac.search.corpus import EVENT, Document
+from brainiac.search.corpus import EVENT, NOTE, Document
 from brainiac.search.index_documents import (
     SESSION_HASH_LEN,
     Hit,
@@ -68,7 +69,7 @@ log = logging.getLogger(__name__)
 # again (a short question over a dozen events did it: tests/test_index.py). whoosh3 does not.
 _SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 _install_batched_runs()  # every writer's sorted runs, a batch per pickle (index_runs.py)
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
@@ -86,7 +87,9 @@ MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
 
 
-_TEXT_FIELDS = ("title", "aliases", "body", "context")
+_TEXT_FIELDS = ("title", "aliases", "body", "note_body", "context")
+# Where a word is in the text of a memory: an event's body or a note's (index_fields.py).
+_BODY_FIELDS = ("body", "note_body")
 _POSTINGS_BUDGET = 1500
 _MAX_TERMS = 10
 _KEYWORD_FIELDS = ("tags", "links")
@@ -98,7 +101,7 @@ _WHEN_WEIGHT = 1.0
 _FEEDBACK_HITS = 5
 _FEEDBACK_TERMS = 5
 _FEEDBACK_WEIGHT = 0.5
-# What closeness in meaning adds to an event's score at most, as a share of the best match's
+# What closeness in meaning adds to an event's score at most, as a share of the best event match's
 # (semantic.py gives the nearness, 0-1). 0.5, with the nearness scaled over all events: on
 # LoCoMo's four development conversations the largest gain at 2,000 and 4,000 tokens, even
 # across them (docs/benchmarks.md section 2, "a sentence-embedding model"); 0.3 and 0.7-1.0
@@ -113,6 +116,8 @@ class _SearcherMemo:
 
     searcher: Any
     doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
+    stored: Callable[[int], dict[str, Any]] | None = None  # _stored_fields_reader's
+    notes: frozenset[int] | None = None  # the note documents' numbers
 
 
 class Index:
@@ -383,11 +388,15 @@ class Index:
             return int(self._searcher.doc_count())
 
     def frequency(self, word: str) -> int:
-        """How many documents hold `word` (as analysed) in their body: how common it is, for
-        weighting the words a claim and an event share (evidence/). 0 for a stop word."""
+        """How many documents hold `word` (as analysed) in their body, an event's or a note's:
+        how common it is, for weighting the words a claim and an event share (evidence/). 0 for
+        a stop word."""
         terms = self.terms(word)
         with self._searching:
-            return max((int(self._searcher.doc_frequency("body", t)) for t in terms), default=0)
+            return max(
+                (sum(int(self._searcher.doc_frequency(f, t)) for f in _BODY_FIELDS) for t in terms),
+                default=0,
+            )
 
     def notes(self) -> list[NoteRecord]:
         """Every note document (not events), by path, from the stored fields: no file is read.
@@ -586,14 +595,24 @@ class Index:
         nearness: Mapping[str, float],
     ) -> list[Hit]:
         top = best(scores, limit)
-        # By document number: stored fields are read once, and only for what makes the cut
-        # (reading them is most of a search's time); a hit is made once, with its final score.
-        fields = {d: self._searcher.stored_fields(d) for d, _ in top}
+        stored = self._stored_fields()
+        # By document number: stored fields are read once, and only for the feedback's few best
+        # hits and what makes the final cut (reading them is most of a search's time; the first
+        # search's `limit` best were read up front before, ~200 documents a context instead of
+        # ~150); a hit is made once, with its final score.
+        fields: dict[int, dict[str, Any]] = {}
+
+        def read(docnum: int) -> dict[str, Any]:
+            found = fields.get(docnum)
+            if found is None:
+                found = fields[docnum] = stored(docnum)
+            return found
+
         if not top:
             # No word of the prompt is in any memory ("bicycle" for "I rode my bike"): what is
             # nearest in meaning, if anything, at the weight it would have beside a match of 1.
             near = self._near(nearness, 1.0, filter_q, mask_q)
-            return [hit_fields(self._searcher.stored_fields(d), s) for d, s in best(near, limit)]
+            return [hit_fields(stored(d), s) for d, s in best(near, limit)]
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
@@ -601,17 +620,23 @@ class Index:
         # feedback word taken from a hit only the words liked would pull in more of the same
         # (LoCoMo's development set at 500 / 2,000 / 4,000 tokens: with the jobs +0.007 / +0.001
         # / -0.002, without +0.007 / +0.009 / +0.001; docs/benchmarks.md).
-        near = self._near(nearness, top[0][1], filter_q, mask_q)
+        # Meaning lifts events, on the scale of the best event's match: a note's score is on its
+        # own fields' statistics (index_scoring.py), and where a note topped the words its
+        # score made every lift larger (LoCoMo with the jobs, session 29 in docs/benchmarks.md
+        # section 2). The feedback's best hits may be notes, as before: taking the best five
+        # events instead lost recall at 4,000 tokens there.
+        notes = self._note_docnums()
+        best_event = next((s for d, s in top if d not in notes), None)
+        if best_event is None:
+            best_event = max((s for d, s in scores.items() if d not in notes), default=top[0][1])
+        near = self._near(nearness, best_event, filter_q, mask_q)
         if near:
             fused = dict(scores)
             for docnum, lift in near.items():
                 fused[docnum] = fused.get(docnum, 0.0) + lift
-            best_hits = [
-                hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), s)
-                for d, s in best(fused, _FEEDBACK_HITS)
-            ]
+            best_hits = [hit_fields(read(d), s) for d, s in best(fused, _FEEDBACK_HITS)]
         else:
-            best_hits = [hit_fields(fields[d], s) for d, s in top[:_FEEDBACK_HITS]]
+            best_hits = [hit_fields(read(d), s) for d, s in top[:_FEEDBACK_HITS]]
         expansion = self._feedback_terms(best_hits, set(terms))
         widened: dict[int, float] = {}
         if expansion:
@@ -626,18 +651,19 @@ class Index:
             )
             widened = match_scores(self._searcher, extra, filter_q, mask_q)
         # Meaning: an event's nearness to the prompt (0-1 over all events) adds up to
-        # _MEANING_WEIGHT of the best match's score, so words lead and meaning lifts what they
+        # _MEANING_WEIGHT of the best event match's score, so words lead and meaning lifts what they
         # missed, or orders what they found alike.
         for docnum, lift in near.items():
             widened[docnum] = widened.get(docnum, 0.0) + lift
         if not widened:
-            return [hit_fields(fields[d], s) for d, s in top]
+            return [hit_fields(read(d), s) for d, s in top]
         total = dict(scores)
         for docnum, score in widened.items():
             total[docnum] = total.get(docnum, 0.0) + score
+        first_best = [d for d, _ in top]
         return [
-            hit_fields(fields[d] if d in fields else self._searcher.stored_fields(d), total[d])
-            for d in best_widened(limit, total, scores, widened, fields)
+            hit_fields(read(d), total[d])
+            for d in best_widened(limit, total, scores, widened, first_best)
         ]
 
     def _near(
@@ -729,6 +755,24 @@ class Index:
             self._seen = _SearcherMemo(self._searcher)
         return self._seen
 
+    def _stored_fields(self) -> Callable[[int], dict[str, Any]]:
+        """The open searcher's `stored_fields`, read from each segment's stored-fields column
+        directly: Whoosh's own checks every field name of every document against the schema, 8
+        of the 20 us a read took at 10,000 notes, and a context reads about 200. The schema of
+        a stored document is always the index's (a change of it rebuilds the index)."""
+        memo = self._memo()
+        if memo.stored is None:
+            memo.stored = _stored_fields_reader(self._searcher)
+        return memo.stored
+
+    def _note_docnums(self) -> frozenset[int]:
+        """The document numbers of the notes (every other document is an event), read once a
+        searcher: a few milliseconds at 10,000 notes, then a set lookup a match."""
+        memo = self._memo()
+        if memo.notes is None:
+            memo.notes = frozenset(self._searcher.docs_for_query(Term("kind", NOTE)))
+        return memo.notes
+
     def _doc_frequency(self, field: str, term: str) -> int:
         """How many documents hold `term` in `field`, asked of Whoosh once per searcher: a
         context asks it of every prompt word (each a lookup in the term table) and prompts
@@ -754,7 +798,7 @@ class Index:
         # (or the working memory plus recent events, the query when there is no prompt) keeps
         # its `_MAX_TERMS` rarest terms, which carry most of the BM25 weight anyway.
         freq = {
-            t: self._doc_frequency("body", t) + self._doc_frequency("context", t) for t in terms
+            t: sum(self._doc_frequency(f, t) for f in (*_BODY_FIELDS, "context")) for t in terms
         }
         kept: set[str] = set()
         spent = 0
@@ -768,6 +812,25 @@ class Index:
             kept.add(term)
             spent += freq[term]
         return [t for t in terms if t in kept]
+
+
+def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
+    """`searcher.stored_fields`, each document read from its segment's per-document reader (a
+    private name, the same in whoosh3 and 2.7.4; without it, Whoosh's own method)."""
+    reader = searcher.reader()
+    leaves = reader.leaf_readers() if reader.doc_count_all() else []
+    reads = [getattr(getattr(leaf, "_perdoc", None), "stored_fields", None) for leaf, _ in leaves]
+    if not leaves or None in reads:
+        return searcher.stored_fields  # type: ignore[no-any-return]
+    offsets = [offset for _, offset in leaves]
+    if len(reads) == 1:
+        return reads[0]  # type: ignore[return-value]
+
+    def stored_fields(docnum: int) -> dict[str, Any]:
+        at = bisect.bisect_right(offsets, docnum) - 1
+        return reads[at](docnum - offsets[at])  # type: ignore[misc, no-any-return]
+
+    return stored_fields
 
 
 def _commit(writer: Any, merge: bool) -> None:

@@ -121,12 +121,12 @@ def hit(r: Any) -> Hit:
 
 
 def hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
-    r = {**fields, "score": score}
+    r = fields
     return Hit(
         key=r["key"],
         path=r["path"],
         kind=r["kind"],
-        score=float(r["score"] or 0.0),
+        score=float(score or 0.0),
         title=(r.get("note") if r.get("kind") == "event" else r.get("title")) or "",
         status=r.get("status") or "active",
         event_id=r.get("event_id") or "",

@@ -170,6 +170,11 @@ def index_schema() -> Schema:
         # matched by the months and years a prompt names (when.prompt_terms).
         when=KEYWORD(lowercase=True, scorable=True),
         body=TEXT(analyzer=analyzer, phrase=False),
+        # A note's own text, apart from the events' bodies: a note quotes its events again, so
+        # in one field every word of a conversation was counted twice and the notes' long bodies
+        # set the length an event is measured against (BM25F keeps a field's statistics over
+        # every document). LoCoMo with the jobs at 2,000 tokens: docs/benchmarks.md section 2.
+        note_body=TEXT(analyzer=analyzer, phrase=False),
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
         context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
         event_id=STORED,
@@ -253,7 +258,8 @@ def document_fields(doc: Document, terms: Terms) -> dict[str, Any]:
         "tags": ",".join(doc.tags),
         "links": ",".join(doc.links),
         "when": when.event_terms(doc.at, doc.text) if doc.kind == EVENT else "",
-        "body": doc.body,
+        "body": doc.body if doc.kind == EVENT else "",
+        "note_body": doc.body if doc.kind != EVENT else "",
         "context": " ".join(
             p for p in (doc.context, doc.title if doc.kind == "event" else "") if p
         ),
@@ -280,15 +286,17 @@ def document_fields(doc: Document, terms: Terms) -> dict[str, Any]:
 
 
 def _with_analysed_text(fields: dict[str, Any], doc: Document, terms: Terms) -> None:
-    """`body` and `context` as lists of terms (Terms) rather than text: the same postings and
-    lengths. An event's body is "role: text" and its context the message before it, then its
-    note's title, joined by a space: no token spans a colon or a space, so each is the terms
-    of its parts in turn, and the parts are the texts other events share."""
+    """`body`, `note_body` and `context` as lists of terms (Terms) rather than text: the same
+    postings and lengths. An event's body is "role: text" and its context the message before
+    it, then its note's title, joined by a space: no token spans a colon or a space, so each is
+    the terms of its parts in turn, and the parts are the texts other events share."""
     event = doc.kind == EVENT
     if "body" in fields:
-        if event and doc.body == f"{doc.role}: {doc.text}":
+        if doc.body == f"{doc.role}: {doc.text}":
             fields["body"] = terms.of(doc.role) + terms.of(doc.text)
         else:
-            fields["body"] = terms.of(doc.body, keep=event)
+            fields["body"] = terms.of(doc.body)
+    if "note_body" in fields:
+        fields["note_body"] = terms.of(doc.body, keep=False)
     if "context" in fields:
         fields["context"] = terms.of(doc.context) + (terms.of(doc.title) if event else [])

@@ -23,6 +23,7 @@ leaf without them, is read through the public matcher protocol instead: slower, 
 from __future__ import annotations
 
 import heapq
+import math
 import operator
 from array import array
 from collections.abc import Callable, Iterable
@@ -139,19 +140,33 @@ def _leaf_blocks(m: Any) -> Scores:
 
 
 class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
-    """BM25F reading each segment's field lengths once, not once per posting it scores.
+    """BM25F with each field's statistics over the documents that have it, reading each
+    segment's field lengths once, not once per posting it scores.
 
-    Whoosh looks up a document's field length for every posting it scores: a seek and a one-byte
-    read of the segment's length column, a third of a query's time at 10,000 notes. Segments never
-    change once written (a deletion does not touch lengths), so the column is read in one go per
-    segment and field and kept until the segment is merged away. This reaches into Whoosh's
-    per-document reader (the same names in whoosh3 and 2.7.4); if they ever differ, scoring falls
-    back to Whoosh's own lookup, slower but the same scores.
+    A field's statistics: Whoosh divides a field's total length, and the count in each term's
+    inverse document frequency, by every document of the index. An event has no title and a
+    note no event body, so a note counted in the events' statistics (as if its body were empty)
+    and an event in the notes': the more notes, the shorter the average event body and the
+    rarer every word, and an event's score depended on how many notes the jobs had written.
+    Here a field's average length and its document count are over the documents holding it
+    (a non-zero length byte), so the events of a vault score as they would with no note at all
+    (LoCoMo with and without the jobs: docs/benchmarks.md section 2). The inverse document
+    frequency is Whoosh's, log(n / (df + 1)) + 1, with n the documents holding the field: its
+    own value plus log(n / all documents), so the searcher's cache of it still serves.
+
+    The lengths: Whoosh looks up a document's field length for every posting it scores: a seek
+    and a one-byte read of the segment's length column, a third of a query's time at 10,000
+    notes. Segments never change once written (a deletion does not touch lengths), so the column
+    is read in one go per segment and field and kept until the segment is merged away. This
+    reaches into Whoosh's per-document reader (the same names in whoosh3 and 2.7.4); if they
+    ever differ, scoring falls back to Whoosh's own lookup and statistics, slower and over every
+    document.
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self._lengths: dict[tuple[str, str], array[int]] = {}
+        # (segment, field) -> each document's length, and how many documents have the field.
+        self._lengths: dict[tuple[str, str], tuple[array[int], int]] = {}
         self._byte_to_length = [byte_to_length(b) for b in range(256)]
 
     def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
@@ -159,7 +174,13 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         if hasattr(scorer, "dfl"):
             lengths = self._segment_lengths(searcher.reader(), fieldname)
             if lengths is not None:
-                scorer.dfl = lengths.__getitem__
+                scorer.dfl = lengths[0].__getitem__
+            parent = searcher.get_parent()
+            holding = self._holding(parent.reader(), fieldname)
+            everything = parent.doc_count_all()
+            if holding and everything and hasattr(scorer, "idf") and hasattr(scorer, "avgfl"):
+                scorer.idf += math.log(holding / everything)
+                scorer.avgfl = parent.field_length(fieldname) / holding or 1
         return scorer
 
     def keep_only(self, segment_ids: set[str]) -> None:
@@ -167,7 +188,18 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         for key in [k for k in self._lengths if k[0] not in segment_ids]:
             del self._lengths[key]
 
-    def _segment_lengths(self, reader: Any, fieldname: str) -> array[int] | None:
+    def _holding(self, reader: Any, fieldname: str) -> int:
+        """How many documents of `reader` have `fieldname` (deleted ones too, as Whoosh counts
+        documents and lengths); 0 when a segment's lengths cannot be read."""
+        total = 0
+        for leaf, _ in reader.leaf_readers():
+            lengths = self._segment_lengths(leaf, fieldname)
+            if lengths is None:
+                return 0
+            total += lengths[1]
+        return total
+
+    def _segment_lengths(self, reader: Any, fieldname: str) -> tuple[array[int], int] | None:
         try:
             key = (reader.segment().segment_id(), fieldname)
             if key not in self._lengths:
@@ -176,7 +208,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
                 raw = column._dbfile.get(column._basepos, column._count) if column else b""
                 raw = raw.ljust(count, b"\0")
                 # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
-                self._lengths[key] = array("I", (self._byte_to_length[b] or 1 for b in raw))
+                lengths = array("I", (self._byte_to_length[b] or 1 for b in raw))
+                self._lengths[key] = (lengths, len(raw) - raw.count(0))
             return self._lengths[key]
         except Exception:
             return None
