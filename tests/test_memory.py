@@ -164,15 +164,18 @@ def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it
 
     stm_path = vault / "memory" / "short_term.md"
     text = stm_path.read_text()
-    generated = marks.mark("- topics: weather, weekend")
+    generated = marks.mark("- from 2026-11-20 09:00 to 2026-11-20 10:30; topics: weather, weekend")
     person = "- I am moving flats in March"
     stm_path.write_text(text.replace("## Summary\n", f"## Summary\n{generated}\n{person}\n", 1))
     about_weather = memory.context("What was the weather?", budget=2000, now=T).text
     about_bees = memory.context("Who keeps bees?", budget=2000, now=T).text
+    # A year is no topic: every dated line of the digest would share it.
+    in_2026 = memory.context("Who kept bees in 2026?", budget=2000, now=T).text
     no_prompt = memory.context(budget=2000, now=T).text
-    assert "- topics: weather, weekend" in about_weather
-    assert "- topics: weather, weekend" not in about_bees
-    assert "- topics: weather, weekend" in no_prompt
+    assert "topics: weather, weekend" in about_weather
+    assert "topics: weather, weekend" not in about_bees
+    assert "topics: weather, weekend" not in in_2026
+    assert "topics: weather, weekend" in no_prompt
     assert all(person in t for t in (about_weather, about_bees, no_prompt))
 
 

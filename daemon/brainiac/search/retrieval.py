@@ -201,11 +201,13 @@ def about_prompt(section_text: str, prompt: str | None) -> str:
 
     Generated lines are the jobs' digest of the recent log, which the context shows anyway;
     beside a prompt they are worth the budget only where they are about it (LoCoMo with jobs,
-    2,000 tokens: they held about 120 tokens of every context; docs/benchmarks.md).
+    2,000 tokens: they held about 120 tokens of every context; docs/benchmarks.md). A number
+    is not what a line is about: the digest's lines are dated ("from 2023-08-13 15:20"), and a
+    prompt naming a year shared it with all of them.
     """
     if not prompt:
         return section_text
-    words = _words(prompt)
+    words = {w for w in _words(prompt) if not w.isdigit()}
     return "".join(
         line
         for line in section_text.splitlines(keepends=True)
