@@ -245,3 +245,32 @@ def test_a_small_context_widens_its_search_and_keeps_the_recent_step_asked_about
     # The feedback's find: shares no word with the prompt, only with the best hits.
     wide = memory.context(prompt, budget=900, now=T + 90 * HOUR)
     assert tiles.text in wide.text
+
+
+def test_a_note_quotes_the_sources_that_share_the_prompts_words(vault: Path) -> None:
+    # Only the sources that can be quoted are parsed (retrieval._note_item): the hit ones, and
+    # those holding a word of the prompt, capitalised or on a message's second line; not others.
+    from brainiac.search.retrieval import ParsedNotes, _note_item
+    from brainiac.store.vault import Vault
+
+    sources = [
+        "- 2026-11-02T09:00:00 **user** (s1): The Kiln arrived on Monday. ^e-0000000001",
+        "- 2026-11-02T09:05:00 **user** (s1): Lunch was soup. ^e-0000000002",
+        "- 2026-11-02T09:10:00 **user** (s1): A long message,\n  and the glaze came too. ^e-0000000003",
+        "- 2026-11-02T09:15:00 **user** (s1): Nothing to see here. ^e-0000000004",
+    ]
+    (vault / "memory/long_term/studio.md").write_text(
+        "---\ntitle: Studio\n---\n## Summary\nWhere the pottery happens.\n\n"
+        "## Sources\n" + "\n".join(sources) + "\n"
+    )
+    notes = ParsedNotes(Vault(vault))
+    item = _note_item(notes, "memory/long_term/studio.md", {"kiln", "glaze"}, ["e-0000000004"])
+    assert item is not None
+    quotes = [line for line in item.text.split("\n") if line.startswith(">")]
+    assert "Nothing to see here." in quotes[0]  # the hit first
+    assert "The Kiln arrived on Monday." in item.text and "and the glaze came too." in item.text
+    assert "Lunch was soup." not in item.text
+    assert item.sources == (
+        "memory/long_term/studio.md",
+        *(f"memory/long_term/studio.md#e-000000000{i}" for i in (4, 1, 3)),
+    )

@@ -29,7 +29,7 @@ import datetime as dt
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from brainiac.core import clock
@@ -182,8 +182,12 @@ class Located:
     last_line: int
 
 
-def parse_lines(lines: list[str], offset: int = 0) -> Iterator[Located]:
-    """Events in a run of lines (a section's body); other lines are skipped, never an error."""
+def parse_lines(
+    lines: list[str], offset: int = 0, wanted: Callable[[list[str]], bool] | None = None
+) -> Iterator[Located]:
+    """Events in a run of lines (a section's body); other lines are skipped, never an error.
+    `wanted(block)`: parse only the events whose lines it accepts (parsing is most of the cost
+    of reading a note's sources, and a context quotes a few of them)."""
     i = 0
     n = len(lines)
     while i < n:
@@ -208,7 +212,7 @@ def parse_lines(lines: list[str], offset: int = 0) -> Iterator[Located]:
                 break
             block.extend([""] * (k - j))
             j = k
-        event = _parse_block(block)
+        event = _parse_block(block) if wanted is None or wanted(block) else None
         if event is not None:
             yield Located(event, offset + i, offset + j - 1)
         i = j

@@ -24,6 +24,7 @@ Any other section or text a person adds is part of the note and is indexed with 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from brainiac.text import events as ev
@@ -112,12 +113,18 @@ class LongTermNote:
     def sources(self) -> list[ev.Event]:
         return [loc.event for loc in self.located_sources()]
 
-    def located_sources(self) -> list[ev.Located]:
+    def sources_where(self, wanted: Callable[[list[str]], bool]) -> list[ev.Event]:
+        """The sources whose lines `wanted` accepts, the others not parsed (events.parse_lines)."""
+        return [loc.event for loc in self.located_sources(wanted)]
+
+    def located_sources(
+        self, wanted: Callable[[list[str]], bool] | None = None
+    ) -> list[ev.Located]:
         s = self.note.section(SOURCES)
         if s is None:
             return []
         lines = self.note.lines[s.heading_line + 1 : s.end_line]
-        return list(ev.parse_lines(lines, offset=s.heading_line + 1))
+        return list(ev.parse_lines(lines, offset=s.heading_line + 1, wanted=wanted))
 
 
 def parse(text: str, path: str) -> LongTermNote:
