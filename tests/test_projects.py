@@ -184,6 +184,11 @@ def test_the_hook_maps_cwd_to_a_project_by_git_root_or_the_table(
         "The release train leaves on Tuesday.",
         "--project",
         "Atlas-App",
+        # Each project's own session, as a session in each folder would be: in one session the
+        # website's message would be indexed with the Atlas one before it as its context, and
+        # match the prompt twice (corpus.previous_messages).
+        "--session",
+        "atlas",
         check=True,
     )
     run_cli(
@@ -193,6 +198,8 @@ def test_the_hook_maps_cwd_to_a_project_by_git_root_or_the_table(
         "The release notes go on the blog on Friday.",
         "--project",
         "website",
+        "--session",
+        "site",
         check=True,
     )
     for cwd, own, other in ((repo / "src", "Tuesday", "Friday"), (site, "Friday", "Tuesday")):
