@@ -256,7 +256,8 @@ def test_a_note_quotes_the_sources_that_share_the_prompts_words(vault: Path) -> 
     sources = [
         "- 2026-11-02T09:00:00 **user** (s1): The Kiln arrived on Monday. ^e-0000000001",
         "- 2026-11-02T09:05:00 **user** (s1): Lunch was soup. ^e-0000000002",
-        "- 2026-11-02T09:10:00 **user** (s1): A long message,\n  and the glaze came too. ^e-0000000003",
+        "- 2026-11-02T09:10:00 **user** (s1): A long message,\n"
+        "  and the glaze came too. ^e-0000000003",
         "- 2026-11-02T09:15:00 **user** (s1): Nothing to see here. ^e-0000000004",
     ]
     (vault / "memory/long_term/studio.md").write_text(
