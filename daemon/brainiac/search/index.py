@@ -819,18 +819,24 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
     private name, the same in whoosh3 and 2.7.4; without it, Whoosh's own method)."""
     reader = searcher.reader()
     leaves = reader.leaf_readers() if reader.doc_count_all() else []
-    reads = [getattr(getattr(leaf, "_perdoc", None), "stored_fields", None) for leaf, _ in leaves]
-    if not leaves or None in reads:
+    if not leaves:
         return searcher.stored_fields  # type: ignore[no-any-return]
+    reads = [_leaf_stored_fields(leaf) for leaf, _ in leaves]
     offsets = [offset for _, offset in leaves]
     if len(reads) == 1:
-        return reads[0]  # type: ignore[return-value]
+        return reads[0]
 
     def stored_fields(docnum: int) -> dict[str, Any]:
         at = bisect.bisect_right(offsets, docnum) - 1
-        return reads[at](docnum - offsets[at])  # type: ignore[misc, no-any-return]
+        return reads[at](docnum - offsets[at])
 
     return stored_fields
+
+
+def _leaf_stored_fields(leaf: Any) -> Callable[[int], dict[str, Any]]:
+    """One segment's `stored_fields` past Whoosh's schema check, or Whoosh's own."""
+    perdoc = getattr(getattr(leaf, "_perdoc", None), "stored_fields", None)
+    return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
 
 
 def _commit(writer: Any, merge: bool) -> None:
@@ -862,10 +868,11 @@ def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> 
     if ("kind", EVENT) not in leaf:
         return table
     deletions = leaf.has_deletions()
+    stored = _leaf_stored_fields(leaf)
     for docnum in leaf.postings("kind", EVENT).all_ids():
         if deletions and leaf.is_deleted(docnum):
             continue
-        fields = leaf.stored_fields(docnum)
+        fields = stored(docnum)
         table[fields["key"]] = docnum
         if noted is not None:
             noted.append((fields["key"], fields.get("text") or "", fields.get("role") or ""))

@@ -120,8 +120,8 @@ def hit(r: Any) -> Hit:
     return hit_fields(r.fields(), r.score)  # one read of the stored fields, not one per field
 
 
-def hit_fields(fields: dict[str, Any], score: float | None) -> Hit:
-    r = fields
+def hit_fields(r: dict[str, Any], score: float | None) -> Hit:
+    """A hit from a document's stored fields `r` (read once) and its score."""
     return Hit(
         key=r["key"],
         path=r["path"],

@@ -178,7 +178,7 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             parent = searcher.get_parent()
             holding = self._holding(parent.reader(), fieldname)
             everything = parent.doc_count_all()
-            if holding and everything and hasattr(scorer, "idf") and hasattr(scorer, "avgfl"):
+            if holding and everything:  # a BM25F scorer (it has `dfl`): idf and avgfl too
                 scorer.idf += math.log(holding / everything)
                 scorer.avgfl = parent.field_length(fieldname) / holding or 1
         return scorer

@@ -355,7 +355,7 @@ def _note_item(
         folded = text.casefold()
         return any(i in text for i in hit_ids) or any(w in folded for w in query_words)
 
-    sources = parsed.sources_where(quotable)
+    sources = [loc.event for loc in parsed.located_sources(quotable)]
     by_id = {e.id: e for e in sources}
     chosen = [by_id[i] for i in hit_event_ids if i in by_id]
     shared = {e.id: _overlap(e.text, query_words) for e in sources if e.id not in hit_ids}

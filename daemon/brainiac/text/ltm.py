@@ -113,13 +113,11 @@ class LongTermNote:
     def sources(self) -> list[ev.Event]:
         return [loc.event for loc in self.located_sources()]
 
-    def sources_where(self, wanted: Callable[[list[str]], bool]) -> list[ev.Event]:
-        """The sources whose lines `wanted` accepts, the others not parsed (events.parse_lines)."""
-        return [loc.event for loc in self.located_sources(wanted)]
-
     def located_sources(
         self, wanted: Callable[[list[str]], bool] | None = None
     ) -> list[ev.Located]:
+        """The Sources section's events; with `wanted`, only those whose lines it accepts, the
+        others not parsed (events.parse_lines)."""
         s = self.note.section(SOURCES)
         if s is None:
             return []
