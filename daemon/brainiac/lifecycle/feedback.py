@@ -38,7 +38,10 @@ def record_use(state: Path, sources: Iterable[str], now: dt.datetime, for_prompt
         access.record(state, notes_used, now)
         if for_prompt:
             data = {"at": now.isoformat(timespec="seconds"), "notes": notes_used}
-            safe_io.replace_file(state / _LAST_CONTEXT, json.dumps(data).encode("utf-8"))
+            # Not synced: an fsync was half a millisecond of every in-process context, and a
+            # record lost in a power cut only makes the next `feedback` say there is none.
+            record = json.dumps(data).encode("utf-8")
+            safe_io.replace_file(state / _LAST_CONTEXT, record, durable=False)
     except OSError as exc:  # bookkeeping must never cost the caller their context
         log.warning("could not record which notes were used (%s)", exc.strerror)
 

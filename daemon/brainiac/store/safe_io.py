@@ -507,19 +507,22 @@ def _place_conflict_copy(path: Path, place: Callable[[Path], bool], otherwise: s
     raise StaleWriteError(f"{path}: too many conflict copies beside it; {otherwise}")
 
 
-def replace_file(path: Path, data: bytes) -> None:
+def replace_file(path: Path, data: bytes, durable: bool = True) -> None:
     """Write a file brainiac owns outright (state outside the vault): temp file, fsync, rename.
 
     No compare-and-swap: nobody else edits these files, and the rename means a reader sees the
-    old or the new content, never a torn one. StorageError as for `write_bytes`.
+    old or the new content, never a torn one. `durable=False` skips the fsync, for bookkeeping
+    whose loss in a power cut costs nothing (its reader takes a missing or empty file as none).
+    StorageError as for `write_bytes`.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
         with contextlib.suppress(OSError):  # on a read-only file system even this fails

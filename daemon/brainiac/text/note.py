@@ -6,7 +6,8 @@ are about, so what a person wrote elsewhere survives byte for byte and user fron
 re-serialised (python-frontmatter's round trip sorts keys and drops comments).
 
 This is the only module that imports python-frontmatter (for its YAML loader), PyYAML (to measure
-nesting before loading) and markdown-it-py.
+nesting before loading) and markdown-it-py; frontmatter in YAML's plainest form is read without
+them (plain_yaml.py), to the same values.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import frontmatter
 import yaml
 
 from brainiac.core.errors import NoteParseError
+from brainiac.text import plain_yaml
 from brainiac.text.fences import Fences
 
 _FENCE_RE = re.compile(r"^---[ \t]*\r?$")
@@ -67,8 +69,9 @@ class Note:
     body_line: int  # index of the first line after the frontmatter
     sections: tuple[Section, ...]
 
-    @property
+    @functools.cached_property
     def lines(self) -> list[str]:
+        # Kept: showing a note's excerpt asks for its lines five times (sections, sources).
         return split_lines(self.text)
 
     @property
@@ -170,7 +173,10 @@ def parse(text: str, path: str = "<text>") -> Note:
         fm = (1, close)
         meta = _load_yaml("".join(lines[1:close]), path)
         body_line = close + 1
-    return Note(path, text, meta, fm, body_line, _sections(lines, body_line))
+    # Without three backticks or tildes in a row there is no fence to track (the fence check was
+    # a third of finding a long-term note's headings).
+    fenced = "```" in text or "~~~" in text
+    return Note(path, text, meta, fm, body_line, _sections(lines, body_line, fenced))
 
 
 # libyaml's composer, the C loader python-frontmatter uses, recurses in C without a limit:
@@ -186,6 +192,9 @@ _EventLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def _load_yaml(source: str, path: str) -> Mapping[str, Any]:
     if not source.strip():
         return {}
+    plain = plain_yaml.load(source)
+    if plain is not None:
+        return plain
     if sum(map(source.count, _NESTING_CHARS)) > _MAX_NESTING and _too_deep(source):
         raise NoteParseError(
             path,
@@ -262,14 +271,14 @@ def _expands_beyond(value: Any, limit: int) -> bool:
 _ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?\n?$")
 
 
-def _sections(lines: list[str], body_line: int) -> tuple[Section, ...]:
+def _sections(lines: list[str], body_line: int, fenced: bool) -> tuple[Section, ...]:
     # A line scanner for ATX headings outside fenced code, rather than a full CommonMark parse:
     # the short-term document is read on every context call and grows to thousands of lines.
     headings: list[tuple[int, int, str]] = []  # (line, level, title)
     fences = Fences()
     for i in range(body_line, len(lines)):
         line = lines[i]
-        if fences.code(line):
+        if fenced and fences.code(line):
             continue
         if line.startswith(("#", " #", "  #", "   #")):
             m = _ATX_RE.match(line)
