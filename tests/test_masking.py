@@ -72,6 +72,9 @@ _PIECES = [
     *("eyJ", ".eyJ", "Bearer ", "bearer ", "-----BEGIN RSA PRIVATE KEY-----", "password: "),
     *("-----END RSA PRIVATE KEY-----", "token=", "abcdefghij", "ABCDEFGHIJKLMNOP", "0123456789"),
     *("_", "-", ".", " ", "\n", "x"),
+    # The named rule's words in other cases, and spelt with letters only Unicode's case-blindness
+    # takes for ASCII ones (the long s, the Kelvin sign): not skipped by its ASCII pre-check.
+    *("PASSWORD is ", "Pin code: ", "API_KEY=", "Token: ", "paſſword: ", "api \u212aey=", "é"),
 ]
 
 

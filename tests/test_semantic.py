@@ -257,6 +257,24 @@ def test_nearness_is_scaled_over_all_events_and_cut_to_the_nearest(
     assert "k0" not in semantic.nearness("bicycle")
 
 
+def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(7)
+    count = 8 * 1024 + 777  # above the two-thread threshold, not a whole number of slices
+    matrix = rng.integers(-127, 128, (count + 100, 384), dtype=np.int8)  # room to grow, unused
+    scales = rng.random(count + 100, dtype=np.float32)
+    query = rng.random(384, dtype=np.float32)
+    expected = (matrix[:count].astype(np.float64) @ query) * scales[:count]
+    assert count > semantic_mod._HALVES_ABOVE
+    halves = semantic_mod._cosines(matrix, scales, count, query)
+    monkeypatch.setattr(semantic_mod, "_HALVES_ABOVE", 10**9)
+    one_thread = semantic_mod._cosines(matrix, scales, count, query)
+    assert halves.shape == (count,)
+    np.testing.assert_array_equal(halves, one_thread)
+    np.testing.assert_allclose(halves, expected, rtol=1e-5, atol=1e-2)
+
+
 def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: SentenceModel) -> None:
     semantic = SemanticIndex(tmp_path / "v", lambda: model)
     semantic.known(

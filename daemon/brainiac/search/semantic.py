@@ -55,6 +55,9 @@ _FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
 # Rows compared with the prompt at a time: their float32 copy (1.5 MB) stays in the core's
 # cache for the product. 35,000 rows took 2.2-2.6 ms so, 4.0 in slices of 2,048.
 _SLICE = 1024
+# Rows above which the cosines are made in two halves on two threads (`_cosines`): at 4,096 the
+# helper thread costs what it saves (0.28 ms against 0.25), at 8,192 it takes 0.43 ms, not 0.50.
+_HALVES_ABOVE = 8 * _SLICE
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. 0.85, on LoCoMo's development conversations at 500 / 2,000
@@ -98,6 +101,43 @@ def _release_freed_memory() -> None:
     temporaries left 35 MB resident after a fill)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
+    """The cosine of `query` with each of the first `count` rows, in order (no gather of the
+    matrix). Above `_HALVES_ABOVE` rows, half of them on a helper thread: numpy lets go of the
+    GIL for each slice's conversion and product, so the halves run on two cores (45,000 rows:
+    2.2 ms against 3.0 on one)."""
+    every = np.empty(count, np.float32)
+
+    def product(start: int, end: int) -> None:
+        for at in range(start, end, _SLICE):
+            stop = min(at + _SLICE, end)
+            every[at:stop] = matrix[at:stop].astype(np.float32) @ query
+
+    if count > _HALVES_ABOVE:
+        middle = count // 2 // _SLICE * _SLICE
+        failed: list[BaseException] = []
+
+        def other_half() -> None:
+            try:
+                product(middle, count)
+            except BaseException as exc:  # re-raised in the caller's thread
+                failed.append(exc)
+
+        # A thread per call, not a pool: starting one costs ~0.1 ms, and none is left running.
+        helper = threading.Thread(target=other_half, name="brainiac-cosine", daemon=True)
+        helper.start()
+        try:
+            product(0, middle)
+        finally:
+            helper.join()
+        if failed:
+            raise failed[0]
+    else:
+        product(0, count)
+    every *= scales[:count]
+    return every
 
 
 class SemanticIndex:
@@ -251,12 +291,7 @@ class SemanticIndex:
         if not keys:
             return {}
         query = self._prompt_vector(model, prompt)
-        every = np.empty(count, np.float32)  # all rows, in order: no gather of the matrix
-        for start in range(0, count, _SLICE):
-            end = min(start + _SLICE, count)
-            every[start:end] = matrix[start:end].astype(np.float32) @ query
-        every *= scales[:count]
-        cosine = every[rows]
+        cosine = _cosines(matrix, scales, count, query)[rows]
         lo, hi = float(cosine.min()), float(cosine.max())
         if nearest < len(cosine):
             best = np.argpartition(-cosine, nearest)[:nearest]

@@ -162,7 +162,10 @@ def render(event: Event) -> str:
 def stored_lines(text: str) -> list[str]:
     """`text` as the lines of a list item, after its marker: the first as it is, the rest indented
     by two spaces (blank ones empty), each escaped where it would read as structure."""
-    lines = [_INLINE_STRUCTURE_RE.sub(r"\\\g<escapes>", line) for line in text.split("\n")]
+    lines = [
+        _INLINE_STRUCTURE_RE.sub(r"\\\g<escapes>", line) if _has_inline_structure(line) else line
+        for line in text.split("\n")
+    ]
     rest = [_LINE_STRUCTURE_RE.sub(r"\g<indent>\\\g<escapes>", line) for line in lines[1:]]
     return [lines[0]] + [f"  {line}" if line else "" for line in rest]
 
@@ -170,7 +173,16 @@ def stored_lines(text: str) -> list[str]:
 def _unescape(first: str, rest: list[str]) -> str:
     """The text of `stored_lines`' output (without the indent): the backslashes it added removed."""
     rest = [_LINE_ESCAPED_RE.sub(r"\g<indent>\g<escapes>", line) for line in rest]
-    return "\n".join(_INLINE_ESCAPED_RE.sub(r"\g<escapes>", line) for line in [first, *rest])
+    return "\n".join(
+        _INLINE_ESCAPED_RE.sub(r"\g<escapes>", line) if "\\" in line else line
+        for line in [first, *rest]
+    )
+
+
+def _has_inline_structure(line: str) -> bool:
+    """Whether _INLINE_STRUCTURE_RE can match: its lookahead needs one of these (a search with
+    the lookbehind tried at every position was most of rendering a context's event lines)."""
+    return "^e-" in line or "<!--" in line
 
 
 @dataclass(frozen=True)
