@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from brainiac.core import clock
 from brainiac.core.errors import NoteParseError, VaultError
@@ -77,6 +77,7 @@ else:
 
 log = logging.getLogger(__name__)
 
+_WithText = TypeVar("_WithText", ev.Event, ctx_mod.LongTermItem)
 _QUERY_RECENT_EVENTS = 3
 _IMPORT_LOCK_WAIT_S = 60.0
 
@@ -506,8 +507,8 @@ class Memory:
                 )
                 for title in stm.SECTIONS[:-1]
             ],
-            recent=[dataclasses.replace(e, text=_masked(e.text)) for e in recent],
-            long_term=(dataclasses.replace(i, text=_masked(i.text)) for i in items),
+            recent=[_text_masked(e) for e in recent],
+            long_term=(_text_masked(i) for i in items),
         )
         result = ctx_mod.assemble(
             inputs, budget, relevance_first=relevance_first, long_term_share=share
@@ -581,6 +582,13 @@ class Memory:
 @functools.lru_cache(maxsize=1024)
 def _masked(text: str) -> str:
     return masking.mask(text)[0]
+
+
+def _text_masked(item: _WithText) -> _WithText:
+    """`item` with its text masked; `item` itself when there was nothing to mask (most of a
+    context's events and excerpts: a copy of each was a quarter of a millisecond a context)."""
+    text = _masked(item.text)
+    return item if text == item.text else dataclasses.replace(item, text=text)
 
 
 def _looks_like_vault(root: Path) -> bool:

@@ -340,16 +340,18 @@ class SemanticIndex:
         if len(known) > 1:
             where = np.array(known, np.int64)
             similar[np.ix_(where, where)] = vectors @ vectors.T
-        closest = np.zeros(count, np.float32)  # each text's cosine with the nearest placed one
-        placed = np.zeros(count, bool)
+        # Each text's cosine with the nearest placed one; a placed text's is infinite, so that
+        # its value is minus infinity and it is not picked again.
+        closest = np.zeros(count, np.float32)
+        value = np.empty(count, np.float32)
         order = []
         for _ in range(count):
-            value = gain - (1.0 - _RELEVANCE_SHARE) * closest
-            value[placed] = -np.inf
+            np.multiply(closest, 1.0 - _RELEVANCE_SHARE, out=value)
+            np.subtract(gain, value, out=value)
             i = int(np.argmax(value))
             order.append(i)
-            placed[i] = True
             np.maximum(closest, similar[i], out=closest)
+            closest[i] = np.inf
         return order
 
     def _without_speakers(self, prompt: str) -> str:
