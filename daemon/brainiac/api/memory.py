@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import NoteParseError, VaultError
@@ -77,7 +77,6 @@ else:
 
 log = logging.getLogger(__name__)
 
-_WithText = TypeVar("_WithText", ev.Event, ctx_mod.LongTermItem)
 _QUERY_RECENT_EVENTS = 3
 _IMPORT_LOCK_WAIT_S = 60.0
 
@@ -507,8 +506,8 @@ class Memory:
                 )
                 for title in stm.SECTIONS[:-1]
             ],
-            recent=[_text_masked(e) for e in recent],
-            long_term=(_text_masked(i) for i in items),
+            recent=[_event_masked(e) for e in recent],
+            long_term=(i.with_text(_masked) for i in items),
         )
         result = ctx_mod.assemble(
             inputs, budget, relevance_first=relevance_first, long_term_share=share
@@ -584,11 +583,12 @@ def _masked(text: str) -> str:
     return masking.mask(text)[0]
 
 
-def _text_masked(item: _WithText) -> _WithText:
-    """`item` with its text masked; `item` itself when there was nothing to mask (most of a
-    context's events and excerpts: a copy of each was a quarter of a millisecond a context)."""
-    text = _masked(item.text)
-    return item if text == item.text else dataclasses.replace(item, text=text)
+def _event_masked(event: ev.Event) -> ev.Event:
+    """`event` with its text masked; `event` itself when there was nothing to mask (a copy of
+    each of a context's events and excerpts was a quarter of a millisecond; LongTermItem's
+    `with_text` does the same for the excerpts)."""
+    text = _masked(event.text)
+    return event if text == event.text else dataclasses.replace(event, text=text)
 
 
 def _looks_like_vault(root: Path) -> bool:

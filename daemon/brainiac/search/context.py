@@ -10,10 +10,11 @@ alone do, in which case `over_budget` is set and only those two (with the headin
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from brainiac.core.errors import BudgetError
 from brainiac.text.events import Event, stored_lines
@@ -52,6 +53,27 @@ class LongTermItem:
     # The id of a recent event ranked among the long-term memories (when relevance comes
     # first): packed at its rank, shown in the recent events, where it belongs.
     recent: str = ""
+    # An item not rendered yet (a note's excerpt: its file read and parsed only when needed):
+    # `render` gives the item, or None when there is nothing to show after all; its text is at
+    # least `least` characters long. The assembler passes it over unrendered when that much
+    # does not fit the room left.
+    render: Callable[[], LongTermItem | None] | None = field(default=None, compare=False)
+    least: int = 0
+
+    def with_text(self, change: Callable[[str], str]) -> LongTermItem:
+        """This item with `change` made to its text, now or, for one not rendered yet, when it
+        is; the item itself when that changes nothing (most items: no copy)."""
+        if self.render is not None:
+            return replace(self, render=functools.partial(_rendered_with, self.render, change))
+        text = change(self.text)
+        return self if text == self.text else replace(self, text=text)
+
+
+def _rendered_with(
+    render: Callable[[], LongTermItem | None], change: Callable[[str], str]
+) -> LongTermItem | None:
+    item = render()
+    return item.with_text(change) if item is not None else None
 
 
 @dataclass(frozen=True)
@@ -269,6 +291,18 @@ def assemble(
                     used += placed
                     misses = 0
                 continue
+            if item.render is not None:
+                # `least` characters cost least + 1 with the default counter; another counter
+                # is asked of the text itself.
+                if exact and item.least + 1 > room - used:
+                    passed_over.append(item)
+                    dropped += 1
+                    misses += 1
+                    continue
+                rendered = item.render()
+                if rendered is None:
+                    continue
+                item = rendered
             block = inert(item.text.strip("\n"))
             spent = cost(block) + headings.cost_of(item)
             if used + spent <= room:

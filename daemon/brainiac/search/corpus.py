@@ -13,6 +13,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from brainiac.search import excerpt_head
 from brainiac.store import projects
 from brainiac.store.vault import kind_of
 from brainiac.text import events as ev
@@ -46,6 +47,8 @@ class Document:
     status: str = "active"
     projects: tuple[str, ...] = ()  # the scopes it is found in (projects.event_terms/note_terms)
     sources: int = 0  # a note's count of events (its Sources lines), for listing notes
+    # A note's excerpt in a context is at least this long (excerpt_head.floor; 0: unknown).
+    excerpt_floor: int = 0
     digest: str = field(default="", compare=False)
 
     def with_digest(self) -> Document:
@@ -69,6 +72,7 @@ class Document:
                 self.status,
                 self.projects,
                 self.sources,
+                self.excerpt_floor,
             )
         )
         digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
@@ -106,6 +110,7 @@ def documents(rel: str, text: str) -> list[Document]:
         status=status,
         projects=projects.note_terms(parsed.projects),
         sources=len(parsed.sources),
+        excerpt_floor=excerpt_head.floor(parsed, rel),
     ).with_digest()
     # An event keeps its note's title as a label (shown as "from [[stem|Title]]", matched at context
     # weight), except in a session note promotion made: its title is a list of keywords and

@@ -69,7 +69,7 @@ log = logging.getLogger(__name__)
 # again (a short question over a dozen events did it: tests/test_index.py). whoosh3 does not.
 _SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
 
-SCHEMA_VERSION = "11"
+SCHEMA_VERSION = "12"
 _install_batched_runs()  # every writer's sorted runs, a batch per pickle (index_runs.py)
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0

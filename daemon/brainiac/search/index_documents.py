@@ -31,6 +31,7 @@ class Hit:
     strength: float
     reinforcement: float
     projects: tuple[str, ...] = ()
+    excerpt_floor: int = 0  # a note's (corpus.Document.excerpt_floor)
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,7 @@ def hit_fields(r: dict[str, Any], score: float | None) -> Hit:
         strength=float(r.get("strength", 1.0)),
         reinforcement=float(r.get("reinforcement", 0.0)),
         projects=_stored_projects(r),
+        excerpt_floor=int(r.get("excerpt_floor") or 0),
     )
 
 

@@ -196,6 +196,9 @@ def index_schema() -> Schema:
         # A note's aliases, tags and count of events as they were written, for listing notes
         # without reading them (`Index.notes`, the MCP tool list_notes).
         listing=STORED,
+        # How long a note's excerpt is at least (excerpt_head.floor): a context passes over a
+        # note too long for the room left without reading its file.
+        excerpt_floor=STORED,
     )
 
 
@@ -276,6 +279,7 @@ def document_fields(doc: Document, terms: Terms) -> dict[str, Any]:
     }
     if doc.kind == NOTE:
         fields["listing"] = (doc.aliases, doc.tags, doc.sources)
+        fields["excerpt_floor"] = doc.excerpt_floor
     # An empty field is left out rather than written empty: Whoosh runs the analyzer and
     # records a length for every field it is given, and an event leaves five of them empty.
     # Scores do not change (an absent field has length 0, as an empty one did); a result reads

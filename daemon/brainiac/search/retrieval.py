@@ -13,6 +13,7 @@ archive, or a note's sources) comes as its verbatim line, grouped under its note
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import os
 import re
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
-from brainiac.search import corpus
+from brainiac.search import corpus, excerpt_head
 from brainiac.search.context import LongTermItem, event_group, render_event, render_grouped_event
 from brainiac.search.index_documents import Hit
 from brainiac.store import names
@@ -35,7 +36,6 @@ from brainiac.text.events import Event
 # An order of ranked memories, given their texts ("" for a note) and scores (semantic.py).
 Diversify = Callable[[Sequence[str], Sequence[float]], list[int]]
 
-_SUMMARY_CHARS = 600
 _FACTS_PER_NOTE = 6
 _QUOTES_PER_NOTE = 4
 _WORD_RE = re.compile(r"[^\W_]+")
@@ -293,11 +293,26 @@ def retrieve(
         if h.kind == corpus.NOTE:
             if h.path in noted:
                 continue
-            item = _note_item(notes, h.path, query_words, wanted_quotes.get(h.path, []))
-            if item is None:
-                continue
+            hit_ids = wanted_quotes.get(h.path, [])
+            if h.excerpt_floor > 0:
+                # Rendered when the assembler gets to it, and only if its head fits the room
+                # left: a note that cannot fit is not read (excerpt_head.py). What its excerpt
+                # quotes of the hits is known without reading it: its first event hits, taken
+                # first (_note_item), while the file is as indexed.
+                item = LongTermItem(
+                    "",
+                    (),
+                    render=functools.partial(_note_item, notes, h.path, query_words, hit_ids),
+                    least=h.excerpt_floor,
+                )
+                quoted.update(hit_ids[:_QUOTES_PER_NOTE])
+            else:
+                rendered = _note_item(notes, h.path, query_words, hit_ids)
+                if rendered is None:
+                    continue
+                item = rendered
+                quoted.update(s.split("#", 1)[1] for s in item.sources if "#" in s)
             noted.add(h.path)
-            quoted.update(s.split("#", 1)[1] for s in item.sources if "#" in s)
         elif h.event_id in quoted:
             continue  # already quoted in its note's excerpt
         elif h.kind == corpus.EVENT and h.event_id in in_place:
@@ -324,23 +339,18 @@ def _note_item(
         parsed = notes.parse(rel)
     except (NoteParseError, FileNotFoundError):
         return None  # changed or broken since indexed; the next sync catches up
-    if _made_by_promotion(parsed):
+    if excerpt_head.made_by_promotion(parsed):
         # Its events are the memory, each found and shown on its own; what the jobs wrote
         # around them is worth the budget only where it is about the prompt: the facts that
         # share its words in their key or value (its keyword summary never is).
         about = [f for f in _fact_blocks(parsed.section(ltm.FACTS)) if _fact_about(f, query_words)]
         if not about:
             return None
-        text = "\n".join([f"### {parsed.title} ({rel})", *about[:_FACTS_PER_NOTE]])
+        text = "\n".join([excerpt_head.heading(parsed.title, rel), *about[:_FACTS_PER_NOTE]])
         return LongTermItem(text, (rel,))
-    lines = [f"### {parsed.title} ({rel})"]
-    summary = marks.without_marks(parsed.section(ltm.SUMMARY)).strip()
-    if not summary and not parsed.note.section(ltm.FACTS):
-        # A free-form note: its opening prose stands in for a summary.
-        summary = _first_prose(parsed.note.body)
+    lines = [excerpt_head.heading(parsed.title, rel)]
+    summary = excerpt_head.summary(parsed)  # a free-form note's opening prose stands in for one
     if summary:
-        if len(summary) > _SUMMARY_CHARS:
-            summary = summary[:_SUMMARY_CHARS].rsplit(" ", 1)[0] + " …"
         lines.append(summary)
     fact_lines = _fact_blocks(parsed.section(ltm.FACTS))
     fact_lines.sort(key=lambda f: -_overlap(f, query_words))  # stable: ties keep the note's order
@@ -386,14 +396,6 @@ def _fact_about(block: str, query_words: set[str]) -> bool:
     return bool(words & query_words)
 
 
-def _made_by_promotion(note: ltm.LongTermNote) -> bool:
-    """A note promotion made to hold events (a session's, or those about a name), with nothing
-    a person wrote in its summary or around its sections."""
-    if not {"session", "entity"} & set(note.tags):
-        return False
-    return not marks.person_lines(note.note.section_text(ltm.SUMMARY) or "")
-
-
 def _fact_blocks(section: str) -> list[str]:
     """Top-level `- ` fact lines, each with its indented history lines."""
     blocks: list[str] = []
@@ -403,15 +405,3 @@ def _fact_blocks(section: str) -> list[str]:
         elif blocks and line.startswith((" ", "\t")) and line.strip():
             blocks[-1] += "\n" + line
     return blocks
-
-
-def _first_prose(body: str) -> str:
-    out: list[str] = []
-    for line in body.split("\n"):
-        s = line.strip()
-        if not s or s.startswith(("#", "<!--", "---")):
-            if out:
-                break
-            continue
-        out.append(s)
-    return " ".join(out)
