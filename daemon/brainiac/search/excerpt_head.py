@@ -46,7 +46,8 @@ def floor(note: ltm.LongTermNote, rel: str) -> int:
     """The length in characters of the head every excerpt of the note starts with, masked as a
     context masks it (a masked credential is shorter than the credential): no excerpt of it is
     shorter while the file is as indexed. 0 for a note promotion made, whose excerpt may be
-    anything or nothing."""
+    anything or nothing. Kept in the index: a change to how a head is made or masked here
+    changes it for every note, so it comes with a new index.SCHEMA_VERSION (a rebuild)."""
     if made_by_promotion(note):
         return 0
     head = "\n".join(p for p in (heading(note.title, rel), summary(note)) if p)
