@@ -7,6 +7,9 @@ kinds of evidence: the known shapes of provider keys and tokens (a prefix and a 
 tail), and a value given to a word that names a secret ("password: hunter2", "api_key=...").
 Pure functions; a false positive costs a few characters of context, a miss leaks a credential,
 so the word rule is generous.
+
+The index keeps the masked length of each note's excerpt head (search/excerpt_head.py): a change
+here that masks more or less comes with a new index.SCHEMA_VERSION, so those lengths are made again.
 """
 
 from __future__ import annotations
