@@ -7,7 +7,7 @@ re-serialised (python-frontmatter's round trip sorts keys and drops comments).
 
 This is the only module that imports python-frontmatter (for its YAML loader), PyYAML (to measure
 nesting before loading) and markdown-it-py; frontmatter in YAML's plainest form is read without
-them (plain_yaml.py), to the same values.
+loading it, to the same values (plain_yaml.py, which types its words by PyYAML's own table).
 """
 
 from __future__ import annotations
