@@ -321,3 +321,27 @@ def test_a_replaced_value_is_not_confirmed_by_the_event_that_said_it(
     (conflict,) = result.conflicts
     assert (conflict.key, conflict.kind) == ("date", "superseded")
     assert conflict.stored == "Saturday 2026-09-19"
+
+
+def test_a_word_of_a_thing_loved_is_no_mention_of_it(memory: Memory) -> None:
+    # "camping trips: something Nate loves" is keyed by the thing loved: "the road trip" is not
+    # about it, and taking it for a mention made the guard call a wrong date consistent with
+    # that fact instead of looking for what the events say.
+    at = dt.datetime(2026, 10, 20, 19, 0)
+    memory.remember("I love camping trips with my kids.", role="Nate", at=at)
+    memory.remember(
+        "We went hiking yesterday to relax after the road trip.",
+        role="Nate",
+        at=at + dt.timedelta(minutes=5),
+    )
+    memory.run_job("all", now=at + dt.timedelta(hours=1))
+    facts = memory.short_term().section("Facts")
+    assert "camping trips: something Nate loves" in facts
+    result = memory.check(
+        "Nate went on a hike on 12 October to relax after the road trip.",
+        now=at + dt.timedelta(hours=1),
+    )
+    assert all(f.about != "camping trips" for f in result.findings), result.findings
+    # Named in full, the thing is still about that fact.
+    named = memory.check("Nate loves camping trips.", now=at + dt.timedelta(hours=1))
+    assert [f.about for f in named.findings] == ["camping trips"], named.findings

@@ -14,7 +14,7 @@ import pytest
 from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import extract as ex
-from brainiac.text import facts, ltm
+from brainiac.text import facts, life_facts, ltm
 
 AT = dt.datetime(2024, 3, 9, 18, 30)
 
@@ -321,3 +321,23 @@ def test_another_speakers_fact_reaches_the_note_under_their_name(
     assert written.get("miso") == "Priya's kitten"
     assert written.get("cello") == "Tom's instrument"
     assert "my instrument" not in written.values()
+
+
+@pytest.mark.parametrize(
+    ("value", "keyed_by_thing"),
+    [
+        ("something Melanie loves", True),
+        ("something I love", True),
+        ("Melanie's cat", True),
+        ("my passion", True),
+        ("Joanna's volunteer work", True),
+        ("Mary Ann's instrument", True),
+        ("Friday", False),  # orion deadline: Friday
+        ("Door Dash", False),  # gina's former job
+        ("trans woman", False),
+        ("member", False),
+        ("something new", False),
+    ],
+)
+def test_a_value_that_says_whose_the_key_is(value: str, keyed_by_thing: bool) -> None:
+    assert life_facts.keyed_by_thing(value) is keyed_by_thing

@@ -453,6 +453,21 @@ def is_mine(key: str, value: str) -> bool:
     return bool(_MINE_RE.match(key) or _I_RE.match(key) or said_by_me)
 
 
+# What `whose` leaves in the value of a fact keyed by the thing itself: whose it is and what it
+# is to them ("camping: something Melanie loves", "bailey: Melanie's cat", "chess: my passion").
+_OWNER = r"(?:I|we|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)"
+_OWNED_VALUE_RE = re.compile(
+    rf"^something\s+{_OWNER}\s+(?:loves?|likes?)$|^(?:my|our|{_OWNER}'s)\s+[a-z][a-z -]*$"
+)
+
+
+def keyed_by_thing(value: str) -> bool:
+    """Whether a fact's value says whose its key is ("bailey: Melanie's cat", "camping: something
+    I love"): such a key names a thing, not something's attribute (as "orion deadline" does), so
+    a word of it alone ("trips" of "camping trips") is no mention of it."""
+    return _OWNED_VALUE_RE.match(value) is not None
+
+
 def whose(key: str, value: str, speaker: str | None) -> tuple[str, str] | None:
     """A fact as the vault should keep it. Rules write the speaker's own facts with "my" on the
     key or the value ("my role", "bailey: my cat") or "I" before a verb ("I works at"): for the

@@ -47,7 +47,7 @@ from brainiac.guard.check_facts.matching import (
     role_matches,
 )
 from brainiac.guard.check_facts.verdicts import CheckResult, Conflict, Finding, Known
-from brainiac.text import extract
+from brainiac.text import extract, life_facts
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:
@@ -55,7 +55,14 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
     by_key: dict[str, list[Known]] = {}
     for k in known:
         by_key.setdefault(k.key, []).append(k)
-    heads = Counter(h for h in map(key_head, by_key) if h)
+    # A key that names a thing ("camping trips: something Melanie loves") is named by all of
+    # it: "the road trip" is not about it, and has no head to share with other keys.
+    by_head = {
+        key: candidates
+        for key, candidates in by_key.items()
+        if not all(life_facts.keyed_by_thing(k.value) for k in candidates)
+    }
+    heads = Counter(h for h in map(key_head, by_head) if h)
     conflicts: list[Conflict] = []
     findings: list[Finding] = []
     about = 0
@@ -70,7 +77,7 @@ def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -
             for found in key_match(clauses, key):
                 matches += matches_of(known, candidates, clauses, found, in_sentence, focus)
         named_keys = {m.clause for m in matches}
-        for key, candidates in by_key.items():
+        for key, candidates in by_head.items():
             for found in head_match(clauses, key, heads):
                 if found[0] in named_keys:
                     continue
