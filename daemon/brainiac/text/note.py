@@ -176,7 +176,9 @@ def parse(text: str, path: str = "<text>") -> Note:
     # Without three backticks or tildes in a row there is no fence to track (the fence check was
     # a third of finding a long-term note's headings).
     fenced = "```" in text or "~~~" in text
-    return Note(path, text, meta, fm, body_line, _sections(lines, body_line, fenced))
+    note = Note(path, text, meta, fm, body_line, _sections(lines, body_line, fenced))
+    note.__dict__["lines"] = lines  # `Note.lines`' cache: the text is split once, here
+    return note
 
 
 # libyaml's composer, the C loader python-frontmatter uses, recurses in C without a limit:
