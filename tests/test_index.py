@@ -176,6 +176,42 @@ def test_a_failed_commit_leaves_the_index_writable(tmp_path: Path, monkeypatch) 
     index.close()
 
 
+def test_a_query_between_a_merge_and_the_searchers_swap_reads_every_segment(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """The daemon's socket threads search while its writer commits: a merging commit must not
+    delete the files of the segments it merged while the open searcher, which reads a segment's
+    stored fields only when first asked, may still read them (CI failed on it, 'NoneType' object
+    is not subscriptable). Here the query runs at the end of the commit itself, every time."""
+    from whoosh.writing import SegmentWriter
+
+    from brainiac.search.corpus import Document
+
+    index = Index(tmp_path / "idx")
+    # Five commits, five segments (Whoosh merges small segments from five), none of their stored
+    # fields read yet.
+    paths = [f"n{i}.md" for i in range(5)]
+    for path in paths:
+        index.apply([Document(key=path, path=path, kind="note", body="cello")], [])
+    assert index.segment_count() == 5
+    found: list[list[str]] = []
+    finish = SegmentWriter._finish
+
+    def query_then_finish(self):  # type: ignore[no-untyped-def]
+        found.append(sorted(h.path for h in index.search("cello")))  # the searcher before it
+        finish(self)
+
+    monkeypatch.setattr(SegmentWriter, "_finish", query_then_finish)
+    assert index.merge_segments(force=True)
+    monkeypatch.setattr(SegmentWriter, "_finish", finish)
+    assert found == [paths]
+    assert index.segment_count() == 1
+    # and the merged segments' files are gone once the new searcher is open
+    assert len({f.name.split(".")[0] for f in (tmp_path / "idx").glob("MAIN_*.*")}) == 1
+    assert sorted(h.path for h in index.search("cello")) == paths
+    index.close()
+
+
 def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The index reads each segment's field lengths once instead of once per scored posting;
     # scores must be Whoosh's own, over several segments and after a deletion.

@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import dataclasses
+import functools
 import gc
 import itertools
 import logging
@@ -40,7 +41,7 @@ from typing import Any
 
 import whoosh
 from whoosh import index as windex
-from whoosh.index import LockError
+from whoosh.index import TOC, LockError, clean_files
 from whoosh.query import And, Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
@@ -286,8 +287,7 @@ class Index:
             # slow down with every one. Once they pile up (a burst of saves never leaves the
             # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
             # segments.
-            _commit(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
-            self._refresh()
+            self._publish(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
 
     def build(self, docs: Iterable[Document], files: int = 0) -> int:
         """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
@@ -325,9 +325,25 @@ class Index:
             _cancel(writer)
             raise
         with self._writing("building the index"):
-            _commit(writer, merge=False)
-            self._refresh()
+            self._publish(writer, merge=False)
         return added
+
+    def _publish(self, writer: Any, merge: bool) -> None:
+        """Commit `writer`, open a searcher on the commit, and only then delete the files the
+        commit left unused.
+
+        Whoosh deletes them inside the commit, but the commit runs outside the searching lock
+        (a merge can take seconds, and queries must not wait for it) and the open searcher
+        reads some of a segment's files lazily (a column such as the stored fields, on its
+        first use): a query between a merging commit and the searcher's swap found the merged
+        segments' files gone and failed ("'NoneType' object is not subscriptable",
+        tests/test_socket.py). Deleted after the swap, under the lock, no query can still read
+        them. A failure in between leaves them to the next commit's deletion, which removes
+        every file no segment of the index uses."""
+        committed = _commit(writer, merge)
+        self._refresh()
+        with self._searching:
+            committed.delete_unused_files()
 
     def _check_writable(self) -> None:
         if not self.writable:
@@ -348,8 +364,7 @@ class Index:
         if not force and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge):
             return False
         with self._writing("merging the index's segments"):
-            _commit(self._ix.writer(**_WRITER_OPTIONS), merge=True)
-            self._refresh()
+            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True)
         self._left_by_merge = self.segment_count()
         return True
 
@@ -839,14 +854,43 @@ def _leaf_stored_fields(leaf: Any) -> Callable[[int], dict[str, Any]]:
     return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
 
 
-def _commit(writer: Any, merge: bool) -> None:
-    """Commit, or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4
-    keeps the lock after a failed commit; whoosh3 releases it and its cancel() then raises)."""
+@dataclass
+class _Commit:
+    """A commit's table of contents, as written, for deleting the files it left unused."""
+
+    storage: Any = None
+    indexname: str = ""
+    generation: int = -1
+    segments: list[Any] = dataclasses.field(default_factory=list)
+
+    def write_toc(self, writer: Any, segments: list[Any]) -> None:
+        """Whoosh's `SegmentWriter._commit_toc` (the same in whoosh3 and 2.7.4) without the
+        deletion of unused files, which `Index._publish` does once no searcher reads them."""
+        TOC(writer.schema, segments, writer.generation).write(writer.storage, writer.indexname)
+        self.storage, self.indexname = writer.storage, writer.indexname
+        self.generation, self.segments = writer.generation, list(segments)
+
+    def delete_unused_files(self) -> None:
+        if self.generation >= 0:
+            clean_files(self.storage, self.indexname, self.generation, self.segments)
+
+
+def _commit(writer: Any, merge: bool) -> _Commit:
+    """Commit, keeping the files it leaves unused (see Index._publish), or cancel so that a
+    failed commit never leaves the index locked (Whoosh 2.7.4 keeps the lock after a failed
+    commit; whoosh3 releases it and its cancel() then raises)."""
+    committed = _Commit()
+    # The instance's own, for this one commit, and taken away after it: left in place, it would
+    # hold the writer in a reference cycle, and a two-process writer's queue threads with it.
+    writer._commit_toc = functools.partial(committed.write_toc, writer)
     try:
         writer.commit(merge=merge)
     except Exception:
         _cancel(writer)
         raise
+    finally:
+        vars(writer).pop("_commit_toc", None)
+    return committed
 
 
 def _cancel(writer: Any) -> None:
