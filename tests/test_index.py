@@ -212,6 +212,24 @@ def test_a_query_between_a_merge_and_the_searchers_swap_reads_every_segment(
     index.close()
 
 
+def test_a_reader_beside_the_daemon_answers_from_its_latest_commit(
+    memory: Memory, vault: Path
+) -> None:
+    """A Memory that lives on beside the daemon (the MCP server's) reads the index the daemon
+    writes: each search opens the daemon's latest commit, also after a merge took away the
+    segments the reader had open. It used to answer from the index as it was when it opened."""
+    memory.remember("I play the cello on Sundays")
+    memory.refresh(force=True)
+    with Memory(vault, index_writes=False, meaning=False) as beside:
+        assert [r.excerpt for r in beside.search("cello")] == ["I play the cello on Sundays"]
+        for day in ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"):
+            memory.remember(f"My violin lesson moved to {day}")
+            memory.refresh(force=True)  # a commit each
+        assert memory.indexer.index.merge_segments(force=True)
+        assert len(beside.search("violin")) == 6
+        assert beside.search("cello")[0].excerpt == "I play the cello on Sundays"
+
+
 def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     # The index reads each segment's field lengths once instead of once per scored posting;
     # scores must be Whoosh's own, over several segments and after a deletion.

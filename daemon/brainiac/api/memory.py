@@ -237,11 +237,16 @@ class Memory:
         return self._indexer
 
     def refresh(self, force: bool = False) -> SyncReport | None:
-        """Reconcile the index with the vault if it may be stale (or `force`)."""
+        """Reconcile the index with the vault if it may be stale (or `force`); beside the
+        daemon, open the daemon's latest commit instead."""
+        if not self.index_writes:
+            # A reader that lives on (the MCP server's) would otherwise answer from the index as
+            # it was when it opened, and meet the files of segments the daemon merged away since.
+            if self._indexer is not None:
+                self._indexer.index.catch_up()
+            return None
         now = time.monotonic()
-        if not self.index_writes or (
-            not force and now - self._last_reconcile < self.refresh_interval_s
-        ):
+        if not force and now - self._last_reconcile < self.refresh_interval_s:
             return None
         report = self.indexer.sync(progress=self._progress("indexing"))
         self._last_reconcile = time.monotonic()

@@ -375,6 +375,17 @@ class Index:
             reader = self._searcher.reader()
             return len(reader.leaf_readers()) if reader.doc_count_all() else 0
 
+    def catch_up(self) -> None:
+        """Open the index's latest commit if the searcher is older: what a reader beside the
+        daemon calls before it reads (the daemon's own searcher is swapped at each commit)."""
+        try:
+            self._refresh()
+        except Exception as exc:
+            raise SearchError(
+                f"{self.directory}: the daemon's latest index could not be opened ({exc}); "
+                "try again in a moment, or run `brainiac reindex` when the daemon is stopped"
+            ) from exc
+
     def _refresh(self) -> None:
         # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
         # of unchanged segments and misses deletions made in them, so a deleted note stayed
