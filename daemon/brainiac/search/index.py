@@ -337,13 +337,12 @@ class Index:
         reads some of a segment's files lazily (a column such as the stored fields, on its
         first use): a query between a merging commit and the searcher's swap found the merged
         segments' files gone and failed ("'NoneType' object is not subscriptable",
-        tests/test_socket.py). Deleted after the swap, under the lock, no query can still read
-        them. A failure in between leaves them to the next commit's deletion, which removes
-        every file no segment of the index uses."""
-        committed = _commit(writer, merge)
+        tests/test_socket.py). The swap waits for the queries under way, so once it is done no
+        query can read them, and the deletion needs no lock. A failure in between leaves them
+        to the next commit's deletion, which removes every file no segment of the index uses."""
+        delete_unused_files = _commit(writer, merge)
         self._refresh()
-        with self._searching:
-            committed.delete_unused_files()
+        delete_unused_files()
 
     def _check_writable(self) -> None:
         if not self.writable:
@@ -865,35 +864,25 @@ def _leaf_stored_fields(leaf: Any) -> Callable[[int], dict[str, Any]]:
     return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
 
 
-@dataclass
-class _Commit:
-    """A commit's table of contents, as written, for deleting the files it left unused."""
+def _commit(writer: Any, merge: bool) -> Callable[[], None]:
+    """Commit and return the deletion of the files the commit left unused (see Index._publish),
+    or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4 keeps the lock
+    after a failed commit; whoosh3 releases it and its cancel() then raises)."""
+    deletions: list[Callable[[], None]] = []
 
-    storage: Any = None
-    indexname: str = ""
-    generation: int = -1
-    segments: list[Any] = dataclasses.field(default_factory=list)
-
-    def write_toc(self, writer: Any, segments: list[Any]) -> None:
-        """Whoosh's `SegmentWriter._commit_toc` (the same in whoosh3 and 2.7.4) without the
-        deletion of unused files, which `Index._publish` does once no searcher reads them."""
+    def write_toc(segments: list[Any]) -> None:
+        # Whoosh's SegmentWriter._commit_toc (the same in whoosh3 and 2.7.4) without its
+        # clean_files, which is returned instead.
         TOC(writer.schema, segments, writer.generation).write(writer.storage, writer.indexname)
-        self.storage, self.indexname = writer.storage, writer.indexname
-        self.generation, self.segments = writer.generation, list(segments)
+        deletions.append(
+            functools.partial(
+                clean_files, writer.storage, writer.indexname, writer.generation, segments
+            )
+        )
 
-    def delete_unused_files(self) -> None:
-        if self.generation >= 0:
-            clean_files(self.storage, self.indexname, self.generation, self.segments)
-
-
-def _commit(writer: Any, merge: bool) -> _Commit:
-    """Commit, keeping the files it leaves unused (see Index._publish), or cancel so that a
-    failed commit never leaves the index locked (Whoosh 2.7.4 keeps the lock after a failed
-    commit; whoosh3 releases it and its cancel() then raises)."""
-    committed = _Commit()
     # The instance's own, for this one commit, and taken away after it: left in place, it would
     # hold the writer in a reference cycle, and a two-process writer's queue threads with it.
-    writer._commit_toc = functools.partial(committed.write_toc, writer)
+    writer._commit_toc = write_toc
     try:
         writer.commit(merge=merge)
     except Exception:
@@ -901,7 +890,7 @@ def _commit(writer: Any, merge: bool) -> _Commit:
         raise
     finally:
         vars(writer).pop("_commit_toc", None)
-    return committed
+    return deletions[0] if deletions else lambda: None
 
 
 def _cancel(writer: Any) -> None:
