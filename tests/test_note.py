@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from brainiac.core.errors import NoteParseError
@@ -151,6 +151,12 @@ _md_line = st.lists(
 
 
 @given(st.lists(_md_line, max_size=12).map("\n".join))
+# Found by the search and kept: a definition in a list item or a quote, an escaped bracket in a
+# label, a label over two lines.
+@example("- [ref]: #tag")
+@example("- [ref]: [[a\\|b]]")
+@example("> [a\\]b]: #tag")
+@example("[two\nlines]: #tag")
 def test_the_prose_fast_path_finds_what_the_markdown_parse_finds(text: str) -> None:
     """prose_of skips the Markdown parse for text with no code, HTML or reference definition;
     the links and tags found must be those the parse would give."""

@@ -301,9 +301,11 @@ def _sections(lines: list[str], body_line: int, fenced: bool) -> tuple[Section, 
 # columns: after a list marker or `>` too, so any tab or run of four spaces), HTML (blocks,
 # comments, autolinks all start with `<`), a link reference definition.
 # Looked for with `in` (a scan in C; one regex with all of them took 10x longer), the
-# reference definition's pattern only when "]:" is there.
+# reference definition's pattern only when "]:" is there. A definition may start a list item
+# or a quote ("- [ref]: #tag" hides the tag), a label may hold escaped brackets or span lines:
+# any bracketed label before "]:" counts, wherever it stands.
 _MAY_HIDE = ("`", "<", "\t", "~~~", "    ")
-_REFERENCE_DEFINITION_RE = re.compile(r"^ {0,3}\[[^\]\n]*\]:", re.M)
+_REFERENCE_DEFINITION_RE = re.compile(r"\[(?:[^\]\\]|\\.){0,999}\]:", re.S)
 
 
 def _may_hide(text: str) -> bool:
