@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -183,6 +185,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(vault: Path, tmp_path: Path)
         ('{"numStartups": 41, "mcpServers": {', "is not valid JSON"),
         ('["not", "an", "object"]', "holds a JSON list, not an object"),
         ('{"mcpServers": ["github"]}', "`mcpServers` is not an object"),
+        # Python's json reads these; Node's JSON.parse (the client's own) does not.
+        ('{"numStartups": NaN}', "is not valid JSON (`NaN` is not a JSON value"),
+        ('{"mcpServers": {}, "limit": -Infinity}', "is not valid JSON (`-Infinity` is not"),
     ],
 )
 def test_a_malformed_file_is_refused_in_one_line_and_left_alone(
@@ -202,6 +207,183 @@ def test_a_malformed_file_is_refused_in_one_line_and_left_alone(
     assert lines[0].startswith(f"brainiac: {home / '.cursor/mcp.json'}: {problem}")
     assert "fix it" in lines[0] and "nothing was changed" in lines[0]
     assert _snapshot(home) == before  # not overwritten, no backup
+
+
+def _strict_json(text: str) -> Any:
+    """`text` parsed as Node's JSON.parse reads it: NaN and Infinity are not JSON."""
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"{name} is not JSON: JSON.parse rejects it")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _node_reads(path: Path) -> None:
+    """Node's own JSON.parse reads `path` (where node is installed; the check above stands in
+    for it elsewhere)."""
+    node = shutil.which("node")
+    if node is not None:
+        script = "JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8'))"
+        proc = subprocess.run([node, "-e", script, str(path)], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+
+
+# ~/.claude.json as Node wrote it, with what Python's json would not write back as it is: a
+# prompt cut mid-emoji (JSON.stringify escapes the lone surrogate), a number too big for a double
+# (1e999: Python reads inf and writes `Infinity`, which JSON.parse rejects), a number's own
+# spelling (1.50), an integer past 2**53, and text that is not ASCII.
+NODE_WRITTEN = """{
+  "numStartups": 41,
+  "lastPrompt": "fix the bug in the parser \\ud83d",
+  "cachedLimit": 1e999,
+  "ratio": 1.50,
+  "userID": 123456789012345678901234567890,
+  "theme": "Zoë's dark 😀 — ok",
+  "projects": {
+    "/home/you/src/atlas": {
+      "history": [
+        {
+          "display": "ship it \\ude00 \\\"quoted\\\"",
+          "pastedContents": {}
+        }
+      ]
+    }
+  }
+}
+"""
+
+
+def test_node_written_values_are_written_back_as_they_were(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    claude_json = home / ".claude.json"
+    claude_json.write_text(NODE_WRITTEN, encoding="utf-8")
+
+    dry = _setup(vault, env, "claude-code", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert claude_json.read_text(encoding="utf-8") == NODE_WRITTEN
+
+    proc = _setup(vault, env, "claude-code")
+    assert proc.returncode == 0, proc.stderr
+
+    text = claude_json.read_text(encoding="utf-8")
+    # Every line of the file is kept byte for byte; brainiac's server follows the last key.
+    assert text.startswith(NODE_WRITTEN.removesuffix("\n}\n") + ",\n  \"mcpServers\": {"), text
+    config = _strict_json(text)
+    assert config["lastPrompt"] == "fix the bug in the parser \ud83d"
+    assert config["mcpServers"]["brainiac"]["args"] == ["--vault", str(vault.resolve()), "mcp"]
+    _node_reads(claude_json)
+    backup = next(home.glob(".claude.json.brainiac-backup-*"))
+    assert backup.read_text(encoding="utf-8") == NODE_WRITTEN
+
+    before = _snapshot(home)
+    assert _setup(vault, env, "claude-code").returncode == 0
+    assert _snapshot(home) == before
+
+
+def test_a_linked_settings_file_is_written_through_its_link(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    # settings.json kept in a dotfiles repository, linked into ~/.claude (as stow links it).
+    dotfiles = tmp_path / "dotfiles/claude"
+    _write_json(dotfiles / "settings.json", SETTINGS)
+    link = home / ".claude/settings.json"
+    link.parent.mkdir()
+    link.symlink_to(Path("../../dotfiles/claude/settings.json"))
+    old = (dotfiles / "settings.json").read_text(encoding="utf-8")
+
+    proc = _setup(vault, env, "claude-code")
+
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == "../../dotfiles/claude/settings.json"
+    settings = json.loads((dotfiles / "settings.json").read_text(encoding="utf-8"))
+    assert settings["model"] == "opus" and "UserPromptSubmit" in settings["hooks"]
+    # The backup is beside the link, where the person looks; the repository gets no new file.
+    assert sorted(p.name for p in dotfiles.iterdir()) == ["settings.json"]
+    (backup,) = link.parent.glob("settings.json.brainiac-backup-*")
+    assert not backup.is_symlink() and backup.read_text(encoding="utf-8") == old
+
+    before = _snapshot(tmp_path / "dotfiles")
+    assert _setup(vault, env, "claude-code").returncode == 0
+    assert _snapshot(tmp_path / "dotfiles") == before and link.is_symlink()
+
+
+def test_a_link_to_nothing_is_refused_in_one_line(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    (home / ".cursor").mkdir()
+    (home / ".cursor/mcp.json").symlink_to(tmp_path / "dotfiles/cursor/mcp.json")
+
+    proc = _setup(vault, env, "cursor")
+
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"brainiac: {home / '.cursor/mcp.json'}: is a link to "
+        f"{tmp_path / 'dotfiles/cursor/mcp.json'}, which does not exist; restore that file (or "
+        "remove the link), then run `brainiac setup cursor` again; nothing was changed"
+    )
+    assert not (tmp_path / "dotfiles").exists()
+    assert [p.name for p in (home / ".cursor").iterdir()] == ["mcp.json"]
+
+
+@pytest.mark.parametrize(
+    "own",
+    [
+        "brainiac --vault ~/brainiac hook stop && notify-send done",
+        "cd ~/notes; brainiac hook stop",
+        "brainiac hook stop 2>>~/.brainiac-hook.log",
+        "nice -n 10 brainiac --vault ~/brainiac hook stop",
+    ],
+)
+def test_a_command_of_ones_own_around_the_hook_is_kept_whole(
+    vault: Path, tmp_path: Path, own: str
+) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    stop = {"hooks": [{"type": "command", "command": own, "timeout": 30}]}
+    _write_json(home / ".claude/settings.json", {"hooks": {"Stop": [stop]}})
+
+    proc = _setup(vault, env, "claude-code")
+
+    assert proc.returncode == 0, proc.stderr
+    settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert settings["hooks"]["Stop"] == [stop]  # whole, and no second Stop hook beside it
+    assert "SessionEnd" in settings["hooks"] and "UserPromptSubmit" in settings["hooks"]
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("note: ")]
+    assert notes == [
+        f"note: {home / '.claude/settings.json'}: hooks.Stop: `{own}` runs brainiac's hook "
+        "inside a command of your own; it is left as it is and no second Stop hook is added "
+        f"(to update it, put `{_brainiac_exe()} --vault {vault.resolve()} hook stop` in place "
+        "of its brainiac part)"
+    ]
+
+
+def test_a_file_that_cannot_be_written_keeps_no_backup(vault: Path, tmp_path: Path) -> None:
+    env = _home(tmp_path)
+    home = Path(env["HOME"])
+    (home / ".cursor").mkdir()
+    (home / ".cursor/mcp.json").write_text("{}\n", encoding="utf-8")
+    before = _snapshot(home)
+
+    def limit_file_size() -> None:  # the backup (3 bytes) fits, the new file does not
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "setup", "cursor"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        preexec_fn=limit_file_size,
+        timeout=120,
+    )
+
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"brainiac: {home / '.cursor/mcp.json'}: cannot be written, the file size limit is "
+        "reached (File too large); raise it (`ulimit -f unlimited`, or LimitFSIZE= in the "
+        "service unit); it was left as it was"
+    ]
+    assert _snapshot(home) == before  # no backup of a file that was not changed
 
 
 def test_claude_desktop_and_cursor_get_the_server_and_keep_theirs(

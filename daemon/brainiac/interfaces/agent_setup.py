@@ -27,7 +27,6 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import itertools
-import json
 import os
 import shlex
 import sys
@@ -36,7 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brainiac.core.errors import ConfigError, StaleWriteError
+from brainiac.core.errors import ConfigError, StaleWriteError, StorageError
+from brainiac.interfaces import node_json
 from brainiac.store import safe_io
 
 CLIENTS = ("claude-code", "claude-desktop", "cursor")
@@ -49,16 +49,26 @@ HOOKS = {
     "SessionEnd": ["session-end"],
 }
 BACKUP_INFIX = ".brainiac-backup-"
+# What shlex (punctuation_chars) splits out of a command line as operators and redirections.
+_SHELL_OPERATORS = frozenset("();<>|&")
+# How setup changes one file's settings in place; returns what it left alone, to be said.
+Merge = Callable[[dict[str, Any], Path], list[str]]
 
 
 @dataclass(frozen=True)
 class Change:
-    """One client file: its text now (None: missing) and the text setup wants there."""
+    """One client file: its text now (None: missing) and the text setup wants there.
+
+    `target` is the file that holds the text: `path` itself, or the file a symbolic link at
+    `path` points to (settings kept in a dotfiles repository), written through so the link stays.
+    `notes` are what setup leaves alone in it and the person should know (one line each)."""
 
     path: Path
     before: str | None
     after: str
     fingerprint: safe_io.Fingerprint | None
+    target: Path
+    notes: tuple[str, ...] = ()
 
     @property
     def needed(self) -> bool:
@@ -130,16 +140,17 @@ def plan(
     changes = []
     for path in config_files(client, home):
         if path.name == "settings.json":
-            merge: Callable[[dict[str, Any], Path], None] = _hooks_merger(command, vault_arg)
+            merge: Merge = _hooks_merger(command, vault_arg)
         else:
             merge = _server_merger(server)
         changes.append(_change(client, path, merge))
     return changes
 
 
-def _change(client: str, path: Path, merge: Callable[[dict[str, Any], Path], None]) -> Change:
+def _change(client: str, path: Path, merge: Merge) -> Change:
+    target = _through_link(client, path)
     try:
-        data, fingerprint = safe_io.read_bytes(path)
+        data, fingerprint = safe_io.read_bytes(target)
     except FileNotFoundError:
         before, fingerprint, config = None, None, {}
     except OSError as exc:
@@ -149,11 +160,39 @@ def _change(client: str, path: Path, merge: Callable[[dict[str, Any], Path], Non
     else:
         before = _text(path, data)
         config = _parse(client, path, before)
-    merge(config, path)
-    after = json.dumps(config, indent=2, ensure_ascii=False) + "\n"
-    if before is not None and json.loads(before or "{}") == config:
+    notes = merge(config, path)
+    if before is not None and _parse(client, path, before) == config:
         after = before  # the same settings: keep the file byte for byte (its own formatting)
-    return Change(path, before, after, fingerprint)
+    else:
+        try:
+            after = node_json.dumps(config) + "\n"
+        except RecursionError:
+            raise ConfigError(
+                f"{path}: its values nest too deep for setup to write them back; add the entries "
+                "of docs/setup.md by hand; nothing was changed"
+            ) from None
+    return Change(path, before, after, fingerprint, target, tuple(notes))
+
+
+def _through_link(client: str, path: Path) -> Path:
+    """The file that holds `path`'s settings: `path`, or the file its symbolic link points to.
+
+    Replacing the link by a file would cut it from the dotfiles repository it points into, so
+    the write goes to the file at the end of the link, and the link stays."""
+    if not path.is_symlink():
+        return path
+    again = f"then run `brainiac setup {client}` again; nothing was changed"
+    try:
+        return path.resolve(strict=True)
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{path}: is a link to {os.readlink(path)}, which does not exist; restore that file "
+            f"(or remove the link), {again}"
+        ) from None
+    except (OSError, RuntimeError) as exc:  # a loop of links (RuntimeError before Python 3.13)
+        raise ConfigError(
+            f"{path}: is a link that cannot be followed ({exc}); fix the link, {again}"
+        ) from None
 
 
 def _text(path: Path, data: bytes) -> str:
@@ -170,18 +209,20 @@ def _parse(client: str, path: Path, text: str) -> dict[str, Any]:
     if not text.strip():
         return {}  # an empty file holds no settings: it is filled in
     try:
-        config = json.loads(text)
+        config = node_json.loads(text)
     except ValueError as exc:
-        raise ConfigError(
-            f"{path}: is not valid JSON ({exc}); fix it (or move it away), then run "
-            f"`brainiac setup {client}` again; nothing was changed"
-        ) from None
-    if not isinstance(config, dict):
-        raise ConfigError(
-            f"{path}: holds a JSON {type(config).__name__}, not an object; fix it (or move it "
-            f"away), then run `brainiac setup {client}` again; nothing was changed"
-        )
-    return config
+        problem = f"is not valid JSON ({exc})"
+    except RecursionError:
+        problem = "is not JSON that setup can read (its values nest too deep)"
+    else:
+        if isinstance(config, dict):
+            return config
+        kind = "number" if isinstance(config, node_json.Number) else type(config).__name__
+        problem = f"holds a JSON {kind}, not an object"
+    raise ConfigError(
+        f"{path}: {problem}; fix it (or move it away), then run `brainiac setup {client}` "
+        "again; nothing was changed"
+    )
 
 
 def _refuse(path: Path, where: str, expected: str) -> ConfigError:
@@ -191,8 +232,8 @@ def _refuse(path: Path, where: str, expected: str) -> ConfigError:
     )
 
 
-def _server_merger(server: dict[str, Any]) -> Callable[[dict[str, Any], Path], None]:
-    def merge(config: dict[str, Any], path: Path) -> None:
+def _server_merger(server: dict[str, Any]) -> Merge:
+    def merge(config: dict[str, Any], path: Path) -> list[str]:
         servers = config.setdefault("mcpServers", {})
         if not isinstance(servers, dict):
             raise _refuse(path, "mcpServers", "an object")
@@ -203,6 +244,7 @@ def _server_merger(server: dict[str, Any]) -> Callable[[dict[str, Any], Path], N
         entry = {**(old or {}), **server}
         entry.setdefault("env", {})
         servers[SERVER_NAME] = entry
+        return []
 
     return merge
 
@@ -212,21 +254,41 @@ def hook_command(command: list[str], vault_arg: list[str], event: str) -> str:
     return shlex.join([*command, *vault_arg, "hook", *HOOKS[event]])
 
 
-def _is_ours(entry: object, event: str) -> bool:
-    """A hook entry brainiac wrote (this or an earlier setup, or copied from docs/hooks.md)."""
+def _runs_our_hook(entry: object, event: str) -> str | None:
+    """The command of a hook entry that runs brainiac's hook for `event` (one setup wrote, one
+    copied from docs/hooks.md, or a person's command that runs it among other things)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
-        return False
-    words = entry["command"].split()
+        return None
+    command: str = entry["command"]
+    words = command.split()
     sub = HOOKS[event][0]
-    return any("brainiac" in w for w in words) and any(
+    if any("brainiac" in w for w in words) and any(
         a == "hook" and b == sub for a, b in itertools.pairwise(words)
-    )
+    ):
+        return command
+    return None
 
 
-def _hooks_merger(
-    command: list[str], vault_arg: list[str]
-) -> Callable[[dict[str, Any], Path], None]:
-    def merge(config: dict[str, Any], path: Path) -> None:
+def _is_plain(command: str) -> bool:
+    """Whether `command` is brainiac and its arguments alone, the shape setup writes: no shell
+    operator, redirection, substitution or variable, nothing run around it (`nice`, `cd x &&`).
+    Only such a command is setup's to replace: anything more is the person's, and replacing it
+    would drop their part (`... hook stop && notify-send done`)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        words = list(lexer)
+    except ValueError:  # an unclosed quote: not a command setup wrote
+        return False
+    if not words or any(set(w) <= _SHELL_OPERATORS or "$" in w or "`" in w for w in words):
+        return False
+    program = words[0].replace("\\", "/").rsplit("/", 1)[-1]
+    return program.startswith("brainiac") or words[1:3] == ["-m", "brainiac"]
+
+
+def _hooks_merger(command: list[str], vault_arg: list[str]) -> Merge:
+    def merge(config: dict[str, Any], path: Path) -> list[str]:
+        notes = []
         hooks = config.setdefault("hooks", {})
         if not isinstance(hooks, dict):
             raise _refuse(path, "hooks", "an object")
@@ -237,14 +299,19 @@ def _hooks_merger(
                 raise _refuse(path, f"hooks.{event}", "a list of objects")
             placed = False
             emptied = []
+            theirs: list[str] = []
             for group in groups:
                 entries = group.get("hooks")
                 if not isinstance(entries, list):
                     raise _refuse(path, f"hooks.{event}[].hooks", "a list")
                 kept = []
                 for entry in entries:
-                    if not _is_ours(entry, event):
+                    ours = _runs_our_hook(entry, event)
+                    if ours is None:
                         kept.append(entry)
+                    elif not _is_plain(ours):  # the person's own command: kept whole
+                        kept.append(entry)
+                        theirs.append(ours)
                     elif not placed:  # the first of ours is brought up to date where it is
                         kept.append({**entry, **wanted})
                         placed = True
@@ -253,15 +320,24 @@ def _hooks_merger(
                     emptied.append(group)
                 entries[:] = kept
             groups[:] = [g for g in groups if not any(g is e for e in emptied)]
-            if not placed:
+            notes += [
+                f"{path}: hooks.{event}: `{own}` runs brainiac's hook inside a command of your "
+                f"own; it is left as it is and no second {event} hook is added (to update it, "
+                f"put `{wanted['command']}` in place of its brainiac part)"
+                for own in theirs
+            ]
+            if not placed and not theirs:
                 groups.append({"hooks": [wanted]})
+        return notes
 
     return merge
 
 
 def write(changes: list[Change], now: dt.datetime) -> list[Written]:
-    """Write the files that change: a backup of each first, then the new text by
-    compare-and-swap. ConfigError (nothing more written) if the client saved one meanwhile."""
+    """Write the files that change: a backup of each first (beside the path the client reads,
+    a link's too), then the new text by compare-and-swap into the file that holds it.
+    ConfigError or StorageError, nothing more written and the file's backup removed, if the
+    client saved one meanwhile or it cannot be written."""
     written = []
     stamp = now.strftime("%Y%m%d-%H%M%S")
     for change in changes:
@@ -273,8 +349,12 @@ def write(changes: list[Change], now: dt.datetime) -> list[Written]:
             # Owner-only (replace_file's mode): ~/.claude.json holds account data.
             safe_io.replace_file(backup, change.before.encode("utf-8"))
         try:
-            safe_io.write_bytes(change.path, change.after.encode("utf-8"), change.fingerprint)
-        except StaleWriteError:
+            safe_io.write_bytes(change.target, change.after.encode("utf-8"), change.fingerprint)
+        except (StaleWriteError, StorageError) as exc:
+            if backup is not None:  # the file is as it was: its copy would only mislead
+                backup.unlink(missing_ok=True)
+            if isinstance(exc, StorageError):
+                raise
             raise ConfigError(
                 f"{change.path}: was changed by another program while setup ran; nothing was "
                 "written to it, run setup again"

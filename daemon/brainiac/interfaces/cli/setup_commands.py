@@ -79,13 +79,16 @@ def setup(ctx: click.Context, client: str, dry_run: bool) -> None:
     claude-code: ~/.claude.json (mcpServers) and ~/.claude/settings.json (hooks); claude-desktop:
     claude_desktop_config.json in Claude's folder; cursor: ~/.cursor/mcp.json. Other settings
     stay; a changed file is first copied beside it (NAME.brainiac-backup-TIME); running it again
-    changes nothing. A file that is not valid JSON is refused and left alone.
+    changes nothing. A file that is not valid JSON is refused and left alone. A file that is a
+    link is written through it; a hook command of your own that runs brainiac's is left whole.
     """
     from brainiac.interfaces import agent_setup
 
     vault = Vault.open(resolve_vault(ctx.obj["vault"]).absolute())
     changes = agent_setup.plan(client, vault.root)
     for change in changes:
+        for note in change.notes:
+            click.echo(f"note: {note}", err=True)
         if not change.needed:
             click.echo(f"{change.path}: already set up; nothing to change", err=True)
         elif dry_run:
