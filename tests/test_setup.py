@@ -268,7 +268,7 @@ def test_node_written_values_are_written_back_as_they_were(vault: Path, tmp_path
 
     text = claude_json.read_text(encoding="utf-8")
     # Every line of the file is kept byte for byte; brainiac's server follows the last key.
-    assert text.startswith(NODE_WRITTEN.removesuffix("\n}\n") + ",\n  \"mcpServers\": {"), text
+    assert text.startswith(NODE_WRITTEN.removesuffix("\n}\n") + ',\n  "mcpServers": {'), text
     config = _strict_json(text)
     assert config["lastPrompt"] == "fix the bug in the parser \ud83d"
     assert config["mcpServers"]["brainiac"]["args"] == ["--vault", str(vault.resolve()), "mcp"]
@@ -279,6 +279,26 @@ def test_node_written_values_are_written_back_as_they_were(vault: Path, tmp_path
     before = _snapshot(home)
     assert _setup(vault, env, "claude-code").returncode == 0
     assert _snapshot(home) == before
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_text_setup_writes_is_what_json_stringify_writes() -> None:
+    from brainiac.interfaces import node_json
+
+    # Numbers as JSON.stringify writes them, so that its text and ours can be the same.
+    node_shaped = NODE_WRITTEN.replace("1e999", "1e+300").replace("1.50", "1.5")
+    others = '["", {"a": [null, true, false, -0.5, {}], "\\u0001\\t\\u2028": [[]]}]'
+    stringify = "process.stdout.write(JSON.stringify(JSON.parse(fs.readFileSync(0)), null, 2))"
+    for text in (node_shaped.replace("123456789012345678901234567890", "12345"), others):
+        node = subprocess.run(
+            ["node", "-e", f"const fs = require('fs'); {stringify}"],
+            input=text,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=True,
+        )
+        assert node_json.dumps(node_json.loads(text)) == node.stdout
 
 
 def test_a_linked_settings_file_is_written_through_its_link(vault: Path, tmp_path: Path) -> None:

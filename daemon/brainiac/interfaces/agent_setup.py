@@ -10,13 +10,16 @@ for Claude Code also the three hooks of docs/hooks.md.
 
 The files belong to the clients and hold the person's other settings (Claude Code keeps its whole
 state in `~/.claude.json`), so a change is a merge: every other key stays as it was, an existing
-`brainiac` server entry keeps its `env`, and brainiac's own hook commands (a command that runs
-`brainiac ... hook EVENT`) are replaced in place, never added twice. A file that would not change
-is not written and gets no backup, so running setup twice changes nothing. A changed file is
-first copied to `NAME.brainiac-backup-YYYYMMDD-HHMMSS` beside it, then written by compare-and-swap
-(safe_io), so a save by the client in between is kept and reported, never overwritten. A file that
-is not valid JSON, or whose shape is not what the client reads, is refused with one line and left
-alone.
+`brainiac` server entry keeps its `env`, and brainiac's own hook commands (`brainiac ... hook
+EVENT` and nothing more) are replaced in place, never added twice; a person's command that runs
+one among other things (`... hook stop && notify-send done`) is theirs, kept whole and reported.
+Values are read and written back as Node (the clients) reads them, each as it was written
+(node_json). A file that would not change is not written and gets no backup, so running setup
+twice changes nothing. A changed file is first copied to `NAME.brainiac-backup-YYYYMMDD-HHMMSS`
+beside it, then written by compare-and-swap (safe_io) into the file itself, or through it when it
+is a symbolic link (a dotfiles repository's), so a save by the client in between is kept and
+reported, never overwritten. A file that is not valid JSON, or whose shape is not what the client
+reads, is refused with one line and left alone.
 
 The commands name the `brainiac` executable by its absolute path: clients do not start a login
 shell, and the README's install puts brainiac in a virtual environment, not on PATH.
@@ -217,8 +220,7 @@ def _parse(client: str, path: Path, text: str) -> dict[str, Any]:
     else:
         if isinstance(config, dict):
             return config
-        kind = "number" if isinstance(config, node_json.Number) else type(config).__name__
-        problem = f"holds a JSON {kind}, not an object"
+        problem = f"holds a JSON {node_json.kind(config)}, not an object"
     raise ConfigError(
         f"{path}: {problem}; fix it (or move it away), then run `brainiac setup {client}` "
         "again; nothing was changed"
@@ -309,7 +311,8 @@ def _hooks_merger(command: list[str], vault_arg: list[str]) -> Merge:
                     ours = _runs_our_hook(entry, event)
                     if ours is None:
                         kept.append(entry)
-                    elif not _is_plain(ours):  # the person's own command: kept whole
+                    elif ours != wanted["command"] and not _is_plain(ours):
+                        # The person's own command: kept whole (cutting it to ours drops theirs).
                         kept.append(entry)
                         theirs.append(ours)
                     elif not placed:  # the first of ours is brought up to date where it is

@@ -47,6 +47,16 @@ def loads(text: str) -> object:
     return json.loads(text, parse_int=Number, parse_float=Number, parse_constant=_no_constant)
 
 
+def kind(value: object) -> str:
+    """What JSON calls the type of `value` (as loads returns it), for a message."""
+    if isinstance(value, Number):
+        return "number"
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else "boolean"
+    names = {str: "string", list: "list", dict: "object"}
+    return next((name for t, name in names.items() if isinstance(value, t)), "value")
+
+
 def _string(text: str) -> str:
     quoted = json.dumps(text, ensure_ascii=False)
     # Only a lone surrogate is left unescaped by ensure_ascii=False (a pair was read as one
