@@ -8,7 +8,9 @@ from pathlib import Path
 
 from brainiac import Memory
 from brainiac.api import hooks
+from brainiac.search.context import approx_tokens
 from conftest import run_cli
+from test_socket import _serving, _stats, quiet_vault
 
 SAMPLE = (
     Path(__file__).parent / "samples" / "imports" / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl"
@@ -38,8 +40,87 @@ def test_user_prompt_submit_prints_the_memory_relevant_to_the_prompt(
     assert done.returncode == 0, done.stderr
     assert "## Core Identity" in done.stdout
     assert "The Orion launch moved to 3 March." in done.stdout
-    assert done.stdout.rstrip().endswith("When is the Orion launch?")
+    # Claude Code has the prompt: the hook adds the memory, not a second copy of the prompt
+    assert "When is the Orion launch?" not in done.stdout and "## User Prompt" not in done.stdout
     assert len(done.stdout) < 10_000  # Claude Code passes up to 10,000 characters on whole
+
+
+def _pasted_log(question: str, size: int = 70_000) -> str:
+    """A prompt of `size` characters: a pasted log, then the person's question about something
+    else, as the last line."""
+    lines, length, i = [], 0, 0
+    while length < size:
+        line = (
+            f"2026-11-28T22:{i % 60:02d}:{i % 57:02d} WARN gateway shard {i % 8}: upstream "
+            f"socket {i % 12} reset, backoff {i % 90}ms, attempt {i % 3} of 5"
+        )
+        lines.append(line)
+        length += len(line) + 1
+        i += 1
+    log = "\n".join(lines)[: size - len(question) - 2]
+    return f"{log}\n\n{question}"
+
+
+def test_the_prompt_hook_prints_the_memory_within_its_budget_and_never_the_prompt(
+    tmp_path: Path,
+) -> None:
+    # A pasted log of 70,000 characters came back whole: 70,000 of the hook's characters for a
+    # prompt Claude Code holds already, over any budget, and the memory squeezed out of it.
+    vault = quiet_vault(tmp_path)
+    (vault / "memory/long_term/orion-launch.md").write_text(
+        "---\ntitle: Orion launch\n---\n## Summary\n"
+        "The Orion satellite launch moved to 3 March, from the pad in Kourou.\n",
+        encoding="utf-8",
+    )
+    prompts = {
+        "pasted log": _pasted_log("And when is the Orion launch now?"),
+        "short": "When is the Orion launch?",
+    }
+    assert len(prompts["pasted log"]) == 70_000
+    budget = 1500
+    events = {
+        name: _event("UserPromptSubmit", tmp_path / "t.jsonl", prompt=prompt)
+        for name, prompt in prompts.items()
+    }
+    args = ("--vault", str(vault), "hook", "user-prompt-submit", "--budget", str(budget))
+    alone = {
+        name: run_cli(*args, input=event, env={"BRAINIAC_SOCKET": "off"})
+        for name, event in events.items()
+    }
+    for name, done in alone.items():
+        assert done.returncode == 0, (name, done.stderr)
+        out = done.stdout
+        assert "## User Prompt" not in out, name
+        assert prompts[name].splitlines()[-1] not in out, name  # not the question ...
+        assert "WARN gateway shard" not in out, name  # ... nor a line of the log
+        assert approx_tokens(out) <= budget, (name, approx_tokens(out))
+        assert out.startswith("## Core Identity\n"), name
+        assert "Anna moved the Atlas review to Thursday" in out, name  # the recent event
+        # the note the question is about, though the question is the log's last line
+        assert "from the pad in Kourou" in out, name
+    with _serving(vault, tmp_path):
+        for name, event in events.items():
+            before = _stats(vault)["stats"]["answered"]
+            done = run_cli(*args, input=event)
+            assert _stats(vault)["stats"]["answered"] == before + 1, name  # the daemon answered
+            assert (done.stdout, done.stderr, done.returncode) == (
+                alone[name].stdout,
+                alone[name].stderr,
+                alone[name].returncode,
+            ), name
+
+
+def test_a_long_prompt_is_searched_by_its_start_and_its_end() -> None:
+    paste = " ".join(f"frame{i}" for i in range(20_000))
+    for prompt in (f"Why does the Orion build fail? {paste}", f"{paste} Why does it fail? Orion"):
+        searched = hooks.search_prompt(prompt)
+        assert len(searched) <= hooks.SEARCH_PROMPT_CHARS
+        assert "Orion" in searched and "Why" in searched
+        assert "frame10000" not in searched  # the middle of the paste
+        # no word cut in two: every word searched is a word of the prompt
+        assert set(searched.split()) <= set(prompt.split())
+    typed = "When is the Orion launch? " * 76  # what a person types is searched whole
+    assert len(typed) <= hooks.SEARCH_PROMPT_CHARS and hooks.search_prompt(typed) == typed
 
 
 def test_the_stop_hook_imports_the_transcript_and_every_later_turn_once(

@@ -78,7 +78,8 @@ def test_the_hook_prints_what_the_memory_assembles(vault: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     with Memory(vault, meaning=False) as memory:  # the CLI's own process answers by words
-        assert out.stdout == memory.context("the Atlas kickoff", budget=800).text
+        expected = memory.context("the Atlas kickoff", budget=800, with_prompt=False).text
+        assert out.stdout == expected
 
 
 def test_exit_statuses_survive_the_fast_exit(vault: Path, tmp_path: Path) -> None:

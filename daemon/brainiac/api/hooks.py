@@ -6,7 +6,9 @@ Claude Code runs a hook command for an event and passes one JSON object on stdin
 context is scoped to it and the transcript's messages belong to it. Two events matter for memory:
 
 - UserPromptSubmit: what the hook prints on stdout (exit status 0) is added to the model's
-  context beside the prompt, so `prompt_context` returns the memory relevant to the prompt.
+  context beside the prompt, so `prompt_context` returns the memory relevant to the prompt, and
+  never the prompt itself: the model has it already, and a copy would spend the budget (and
+  Claude Code's 10,000 characters of hook output) on what it holds twice.
 - Stop (each time the agent finishes answering) and SessionEnd: `import_transcript` imports the
   session transcript. The import is de-duplicated per message, so running it after every turn
   adds only the new turns.
@@ -19,6 +21,7 @@ status 1, which Claude Code shows and otherwise ignores.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +33,16 @@ if TYPE_CHECKING:
     from brainiac.exchange.importer import FileReport
 
 EVENTS = ("user-prompt-submit", "stop", "session-end")
+# The characters of a prompt the hook searches with: a longer prompt (a pasted log, a file, a
+# stack trace) is searched with its start and its end, half of this each. The question about a
+# paste comes before it ("why does this fail?") or after it; its middle is the paste. More of it
+# would not find more: the search keeps the prompt's ten rarest words that the vault holds
+# (index.py, _MAX_TERMS), and a paste's words crowd the question's out of them; the sentence
+# model reads the first 128 tokens (sentence_model.py). 2,000 characters keep whole what a
+# person types.
+SEARCH_PROMPT_CHARS = 2_000
+_PARTIAL_WORD_END = re.compile(r"\S+\Z")
+_PARTIAL_WORD_START = re.compile(r"\A\S+")
 
 
 class HookInputError(BrainiacError):
@@ -88,7 +101,28 @@ def prompt_context(memory: Memory, payload: Payload, budget: int | None) -> str:
         raise HookInputError(
             "hook user-prompt-submit: the event has no prompt; expected a UserPromptSubmit event"
         )
-    return memory.context(payload.prompt, budget=budget, project=payload.project(memory)).text
+    return memory.context(
+        search_prompt(payload.prompt),
+        budget=budget,
+        project=payload.project(memory),
+        with_prompt=False,
+    ).text
+
+
+def search_prompt(prompt: str, limit: int = SEARCH_PROMPT_CHARS) -> str:
+    """What of the prompt chooses its memory: all of a prompt of at most `limit` characters; of a
+    longer one its start and its end, a line break between them, `limit` characters in all
+    (SEARCH_PROMPT_CHARS says why), without the word cut in two at either cut: a part of a word
+    is another word, or none."""
+    if len(prompt) <= limit:
+        return prompt
+    half = (limit - 1) // 2
+    head, tail = prompt[:half], prompt[-half:]
+    if not prompt[half].isspace():
+        head = _PARTIAL_WORD_END.sub("", head)
+    if not prompt[-half - 1].isspace():
+        tail = _PARTIAL_WORD_START.sub("", tail)
+    return f"{head}\n{tail}"
 
 
 def import_transcript(memory: Memory, payload: Payload) -> FileReport:

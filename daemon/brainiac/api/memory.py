@@ -440,9 +440,11 @@ class Memory:
         now: dt.datetime | None = None,
         reuse_ranking: bool = False,
         project: str | None = None,
+        with_prompt: bool = True,
     ) -> Context:
         """The assembled working memory for `prompt`, within `budget` tokens; in `project`, its
-        memories first, the global ones too (docs/projects.md).
+        memories first, the global ones too (docs/projects.md). Without `with_prompt` the prompt
+        only chooses the memory and is not shown (the prompt hook: the agent has it already).
 
         `reuse_ranking` (the daemon, right after an edit): when the query is the same as last
         time, rank with the hits of that search instead of searching again. Excerpts are still
@@ -515,7 +517,11 @@ class Memory:
             long_term=(i.with_text(_masked) for i in items),
         )
         result = ctx_mod.assemble(
-            inputs, budget, relevance_first=relevance_first, long_term_share=share
+            inputs,
+            budget,
+            relevance_first=relevance_first,
+            long_term_share=share,
+            with_prompt=with_prompt,
         )
         self._record_use(result.sources, now, for_prompt=bool(prompt))
         return Context(

@@ -5,6 +5,8 @@ Order (seed 001, least to most volatile): `## Core Identity`, `## Short-Term Mem
 never cut; long-term memory is cut first, then the short-term summary and structured parts, and the
 recent events last (oldest first). The result never exceeds the budget unless identity and prompt
 alone do, in which case `over_budget` is set and only those two (with the headings) are kept.
+Without `with_prompt` (the prompt hook: the agent has the prompt already) there is no User Prompt
+section, and the whole budget goes to the memory.
 """
 
 from __future__ import annotations
@@ -157,6 +159,7 @@ def assemble(
     count: TokenCounter = approx_tokens,
     relevance_first: bool = False,
     long_term_share: float = 0.0,
+    with_prompt: bool = True,
 ) -> Assembled:
     check_budget(budget)
     warnings: list[str] = []
@@ -179,8 +182,9 @@ def assemble(
     head_identity = "## Core Identity\n" + identity.strip("\n")
     head_stm = "\n## Short-Term Memory"
     head_ltm = "\n## Relevant Long-Term Memory"
-    head_prompt = "\n## User Prompt\n" + prompt
-    fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm) + cost(head_prompt)
+    head_prompt = "\n## User Prompt\n" + prompt if with_prompt else ""
+    fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm)
+    fixed += cost(head_prompt) if with_prompt else 0
     room = budget * unit - fixed
 
     events = list(inputs.recent)
@@ -363,15 +367,15 @@ def assemble(
 
     parts = [head_identity, head_stm, *stm_blocks]
     parts += events_block()
-    parts += [head_ltm, *ltm_blocks, head_prompt]
+    parts += [head_ltm, *ltm_blocks] + ([head_prompt] if with_prompt else [])
     text = "\n".join(parts) + "\n"
     over = fixed > budget * unit
     if over:
-        warnings.append(
-            f"core identity and prompt alone take {math.ceil(fixed / unit)} tokens, over the "
-            f"budget of {budget}; "
-            "they are kept whole and nothing else is included"
-        )
+        tokens = f"{math.ceil(fixed / unit)} tokens, over the budget of {budget}"
+        what, kept = ("core identity and prompt alone take", "they are")
+        if not with_prompt:
+            what, kept = ("core identity alone takes", "it is")
+        warnings.append(f"{what} {tokens}; {kept} kept whole and nothing else is included")
     return Assembled(
         text,
         count(text),
