@@ -442,9 +442,8 @@ class Memory:
         project: str | None = None,
         with_prompt: bool = True,
     ) -> Context:
-        """The assembled working memory for `prompt`, within `budget` tokens; in `project`, its
-        memories first, the global ones too (docs/projects.md). Without `with_prompt` the prompt
-        only chooses the memory and is not shown (the prompt hook: the agent has it already).
+        """The assembled working memory for `prompt` (shown in it only `with_prompt`), within
+        `budget` tokens; in `project`, its memories first, the global ones too (docs/projects.md).
 
         `reuse_ranking` (the daemon, right after an edit): when the query is the same as last
         time, rank with the hits of that search instead of searching again. Excerpts are still
@@ -454,9 +453,8 @@ class Memory:
         now = clock.local(now) if now is not None else clock.now()
         self.refresh()
         doc = self.short_term()
-        n = self.config.recent_events
         scope = projects.Scope.of(project, self.config)
-        recent = projects.recent(doc.events, n, scope)
+        recent = projects.recent(doc.events, self.config.recent_events, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         # Feedback (words of the best hits added to the prompt's) finds memories said in other
@@ -499,7 +497,7 @@ class Memory:
         # budget counts what is shown.
         inputs = ctx_mod.Inputs(
             identity=_masked(identity) if identity is not None else None,
-            prompt=_masked(prompt or ""),
+            prompt=_masked(prompt or "") if with_prompt else None,
             short_term=[
                 (
                     title,
@@ -517,11 +515,7 @@ class Memory:
             long_term=(i.with_text(_masked) for i in items),
         )
         result = ctx_mod.assemble(
-            inputs,
-            budget,
-            relevance_first=relevance_first,
-            long_term_share=share,
-            with_prompt=with_prompt,
+            inputs, budget, relevance_first=relevance_first, long_term_share=share
         )
         self._record_use(result.sources, now, for_prompt=bool(prompt))
         return Context(

@@ -5,8 +5,8 @@ Order (seed 001, least to most volatile): `## Core Identity`, `## Short-Term Mem
 never cut; long-term memory is cut first, then the short-term summary and structured parts, and the
 recent events last (oldest first). The result never exceeds the budget unless identity and prompt
 alone do, in which case `over_budget` is set and only those two (with the headings) are kept.
-Without `with_prompt` (the prompt hook: the agent has the prompt already) there is no User Prompt
-section, and the whole budget goes to the memory.
+A prompt of None (the prompt hook: the agent has the prompt already) has no User Prompt section,
+and the whole budget goes to the memory.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _rendered_with(
 @dataclass(frozen=True)
 class Inputs:
     identity: str | None
-    prompt: str
+    prompt: str | None  # None: no User Prompt section (the prompt hook: the agent has it)
     short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
     recent: Sequence[Event]  # oldest first
     long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
@@ -159,7 +159,6 @@ def assemble(
     count: TokenCounter = approx_tokens,
     relevance_first: bool = False,
     long_term_share: float = 0.0,
-    with_prompt: bool = True,
 ) -> Assembled:
     check_budget(budget)
     warnings: list[str] = []
@@ -167,7 +166,8 @@ def assemble(
     if identity is None:
         warnings.append("system/core_identity.md is missing; the context has no core identity")
         identity = ""
-    prompt = inputs.prompt.strip("\n")
+    with_prompt = inputs.prompt is not None
+    prompt = (inputs.prompt or "").strip("\n")
 
     # Every part is a block of lines; blocks are joined with "\n". Counting each block with its
     # separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
@@ -182,7 +182,7 @@ def assemble(
     head_identity = "## Core Identity\n" + identity.strip("\n")
     head_stm = "\n## Short-Term Memory"
     head_ltm = "\n## Relevant Long-Term Memory"
-    head_prompt = "\n## User Prompt\n" + prompt if with_prompt else ""
+    head_prompt = "\n## User Prompt\n" + prompt
     fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm)
     fixed += cost(head_prompt) if with_prompt else 0
     room = budget * unit - fixed
