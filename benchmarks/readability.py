@@ -20,6 +20,14 @@ each session's end), then every long-term note is read, and counted against what
   session label (`Session 11 - ...`), a speaker's name alone, or a part that ends in a word the
   conversation uses as a verb or an adjective (`Makes and bowl`, `Unique and hoodie`,
   `Waterfall and calming`; `not_topic_words` says how that is told).
+- **issue 30's checks** (`issue30_checks`, which benchmarks/knowledge.py reports too): entity
+  notes with fewer than 3 events; cut names as titles (a title word that is the start of a
+  speaker's name, "Mel", or of a longer capitalised word the conversation never says alone);
+  the template's example notes (tag `example`) holding events that are not the template's own;
+  facts superseded across owners (the old and the new value name different speakers, or, naming
+  none, came from different speakers' turns); goals and tasks that are no stated intention (no
+  turn says "I want to / I'm going to / remind me to ..." right before the phrase, or the
+  phrase answers the one spoken to: "Hear more about it", "See you").
 - **facts**: every `key: value` line of a note's or the short-term document's `## Facts`, with the
   event it came from; `--facts-out` writes them as JSON lines to label by hand (`"ok": true|false`),
   `--labels` reads such a file back and reports the precision of the labelled facts that are still
@@ -209,6 +217,182 @@ def _said(found: list[dict[str, Any]]) -> list[tuple[str, str, str, str]]:
     return list(dict.fromkeys(keys))
 
 
+# --- issue 30: what a person reads about whom ------------------------------------------------
+
+MIN_ENTITY_EVENTS = 3
+# What stands right before a goal or task phrase when a speaker states an intention: "I want to",
+# "we're planning to", "I'm going to", "my goal is to", "remind me to", "I have to".
+_INTENTION = re.compile(
+    r"\b(?:(?:i|we)(?:'m|'re| am| are|'d|'ll| will| would| really| still| also| just)*"
+    r"\s*(?:want to|wanna|like to|hope to|intend to|aim to|plan to|planning to|going to|gonna"
+    r"|need to|have to|have got to|'ve got to|got to|must|will|'ll)"
+    r"|(?:goal|aim|plan|dream) is to|remind me to|forget to|todo:|to-?do:)\s*$"
+)
+# A phrase that answers the one spoken to is conversation, not an intention to remember: "Hear
+# more about it", "See you soon", "Catch up soon", "Let you know".
+_REPLY_VERBS = {"hear", "see", "catch", "chat", "talk", "say", "ask", "know", "thank", "tell"}
+_REPLY_VERBS |= {"let", "meet", "check", "read", "learn", "share"}
+_LISTENER = {"you", "your", "yours", "you're", "you've", "you'll"}
+
+
+@dataclass
+class Issue30:
+    """Issue 30's readability checks on one vault: each list names what fails."""
+
+    thin_entities: list[tuple[str, int]] = field(default_factory=list)
+    cut_name_titles: list[str] = field(default_factory=list)
+    example_intruders: list[tuple[str, str]] = field(default_factory=list)  # (note, event id)
+    cross_owner_supersessions: list[str] = field(default_factory=list)
+    unstated_goals: list[str] = field(default_factory=list)
+    goals: int = 0  # goal and task lines read
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "entity_notes_under_3_events": len(self.thin_entities),
+            "cut_name_titles": len(self.cut_name_titles),
+            "example_note_foreign_events": len(self.example_intruders),
+            "supersessions_across_owners": len(self.cross_owner_supersessions),
+            "goals_tasks": self.goals,
+            "goals_tasks_not_stated_intentions": len(self.unstated_goals),
+        }
+
+
+def vault_events(vault: Path) -> dict[str, Any]:
+    """Every timed event of the vault by id, wherever it lives (Event Log, Sources, month files)."""
+    from brainiac.text import events as ev
+
+    found: dict[str, Any] = {}
+    for path in sorted((vault / "memory").rglob("*.md")):
+        if (
+            path.relative_to(vault)
+            .as_posix()
+            .startswith(("memory/archive/exports/", "memory/indexes/"))
+        ):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for located in ev.parse_lines(lines):
+            if located.event.at is not None:
+                found.setdefault(located.event.id, located.event)
+    return found
+
+
+def template_event_ids() -> set[str]:
+    """The ids of the events the vault template's example notes ship with."""
+    from brainiac.store.vault import template_dir
+
+    text = "\n".join(p.read_text(encoding="utf-8") for p in template_dir().rglob("*.md"))
+    return set(re.findall(r"\^(e-[0-9a-f]{10})\b", text))
+
+
+def named_speakers(text: str, speakers: set[str]) -> set[str]:
+    """The speakers (folded full names) that `text` names, by the full or the first name."""
+    folded = text.replace("’", "'").casefold()
+
+    def says(name: str) -> bool:
+        return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", folded) is not None
+
+    return {s for s in speakers if says(s) or (s.split() and says(s.split()[0]))}
+
+
+def is_cut_name(title: str, speakers: set[str], texts: list[str]) -> bool:
+    """A title word cut from a name: the start of a speaker's name ("Mel", "Carol" for Caroline),
+    or of a longer capitalised word the conversation never says alone ("Calif")."""
+    bare = re.sub(r"\s*\([^()]*\d{4}-\d{2}-\d{2}\)$", "", title).strip()
+    words = [w for w in _WORD.findall(bare) if w[0].isupper()]
+    if not words:
+        return False
+    said = {w for t in texts for w in _WORD.findall(t) if w[0].isupper()}
+    for word in words:
+        key = word.casefold()
+        if len(key) >= 3 and any(s != key and s.startswith(key) for s in speakers):
+            return True
+        longer = any(w != word and w.startswith(word) and len(w) > len(word) + 1 for w in said)
+        if longer and word not in said:
+            return True
+    return False
+
+
+def is_stated_intention(goal: str, texts: list[str]) -> bool:
+    """Whether a goal or task line (its phrase) is what some turn states as an intention."""
+    from brainiac.text import marks
+
+    phrase = re.sub(r"^- (?:\[.?\] )?", "", marks.unmark(goal).strip()).strip()
+    words = phrase.replace("’", "'").casefold().split()
+    if not words or words[0] in _REPLY_VERBS or _LISTENER & set(words):
+        return False
+    wanted = " ".join(words).rstrip(".!?")
+    for text in texts:
+        folded = " ".join(text.replace("’", "'").casefold().split())
+        at = folded.find(wanted)
+        while at >= 0:
+            if _INTENTION.search(folded[max(0, at - 60) : at]):
+                return True
+            at = folded.find(wanted, at + 1)
+    return False
+
+
+def issue30_checks(vault: Path, speakers: set[str], texts: list[str]) -> Issue30:
+    """Issue 30's readability checks over a vault's notes, short-term Goals and Tasks;
+    `speakers` are the conversation's speakers' full names, folded."""
+    from brainiac.text import ltm, stm
+
+    out = Issue30()
+    events = vault_events(vault)
+    template = template_event_ids()
+    for path in sorted((vault / "memory").rglob("*.md")):
+        rel = path.relative_to(vault).as_posix()
+        text = path.read_text(encoding="utf-8")
+        if rel == "memory/short_term.md":
+            doc = stm.parse(text, rel)
+            for title in ("Goals", "Tasks"):
+                for line in (doc.section(title) or "").splitlines():
+                    if not line.startswith("- "):
+                        continue
+                    out.goals += 1
+                    if not is_stated_intention(line, texts):
+                        out.unstated_goals.append(f"{title}: {line}")
+        elif rel.startswith("memory/long_term/") or rel.startswith("memory/archive/notes/"):
+            note = ltm.parse(text, rel)
+            sources = note.sources
+            if "entity" in note.tags and len(sources) < MIN_ENTITY_EVENTS:
+                out.thin_entities.append((note.title, len(sources)))
+            if "entity" in note.tags and is_cut_name(note.title, speakers, texts):
+                out.cut_name_titles.append(note.title)
+            if "example" in note.tags:
+                out.example_intruders += [
+                    (note.title, e.id) for e in sources if e.id not in template
+                ]
+            out.cross_owner_supersessions += _cross_owner(note, speakers, events)
+    return out
+
+
+def _cross_owner(note: Any, speakers: set[str], events: dict[str, Any]) -> list[str]:
+    """A note's facts whose older value was someone else's: "dance: Jon's passion" superseded
+    by "dance: something Gina loves" makes Gina's taste look like Jon's changed mind."""
+    from brainiac.text import facts, ltm
+
+    out = []
+    for line in facts.parse(note.section(ltm.FACTS)):
+        key, value = line.fact.key, line.fact.value
+        new = _owners(f"{key} {value}", line.fact.source, speakers, events)
+        for old in line.superseded:
+            was = _owners(f"{key} {old.value}", old.source, speakers, events)
+            if new and was and new != was:
+                out.append(f"{note.title}: {key}: {old.value} -> {value}")
+    return out
+
+
+def _owners(
+    text: str, source: str | None, speakers: set[str], events: dict[str, Any]
+) -> frozenset[str]:
+    """Whose a fact's value is: the speakers it names, else the speaker of its source turn."""
+    named = named_speakers(text, speakers)
+    if named:
+        return frozenset(named)
+    event = events.get(source or "")
+    return frozenset({event.role.casefold()}) if event is not None else frozenset()
+
+
 def ingest(conv: Any, workdir: Path) -> Path:
     system = BrainiacSystem()
     system.ingest(conv)
@@ -234,12 +418,14 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="readability_"))
     workdir.mkdir(parents=True, exist_ok=True)
     results = []
+    issue30: dict[str, Issue30] = {}
     for conv in locomo_eval.load_locomo(str(data)):
-        speakers = {t.speaker.casefold() for t in conv.turns()}
-        speakers |= {s.split()[0] for s in speakers if s.split()}
+        names = {t.speaker.casefold() for t in conv.turns()}
+        speakers = names | {s.split()[0] for s in names if s.split()}
         texts = [t.text for t in conv.turns()]
         vault = ingest(conv, workdir)
         results.append(inspect(vault, conv.sample_id, speakers, texts))
+        issue30[conv.sample_id] = issue30_checks(vault, names, texts)
 
     print(
         "| conversation | notes | entity notes | entity titled with a common word or a speaker "
@@ -260,6 +446,8 @@ def main(argv: list[str] | None = None) -> int:
         print("  titles naming no topic:", "; ".join(r.bad_titles[:8]) or "none")
         for f in r.facts[:8]:
             print(f"  fact  {f['key']}: {f['value']}   <- {f['source_text'][:80]!r}")
+        for check, count in issue30[r.conversation].counts().items():
+            print(f"  {check.replace('_', ' ')}: {count}")
 
     every_fact = [f for r in results for f in r.facts]
     if args.facts_out:
