@@ -15,8 +15,8 @@ then 30 seconds a turn), so each turn gets the event id the benchmark's vault gi
 What a vault holds about a person, as this harness reads it:
 
 * **observations**: a third-person statement with its owner, its date and the event it was read
-  from, one top-level line in a note's `## Observations` section (long-term and archived notes,
-  and the short-term document):
+  from, one top-level line in an `## Observations` section of any file under `memory/` (a
+  long-term or faded note, a month file of the archive, the short-term document):
 
       ## Observations
       - Caroline went to an LGBTQ support group on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)
@@ -43,6 +43,13 @@ same share ignoring the owner, which tells a missing reading from a misattribute
 unless the turns' event ids here drifted from the vault's (coverage then means nothing).
 Annotations whose evidence names no turn of the conversation are counted in
 `unresolved_annotations` and left out of both.
+
+Coverage asks only that something was read about that person from that turn, so two figures
+keep it honest. `statement_overlap`: over the matched annotations, the share of the annotated
+statement's content words (no stop words or speakers' names, five letters standing for a stem)
+that the best of its observations or facts says. `observation_precision` and `fact_precision`:
+the share of the vault's observations (facts) whose source turn and owner are an annotation's
+evidence and speaker; writing a line for every turn raises coverage and lowers these.
 
 Also reported per conversation and overall: the numbers of observations and facts (distinct
 `key, value, source` read from the conversation's turns; the template's examples not), their
@@ -277,7 +284,7 @@ def note_owner(title: str, aliases: list[str], speakers: set[str]) -> set[str]:
 
 
 def read_vault(vault: Path, speakers: set[str]) -> Knowledge:
-    """Every observation and fact of the vault's notes and short-term document."""
+    """Every observation and fact of the vault's notes, month files and short-term document."""
     from brainiac.text import ltm, stm
 
     found = Knowledge()
@@ -288,12 +295,12 @@ def read_vault(vault: Path, speakers: set[str]) -> Knowledge:
             doc = stm.parse(text, rel)
             sections = (doc.section("Facts"), doc.section(OBSERVATIONS))
             owner: set[str] = set()
-        elif rel.startswith(("memory/long_term/", "memory/archive/notes/")):
+        elif rel.startswith(("memory/archive/exports/", "memory/indexes/")):
+            continue  # chat exports as imported, generated index notes
+        else:  # long-term notes, faded ones, and month files (small talk may say who did what)
             note = ltm.parse(text, rel)
             sections = (note.section(ltm.FACTS), note.section(OBSERVATIONS))
             owner = note_owner(note.title, note.aliases, speakers)
-        else:
-            continue
         found.held += _facts(sections[0] or "", rel, owner, speakers)
         for line in (sections[1] or "").splitlines():
             if line.startswith("- "):
@@ -344,19 +351,23 @@ def score(conv: Conversation, vault: Path) -> dict[str, Any]:
         for source in h.sources:
             by_source.setdefault(source, []).append(h)
     matched, missed = [], []
-    any_owner = 0
+    any_owner, overlaps = 0, []
     for a in conv.annotations:
         held = [h for d in a.evidence if d in ids for h in by_source.get(ids[d], [])]
         theirs = [h for h in held if a.speaker.casefold() in h.owners]
         any_owner += bool(held)
         row = {"speaker": a.speaker, "statement": a.statement, "evidence": a.evidence}
         if theirs:
+            overlaps.append(max(overlap(a.statement, h.text, speakers) for h in theirs))
             matched.append({**row, "held": [f"{h.kind}: {h.text}" for h in theirs]})
         else:
             missed.append({**row, "held_for_others": [f"{h.kind}: {h.text}" for h in held]})
     evidence = {ids[d] for a in conv.annotations for d in a.evidence if d in ids}
     in_vault = evidence & set(readability.vault_events(vault))
-    facts = {(h.text, h.sources) for h in knowledge.held if h.kind == "fact" and h.sources & ours}
+    annotated_pairs = {(ids[d], a.speaker.casefold()) for a in conv.annotations for d in a.evidence}
+    facts = {
+        (h.text, h.sources): h for h in knowledge.held if h.kind == "fact" and h.sources & ours
+    }
     observations = [h for h in knowledge.held if h.kind == "observation"]
     annotated = len(conv.annotations)
     result: dict[str, Any] = {
@@ -364,6 +375,7 @@ def score(conv: Conversation, vault: Path) -> dict[str, Any]:
         "annotated": annotated,
         "matched": len(matched),
         "evidence_any_owner": any_owner / annotated if annotated else None,
+        "statement_overlap": sum(overlaps) / len(overlaps) if overlaps else None,
         "unresolved_annotations": len(conv.unresolved),
         # Below 1.0 the turns' event ids here are not the vault's: coverage would mean nothing.
         "evidence_events_in_vault": len(in_vault) / len(evidence) if evidence else None,
@@ -371,11 +383,39 @@ def score(conv: Conversation, vault: Path) -> dict[str, Any]:
         "facts": len(facts),
         "observations_per_annotated": len(observations) / annotated if annotated else None,
         "facts_per_annotated": len(facts) / annotated if annotated else None,
+        "observations_annotated": sum(_annotated(h, annotated_pairs) for h in observations),
+        "facts_annotated": sum(_annotated(h, annotated_pairs) for h in facts.values()),
         "observations_with_event_block_id": knowledge.block_id_observations,
         "readability": _readability(conv, vault, speakers),
     }
+    result["observation_precision"] = _share(result["observations_annotated"], len(observations))
+    result["fact_precision"] = _share(result["facts_annotated"], len(facts))
     result["details"] = {"matched": matched, "missed": missed}
     return result
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _annotated(h: Held, pairs: set[tuple[str, str]]) -> bool:
+    """Whether an annotation has this item's source turn as evidence and its owner as speaker."""
+    return any((source, owner) in pairs for source in h.sources for owner in h.owners)
+
+
+def _content(text: str, speakers: set[str]) -> set[str]:
+    from brainiac.text.lexicon import STOP_WORDS
+
+    names = {n for s in speakers for n in s.split()}
+    words = re.findall(r"[a-z0-9]+", _SOURCE_RE.sub("", text.replace("’", "'").casefold()))
+    # Five letters stand for a word's stem: "painting" and "painted", "kids" and "kid".
+    return {w[:5] for w in words if w not in STOP_WORDS and w not in names and len(w) > 2}
+
+
+def overlap(statement: str, held: str, speakers: set[str]) -> float:
+    """The share of an annotated statement's content words that an observation or fact says."""
+    wanted = _content(statement, speakers)
+    return len(wanted & _content(held, speakers)) / len(wanted) if wanted else 0.0
 
 
 def _readability(conv: Conversation, vault: Path, speakers: set[str]) -> dict[str, Any]:
@@ -406,6 +446,8 @@ _SUMMED = (
     "unresolved_annotations",
     "observations",
     "facts",
+    "observations_annotated",
+    "facts_annotated",
     "observations_with_event_block_id",
 )
 
@@ -421,6 +463,11 @@ def overall(per: dict[str, dict[str, Any]]) -> dict[str, Any]:
     out["evidence_any_owner"] = round(any_owner) / annotated if annotated else None
     out["observations_per_annotated"] = out["observations"] / annotated if annotated else None
     out["facts_per_annotated"] = out["facts"] / annotated if annotated else None
+    out["observation_precision"] = _share(out["observations_annotated"], out["observations"])
+    out["fact_precision"] = _share(out["facts_annotated"], out["facts"])
+    overlaps = [(r["statement_overlap"], r["matched"]) for r in per.values() if r["matched"]]
+    matched = sum(n for _, n in overlaps)
+    out["statement_overlap"] = sum(o * n for o, n in overlaps) / matched if matched else None
     counts = [k for k, v in next(iter(per.values()))["readability"].items() if isinstance(v, int)]
     out["readability"] = {k: sum(r["readability"][k] for r in per.values()) for k in counts}
     return out
@@ -433,17 +480,23 @@ def _fmt(x: Any) -> str:
 def report(per: dict[str, dict[str, Any]], total: dict[str, Any]) -> str:
     rows = [*per.items(), ("overall", total)]
     out = [
-        "| conversation | coverage | any owner | annotated | matched | observations | facts "
-        "| facts / annotated | entity < 3 events | cut names | example intruders "
+        "| conversation | coverage | any owner | overlap | annotated | matched | observations "
+        "| obs. precision | facts | fact precision | (obs. + facts) / annotated "
+        "| entity < 3 events | cut names | example intruders "
         "| cross-owner supersessions | goals not intentions |",
-        "|---|" + "---:|" * 12,
+        "|---|" + "---:|" * 15,
     ]
     for name, r in rows:
         c = r["readability"]
+        per_annotated = (
+            (r["observations"] + r["facts"]) / r["annotated"] if r["annotated"] else None
+        )
         out.append(
             f"| {name} | {_fmt(r['coverage'])} | {_fmt(r['evidence_any_owner'])} "
-            f"| {r['annotated']} | {r['matched']} | {r['observations']} | {r['facts']} "
-            f"| {_fmt(r['facts_per_annotated'])} | {c['entity_notes_under_3_events']} "
+            f"| {_fmt(r['statement_overlap'])} | {r['annotated']} | {r['matched']} "
+            f"| {r['observations']} | {_fmt(r['observation_precision'])} | {r['facts']} "
+            f"| {_fmt(r['fact_precision'])} | {_fmt(per_annotated)} "
+            f"| {c['entity_notes_under_3_events']} "
             f"| {c['cut_name_titles']} | {c['example_note_foreign_events']} "
             f"| {c['supersessions_across_owners']} "
             f"| {c['goals_tasks_not_stated_intentions']} of {c['goals_tasks']} |"

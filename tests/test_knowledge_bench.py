@@ -29,7 +29,7 @@ TURNS = [
 ]
 LATER = [
     ("Caroline", "D2:1", "Hey, how is Bailey doing?"),
-    ("Melanie", "D2:2", "Great, she sleeps all day."),
+    ("Melanie", "D2:2", "Great, she sleeps all day. I play the clarinet now, too."),
 ]
 OBSERVED = {
     "session_1_observation": {
@@ -98,7 +98,11 @@ def test_coverage_counts_the_annotations_the_vault_holds_for_their_speaker(
     assert conv["coverage"] == 0.5
     assert conv["evidence_any_owner"] == 0.75
     assert conv["evidence_events_in_vault"] == 1.0
-    assert (conv["facts"], conv["observations"]) == (2, 0)
+    # Three facts (D2:2's clarinet too), two of them an annotation's evidence and speaker; the
+    # annotated statements' content words the facts say: "Sweden" of one, "cat" and "Bailey"
+    # of "cat named Bailey".
+    assert (conv["facts"], conv["fact_precision"], conv["observations"]) == (3, 2 / 3, 0)
+    assert conv["statement_overlap"] == pytest.approx((1 + 2 / 3) / 2)
     missed = {m["statement"]: m["held_for_others"] for m in conv["details"]["missed"]}
     assert missed["Caroline was happy about Melanie's new cat."] == ["fact: bailey: Melanie's cat"]
     assert missed["Melanie went hiking by the lake."] == []
@@ -119,6 +123,8 @@ def test_coverage_counts_the_annotations_the_vault_holds_for_their_speaker(
     conv = result["conversations"]["conv-t"]
     assert (conv["matched"], conv["coverage"], conv["observations"]) == (3, 0.75, 2)
     assert conv["observations_with_event_block_id"] == 1
+    assert conv["observation_precision"] == 1.0
+    assert conv["statement_overlap"] == pytest.approx((1 + 2 / 3 + 1) / 3)
     assert result["overall"]["coverage"] == 0.75
 
 
