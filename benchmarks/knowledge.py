@@ -7,10 +7,11 @@ never tuned on) a vault is built as the LoCoMo benchmark builds it (benchmarks/l
 one `remember` per turn, the memory jobs at each session's end) in `DIR/<sample_id>/`, or read
 from there when a vault is already there (`readability.py --keep DIR` writes the same layout), so
 a second run only scores. Without --bench-dir the vaults go to a temporary folder, deleted after.
---data defaults to ../shared/bench/locomo/locomo-dev.json; when it is absent the benchmark is
-skipped with exit status 0. The scorer (locomo_eval.py) is not needed: this file reads the turns
-and LoCoMo's `observation` annotations itself, timing turns as the scorer does (session start,
-then 30 seconds a turn), so each turn gets the event id the benchmark's vault gives it.
+--data defaults to locomo-dev.json in $LOCOMO_DIR (else ../shared/bench/locomo/); when it is
+absent the benchmark is skipped with exit status 0. The scorer (locomo_eval.py) is not needed:
+this file reads the turns and LoCoMo's `observation` annotations itself, timing turns as the
+scorer does (session start, then 30 seconds a turn), so each turn gets the event id the
+benchmark's vault gives it.
 
 What a vault holds about a person, as this harness reads it:
 
@@ -21,8 +22,8 @@ What a vault holds about a person, as this harness reads it:
       ## Observations
       - Caroline went to an LGBTQ support group on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)
 
-  The owner is the speaker the statement names (full or first name; "Caroline's son ..." too),
-  else the speaker the note is about (a note titled or aliased with the speaker's name). The
+  The owner is every speaker the statement names (full or first name; "Caroline's son ..."
+  too), else the speaker the note is about (a note titled or aliased with the speaker's name). The
   source is the `e-<10 hex>` id in the line: in a tail like a fact's `(said-at, e-id)`, or in a
   link to the event's block, `[[#^e-3f2a1c9b0d]]` or `[[note#^e-3f2a1c9b0d|...]]`. A line must
   not end in a bare block id `^e-…`: that is how an event line ends, and would make the line
