@@ -22,7 +22,8 @@ each session's end), then every long-term note is read, and counted against what
   `Waterfall and calming`; `not_topic_words` says how that is told).
 - **issue 30's checks** (`issue30_checks`, which benchmarks/knowledge.py reports too): entity
   notes with fewer than 3 events; cut names as titles (a title word that is the start of a
-  speaker's name, "Mel", or of a longer capitalised word the conversation never says alone);
+  speaker's name, "Mel", or of a longer capitalised word of the conversation and is itself
+  never said, "Calif");
   the template's example notes (tag `example`) holding events that are not the template's own;
   facts superseded across owners (the old and the new value name different speakers, or, naming
   none, came from different speakers' turns); goals and tasks that are no stated intention (no
@@ -296,18 +297,20 @@ def named_speakers(text: str, speakers: set[str]) -> set[str]:
 
 def is_cut_name(title: str, speakers: set[str], texts: list[str]) -> bool:
     """A title word cut from a name: the start of a speaker's name ("Mel", "Carol" for Caroline),
-    or of a longer capitalised word the conversation never says alone ("Calif")."""
+    or of a longer capitalised word of the conversation, itself never said ("Calif")."""
     bare = re.sub(r"\s*\([^()]*\d{4}-\d{2}-\d{2}\)$", "", title).strip()
     words = [w for w in _WORD.findall(bare) if w[0].isupper()]
     if not words:
         return False
-    said = {w for t in texts for w in _WORD.findall(t) if w[0].isupper()}
+    said = {w for t in texts for w in _WORD.findall(t)}
+    folded = {w.casefold() for w in said}
     for word in words:
         key = word.casefold()
         if len(key) >= 3 and any(s != key and s.startswith(key) for s in speakers):
             return True
-        longer = any(w != word and w.startswith(word) and len(w) > len(word) + 1 for w in said)
-        if longer and word not in said:
+        if key not in folded and any(
+            w[0].isupper() and w.startswith(word) and len(w) > len(word) + 1 for w in said
+        ):
             return True
     return False
 
@@ -356,7 +359,7 @@ def issue30_checks(vault: Path, speakers: set[str], texts: list[str]) -> Issue30
             sources = note.sources
             if "entity" in note.tags and len(sources) < MIN_ENTITY_EVENTS:
                 out.thin_entities.append((note.title, len(sources)))
-            if "entity" in note.tags and is_cut_name(note.title, speakers, texts):
+            if is_cut_name(note.title, speakers, texts):
                 out.cut_name_titles.append(note.title)
             if "example" in note.tags:
                 out.example_intruders += [

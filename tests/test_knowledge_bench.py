@@ -151,7 +151,7 @@ def test_issue30_checks_name_what_a_person_would_not_want_to_read(tmp_path: Path
     Memory.init(vault)
     lt = vault / "memory" / "long_term"
     said = [("Caroline", "I adopted a dog."), ("Melanie", "My dog Max is old.")]
-    said += [("Melanie", "I want to run a marathon next year.")]
+    said += [("Melanie", "I want to run a marathon next year. We drove to California.")]
     lines = {
         f"e-00000000{i:02d}": EVENT.format(i=i, who=w, text=t, id=f"e-00000000{i:02d}")
         for i, (w, t) in enumerate(said)
@@ -169,6 +169,10 @@ def test_issue30_checks_name_what_a_person_would_not_want_to_read(tmp_path: Path
     (lt / "mel.md").write_text(
         NOTE.format(title="Mel", tags="entity", facts="", sources=lines[ids[2]]), encoding="utf-8"
     )
+    (lt / "calif.md").write_text(
+        NOTE.format(title="Calif trip", tags="trip", facts="", sources=lines[ids[2]]),
+        encoding="utf-8",
+    )
     anna = lt / "anna-berg.md"  # the template's example, given a turn about someone else
     example = anna.read_text(encoding="utf-8").replace(
         "\n## Related", lines[ids[1]] + "\n## Related"
@@ -181,7 +185,7 @@ def test_issue30_checks_name_what_a_person_would_not_want_to_read(tmp_path: Path
 
     found = readability.issue30_checks(vault, {"caroline", "melanie"}, [t for _, t in said])
     assert found.thin_entities == [("Max", 2), ("Mel", 1)]
-    assert found.cut_name_titles == ["Mel"]
+    assert found.cut_name_titles == ["Calif trip", "Mel"]
     assert found.example_intruders == [("Anna Berg", ids[1])]
     assert found.cross_owner_supersessions == ["Max: max: Caroline's dog -> Melanie's dog"]
     assert found.unstated_goals == ["Goals: - Hear more about it"]
