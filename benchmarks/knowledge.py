@@ -549,7 +549,9 @@ def main(argv: list[str] | None = None) -> int:
     print(report(per, total))
     if args.json:
         out = {"data": str(data), "overall": total, "conversations": per}
-        Path(args.json).write_text(json.dumps(out, indent=2, ensure_ascii=False), encoding="utf-8")
+        target = Path(args.json)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(out, indent=2, ensure_ascii=False), encoding="utf-8")
         print(f"\nresults written to {args.json}")
     return 0
 
