@@ -283,3 +283,47 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
     beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
     assert [p.name for p in beside] == [kept.name.replace(".jsonl", "-2.jsonl")]
     assert beside[0].read_bytes() == transcript.read_bytes()  # and it grows in place
+
+
+def test_a_damaged_transcript_line_is_skipped_and_reported_once(
+    vault: Path, tmp_path: Path
+) -> None:
+    # A line cut by a crash (the session went on after it), a line that is not UTF-8, and the
+    # last line still being written when the Stop hook runs.
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    _, turn = _turn(1, "c0a80114-0000-4000-8000-000000000023")
+    torn = turn[0].encode()[:70] + b"\n"
+    latin = json.dumps({**json.loads(turn[0]), "uuid": "d0b00000-0000-4000-8000-0000000000ff"})
+    latin_line = latin.replace("Turn 1:", "Caf\u00e9:").encode("latin-1") + b"\n"
+    written = b"".join([lines[0], torn, *lines[1:10], latin_line, *lines[10:]])
+    user, answer = (line.encode() for line in turn)
+    transcript = tmp_path / SAMPLE.name
+    transcript.write_bytes(written + user[:90])  # the prompt's line is half written
+    stop = ("--vault", str(vault), "hook", "stop")
+
+    first = run_cli(*stop, input=_event("Stop", transcript))
+    assert first.returncode == 1 and first.stdout == ""  # shown to the person, never blocking
+    count_line, torn_report, latin_report = first.stderr.splitlines()
+    clean = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE))
+    counted = json.loads(clean.stdout)[0]
+    assert (counted["new"], counted["duplicate"]) == (0, int(count_line.split()[1]))
+    assert torn_report.startswith(f"brainiac: {transcript}, line 2: not valid JSON (")
+    assert latin_report.startswith(f"brainiac: {transcript}, line 12: not UTF-8 text (byte 0xe9")
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    assert kept.read_bytes() == written  # what was read: complete lines only
+
+    with transcript.open("ab") as f:
+        f.write(user[90:] + answer)  # the line is complete, and the answer follows it
+    later = run_cli(*stop, input=_event("Stop", transcript))
+    again = run_cli(*stop, input=_event("Stop", transcript))
+    assert (later.returncode, again.returncode) == (0, 0), later.stderr + again.stderr
+    assert later.stderr.startswith("brainiac: 2 new message(s)")  # the damage is not repeated
+    assert again.stderr.startswith("brainiac: 0 new message(s)")
+    assert len(later.stderr.splitlines()) == len(again.stderr.splitlines()) == 1
+    assert [p.name for p in (vault / "memory/archive/exports").iterdir()] == [kept.name]
+    assert kept.read_bytes() == transcript.read_bytes()
+    whole = tmp_path / "whole.jsonl"  # the transcript without its damaged lines
+    whole.write_bytes(b"".join([*lines, user, answer]))
+    done = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(whole))
+    report = json.loads(done.stdout)[0]
+    assert report["new"] == 0 and report["duplicate"] == int(count_line.split()[1]) + 2

@@ -11,7 +11,9 @@ context is scoped to it and the transcript's messages belong to it. Two events m
   Claude Code's 10,000 characters of hook output) on what it holds twice.
 - Stop (each time the agent finishes answering) and SessionEnd: `import_transcript` imports the
   session transcript. The import is de-duplicated per message, so running it after every turn
-  adds only the new turns.
+  adds only the new turns. The transcript is read live: a damaged line (cut by a crash, not
+  UTF-8) is left out and reported once, and a last line still being written waits for the next
+  Stop.
 
 A hook must never block the person: in Claude Code, exit status 2 from a UserPromptSubmit hook
 erases the prompt. So the CLI turns every failure here into a one-line message on stderr and exit
@@ -137,7 +139,27 @@ def import_transcript(memory: Memory, payload: Payload) -> FileReport:
         raise HookInputError(
             f"{path}: the session transcript does not exist (yet); nothing imported"
         )
-    (report,) = memory.import_files([path], format="claude-code", project=payload.project(memory))
+    (report,) = memory.import_files(
+        [path], format="claude-code", project=payload.project(memory), live=True
+    )
     if report.error:
         raise BrainiacError(report.error)
     return report
+
+
+_DAMAGE_SHOWN = 5  # a transcript damaged throughout is not listed line by line
+
+
+def damage_messages(report: FileReport) -> list[str]:
+    """One line per damaged line of the transcript met for the first time. Each is reported by
+    the one Stop that meets it first (the import records it), not by every later one: the
+    transcript is only ever appended to, so the damage stays."""
+    lines = [
+        f"{report.path}, {damage}; left out, as it cannot be read (the rest of the transcript is "
+        "imported)"
+        for damage in report.damaged[:_DAMAGE_SHOWN]
+    ]
+    if len(report.damaged) > _DAMAGE_SHOWN:
+        more = [d.split(":", 1)[0] for d in report.damaged[_DAMAGE_SHOWN:]]
+        lines.append(f"{report.path}: {len(more)} more damaged line(s) left out ({more[0]}, ...)")
+    return lines

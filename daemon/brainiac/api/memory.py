@@ -343,11 +343,15 @@ class Memory:
         now: dt.datetime | None = None,
         dry_run: bool = False,
         project: str | None = None,
+        live: bool = False,
     ) -> list[FileReport]:
         """Import chat exports (docs/import.md): each message once, however often this runs;
         the new messages' events belong to `project` (None: global).
 
-        A file that cannot be parsed is rejected whole and reported (`FileReport.error`)."""
+        A file that cannot be parsed is rejected whole and reported (`FileReport.error`).
+        `live`: the files are JSONL transcripts still being written, in the named `format` (the
+        Stop hook's): a damaged line is left out and reported once (`FileReport.damaged`), and a
+        last line being written is read by a later import."""
         from brainiac.exchange import importer  # the format parsers load only when importing
 
         files = [Path(p).expanduser() for p in paths]
@@ -358,7 +362,7 @@ class Memory:
                     f"{_IMPORT_LOCK_WAIT_S:g} s; try the import again in a minute"
                 )
             return importer.import_paths(
-                self, files, format, now, dry_run, project=ev.clean_project(project)
+                self, files, format, now, dry_run, project=ev.clean_project(project), live=live
             )
 
     def forget(

@@ -36,7 +36,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -84,6 +83,9 @@ class FileReport:
     to_short_term: int = 0  # the newest, into the Event Log
     to_long_term: int = 0  # history, into long-term notes or the archive
     attached: int = 0  # too large for an event: cut, the whole text in memory/attachments/
+    # Read live (the Stop hook): lines that cannot be read, left out, that no earlier import of
+    # this file reported ("line 2: not valid JSON (...)"), so each is reported once.
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -102,6 +104,8 @@ class _Batch:
     keys: list[str]
     watermarks: dict[str, dict[str, object]]
     report: dict[str, object] = field(default_factory=dict)
+    size: int = -1  # the bytes of the source read (a live transcript may have grown since)
+    damaged: list[str] = field(default_factory=list)  # Damaged.key of each line left out
 
 
 def message_key(message: Message) -> str:
@@ -127,11 +131,15 @@ def import_paths(
     dry_run: bool = False,
     move: bool = False,
     project: str | None = None,
+    live: bool = False,
 ) -> list[FileReport]:
     """Import each file as one all-or-nothing batch. The caller holds the vault's job lock.
 
     `move` (the inbox): the file itself goes to the archive instead of a copy. `project`: the
     new events belong to it (a message imported before keeps the project it was imported with).
+    `live`: each file is a transcript still being written (chatlogs.parse): its damaged lines
+    are left out and reported once, a last line being written is left for a later import, and
+    what is archived is exactly what was read.
     """
     when = clock.local(now) if now is not None else clock.now()
     state = _State(memory.locations.state / STATE_DIR)
@@ -142,7 +150,9 @@ def import_paths(
         if memory.on_progress is not None:
             memory.on_progress("importing", done, len(paths))
         try:
-            reports.append(_import_file(memory, state, path, format, when, dry_run, move, project))
+            reports.append(
+                _import_file(memory, state, path, format, when, dry_run, move, project, live)
+            )
         except ImportFormatError as exc:
             reports.append(FileReport(str(path), format or "", error=str(exc)))
         except OSError as exc:
@@ -211,11 +221,15 @@ def _import_file(
     dry_run: bool,
     move: bool,
     project: str | None = None,
+    live: bool = False,
 ) -> FileReport:
     data, _ = safe_io.read_bytes(path)  # a regular file only: a FIFO would wait for ever
-    chat = chatlogs.parse(path, format, data)
+    chat = chatlogs.parse(path, format, data, live)
+    data = data[: len(data) - chat.unread]
     digest = safe_io.sha256_hex(data)
     report = FileReport(str(path), chat.format, skipped=len(chat.skipped))
+    reported = state.damage_reported(str(path)) if chat.damaged else set()
+    report.damaged = [f"line {d.line}: {d.problem}" for d in chat.damaged if d.key not in reported]
     seen = state.seen_keys(memory)
     fallback_time = dt.datetime.fromtimestamp(path.stat().st_mtime)
     new_events: list[ev.Event] = []
@@ -275,13 +289,15 @@ def _import_file(
         new_keys,
         watermarks,
         {k: v for k, v in asdict(report).items() if k != "path"},
+        len(data),
+        [d.key for d in chat.damaged],
     )
     # Before the intent: the events of a batch finished after a crash link to them.
     for attachment in attached:
         attachments.write(memory.vault, attachment)
     state.write_intent(batch)
     faults.point("import.intent-written")
-    _archive(memory, path, archived, move)
+    _archive(memory, path, archived, move, data)
     faults.point("import.archived")
     report.to_short_term, report.to_long_term = _add_events(memory, new_events, now)
     faults.point("import.events-written")
@@ -365,13 +381,14 @@ def _forgotten(kept: bytes) -> bool:
     return kept.startswith(FORGOTTEN_HEAD)
 
 
-def _archive(memory: MemoryLike, source: Path, rel: str, move: bool) -> None:
+def _archive(memory: MemoryLike, source: Path, rel: str, move: bool, data: bytes) -> None:
     """Keep the raw export in the vault (once per distinct content, or grown in place: see
-    `_archive_target`)."""
+    `_archive_target`). `data` is the source's content as read: a transcript being written has
+    grown since, and the copy holds what was imported, no more (its next import grows it)."""
     target = memory.vault.path(rel)
     if target.exists():
         if _CONVERSATION_COPY_RE.search(target.name):
-            _grow(target, source)  # a copy per content keeps the content its name was made for
+            _grow(target, data)  # a copy per content keeps the content its name was made for
         same = source.exists() and source.resolve() == target.resolve()
         if move and source.exists() and not same and _holds(target, source):
             source.unlink()  # its bytes are archived already (or were forgotten)
@@ -380,8 +397,9 @@ def _archive(memory: MemoryLike, source: Path, rel: str, move: bool) -> None:
     if move and safe_io.rename_noreplace(source, target):
         return
     tmp = target.with_name(f".{target.name}{safe_io.TMP_SUFFIX}")
-    shutil.copyfile(source, tmp)
-    with open(tmp, "rb") as f:
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
         os.fsync(f.fileno())
     if not safe_io.rename_noreplace(tmp, target):
         tmp.unlink()  # another import kept the same content meanwhile
@@ -389,12 +407,12 @@ def _archive(memory: MemoryLike, source: Path, rel: str, move: bool) -> None:
         source.unlink()
 
 
-def _grow(target: Path, source: Path) -> bool:
-    """Replace the kept copy by the source that continues it (its bytes begin the source's), in
-    one compare-and-swap: a copy a person edited meanwhile is theirs and is left as it is."""
+def _grow(target: Path, data: bytes) -> bool:
+    """Replace the kept copy by the source's content that continues it (its bytes begin the
+    source's), in one compare-and-swap: a copy a person edited meanwhile is theirs and is left as
+    it is."""
     try:
         kept, fingerprint = safe_io.read_bytes(target)
-        data = source.read_bytes()
     except FileNotFoundError:
         return False
     if len(data) <= len(kept) or not data.startswith(kept) or _forgotten(kept):
@@ -429,8 +447,12 @@ def finish_interrupted(memory: MemoryLike, state: _State | None = None) -> bool:
     batch = state.read_intent()
     if batch is None:
         return False
-    if Path(batch.source).exists():
-        _archive(memory, Path(batch.source), batch.archive_to, move=False)
+    source = Path(batch.source)
+    with contextlib.suppress(FileNotFoundError):
+        data = source.read_bytes()
+        if batch.size >= 0 and safe_io.sha256_hex(data[: batch.size]) == batch.sha256:
+            data = data[: batch.size]  # what the batch read, not what was written since
+        _archive(memory, source, batch.archive_to, False, data)
     from brainiac.lifecycle.jobs.moving import finish_interrupted as finish_promotion
 
     now = clock.now()
@@ -467,6 +489,15 @@ class _State:
             if record.get("sha256") == digest and record.get("archived"):
                 return str(record["archived"])
         return None
+
+    def damage_reported(self, source: str) -> set[str]:
+        """The damaged lines (Damaged.key) an earlier import of `source` met and reported."""
+        return {
+            str(key)
+            for record in self.checkpoints()
+            if record.get("source") == source and isinstance(record.get("damaged_lines"), list)
+            for key in record["damaged_lines"]  # type: ignore[union-attr]
+        }
 
     def checkpoints(self) -> list[dict[str, object]]:
         try:
@@ -522,6 +553,8 @@ class _State:
             "first_id": ev.parse_text(batch.lines[0])[0].id if batch.lines else None,
             "last_id": ev.parse_text(batch.lines[-1])[0].id if batch.lines else None,
         }
+        if batch.damaged:
+            record["damaged_lines"] = batch.damaged
         if note:
             record["note"] = note
         _append(self.dir / CHECKPOINTS_FILE, json.dumps(record) + "\n")

@@ -33,14 +33,17 @@ from brainiac.exchange.chatlogs.detection import NOT_READ, sniff
 from brainiac.exchange.chatlogs.markdown import parse_markdown, scan_markdown
 from brainiac.exchange.chatlogs.records import (
     ChatFile,
+    Damaged,
     Message,
     Out,
     Skipped,
+    decode_lines,
     decode_text,
     load_json,
+    written_part,
 )
 
-__all__ = ["FORMATS", "ChatFile", "Message", "Skipped", "detect", "parse"]
+__all__ = ["FORMATS", "ChatFile", "Damaged", "Message", "Skipped", "detect", "parse"]
 
 
 FORMATS: tuple[str, ...] = (
@@ -53,15 +56,25 @@ FORMATS: tuple[str, ...] = (
 )
 
 
+_LINE_FORMATS = ("brainiac", "claude-code")  # JSONL: a line can be damaged on its own
+
+
 def detect(path: Path, data: bytes) -> str:
     """The format of `data` (the content of `path`), by content; the suffix only breaks ties."""
     path = Path(path)
     return sniff(path, decode_text(path, data))[0]
 
 
-def parse(path: Path, format: str | None = None, data: bytes | None = None) -> ChatFile:
+def parse(
+    path: Path, format: str | None = None, data: bytes | None = None, live: bool = False
+) -> ChatFile:
     """Read a chat export whole. `data` is the file's content when the caller has read it already;
-    `format` skips detection. Raises ImportFormatError for a malformed or unknown file."""
+    `format` skips detection. Raises ImportFormatError for a malformed or unknown file.
+
+    `live`: the file is a JSONL transcript still being written, in the format named by `format`
+    (the Stop hook's). One damaged line must not stop the session's import for good, so a line
+    that is not UTF-8 or not JSON (cut by a crash) is left out and listed in `damaged`, and a
+    last line still being written is left unread (`unread`) until it is complete."""
     path = Path(path)
     if format is not None and format not in FORMATS:
         raise ImportFormatError(
@@ -74,11 +87,17 @@ def parse(path: Path, format: str | None = None, data: bytes | None = None) -> C
             raise ImportFormatError(
                 str(path), None, f"cannot be read ({exc.strerror or exc})", "a readable file"
             ) from exc
-    text = decode_text(path, data)
+    live = live and format in _LINE_FORMATS
+    unread = 0
+    if live:
+        unread = len(data) - len(written_part(data))
+        text = decode_lines(data[: len(data) - unread])
+    else:
+        text = decode_text(path, data)
     value: Any = NOT_READ
     if format is None:
         format, value = sniff(path, text)
-    out = Out()
+    out = Out(live)
     file = str(path)
     stem = path.stem or path.name or "chat"
     if format == "brainiac":
@@ -97,4 +116,4 @@ def parse(path: Path, format: str | None = None, data: bytes | None = None) -> C
     else:
         parse_markdown(stem, scan_markdown(file, text) if value is NOT_READ else value, out)
     messages, skipped = out.result()
-    return ChatFile(path, format, messages, skipped)
+    return ChatFile(path, format, messages, skipped, out.damaged, unread)

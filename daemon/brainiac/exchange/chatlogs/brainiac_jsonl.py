@@ -11,16 +11,15 @@ from brainiac.exchange.chatlogs.records import (
     ROLE_NAMES,
     Node,
     Out,
-    json_line,
-    nonblank_lines,
+    json_lines,
     role_of,
 )
 
 
 def parse_brainiac(file: str, stem: str, text: str, out: Out) -> None:
     places: dict[str, int] = {}
-    for lineno, line in nonblank_lines(text):
-        node = Node(file, json_line(file, lineno, line), "", lineno)
+    for lineno, value in json_lines(file, text, out):
+        node = Node(file, value, "", lineno)
         node.obj()
         said = node.req_str("text")
         role_name = node.opt_str("role")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from brainiac.exchange.chatlogs.blocks import block_text, no_text_reason
-from brainiac.exchange.chatlogs.records import Node, Out, json_line, nonblank_lines, title_of
+from brainiac.exchange.chatlogs.records import Node, Out, json_lines, title_of
 
 _COMMAND_WRAPPER = re.compile(
     r"^\s*<(?:command-name|command-message|command-args|local-command-stdout|"
@@ -45,8 +45,8 @@ def parse_claude_code(file: str, stem: str, text: str, out: Out) -> None:
     titles: dict[str, tuple[int, str]] = {}  # session -> (rank, title): a person's beats an AI's
     session_of_uuid: dict[str, str] = {}
     first_session: str | None = None
-    for lineno, line in nonblank_lines(text):  # read and check every line before using any
-        node = Node(file, json_line(file, lineno, line), "", lineno)
+    for lineno, value in json_lines(file, text, out):  # check every line before using any
+        node = Node(file, value, "", lineno)
         node.obj()
         kind = node.req_str("type")
         session = node.opt_str("sessionId")

@@ -5,11 +5,12 @@ values checked with where they are (for the error message), times, roles.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -35,11 +36,26 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Damaged:
+    """A line of a live JSONL transcript that cannot be read (`parse(..., live=True)`)."""
+
+    line: int
+    problem: str  # "not valid JSON (...)", "not UTF-8 text (...)"
+    digest: str  # of the line's text: the same damage met again is not reported again
+
+    @property
+    def key(self) -> str:
+        return f"{self.line}:{self.digest}"
+
+
+@dataclass(frozen=True)
 class ChatFile:
     path: Path
     format: str
     messages: list[Message]  # in conversation order, conversations in file order
     skipped: list[Skipped]
+    damaged: list[Damaged] = field(default_factory=list)  # only when read live
+    unread: int = 0  # bytes at the end left for later: a last line still being written
 
 
 def decode_text(path: Path, data: bytes) -> str:
@@ -77,6 +93,60 @@ def nonblank_lines(text: str) -> Iterator[tuple[int, str]]:
     for lineno, line in enumerate(text.split("\n"), 1):
         if line.strip():
             yield lineno, line
+
+
+def json_lines(file: str, text: str, out: Out) -> Iterator[tuple[int, Any]]:
+    """(line number, JSON value) of each line with content. A line that is not UTF-8 or not JSON
+    rejects the file, or, when `out` reads a live transcript, is recorded in `out` and left out
+    (it holds no place, as it cannot be told whether it held a message)."""
+    for lineno, line in nonblank_lines(text):
+        try:
+            value = json_line(file, lineno, _utf8_line(file, lineno, line))
+        except ImportFormatError as exc:
+            if not out.live:
+                raise
+            out.damage(lineno, line, exc.problem)
+            continue
+        yield lineno, value
+
+
+def _utf8_line(file: str, lineno: int, line: str) -> str:
+    """The line, if no byte of it failed to decode (`decode_lines` keeps such bytes as lone
+    surrogates U+DC80..U+DCFF, which UTF-8 text read from a file never holds)."""
+    bad = _UNDECODED.search(line)
+    if bad is None:
+        return line
+    raise ImportFormatError(
+        file,
+        f"line {lineno}",
+        f"not UTF-8 text (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {bad.start() + 1})",
+        "a UTF-8 text file",
+    )
+
+
+_UNDECODED = re.compile("[\udc80-\udcff]")
+
+
+def decode_lines(data: bytes) -> str:
+    """The text of a JSONL file read live: each byte that is not UTF-8 kept as a lone surrogate,
+    so that only its line is damaged (`_utf8_line`), not the file."""
+    return data.decode("utf-8-sig", "surrogateescape")
+
+
+def written_part(data: bytes) -> bytes:
+    """The lines of a live JSONL file that are written: all of it, less a last line with no
+    newline that cannot be read yet (the writer is still at it; it is read once it is complete).
+    A last line that is whole JSON is complete, newline or not: no proper prefix of a JSON object
+    is one."""
+    end = data.rfind(b"\n") + 1
+    tail = data[end:]
+    if not tail.strip():
+        return data
+    try:
+        json.loads(tail.decode("utf-8-sig"))
+    except (ValueError, RecursionError):
+        return data[:end]
+    return data
 
 
 def json_line(file: str, lineno: int, line: str) -> Any:
@@ -296,7 +366,9 @@ def _unicode(text: str) -> str:
 class Out:
     """Messages and skipped records, grouped by conversation in the order conversations appear."""
 
-    def __init__(self) -> None:
+    def __init__(self, live: bool = False) -> None:
+        self.live = live  # a transcript still being written: damaged lines are left out
+        self.damaged: list[Damaged] = []
         self._messages: dict[str, list[Message]] = {}
         self._skipped: dict[str, list[Skipped]] = {}
 
@@ -332,6 +404,10 @@ class Out:
         session = _unicode(session)
         self._conversation(session)
         self._skipped[session].append(Skipped(session, position, reason))
+
+    def damage(self, line: int, text: str, problem: str) -> None:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        self.damaged.append(Damaged(line, problem, digest))
 
     def result(self) -> tuple[list[Message], list[Skipped]]:
         messages = [m for ms in self._messages.values() for m in ms]

@@ -80,8 +80,15 @@ def hook_session_end(ctx: click.Context) -> None:
 def _import_from_hook(ctx: click.Context, event: str) -> None:
     from brainiac.api import hooks as hooks_mod
 
+    damaged: list[str] = []
+
     def act(memory: Memory, payload: Any) -> None:
         report = hooks_mod.import_transcript(memory, payload)
         click.echo(f"brainiac: {report.new} new message(s) from {Path(report.path).name}", err=True)
+        damaged.extend(hooks_mod.damage_messages(report))
 
     _run_hook(ctx, event, act)
+    for line in damaged:
+        click.echo(f"brainiac: {line}", err=True)
+    if damaged:
+        ctx.exit(EXIT_HOOK_FAILED)  # so that Claude Code shows it to the person, this once
