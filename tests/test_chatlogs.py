@@ -459,6 +459,25 @@ def test_a_bad_json_line_names_the_file_and_line() -> None:
     assert isinstance(error, BrainiacError)
 
 
+def test_a_live_transcript_leaves_out_its_damaged_lines_and_the_line_being_written() -> None:
+    lines = [dumped({"text": f"event {i}", "session": "s"}) + b"\n" for i in range(4)]
+    data = b"".join(
+        [lines[0], b'{"text": "cut by a cr\n', lines[1], b'{"text": "caf\xe9"}\n', lines[2]]
+    )
+    chat = chatlogs.parse(Path("e.jsonl"), "brainiac", data + lines[3][:9], live=True)
+    assert [m.text for m in chat.messages] == ["event 0", "event 1", "event 2"]
+    assert [m.position for m in chat.messages] == [0, 1, 2]  # a damaged line holds no place
+    assert [d.line for d in chat.damaged] == [2, 4]
+    assert chat.damaged[0].problem.startswith("not valid JSON (")
+    assert chat.damaged[1].problem == "not UTF-8 text (byte 0xe9 at column 14)"
+    assert chat.unread == 9  # still being written: neither read nor damaged
+    whole = chatlogs.parse(Path("e.jsonl"), "brainiac", data + lines[3].rstrip(), live=True)
+    assert whole.unread == 0 and whole.messages[-1].text == "event 3"  # whole JSON: complete
+    assert chatlogs.parse(Path("e.jsonl"), "claude-code", b"", live=True).messages == []
+    with pytest.raises(ImportFormatError, match="line 4: not UTF-8"):
+        chatlogs.parse(Path("e.jsonl"), "brainiac", data)  # a file given whole is all or nothing
+
+
 def test_a_bad_line_far_down_a_brainiac_file_rejects_the_whole_file() -> None:
     data = b"".join(dumped({"text": f"event {i}"}) + b"\n" for i in range(30)) + b'{"text": 5}\n'
     error = raises("events.jsonl", data)

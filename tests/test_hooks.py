@@ -285,32 +285,47 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
     assert beside[0].read_bytes() == transcript.read_bytes()  # and it grows in place
 
 
-def test_a_damaged_transcript_line_is_skipped_and_reported_once(
-    vault: Path, tmp_path: Path
-) -> None:
-    # A line cut by a crash (the session went on after it), a line that is not UTF-8, and the
-    # last line still being written when the Stop hook runs.
+def _damaged_transcript(tmp_path: Path) -> tuple[Path, list[bytes], bytes, bytes]:
+    """The sample transcript with a line cut by a crash (line 2: the session went on after it)
+    and a line that is not UTF-8 (line 12), the next prompt's line half written at its end:
+    (its path, the complete lines, the prompt's line, the answer's line)."""
     lines = SAMPLE.read_bytes().splitlines(keepends=True)
     _, turn = _turn(1, "c0a80114-0000-4000-8000-000000000023")
     torn = turn[0].encode()[:70] + b"\n"
     latin = json.dumps({**json.loads(turn[0]), "uuid": "d0b00000-0000-4000-8000-0000000000ff"})
     latin_line = latin.replace("Turn 1:", "Caf\u00e9:").encode("latin-1") + b"\n"
-    written = b"".join([lines[0], torn, *lines[1:10], latin_line, *lines[10:]])
+    written = [lines[0], torn, *lines[1:10], latin_line, *lines[10:]]
     user, answer = (line.encode() for line in turn)
     transcript = tmp_path / SAMPLE.name
-    transcript.write_bytes(written + user[:90])  # the prompt's line is half written
+    transcript.write_bytes(b"".join(written) + user[:90])
+    return transcript, written, user, answer
+
+
+def _undamaged_dry_run(vault: Path, tmp_path: Path, *more: bytes) -> dict[str, int]:
+    """What importing the sample transcript, undamaged, and `more` lines would add now."""
+    whole = tmp_path / "whole.jsonl"
+    whole.write_bytes(SAMPLE.read_bytes() + b"".join(more))
+    done = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(whole))
+    report: dict[str, int] = json.loads(done.stdout)[0]
+    return report
+
+
+def test_a_damaged_transcript_line_is_skipped_and_reported_once(
+    vault: Path, tmp_path: Path
+) -> None:
+    transcript, written, user, answer = _damaged_transcript(tmp_path)
     stop = ("--vault", str(vault), "hook", "stop")
 
     first = run_cli(*stop, input=_event("Stop", transcript))
     assert first.returncode == 1 and first.stdout == ""  # shown to the person, never blocking
-    count_line, torn_report, latin_report = first.stderr.splitlines()
+    count_line, torn_report, latin_report = first.stderr.splitlines()  # not the half line
     clean = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE))
     counted = json.loads(clean.stdout)[0]
     assert (counted["new"], counted["duplicate"]) == (0, int(count_line.split()[1]))
     assert torn_report.startswith(f"brainiac: {transcript}, line 2: not valid JSON (")
     assert latin_report.startswith(f"brainiac: {transcript}, line 12: not UTF-8 text (byte 0xe9")
     [kept] = (vault / "memory/archive/exports").iterdir()
-    assert kept.read_bytes() == written  # what was read: complete lines only
+    assert kept.read_bytes() == b"".join(written)  # what was read: complete lines only
 
     with transcript.open("ab") as f:
         f.write(user[90:] + answer)  # the line is complete, and the answer follows it
@@ -322,8 +337,30 @@ def test_a_damaged_transcript_line_is_skipped_and_reported_once(
     assert len(later.stderr.splitlines()) == len(again.stderr.splitlines()) == 1
     assert [p.name for p in (vault / "memory/archive/exports").iterdir()] == [kept.name]
     assert kept.read_bytes() == transcript.read_bytes()
-    whole = tmp_path / "whole.jsonl"  # the transcript without its damaged lines
-    whole.write_bytes(b"".join([*lines, user, answer]))
-    done = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(whole))
-    report = json.loads(done.stdout)[0]
-    assert report["new"] == 0 and report["duplicate"] == int(count_line.split()[1]) + 2
+    report = _undamaged_dry_run(vault, tmp_path, user, answer)
+    assert (report["new"], report["duplicate"]) == (0, int(count_line.split()[1]) + 2)
+
+
+def test_a_stop_killed_on_a_damaged_transcript_reports_the_damage_on_the_next_stop(
+    vault: Path, tmp_path: Path
+) -> None:
+    transcript, _, user, answer = _damaged_transcript(tmp_path)
+    killed = run_cli(
+        "--vault",
+        str(vault),
+        "hook",
+        "stop",
+        input=_event("Stop", transcript),
+        env={"BRAINIAC_FAULT": "import.intent-written"},
+    )
+    assert killed.returncode == -9, killed.stderr  # died before it could report anything
+    with transcript.open("ab") as f:
+        f.write(user[90:] + answer)
+    rerun = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    assert rerun.returncode == 1
+    reported = [r.split(": ", 2)[1] for r in rerun.stderr.splitlines()[1:]]
+    assert reported == [f"{transcript}, line 2", f"{transcript}, line 12"]
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    assert kept.read_bytes() == transcript.read_bytes()
+    report = _undamaged_dry_run(vault, tmp_path, user, answer)
+    assert report["new"] == 0 and report["duplicate"] > 2

@@ -37,7 +37,7 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -448,8 +448,11 @@ def finish_interrupted(memory: MemoryLike, state: _State | None = None) -> bool:
     if batch is None:
         return False
     source = Path(batch.source)
-    with contextlib.suppress(FileNotFoundError):
-        data = source.read_bytes()
+    try:
+        data: bytes | None = source.read_bytes()
+    except FileNotFoundError:
+        data = None
+    if data is not None:
         if batch.size >= 0 and safe_io.sha256_hex(data[: batch.size]) == batch.sha256:
             data = data[: batch.size]  # what the batch read, not what was written since
         _archive(memory, source, batch.archive_to, False, data)
@@ -460,7 +463,9 @@ def finish_interrupted(memory: MemoryLike, state: _State | None = None) -> bool:
     present = journal.vault_event_ids(memory)
     missing = [e for line in batch.lines for e in ev.parse_text(line) if e.id not in present]
     _add_events(memory, missing, now)
-    state.record(batch, now, note="finished after an interruption")
+    # Its damaged lines were never reported (the report comes after the record): the next
+    # import of the file reports them.
+    state.record(replace(batch, damaged=[]), now, note="finished after an interruption")
     state.clear_intent()
     return True
 
@@ -492,12 +497,12 @@ class _State:
 
     def damage_reported(self, source: str) -> set[str]:
         """The damaged lines (Damaged.key) an earlier import of `source` met and reported."""
-        return {
-            str(key)
-            for record in self.checkpoints()
-            if record.get("source") == source and isinstance(record.get("damaged_lines"), list)
-            for key in record["damaged_lines"]  # type: ignore[union-attr]
-        }
+        reported: set[str] = set()
+        for record in self.checkpoints():
+            keys = record.get("damaged_lines")
+            if record.get("source") == source and isinstance(keys, list):
+                reported.update(str(key) for key in keys)
+        return reported
 
     def checkpoints(self) -> list[dict[str, object]]:
         try:
