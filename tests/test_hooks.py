@@ -364,3 +364,15 @@ def test_a_stop_killed_on_a_damaged_transcript_reports_the_damage_on_the_next_st
     assert kept.read_bytes() == transcript.read_bytes()
     report = _undamaged_dry_run(vault, tmp_path, user, answer)
     assert report["new"] == 0 and report["duplicate"] > 2
+
+
+def test_a_stop_before_the_first_line_is_written_keeps_nothing(vault: Path, tmp_path: Path) -> None:
+    transcript = tmp_path / SAMPLE.name
+    transcript.write_bytes(SAMPLE.read_bytes()[:50])  # the first line, half written
+    done = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    assert (done.returncode, done.stderr) == (0, f"brainiac: 0 new message(s) from {SAMPLE.name}\n")
+    assert not list((vault / "memory/archive/exports").glob("*"))
+    shutil.copyfile(SAMPLE, transcript)
+    run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    [kept] = (vault / "memory/archive/exports").iterdir()
+    assert kept.read_bytes() == SAMPLE.read_bytes()

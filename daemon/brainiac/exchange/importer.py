@@ -230,6 +230,8 @@ def _import_file(
     report = FileReport(str(path), chat.format, skipped=len(chat.skipped))
     reported = state.damage_reported(str(path)) if chat.damaged else set()
     report.damaged = [f"line {d.line}: {d.problem}" for d in chat.damaged if d.key not in reported]
+    if live and not data:
+        return report  # not one line written yet: nothing to keep (no copy named for no content)
     seen = state.seen_keys(memory)
     fallback_time = dt.datetime.fromtimestamp(path.stat().st_mtime)
     new_events: list[ev.Event] = []
