@@ -12,7 +12,8 @@ What has been imported is kept in the state directory, under `imports/`:
 
     seen.txt           the key of every message imported, one per line (appended)
     sessions.json      per conversation, its watermark: messages imported, last position and time
-    checkpoints.jsonl  one line per file imported: its SHA-256, format and what it added
+    checkpoints.jsonl  one line per file imported: its SHA-256, format, what it added and the
+                       damaged lines it left out and reported
     intent.json        the batch in flight (written ahead; present only during an import or after
                        a crash)
 
@@ -24,7 +25,9 @@ recorded and the intent removed. Killed at any instant,
 the next import finishes the batch first: it adds each of the batch's events that is found
 nowhere in the vault (promotion may have moved some on meanwhile) and records the rest. If the
 state directory is lost, the event ids in the vault stand in for the keys. A file that cannot be
-parsed is rejected whole, with the file and the line or JSON path, and nothing of it is imported.
+parsed is rejected whole, with the file and the line or JSON path, and nothing of it is imported;
+except a transcript read live (`live`, the Stop hook), whose damaged lines are left out, each
+reported by the first import that meets it (its checkpoint lists them: `damaged_lines`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@
 message a person saw, in conversation order, and a `Skipped` record for every message-like record
 it left out (tool calls and results, thinking, hidden system prompts, sidechains, empty text), so
 an import can report what it read. A malformed file raises `ImportFormatError` naming the file,
-the line or JSON path, what was found and what was expected; nothing of it is returned. Nothing
+the line or JSON path, what was found and what was expected; nothing of it is returned. A JSONL
+transcript read live (`parse(..., live=True)`, the Stop hook's) is the exception: its lines that
+are not UTF-8 or not JSON are left out and listed (`ChatFile.damaged`). Nothing
 here writes anything: storing, de-duplicating and reporting are the importer's.
 
 A message's `position` is its place among the message-like records of its conversation, counting
