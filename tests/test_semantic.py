@@ -1,11 +1,13 @@
-"""Recall by meaning: the real sentence model (all-MiniLM-L6-v2 from its installed package), a
+"""Recall by meaning: the real sentence model (all-MiniLM-L6-v2, shipped in brainiac's package), a
 real index and real files; the daemon as a real subprocess."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import brainiac
 from brainiac import Memory
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
@@ -174,9 +177,10 @@ def test_reading_the_events_keeps_the_tables_the_first_context_would_read(vault:
 
 
 def test_without_the_model_the_search_goes_on_by_words(
-    vault: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(sentence_model, "PACKAGE", "no_such_model_package")
+    missing = tmp_path / "no_such_model.onnx"
+    monkeypatch.setattr(sentence_model, "MODEL_FILE", missing)
     with caplog.at_level(logging.WARNING), Memory(vault, refresh_interval_s=0) as memory:
         _events(memory, [BIKE, *DECOYS, *FILLER])
         ctx = memory.context("Which bike did I ride to the office?", budget=500)
@@ -185,14 +189,43 @@ def test_without_the_model_the_search_goes_on_by_words(
         memory.context("and the bicycle?", budget=500)
     warnings = [r.getMessage() for r in caplog.records if "sentence model" in r.getMessage()]
     assert len(warnings) == 1  # said once, not at every context
-    assert "no_such_model_package" in warnings[0] and "pip install" in warnings[0]
+    assert warnings[0].startswith(f"{missing}: the sentence model cannot be read")
+    assert "pip install" in warnings[0] and "\n" not in warnings[0]
 
 
-def test_a_model_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
-    fake = tmp_path / "model.onnx"
-    fake.write_bytes(b"\x08\x07" * 100)
-    with pytest.raises(ModelUnavailable, match=r"model\.onnx: not the sentence model"):
-        SentenceModel(fake)
+def test_the_model_ships_inside_the_package_and_passes_its_sha256_check() -> None:
+    """The weights are brainiac's own files, not another package's (a release deleted from
+    PyPI cannot take them away), and they are the file the pinned SHA-256 names."""
+    assert sentence_model.MODEL_FILE.is_relative_to(Path(brainiac.__file__).parent)
+    data = sentence_model.MODEL_FILE.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == sentence_model._SHA256
+    notice = (sentence_model.MODEL_FILE.parent / "NOTICE").read_text(encoding="utf-8")
+    assert sentence_model._SHA256 in notice and "Apache License" in notice
+    license_text = (sentence_model.MODEL_FILE.parent / "LICENSE").read_text(encoding="utf-8")
+    assert "Apache License" in license_text and "Version 2.0" in license_text
+
+
+def _damaged_copy(tmp_path: Path) -> Path:
+    """The shipped model file, copied, with one byte of its weights changed."""
+    copy = tmp_path / "all-MiniLM-L6-v2-int8.onnx"
+    data = bytearray(sentence_model.MODEL_FILE.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    copy.write_bytes(bytes(data))
+    return copy
+
+
+def test_a_damaged_or_missing_model_file_is_refused_in_one_line(tmp_path: Path) -> None:
+    damaged = _damaged_copy(tmp_path)
+    with pytest.raises(ModelUnavailable) as refused:
+        SentenceModel(damaged)
+    message = str(refused.value)
+    assert message.startswith(f"{damaged}: not the sentence model brainiac was built for")
+    assert "SHA-256" in message and "pip install" in message and "\n" not in message
+    with pytest.raises(ModelUnavailable) as missing:
+        SentenceModel(tmp_path / "gone.onnx")
+    message = str(missing.value)
+    assert message.startswith(f"{tmp_path / 'gone.onnx'}: the sentence model cannot be read")
+    assert "No such file" in message and "pip install" in message and "\n" not in message
 
 
 def _threads_after_numpy(setup: str, environ: dict[str, str]) -> int:
@@ -398,3 +431,38 @@ def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
                 break
         assert re.search(r"recall by meaning: (\d+) of \1 events embedded\n", status), status
         stop(proc)  # and it exits cleanly
+
+
+def test_a_daemon_whose_model_file_is_damaged_answers_by_words_and_says_so_once(
+    tmp_path: Path,
+) -> None:
+    """An installation whose model file was damaged (a copy of the package, its file changed by
+    one byte): the daemon starts, answers by words, and its log says why in one line."""
+    source = tmp_path / "installed"
+    package = Path(brainiac.__file__).parent
+    shutil.copytree(
+        package,
+        source / "brainiac",
+        ignore=shutil.ignore_patterns("__pycache__", "*.onnx", "vault_template"),
+    )
+    model_dir = source / "brainiac" / "search" / "minilm"
+    _damaged_copy(model_dir)
+    env = {"PYTHONPATH": str(source)}
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    for text in [BIKE, *DECOYS, *FILLER]:
+        run_cli("--vault", str(vault), "remember", text, check=True, env=env)
+    log = tmp_path / "daemon.log"
+    with run_daemon(vault, log, env=env) as proc:
+        answer = run_cli(
+            "--vault", str(vault), "context", "--prompt", "which bike", "--budget", "300", env=env
+        )
+        assert answer.returncode == 0, answer.stderr
+        assert BIKE in answer.stdout.split("## Relevant Long-Term Memory", 1)[1]
+        status = run_cli("--vault", str(vault), "status", check=True, env=env).stdout
+        assert "running" in status and "recall by meaning" not in status
+        stop(proc)
+    said = [line for line in log.read_text().splitlines() if "sentence model" in line]
+    assert len(said) == 1, log.read_text()
+    assert str(model_dir / "all-MiniLM-L6-v2-int8.onnx") in said[0]
+    assert "SHA-256" in said[0] and "words only" in said[0] and "pip install" in said[0]

