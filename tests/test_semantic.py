@@ -450,8 +450,8 @@ def test_a_daemon_whose_model_file_is_damaged_answers_by_words_and_says_so_once(
     env = {"PYTHONPATH": str(source)}
     vault = tmp_path / "vault"
     run_cli("init", str(vault), check=True)
-    for text in [BIKE, *DECOYS, *FILLER]:
-        run_cli("--vault", str(vault), "remember", text, check=True, env=env)
+    with Memory(vault, meaning=False) as memory:
+        _events(memory, [BIKE, *DECOYS, *FILLER])
     log = tmp_path / "daemon.log"
     with run_daemon(vault, log, env=env) as proc:
         answer = run_cli(
