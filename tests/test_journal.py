@@ -10,12 +10,14 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from brainiac import Memory
 from brainiac.core.errors import StaleWriteError
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import placement
 from brainiac.store.vault import SHORT_TERM
+from brainiac.text import events as ev
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
@@ -362,3 +364,51 @@ def test_an_event_a_persons_save_really_removed_is_still_put_back(
     assert sorted(e.id for e in found.events) == sorted(ids)
     everywhere = _ids_everywhere(vault)
     assert [everywhere.count(i) for i in ids] == [1, 1], everywhere
+
+
+def test_an_id_in_a_label_or_a_link_does_not_hide_that_events_loss(vault: Path) -> None:
+    """Only a line's trailing `^e-...` is an event's home: a session or project label naming
+    an id, the summary quoting that session, or a person's link to the block names it mid-line."""
+    cli = ("--vault", str(vault))
+    said = run_cli(*cli, "remember", "The kiln reached 900 degrees", "--session", "firing",
+                   "--at", "2026-11-20T09:00", check=True)  # fmt: skip
+    lost = said.stdout.strip().removeprefix("^")
+    run_cli(*cli, "remember", "see the earlier one", "--session", f"ref ^{lost}",
+            "--project", f"^{lost}", "--at", "2026-11-20T09:05", check=True)  # fmt: skip
+    (vault / "memory/long_term/kiln-log.md").write_text(
+        f"# Kiln log\n\nThe firing: [[short_term#^{lost}]] ^{lost}x\n"
+    )
+    stm_path = vault / SHORT_TERM
+    stm_path.write_text(
+        "".join(x for x in stm_path.read_text().splitlines(True) if not x.endswith(f"^{lost}\n"))
+    )
+    assert f"^{lost}" in stm_path.read_text()  # in the other event's head only
+
+    run_cli(*cli, "jobs", "run", "all", "--now", "2026-11-20T10:00", check=True)
+
+    owned = [
+        x
+        for p in (vault / "memory").rglob("*.md")
+        for x in p.read_text().splitlines()
+        if x.endswith(f" ^{lost}")
+    ]
+    assert [x.split(" ^")[0] for x in owned] == [
+        "- 2026-11-20T09:00:00 **user** (firing): The kiln reached 900 degrees"
+    ]
+
+
+def test_every_block_id_of_an_existing_vault_is_still_found(memory: Memory, vault: Path) -> None:
+    """The id scan reads what the event parser reads: ids at a line's end (after a space, a tab,
+    before a CR), of one-line and multi-line events, and none a text quotes."""
+    memory.remember("first line\nsecond line quoting \\^e-0000000000 and ^e-1111111111", at=NOW)
+    memory.remember("a line of its own", at=NOW + dt.timedelta(minutes=1))
+    note = vault / "memory/long_term/crlf.md"
+    note.write_bytes(b"## Sources\r\n- 2026-11-20T09:00:00 **user**: crlf\t^e-2222222222 \r\n")
+    # What the scan found anywhere in a line before, with nothing but events' own ids in it.
+    anywhere = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
+    before = {
+        i for p in (vault / "memory").rglob("*.md") for i in anywhere.findall(p.read_text())
+    }
+    found = journal.vault_event_ids(memory)
+    assert "e-2222222222" in found and {"e-0000000000", "e-1111111111"}.isdisjoint(found)
+    assert found == before and len(found) > 4

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -39,9 +38,6 @@ if TYPE_CHECKING:
 
 JOURNAL_FILE = "events.journal.jsonl"
 _LOCK_FILE = "events.journal.lock"
-# An event id anywhere in a line: the Event Log, a note's Sources, an archive month file.
-# (Not after a backslash: event text stores a quoted id as `\^e-...`, events.py.)
-_VAULT_ID_RE = re.compile(rf"(?<!\\)\^({ev.ID})\b")
 _RAW_READ_FACTOR = 16  # a note up to 16 times the size limit is still searched for event ids
 
 
@@ -165,7 +161,7 @@ def _read_ids(memory: MemoryLike, rel: str) -> tuple[set[str], safe_io.Fingerpri
         return None
     except (OSError, BrainiacError):
         return set(), None
-    return set(_VAULT_ID_RE.findall(text)), fingerprint
+    return {m.group("id") for m in ev.BLOCK_IDS_RE.finditer(text)}, fingerprint
 
 
 def _raw_text(memory: MemoryLike, rel: str) -> tuple[str, safe_io.Fingerprint | None]:

@@ -43,6 +43,11 @@ _HEAD_RE = re.compile(
 # An event's id: the one pattern every module that finds ids in text builds on.
 ID = r"e-[0-9a-f]{6,32}"
 _ID_RE = re.compile(rf"(?:^|\s)\^(?P<id>{ID})\s*$")
+# The block ids of a whole text: what ends a line after a space, as `_ID_RE` reads an event's own.
+# Only that place: a session or project label (`(^e-...)`), a summary quoting a session or a link
+# to a block (`[[note#^e-...]]`) names an id mid-line, and an id scan that counted them would take
+# a deleted event for one still written (lifecycle/journal.py).
+BLOCK_IDS_RE = re.compile(rf"(?:^|[ \t])\^(?P<id>{ID})[ \t\r]*$", re.MULTILINE)
 _ROLE_BAD = re.compile(r"[*\n\r]+")
 # Structure a line of event text must not start (after its indent): an ATX heading, a code fence, a
 # setext underline, an HTML block. Any backslashes already before it are part of the match, so that
