@@ -246,3 +246,41 @@ def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -
             assert light and all(at < started + dt.timedelta(seconds=30) for at in light)
     finally:
         ready.close()
+
+
+def test_events_without_a_session_grow_one_note_per_day_over_many_runs(vault: Path) -> None:
+    """Events said outside any session are grouped by day: a later run adds a day's later
+    events to the note an earlier run started for it, never a second note that organization
+    then merges away into a redirect stub."""
+    (vault / ".brainiac/config.toml").write_text("[lifecycle]\nshort_term_window = 1\n")
+    cli = ("--vault", str(vault))
+    said: dict[str, str] = {}  # event id -> its day
+    for day in ("2026-11-16", "2026-11-17", "2026-11-18"):
+        for run, times in (("13:00", ("09:00", "09:01")), ("20:00", ("15:00", "15:01"))):
+            for at in times:
+                text = f"Glaze test at {at}: the celadon glaze crazed on the stoneware bowl"
+                out = run_cli(*cli, "remember", text, "--at", f"{day}T{at}", check=True).stdout
+                said[out.strip().removeprefix("^")] = day
+            run_cli(*cli, "jobs", "run", "all", "--now", f"{day}T{run}", check=True)
+
+    samples = ("anna-berg.md", "project-atlas.md")  # the new vault's example notes
+    notes = {p: p.read_text() for p in (vault / "memory/long_term").glob("*.md")}
+    notes = {p: text for p, text in notes.items() if p.name not in samples}
+    assert not [p.name for p, text in notes.items() if "status: merged" in text]
+    days = sorted(
+        {day for i, day in said.items() for text in notes.values() if f"^{i}" in text}
+    )
+    assert days == ["2026-11-16", "2026-11-17", "2026-11-18"]
+    for day in days:  # one note holds the day's promoted events, and nothing else
+        [holder] = [p for p, text in notes.items() if f"({day})" in text.split("\n---", 1)[0]]
+        held = {i for i in said if f"^{i}" in notes[holder]}
+        assert held and {said[i] for i in held} == {day}
+    everywhere = [
+        i
+        for p in (vault / "memory").rglob("*.md")
+        if "indexes" not in p.parts
+        for i in said
+        for _ in range(p.read_text().count(f"^{i}"))
+    ]
+    assert sorted(everywhere) == sorted(said)  # every event once, wherever it lives
+    assert len(notes) == 3

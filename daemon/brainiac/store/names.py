@@ -47,7 +47,9 @@ class Entry:
     tags: tuple[str, ...] = ()
     created: dt.datetime | None = None
     private: bool = False
-    sessions: tuple[str, ...] = ()  # the sessions its events come from
+    # The sessions its events come from, and the days of those said outside a session
+    # (projects.group_key): what promotion adds to the note again.
+    sessions: tuple[str, ...] = ()
     links: tuple[str, ...] = ()  # what its [[links]] name (link_key)
 
 
@@ -130,7 +132,7 @@ class NameBook:
             tuple(note.tags),
             note.note.meta_time("created") or note.last_touched,
             note.private,
-            tuple(dict.fromkeys(projects.session_key(e) for e in note.sources if e.session)),
+            tuple(k for k in dict.fromkeys(map(projects.group_key, note.sources)) if k),
             tuple(dict.fromkeys(link_key(t) for t in note.links)),
         )
         self._entries[rel] = (key, entry)

@@ -130,6 +130,18 @@ def session_key(event: ev.Event) -> str:
     return f"{session}\x1f{event.project}" if session and event.project else session
 
 
+def group_key(event: ev.Event) -> str:
+    """What promotion keeps together in one note, run after run: a session (`session_key`), or,
+    for an event said outside any session, its day within its project; "" for an undated line
+    outside a session (it has no day to join). The day's key starts with a character no session
+    label does (clean_session strips it as white space), so it never names a session."""
+    key = session_key(event)
+    if key or event.at is None:
+        return key
+    day = f"\x1eday {event.at.date().isoformat()}"
+    return f"{day}\x1f{event.project}" if event.project else day
+
+
 def merged(existing: Iterable[str], events: Iterable[ev.Event]) -> list[str]:
     """A note's `projects` after events were added: what it listed, then its new sources'."""
     names = [p for p in (ev.clean_project(x) for x in existing) if p]

@@ -167,7 +167,9 @@ def _place_new(
     else:
         rest = _founding_entities(group, roles, targets, taken, plan, now)
     # A session is its label within its project: "session 1" of two projects is two sessions.
-    existing = session_notes.get(projects.session_key(rest[0])) if rest else None
+    # Events said outside a session join the note an earlier run started for their day: a new
+    # one each run would share its title, and organization would merge it away into a stub.
+    existing = session_notes.get(projects.group_key(rest[0])) if rest else None
     if existing is not None:
         target = targets.setdefault(
             existing.rel, Target(existing.rel, existing.title, create=False)
@@ -350,10 +352,10 @@ def _fact_home(event: ev.Event, homes: dict[str, Entry]) -> Entry | None:
 
 
 def _by_session(events: Sequence[ev.Event]) -> list[list[ev.Event]]:
+    """The events of each session, and of each day (within its project) outside a session."""
     groups: dict[str, list[ev.Event]] = {}
     for e in events:
-        key = projects.session_key(e) or (e.at.date().isoformat() if e.at else "undated")
-        groups.setdefault(key, []).append(e)
+        groups.setdefault(projects.group_key(e), []).append(e)
     return list(groups.values())
 
 
