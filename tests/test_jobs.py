@@ -267,9 +267,7 @@ def test_events_without_a_session_grow_one_note_per_day_over_many_runs(vault: Pa
     notes = {p: p.read_text() for p in (vault / "memory/long_term").glob("*.md")}
     notes = {p: text for p, text in notes.items() if p.name not in samples}
     assert not [p.name for p, text in notes.items() if "status: merged" in text]
-    days = sorted(
-        {day for i, day in said.items() for text in notes.values() if f"^{i}" in text}
-    )
+    days = sorted({day for i, day in said.items() for text in notes.values() if f"^{i}" in text})
     assert days == ["2026-11-16", "2026-11-17", "2026-11-18"]
     for day in days:  # one note holds the day's promoted events, and nothing else
         [holder] = [p for p, text in notes.items() if f"({day})" in text.split("\n---", 1)[0]]

@@ -10,14 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import run_cli
 
 from brainiac import Memory
 from brainiac.core.errors import StaleWriteError
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import placement
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
+from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
@@ -406,9 +405,7 @@ def test_every_block_id_of_an_existing_vault_is_still_found(memory: Memory, vaul
     note.write_bytes(b"## Sources\r\n- 2026-11-20T09:00:00 **user**: crlf\t^e-2222222222 \r\n")
     # What the scan found anywhere in a line before, with nothing but events' own ids in it.
     anywhere = re.compile(r"(?<!\\)\^(e-[0-9a-f]{6,32})\b")
-    before = {
-        i for p in (vault / "memory").rglob("*.md") for i in anywhere.findall(p.read_text())
-    }
+    before = {i for p in (vault / "memory").rglob("*.md") for i in anywhere.findall(p.read_text())}
     found = journal.vault_event_ids(memory)
     assert "e-2222222222" in found and {"e-0000000000", "e-1111111111"}.isdisjoint(found)
     assert found == before and len(found) > 4

@@ -184,3 +184,33 @@ def test_the_clock_in_the_repeated_hour_is_told_apart(memory: Memory) -> None:
     a = ev.make_event("ping", at=local.replace(fold=0))
     b = ev.make_event("ping", at=local)
     assert a.id != b.id
+
+
+@pytest.mark.usefixtures("berlin")
+def test_the_newer_of_two_facts_across_a_fall_back_wins_and_check_agrees(vault: Path) -> None:
+    """Said twenty minutes apart, at 02:50 summer time and 02:10 winter time: the later one (the
+    earlier wall-clock reading) is the current value, in the short-term Facts and in the note
+    promotion moves both to, and `check` confirms it rather than flagging it."""
+    (vault / ".brainiac/config.toml").write_text("[lifecycle]\nshort_term_window = 3\n")
+    cli = ("--vault", str(vault))
+    said = [
+        ("The kiln firing is on Friday.", "2026-10-25T02:50+02:00"),  # 00:50 UTC
+        ("Correction: the kiln firing is on Monday.", "2026-10-25T02:10+01:00"),  # 01:10 UTC
+        *((f"I swept the studio floor, round {i}.", f"2026-10-25T0{3 + i}:00") for i in (1, 2, 3)),
+    ]
+    for text, at in said:
+        run_cli(*cli, "remember", text, "--at", at, check=True)
+    run_cli(*cli, "jobs", "run", "all", "--now", "2026-10-25T12:00", check=True)
+
+    right = run_cli(*cli, "check", "The kiln firing is on Monday.", "--now", "2026-10-25T12:00")
+    assert right.returncode == 0, right.stdout
+    assert "consistent: The kiln firing is on Monday." in right.stdout + right.stderr
+    wrong = run_cli(*cli, "check", "The kiln firing is on Friday.", "--now", "2026-10-25T12:00")
+    assert wrong.returncode == 1 and "CONFLICT" in wrong.stdout
+
+    holders = [p for p in (vault / "memory").rglob("*.md") if "- kiln firing: " in p.read_text()]
+    assert {p.name for p in holders} >= {"short_term.md"} and len(holders) == 2
+    for path in holders:
+        text = path.read_text()
+        assert "- kiln firing: Monday (since 2026-10-25 02:10+01:00" in text, text
+        assert "  - superseded: Friday (2026-10-25 02:50+02:00 to 2026-10-25 02:10+01:00" in text

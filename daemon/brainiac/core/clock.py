@@ -6,7 +6,9 @@ Two things a naive wall-clock time cannot say on its own are handled here:
 
 - The hour repeated when the clocks go back reads the same twice. Python's `fold` (1 for the
   second time round) tells them apart; `local` keeps it, and an event's id includes it
-  (events.event_id), so the same words an hour apart stay two events.
+  (events.event_id), so the same words an hour apart stay two events. A time written in that
+  hour carries its UTC offset (`isoformat`), so the file keeps which time round it was, and
+  what orders times by when they happened compares `instant`s, which count `fold`.
 - A time in the future is a typo or a wrong clock, not something that happened. Anything more
   than `FUTURE_TOLERANCE` ahead of now is refused (the CLI's `--at`) or taken as now (the API,
   imports); what reads "the newest" ignores such times (`not_ahead`).
@@ -18,6 +20,7 @@ import datetime as dt
 
 # A clock a few minutes fast (another machine's, a phone's) is not a typo.
 FUTURE_TOLERANCE = dt.timedelta(minutes=5)
+_EPOCH = dt.datetime(1970, 1, 1)
 
 
 def now() -> dt.datetime:
@@ -42,6 +45,26 @@ def is_ambiguous(at: dt.datetime) -> bool:
         return at.replace(fold=0).timestamp() != at.replace(fold=1).timestamp()
     except (OverflowError, OSError, ValueError):  # years the platform's clock cannot place
         return False
+
+
+def instant(at: dt.datetime) -> float:
+    """`at` as seconds since the epoch (a naive time read as local, its `fold` saying which time
+    round of the repeated hour): the order in which things happened. Naive times compare by
+    their wall-clock reading and ignore `fold`, so the second 02:10 of a fall-back night would
+    come before the first 02:50, twenty minutes earlier."""
+    try:
+        return at.timestamp()
+    except (OverflowError, OSError, ValueError):  # years the platform's clock cannot place
+        return (at.replace(tzinfo=None) - _EPOCH).total_seconds()
+
+
+def isoformat(at: dt.datetime, sep: str = "T", timespec: str = "auto") -> str:
+    """A naive local time as ISO-8601, without an offset, except in the hour repeated at
+    fall-back: there the offset says which time round it was, so that reading it back
+    (`local`) gives the same instant, not the first one."""
+    if at.tzinfo is None and is_ambiguous(at):
+        return at.astimezone().isoformat(sep, timespec)
+    return at.isoformat(sep, timespec)
 
 
 def too_far_ahead(at: dt.datetime, reference: dt.datetime | None = None) -> bool:

@@ -155,7 +155,7 @@ def render(event: Event) -> str:
     if event.at is not None:
         session = f" ({event.session})" if event.session else ""
         project = f" [{event.project}]" if event.project else ""
-        head = f"- {event.at.isoformat()} **{event.role}**{session}{project}: "
+        head = f"- {clock.isoformat(event.at)} **{event.role}**{session}{project}: "
     else:
         head = "- "
     first, *rest = stored_lines(event.text)

@@ -25,11 +25,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from brainiac.core import clock
 from brainiac.text import events as ev
 from brainiac.text.fences import Fences
 
-_TIME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{1,2}):(\d{2})(?::\d{2})?)?$")
-_TIME = r"\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2})?"
+_TIME_RE = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{1,2}):(\d{2})(?::\d{2})?(?P<offset>[+-]\d{2}:\d{2})?)?$"
+)
+# A time in the hour repeated at fall-back carries its UTC offset (clock.isoformat).
+_TIME = r"\d{4}-\d{2}-\d{2}(?: \d{1,2}:\d{2}(?:[+-]\d{2}:\d{2})?)?"
 _PERIOD_RE = re.compile(
     rf"^(?:(?:since|from) (?P<since>{_TIME})"
     rf"|(?P<a>{_TIME}) to (?P<b>{_TIME})"
@@ -48,18 +52,25 @@ _MAX_KEY_WORDS = 6
 
 
 def parse_time(text: str) -> dt.datetime | None:
-    """`YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (also with a `T` or seconds) as a naive datetime."""
+    """`YYYY-MM-DD` or `YYYY-MM-DD HH:MM` (also with a `T` or seconds) as a naive datetime; with
+    a UTC offset (`02:10+01:00`), the local time of that instant, `fold` saying which 02:10."""
     m = _TIME_RE.match(text.strip())
     if m is None:
         return None
-    year, month, day, hour, minute = (int(g) if g else 0 for g in m.groups())
+    year, month, day, hour, minute = (int(g) if g else 0 for g in m.groups()[:5])
     try:
-        return dt.datetime(year, month, day, hour, minute)
-    except ValueError:
+        at = dt.datetime(year, month, day, hour, minute)
+        if m.group("offset"):
+            offset = dt.datetime.strptime(m.group("offset").replace(":", ""), "%z").tzinfo
+            at = clock.local(at.replace(tzinfo=offset))
+    except (ValueError, OverflowError):
         return None
+    return at
 
 
 def render_time(at: dt.datetime) -> str:
+    if clock.is_ambiguous(at):  # which time round of the repeated hour: its offset says
+        return clock.isoformat(at, " ", "minutes")
     return (
         at.strftime("%Y-%m-%d") if (at.hour, at.minute) == (0, 0) else at.strftime("%Y-%m-%d %H:%M")
     )
@@ -278,8 +289,14 @@ def current(section_text: str) -> dict[str, Fact]:
     return out
 
 
-def _sort_key(fact: Fact) -> tuple[bool, dt.datetime]:
-    return fact.since is None, fact.since or dt.datetime.min
+def _sort_key(fact: Fact) -> tuple[bool, float]:
+    return fact.since is None, clock.instant(fact.since) if fact.since else 0.0
+
+
+def _before(a: dt.datetime, b: dt.datetime) -> bool:
+    """Whether `a` happened before `b` (the first 02:50 of a fall-back night before the second
+    02:10: compared as instants, clock.instant)."""
+    return clock.instant(a) < clock.instant(b)
 
 
 def apply(section_text: str, new: Sequence[Fact]) -> tuple[str, list[Change]]:
@@ -313,7 +330,7 @@ def _apply_one(lines: list[str], fact: Fact) -> Change | None:
         return None
     if _restates(old.value, fact.value):
         return None  # "Monday" after "Monday 2026-11-30": the same value, said less precisely
-    if old.since is not None and fact.since is not None and fact.since < old.since:
+    if old.since is not None and fact.since is not None and _before(fact.since, old.since):
         return _record_history(lines, line, fact)
     # The fact line is rewritten from its value on, so a person's spelling of the key is kept.
     head = lines[line.first]
@@ -353,14 +370,14 @@ def _already_there(line: FactLine, fact: Fact) -> bool:
     same = [s for s in entries if normalise_value(s.value) == wanted]
     if fact.since is None:
         return bool(same)
-    return any(s.until is None or fact.since <= s.until for s in same)
+    return any(s.until is None or not _before(s.until, fact.since) for s in same)
 
 
 def _record_history(lines: list[str], line: FactLine, fact: Fact) -> Change:
     assert fact.since is not None and line.fact.since is not None
     # It held until the next value we know of took over.
-    later = [s.since for s in line.superseded if s.since is not None and s.since > fact.since]
-    until = min([line.fact.since, *later])
+    later = [s.since for s in line.superseded if s.since and _before(fact.since, s.since)]
+    until = min([line.fact.since, *later], key=clock.instant)
     entry = render_superseded(Superseded(fact.value, fact.since, until, fact.source))
     cr = "\r" if lines[line.first].endswith("\r") else ""
     lines.insert(_history_at(lines, line, fact.since), entry + cr)
@@ -375,7 +392,7 @@ def _history_at(lines: list[str], line: FactLine, since: dt.datetime) -> int:
         if sub is None:
             continue
         when = sub.since or sub.until
-        if when is not None and when < since:
+        if when is not None and _before(when, since):
             return i
         last_sub = i
     return last_sub + 1

@@ -14,11 +14,12 @@ there, never a second log beside it, while `brainiac status` says how to put the
 
 from __future__ import annotations
 
-import datetime as dt
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from brainiac.core import clock
 from brainiac.text import events as ev
 from brainiac.text import note as notes
 
@@ -166,8 +167,10 @@ def _add_events(
         body = lines[section.heading_line + 1 : end]
         j = 0
         for loc in ev.parse_lines(body, offset=section.heading_line + 1):
-            at = loc.event.at
-            while at is not None and j < len(pending) and _time_key(pending[j]) < at:
+            if loc.event.at is None:
+                continue
+            at = clock.instant(loc.event.at)
+            while j < len(pending) and _time_key(pending[j]) < at:
                 placed.setdefault(loc.first_line, []).append(pending[j])
                 j += 1
         placed.setdefault(end, []).extend(pending[j:])
@@ -185,5 +188,7 @@ def _add_events(
     return "".join(out), added
 
 
-def _time_key(event: ev.Event) -> dt.datetime:
-    return event.at or dt.datetime.min
+def _time_key(event: ev.Event) -> float:
+    """When the event happened, as an instant (the second 02:10 of a fall-back night after the
+    first 02:50); undated first."""
+    return clock.instant(event.at) if event.at else -math.inf

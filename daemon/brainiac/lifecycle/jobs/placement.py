@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -46,20 +47,23 @@ def place(
     most a short-term window of them) in the Event Log, as the latest steps; the rest is history
     and goes straight into long-term notes or the archive, the way promotion would place it, so
     many events at once never swell the short-term document."""
-    pending = sorted(events, key=lambda e: e.at or dt.datetime.min)
+    # In the order they happened (clock.instant: the hour repeated at fall-back too).
+    pending = sorted(events, key=lambda e: clock.instant(e.at) if e.at else -math.inf)
     if not pending:
         return Placed(0, 0, [])
     # A future-dated event in the log (a typo, a wrong clock) is not "the newest": counted, it
     # would send everything after it to history until that date came.
     logged = [
-        e.at
+        clock.instant(e.at)
         for e in memory.short_term().events
         if e.at is not None and not clock.too_far_ahead(e.at, now)
     ]
     newest = max(logged, default=None)
     window = memory.config.short_term_window
     # `>=`: an event of the same second as the newest logged one is not history either.
-    fresh = [e for e in pending if newest is None or (e.at is not None and e.at >= newest)]
+    fresh = [
+        e for e in pending if newest is None or (e.at is not None and clock.instant(e.at) >= newest)
+    ]
     recent = fresh[-window:] if window else []
     if recent and not _fits_short_term(memory, recent):
         recent = []  # placed with the history: the Event Log has no room for them now

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brainiac.core import clock
 from brainiac.lifecycle.jobs import model_facts
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
@@ -81,7 +83,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         new, notes_out = refresh(text, now, ttl, llm_summary, since, reader)
         said[:] = notes_out
         times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
-        newest[:] = [max(times)] if times else []
+        newest[:] = [max(times, key=clock.instant)] if times else []
         return new
 
     state = memory.locations.state / _STATE_FILE
@@ -89,7 +91,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
     if not dry_run and not outcome.skipped and newest:
         # Goals and tasks have been taken from every event up to this one.
-        data = {"extracted_through": newest[0].isoformat()}
+        data = {"extracted_through": clock.isoformat(newest[0])}
         safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
         said.append(
@@ -143,7 +145,10 @@ def refresh(
     text = _refresh_summary(text, activity, llm_summary)
     # Goals and tasks come from events not looked at before (`extracted_through`), so a goal or
     # task a person deleted does not come back while its event is still in the log.
-    fresh = [e for e in activity if e.at is not None and (since is None or e.at > since)]
+    # As instants: an event in the second time round of the hour repeated at fall-back is after
+    # one of the first, though its clock reads earlier.
+    after = clock.instant(since) if since is not None else -math.inf
+    fresh = [e for e in activity if e.at is not None and clock.instant(e.at) > after]
     goals = [f"- {g}" for e in fresh for g in extract.goals(e.text)]
     tasks = [f"- [ ] {t}" for e in fresh for t in extract.tasks(e.text)]
     for title, found in (("Goals", goals), ("Tasks", tasks)):
@@ -306,8 +311,10 @@ def stm_body(text: str, title: str) -> str:
 
 def _load_watermark(path: Path) -> dt.datetime | None:
     try:
-        return dt.datetime.fromisoformat(json.loads(path.read_text())["extracted_through"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return clock.local(
+            dt.datetime.fromisoformat(json.loads(path.read_text())["extracted_through"])
+        )
+    except (OSError, ValueError, KeyError, TypeError, OverflowError):
         return None
 
 
