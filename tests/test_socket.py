@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -18,6 +19,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,7 +213,7 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
     from brainiac.store import vault_choice, vault_key
 
     allowed = {"__future__", "_socket", "_sha256", "collections", "hashlib", "io", "json"}
-    allowed |= {"os", "re", "sys", "tomllib", "brainiac"}
+    allowed |= {"os", "re", "sys", "time", "tomllib", "brainiac"}
     allowed |= {"gc"}  # built into the interpreter: entry turns the cycle collector off
     for module in (daemon_socket, entry, vault_key, vault_choice):
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
@@ -503,3 +506,148 @@ def test_a_hook_that_cannot_even_find_its_vault_still_exits_1(
     assert len(hook.stderr.splitlines()) == 1
     context = run_cli("context", "--prompt", "x")
     assert context.returncode == 2 and "config.toml" in context.stderr
+
+
+# -- under load (issue 31): every client answered by the daemon, none held up by a slow one ------
+def _connected(vault: Path) -> socket.socket:
+    address, fd = daemon_socket.connectable(_socket_path(vault))
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(DEADLINE_S)
+    try:
+        s.connect(address)
+    finally:
+        if fd is not None:
+            os.close(fd)
+    return s
+
+
+def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path, tmp_path: Path) -> None:
+    """25 prompt hooks and 25 searches sent at the same instant, through the client entry.py
+    uses: the daemon answers every one (it closed 42 of 50 at once when it held 8), each the
+    CLI's own answer."""
+    import threading
+
+    hook, search = (
+        ["--vault", str(vault), *CALLS[8][0]],
+        ["--vault", str(vault), "search", "Atlas"],
+    )
+    runtime = str(Locations.for_vault(vault).runtime)
+    start = threading.Barrier(50)
+    answers: list[dict[str, object]] = [{} for _ in range(50)]
+
+    def ask(i: int) -> None:
+        argv, stdin = (hook, HOOK_EVENT) if i % 2 else (search, None)
+        start.wait()
+        answers[i] = daemon_socket.ask_argv(runtime, argv, stdin)
+
+    with _serving(vault, tmp_path):
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(50)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+        stats = _stats(vault)["stats"]
+    assert [a.get("fallback") for a in answers] == [None] * 50
+    assert stats["answered"] == 50 and stats["busy"] == 0, stats
+    for i, (args, stdin) in ((1, CALLS[8]), (0, (("search", "Atlas"), None))):
+        parts = answers[i]["parts"]
+        assert isinstance(parts, list)
+        said = tuple("".join(text for to_err, text in parts if to_err == e) for e in (False, True))
+        assert (*said, answers[i]["exit"]) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+
+
+def test_a_client_dripping_its_request_holds_no_slot_and_is_cut_off_at_its_deadline(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Twelve clients that send their request a byte at a time (more than the daemon has
+    workers): another client is answered by the daemon meanwhile, and each dripping one gets an
+    error answer once READ_DEADLINE_S has passed since its connect, however often it sent a
+    byte (its reads had a timeout each: a byte a second held a thread for good)."""
+    from brainiac.runtime.socket_server import READ_DEADLINE_S
+
+    request = b'{"v": 1, "command": "search", "args": {"query": "Atlas"}, "env": {}}\n'
+    with _serving(vault, tmp_path):
+        drippers = [_connected(vault) for _ in range(12)]
+        connected = time.monotonic()
+        stop = threading.Event()
+        replies: list[tuple[float, bytes]] = []
+
+        def drip(s: socket.socket) -> None:
+            got = b""
+            with contextlib.suppress(OSError):
+                for byte in request[:-1]:  # never the newline: the request stays unfinished
+                    if stop.is_set() or select.select([s], [], [], 0)[0]:
+                        break
+                    s.send(bytes([byte]))
+                    stop.wait(0.3)  # the client's pace under test, not time made to pass
+                got = b"".join(iter(lambda: s.recv(65536), b""))
+            replies.append((time.monotonic() - connected, got))
+
+        threads = [threading.Thread(target=drip, args=(s,)) for s in drippers]
+        for t in threads:
+            t.start()
+        try:
+            before = _stats(vault)["stats"]["answered"]
+            out, _, code = _cli(vault, *CALLS[3])
+            assert code == 0 and "deadline" in out.lower()
+            assert _stats(vault)["stats"]["answered"] == before + 1  # by the daemon
+        finally:
+            for t in threads:
+                t.join(timeout=DEADLINE_S)
+            stop.set()
+            for s in drippers:
+                s.close()
+        assert len(replies) == 12
+        for took, got in replies:
+            assert f"no whole request line within {READ_DEADLINE_S:g} s" in got.decode(), got
+            assert took < READ_DEADLINE_S + 1.5, took
+        assert _stats(vault)["stats"]["malformed"] == 12
+
+
+def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three times as many requests as the daemon has workers (more than the 8 it once took),
+    each answer slow: those waiting behind the others longer than the client's ANSWER_TIMEOUT_S
+    hear the heartbeat and are answered in turn, instead of being closed at once or timing out;
+    one whose client left meanwhile is not answered at all."""
+    from brainiac.runtime import socket_server
+
+    monkeypatch.setattr(daemon_socket, "ANSWER_TIMEOUT_S", 1.0)  # two heartbeats' time
+    answering = threading.Semaphore(0)
+
+    def respond(request: dict[str, Any]) -> dict[str, Any]:
+        answering.release()
+        time.sleep(0.6)  # a slow answer: the last third waits 1.2 s for a worker
+        return {"parts": [[False, str(request["args"])]], "exit": 0}
+
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    server = SocketServer(runtime, respond)
+    server.start()
+    try:
+        answers: dict[int, dict[str, object]] = {}
+
+        def ask(i: int) -> None:
+            answers[i] = daemon_socket.ask(str(runtime), "search", {"i": i})
+
+        many = 3 * socket_server.WORKERS
+        threads = [threading.Thread(target=ask, args=(i,)) for i in range(many)]
+        for t in threads:
+            t.start()
+        for _ in range(socket_server.WORKERS):  # every worker busy: the next one waits
+            assert answering.acquire(timeout=DEADLINE_S)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as leaving:
+            leaving.settimeout(DEADLINE_S)
+            leaving.connect(str(server.path))
+            leaving.sendall(b'{"v": 1, "command": "search", "args": {}, "env": {}}\n')
+            assert leaving.recv(1) == b" "  # a heartbeat; then it leaves
+        for t in threads:
+            t.join(timeout=DEADLINE_S)
+        assert sorted(answers) == list(range(many))
+        for i, answer in answers.items():
+            assert answer.get("parts") == [[False, str({"i": i})]], answer
+        wait_for(lambda: server.counts["gone"] == 1, "the client that left, passed over")
+        assert server.counts["answered"] == many and server.counts["busy"] == 0
+    finally:
+        server.stop()

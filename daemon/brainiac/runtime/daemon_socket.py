@@ -7,8 +7,14 @@ runs, the socket file is stale, the connection is refused or times out, or the d
 command is better run here), `ask` says why and the command runs in its own process, exactly as
 without a daemon: never worse than before, never a hang.
 
-This module runs before the CLI loads anything else (entry.py), so it imports only json, os and
-_socket (the C module under `socket`, which would add selectors and enum: ~1 ms a call).
+A busy daemon is waited for: while a request waits for one of the daemon's workers, the daemon
+sends a space every `HEARTBEAT_S` (JSON allows white space before a value), and the client gives
+up only after `ANSWER_TIMEOUT_S` without a byte (the daemon is stuck, or stopped) or `WAIT_CAP_S`
+in all: so 50 agents' hooks at once are answered by the daemon, one after the other, rather than
+half of them by their own processes.
+
+This module runs before the CLI loads anything else (entry.py), so it imports only json, os, time
+and _socket (the C module under `socket`, which would add selectors and enum: ~1 ms a call).
 The protocol (the server is socket_server.py, the answers answers.py): one JSON object on one
 line each way. A request is {"v": 1, "argv": [...], "stdin": text or null, "env": {...}} (the
 command line as given: entry.py) or {"v": 1, "command": ..., "args": {...}, "env": {...}} (the
@@ -23,15 +29,21 @@ from __future__ import annotations
 import _socket
 import json
 import os
+import time
 
 SOCKET_NAME = "daemon.sock"
 PROTOCOL = 1
 MAX_REQUEST_BYTES = 8 * 2**20  # a prompt or a response to check: text a person can read
 MAX_ANSWER_BYTES = 64 * 2**20  # `search --limit 1000 --json` with long excerpts
 CONNECT_TIMEOUT_S = 0.5
-# A context at 10,000 notes takes tens of milliseconds in the daemon; past this the daemon is
-# stuck or starved, and the command is answered here instead.
+# A context at 10,000 notes takes tens of milliseconds in the daemon, and a waiting request hears
+# a heartbeat every HEARTBEAT_S; no byte at all for ANSWER_TIMEOUT_S means the daemon is stuck or
+# starved, and the command is answered here instead.
+HEARTBEAT_S = 0.5
 ANSWER_TIMEOUT_S = 5.0
+# However alive the daemon: a request waits no longer than this from its connect (a queue this
+# long is hundreds of requests; the prompt hook's own timeout is a minute).
+WAIT_CAP_S = 20.0
 OFF_ENV = "BRAINIAC_SOCKET"  # "off": never ask the daemon (measuring, debugging)
 # The environment a command's answer depends on besides the vault: the configuration's
 # variables and the time zone. Sent along; the daemon answers only when its own agree.
@@ -107,9 +119,10 @@ def exchange(path: str, request: dict[str, object]) -> dict[str, object]:
     try:
         sock.settimeout(CONNECT_TIMEOUT_S)
         sock.connect(address)
+        give_up = time.monotonic() + WAIT_CAP_S
         sock.settimeout(ANSWER_TIMEOUT_S)
         sock.sendall(line)
-        raw = read_line(sock, MAX_ANSWER_BYTES)
+        raw = read_line(sock, MAX_ANSWER_BYTES, give_up)
     except FileNotFoundError:
         return {"fallback": f"{path}: no daemon (no socket)"}
     except ConnectionRefusedError:
@@ -137,15 +150,24 @@ CLOSED = "closed"  # read_line: the peer closed before a whole line
 TOO_LONG = "too long"  # read_line: no newline within the limit
 
 
-def read_line(sock: _socket.socket, limit: int) -> bytes | str:
-    """The bytes before the first newline (both sides of the socket send one JSON line), or
-    why there is none: CLOSED or TOO_LONG. A timeout is raised (TimeoutError)."""
+def read_line(sock: _socket.socket, limit: int, give_up: float) -> bytes | str:
+    """The bytes before the first newline (both sides of the socket send one JSON line), the
+    heartbeat's spaces before it left out, or why there is none: CLOSED or TOO_LONG.
+    TimeoutError after ANSWER_TIMEOUT_S without a byte, or at `give_up` (monotonic)."""
     chunks: list[bytes] = []
     size = 0
     while True:
+        left = give_up - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        sock.settimeout(min(ANSWER_TIMEOUT_S, left))
         chunk = sock.recv(1 << 16)
         if not chunk:
             return CLOSED
+        if not chunks:
+            chunk = chunk.lstrip(b" ")
+            if not chunk:
+                continue
         end = chunk.find(b"\n")
         size += len(chunk) if end < 0 else end
         if size > limit:

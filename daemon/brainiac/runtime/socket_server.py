@@ -6,11 +6,18 @@ the kernel's SO_PEERCRED names the uid of the process that connected, and any ui
 daemon's own is closed without an answer (one line in the log). So another user cannot read
 this user's memory, even through a folder made reachable by mistake.
 
-One accepting thread, and one short-lived thread per connection (at most `MAX_CLIENTS` at a
-time; past that a connection is closed at once and the client answers in its own process). A
-request is one JSON line of at most `MAX_REQUEST_BYTES`; whatever arrives (too long, not JSON,
-not an object, an unknown command, a failure while answering) gets an error answer or is
-closed, and the daemon goes on.
+One thread accepts and reads every connection without blocking (a selector), and `WORKERS`
+threads answer the requests it has read whole, in the order they came. A request is one JSON line
+of at most `MAX_REQUEST_BYTES`, which must arrive whole within `READ_DEADLINE_S` of the accept
+(the monotonic clock, whatever the pace of its bytes): a client that sends a byte now and then
+holds no worker and delays nobody, and is closed with an error answer at its deadline. While a
+request waits for a worker, its client gets a space every `daemon_socket.HEARTBEAT_S` (JSON
+allows white space before a value), so the client waits for a daemon that is alive and busy
+instead of answering in its own process; a client that left meanwhile is not answered. At most
+`MAX_CONNECTIONS` are held at once; past that a connection is told the daemon is busy and the
+client answers in its own process. Whatever arrives (too long, not JSON, not an object, an
+unknown command, a failure while answering) gets an error answer or is closed, and the daemon
+goes on.
 
 A second daemon never takes a live socket: the instance lock keeps a second daemon from getting
 this far, and a socket file that still answers is left alone even so. A file nobody answers on
@@ -21,36 +28,56 @@ the one this server bound.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
+import queue
+import select
+import selectors
 import socket
 import stat
 import struct
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from brainiac.core.errors import VaultError
 from brainiac.runtime.daemon_socket import (
-    CLOSED,
+    HEARTBEAT_S,
     MAX_REQUEST_BYTES,
     PROTOCOL,
-    TOO_LONG,
     connectable,
-    read_line,
     socket_path,
 )
 
 log = logging.getLogger(__name__)
 
-MAX_CLIENTS = 8
-_READ_TIMEOUT_S = 2.0  # a client that connects and says nothing holds a thread this long
+# Answering is mostly Python holding the GIL: more workers would not answer faster, but one slow
+# request (a search of a thousand results) should not hold up the hooks queued behind it.
+WORKERS = 4
+# Connections held at once (being read, waiting, being answered): 50 agents' hooks and searches
+# at once fit with room to spare; past this the daemon says it is busy.
+MAX_CONNECTIONS = 256
+READ_DEADLINE_S = 2.0  # from the accept to the request's last byte
+_SEND_DEADLINE_S = 5.0  # for the whole answer: a client that does not read it loses it
 _JOIN_S = 5.0
 _UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+_HEARTBEAT = b" "
 
 Respond = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+@dataclasses.dataclass(eq=False)
+class _Client:
+    """One connection, from its accept to its answer."""
+
+    conn: socket.socket
+    deadline: float  # monotonic: the whole request must have arrived by then
+    chunks: list[bytes] = dataclasses.field(default_factory=list)
+    size: int = 0
 
 
 class SocketServer:
@@ -62,11 +89,22 @@ class SocketServer:
         self._listener: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
-        self._slots = threading.BoundedSemaphore(MAX_CLIENTS)
-        self._handlers: set[threading.Thread] = set()
+        self._workers: list[threading.Thread] = []
+        self._queue: queue.SimpleQueue[_Client | None] = queue.SimpleQueue()
+        self._reading: dict[int, _Client] = {}  # by fd; the selector thread's own
+        self._waiting: dict[_Client, bytes] = {}  # read whole, no worker yet: heartbeats
+        self._held = 0  # connections accepted and not closed yet
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self.counts = {"answered": 0, "refused": 0, "malformed": 0, "busy": 0, "failed": 0}
+        self._wake: tuple[socket.socket, socket.socket] | None = None  # stop() wakes select()
+        self.counts = {
+            "answered": 0,
+            "refused": 0,
+            "malformed": 0,
+            "busy": 0,
+            "failed": 0,
+            "gone": 0,
+        }
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -79,7 +117,8 @@ class SocketServer:
             listener.bind(address)
             os.chmod(self.path, 0o600)  # the folder is owner-only already; the file says so too
             st = os.stat(self.path)
-            listener.listen(MAX_CLIENTS)
+            listener.listen(MAX_CONNECTIONS)
+            listener.setblocking(False)
         except OSError:
             listener.close()
             raise
@@ -88,24 +127,33 @@ class SocketServer:
                 os.close(fd)
         self._inode = (st.st_dev, st.st_ino)
         self._listener = listener
-        self._thread = threading.Thread(target=self._accept, name="brainiac-socket", daemon=True)
+        self._wake = socket.socketpair()
+        for i in range(WORKERS):
+            worker = threading.Thread(target=self._work, name=f"brainiac-socket-{i}", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        self._thread = threading.Thread(target=self._select, name="brainiac-socket", daemon=True)
         self._thread.start()
         log.info("answering the CLI on %s", self.path)
 
     def stop(self) -> None:
-        """Stop accepting, let answers in progress finish (bounded), remove the socket file."""
+        """Stop accepting, let answers in progress finish (bounded; a request still waiting is
+        told to answer itself), remove the socket file."""
         self._stopping.set()
-        if self._listener is not None:
-            # shutdown wakes the accept() blocked in the other thread; close alone would not
+        if self._wake is not None:
             with contextlib.suppress(OSError):
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
+                self._wake[1].send(b"x")
         if self._thread is not None:
             self._thread.join(timeout=_JOIN_S)
-        with self._lock:
-            handlers = list(self._handlers)
-        for thread in handlers:
-            thread.join(timeout=_JOIN_S)
+        if self._listener is not None:
+            self._listener.close()
+        for _ in self._workers:
+            self._queue.put(None)
+        for worker in self._workers:
+            worker.join(timeout=_JOIN_S)
+        if self._wake is not None:
+            for end in self._wake:
+                end.close()
         self._remove_file()
 
     def _remove_file(self) -> None:
@@ -117,49 +165,159 @@ class SocketServer:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
 
-    # -- connections -----------------------------------------------------------------------------
-    def _accept(self) -> None:
+    # -- accepting and reading (one thread) ------------------------------------------------------
+    def _select(self) -> None:
+        assert self._listener is not None and self._wake is not None
+        selector = selectors.DefaultSelector()
+        selector.register(self._listener, selectors.EVENT_READ, None)
+        selector.register(self._wake[0], selectors.EVENT_READ, None)
+        beat = time.monotonic() + HEARTBEAT_S
+        try:
+            while not self._stopping.is_set():
+                deadlines = [c.deadline for c in self._reading.values()]
+                wait = min([beat, *deadlines]) - time.monotonic()
+                for key, _ in selector.select(max(wait, 0.0)):
+                    if key.fileobj is self._listener:
+                        self._accept(selector)
+                    elif isinstance(key.data, _Client):
+                        self._read(selector, key.data)
+                now = time.monotonic()
+                for client in [c for c in self._reading.values() if c.deadline <= now]:
+                    self._unwatch(selector, client)
+                    self._refuse(
+                        client,
+                        "malformed",
+                        {"error": f"no whole request line within {READ_DEADLINE_S:g} s"},
+                    )
+                if now >= beat:
+                    self._heartbeat()
+                    beat = now + HEARTBEAT_S
+        finally:
+            for client in list(self._reading.values()):
+                self._unwatch(selector, client)
+                self._close(client)
+            selector.close()
+
+    def _accept(self, selector: selectors.BaseSelector) -> None:
         assert self._listener is not None
-        while not self._stopping.is_set():
+        while True:
             try:
                 conn, _ = self._listener.accept()
-            except OSError:
-                if self._stopping.is_set():
-                    return
-                # ECONNABORTED (that client is gone) or EMFILE (no fd left): not in a busy loop
-                self._stopping.wait(0.05)
-                continue
-            if not self._slots.acquire(blocking=False):
-                self._count("busy")
-                conn.close()  # the client answers in its own process
-                continue
-            thread = threading.Thread(
-                target=self._serve, args=(conn,), name="brainiac-socket-client", daemon=True
-            )
-            with self._lock:
-                self._handlers.add(thread)
-            try:
-                thread.start()
-            except RuntimeError:  # no thread can be started now: the client answers itself
-                with self._lock:
-                    self._handlers.discard(thread)
-                self._slots.release()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                # ECONNABORTED (that client is gone) or EMFILE (no fd left): the next select
+                # tries again; the clients meanwhile wait in the listen queue or answer themselves
+                log.debug("socket: accept failed: %s", exc)
+                return
+            conn.setblocking(False)
+            if not self._peer_allowed(conn):
                 conn.close()
-
-    def _serve(self, conn: socket.socket) -> None:
-        try:
-            with conn:
-                if not self._peer_allowed(conn):
-                    return
-                conn.settimeout(_READ_TIMEOUT_S)
-                answer = self._answer(_read_request(conn))
-                conn.sendall(json.dumps(answer).encode("utf-8") + b"\n")
-        except OSError as exc:  # the client went away (timed out, killed): its loss only
-            log.debug("socket client gone: %s", exc)
-        finally:
-            self._slots.release()
+                continue
+            client = _Client(conn, time.monotonic() + READ_DEADLINE_S)
             with self._lock:
-                self._handlers.discard(threading.current_thread())
+                full = self._held >= MAX_CONNECTIONS
+                self._held += 1
+            if full:
+                self._refuse(
+                    client,
+                    "busy",
+                    {"fallback": f"the daemon is busy ({MAX_CONNECTIONS} requests at once)"},
+                )
+                continue
+            self._reading[conn.fileno()] = client
+            selector.register(conn, selectors.EVENT_READ, client)
+
+    def _read(self, selector: selectors.BaseSelector, client: _Client) -> None:
+        try:
+            chunk = client.conn.recv(1 << 16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:  # the client went away: its loss only
+            log.debug("socket client gone: %s", exc)
+            self._unwatch(selector, client)
+            self._close(client)
+            return
+        if not chunk:
+            self._unwatch(selector, client)
+            self._refuse(
+                client, "malformed", {"error": "the connection closed before a whole request line"}
+            )
+            return
+        end = chunk.find(b"\n")
+        client.size += len(chunk) if end < 0 else end
+        if client.size > MAX_REQUEST_BYTES:
+            self._unwatch(selector, client)
+            self._refuse(
+                client, "malformed", {"error": f"the request is over {MAX_REQUEST_BYTES} bytes"}
+            )
+            return
+        if end < 0:
+            client.chunks.append(chunk)
+            return
+        self._unwatch(selector, client)
+        line = b"".join([*client.chunks, chunk[:end]])
+        client.chunks = []
+        with self._lock:
+            self._waiting[client] = line
+        self._queue.put(client)
+
+    def _unwatch(self, selector: selectors.BaseSelector, client: _Client) -> None:
+        self._reading.pop(client.conn.fileno(), None)
+        with contextlib.suppress(KeyError, ValueError):
+            selector.unregister(client.conn)
+
+    def _heartbeat(self) -> None:
+        """A space to each client whose request waits for a worker: the daemon is alive."""
+        with self._lock:  # a worker takes a client under the lock: never mid-answer
+            for client in self._waiting:
+                with contextlib.suppress(OSError):  # a full buffer or a client gone: no matter
+                    client.conn.send(_HEARTBEAT)
+
+    def _refuse(self, client: _Client, count: str, answer: dict[str, Any]) -> None:
+        """A short answer without a worker (it fits the socket's buffer: never blocks), then
+        the connection closed."""
+        self._count(count)
+        with contextlib.suppress(OSError):
+            client.conn.send(json.dumps({"v": PROTOCOL, **answer}).encode("utf-8") + b"\n")
+        self._close(client)
+
+    def _close(self, client: _Client) -> None:
+        client.conn.close()
+        with self._lock:
+            self._held -= 1
+
+    # -- answering (the workers) -----------------------------------------------------------------
+    def _work(self) -> None:
+        while True:
+            client = self._queue.get()
+            if client is None:
+                return
+            with self._lock:  # out of the heartbeat's list before a byte of the answer goes
+                line = self._waiting.pop(client)
+            try:
+                self._serve(client, line)
+            except OSError as exc:  # the client went away (timed out, killed): its loss only
+                log.debug("socket client gone: %s", exc)
+            finally:
+                self._close(client)
+
+    def _serve(self, client: _Client, line: bytes) -> None:
+        if self._stopping.is_set():
+            answer: dict[str, Any] = {"v": PROTOCOL, "fallback": "the daemon is stopping"}
+        elif _hung_up(client.conn):
+            self._count("gone")  # it gave up waiting and answered in its own process
+            return
+        else:
+            answer = self._answer(line)
+        data = memoryview(json.dumps(answer).encode("utf-8") + b"\n")
+        give_up = time.monotonic() + _SEND_DEADLINE_S
+        while data:
+            left = give_up - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the answer was not taken within {_SEND_DEADLINE_S:g} s")
+            client.conn.settimeout(left)
+            data = data[client.conn.send(data) :]
 
     def _peer_allowed(self, conn: socket.socket) -> bool:
         pid, uid, _gid = _UCRED.unpack(
@@ -177,10 +335,7 @@ class SocketServer:
         )
         return False
 
-    def _answer(self, raw: bytes | str) -> dict[str, Any]:
-        if isinstance(raw, str):  # what was wrong with the bytes
-            self._count("malformed")
-            return {"v": PROTOCOL, "error": raw}
+    def _answer(self, raw: bytes) -> dict[str, Any]:
         try:
             request = json.loads(raw)
         except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nested deep
@@ -217,17 +372,12 @@ class SocketServer:
             self.counts[what] += 1
 
 
-def _read_request(conn: socket.socket) -> bytes | str:
-    """The request line, or (a str) what was wrong with it."""
-    try:
-        line = read_line(conn, MAX_REQUEST_BYTES)
-    except TimeoutError:
-        return f"no whole request line within {_READ_TIMEOUT_S:g} s"
-    if line == CLOSED:
-        return "the connection closed before a whole request line"
-    if line == TOO_LONG:
-        return f"the request is over {MAX_REQUEST_BYTES} bytes"
-    return line
+def _hung_up(conn: socket.socket) -> bool:
+    """Whether the client closed its end (it stopped waiting): POLLHUP. A client that only shut
+    its writing side down still waits for the answer (POLLRDHUP alone)."""
+    poller = select.poll()
+    poller.register(conn, select.POLLHUP)
+    return any(events & select.POLLHUP for _, events in poller.poll(0))
 
 
 def _owner_only(folder: Path) -> None:
