@@ -651,3 +651,28 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
         assert server.counts["answered"] == many and server.counts["busy"] == 0
     finally:
         server.stop()
+
+
+def test_beside_the_daemon_a_context_answered_here_says_it_is_by_words_only(
+    tmp_path: Path,
+) -> None:
+    """The daemon ranks by meaning as well; the CLI's own process by words only (opening.py says
+    what that would cost). A context or prompt hook the CLI answers itself while the daemon runs
+    (here: another time zone) says so on stderr, so its answer is not taken for the daemon's;
+    the daemon's answers and a CLI without any daemon say nothing."""
+    from brainiac.interfaces.cli.opening import WORDS_ONLY_NOTE
+
+    vault = quiet_vault(tmp_path)
+    config = vault / ".brainiac" / "config.toml"
+    config.write_text(config.read_text().replace("meaning = false", "meaning = true"))
+    for args, stdin in (CALLS[0], CALLS[8]):
+        assert WORDS_ONLY_NOTE not in _cli(vault, args, stdin)[1]  # no daemon: nothing to tell
+    with _serving(vault, tmp_path):
+        for args, stdin in (CALLS[0], CALLS[8]):
+            before = _stats(vault)["stats"]["answered"]
+            out, err, code = _cli(vault, args, stdin)
+            assert _stats(vault)["stats"]["answered"] == before + 1
+            assert code == 0 and out and WORDS_ONLY_NOTE not in err
+            out, err, code = _cli(vault, args, stdin, TZ="Pacific/Auckland")
+            assert _stats(vault)["stats"]["answered"] == before + 1  # answered here
+            assert code == 0 and out and err.count(WORDS_ONLY_NOTE) == 1, err

@@ -17,7 +17,7 @@ from brainiac.core.errors import BrainiacError
 from brainiac.interfaces.cli.answering import ask_daemon, emit, read_stdin
 from brainiac.interfaces.cli.conventions import EXIT_HOOK_FAILED
 from brainiac.interfaces.cli.group import Group
-from brainiac.interfaces.cli.opening import open_memory
+from brainiac.interfaces.cli.opening import note_words_only, open_memory
 
 if TYPE_CHECKING:
     from brainiac.api.memory import Memory
@@ -59,6 +59,7 @@ def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
 
     def act(memory: Memory, payload: Any) -> None:
         click.echo(hooks_mod.prompt_context(memory, payload, budget), nl=False)
+        note_words_only(memory)  # stderr: Claude Code adds only the hook's stdout to the prompt
 
     _run_hook(ctx, "user-prompt-submit", act, stdin)
 

@@ -20,7 +20,7 @@ from brainiac.core.errors import FutureTimeError, VaultError
 from brainiac.core.lazy import lazy_module
 from brainiac.interfaces.cli.answering import ask_daemon, emit, read_stdin
 from brainiac.interfaces.cli.conventions import parse_time, print_json
-from brainiac.interfaces.cli.opening import open_memory
+from brainiac.interfaces.cli.opening import note_words_only, open_memory
 from brainiac.store.vault import SHORT_TERM, WORKING_MEMORY
 
 if TYPE_CHECKING:
@@ -157,6 +157,7 @@ def context(
     memory = open_memory(ctx)
     when = clock.local(parse_time(now, "--now") or clock.now())
     output, result = answers.context(memory, prompt, budget, when, as_json, project)
+    note_words_only(memory)
     for to_stderr, text in output.parts:  # the warnings, before the file is written
         if to_stderr:
             click.echo(text, nl=False, err=True)

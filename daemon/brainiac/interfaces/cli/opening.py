@@ -29,8 +29,9 @@ def open_memory(ctx: click.Context) -> Memory:
     if client_of(ctx) is not None:  # (context --write): the daemon never opens another Memory
         raise answers.RunHere("this call opens the vault in the CLI's own process")
     # Words only: recall by meaning needs the sentence model loaded and every event's vector
-    # made, which is the daemon's (or a long-lived program's) work, not a one-shot command's
-    # (docs/architecture.md, "recall by meaning").
+    # known, which is the daemon's (or a long-lived program's) work, not a one-shot command's:
+    # at 10,000 notes reading the events' texts to match the saved vectors, numpy and the model
+    # would triple the CPU of a call (docs/architecture.md, "recall by meaning").
     memory = memory_mod.Memory(resolve_vault(ctx.obj["vault"]), meaning=False)
     ctx.call_on_close(memory.close)
     if sys.stdout.isatty() and sys.stderr.isatty():
@@ -40,6 +41,22 @@ def open_memory(ctx: click.Context) -> Memory:
         memory.on_progress = bar.update
         ctx.call_on_close(bar.close)
     return memory
+
+
+# Beside a running daemon, what the CLI's process answers may differ from what the daemon would
+# have: the daemon ranks by meaning as well, this process by words only (see open_memory).
+WORDS_ONLY_NOTE = (
+    "brainiac: answered in this process, by words only: the running daemon did not answer this "
+    "call, and its answers use recall by meaning too (docs/service.md); `--debug` says why"
+)
+
+
+def note_words_only(memory: Memory) -> None:
+    """Say on stderr that a context was assembled here by words only while a daemon that
+    recalls by meaning as well holds the vault, so that its answer is not taken for the
+    daemon's. Without a daemon there is no other answer to tell it from."""
+    if memory.config.meaning and not memory.index_writes:
+        click.echo(WORDS_ONLY_NOTE, err=True)
 
 
 class _ProgressBar:
