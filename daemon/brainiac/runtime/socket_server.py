@@ -174,29 +174,36 @@ class SocketServer:
         beat = time.monotonic() + HEARTBEAT_S
         try:
             while not self._stopping.is_set():
-                deadlines = [c.deadline for c in self._reading.values()]
-                wait = min([beat, *deadlines]) - time.monotonic()
-                for key, _ in selector.select(max(wait, 0.0)):
-                    if key.fileobj is self._listener:
-                        self._accept(selector)
-                    elif isinstance(key.data, _Client):
-                        self._read(selector, key.data)
-                now = time.monotonic()
-                for client in [c for c in self._reading.values() if c.deadline <= now]:
-                    self._unwatch(selector, client)
-                    self._refuse(
-                        client,
-                        "malformed",
-                        {"error": f"no whole request line within {READ_DEADLINE_S:g} s"},
-                    )
-                if now >= beat:
-                    self._heartbeat()
-                    beat = now + HEARTBEAT_S
+                try:
+                    beat = self._turn(selector, beat)
+                except Exception:  # a bug here must not stop the answers: the next turn goes on
+                    log.exception("socket: reading the connections failed")
+                    self._stopping.wait(0.05)
         finally:
             for client in list(self._reading.values()):
                 self._unwatch(selector, client)
                 self._close(client)
             selector.close()
+
+    def _turn(self, selector: selectors.BaseSelector, beat: float) -> float:
+        """One wait for connections and bytes, the reads past their deadline cut off, the
+        heartbeat when due; the next heartbeat's time."""
+        deadlines = [c.deadline for c in self._reading.values()]
+        wait = min([beat, *deadlines]) - time.monotonic()
+        for key, _ in selector.select(max(wait, 0.0)):
+            if key.fileobj is self._listener:
+                self._accept(selector)
+            elif isinstance(key.data, _Client):
+                self._read(selector, key.data)
+        now = time.monotonic()
+        late = {"error": f"no whole request line within {READ_DEADLINE_S:g} s"}
+        for client in [c for c in self._reading.values() if c.deadline <= now]:
+            self._unwatch(selector, client)
+            self._refuse(client, "malformed", late)
+        if now < beat:
+            return beat
+        self._heartbeat()
+        return now + HEARTBEAT_S
 
     def _accept(self, selector: selectors.BaseSelector) -> None:
         assert self._listener is not None
@@ -209,6 +216,7 @@ class SocketServer:
                 # ECONNABORTED (that client is gone) or EMFILE (no fd left): the next select
                 # tries again; the clients meanwhile wait in the listen queue or answer themselves
                 log.debug("socket: accept failed: %s", exc)
+                self._stopping.wait(0.05)  # the listener stays readable: not in a busy loop
                 return
             conn.setblocking(False)
             if not self._peer_allowed(conn):
