@@ -107,7 +107,8 @@ def _drip(path: str, stop: threading.Event, cut_off: list[float]) -> None:
                     s.send(bytes([byte]))
                     if select.select([s], [], [], _DRIP_S)[0]:  # answered, or closed
                         break
-                    if stop.is_set():
+                    if stop.is_set():  # kept the whole round
+                        cut_off.append(time.monotonic() - started)
                         return
             except OSError:  # cut off by the daemon: what it should do
                 pass
@@ -170,6 +171,30 @@ def _round(
     return out
 
 
+def _floor(clients: int, env: dict[str, str]) -> dict[str, Any]:
+    """The same number of bare `python -c pass` started at once: what the machine's cores take
+    to start that many interpreters, whoever answers."""
+    start = threading.Barrier(clients)
+    walls: list[float] = []
+    lock = threading.Lock()
+
+    def call() -> None:
+        start.wait()
+        t0 = time.perf_counter()
+        subprocess.run([scale.PY, "-c", "pass"], env=env, capture_output=True)
+        with lock:
+            walls.append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=call) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out = {"p50": scale.pct(walls, 50), "p95": scale.pct(walls, 95)}
+    scale.log(f"python -c pass, {clients} at once: {json.dumps(out)}")
+    return out
+
+
 def bench(args: argparse.Namespace, work: Path, baseline: Path | None) -> list[dict[str, Any]]:
     env = _env(work, baseline)
     vault = work / "vault"
@@ -190,6 +215,7 @@ def bench(args: argparse.Namespace, work: Path, baseline: Path | None) -> list[d
             scale.log(f"{label}: round {r + 1}")
             prompts = generate_vault.prompts(100 + r, args.clients, args.notes)
             rounds.append(_round(vault, env, path, prompts, args.drippers))
+            rounds[-1]["python -c pass"] = _floor(args.clients, env)
     return rounds
 
 
@@ -231,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|")
     for label, rounds in results.items():
         print(_summary(label, rounds))
+    floor = [r["python -c pass"] for r in results["this tree"]]
+    p50, p95 = (statistics.median(f[q] for f in floor) * 1e3 for q in ("p50", "p95"))
+    print(f"| `python -c pass`, as many at once | | | | {p50:.0f} / {p95:.0f} | |")
     (work / "socket_load.json").write_text(json.dumps(results, indent=2))
     print(f"\nwork folder: {work}; command: {' '.join([sys.executable, *sys.argv])}")
     return 0
