@@ -1,7 +1,9 @@
 """The CLI's fast path: a running daemon answers `context`, `search`, `check` and the prompt hook
 over its Unix socket, byte for byte as the CLI's own process would; without a daemon (or with a
 stale socket, a silent one, another configuration) the CLI answers itself; a stranger's uid is
-refused; a malformed request gets an error answer and the daemon goes on."""
+refused; a malformed request gets an error answer and the daemon goes on. Under load every
+client is answered by the daemon in turn, a client dripping its request holds nothing, and a
+context the CLI answers itself beside the daemon says it is by words only."""
 
 from __future__ import annotations
 
