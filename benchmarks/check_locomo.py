@@ -27,7 +27,8 @@ offline and model figures are printed side by side, with how many findings the m
         --llm-model llama3.1:8b
 
 The conversations are read from `../shared/bench/locomo/` (override with --bench-dir or the
-LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). When the data file is absent
+LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). `--vaults DIR` checks copies of
+vaults already built in `DIR/<sample_id>/` (knowledge.py's layout) instead of fresh ones. When the data file is absent
 the benchmark is skipped with a message and exit status 0.
 """
 
@@ -35,7 +36,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -44,6 +47,8 @@ from typing import Any
 
 import yaml
 
+from brainiac import Memory
+from brainiac.store.locations import Locations
 from locomo_adapter import BrainiacSystem, add_data_arguments, load_scorer
 
 HERE = Path(__file__).resolve().parent
@@ -103,6 +108,20 @@ def _fmt(x: float | None) -> str:
 class CheckSystem(BrainiacSystem):
     """The LoCoMo adapter's vault, asked to check responses instead of building contexts."""
 
+    def open_copy(self, conversation: Any, built: Path) -> None:
+        """A copy of a vault already built for `conversation` (the `DIR/<sample_id>/` layout of
+        knowledge.py and readability.py --keep), instead of feeding it again: to measure vaults
+        a job or an experiment changed (e.g. with `## Observations` written into them)."""
+        self._tmp = Path(tempfile.mkdtemp(prefix=f"brainiac_check_{conversation.sample_id}_"))
+        vault = self._tmp / "vault"
+        shutil.copytree(built, vault)
+        locations = Locations(
+            cache=self._tmp / "cache", state=self._tmp / "state", runtime=self._tmp / "run"
+        )
+        self._memory = Memory(vault, locations=locations)
+        self._now = conversation.end_time
+        self._memory.refresh(force=True)
+
     def check(self, text: str) -> Any:
         assert self._memory is not None, "ingest() first"
         return self._memory.check(text, now=self._now)
@@ -126,6 +145,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", default=str(CORPUS), help="labelled cases (YAML)")
     ap.add_argument("--conversations", default="", help="comma list of sample ids (default: all)")
     ap.add_argument("--limit", type=int, default=0, help="first N cases only (smoke runs)")
+    ap.add_argument(
+        "--vaults",
+        default="",
+        help="check copies of the vaults in DIR/<sample_id>/ instead of feeding fresh ones",
+    )
     ap.add_argument(
         "--llm-base-url", default="", help="also check with this OpenAI-compatible endpoint"
     )
@@ -178,7 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         mine = [c for c in cases if c["conversation"] == sid]
         try:
-            system.ingest(conversations[sid])  # offline: the vault is the same for both paths
+            if args.vaults:
+                system.open_copy(conversations[sid], Path(args.vaults) / sid)
+            else:
+                system.ingest(conversations[sid])  # offline: the same vault for both paths
             ingest_s = time.perf_counter() - t0
             t0 = time.perf_counter()
             _run(system, mine, tally, errors, Counter())

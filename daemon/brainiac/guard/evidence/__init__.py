@@ -37,7 +37,7 @@ import difflib
 import math
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brainiac.guard.check_facts.clauses import clauses_of
 from brainiac.guard.check_facts.verdicts import (
@@ -57,9 +57,18 @@ from brainiac.guard.evidence.alignment import (
     line_of,
     subject_of,
 )
+from brainiac.guard.evidence import named
 from brainiac.guard.evidence.given_facts import beside_facts
-from brainiac.guard.evidence.values import Values, read, relation_words
-from brainiac.guard.evidence.words import LIGHT_LEMMAS, bare, lemma, owners, words_of
+from brainiac.guard.evidence.observations import observation_lines_of
+from brainiac.guard.evidence.values import Period, Values, read, relation_words
+from brainiac.guard.evidence.words import (
+    LIGHT_LEMMAS,
+    VERB_FORMS,
+    bare,
+    lemma,
+    owners,
+    words_of,
+)
 from brainiac.text import claims, lexicon
 
 if TYPE_CHECKING:
@@ -69,7 +78,15 @@ if TYPE_CHECKING:
 _ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
 _ALIGNED_CLAUSES = 0.6  # ... when the sentence has more than one clause
 _MARGIN = 0.25  # how far below the best-aligned event another still has a say
-_DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely
+_DATE_SLACK = dt.timedelta(days=3)
+_CALENDAR = frozenset(claims.WEEKDAYS) | frozenset(claims.WEEKDAYS.values()) | frozenset(
+    claims.MONTHS
+)
+_WHEN_WORDS = frozenset(lemma(w) for w in ("early", "mid", "late", "around", "ago", "last"))
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
+_WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
+_CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # "last week" and "the week before 9 June" overlap loosely
 
 # The past said as the past (check_facts/clauses.py's list, less "old" and "earlier": "her old
 # car" is a car, and the events are all past anyway).
@@ -97,7 +114,8 @@ def with_events(
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
-    events = event_lines(hits)
+    # The notes' observations are evidence like the turns they were read from.
+    events = event_lines(hits) + observation_lines_of(memory, hits)
     for f in result.findings:
         if f.status != UNVERIFIED:
             findings.append(f)
@@ -135,9 +153,11 @@ def _judge_sentence(
     if opener and opener[0] in names and not _capitalised(opener[0], hits):
         names.discard(opener[0])  # "Rehearsals moved ...": capitalised for opening the sentence
     # A name the memory knows (said in any of these events) is not a wrong name: it may be
-    # context ("lodged with Dublin City Council"), so only unknown names can contradict.
-    known_names = {n for e in hits for n in claims.names(e.text)} | {
-        bare(w) for e in hits for w in words_of(e.text) if len(w) > 3
+    # context ("lodged with Dublin City Council"), so only unknown names can contradict. An
+    # image's caption is a model's guess at a picture, not something said: it knows no name.
+    said_texts = [_CAPTION_RE.sub(" ", e.text) for e in hits]
+    known_names = {n for t in said_texts for n in claims.names(t)} | {
+        bare(w) for t in said_texts for w in words_of(t) if len(w) > 3
     }
     # a misspelling in the conversation ("Xeonoblade") is the same name, not another one
     unknown = {n for n in names - known_names if not _near(n, known_names)}
@@ -147,11 +167,17 @@ def _judge_sentence(
     index = memory.indexer.index
     # A thing the memory never mentions, said beside a date ("In December you made sushi"): set
     # aside like an unknown name, then judged by the event the rest of the sentence is about.
-    novel = {w for w in thing if not index.frequency(w)} if thing == _object(sentence) else set()
+    novel = _unheard(sentence, said, speakers | names, index)
     if said.periods or said.numbers or names:
         thing = set()  # a typed value is the claim's value; the thing is only said beside it
     value_names = unknown if (said.periods or said.numbers) else names
-    relation = relation_words(sentence, said, speakers | value_names | thing | novel | {"user"})
+    # A name given as the value ("the puppy is named Shadow") is one even beside a date, known
+    # or not: the event about the rest of the sentence must give that name, not another.
+    own_words = relation_words(sentence, said, speakers | {"user"})
+    slot = named.value_names(sentence, own_words) - speakers
+    relation = relation_words(
+        sentence, said, speakers | value_names | slot | thing | novel | {"user"}
+    )
     if not relation - LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
     owned = owners(sentence, None, subject)
@@ -170,7 +196,8 @@ def _judge_sentence(
     judged = [
         (a, v)
         for a in aligned
-        if (v := _compare(said, a, names & known_names, unknown, speakers)) is not None
+        if (v := _compare(said, a, names & known_names, unknown, speakers, slot, relation))
+        is not None
     ]
     if not judged:
         return None
@@ -221,6 +248,39 @@ def _conflict_of(
         finding.correction or "",
     )
     return finding, conflict
+
+
+def _unheard(sentence: str, said: Values, drop: set[str], index: Any) -> set[str]:
+    """The words of the phrase `sentence` ends on (its values and names set aside: "a line of
+    sneakers in June", "camping in the desert") that the memory has never said in any form, as
+    lemmas: the thing the sentence gives, where the memory cannot have stated it."""
+    kept, last = [], 0
+    for a, b in sorted(said.spans):
+        kept.append(sentence[last:a])
+        last = b
+    kept.append(sentence[last:])
+    words = words_of(" ".join(kept))
+    while words and (words[-1] in lexicon.STOP_WORDS or lemma(words[-1]) in _WHEN_WORDS):
+        words.pop()  # "for 4 years", "in early July": the value is gone, its framing too
+    tail: list[str] = []
+    # back to the verb or the word that opens the phrase: "... happened" ends on no thing
+    while words and not (words[-1] in lexicon.STOP_WORDS or _verb_form(words[-1])):
+        tail.append(words.pop())
+    if not tail and len(words) > 1 and words[-1].endswith("ing") and words[-2] in _COPULAS:
+        tail.append(words.pop())  # "... was fencing": an activity named as the value
+    return {
+        lemma(w)
+        for w in tail[:_TAIL_WORDS]
+        # a name is judged as a name (evidence/named.py)
+        if bare(w) not in drop
+        and len(w) > 2
+        and lemma(w) not in LIGHT_LEMMAS | _CALENDAR
+        and not index.frequency(w)
+    }
+
+
+def _verb_form(word: str) -> bool:
+    return word in VERB_FORMS or word.endswith(("ed", "ing"))
 
 
 def _near(name: str, words: set[str]) -> bool:
@@ -282,7 +342,13 @@ def _judge_object(
 
 
 def _compare(
-    said: Values, a: Aligned, known: set[str], unknown: set[str], speakers: set[str]
+    said: Values,
+    a: Aligned,
+    known: set[str],
+    unknown: set[str],
+    speakers: set[str],
+    slot: set[str] = frozenset(),  # type: ignore[assignment]
+    relation: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> bool | None:
     """True when the event states the sentence's values, False when it states another of a
     kind the sentence gives (and not this one), None when it says nothing comparable. Each kind
@@ -290,7 +356,7 @@ def _compare(
     month" agrees on the month and differs on the place."""
     verdicts: list[bool] = []
     if said.periods and a.values.periods:
-        close = any(p.gap(q) <= _DATE_SLACK for p in said.periods for q in a.values.periods)
+        close = any(_close(p, q) for p in said.periods for q in a.values.periods)
         if close and (a.timed or a.score >= _ALIGNED):
             verdicts.append(True)  # an event's own time stands for its date only when close
         elif a.timed and not close:
@@ -309,6 +375,16 @@ def _compare(
         ):
             verdicts.append(True)  # one count each, the same: agrees whatever it counts
     theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
+    if slot:
+        # the name given as the value: the event names it, or gives another in its place
+        said_here = {bare(w) for w in words_of(a.event.text)}
+        if all(n in said_here or _near(n, said_here) for n in slot):
+            verdicts.append(True)
+        else:
+            nouns = relation & {lemma(w) for w in words_of(a.event.text)}
+            given = named.value_names(_CAPTION_RE.sub(" ", a.event.text), nouns)
+            if given - slot - speakers - {a.event.role.lower()}:
+                verdicts.append(False)
     if unknown:
         # A name the memory never mentions: wrong where the event names another in its place;
         # otherwise the sentence says something the memory cannot confirm.
@@ -328,6 +404,16 @@ def _compare(
     return all(verdicts)
 
 
+def _close(p: Period, q: Period) -> bool:
+    """Whether two dates may be the same: a few days apart at most ("last week" and "the week
+    before 9 June" overlap loosely), but a month or a year said as such is that month or year
+    ("in 2021" is not "last year" said in 2023, though 31 December and 1 January are a day
+    apart)."""
+    if min(p.end - p.start, q.end - q.start) >= _WHOLE_MONTH:
+        return p.gap(q) == dt.timedelta(0)
+    return p.gap(q) <= _DATE_SLACK
+
+
 def _finding(
     memory: MemoryLike, claim: str, status: str, a: Aligned, relation: set[str]
 ) -> Finding:
@@ -336,7 +422,14 @@ def _finding(
     shared = sorted(relation & {lemma(w) for w in words_of(a.event.text)})
     who = f"{a.event.role} said" if a.event.role else "an event says"
     correction = None
-    if status == CONFLICT:
+    if status == CONFLICT and a.event.observation:
+        source = f", from ^{a.event.id}" if a.event.id else ""
+        correction = (
+            f'You said "{claim}", but memory has the observation "{a.event.text}"'
+            + (f" (noted {a.event.at.date().isoformat()})" if a.event.at else "")
+            + f" ({a.event.path}:{line}{source})."
+        )
+    elif status == CONFLICT:
         correction = (
             f'You said "{claim}", but memory has {who}'
             + (f" on {at}" if at else "")

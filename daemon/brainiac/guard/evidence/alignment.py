@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
+_JOINT = frozenset({"you and", "and you", "and i", "me and", "i and"})
 _CANDIDATES = 40  # events compared, best first
 # The share of the sentence's relation words an event must hold to confirm it (an agreement
 # costs nothing if wrong: it only withholds); to contradict it, it needs more (evidence/__init__).
@@ -46,6 +47,10 @@ class EventLine:
     role: str
     at: dt.datetime | None
     text: str
+    # An observation (a note's `## Observations` line, evidence/observations.py) rather than the
+    # turn itself: `id` is the event it was read from, `line` where it is written (1-based).
+    observation: bool = False
+    line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,9 +83,11 @@ def event_lines(hits: Sequence[Hit]) -> list[EventLine]:
 def subject_of(sentence: str, speakers: set[str]) -> str | None:
     """Whom the sentence is about: the first speaker it names, the user for "you"."""
     words = words_of(sentence)
-    for w in words:
+    for i, w in enumerate(words):
         base = bare(w)
         if base in speakers:
+            if _JOINT & {" ".join(words[max(i - 2, 0) : i]), " ".join(words[i + 1 : i + 3])}:
+                return None  # "you and Melanie", "Melanie and I": either may have said it
             return base
     if YOU & set(words) and "user" in speakers and not speakers - {"user", "assistant"}:
         return "user"
@@ -157,6 +164,8 @@ def align(
 
 def line_of(memory: MemoryLike, event: EventLine) -> int | None:
     """The 1-based line of the event in its file (read only when a finding cites it)."""
+    if event.line is not None:
+        return event.line
     try:
         text = memory.vault.read(event.path).text
     except (OSError, ValueError):

@@ -75,6 +75,8 @@ _IRREGULAR = {
     "dad": "father",
     "fest": "festival",
 }
+# The irregular verb forms above ("met Jean" says whom, not what someone is called).
+VERB_FORMS = frozenset(_IRREGULAR) - lexicon.word_set("kids kid children mom mum dad fest")
 FIRST_PERSON = lexicon.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
 YOU = lexicon.word_set("you you're you've your yours yourself")
 

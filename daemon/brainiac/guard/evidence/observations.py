@@ -1,0 +1,50 @@
+"""The observations beside the events: the `## Observations` lines of the files the search hit.
+
+An observation says what an event said, as a person would note it: in the third person, naming
+its owner, its relative dates already made absolute ("Caroline went to an LGBTQ support group on
+2023-05-07"). That is what a response states too, so an observation is evidence the same way
+as the turn it was read from (evidence/__init__.py aligns and compares both alike), and it
+still speaks when the turn itself was not among the hits, or said "we" and "yesterday".
+
+Which observations: those written in the files the one search of `check` hit (a note, the
+month file of the archive an event is logged in, the short-term document), read once per check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from brainiac.core.errors import BrainiacError
+from brainiac.guard.evidence.alignment import EventLine
+from brainiac.store.vault import SHORT_TERM
+from brainiac.text import ltm, observation_lines
+
+if TYPE_CHECKING:
+    from brainiac.search.index_documents import Hit
+    from brainiac.search.memory_protocol import MemoryLike
+
+_FILES = 40  # files read, in the order the search ranked them
+_LINES = 400  # observations compared at most (alignment drops the unrelated ones cheaply)
+
+
+def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventLine]:
+    """The observations written in the files among `hits` (and the short-term document), as
+    event lines: the statement as text, its owner found by alignment through the names it says,
+    the id of the event it was read from."""
+    paths = list(dict.fromkeys(h.path for h in hits if h.path))[:_FILES]
+    if SHORT_TERM not in paths:
+        paths.append(SHORT_TERM)
+    out: list[EventLine] = []
+    for rel in paths:
+        try:
+            parsed = ltm.parse(memory.vault.read(rel).text, rel)
+        except (OSError, BrainiacError):
+            continue  # gone since it was indexed, or unreadable: the events still speak
+        if parsed.private:
+            continue
+        for o in observation_lines.of_note(parsed.note):
+            if len(out) >= _LINES:
+                return out
+            out.append(EventLine(o.source or "", rel, "", o.said_at, o.text, True, o.line + 1))
+    return out

@@ -1,0 +1,92 @@
+"""Reading the lines of a note's `## Observations` section back (what the guard compares with).
+
+An observation is one top-level line, a third-person statement naming its owner, its relative
+dates already made absolute, with the date it was said and the event it was read from in a tail
+like a fact's (the format benchmarks/knowledge.py's docstring defines):
+
+    ## Observations
+    - Caroline went to an LGBTQ support group on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)
+
+The source may also be a link to the event's block (`[[#^e-3f2a1c9b0d]]`,
+`[[note#^e-3f2a1c9b0d|...]]`), and a line may carry a generated-line mark (`^g-...`) at its end.
+A line ending in a bare `^e-...` is an event line, not an observation (the index holds it as an
+event already). Pure reading: no I/O, and not how observations are written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+from brainiac.text import note as note_mod
+
+SECTION = "Observations"
+
+_ID = r"e-[0-9a-f]{10}"
+_ITEM_RE = re.compile(r"^[-*+]\s+(?!\[[ xX]\]\s)(?P<body>\S.*?)\s*$")
+_MARK_RE = re.compile(r"\s+\^g-[\w-]+\s*$")
+_EVENT_BLOCK_RE = re.compile(rf"\s\^{_ID}\s*$")
+_TAIL_RE = re.compile(r"\s*\((?P<inner>[^()\n]*)\)\s*$")
+_LINK_RE = re.compile(rf"\[\[[^\]|#]*#\^(?P<id>{_ID})(?:\|(?P<shown>[^\]]*))?\]\]")
+_BARE_ID_RE = re.compile(rf"(?<![\w-])(?P<id>{_ID})(?![\w-])")
+_DATE_RE = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\d{2}:\d{2}))?")
+
+
+@dataclass(frozen=True)
+class ObservationLine:
+    """One observation as written: the statement, when it was said, the event it came from."""
+
+    text: str  # the statement, without its tail or links' markup
+    said_at: dt.datetime | None
+    source: str | None  # the event id (`e-...`), when the line names one
+    line: int  # 0-based, in the lines given to `parse`
+
+
+def parse(lines: list[str], offset: int = 0) -> list[ObservationLine]:
+    """The observations among `lines` (a section's body); `offset` is added to each line
+    number. Lines that are not top-level list items, and event lines, are left out."""
+    out: list[ObservationLine] = []
+    for i, raw in enumerate(lines):
+        m = _ITEM_RE.match(raw.rstrip("\n"))
+        if m is None:
+            continue
+        body = _MARK_RE.sub("", m.group("body"))
+        if _EVENT_BLOCK_RE.search(" " + body):
+            continue  # an event line: indexed as the event itself
+        source: str | None = None
+        said_at: dt.datetime | None = None
+        tail = _TAIL_RE.search(body)
+        if tail is not None and _BARE_ID_RE.search(tail.group("inner")):
+            inner = tail.group("inner")
+            source = _BARE_ID_RE.search(inner).group("id")  # type: ignore[union-attr]
+            said_at = _date(inner)
+            body = body[: tail.start()]
+        link = _LINK_RE.search(body)
+        if link is not None:
+            source = source or link.group("id")
+            body = _LINK_RE.sub(lambda x: x.group("shown") or "", body)
+        text = " ".join(body.split())
+        if text:
+            out.append(ObservationLine(text, said_at, source, offset + i))
+    return out
+
+
+def of_note(parsed: note_mod.Note) -> list[ObservationLine]:
+    """The observations of a parsed note (line numbers are 0-based in the whole file)."""
+    s = parsed.section(SECTION)
+    if s is None:
+        return []
+    return parse(parsed.lines[s.heading_line + 1 : s.end_line], s.heading_line + 1)
+
+
+def _date(inner: str) -> dt.datetime | None:
+    m = _DATE_RE.search(inner)
+    if m is None:
+        return None
+    try:
+        day = dt.date.fromisoformat(m.group("date"))
+    except ValueError:
+        return None
+    hour, minute = (int(x) for x in (m.group("time") or "00:00").split(":"))
+    return dt.datetime(day.year, day.month, day.day, hour, minute)
