@@ -27,9 +27,10 @@ offline and model figures are printed side by side, with how many findings the m
         --llm-model llama3.1:8b
 
 The conversations are read from `../shared/bench/locomo/` (override with --bench-dir or the
-LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). `--vaults DIR` checks copies of
-vaults already built in `DIR/<sample_id>/` (knowledge.py's layout) instead of fresh ones. When the data file is absent
-the benchmark is skipped with a message and exit status 0.
+LOCOMO_DIR environment variable), never copied here (CC BY-NC 4.0). When the data file is absent
+the benchmark is skipped with a message and exit status 0. `--vaults DIR` checks copies of vaults
+already built in `DIR/<sample_id>/` (knowledge.py's layout) instead of fresh ones: vaults a job
+or an experiment changed, e.g. with `## Observations` written into them.
 """
 
 from __future__ import annotations

@@ -57,10 +57,10 @@ def parse(lines: list[str], offset: int = 0) -> list[ObservationLine]:
         source: str | None = None
         said_at: dt.datetime | None = None
         tail = _TAIL_RE.search(body)
-        if tail is not None and _BARE_ID_RE.search(tail.group("inner")):
-            inner = tail.group("inner")
-            source = _BARE_ID_RE.search(inner).group("id")  # type: ignore[union-attr]
-            said_at = _date(inner)
+        named = _BARE_ID_RE.search(tail.group("inner")) if tail is not None else None
+        if tail is not None and named is not None:
+            source = named.group("id")
+            said_at = _date(tail.group("inner"))
             body = body[: tail.start()]
         link = _LINK_RE.search(body)
         if link is not None:

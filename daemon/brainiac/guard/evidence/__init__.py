@@ -49,6 +49,7 @@ from brainiac.guard.check_facts.verdicts import (
     Finding,
     Known,
 )
+from brainiac.guard.evidence import named
 from brainiac.guard.evidence.alignment import (
     Aligned,
     EventLine,
@@ -57,7 +58,6 @@ from brainiac.guard.evidence.alignment import (
     line_of,
     subject_of,
 )
-from brainiac.guard.evidence import named
 from brainiac.guard.evidence.given_facts import beside_facts
 from brainiac.guard.evidence.observations import observation_lines_of
 from brainiac.guard.evidence.values import Period, Values, read, relation_words
@@ -78,15 +78,15 @@ if TYPE_CHECKING:
 _ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
 _ALIGNED_CLAUSES = 0.6  # ... when the sentence has more than one clause
 _MARGIN = 0.25  # how far below the best-aligned event another still has a say
-_DATE_SLACK = dt.timedelta(days=3)
-_CALENDAR = frozenset(claims.WEEKDAYS) | frozenset(claims.WEEKDAYS.values()) | frozenset(
-    claims.MONTHS
+_DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely
+_CALENDAR = (
+    frozenset(claims.WEEKDAYS) | frozenset(claims.WEEKDAYS.values()) | frozenset(claims.MONTHS)
 )
 _WHEN_WORDS = frozenset(lemma(w) for w in ("early", "mid", "late", "around", "ago", "last"))
 _COPULAS = frozenset({"is", "was", "are", "were"})
 _TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
 _WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
-_CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # "last week" and "the week before 9 June" overlap loosely
+_CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
 
 # The past said as the past (check_facts/clauses.py's list, less "old" and "earlier": "her old
 # car" is a car, and the events are all past anyway).
@@ -347,8 +347,8 @@ def _compare(
     known: set[str],
     unknown: set[str],
     speakers: set[str],
-    slot: set[str] = frozenset(),  # type: ignore[assignment]
-    relation: set[str] = frozenset(),  # type: ignore[assignment]
+    slot: set[str],
+    relation: set[str],
 ) -> bool | None:
     """True when the event states the sentence's values, False when it states another of a
     kind the sentence gives (and not this one), None when it says nothing comparable. Each kind
