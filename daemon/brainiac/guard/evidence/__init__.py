@@ -69,7 +69,7 @@ from brainiac.guard.evidence.words import (
     owners,
     words_of,
 )
-from brainiac.text import claims, lexicon
+from brainiac.text import claims, lexicon, life_words
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
@@ -82,8 +82,25 @@ _DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" o
 _CALENDAR = (
     frozenset(claims.WEEKDAYS) | frozenset(claims.WEEKDAYS.values()) | frozenset(claims.MONTHS)
 )
-_WHEN_WORDS = frozenset(lemma(w) for w in ("early", "mid", "late", "around", "ago", "last"))
+_WHEN_WORDS = frozenset(
+    lemma(w)
+    for w in (
+        "early",
+        "mid",
+        "late",
+        "around",
+        "ago",
+        "last",
+        "end",
+        "start",
+        "beginning",
+        "middle",
+    )
+)
 _COPULAS = frozenset({"is", "was", "are", "were"})
+_OPENERS = _COPULAS | lexicon.word_set(
+    "a an the my your his her their our its some of in at on to with for from into about"
+)
 _TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
 _WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
 _CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
@@ -167,7 +184,10 @@ def _judge_sentence(
     index = memory.indexer.index
     # A thing the memory never mentions, said beside a date ("In December you made sushi"): set
     # aside like an unknown name, then judged by the event the rest of the sentence is about.
-    novel = _unheard(sentence, said, speakers | names, index)
+    tail = _tail(sentence, said)
+    novel = _unheard(tail, speakers | names, index)
+    # "with her aunt": whom it was with, a value of a closed kind (mother, aunt, colleague...)
+    kin = {lemma(w) for w in tail if w in life_words.RELATIVES}
     if said.periods or said.numbers or names:
         thing = set()  # a typed value is the claim's value; the thing is only said beside it
     value_names = unknown if (said.periods or said.numbers) else names
@@ -176,7 +196,7 @@ def _judge_sentence(
     own_words = relation_words(sentence, said, speakers | {"user"})
     slot = named.value_names(sentence, own_words) - speakers
     relation = relation_words(
-        sentence, said, speakers | value_names | slot | thing | novel | {"user"}
+        sentence, said, speakers | value_names | slot | thing | novel | kin | {"user"}
     )
     if not relation - LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
@@ -216,6 +236,15 @@ def _judge_sentence(
             best = max(close, key=lambda a: a.score)
             return _conflict_of(memory, sentence.strip(), best, relation)
         agree = []
+    if kin:
+        # the event about it agrees on the rest but says it was with someone else
+        close = [a for a in agree if a.core and a.score >= needed]
+        other = [a for a in close if _relatives(a.sentence) and not kin & _relatives(a.sentence)]
+        if other and len(other) == len(close):
+            return _conflict_of(
+                memory, sentence.strip(), max(other, key=lambda a: a.score), relation
+            )
+        agree = [a for a in agree if a not in other]
     differ = [a for a, v in near if not v and a.score >= needed and a.core]
     if differ and any(v and a.core and a.score >= _ALIGNED for a, v in near):
         return None  # another event about it says the same value: maybe it changed, not a conflict
@@ -250,10 +279,9 @@ def _conflict_of(
     return finding, conflict
 
 
-def _unheard(sentence: str, said: Values, drop: set[str], index: Any) -> set[str]:
-    """The words of the phrase `sentence` ends on (its values and names set aside: "a line of
-    sneakers in June", "camping in the desert") that the memory has never said in any form, as
-    lemmas: the thing the sentence gives, where the memory cannot have stated it."""
+def _tail(sentence: str, said: Values) -> list[str]:
+    """The words of the phrase `sentence` ends on, its values set aside ("a line of sneakers in
+    June", "camping in the desert", "with her aunt"), last first: the thing it gives."""
     kept, last = [], 0
     for a, b in sorted(said.spans):
         kept.append(sentence[last:a])
@@ -264,13 +292,29 @@ def _unheard(sentence: str, said: Values, drop: set[str], index: Any) -> set[str
         words.pop()  # "for 4 years", "in early July": the value is gone, its framing too
     tail: list[str] = []
     # back to the verb or the word that opens the phrase: "... happened" ends on no thing
-    while words and not (words[-1] in lexicon.STOP_WORDS or _verb_form(words[-1])):
+    while words and not (
+        words[-1] in lexicon.STOP_WORDS or _verb_form(words[-1]) or "'" in words[-1]
+    ):
         tail.append(words.pop())
     if not tail and len(words) > 1 and words[-1].endswith("ing") and words[-2] in _COPULAS:
         tail.append(words.pop())  # "... was fencing": an activity named as the value
+    # a thing is a phrase an article, a possessive, a preposition or "is" opens ("in the
+    # desert", "with her aunt", "was sushi"), not what a subject does ("you'll turn")
+    if not words or words[-1] not in _OPENERS:
+        return []
+    return tail[:_TAIL_WORDS]
+
+
+def _relatives(text: str) -> set[str]:
+    return {lemma(w) for w in words_of(text) if w in life_words.RELATIVES}
+
+
+def _unheard(tail: list[str], drop: set[str], index: Any) -> set[str]:
+    """The words of a sentence's `tail` (`_tail`) the memory has never said in any form, as
+    lemmas: the thing the sentence gives, where the memory cannot have stated it."""
     return {
         lemma(w)
-        for w in tail[:_TAIL_WORDS]
+        for w in tail
         # a name is judged as a name (evidence/named.py)
         if bare(w) not in drop
         and len(w) > 2
@@ -280,7 +324,8 @@ def _unheard(sentence: str, said: Values, drop: set[str], index: Any) -> set[str
 
 
 def _verb_form(word: str) -> bool:
-    return word in VERB_FORMS or word.endswith(("ed", "ing"))
+    """A verb's past or -ing form; "pie-eating" is a thing's name."""
+    return word in VERB_FORMS or (word.endswith(("ed", "ing")) and "-" not in word)
 
 
 def _near(name: str, words: set[str]) -> bool:
