@@ -43,7 +43,8 @@ def check(memory: MemoryLike, text: str, now: dt.datetime | None = None) -> Chec
     when = now if now is not None else clock.now()
     result = compare(text, known, when)
     events = [h for h in hits if h.kind == "event"]
-    result = evidence.with_events(memory, result, when, events, known)
+    # the notes hit are read for their observations too (evidence/observations.py)
+    result = evidence.with_events(memory, result, when, events, known, hits)
     if memory.llm.available:  # offline by default: without [llm] nothing below runs
         from brainiac.guard import llm_check  # here: it loads the model client (http, ssl)
 

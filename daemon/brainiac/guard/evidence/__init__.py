@@ -123,16 +123,18 @@ def with_events(
     now: dt.datetime,
     hits: Sequence[Hit],
     known: Sequence[Known],
+    found: Sequence[Hit] = (),
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
     the events the search for the response found (one search for the whole response); `known`,
-    the facts check gathered, to read an event's verdict beside the facts it gave."""
+    the facts check gathered, to read an event's verdict beside the facts it gave; `found`,
+    all the search's hits (notes too), whose files' observations are evidence as well."""
     if not any(f.status == UNVERIFIED for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
-    events = event_lines(hits) + observation_lines_of(memory, hits)
+    events = event_lines(hits) + observation_lines_of(memory, found or hits)
     for f in result.findings:
         if f.status != UNVERIFIED:
             findings.append(f)

@@ -1,0 +1,117 @@
+"""The guard's evidence rules of issue 30, each on a real vault: a note's `## Observations` read
+as evidence (through the real CLI), and the decision rules that carry to conversations it never
+saw: a name given as the value, a month or a year said as such, the thing a sentence ends on,
+whom it was with. docs/check.md says each rule in a sentence."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from brainiac import Memory
+from conftest import run_cli
+
+_CAROLINE = """---
+title: Caroline
+tags: [person]
+---
+Caroline, a counsellor-to-be, and Melanie, a painter, talk about their weeks.
+
+## Observations
+- Caroline went to an LGBTQ support group on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)
+- Melanie ran a charity race on 2023-05-20. (2023-05-22, e-0b1c2d3e4f)
+"""
+
+
+def test_an_observation_contradicts_a_response_that_gives_another_date(vault: Path) -> None:
+    # The note holds no event, only what was noted: its observation is the evidence.
+    note = vault / "memory" / "long_term" / "caroline.md"
+    note.write_text(_CAROLINE, encoding="utf-8")
+    said = "Caroline went to the LGBTQ support group on 2023-05-14."
+    done = run_cli("--vault", str(vault), "check", "--json", said)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    (conflict,) = json.loads(done.stdout)["conflicts"]
+    assert conflict["file"] == "memory/long_term/caroline.md"
+    line = note.read_text(encoding="utf-8").splitlines()[conflict["line"] - 1]
+    assert line.startswith("- Caroline went to an LGBTQ support group on 2023-05-07.")
+    assert conflict["block"] == "e-3f2a1c9b0d"  # the event the observation was read from
+    assert "the observation" in conflict["correction"] and "2023-05-07" in conflict["correction"]
+    right = run_cli("--vault", str(vault), "check", "--json", "Caroline went to the LGBTQ "
+                    "support group on 7 May 2023.")  # fmt: skip
+    assert right.returncode == 0, right.stdout
+    assert json.loads(right.stdout)["status"] == "consistent"
+
+
+def _said(memory: Memory, role: str, text: str, at: dt.datetime) -> None:
+    memory.remember(text, role=role, session="s1", at=at)
+
+
+def test_a_name_given_as_the_value_is_one_even_when_the_memory_knows_it(memory: Memory) -> None:
+    # "Samuel" is known (another session's veteran), so it was taken for context; given as
+    # the colleague's name, it is a value the turn about the invitation answers with "Rob".
+    at = dt.datetime(2023, 2, 25, 21, 0)
+    _said(memory, "John", "My colleague Rob invited me to a beginner's yoga class.", at)
+    _said(memory, "Maria", "Have fun at the class, John!", at + dt.timedelta(minutes=1))
+    _said(
+        memory,
+        "John",
+        "I heard stories from an elderly veteran named Samuel.",
+        at + dt.timedelta(days=30),
+    )
+    now = at + dt.timedelta(days=31)
+    wrong = memory.check("Your colleague Samuel invited you to a beginner's yoga class.", now=now)
+    (conflict,) = wrong.conflicts
+    assert "rob" in conflict.correction.lower()
+    right = memory.check("Your colleague Rob invited you to a beginner's yoga class.", now=now)
+    assert right.status == "consistent", right.findings
+
+
+def test_a_year_said_as_such_is_that_year(memory: Memory) -> None:
+    # "last year", said in 2023, is 2022: 2021 ends a day before it begins, but a year said as
+    # a year is not a few days off. "You and Melanie": either of them may have said it.
+    at = dt.datetime(2023, 8, 17, 13, 57)
+    _said(memory, "Melanie", "Tell me about the festivals you love, Caroline!", at)
+    _said(
+        memory,
+        "Caroline",
+        "We had a blast last year at the Pride fest.",
+        at + dt.timedelta(minutes=1),
+    )
+    now = at + dt.timedelta(days=1)
+    wrong = memory.check("You and Melanie had a blast together at the Pride fest in 2021.", now=now)
+    assert wrong.status == "conflict", wrong.findings
+    right = memory.check("You and Melanie had a blast together at the Pride fest in 2022.", now=now)
+    assert right.status == "consistent", right.findings
+
+
+def test_the_thing_a_sentence_ends_on_must_be_one_the_memory_said(memory: Memory) -> None:
+    # The turn agrees on the month; the sentence ends on a thing the memory never said.
+    at = dt.datetime(2023, 6, 21, 14, 16)
+    _said(memory, "Gina", "I made a limited edition line of hoodies last week - so proud!", at)
+    now = at + dt.timedelta(days=1)
+    wrong = memory.check("Gina made a limited edition line of sneakers in June 2023.", now=now)
+    (conflict,) = wrong.conflicts
+    assert "hoodies" in conflict.correction
+    right = memory.check("Gina made a limited edition line of hoodies in June 2023.", now=now)
+    assert right.status == "consistent", right.findings
+    # a verb at the end gives no thing: "... happened" is judged by its date alone
+    assert not memory.check("Gina's line launch happened in June 2023.", now=now).conflicts
+
+
+def test_whom_it_was_with_is_a_value(memory: Memory) -> None:
+    # "aunt" is a word the memory knows (another turn); the turn about the dinner says "mom".
+    at = dt.datetime(2023, 5, 4, 15, 25)
+    _said(memory, "Maria", "My aunt used to help my family out when we were struggling.", at)
+    _said(
+        memory,
+        "Maria",
+        "My mom and I made some dinner together last night!",
+        at + dt.timedelta(minutes=1),
+    )
+    now = at + dt.timedelta(days=1)
+    wrong = memory.check("On 3 May 2023 Maria made dinner together with her aunt.", now=now)
+    (conflict,) = wrong.conflicts
+    assert "mom" in conflict.correction
+    right = memory.check("On 3 May 2023 Maria made dinner together with her mom.", now=now)
+    assert right.status == "consistent", right.findings
