@@ -4,17 +4,25 @@ The fact path (check_facts/) compares a response with `- key: value` lines, and 
 conversation says never becomes one ("I went to a LGBTQ support group yesterday"). So a sentence
 the facts could not judge is also compared with the events it is about:
 
-1. retrieve: the events that share the sentence's words, through the index (one search);
+1. retrieve: the events that share the sentence's words, through the index (one search), and
+   the observations written in the files that search hit (observations.py: a note's
+   `## Observations` lines, compared exactly as the turns they were read from);
 2. align: an event (a turn) is about the sentence when it is said by, or names, the sentence's
    subject (a speaker named in it, or the user for "you") and holds most of the sentence's other
    content words once its values are set aside (light lemmatising: "went" is "go");
 3. read typed values on both sides: dates as periods, with the event's relative dates resolved
    against the event's own time ("yesterday", "last Saturday", "last week", "next month",
-   "two years ago"), numbers with the noun they count, and proper names (people, places);
+   "two years ago"), numbers with the noun they count, proper names (people, places), a name
+   given as the value ("named Shadow", "colleague Rob": named.py), the thing the sentence ends
+   on ("a line of sneakers") and whom it was with ("with her aunt");
 4. decide: a value the event states the same way -> consistent; only when every aligned event
    that has a value of the sentence's kind states another one (and the sentence's value is said
    by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
-   anything else -> unverified;
+   anything else -> unverified. Each kind has one rule that holds in any conversation: a date
+   more than a few days off (a month or a year said as such: another month or year), another
+   count of the same thing, another name given in the value's place, a thing ending the
+   sentence that the memory never said where the event about the rest agrees, another
+   relative;
 5. read beside the facts the deciding event gave (their sources name it): a conflict is
    reported under that fact's note and key, and a value a later event replaced neither
    contradicts nor confirms (repeating it is a superseded conflict).
@@ -25,8 +33,9 @@ shared, at least one of them not a light verb) and a value of the same kind that
 
 This package's top decides (step 4, `with_events`); each other step is its own module:
 `alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
-`values.py` (3: dates, counts and names, and the relation words left beside them), `words.py`
-(the plain forms those are compared in) and `given_facts.py` (5).
+`values.py` (3: dates, counts and names, and the relation words left beside them), `named.py`
+(3: the names given as a value), `words.py` (the plain forms those are compared in),
+`observations.py` (1: the notes' observations) and `given_facts.py` (5).
 """
 
 from __future__ import annotations
