@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from brainiac import Memory
+from brainiac.text import observation_lines
 from conftest import run_cli
 
 _CAROLINE = """---
@@ -115,3 +116,22 @@ def test_whom_it_was_with_is_a_value(memory: Memory) -> None:
     assert "mom" in conflict.correction
     right = memory.check("On 3 May 2023 Maria made dinner together with her mom.", now=now)
     assert right.status == "consistent", right.findings
+
+
+def test_the_lines_of_an_observations_section_as_the_guard_reads_them() -> None:
+    lines = [
+        "- Caroline went to an LGBTQ support group on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)\n",
+        "- Melanie painted a lake [[#^e-0b1c2d3e4f]] ^g-1a2b3c\n",
+        "- 2023-05-08T13:56:00 **Caroline**: I went yesterday. ^e-aaaaaaaaaa\n",  # an event line
+        "  - an indented line is no observation\n",
+        "- [ ] a task is no observation\n",
+        "- Nate won a tournament. (since 2022-01-21 19:32, e-1111111111)\n",
+    ]
+    read = observation_lines.parse(lines, offset=10)
+    assert [(o.text, o.source, o.line) for o in read] == [
+        ("Caroline went to an LGBTQ support group on 2023-05-07.", "e-3f2a1c9b0d", 10),
+        ("Melanie painted a lake", "e-0b1c2d3e4f", 11),
+        ("Nate won a tournament.", "e-1111111111", 15),
+    ]
+    assert read[0].said_at == dt.datetime(2023, 5, 8)
+    assert read[2].said_at == dt.datetime(2022, 1, 21, 19, 32)
