@@ -135,3 +135,22 @@ def test_the_lines_of_an_observations_section_as_the_guard_reads_them() -> None:
     ]
     assert read[0].said_at == dt.datetime(2023, 5, 8)
     assert read[2].said_at == dt.datetime(2022, 1, 21, 19, 32)
+
+
+def test_a_name_seen_only_in_an_image_caption_is_not_one_the_memory_knows(memory: Memory) -> None:
+    # The caption is a model's guess at a picture: "Captain America" there is not something
+    # said, so the name stays unknown, and the turn about the top pick says another.
+    at = dt.datetime(2022, 6, 5, 14, 13)
+    _said(memory, "Nate", "Iron Man is my top pick. I love his tech and humor.", at)
+    _said(
+        memory,
+        "Joanna",
+        "Hey Nate, a top superhero pick for you! [image: a photo of a captain america figure]",
+        at + dt.timedelta(minutes=1),
+    )
+    now = at + dt.timedelta(days=1)
+    wrong = memory.check("Nate's top superhero pick is Captain America.", now=now)
+    (conflict,) = wrong.conflicts
+    assert "Iron Man" in conflict.correction
+    right = memory.check("Nate's top superhero pick is Iron Man.", now=now)
+    assert right.status == "consistent", right.findings

@@ -433,7 +433,7 @@ def _compare(
     theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
     if slot:
         # the name given as the value: the event names it, or gives another in its place
-        said_here = {bare(w) for w in words_of(a.event.text)}
+        said_here = {bare(w) for w in words_of(_CAPTION_RE.sub(" ", a.event.text))}
         if all(n in said_here or _near(n, said_here) for n in slot):
             verdicts.append(True)
         else:
