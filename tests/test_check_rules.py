@@ -154,3 +154,15 @@ def test_a_name_seen_only_in_an_image_caption_is_not_one_the_memory_knows(memory
     assert "Iron Man" in conflict.correction
     right = memory.check("Nate's top superhero pick is Iron Man.", now=now)
     assert right.status == "consistent", right.findings
+
+
+def test_a_measure_is_a_count_of_its_unit(memory: Memory) -> None:
+    # "5K" was no number at all (a letter glued to it); it counts kilometres, as "10K" does.
+    at = dt.datetime(2023, 8, 9, 20, 7)
+    _said(memory, "John", "I set up a 5K charity run in our neighborhood for veterans.", at)
+    now = at + dt.timedelta(days=1)
+    wrong = memory.check("John set up a 10K charity run in his neighborhood for veterans.", now=now)
+    (conflict,) = wrong.conflicts
+    assert "5K" in conflict.correction
+    right = memory.check("John set up a 5K charity run in his neighborhood for veterans.", now=now)
+    assert right.status == "consistent", right.findings

@@ -20,9 +20,9 @@ the facts could not judge is also compared with the events it is about:
    by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
    anything else -> unverified. Each kind has one rule that holds in any conversation: a date
    more than a few days off (a month or a year said as such: another month or year), another
-   count of the same thing, another name given in the value's place, a thing ending the
-   sentence that the memory never said where the event about the rest agrees, another
-   relative;
+   count of the same thing (a measure counts its unit: "a 5K run"), another name given in the
+   value's place, a thing ending the sentence that the memory never said where the event about
+   the rest agrees, another relative;
 5. read beside the facts the deciding event gave (their sources name it): a conflict is
    reported under that fact's note and key, and a value a later event replaced neither
    contradicts nor confirms (repeating it is a superseded conflict).

@@ -34,6 +34,12 @@ _NUMBER_RE = re.compile(
     re.I,
 )
 _UNITS = {"k", "kg", "km", "mi", "am", "pm", "st", "nd", "rd", "th", "percent", "%"}
+# A measure: a number and its unit, written together or apart ("a 5K run", "10 km", "20%").
+_MEASURE_RE = re.compile(
+    r"(?<![\w.,])(?P<num>\d{1,4}(?:\.\d+)?)\s?(?P<unit>km|k|mi|miles?|kg|lbs?|%|percent)(?![\w%])",
+    re.I,
+)
+_MEASURE_UNITS = {"mile": "mi", "miles": "mi", "lb": "lbs", "percent": "%"}
 _MONTH = r"(?P<month>" + "|".join(sorted(claims.MONTHS, key=len, reverse=True)) + r")\.?"
 _YEAR = r"(?P<year>(?:19|20)\d{2})"
 _ABSOLUTE_RES = (
@@ -155,6 +161,12 @@ def read(text: str, at: dt.datetime | None) -> Values:
             if not _inside(m.span(), spans):
                 spans.append(m.span())
     numbers: list[tuple[float, str]] = []
+    for m in _MEASURE_RE.finditer(text):  # "a 5K run", "10 km": the unit is what it counts
+        if _inside(m.span(), spans):
+            continue
+        unit = m.group("unit").lower()
+        numbers.append((float(m.group("num")), _MEASURE_UNITS.get(unit, unit)))
+        spans.append(m.span())
     for m in _NUMBER_RE.finditer(text):
         if _inside(m.span("num"), spans):
             continue
