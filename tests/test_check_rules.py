@@ -166,3 +166,17 @@ def test_a_measure_is_a_count_of_its_unit(memory: Memory) -> None:
     assert "5K" in conflict.correction
     right = memory.check("John set up a 5K charity run in his neighborhood for veterans.", now=now)
     assert right.status == "consistent", right.findings
+
+
+def test_the_observations_of_a_file_are_its_section_only() -> None:
+    text = (
+        "---\ntitle: Caroline\n---\n## Facts\n- home: Sweden\n\n## Observations\n"
+        "- Caroline painted a lake on 2023-05-07. (2023-05-08, e-3f2a1c9b0d)\n"
+        "```\n## not a heading\n```\n"
+        "### A sub-heading stays inside\n- Caroline ran a race. (2023-05-09, e-0b1c2d3e4f)\n"
+        "## Sources\n- Caroline said something else. (2023-05-10, e-1111111111)\n"
+    )
+    read = observation_lines.of_text(text)
+    assert [o.source for o in read] == ["e-3f2a1c9b0d", "e-0b1c2d3e4f"]
+    assert text.splitlines()[read[0].line].startswith("- Caroline painted a lake")
+    assert observation_lines.of_text("## Facts\n- home: Sweden\n") == ()

@@ -16,6 +16,7 @@ event already). Pure reading: no I/O, and not how observations are written.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ _EVENT_BLOCK_RE = re.compile(rf"\s\^{_ID}\s*$")
 _TAIL_RE = re.compile(r"\s*\((?P<inner>[^()\n]*)\)\s*$")
 _LINK_RE = re.compile(rf"\[\[[^\]|#]*#\^(?P<id>{_ID})(?:\|(?P<shown>[^\]]*))?\]\]")
 _BARE_ID_RE = re.compile(rf"(?<![\w-])(?P<id>{_ID})(?![\w-])")
+_HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
 _DATE_RE = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\d{2}:\d{2}))?")
 
 
@@ -78,6 +80,29 @@ def of_note(parsed: note_mod.Note) -> list[ObservationLine]:
     if s is None:
         return []
     return parse(parsed.lines[s.heading_line + 1 : s.end_line], s.heading_line + 1)
+
+
+@functools.lru_cache(maxsize=256)  # the guard reads the same few files check after check
+def of_text(text: str) -> tuple[ObservationLine, ...]:
+    """The observations of a file's text, found without parsing the whole note (its
+    frontmatter's YAML is what costs): the lines under an `## Observations` heading, outside
+    code fences, up to the next heading of the same or a higher level."""
+    lines = note_mod.split_lines(text)
+    fenced = False
+    start: int | None = None
+    level = 0
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        m = None if fenced else _HEADING_RE.match(line)
+        if m is None:
+            continue
+        if start is not None and len(m.group("hashes")) <= level:
+            return tuple(parse(lines[start:i], start))
+        if start is None and m.group("title").strip().casefold() == SECTION.casefold():
+            start, level = i + 1, len(m.group("hashes"))
+    return tuple(parse(lines[start:], start)) if start is not None else ()
 
 
 def _date(inner: str) -> dt.datetime | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from brainiac.core.errors import BrainiacError
 from brainiac.guard.evidence.alignment import EventLine
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import ltm, observation_lines
+from brainiac.text import observation_lines
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
@@ -38,12 +38,11 @@ def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventL
     out: list[EventLine] = []
     for rel in paths:
         try:
-            parsed = ltm.parse(memory.vault.read(rel).text, rel)
+            text = memory.vault.read(rel).text
         except (OSError, BrainiacError):
             continue  # gone since it was indexed, or unreadable: the events still speak
-        if parsed.private:
-            continue
-        for o in observation_lines.of_note(parsed.note):
+        # (a private note is never indexed, so never among the hits: privacy.py)
+        for o in observation_lines.of_text(text):
             if len(out) >= _LINES:
                 return out
             out.append(EventLine(o.source or "", rel, "", o.said_at, o.text, True, o.line + 1))
