@@ -180,3 +180,12 @@ def test_the_observations_of_a_file_are_its_section_only() -> None:
     assert [o.source for o in read] == ["e-3f2a1c9b0d", "e-0b1c2d3e4f"]
     assert text.splitlines()[read[0].line].startswith("- Caroline painted a lake")
     assert observation_lines.of_text("## Facts\n- home: Sweden\n") == ()
+
+
+def test_an_observation_is_about_its_owner_only(memory: Memory, vault: Path) -> None:
+    # Melanie's race says nothing of Caroline's: the owner an observation names is its speaker.
+    (vault / "memory" / "long_term" / "caroline.md").write_text(_CAROLINE, encoding="utf-8")
+    memory.refresh(force=True)
+    now = dt.datetime(2023, 6, 1)
+    assert not memory.check("Caroline ran a charity race on 2023-05-30.", now=now).conflicts
+    assert memory.check("Melanie ran a charity race on 2023-05-30.", now=now).conflicts

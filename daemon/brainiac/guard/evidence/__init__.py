@@ -79,6 +79,7 @@ from brainiac.guard.evidence.words import (
     words_of,
 )
 from brainiac.text import claims, lexicon, life_words
+from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
@@ -143,7 +144,8 @@ def with_events(
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
-    events = event_lines(hits) + observation_lines_of(memory, found or hits)
+    turns = event_lines(hits)
+    events = turns + _owned(observation_lines_of(memory, found or hits), turns)
     for f in result.findings:
         if f.status != UNVERIFIED:
             findings.append(f)
@@ -175,7 +177,10 @@ def _judge_sentence(
     if not (said.periods or said.numbers or said.names or thing) or not hits:
         return None
     speakers = {e.role.lower() for e in hits if e.role}
-    subject = subject_of(sentence, speakers)
+    # "you" is the user where only the user and the assistant speak: the owners observations
+    # name (people the user talks about) do not make it a conversation of named speakers
+    said_by = {e.role.lower() for e in hits if e.role and not e.observation}
+    subject = subject_of(sentence, speakers) or subject_of(sentence, said_by)
     names = set(said.names) - speakers
     opener = words_of(sentence)[:1]
     if opener and opener[0] in names and not _capitalised(opener[0], hits):
@@ -266,6 +271,17 @@ def _judge_sentence(
     if not differ:
         return None
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
+
+
+def _owned(observations: list[EventLine], turns: list[EventLine]) -> list[EventLine]:
+    """Observations whose owner speaks as the turns' speakers do: in a conversation between
+    named people an observation's first name is its owner only when it is one of them ("Lisbon
+    was amazing" is nobody's); where only the user and the assistant speak, the people the
+    observations name are the speakers to tell apart."""
+    said = {e.role.lower() for e in turns if e.role}
+    if not said - USER_ROLES - NOBODY_ROLES:
+        return observations
+    return [o if o.role.lower() in said else dataclasses.replace(o, role="") for o in observations]
 
 
 def _conflict_of(

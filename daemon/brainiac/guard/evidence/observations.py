@@ -12,26 +12,28 @@ month file of the archive an event is logged in, the short-term document), read 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
 from brainiac.guard.evidence.alignment import EventLine
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import observation_lines
+from brainiac.text import claims, observation_lines
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
+_WORD_RE = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]*")
 _FILES = 40  # files read, in the order the search ranked them
 _LINES = 400  # observations compared at most (alignment drops the unrelated ones cheaply)
 
 
 def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventLine]:
     """The observations written in the files among `hits` (and the short-term document), as
-    event lines: the statement as text, its owner found by alignment through the names it says,
-    the id of the event it was read from."""
+    event lines: the statement as text, its owner (the first name it says) as the speaker, the
+    id of the event it was read from."""
     paths = list(dict.fromkeys(h.path for h in hits if h.path))[:_FILES]
     if SHORT_TERM not in paths:
         paths.append(SHORT_TERM)
@@ -45,5 +47,17 @@ def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventL
         for o in observation_lines.of_text(text):
             if len(out) >= _LINES:
                 return out
-            out.append(EventLine(o.source or "", rel, "", o.said_at, o.text, True, o.line + 1))
+            owner = _owner(o.text)
+            out.append(EventLine(o.source or "", rel, owner, o.said_at, o.text, True, o.line + 1))
     return out
+
+
+def _owner(statement: str) -> str:
+    """Whose the observation is: the first name it says ("Caroline went to ...", "Since they
+    last spoke, Melanie took ..."), as an event's speaker is its role; "" when it names no one."""
+    names = claims.names(statement)
+    for m in _WORD_RE.finditer(statement):
+        word = m.group().replace("’", "'").removesuffix("'s").rstrip("'")
+        if word.lower() in names:
+            return word
+    return ""
