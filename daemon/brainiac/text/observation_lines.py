@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from brainiac.text import note as note_mod
+from brainiac.text.fences import Fences
 
 SECTION = "Observations"
 
@@ -88,14 +89,11 @@ def of_text(text: str) -> tuple[ObservationLine, ...]:
     frontmatter's YAML is what costs): the lines under an `## Observations` heading, outside
     code fences, up to the next heading of the same or a higher level."""
     lines = note_mod.split_lines(text)
-    fenced = False
+    fences = Fences()
     start: int | None = None
     level = 0
     for i, line in enumerate(lines):
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        m = None if fenced else _HEADING_RE.match(line)
+        m = None if fences.code(line) else _HEADING_RE.match(line)
         if m is None:
             continue
         if start is not None and len(m.group("hashes")) <= level:
