@@ -16,7 +16,6 @@ event already). Pure reading: no I/O, and not how observations are written.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 from dataclasses import dataclass
 
@@ -83,7 +82,6 @@ def of_note(parsed: note_mod.Note) -> list[ObservationLine]:
     return parse(parsed.lines[s.heading_line + 1 : s.end_line], s.heading_line + 1)
 
 
-@functools.lru_cache(maxsize=256)  # the guard reads the same few files check after check
 def of_text(text: str) -> tuple[ObservationLine, ...]:
     """The observations of a file's text, found without parsing the whole note (its
     frontmatter's YAML is what costs): the lines under an `## Observations` heading, outside

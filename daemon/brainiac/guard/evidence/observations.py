@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
 
 _WORD_RE = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’-]*")
+_CACHED = 512  # files whose observations are kept (a few kilobytes each)
+_READ: dict[tuple[str, int, int], tuple[tuple[observation_lines.ObservationLine, str], ...]] = {}
 _FILES = 40  # files read, in the order the search ranked them
 _LINES = 400  # observations compared at most (alignment drops the unrelated ones cheaply)
 
@@ -44,12 +46,24 @@ def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventL
         except (OSError, BrainiacError):
             continue  # gone since it was indexed, or unreadable: the events still speak
         # (a private note is never indexed, so never among the hits: privacy.py)
-        for o in observation_lines.of_text(text):
+        for o, owner in _observations(rel, text):
             if len(out) >= _LINES:
                 return out
-            owner = _owner(o.text)
             out.append(EventLine(o.source or "", rel, owner, o.said_at, o.text, True, o.line + 1))
     return out
+
+
+def _observations(rel: str, text: str) -> tuple[tuple[observation_lines.ObservationLine, str], ...]:
+    """A file's observations and their owners, read again only when its text changed: check
+    after check the search hits the same few files. Keyed by the text's hash, so no file's
+    text is kept."""
+    key = (rel, hash(text), len(text))
+    found = _READ.get(key)
+    if found is None:
+        if len(_READ) >= _CACHED:
+            _READ.clear()
+        found = _READ[key] = tuple((o, _owner(o.text)) for o in observation_lines.of_text(text))
+    return found
 
 
 def _owner(statement: str) -> str:
