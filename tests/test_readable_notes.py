@@ -118,6 +118,7 @@ def test_a_name_written_in_lower_case_more_than_capitalised_founds_no_note(
         ("b", "Did you bring hope along? I always hope for sun, and I hope it stays."),
         ("a", "Then Max joined us, and Max brought his dog along."),
         ("b", "Say hi to Max from me."),
+        ("a", "Will do, Max still talks about your barbecue."),
     ]
     _talk(memory, turns, "day out")
     entities = {n.title for n in _promote_all(memory, vault) if "entity" in n.tags}

@@ -12,7 +12,7 @@ import datetime as dt
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
@@ -149,7 +149,8 @@ class NameBook:
         return cached[1] if cached else None
 
     def active(self) -> dict[str, Entry]:
-        """Normalised name -> the active note answering to it (the one with most sources).
+        """Normalised name -> the active note answering to it: the one titled so, else the one
+        with most sources ("Anna" is the note titled Anna before Anna Berg's alias).
 
         A private note answers to no name: an event naming its title or an alias must not be
         routed into it (it would vanish from search), nor a public note link it."""
@@ -158,7 +159,9 @@ class NameBook:
             if entry.status not in ("active", "pinned", "") or entry.private:
                 continue
             for name in entry.names:
-                out.setdefault(name, entry)
+                held = out.get(name)
+                if held is None or (name == entry.names[0] and held.names[0] != name):
+                    out[name] = entry
         return out
 
     def private_targets(self) -> set[str]:
@@ -169,18 +172,54 @@ class NameBook:
         private |= {link_key(link_target(rel)) for rel in self._refused}
         return private - {link_key(link_target(e.rel)) for e in self.entries() if not e.private}
 
-    def mentions(self, text: str, table: dict[str, Entry] | None = None) -> list[Entry]:
+    def mentions(
+        self,
+        text: str,
+        table: dict[str, Entry] | None = None,
+        sessions: Collection[str] = (),
+    ) -> list[Entry]:
         """The notes whose names occur in `text` (whole words), longest name first, then by
-        first occurrence."""
+        first occurrence.
+
+        A note about a person named by their first name alone ("Anna" for the note Anna Berg)
+        is one only when more than the first name matches: `text` also names a note it links
+        to ("Anna moved the Atlas deadline"), or the note already holds events of one of
+        `sessions` (the sessions `text` was said in). A chat's Anna, Deborah's neighbour, is not
+        the template's Anna Berg."""
         table = self.active() if table is None else table
         words = normalise(text).split()
         found: dict[str, tuple[int, int, Entry]] = {}
+        whole: set[str] = set()  # the notes named by more than a first name
         for i in range(len(words)):
             for n in range(min(_MAX_NAME_WORDS, len(words) - i), 0, -1):
-                entry = table.get(" ".join(words[i : i + n]))
-                if entry is not None and entry.rel not in found:
+                name = " ".join(words[i : i + n])
+                entry = table.get(name)
+                if entry is None:
+                    continue
+                if not _first_name_of(name, entry):
+                    whole.add(entry.rel)
+                if entry.rel not in found:
                     found[entry.rel] = (-n, i, entry)
-        return [e for _, _, e in sorted(found.values(), key=lambda t: (t[0], t[1]))]
+        named = {link_key(link_target(rel)) for rel in whole}
+        kept = [
+            (length, at, entry)
+            for length, at, entry in found.values()
+            if entry.rel in whole
+            or named.intersection(entry.links)
+            or set(sessions).intersection(entry.sessions)
+        ]
+        return [e for _, _, e in sorted(kept, key=lambda t: (t[0], t[1]))]
+
+
+def _first_name_of(name: str, entry: Entry) -> bool:
+    """Whether `name` is only the first word of the note's title ("anna" of Anna Berg)."""
+    title = entry.names[0].split() if entry.names else []
+    return len(title) > 1 and name == title[0]
+
+
+def whole_names(entry: Entry) -> tuple[str, ...]:
+    """The names a note answers to on their own: its title and aliases, less a first name."""
+    return tuple(n for n in entry.names if not _first_name_of(n, entry))
 
 
 def filename_for(title: str, taken: Iterable[str]) -> str:

@@ -39,13 +39,14 @@ from brainiac.text.lexicon import (
 _ABBREVIATIONS = word_set(
     "dr mr mrs ms prof st jr sr vs etc e.g i.e a.m p.m approx no fig inc ltd co mt ave"
 )
+_INITIALS_RE = re.compile(r"(?:[^\W\d_]\.)*[^\W\d_]")  # "j", "j.k" (the last dot is the end's)
 _END_RE = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
 _QUESTION_END_RE = re.compile(r"\?[.!?]*[\"')\]]*$")
 
 
 def sentences(text: str) -> list[str]:
     """Sentences, split after . ! ? followed by a space or the end, and at line breaks; "Dr.",
-    "e.g." and initials ("J. Smith") do not end a sentence."""
+    "e.g." and initials ("J. Smith", "J.K. Rowling") do not end a sentence."""
     out: list[str] = []
     for line in text.replace("’", "'").split("\n"):
         start = 0
@@ -63,7 +64,7 @@ def _is_abbreviation(before: str) -> bool:
     if not words:
         return False
     last = words[-1].lower().lstrip("(\"'")
-    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+    return last in _ABBREVIATIONS or _INITIALS_RE.fullmatch(last) is not None
 
 
 def _keep(out: list[str], sentence: str) -> None:
@@ -405,7 +406,12 @@ _GOAL_RES = (
     re.compile(r"\bwe\s+need\s+to\s+(?P<what>.+)$", re.I),
 )
 _TASK_RES = (
-    re.compile(r"\bremind\s+me\s+to\s+(?P<what>.+)$", re.I),
+    # Asked for, not said of something ("Moments like these remind me to appreciate ..."):
+    re.compile(
+        r"^(?:(?:please|pls|can|could|would|will|you|and|also|oh|hey|so|just)[\s,]+)*"
+        r"remind\s+me\s+to\s+(?P<what>.+)$",
+        re.I,
+    ),
     re.compile(r"\b(?:don't|do\s+not)\s+(?:let\s+me\s+)?forget\s+to\s+(?P<what>.+)$", re.I),
     re.compile(
         r"\bI(?:(?:\s+really|\s+still|\s+also)?\s+(?:have\s+to|need\s+to|have\s+got\s+to|must)"

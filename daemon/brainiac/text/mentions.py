@@ -16,7 +16,13 @@ from brainiac.text.lexicon import COMMON_STARTS, MONTHS, PRONOUNS, STOP_WORDS, W
 
 _NAME_JOINERS = word_set("of de van von der den da del di du la")
 
-_TOKEN_RE = re.compile(r"[^\W\d_][\w'&-]*|[^\w\s]+|\d[\w.:/-]*")
+# Initials before a name are part of it ("J.K. Rowling", "J. Smith"): one token with their dots.
+_TOKEN_RE = re.compile(
+    r"(?:[^\W\d_a-z]\.)+(?=\s?[^\W\d_a-z])|[^\W\d_][\w'&-]*|[^\w\s]+|\d[\w.:/-]*"
+)
+# A hyphen before a lower-case word, or at the end, is no part of a name: "Rio de Janeiro-based",
+# "Janeiro-it was" (a dash); "Spider-Man" and "Jean-Luc" are names whole.
+_CUT_AT_HYPHEN_RE = re.compile(r"-(?![^\W\d_a-z])")
 _NEVER_NAMES = word_set("i i'm i've i'll i'd ok todo fyi")
 _TITLES = word_set("dr mr mrs ms prof")  # "Dr. Smith" is Smith; the title is not part of a name
 
@@ -71,14 +77,20 @@ def _capital_runs(sentence: str) -> list[str]:
         capital = word[:1].isupper() and word.lower() not in _NEVER_NAMES
         if capital and i == 0 and _sentence_start_word(word):
             capital = False
+        if capital and word.endswith(".") and (i + 1 == len(tokens) or _common_word(tokens[i + 1])):
+            # "Plan B. Then we left": a letter ending a sentence, not an initial
+            run.append(word.rstrip("."))
+            runs.append(run)
+            run = []
+            continue
         if capital:
-            run.append(word)
-            if token != word:  # a possessive ends the name: "Anna's Berlin trip"
+            cut = _CUT_AT_HYPHEN_RE.search(word)
+            run.append(word[: cut.start()] if cut else word)
+            if token != word or cut:  # a possessive ends the name: "Anna's Berlin trip"
                 runs.append(run)
                 run = []
             continue
-        joins = word.lower() in _NAME_JOINERS and run and i + 1 < len(tokens)
-        if joins and tokens[i + 1][:1].isupper():
+        if run and _joins(word, run[-1], tokens[i + 1 : i + 3]):
             run.append(word)
             continue
         if run:
@@ -94,15 +106,28 @@ def _capital_runs(sentence: str) -> list[str]:
     return out
 
 
+def _joins(word: str, last: str, after: list[str]) -> bool:
+    """Whether a lower-case `word` inside a name joins its parts: "Bank of America", "Rio de
+    Janeiro", "The Name of the Wind" ("the" after a joiner, before a capital)."""
+    low = word.lower()
+    if low == "the" and last.lower() in _NAME_JOINERS:
+        return bool(after) and after[0][:1].isupper()
+    if low not in _NAME_JOINERS or not after:
+        return False
+    if after[0][:1].isupper():
+        return True
+    return after[0] == "the" and len(after) > 1 and after[1][:1].isupper()
+
+
 def _sentence_start_word(word: str) -> bool:
     """A capital that only opens a sentence: a common word, an -ly adverb, an -ing form."""
     low = word.lower()
-    return (
-        low in STOP_WORDS
-        or low in COMMON_STARTS
-        or low in PRONOUNS
-        or (len(low) > 4 and low.endswith(("ly", "ing")))
-    )
+    return _common_word(low) or (len(low) > 4 and low.endswith(("ly", "ing")))
+
+
+def _common_word(word: str) -> bool:
+    low = word.lower()
+    return low in STOP_WORDS or low in COMMON_STARTS or low in PRONOUNS
 
 
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")

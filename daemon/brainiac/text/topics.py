@@ -88,6 +88,17 @@ def _content(word: str, exclude: frozenset[str]) -> bool:
     )
 
 
+def names_what(phrase: str) -> bool:
+    """Whether a goal or task ("Run a marathon", "Read more") says what it is beyond its verb,
+    read alone weeks later: "Visit", "Hear", "Savor all the good vibes", "Prepare emotionally"
+    say only a verb, a feeling, a filler or an adverb."""
+    words = _TOKEN_RE.findall(phrase)
+    if len(words) < 2:
+        return False
+    rest = [w for w in words[1:] if w.lower() not in lexicon.STOP_WORDS]
+    return not rest or any(_content(w, frozenset()) for w in rest)
+
+
 def _runs(
     text: str,
     exclude: frozenset[str],

@@ -32,8 +32,8 @@ from brainiac.core import clock
 from brainiac.core.errors import BrainiacError, NoteParseError
 from brainiac.lifecycle.jobs import consolidate, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
-from brainiac.store import access, safe_io
-from brainiac.store.names import Entry, link, normalise
+from brainiac.store import access, projects, safe_io
+from brainiac.store.names import Entry, link, normalise, whole_names
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 from brainiac.text import events as ev
 from brainiac.text import facts, ltm, marks
@@ -89,9 +89,12 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         note = ltm.parse(text, rel)
         if note.status in ("merged", "archived") or note.private:
             continue  # (made private since the book read it)
+        said_in = {projects.session_key(s) for s in note.sources if s.session}
         related = [
             link(e.rel, e.title)
-            for e in memory.names.mentions(" ".join(s.text for s in note.sources), table)
+            for e in memory.names.mentions(
+                " ".join(s.text for s in note.sources), table, sessions=said_in
+            )
             if e.rel != rel
         ]
         fact_notes: list[str] = []
@@ -288,6 +291,13 @@ def _merge_duplicates(
         live.sort(key=lambda e: (-e.sources, e.rel))
         keep = live[0]
         for dup in live[1:]:
+            if name not in whole_names(dup) or name not in whole_names(keep):
+                # A first name alone tells no one person: a chat's Anna is not Anna Berg.
+                said.append(
+                    f"possible duplicates: [[{dup.title}]] and [[{keep.title}]] (both named "
+                    f"{name!r}); left as they are because a first name alone is not one person"
+                )
+                continue
             if not _brainiacs_own(memory, dup.rel):
                 said.append(
                     f"possible duplicates: [[{dup.title}]] and [[{keep.title}]] (both named "

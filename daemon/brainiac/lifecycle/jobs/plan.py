@@ -5,10 +5,15 @@ Each event goes to exactly one place:
 1. the note of a person, project or topic it names (title or alias, via `names.NameBook`), or the
    one note that already holds a fact it states (so "the deadline moved to Monday" joins the note
    that has the deadline);
-2. otherwise, events of one session that keep naming someone new (twice or more, not a speaker)
-   start a note for that name;
+2. otherwise, events of one session that keep naming someone new (in three events or more, not
+   a speaker) start a note for that name, whole ("J.K. Rowling", "The Name of the Wind"); a name
+   said once or twice stays in its session's note, where what is said about it is;
 3. otherwise, the rest of the session becomes one new note, titled from its topics and date;
 4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
+
+An exchange is never split: the turn that answers an event placed by what it names goes with
+it, and so does the question it answers ("What did you name him?" / "I named him Buddy!" /
+"Congrats!" read apart lose their meaning).
 
 A `Plan` lists the notes to write (`Target`: their events, facts and links), the archive's month
 files and the events the Event Log loses; moving.py carries it out, written ahead.
@@ -17,6 +22,7 @@ files and the events the Event Log loses; moving.py carries it out, written ahea
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 from collections import Counter
@@ -41,8 +47,12 @@ if TYPE_CHECKING:
 _IMPORTED_TITLE_RE = re.compile(r"^(.+?)\s+[0-9a-f]{8}$")
 
 
-_MIN_MENTIONS_FOR_NEW_ENTITY = 2
+# Several events, so a note about a name is more than a stub: a name said once or twice is read
+# best in the conversation it was said in (a 1-event "Oscar" note says nothing of whose he is).
+MIN_EVENTS_FOR_NEW_ENTITY = 3
 
+
+_MAX_TAGS = 3
 
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
@@ -105,11 +115,14 @@ def make_plan(
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
     previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
+    # Each event's turn before it, so an exchange is told by its turns, not by the order of what
+    # is left unplaced (an event between them may have gone to a note by name).
+    turn_before = {b.id: a.id for a, b in itertools.pairwise(leaving)}
     for event in leaving:
         if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
             continue
-        mentioned = book.mentions(event.text, table)
+        mentioned = book.mentions(event.text, table, sessions={projects.session_key(event)})
         home = _holder_of_fact(event, mentioned) or (
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
@@ -123,12 +136,16 @@ def make_plan(
             unplaced.append(event)
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
+        asked = unplaced[-1] if unplaced and placed_by_name else None
+        if asked and turn_before.get(event.id) == asked.id and _asks_for(event, asked):
+            target.events.append(ev.render(unplaced.pop()))  # the question it answers
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
     titles = set(table)  # the names notes answer to: a new note's title must be new
     for group in _by_session(unplaced):
-        _place_new(group, targets, plan, taken, roles, now, memory, session_notes, titles)
+        place = _Placing(targets, plan, taken, roles, now, turn_before)
+        _place_new(group, place, memory, session_notes, titles)
     plan.targets = list(targets.values())
     plan.ledger = ledger_of(plan.targets, now)
     return plan
@@ -146,13 +163,21 @@ def ledger_of(targets: Sequence[Target], now: dt.datetime) -> dict[str, list[str
     return ledger
 
 
+@dataclass
+class _Placing:
+    """What placing a session's unclaimed events writes to and reads."""
+
+    targets: dict[str, Target]
+    plan: Plan
+    taken: set[str]  # file names in use
+    roles: set[str]  # the speakers, normalised
+    now: dt.datetime
+    turn_before: dict[str, str]  # event id -> the id of the turn before it
+
+
 def _place_new(
     group: list[ev.Event],
-    targets: dict[str, Target],
-    plan: Plan,
-    taken: set[str],
-    roles: set[str],
-    now: dt.datetime,
+    place: _Placing,
     memory: MemoryLike,
     session_notes: dict[str, Entry],
     titles: set[str],
@@ -160,12 +185,10 @@ def _place_new(
     """Events of one session that no note claims: entity notes, the session's note (the one an
     earlier promotion started for this session, or a new one), or the archive. `titles`: the
     names notes already answer to (normalised); the new session note's title is added."""
-    if _imported(group[0].session):
-        # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso"
-        # note beside a "Miso the cat" note holding half of it; its small talk stays in it.
-        rest = list(group)
-    else:
-        rest = _founding_entities(group, roles, targets, taken, plan, now)
+    # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso" note
+    # beside a "Miso the cat" note holding half of it; its small talk stays in it.
+    rest = list(group) if _imported(group[0].session) else _founding_entities(group, place)
+    targets, taken, roles = place.targets, place.taken, place.roles
     # A session is its label within its project: "session 1" of two projects is two sessions.
     # Events said outside a session join the note an earlier run started for their day: a new
     # one each run would share its title, and organization would merge it away into a stub.
@@ -183,49 +206,101 @@ def _place_new(
             # grow without bound).
             title = _beside_session(title, rest)
         titles.add(normalise(title))
-        tags = ["session"] + [w for w in mentions.keywords((e.text for e in rest), 3)]
+        tags = ["session", *_topic_tags(rest, roles)]
         session = rest[0].session or ""
         target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
 
 
-def _founding_entities(
-    group: list[ev.Event],
-    roles: set[str],
-    targets: dict[str, Target],
-    taken: set[str],
-    plan: Plan,
-    now: dt.datetime,
-) -> list[ev.Event]:
+def _topic_tags(events: Sequence[ev.Event], speakers: Collection[str]) -> list[str]:
+    """Tags from what the events are about (the words of their key phrases: "pottery", "class"),
+    never the words said most (an opinion, "awesome"; a verb, "took"; a filler, "able")."""
+    about = topics.key_phrases([e.text for e in events], 2, {*speakers, *(e.role for e in events)})
+    words = [w.lower() for phrase in about for w in phrase.split()]
+    return list(dict.fromkeys(w for w in words if w.replace("-", "").isalpha()))[:_MAX_TAGS]
+
+
+def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]:
     """Files the events of a session that are about a name it mentions often into that name's
-    new entity note, and its small talk into the archive; returns the rest, in order."""
+    new entity note, each with the rest of its exchange, and its small talk into the archive;
+    returns the rest, in order."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     # A name founds a note only if it is a name mid-sentence somewhere in the group, as
     # mentions.confirmed_names tells ("Yeah", "Wow" and "Hope" open sentences).
     confirmed = mentions.confirmed_names([e.text for e in group], normalise)
+    keys_of: list[list[str]] = []
     for event in group:
-        for entity in dict.fromkeys(mentions.entities(event.text)):
-            key = normalise(entity)
-            if key and not _speaker(key, roles) and key in confirmed:
-                counts[key] += 1
-                names.setdefault(key, entity)
+        keys = list(dict.fromkeys(normalise(x) for x in mentions.entities(event.text)))
+        keys = [k for k in keys if k and not _speaker(k, place.roles) and k in confirmed]
+        keys_of.append(keys)
+        for entity in mentions.entities(event.text):
+            names.setdefault(normalise(entity), entity)
+        counts.update(keys)
+    # "The Name of the Wind" opening a sentence is read "Name of the Wind" ("The" opens many):
+    # one name, under its longer spelling.
+    for keys in keys_of:
+        keys[:] = dict.fromkeys(f"the {k}" if f"the {k}" in counts else k for k in keys)
+    counts = Counter(k for keys in keys_of for k in set(keys))
+    founding = {k for k, n in counts.items() if n >= MIN_EVENTS_FOR_NEW_ENTITY}
+    while True:
+        homes = _entity_homes(group, keys_of, founding, place.turn_before)
+        held = Counter(homes.values())
+        # An event goes to one name, so a name can keep fewer events than it was said in: below
+        # the floor, it founds nothing and its events go to their other names or stay.
+        thin = {k for k in founding if held[k] < MIN_EVENTS_FOR_NEW_ENTITY}
+        if not thin:
+            break
+        founding -= thin
     rest: list[ev.Event] = []
-    for event in group:
-        keys = [normalise(x) for x in mentions.entities(event.text)]
-        best = max(
-            (k for k in keys if counts[k] >= _MIN_MENTIONS_FOR_NEW_ENTITY),
-            key=lambda k: counts[k],
-            default=None,
-        )
-        if best is not None:
-            target = _new_target(names[best], ["entity"], targets, taken, key=f"entity:{best}")
+    for i, event in enumerate(group):
+        home = homes.get(i)
+        if home is not None:
+            key = f"entity:{home}"
+            target = _new_target(names[home], ["entity"], place.targets, place.taken, key=key)
             target.events.append(ev.render(event))
         elif not mentions.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:
-            plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
+            month = _month_file(event, place.now)
+            place.plan.archive.setdefault(month, []).append(ev.render(event))
         else:
             rest.append(event)
     return rest
+
+
+def _entity_homes(
+    group: list[ev.Event],
+    keys_of: list[list[str]],
+    founding: set[str],
+    turn_before: dict[str, str],
+) -> dict[int, str]:
+    """Index of an event in `group` -> the founding name it goes to: the first it names, or,
+    for a turn that names none, the name of the exchange it is part of (the answer after an
+    event placed by name, the question before it)."""
+    homes: dict[int, str] = {}
+    for i, keys in enumerate(keys_of):
+        # The name it says first is what it is about ("The Name of the Wind beats anything by
+        # J.K. Rowling" is a turn about the book).
+        best = next((k for k in keys if k in founding), None)
+        if best is not None:
+            homes[i] = best
+    for i, key in list(homes.items()):
+        after, before = i + 1, i - 1
+        if (
+            after < len(group)
+            and after not in homes
+            and turn_before.get(group[after].id) == group[i].id
+            and _replies_to(group[after], group[i])
+            and _answers(group[after], group[i])
+        ):
+            homes[after] = key
+        if (
+            before >= 0
+            and before not in homes
+            and turn_before.get(group[i].id) == group[before].id
+            and _asks_for(group[i], group[before])
+        ):
+            homes[before] = key
+    return homes
 
 
 def _imported(session: str | None) -> bool:
@@ -331,6 +406,29 @@ def _fact_homes(table: dict[str, Entry]) -> dict[str, Entry]:
 def _replies_to(event: ev.Event, before: ev.Event) -> bool:
     """Whether `event` is the next turn after `before` in the same conversation."""
     return bool(event.session) and event.session == before.session and event.role != before.role
+
+
+# Words by which a turn points back at the one before it ("Congrats! That's so sweet", "Is he
+# getting along?") or reacts to it ("Wow!", "Aw"): a turn with none, sharing no word with the one
+# before, opens something new ("I just got back from a hike").
+_POINTING_BACK = lexicon.word_set(
+    "it its it's that that's this these those there he him his he's she her she's they them "
+    "their they're congrats congratulations wow aw aww omg haha lol yay sorry same too"
+)
+
+
+def _answers(reply: ev.Event, event: ev.Event) -> bool:
+    """Whether `reply` answers `event` (points back at it, reacts to it, or shares a content
+    word with it), rather than opening a topic of its own."""
+    words = set(re.findall(r"[\w']+", reply.text.replace("’", "'").lower()))
+    if words & _POINTING_BACK:
+        return True
+    return bool(set(mentions.keywords([reply.text], 20)) & set(mentions.keywords([event.text], 20)))
+
+
+def _asks_for(event: ev.Event, before: ev.Event) -> bool:
+    """Whether `before` is a question the other speaker asked just before `event`, its answer."""
+    return _replies_to(event, before) and extract.questions(before.text) != []
 
 
 def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:

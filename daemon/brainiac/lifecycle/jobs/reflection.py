@@ -32,7 +32,7 @@ from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
-from brainiac.text import extract, facts, marks, mentions, stm
+from brainiac.text import extract, facts, marks, mentions, stm, topics
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -149,8 +149,8 @@ def refresh(
     # one of the first, though its clock reads earlier.
     after = clock.instant(since) if since is not None else -math.inf
     fresh = [e for e in activity if e.at is not None and clock.instant(e.at) > after]
-    goals = [f"- {g}" for e in fresh for g in extract.goals(e.text)]
-    tasks = [f"- [ ] {t}" for e in fresh for t in extract.tasks(e.text)]
+    goals = [f"- {g}" for e in fresh for g in intentions(extract.goals(e.text))]
+    tasks = [f"- [ ] {t}" for e in fresh for t in intentions(extract.tasks(e.text))]
     for title, found in (("Goals", goals), ("Tasks", tasks)):
         new_text = _accumulate(text, title, found)
         if new_text != text:
@@ -177,7 +177,7 @@ def _working_memory(
     topic = [t for t in mentions.keywords((e.text for e in recent), 8) if t not in speakers][:4]
     if topic:
         lines.append(f"- topic: {', '.join(topic)}")
-    goals = [g for e in activity for g in extract.goals(e.text)]
+    goals = [g for e in activity for g in intentions(extract.goals(e.text))]
     person_goals = [
         marks.unmark(x).lstrip("- ")
         for x in marks.person_lines(doc.note.section_text("Goals") or "")
@@ -193,6 +193,12 @@ def _working_memory(
         f"expires: {(last + ttl).isoformat(timespec='minutes')}"
     )
     return lines
+
+
+def intentions(phrases: list[str]) -> list[str]:
+    """The goals or tasks a stated intention gave that say what they are (topics.names_what):
+    "I want to visit!" gives no goal "Visit"."""
+    return [p for p in phrases if topics.names_what(p)]
 
 
 def _speakers(activity: Sequence[ev.Event]) -> set[str]:
@@ -240,12 +246,12 @@ def _refresh_summary(
             if name.casefold() in names_there and name.casefold() not in speakers:
                 counts[name] = counts.get(name, 0) + 1
     names = sorted(counts, key=lambda n: -counts[n])[:5]
-    topics = [
+    words = [
         t
         for t in mentions.keywords((e.text for e in activity), 12)
         if t not in _lower(names) and t not in speakers
     ][:5]
-    about = ", ".join(names + topics)
+    about = ", ".join(names + words)
     lines.append(
         f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
     )
