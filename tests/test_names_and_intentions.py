@@ -208,3 +208,31 @@ def test_a_session_is_tagged_with_what_it_is_about_not_its_commonest_words(
     tags = set(session.tags) - {"session"}
     assert tags and "pottery" in tags, session.tags
     assert not tags & {"able", "awesome", "took", "was"}, session.tags
+
+
+def test_an_entity_stub_an_older_version_founded_folds_back_into_its_session(
+    memory: Memory, vault: Path
+) -> None:
+    turns = [
+        ("Caroline", "I have a guinea pig, Oscar, he squeaks when I open the fridge."),
+        ("Melanie", "So cute! Our pets keep the kids busy after school."),
+        ("Caroline", "The kids must love them. Pets make a house feel like a home."),
+    ]
+    _talk(memory, turns, "session 13", T0)
+    _run_all(memory, T0 + dt.timedelta(hours=1))
+    (home,) = [n for n in _notes(vault).values() if "session" in n.tags]
+    # An older version founded "Oscar" on two mentions and the note kept one event: the stub.
+    path = vault / LONG_TERM_DIR / home.note.path
+    text = path.read_text(encoding="utf-8")
+    oscar = next(line for line in text.splitlines(keepends=True) if "guinea pig, Oscar" in line)
+    path.write_text(text.replace(oscar, ""), encoding="utf-8")
+    (vault / LONG_TERM_DIR / "Oscar.md").write_text(
+        "---\ntitle: Oscar\ntags: [entity]\nstatus: active\ncreated: 2023-05-11\n---\n"
+        "## Summary\n\n## Sources\n" + oscar,
+        encoding="utf-8",
+    )
+    _run_all(memory, T0 + dt.timedelta(hours=2))
+    stub = ltm.parse((vault / LONG_TERM_DIR / "Oscar.md").read_text(), "Oscar.md")
+    assert stub.status == "merged" and not stub.sources
+    assert _home(vault, "guinea pig, Oscar") == home.title
+    assert "Oscar" not in _notes(vault)[home.title].aliases

@@ -65,6 +65,9 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         said.append(bounded)
     memory.names.refresh(vault, memory.config.private_folders)
     merged = _merge_duplicates(memory, now, outcome, dry_run, said)
+    if merged:
+        memory.names.refresh(vault, memory.config.private_folders)
+    merged |= _fold_stubs(memory, now, outcome, dry_run, said, merged)
     archived: list[str] = []
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
@@ -310,6 +313,48 @@ def _merge_duplicates(
     return stubs
 
 
+def _fold_stubs(
+    memory: MemoryLike,
+    now: dt.datetime,
+    outcome: Outcome,
+    dry_run: bool,
+    said: list[str],
+    merged: set[str],
+) -> set[str]:
+    """Entity notes of brainiac's own holding fewer events than a new one is founded with (an
+    older version founded them on two mentions): their events go back to the note holding most
+    of their session, where what was said around them is; the stub redirects there."""
+    from brainiac.lifecycle.jobs.plan import MIN_EVENTS_FOR_NEW_ENTITY
+
+    entries = [
+        e
+        for e in memory.names.entries()
+        if e.rel not in merged
+        and e.status in ("active", "")
+        and not e.private
+        and e.rel.startswith(LONG_TERM_DIR + "/")
+    ]
+    folded: set[str] = set()
+    for stub in sorted(entries, key=lambda e: e.rel):
+        if "entity" not in stub.tags or not 0 < stub.sources < MIN_EVENTS_FOR_NEW_ENTITY:
+            continue
+        homes = [
+            e
+            for e in entries
+            if e.rel != stub.rel
+            and e.rel not in folded
+            and "entity" not in e.tags
+            and set(stub.sessions) & set(e.sessions)
+        ]
+        if not homes or not _brainiacs_own(memory, stub.rel):
+            continue
+        keep = max(homes, key=lambda e: (len(set(stub.sessions) & set(e.sessions)), e.sources))
+        if _merge(memory, stub, keep, now, outcome, dry_run, alias=False):
+            folded.add(stub.rel)
+            said.append(f"folded [[{stub.title}]] ({stub.sources} event(s)) into [[{keep.title}]]")
+    return folded
+
+
 def _brainiacs_own(memory: MemoryLike, rel: str) -> bool:
     """Whether a note holds only what brainiac wrote (events, facts from events, generated
     lines), so merging it away loses no person's words. A person's note is never merged."""
@@ -341,8 +386,16 @@ def _brainiacs_own(memory: MemoryLike, rel: str) -> bool:
 
 
 def _merge(
-    memory: MemoryLike, dup: Entry, keep: Entry, now: dt.datetime, outcome: Outcome, dry_run: bool
+    memory: MemoryLike,
+    dup: Entry,
+    keep: Entry,
+    now: dt.datetime,
+    outcome: Outcome,
+    dry_run: bool,
+    alias: bool = True,
 ) -> bool:
+    """Moves `dup`'s events into `keep`, which answers to `dup`'s names too when `alias`, and
+    leaves `dup` a stub redirecting there."""
     vault = memory.vault
     try:
         dup_note = ltm.parse(vault.read(dup.rel).text, dup.rel)
@@ -357,7 +410,7 @@ def _merge(
         new, _ = consolidate.add_events(text, moving, now, 0.0)
         note = ltm.parse(new, keep.rel)
         have = {normalise(a) for a in [note.title, *note.aliases]}
-        extra = [a for a in aliases if normalise(a) not in have]
+        extra = [a for a in aliases if normalise(a) not in have] if alias else []
         if extra:
             items = ", ".join(consolidate.yaml_item(a) for a in [*note.aliases, *extra])
             new = notes.set_frontmatter_field(new, "aliases", f"[{items}]")
