@@ -13,11 +13,10 @@ import dataclasses
 import datetime as dt
 from pathlib import Path
 
-from tests.conftest import run_cli
-
 from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import ltm, stm
+from conftest import run_cli
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 
