@@ -23,12 +23,14 @@ status 1, which Claude Code shows and otherwise ignores.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.text.events import clean_project
 
 if TYPE_CHECKING:
     from brainiac.api.memory import Memory
@@ -58,6 +60,10 @@ class Payload:
     transcript_path: str
     prompt: str
     cwd: str = ""  # where the agent works: its project (projects.for_directory)
+    # A remote agent's project as its own machine found it (remote_hook.py): `cwd` is a folder
+    # of that machine, which this one can match against `[projects] paths` but not search for
+    # a git root.
+    project_hint: str | None = None
 
     @classmethod
     def parse(cls, raw: str, expected: str) -> Payload:
@@ -94,7 +100,13 @@ class Payload:
         """The project of the folder the agent works in, or None (global): docs/projects.md."""
         from brainiac.store import projects
 
-        return projects.for_directory(self.cwd, memory.config)
+        if self.project_hint is None:
+            return projects.for_directory(self.cwd, memory.config)
+        where = Path(os.path.abspath(os.path.expanduser(self.cwd))) if self.cwd else None
+        configured = (
+            projects.configured_project(where, memory.config.project_paths) if where else None
+        )
+        return configured or clean_project(self.project_hint)
 
 
 def prompt_context(memory: Memory, payload: Payload, budget: int | None) -> str:

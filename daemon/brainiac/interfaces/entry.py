@@ -32,6 +32,7 @@ _ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
 def main() -> None:
     one_matrix_thread()
     argv = sys.argv[1:]
+    _remote_hook(argv)
     asked, flag = _askable(argv)
     if asked:
         # An agent's call, answered within a second, daemon or not. The cycle collector ran
@@ -55,6 +56,41 @@ def one_matrix_thread() -> None:
     and its other answers need. To be called before anything imports numpy; a value the person
     set is kept."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def _remote_hook(argv: list[str]) -> None:
+    """With BRAINIAC_URL set, `hook EVENT [--budget N]` asks that server (remote_hook.py) with
+    the standard library alone, and exits. Any other command line goes on: the CLI asks the
+    server too for a hook it parses (hook_commands.py), and says what is wrong with the rest."""
+    from brainiac.interfaces import remote_hook
+
+    url = remote_hook.configured()
+    if url is None:
+        return
+    rest = argv
+    if rest[:1] == ["--vault"] and len(rest) > 1:  # the remote server serves its own vault
+        rest = rest[2:]
+    elif rest[:1] and rest[0].startswith("--vault="):
+        rest = rest[1:]
+    if len(rest) < 2 or rest[0] != "hook" or rest[1] not in remote_hook.EVENTS:
+        return
+    event, options = rest[1], rest[2:]
+    budget: int | None = None
+    if event == "user-prompt-submit" and options[:1] == ["--budget"] and len(options) == 2:
+        options, value = [], options[1]
+    elif event == "user-prompt-submit" and len(options) == 1 and options[0][:9] == "--budget=":
+        options, value = [], options[0][9:]
+    else:
+        value = ""
+    if value:
+        if not value.isdigit():
+            return  # the CLI's to refuse, with its usual message
+        budget = int(value)
+    if options:
+        return
+    stdin = sys.stdin.read() if sys.stdin is not None else ""
+    code = remote_hook.run(url, event, stdin, budget)
+    os._exit(code)  # nothing else ran: the interpreter's teardown has nothing to do
 
 
 def _askable(argv: list[str]) -> tuple[bool, str | None]:

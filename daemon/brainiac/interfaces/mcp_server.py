@@ -167,11 +167,12 @@ _PROJECT_RECALL = (
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def build_server(memory: Memory) -> MCPServer:
-    """The MCP server for one open Memory (no I/O until it is run)."""
+def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServer:
+    """The MCP server for one open Memory (no I/O until it is run). `lock`: the one every other
+    caller of `memory` in this process takes too (mcp_http.py's hook routes)."""
     # The SDK runs synchronous tools on worker threads, possibly several at once; a Memory (its
     # index writer, its caches) is meant for one caller at a time.
-    lock = threading.Lock()
+    lock = lock or threading.Lock()
     server: MCPServer = MCPServer(
         "brainiac",
         version=__version__,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from brainiac.core.errors import BrainiacError
-from brainiac.interfaces.cli.answering import ask_daemon, emit, read_stdin
+from brainiac.interfaces.cli.answering import ask_daemon, client_of, emit, read_stdin
 from brainiac.interfaces.cli.conventions import EXIT_HOOK_FAILED
 from brainiac.interfaces.cli.group import Group
 from brainiac.interfaces.cli.opening import note_words_only, open_memory
@@ -30,6 +30,15 @@ def hook() -> None:
     A failure is one line on stderr and exit status 1, never 2: Claude Code takes status 2 from
     a UserPromptSubmit hook as "block this prompt".
     """
+
+
+def _remote(ctx: click.Context, event: str, budget: int | None = None) -> None:
+    """With BRAINIAC_URL set, the hook is the remote server's (remote_hook.py); exits."""
+    from brainiac.interfaces import remote_hook
+
+    url = remote_hook.configured()
+    if url is not None and client_of(ctx) is None:  # in the daemon, the hook is its own
+        ctx.exit(remote_hook.run(url, event, sys.stdin.read(), budget))
 
 
 def _run_hook(ctx: click.Context, event: str, act: Any, stdin: str | None = None) -> None:
@@ -50,6 +59,7 @@ def _run_hook(ctx: click.Context, event: str, act: Any, stdin: str | None = None
 @click.pass_context
 def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
     """Print the memory relevant to the prompt; Claude Code adds it to the prompt's context."""
+    _remote(ctx, "user-prompt-submit", budget)
     stdin = read_stdin(ctx)
     output = ask_daemon(ctx, "hook-user-prompt-submit", {"stdin": stdin, "budget": budget})
     if output is not None:
@@ -68,6 +78,7 @@ def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
 @click.pass_context
 def hook_stop(ctx: click.Context) -> None:
     """Import the session's transcript (only new messages; safe after every turn)."""
+    _remote(ctx, "stop")
     _import_from_hook(ctx, "stop")
 
 
@@ -75,6 +86,7 @@ def hook_stop(ctx: click.Context) -> None:
 @click.pass_context
 def hook_session_end(ctx: click.Context) -> None:
     """Import the session's transcript when the session ends."""
+    _remote(ctx, "session-end")
     _import_from_hook(ctx, "session-end")
 
 

@@ -82,7 +82,7 @@ for command in (
     hook_commands.hook,
     *(exchange_commands.import_, exchange_commands.forget),
     *(exchange_commands.backup, exchange_commands.restore),
-    *(setup_commands.init, setup_commands.setup, setup_commands.mcp),
+    *(setup_commands.init, setup_commands.setup, setup_commands.mcp, setup_commands.serve),
 ):
     cli.add_command(command)
 

@@ -1,5 +1,6 @@
 """The commands that set brainiac up: `init` (a vault from the template), `setup` (connect an
-agent: its MCP server and hooks, docs/setup.md) and `mcp` (the MCP server itself, over stdio).
+agent: its MCP server and hooks, docs/setup.md), `mcp` (the MCP server itself, over stdio) and
+`serve --http` (the same server over HTTP, for agents on other machines: docs/remote.md).
 
 Not the daemon's systemd unit (daemon_commands.py: `service`), nor what `setup` writes
 (agent_setup.py).
@@ -112,12 +113,20 @@ def mcp(ctx: click.Context) -> None:
 
     Runs until the client disconnects. stdout carries only the protocol; logs go to stderr.
     """
+    _needs_sdk(ctx)
+    from brainiac.interfaces import mcp_server
+
+    mcp_server.serve(resolve_vault(ctx.obj["vault"]))
+
+
+def _needs_sdk(ctx: click.Context) -> None:
+    """The MCP SDK (and uvicorn, which it brings) is an optional extra; only the servers need
+    it: without it, one line saying how to install it."""
     try:
-        from brainiac.interfaces import (
-            mcp_server,  # the SDK is an optional extra; only this command needs it
-        )
+        import mcp.server.mcpserver  # noqa: F401
+        import uvicorn  # noqa: F401
     except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types"):
+        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "uvicorn"):
             raise
         click.echo(
             "brainiac: the MCP server needs the mcp package; "
@@ -125,4 +134,40 @@ def mcp(ctx: click.Context) -> None:
             err=True,
         )
         ctx.exit(EXIT_ERROR)
-    mcp_server.serve(resolve_vault(ctx.obj["vault"]))
+
+
+@click.command()
+@click.option(
+    "--http", "http", is_flag=True, help="Serve over HTTP (MCP streamable HTTP); required."
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="The address to listen on; any but loopback needs --token-file.",
+)
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0: any free."
+)
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The bearer token every request must carry; written (mode 600) when missing.",
+)
+@click.pass_context
+def serve(ctx: click.Context, http: bool, host: str, port: int, token_file: Path | None) -> None:
+    """Serve this vault's MCP tools and the agent hooks to other machines over HTTP (MCP
+    streamable HTTP at /mcp); see docs/remote.md.
+
+    Loopback and no token by default. Any other address needs --token-file, and then every
+    request needs `Authorization: Bearer <token>`; TLS is a reverse proxy's (Caddy, nginx).
+    Runs until SIGINT or SIGTERM.
+    """
+    if not http:
+        raise click.UsageError("say --http (MCP over stdio is `brainiac mcp`)")
+    _needs_sdk(ctx)
+    from brainiac.interfaces import mcp_http
+
+    token_file = token_file.expanduser() if token_file is not None else None
+    mcp_http.serve_http(resolve_vault(ctx.obj["vault"]), host, port, token_file)

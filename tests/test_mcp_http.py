@@ -1,0 +1,234 @@
+"""`brainiac serve --http` (docs/remote.md): the real server as a subprocess on loopback, the
+official SDK's streamable HTTP client, and the hooks of an agent on another machine
+(BRAINIAC_URL), against the server and against one that is down."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from conftest import run_cli
+from test_daemon import wait_for
+from test_hooks import SAMPLE, _event
+from test_mcp import TOOLS, _structured, needs_mcp
+
+pytestmark = needs_mcp
+
+START_DEADLINE_S = 60.0  # the server imports the SDK and opens the index on shared, busy cores
+_SERVING = re.compile(r"serving .* at (http://\S+)/mcp ")
+
+
+@contextlib.contextmanager
+def serving(vault: Path, tmp_path: Path, *options: str) -> Iterator[str]:
+    """`brainiac serve --http --port 0 OPTIONS` until the block ends; its base URL."""
+    log = tmp_path / "serve.stderr"
+    with open(log, "w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "brainiac", "--vault", str(vault), "serve", "--http"]
+            + ["--port", "0", *options],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            text=True,
+        )
+    try:
+        wait_for(
+            lambda: _SERVING.search(log.read_text()) is not None or proc.poll() is not None,
+            "the server to listen",
+            START_DEADLINE_S,
+        )
+        found = _SERVING.search(log.read_text())
+        assert found, f"the server did not start:\n{log.read_text()}"
+        yield found.group(1)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0, log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+def vault_bytes(vault: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(vault)): p.read_bytes() for p in vault.rglob("*") if p.is_file()}
+
+
+async def _client_session(url: str, token: str | None) -> dict[str, Any]:
+    """The SDK's client over HTTP: list the tools, remember, search and get a context."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    async with (
+        create_mcp_http_client(headers=headers) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        init = await session.initialize()
+        assert init.server_info.name == "brainiac"
+        tools = {t.name for t in (await session.list_tools()).tools}
+        said = "The Zephyr launch moved to Tuesday March 3rd."
+        remembered = _structured(await session.call_tool("remember", {"text": said}))
+        hits = _structured(await session.call_tool("search", {"query": "Zephyr launch"}))
+        ctx = _structured(
+            await session.call_tool("context", {"prompt": "When is the Zephyr launch?"})
+        )
+        return {"tools": tools, "id": remembered["event_id"], "hits": hits, "context": ctx}
+
+
+def test_the_sdk_client_lists_remembers_searches_and_gets_a_context_over_http(
+    vault: Path, tmp_path: Path
+) -> None:
+    token_file = tmp_path / "secret" / "token"
+    with serving(vault, tmp_path, "--token-file", str(token_file)) as url:
+        assert token_file.stat().st_mode & 0o777 == 0o600  # written for us, the owner's alone
+        token = token_file.read_text().strip()
+        got = anyio.run(_client_session, url, token)
+    assert set(got["tools"]) >= TOOLS
+    assert any(h["event_id"] == got["id"] for h in got["hits"]["hits"])
+    assert "Zephyr launch moved to Tuesday" in got["context"]["text"]
+    assert "Zephyr launch moved to Tuesday" in (vault / "memory/short_term.md").read_text()
+
+
+def _post(url: str, body: bytes, token: str | None) -> int:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, body, headers), timeout=30) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        assert exc.read() == b""  # a refusal says nothing about the server
+        return int(exc.code)
+
+
+def test_no_token_or_a_wrong_one_gets_401_and_writes_nothing(vault: Path, tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    before = vault_bytes(vault)
+    remember = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "remember", "arguments": {"text": "Intruders were here."}},
+        }
+    ).encode()
+    stop = json.dumps(
+        {"event": _event("Stop", transcript), "name": "t.jsonl", "transcript": "e30K"}
+    ).encode()
+    with serving(vault, tmp_path, "--token-file", str(token_file)) as url:
+        for token in (None, "", "wrong", token_file.read_text().strip() + "x"):
+            assert _post(f"{url}/mcp", remember, token) == 401
+            assert _post(f"{url}/hooks/stop", stop, token) == 401
+        with pytest.raises(Exception):  # the SDK's client cannot even initialize
+            anyio.run(_client_session, url, "wrong")
+        # the agent's hooks with a wrong token: no context, one line, nothing written
+        (tmp_path / "wrong").write_text("wrong\n")
+        (tmp_path / "wrong").chmod(0o600)
+        env = {"BRAINIAC_URL": url, "BRAINIAC_TOKEN_FILE": str(tmp_path / "wrong")}
+        event = _event("UserPromptSubmit", transcript, prompt="What is in the memory?")
+        hook = run_cli("hook", "user-prompt-submit", input=event, env=env)
+        assert (hook.returncode, hook.stdout) == (1, "")
+        assert "refused the token (401)" in hook.stderr and hook.stderr.count("\n") == 1
+        hook = run_cli("hook", "stop", input=_event("Stop", transcript), env=env)
+        assert hook.returncode == 1 and hook.stderr.count("\n") == 1
+    assert vault_bytes(vault) == before  # byte for byte
+    assert not list((tmp_path / "xdg" / "state").rglob("remote-transcripts"))
+
+
+def test_a_bind_beyond_loopback_needs_a_token_file_and_the_owners_alone(
+    vault: Path, tmp_path: Path
+) -> None:
+    done = run_cli("--vault", str(vault), "serve", "--http", "--host", "0.0.0.0", "--port", "0")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "--token-file" in done.stderr
+    token_file = tmp_path / "token"
+    token_file.write_text("a-token\n")
+    token_file.chmod(0o644)
+    done = run_cli(
+        "--vault", str(vault), "serve", "--http", "--port", "0", "--token-file", str(token_file)
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert str(token_file) in done.stderr and f"chmod 600 {token_file}" in done.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_the_hooks_against_a_remote_server_and_one_that_is_down(
+    vault: Path, tmp_path: Path
+) -> None:
+    agent = tmp_path / "agent"  # the agent's machine: its transcript and its repository
+    (agent / "shop" / ".git").mkdir(parents=True)
+    transcript = agent / SAMPLE.name
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
+    transcript.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    stop = json.loads(_event("Stop", transcript))
+    stop["cwd"] = str(agent / "shop")
+    prompt = _event("UserPromptSubmit", transcript, prompt="When is the Orion launch?")
+    run_cli("--vault", str(vault), "remember", "The Orion launch moved to 3 March.", check=True)
+    before = vault_bytes(vault)
+
+    down = {"BRAINIAC_URL": f"http://127.0.0.1:{_free_port()}"}
+    hook = run_cli("hook", "user-prompt-submit", input=prompt, env=down)
+    assert (hook.returncode, hook.stdout) == (1, "")
+    assert hook.stderr.count("\n") == 1 and "cannot be reached" in hook.stderr
+    hook = run_cli("hook", "stop", input=json.dumps(stop), env=down)
+    assert (hook.returncode, hook.stdout) == (1, "")
+    assert hook.stderr.count("\n") == 1 and "a later Stop sends the transcript" in hook.stderr
+    assert vault_bytes(vault) == before
+
+    shutil.copyfile(SAMPLE, transcript)  # the session went on while the server was down
+    with serving(vault, tmp_path) as url:  # loopback without a token file: no token needed
+        up = {"BRAINIAC_URL": f"{url}/mcp"}  # the MCP endpoint's URL names the server too
+        hook = run_cli("--vault", "/elsewhere", "hook", "user-prompt-submit", input=prompt, env=up)
+        assert hook.returncode == 0, hook.stderr
+        assert "The Orion launch moved to 3 March." in hook.stdout
+        assert "When is the Orion launch?" not in hook.stdout
+        first = run_cli("hook", "stop", input=json.dumps(stop), env=up)
+        again = run_cli("hook", "session-end", input=json.dumps(stop), env=up)
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    counts = [int(p.stderr.split()[1]) for p in (first, again)]
+    whole = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE))
+    report = json.loads(whole.stdout)[0]
+    # nothing lost: the Stop missed while down is made up by the next; nothing doubled
+    assert counts[0] > 0 and counts[1] == 0 and report["new"] == 0
+    assert report["duplicate"] == counts[0]
+    # the project is the agent's repository, found on the agent's machine
+    assert any(" [shop]: " in text.decode() for text in vault_bytes(vault).values())
+
+
+@pytest.mark.parametrize("budget", ["--budget=300", "--budget 300"])
+def test_the_fast_path_and_the_cli_ask_the_same_server(
+    vault: Path, tmp_path: Path, budget: str
+) -> None:
+    """entry.py answers `hook user-prompt-submit --budget N` with the standard library; any
+    other spelling (`--debug` first) goes through the CLI, which asks the same server."""
+    prompt = _event("UserPromptSubmit", tmp_path / "t.jsonl", prompt="When is the Orion launch?")
+    run_cli("--vault", str(vault), "remember", "The Orion launch moved to 3 March.", check=True)
+    with serving(vault, tmp_path) as url:
+        env = {"BRAINIAC_URL": url}
+        fast = run_cli("hook", "user-prompt-submit", *budget.split(), input=prompt, env=env)
+        slow = run_cli(
+            "--debug", "hook", "user-prompt-submit", *budget.split(), input=prompt, env=env
+        )
+    assert fast.returncode == slow.returncode == 0, fast.stderr + slow.stderr
+    assert fast.stdout == slow.stdout and "Orion launch moved" in fast.stdout
