@@ -36,10 +36,10 @@ _SERVING = re.compile(r"serving .* at (http://\S+)/mcp ")
 def serving(vault: Path, tmp_path: Path, *options: str) -> Iterator[str]:
     """`brainiac serve --http --port 0 OPTIONS` until the block ends; its base URL."""
     log = tmp_path / "serve.stderr"
+    command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "serve", "--http"]
     with open(log, "w", encoding="utf-8") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "brainiac", "--vault", str(vault), "serve", "--http"]
-            + ["--port", "0", *options],
+            [*command, "--port", "0", *options],
             stdout=subprocess.DEVNULL,
             stderr=err,
             text=True,
@@ -135,8 +135,11 @@ def test_no_token_or_a_wrong_one_gets_401_and_writes_nothing(vault: Path, tmp_pa
         for token in (None, "", "wrong", token_file.read_text().strip() + "x"):
             assert _post(f"{url}/mcp", remember, token) == 401
             assert _post(f"{url}/hooks/stop", stop, token) == 401
-        with pytest.raises(Exception):  # the SDK's client cannot even initialize
+        from mcp import MCPError
+
+        with pytest.raises(ExceptionGroup) as refused:  # the SDK's client cannot even start
             anyio.run(_client_session, url, "wrong")
+        assert refused.group_contains(MCPError, match="error response")
         # the agent's hooks with a wrong token: no context, one line, nothing written
         (tmp_path / "wrong").write_text("wrong\n")
         (tmp_path / "wrong").chmod(0o600)

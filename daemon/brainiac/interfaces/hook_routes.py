@@ -77,8 +77,8 @@ def add_routes(server: MCPServer, memory: Memory, lock: threading.Lock) -> None:
         server.custom_route(f"/hooks/{event}", methods=["POST"])(endpoint)
 
     route("user-prompt-submit", lambda body: prompt_context(memory, body))
-    for event in ("stop", "session-end"):
-        route(event, lambda body, event=event: import_transcript(memory, body, event))
+    route("stop", lambda body: import_transcript(memory, body, "stop"))
+    route("session-end", lambda body: import_transcript(memory, body, "session-end"))
 
 
 def _answer(stdout: str, stderr: list[str], code: int = 1) -> JSONResponse:
