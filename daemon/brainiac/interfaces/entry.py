@@ -62,6 +62,8 @@ def _remote_hook(argv: list[str]) -> None:
     """With BRAINIAC_URL set, `hook EVENT [--budget N]` asks that server (remote_hook.py) with
     the standard library alone, and exits. Any other command line goes on: the CLI asks the
     server too for a hook it parses (hook_commands.py), and says what is wrong with the rest."""
+    if not os.environ.get("BRAINIAC_URL", "").strip():
+        return  # before the import: urllib costs every other command line milliseconds
     from brainiac.interfaces import remote_hook
 
     url = remote_hook.configured()

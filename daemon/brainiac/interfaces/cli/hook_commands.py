@@ -7,6 +7,7 @@ Not what the hooks do (hooks.py), nor the command that writes them into an agent
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,8 @@ def hook() -> None:
 
 def _remote(ctx: click.Context, event: str, budget: int | None = None) -> None:
     """With BRAINIAC_URL set, the hook is the remote server's (remote_hook.py); exits."""
+    if not os.environ.get("BRAINIAC_URL", "").strip():
+        return
     from brainiac.interfaces import remote_hook
 
     url = remote_hook.configured()
