@@ -9,6 +9,9 @@ every call the daemon does not answer (none runs, it is another configuration, t
 wrong, `--help`, the daemon dies mid-request), goes to the full CLI (cli.root.main) in this
 process, which then gives the output, errors and exit status it always gave.
 
+With BRAINIAC_URL set, a hook asks a remote `brainiac serve --http` instead (remote_hook.py,
+docs/remote.md), before any daemon is asked.
+
 What this module reads itself is only what it needs to find the socket: a leading `--vault PATH`
 (or `--vault=PATH`), $BRAINIAC_VAULT, `vault` in ~/.config/brainiac/config.toml. Standard input
 is read only when the daemon says the command reads it (`hook`, `check -`), and handed on to the
