@@ -21,6 +21,8 @@ from typing import Any
 import anyio
 import pytest
 
+from brainiac import Memory
+from brainiac.api.hooks import HookInputError
 from conftest import run_cli
 from test_daemon import wait_for
 from test_hooks import SAMPLE, _event
@@ -235,3 +237,13 @@ def test_the_fast_path_and_the_cli_ask_the_same_server(
         )
     assert fast.returncode == slow.returncode == 0, fast.stderr + slow.stderr
     assert fast.stdout == slow.stdout and "Orion launch moved" in fast.stdout
+
+
+def test_a_remote_stop_without_a_transcript_path_is_told_what_the_event_lacks(
+    memory: Memory,
+) -> None:
+    from brainiac.interfaces import hook_routes
+
+    event = json.dumps({"session_id": "s", "hook_event_name": "Stop", "cwd": "/x"})
+    with pytest.raises(HookInputError, match="the event has no transcript_path"):
+        hook_routes.import_transcript(memory, {"event": event, "project": ""}, "stop")

@@ -104,6 +104,8 @@ def prompt_context(memory: Memory, body: dict[str, Any]) -> dict[str, Any]:
 def import_transcript(memory: Memory, body: dict[str, Any], event: str) -> dict[str, Any]:
     payload = _payload(body, event)
     name, data = body.get("name"), body.get("transcript")
+    if not payload.transcript_path:
+        hooks.import_transcript(memory, payload)  # says what the event lacks, as a local hook
     if not isinstance(name, str) or not isinstance(data, str):
         raise HookRequestError(f"hook {event}: the request has no transcript")
     try:
