@@ -381,6 +381,39 @@ def test_a_daemon_on_a_bind_mount_of_a_running_daemons_vault_refuses_to_start(
         assert proc.wait(timeout=DEADLINE_S) == 0
 
 
+def test_status_through_a_bind_mount_finds_the_daemon_running_on_the_other_path(
+    vault: Path, tmp_path: Path, xdg_dirs: dict[str, str]
+) -> None:
+    """The daemon's runtime and state folders are keyed by the path it was started on; `status`
+    and the other commands given the second path find them through the folder's own lock."""
+    from brainiac.store.locations import Locations
+
+    _note(vault, "kayak.md", "Kayak", "The sea kayak is stored in the boathouse.")
+    with _bind_mount(vault, tmp_path / "vault-bind") as other, _daemon(vault) as proc:
+        wait_for(
+            lambda: any(Path(xdg_dirs["XDG_STATE_HOME"]).rglob("daemon.json")),
+            "the daemon to start",
+            DEADLINE_S,
+        )
+        human = _cli(other, "status")
+        assert human.returncode == 0, human.stderr
+        assert human.stdout.startswith(f"daemon: running, pid {proc.pid}, up "), human.stdout
+        assert f"vault: {other}\n" in human.stdout
+        assert f"index: {Locations.for_vault(vault).index_dir}\n" in human.stdout
+
+        here, there = (json.loads(_cli(v, "status", "--json").stdout) for v in (vault, other))
+        assert there["daemon"]["pid"] == proc.pid and there["documents"] >= 1
+        for info in (here, there):
+            del info["vault"], info["daemon"]["uptime_s"]
+        assert there == here  # the same daemon, index and state, whichever path asked
+        found = _cli(other, "search", "kayak boathouse")
+        assert "memory/long_term/kayak.md" in found.stdout, found.stderr
+        # The daemon's index served them: none was built for the second path.
+        assert not Locations.for_vault(other).cache.exists()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+
+
 # ------------------------------------------------------------------- a newline in a file name
 
 

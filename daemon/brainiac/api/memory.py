@@ -47,7 +47,7 @@ from brainiac.store import config as config_mod
 from brainiac.store import event_log, projects
 from brainiac.store.config import Config
 from brainiac.store.locations import Locations
-from brainiac.store.lock import holder_of
+from brainiac.store.lock import folder_daemon_path, holder_of
 from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault
 from brainiac.text import events as ev
@@ -141,6 +141,13 @@ class Memory:
         # the index as it is and writes only vault files, which the daemon picks up.
         if index_writes is None:
             index_writes = holder_of(self.locations.runtime) is None
+            daemon_path = folder_daemon_path(self.vault.root) if index_writes else None
+            if daemon_path is not None and locations is None:
+                # The folder's daemon reached it by another path (a bind mount), and its index
+                # and state are keyed by that path: they are this vault's, and the daemon owns
+                # them (a second index here would be a second writer of the same notes).
+                self.locations = Locations.for_vault(daemon_path)
+                index_writes = holder_of(self.locations.runtime) is None
         self.index_writes = index_writes
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")

@@ -10,7 +10,9 @@ time, which `brainiac status` reads. Advisory locks coordinate only brainiac's o
 The runtime directory is keyed by the vault's resolved path (locations.py), which a symlink
 shares but a bind mount does not: one folder mounted at two paths would get two daemons writing
 the same files. So the daemon also holds an `flock` on the vault folder itself, which belongs to
-the folder (its device and inode), whatever path reached it.
+the folder (its device and inode), whatever path reached it; a process on another path finds the
+daemon's own path through that lock (`folder_daemon_path`), and with it the daemon's runtime and
+state folders.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import fcntl
 import json
 import os
+import stat
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -159,6 +162,41 @@ def _flock_holder(dev: int, ino: int) -> int | None:
             # "1: FLOCK  ADVISORY  WRITE 1234 fd:00:5678 0 EOF"; "->" marks a waiter
             if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == want:
                 return int(fields[4])
+    return None
+
+
+def folder_daemon_path(vault: Path) -> Path | None:
+    """The path by which the daemon holding the flock on the `vault` folder opened it, when that
+    path reaches the same folder from here too; None when no daemon holds it, or when it cannot
+    tell (no /proc, the daemon another user's). Reads /proc only: it takes no lock, so it never
+    stands in the way of a daemon starting."""
+    try:
+        here = os.stat(vault)
+    except OSError:
+        return None
+    pid = _flock_holder(here.st_dev, here.st_ino)
+    if not pid or pid == os.getpid():
+        return None
+    fds = f"/proc/{pid}/fd"
+    try:
+        names = os.listdir(fds)
+    except OSError:
+        return None
+    for name in names:
+        link = os.path.join(fds, name)
+        try:
+            opened = os.stat(link)  # what the descriptor holds, whatever its path
+            if (opened.st_dev, opened.st_ino) != (here.st_dev, here.st_ino):
+                continue
+            path = os.readlink(link)
+            there = os.stat(path)  # the daemon's path, as seen from this mount namespace
+        except OSError:
+            continue
+        if stat.S_ISDIR(there.st_mode) and (there.st_dev, there.st_ino) == (
+            here.st_dev,
+            here.st_ino,
+        ):
+            return Path(path)
     return None
 
 
