@@ -46,8 +46,8 @@ from brainiac.search.retrieval import ParsedNotes, about_prompt, candidate_limit
 from brainiac.store import config as config_mod
 from brainiac.store import event_log, projects
 from brainiac.store.config import Config
-from brainiac.store.locations import Locations
-from brainiac.store.lock import folder_daemon_path, holder_of
+from brainiac.store.locations import Locations, daemon_locations
+from brainiac.store.lock import holder_of
 from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault
 from brainiac.text import events as ev
@@ -139,15 +139,10 @@ class Memory:
         self.refresh_interval_s = refresh_interval_s
         # Beside a running daemon, the daemon is the index's only writer: this Memory then reads
         # the index as it is and writes only vault files, which the daemon picks up.
+        # The daemon may have reached the folder by another path (a bind mount): its folders.
         if index_writes is None:
+            self.locations = locations or daemon_locations(self.vault.root, self.locations)
             index_writes = holder_of(self.locations.runtime) is None
-            daemon_path = folder_daemon_path(self.vault.root) if index_writes else None
-            if daemon_path is not None and locations is None:
-                # The folder's daemon reached it by another path (a bind mount), and its index
-                # and state are keyed by that path: they are this vault's, and the daemon owns
-                # them (a second index here would be a second writer of the same notes).
-                self.locations = Locations.for_vault(daemon_path)
-                index_writes = holder_of(self.locations.runtime) is None
         self.index_writes = index_writes
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
@@ -199,8 +194,7 @@ class Memory:
     # -- lifecycle ---------------------------------------------------------------------------
     @classmethod
     def init(cls, path: Path | str, force: bool = False) -> list[str]:
-        """Create a vault from the template (never overwriting a file), or complete an existing
-        one (vault.init); returns what was created."""
+        """A vault from the template, or the rest of one (vault.init); returns what was created."""
         from brainiac.store.vault import init as init_vault
 
         return init_vault(Path(path).expanduser(), force)
@@ -244,8 +238,7 @@ class Memory:
         return self._indexer
 
     def refresh(self, force: bool = False) -> SyncReport | None:
-        """Reconcile the index with the vault if it may be stale (or `force`); beside the
-        daemon, open the daemon's latest commit instead."""
+        """Reconcile the index if it may be stale (or `force`); beside a daemon, its last commit."""
         if not self.index_writes:
             # A reader that lives on (the MCP server's) would otherwise answer from the index as
             # it was when it opened, and meet the files of segments the daemon merged away since.

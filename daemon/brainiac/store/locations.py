@@ -3,7 +3,8 @@
 The index lives in the cache directory (rebuildable; delete it any time), runtime state such as the
 manifest of indexed files in the state directory, and the single-instance lock in the runtime
 directory. Each is keyed by the vault's resolved path, so two vaults never share anything and a
-synced vault never carries a half-written index.
+synced vault never carries a half-written index. A vault folder reached by two paths (a bind
+mount) has two keys: beside a running daemon, the daemon's are the folder's (`daemon_locations`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from brainiac.store.lock import folder_daemon_path, holder_of
 from brainiac.store.vault_key import runtime_folder, state_folder, vault_key, xdg_base
 
-__all__ = ["Locations", "vault_key"]
+__all__ = ["Locations", "daemon_locations", "vault_key"]
 
 
 @dataclass(frozen=True)
@@ -46,3 +48,13 @@ class Locations:
     @property
     def manifest_path(self) -> Path:
         return self.state / "manifest.sqlite3"
+
+
+def daemon_locations(vault: Path, here: Locations) -> Locations:
+    """`here` (the vault's own locations), or those of the daemon running on the `vault` folder
+    through another path (a bind mount: it holds the folder's own lock, lock.py): its index and
+    state are this vault's, and it is their only writer."""
+    if holder_of(here.runtime) is not None:
+        return here
+    path = folder_daemon_path(vault)
+    return here if path is None else Locations.for_vault(path)
