@@ -1,8 +1,9 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
-With index_fields.py (the schema and the terms a document is indexed under) and
-index_scoring.py (scoring matches), the only modules that import whoosh; index_documents.py
-holds what comes back (hits, note records, stored events). It follows
+With index_fields.py (the schema and the terms a document is indexed under), index_scoring.py
+(scoring matches), index_runs.py (the sorted runs of a build) and whoosh_internals.py (the
+private names of Whoosh these use, checked at import), the only modules that import whoosh;
+index_documents.py holds what comes back (hits, note records, stored events). It follows
 docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
 rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
 (idle time), never `optimize()` inline, one long-lived searcher refreshed after each commit (the
@@ -890,7 +891,20 @@ def _commit(writer: Any, merge: bool) -> Callable[[], None]:
         raise
     finally:
         vars(writer).pop("_commit_toc", None)
-    return deletions[0] if deletions else lambda: None
+    if not deletions:
+        # Whoosh committed without calling the replacement, so it deleted the unused files
+        # itself, under the open searcher: its queries may fail until the swap. A renamed
+        # internal must not pass quietly.
+        log.error(
+            "%s: Whoosh %s committed without calling SegmentWriter._commit_toc (%s): the "
+            "commit's unused files were deleted before the searcher moved on; install the "
+            "Whoosh pyproject.toml names (whoosh3==3.54.0, or whoosh==2.7.4)",
+            getattr(writer.storage, "folder", "the index"),
+            whoosh.versionstring(),
+            type(writer).__name__,
+        )
+        return lambda: None
+    return deletions[0]
 
 
 def _cancel(writer: Any) -> None:

@@ -17,7 +17,8 @@ A reader still accepts Whoosh's one-posting-per-pickle runs, so a run written by
 Whoosh's `SegmentWriter` makes its pool from the module-level name `whoosh.writing.PostingPool`
 (its `poolclass` argument is accepted and ignored, in whoosh3 and 2.7.4 alike), so `install()`
 points that name at this class. The index module calls it once when it is imported; the
-sub-writers of a multi-process build are forked from that process and inherit it.
+sub-writers of a multi-process build are forked from that process and inherit it. A Whoosh
+without these names (whoosh_internals.py checks them) keeps its own pool, and an error is logged.
 """
 
 from __future__ import annotations
@@ -29,13 +30,19 @@ from typing import Any, BinaryIO
 
 import whoosh.writing
 
+from brainiac.search import whoosh_internals
+
 # Postings per pickled batch: large enough that pickle's per-call cost vanishes (10,000
 # postings one by one: 60 ms to write and read; in lists of 1,024: 9 ms), small enough that a
 # merge of Whoosh's maximum of 128 open runs holds one batch of each, ~128 × 1,024 postings.
 BATCH = 1024
 
 
-class BatchedPostingPool(whoosh.writing.PostingPool):  # type: ignore[misc]
+# Whoosh's pool, or a stand-in base when Whoosh has renamed it (then `install` does nothing).
+_WhooshPool: Any = getattr(whoosh.writing, "PostingPool", object)
+
+
+class BatchedPostingPool(_WhooshPool):  # type: ignore[misc]
     """Whoosh's posting pool, its runs pickled `BATCH` postings at a time."""
 
     def _write_run(self, f: BinaryIO, items: Iterable[Any]) -> None:
@@ -63,5 +70,6 @@ class BatchedPostingPool(whoosh.writing.PostingPool):  # type: ignore[misc]
 
 def install() -> None:
     """Make every Whoosh writer of this process (and of the processes it forks) use the
-    batched pool."""
-    whoosh.writing.PostingPool = BatchedPostingPool
+    batched pool, when Whoosh has the names it replaces and uses."""
+    if "batched runs" in whoosh_internals.USABLE:
+        whoosh.writing.PostingPool = BatchedPostingPool

@@ -14,10 +14,12 @@ same, and so are the scores and the order (score descending, then document numbe
 `UnlimitedCollector`); tests/test_index_scoring.py compares them with Whoosh's own search.
 
 Also the BM25F weighting the index searches with (`SegmentLengthsBM25F`, field lengths read once
-per segment) and the order of a search widened by feedback (`best_widened`). With index.py and
-index_fields.py, the only modules that import whoosh. The block reading uses the leaf
-matcher's private names (the same in whoosh3 and 2.7.4); any matcher it does not know, or a
-leaf without them, is read through the public matcher protocol instead: slower, same scores.
+per segment) and the order of a search widened by feedback (`best_widened`). With index.py,
+index_fields.py, index_runs.py and whoosh_internals.py, the only modules that import whoosh.
+The block reading uses the leaf matcher's private names (the same in whoosh3 and 2.7.4); any
+matcher it does not know, or a leaf without them, is read through the public matcher protocol
+instead: slower, same scores (and a Whoosh that lacks them has said so at import:
+whoosh_internals.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
+
+from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
 
@@ -105,13 +109,16 @@ def _one_by_one(m: Any) -> Scores:
     return out
 
 
+# Off when Whoosh's leaf matcher lacks a name the block reading uses (whoosh_internals.py).
+_BLOCK_READING = "block reads" in whoosh_internals.USABLE
 _BLOCK_NAMES = ("_atend", "_i", "_blocklength", "_read_ids", "_read_weights", "_next_block")
 
 
 def _block_readable(m: Any) -> bool:
     scorer = getattr(m, "scorer", None)
     return (
-        type(scorer) is BM25FScorer
+        _BLOCK_READING
+        and type(scorer) is BM25FScorer
         and all(hasattr(m, name) for name in _BLOCK_NAMES)
         and all(hasattr(scorer, name) for name in ("idf", "avgfl", "B", "K1", "dfl"))
     )
