@@ -37,7 +37,8 @@ OWNERS = {
     "click": {"interfaces/cli/"},
     # The MCP SDK and pydantic, which turns its tools' signatures into schemas: served_notes.py
     # answers the tools without either.
-    "mcp": {"interfaces/mcp_server.py"},
+    # Over stdio (mcp_server.py) and over HTTP (mcp_http.py, with the hook routes it serves).
+    "mcp": {"interfaces/mcp_server.py", "interfaces/mcp_http.py", "interfaces/hook_routes.py"},
     # The sentence model and the vectors it makes: one seam (recall by meaning).
     "numpy": {"search/sentence_model.py", "search/semantic.py"},
     "pydantic": {"interfaces/mcp_server.py"},

@@ -11,10 +11,11 @@ Without a daemon running, a Memory keeps the index up to date itself: a full rec
 opens the index (cheap when nothing changed: only stats), again whenever `refresh_interval_s` has
 passed, and at once for every file it writes.
 
-This is the facade: it owns the vault, the index and the caches a context call reads (the
+One concept: this is the facade, one method for each thing a program asks of a vault, so it is
+as long as that list. It owns the vault, the index and the caches a context call reads (the
 short-term document and the Core Identity, parsed again only when their files change), and
 hands each operation to its home: appending events to the Event Log (event_log.py), the
-record of which notes a context used and feedback on them (feedback.py), jobs (jobs/table.py),
+record of which notes a context used and feedback on them (feedback.py), jobs (job_table.py),
 imports (importer.py), `forget` (forget/), the guard (check.py). Those modules see it as
 `memory_protocol.MemoryLike`, never import it.
 """

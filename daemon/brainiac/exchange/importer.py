@@ -28,6 +28,9 @@ state directory is lost, the event ids in the vault stand in for the keys. A fil
 parsed is rejected whole, with the file and the line or JSON path, and nothing of it is imported;
 except a transcript read live (`live`, the Stop hook), whose damaged lines are left out, each
 reported by the first import that meets it (its checkpoint lists them: `damaged_lines`).
+
+One concept: the write-ahead import, whose steps and records must change together to stay
+exactly-once; the formats it reads are chatlogs/, the events it writes events.py.
 """
 
 from __future__ import annotations

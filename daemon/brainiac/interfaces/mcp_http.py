@@ -21,7 +21,7 @@ import signal
 import socket
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import uvicorn
@@ -80,8 +80,9 @@ class BearerGuard:
         await send({"type": "http.response.body", "body": b""})
 
 
-def token_for(host: str, token_file: Path | None) -> str | None:
-    """The token requests must carry (None: none), after the rules of the module docstring."""
+def token_for(host: str, token_file: Path | None, say: Callable[[str], None]) -> str | None:
+    """The token requests must carry (None: none), after the rules of the module docstring; `say`
+    tells the person when a new token was written."""
     if token_file is None:
         if not http_token.is_loopback(host):
             raise BrainiacError(
@@ -91,10 +92,9 @@ def token_for(host: str, token_file: Path | None) -> str | None:
         return None
     token, created = http_token.ensure_token(token_file)
     if created:
-        print(
+        say(
             f"brainiac: wrote a new token to {token_file} (mode 600); give the agents' machines "
-            "a copy (docs/remote.md)",
-            file=sys.stderr,
+            "a copy (docs/remote.md)"
         )
     return token
 
@@ -112,8 +112,11 @@ def listen(host: str, port: int) -> socket.socket:
         ) from None
 
 
-def serve_http(vault: Path, host: str, port: int, token_file: Path | None) -> None:
-    """Serve `vault` over HTTP until SIGINT or SIGTERM."""
+def serve_http(
+    vault: Path, host: str, port: int, token_file: Path | None, say: Callable[[str], None]
+) -> None:
+    """Serve `vault` over HTTP until SIGINT or SIGTERM; `say` shows the person a line (the CLI
+    prints it on stderr: the only layer that prints)."""
     level = logging.getLogger().level or logging.WARNING  # the CLI's: warnings, or --debug
     logging.basicConfig(
         level=level,
@@ -121,7 +124,7 @@ def serve_http(vault: Path, host: str, port: int, token_file: Path | None) -> No
         stream=sys.stderr,
         force=True,
     )
-    token = token_for(host, token_file)
+    token = token_for(host, token_file, say)
     memory = Memory(vault)  # a missing or wrong vault fails here, before anything listens
     try:
         lock = threading.Lock()
@@ -134,11 +137,7 @@ def serve_http(vault: Path, host: str, port: int, token_file: Path | None) -> No
         bound = sock.getsockname()[1]
         shown = f"[{host.strip('[]')}]" if ":" in host else host
         guard = f"bearer token of {token_file}" if token is not None else "no token: loopback"
-        print(
-            f"brainiac: serving {memory.vault.root} at http://{shown}:{bound}{MCP_PATH} ({guard})",
-            file=sys.stderr,
-            flush=True,
-        )
+        say(f"brainiac: serving {memory.vault.root} at http://{shown}:{bound}{MCP_PATH} ({guard})")
         config = uvicorn.Config(
             app,
             log_level=level,

@@ -8,6 +8,7 @@ Not the daemon's systemd unit (daemon_commands.py: `service`), nor what `setup` 
 
 from __future__ import annotations
 
+import importlib.util
 import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,12 +123,8 @@ def mcp(ctx: click.Context) -> None:
 def _needs_sdk(ctx: click.Context) -> None:
     """The MCP SDK (and uvicorn, which it brings) is an optional extra; only the servers need
     it: without it, one line saying how to install it."""
-    try:
-        import mcp.server.mcpserver  # noqa: F401
-        import uvicorn  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in ("mcp", "mcp_types", "uvicorn"):
-            raise
+    # Looked up, not imported: only mcp_server.py imports the SDK (one seam for it).
+    if not all(importlib.util.find_spec(name) for name in ("mcp", "uvicorn")):
         click.echo(
             "brainiac: the MCP server needs the mcp package; "
             "install it with pip install 'brainiac[mcp]'",
@@ -170,4 +167,10 @@ def serve(ctx: click.Context, http: bool, host: str, port: int, token_file: Path
     from brainiac.interfaces import mcp_http
 
     token_file = token_file.expanduser() if token_file is not None else None
-    mcp_http.serve_http(resolve_vault(ctx.obj["vault"]), host, port, token_file)
+    mcp_http.serve_http(
+        resolve_vault(ctx.obj["vault"]),
+        host,
+        port,
+        token_file,
+        lambda line: click.echo(line, err=True),
+    )
