@@ -49,6 +49,13 @@ _EVENT_KEY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}$")  # an event line's time
 _LEADING_WORDS = frozenset({"the", "my", "our", "your", "a", "an", "his", "her", "their", "its"})
 _TRAILING_PUNCT = ".,;:!?…"
 _MAX_KEY_WORDS = 6
+# Whose a fact is: a name with "'s" opening the key, or in the value ("Melanie's cat"), or the
+# name before the verb of a taste ("something Gina loves", as life_facts.whose writes it).
+_OWNER_KEY_RE = re.compile(r"^(?P<who>[^\W\d_][\w-]*)'s\s")
+_OWNER_VALUE_RE = re.compile(
+    r"(?:^|\s)(?P<who>[A-ZÀ-ÖØ-Þ][\w-]*)'s\s|^something\s+(?P<who2>[A-ZÀ-ÖØ-Þ][\w-]*)\s+\w+s$"
+)
+_MINE_RE = re.compile(r"\b(?:my|mine|I)\b")
 
 
 def parse_time(text: str) -> dt.datetime | None:
@@ -315,8 +322,34 @@ def apply(section_text: str, new: Sequence[Fact]) -> tuple[str, list[Change]]:
     return _join(lines, newline_at_end), changes
 
 
+def owner(fact: Fact) -> str | None:
+    """Whose the fact is, as its key or value says (casefolded): "melanie's business",
+    "bailey: Melanie's cat", "dance: something Gina loves"; "i" for the vault's user's ("my
+    cat", "something I love"); None when it names no one ("deadline: Friday")."""
+    m = _OWNER_KEY_RE.match(fact.key) or _OWNER_VALUE_RE.search(fact.value)
+    if m is not None:
+        return next(g for g in m.groups() if g).casefold()
+    return "i" if _MINE_RE.search(f"{fact.key} {fact.value}") else None
+
+
+def _owned_key(fact: Fact, found: list[FactLine]) -> Fact:
+    """`fact` keyed by its owner when the line of its key holds someone else's value: one
+    person's fact never supersedes another's ("dance: Jon's passion" stays, and Gina's taste
+    goes to "gina's dance: something Gina loves")."""
+    line = next((fl for fl in found if fl.fact.key == fact.key), None)
+    whose = owner(fact)
+    if line is None or whose is None:
+        return fact
+    held = owner(line.fact)
+    if held is None or held == whose or fact.key.startswith(f"{whose}'s "):
+        return fact
+    prefix = "user" if whose == "i" else whose
+    return Fact(f"{prefix}'s {fact.key}", fact.value, fact.since, fact.source)
+
+
 def _apply_one(lines: list[str], fact: Fact) -> Change | None:
     found = _parse_lines(lines)
+    fact = _owned_key(fact, found)
     line = next((fl for fl in found if fl.fact.key == fact.key), None)
     if line is None:
         at = _append_at(lines, found)

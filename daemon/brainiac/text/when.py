@@ -107,3 +107,60 @@ def _shift(day: dt.date, unit: str, n: int) -> dt.date:
         return day + dt.timedelta(weeks=n)
     months = day.year * 12 + day.month - 1 + (n if unit == "month" else 12 * n)
     return dt.date(months // 12, months % 12 + 1, 1)
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_RELATIVE_RE = re.compile(
+    r"\b(?:(?P<ago>(?:\d+|a|an|one|two|three|four|a couple of|a few)\s+"
+    r"(?:day|week|month|year)s?\s+ago)"
+    r"|(?P<step>(?:last|next|this)\s+(?:week|weekend|month|year))"
+    r"|(?P<weekday>last\s+(?:" + "|".join(_WEEKDAYS) + r"))"
+    r"|(?P<day>yesterday|last night|tomorrow|today|tonight|this morning|this afternoon"
+    r"|this evening))\b",
+    re.IGNORECASE,
+)
+
+_SUBJECT_AFTER_RE = re.compile(r"\s+(?:was|is|has|had|will|were)\b")
+
+
+def absolute(text: str, at: dt.datetime) -> str:
+    """`text`, said at `at`, with its relative times made absolute, so that it reads right later:
+    "yesterday" → "on 2023-05-07", "last week" → "the week before 2023-05-08", "last month" →
+    "in April 2023", "two years ago" → "in 2021", "last Friday" → "on 2023-05-05"."""
+    day = at.date()
+
+    def said(m: re.Match[str]) -> str:
+        out = _absolute(m, day)
+        # "Yesterday was crazy": the time is the subject, so no "on" before it.
+        if _SUBJECT_AFTER_RE.match(text, m.end()):
+            out = out.removeprefix("on ").removeprefix("in ")
+        return out
+
+    return _RELATIVE_RE.sub(said, text)
+
+
+def _absolute(m: re.Match[str], day: dt.date) -> str:
+    said = m.group(0).lower()
+    words = said.split()
+    if m.group("day"):
+        shift = {"yesterday": -1, "last night": -1, "tomorrow": 1}.get(said, 0)
+        return f"on {day + dt.timedelta(days=shift)}"
+    if m.group("weekday"):
+        back = (day.weekday() - _WEEKDAYS.index(words[1])) % 7 or 7
+        return f"on {day - dt.timedelta(days=back)}"
+    if m.group("step"):
+        unit = words[-1]
+        step = {"last": -1, "next": 1, "this": 0}[words[0]]
+        if unit in ("week", "weekend"):
+            where = {-1: "before", 1: "after", 0: "of"}[step]
+            return f"the {unit} {where} {day}"
+        return _in(_shift(day, unit, step), unit)
+    raw, unit = " ".join(words[:-2]), words[-2].rstrip("s")
+    n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, _NUMBERS.get(raw[2:], 1))
+    if unit in ("day", "week"):
+        return f"{raw} {words[-2]} before {day}"
+    return _in(_shift(day, unit, -min(n, 100)), unit)
+
+
+def _in(d: dt.date, unit: str) -> str:
+    return f"in {d.year}" if unit == "year" else f"in {MONTHS[d.month - 1].title()} {d.year}"

@@ -15,7 +15,7 @@ from brainiac.exchange.forget.rules import Rules
 from brainiac.exchange.forget.selection import Removal, short
 from brainiac.lifecycle.jobs import consolidate
 from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks
+from brainiac.text import facts, ltm, marks, observe
 from brainiac.text import note as notes
 from brainiac.text.fences import Fences
 
@@ -218,6 +218,13 @@ def _scrub_markdown(rel: str, text: str, rules: Rules, kind: str) -> Scrubbed:
                 tail = _SOURCE_TAIL_RE.search(lines[j])
                 if (tail and tail.group(1) in rules.ids) or rules.any_needle(lines[j]):
                     cut.drop(j, j, "history")
+    for s in note.sections:
+        if s.title.casefold() != observe.SECTION.casefold():
+            continue
+        for i in range(s.heading_line + 1, s.end_line):
+            # What was read from a forgotten event goes with it, a person's edit of it too.
+            if not cut.has(i) and i not in commented and observe.sources(lines[i]) & rules.ids:
+                cut.drop(i, i, "observation")
     lost = bool(removed)
     for i in range(note.body_line, len(lines)):
         if cut.has(i) or i in commented:

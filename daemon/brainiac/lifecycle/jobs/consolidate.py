@@ -16,7 +16,7 @@ from brainiac.lifecycle.jobs import model_facts
 from brainiac.store import projects
 from brainiac.store.names import link_key, normalise
 from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks, topics
+from brainiac.text import facts, ltm, marks, observe, topics
 from brainiac.text import note as notes
 
 _SUMMARY_QUOTE_CHARS = 160
@@ -45,6 +45,7 @@ def new_note_text(
         "---\n"
         f"## {ltm.SUMMARY}\n\n"
         f"## {ltm.FACTS}\n\n"
+        f"## {observe.SECTION}\n\n"
         f"## {ltm.SOURCES}\n\n"
         f"## {ltm.RELATED}\n"
     )
@@ -58,10 +59,12 @@ def add_events(
     related: Sequence[str] = (),
     summary: str | None = None,
     learned: Mapping[str, Sequence[facts.Fact]] | None = None,
+    observed: Mapping[str, str] | None = None,
 ) -> tuple[str, list[facts.Change]]:
     """`text` with `new` events appended to its Sources (ids already there skipped), its facts
     updated from them (and from the facts `learned` from them before, by event id: see
-    model_facts.py), its generated summary and `related` [[links]] added, strength raised by
+    model_facts.py), their observations (or the lines `observed` holds for them, by event id),
+    its generated summary and `related` [[links]] added, strength raised by
     `strength_gain` when something was added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
@@ -73,6 +76,7 @@ def add_events(
     body += "".join(ev.render(e) for e in added)
     text = notes.replace_section(text, ltm.SOURCES, body)
     text, changes = apply_facts(text, added, learned)
+    text = add_observations(text, added, observed)
     text = refresh_summary(text, summary)
     if related:
         text = add_related(text, related)
@@ -114,6 +118,22 @@ def apply_facts(
     if not changes:
         return text, []
     return notes.replace_section(text, ltm.FACTS, body), changes
+
+
+def add_observations(
+    text: str, new: Sequence[ev.Event], carried: Mapping[str, str] | None = None
+) -> str:
+    """`text` with the observations `new` events give in its `## Observations` (made when
+    missing): one line per event at most, none for an event a line already names, so a re-run
+    adds nothing and a person's edit of a line (its event id kept) stands. `carried`: the
+    lines (by event id) the events had in the note they come from, kept as they are."""
+    body = _section_body(text, observe.SECTION)
+    held = carried or {}
+    found = [o for e in new if e.id not in held for o in observe.observations(e)]
+    new_body = observe.add(body, found, {e.id: held[e.id] for e in new if e.id in held})
+    if new_body == body:
+        return text
+    return notes.replace_section(text, observe.SECTION, new_body)
 
 
 def note_names(note: ltm.LongTermNote) -> list[str]:

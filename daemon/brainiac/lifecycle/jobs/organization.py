@@ -36,7 +36,7 @@ from brainiac.store import access, projects, safe_io
 from brainiac.store.names import Entry, link, normalise, whole_names
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks
+from brainiac.text import facts, ltm, marks, observe
 from brainiac.text import note as notes
 
 if TYPE_CHECKING:
@@ -376,9 +376,19 @@ def _brainiacs_own(memory: MemoryLike, rel: str) -> bool:
                         facts_section.heading_line + 2 + fl.last,
                     )
                 )
+    # An observation naming one of the note's events goes with it on a merge, as it is.
+    said = note.note.section(observe.SECTION)
+    held = ev.ids(note.sources)
+    said_lines = {
+        i
+        for i in (range(said.heading_line + 1, said.end_line) if said else range(0))
+        if observe.sources(lines[i]) & held
+    }
     for i in range(note.note.body_line, len(lines)):
         line = lines[i].strip()
         if not line or line.startswith("#") or i in source_lines or i in fact_lines:
+            continue
+        if i in said_lines:
             continue
         if not marks.is_generated(line):
             return False
@@ -407,7 +417,9 @@ def _merge(
     def into_keep(text: str | None) -> str | None:
         if text is None:
             return None
-        new, _ = consolidate.add_events(text, moving, now, 0.0)
+        # The duplicate's observations go with its events, a person's edits of them kept.
+        observed = observe.by_source(dup_note.section(observe.SECTION))
+        new, _ = consolidate.add_events(text, moving, now, 0.0, observed=observed)
         note = ltm.parse(new, keep.rel)
         have = {normalise(a) for a in [note.title, *note.aliases]}
         extra = [a for a in aliases if normalise(a) not in have] if alias else []
@@ -428,6 +440,9 @@ def _merge(
         if text is None:
             return None
         new = _without_sources(text, moved_ids)
+        said = notes.parse(new, dup.rel).section_text(observe.SECTION)
+        if said is not None and observe.sources(said) & moved_ids:
+            new = notes.replace_section(new, observe.SECTION, observe.without(said, moved_ids))
         new = notes.set_frontmatter_field(new, "status", "merged")
         # A text property holding a quoted [[link]]: Obsidian shows and follows it as a link.
         new = notes.set_frontmatter_field(new, "redirect", consolidate.yaml_item(to_keep))

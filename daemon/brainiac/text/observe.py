@@ -1,0 +1,353 @@
+"""Observations: what a speaker said about their own life, one short third-person line per
+event, as a person taking notes would write it.
+
+    Melanie: "I went to a LGBTQ support group yesterday and it was so powerful."  (2023-05-08)
+    - Melanie went to a LGBTQ support group on 2023-05-07 and it was so powerful. (2023-05-08, e-…)
+
+An event gives at most one observation: its most informative plain statement with the speaker
+as its subject or owner ("I ...", "we ...", "my ..."), put in the third person (the speaker
+named where "I" or "my" stood first, "their" after), its relative times made absolute from the
+event's time (`when.absolute`: the line reads right weeks later), with the date it was said and
+the event's id in a tail like a fact's. Offline and traceable: every word comes from the turn.
+
+What is no observation: a question, a reaction to the one spoken to ("That's awesome!", "I'm so
+happy for you", anything about "you"), a pleasantry, a hedge or a hypothetical ("if", "would",
+"maybe", "I think", "I hope"), an exhortation ("Let's ..."), a fragment of a few words, and
+whatever the assistant says (life_facts.NOBODY_ROLES). An image's caption (a model's guess) is
+left out; a turn that only shares a photo says whose it is ("Melanie shared a photo of their
+pottery").
+
+The line never ends in a block id `^e-…`: that is how an event line ends, and an id scan would
+count the event twice (journal.py). A note's `## Observations` section holds these lines; a
+line whose event id is there already is not written again, so a re-run adds nothing and a
+person's edit of a line (the id kept) stands, as with facts.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from brainiac.text import events as ev
+from brainiac.text import extract, when
+from brainiac.text.lexicon import STOP_WORDS, word_set
+from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
+
+SECTION = "Observations"
+_ID_RE = re.compile(r"(?<![\w-])(e-[0-9a-f]{10})(?![\w-])")
+
+_IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
+_PHOTO_RE = re.compile(
+    r"\b(?:here(?:'s| is| are)|this is|check (?:out|this)|sharing|look at)\b[^.!?]*?"
+    r"\b(?:photo|pic|picture|snap|shot)s?\s+(?:of|from)\s+(?P<what>(?:my|our)\s+[^.!?,]+)",
+    re.IGNORECASE,
+)
+# Words that open a sentence and say nothing: discourse markers, interjections, a vocative.
+_OPENER_RE = re.compile(
+    r"^(?:(?:btw|by the way|so|well|still|also|anyway|anyways|oh|ah|aw+|wow|whoa|yeah|yes|yep|"
+    r"hey|hi|hello|haha+|lol|omg|plus|and|but|honestly|actually|really|ok|okay|um|hmm|gosh|man|"
+    r"thanks|thank you|sure|true|right|totally|exactly|absolutely|definitely|indeed|yup|ya)"
+    r"(?:\s+[A-Z][a-z]+)?\s*[,!.:;—-]+\s*)+",
+    re.IGNORECASE,
+)
+# The start of a reaction to what the other said, not something about oneself.
+_REACTION_RE = re.compile(
+    r"^(?:thanks|thank you|congrat|wow|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
+    r"it(?:'s| is)? (?:so |really )?(?:great|awesome|amazing|cool|nice|good|sweet|lovely|"
+    r"wonderful|fun|beautiful|sounds)|sounds|glad|so glad|same|me too|good luck|"
+    r"i(?:'m| am) (?:so |really |super |very )?(?:glad|happy|sorry|proud|excited for|thrilled for|"
+    r"sure|here for|with you|rooting)|"
+    r"i (?:bet|know|agree|understand|hope|wish|appreciate|can't wait|cannot wait|totally|"
+    r"feel you|see|guess|mean|think|believe|suppose|wonder|love (?:that|it|this|those|these|how|"
+    r"the way|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
+    r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|talk (?:to you )?soon|see you|catch you|bye|"
+    r"no worries|no problem|you're welcome|any time|anytime)\b",
+    re.IGNORECASE,
+)
+_LISTENER_RE = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b", re.I)
+_FIRST_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
+_HYPOTHETICAL = word_set(
+    """
+    if unless would could should might maybe perhaps probably possibly hopefully suppose
+    imagine hypothetically wish wonder guess unsure reckon someday
+    """
+)
+# The speaker as the subject, perhaps after a short opening phrase ("On a different note, I
+# found ...", "Last week we ..."): not "It was gorgeous", "They're a huge part of my journey".
+_SUBJECT_RE = re.compile(
+    r"^(?:[^,;:.!]{0,40},\s*|(?:last|this|yesterday|today|recently|finally|just|also|so|and)\b"
+    r"[^,;:.!]{0,20}?\s)?"
+    r"(?:I\b|I'm\b|I've\b|I'd\b|I'll\b|[Ww]e\b|[Ww]e're\b|[Ww]e've\b|[Mm]y\s|[Oo]ur\s)"
+)
+# Where a clause about the speaker may start after one about the listener.
+_CLAUSE_START_RE = re.compile(
+    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?(?=(?:I|I'm|I've|[Ww]e|[Mm]y|[Oo]ur)\b)"
+)
+_CLAUSE_END_RE = re.compile(
+    r",|\s(?:while|when|because|since|as|after|before|and|but|so|with|for|to)\s", re.IGNORECASE
+)
+_TIME_RE = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|last|next|ago|since|weekend|week|month|year|"
+    r"\d{4}|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
+    re.IGNORECASE,
+)
+# A sentence about how one feels says less than one about what one did.
+_FEELINGS = word_set(
+    """
+    excited grateful thankful happy glad proud love loved blessed lucky thrilled stoked feel
+    feeling felt amazing awesome great appreciate
+    """
+)
+_CONTENT_MIN = 3
+_MIN_WORDS = 5
+# "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
+_OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b", re.IGNORECASE)
+# Connectives and transitions that lead into a statement and are no part of it.
+_LEAD_RE = re.compile(
+    r"^(?:(?:and|but|so|plus|then|now|also|anyway|anyways|on a (?:different|side|related) note|"
+    r"speaking of (?:which|that)|by the way|btw|oh|well)\b[,:]?\s*)+",
+    re.IGNORECASE,
+)
+# What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
+_FRAGMENT_RE = re.compile(
+    r"^(?:almost|just like|like|as|such|same|especially|even|not|no|which|who|whose|than|"
+    r"gonna|wanna|gotta)\b",
+    re.IGNORECASE,
+)
+_MAX_WORDS = 45
+_ADVERBS = word_set(
+    """
+    also just really recently finally actually still always never usually often even already
+    totally sometimes now currently mostly truly definitely only absolutely literally honestly
+    """
+)
+_AS_IS = word_set(
+    """
+    was were did had could would should might must can will may shall used got went made took
+    saw found felt thought bought brought came gave ran won lost met left kept told said knew
+    began wrote put let hit cut set built sent spent taught caught heard held paid sat stood
+    became drew grew threw flew drove rode swam sang ate fell forgot chose broke spoke woke wore
+    hung learnt learned slept meant fed led shot sold started tried didn't wasn't couldn't
+    wouldn't can't won't shouldn't hadn't mustn't needn't finally
+    """
+)
+_BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
+_IRREGULAR = {
+    "am": "is",
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "'m": " is",
+    "'ve": " has",
+}
+_FAMILY = word_set(
+    "kids children son sons daughter daughters husband wife family partner hubby fiance fiancé"
+)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One line of an `## Observations` section: whose, what (third person, dates absolute),
+    when it was said and the event it was read from."""
+
+    owner: str
+    text: str
+    said_at: dt.datetime | None
+    source: str
+
+
+def observations(event: ev.Event, user: str = "the user") -> list[Observation]:
+    """What `event` says about its speaker worth noting: at most one observation. `user` is how
+    the vault's user is named (their events have a role of USER_ROLES, or none)."""
+    role = " ".join((event.role or "").split())
+    if role.casefold() in NOBODY_ROLES:
+        return []
+    owner = user if not role or role.casefold() in USER_ROLES else role
+    text = _IMAGE_RE.sub("", event.text)
+    chosen = _best_sentence(text)
+    shared = _PHOTO_RE.search(chosen if chosen is not None else text)
+    if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
+        chosen = f"I shared a photo of {shared.group('what').strip()}"
+    if chosen is None:
+        return []
+    said = third_person(chosen, owner, family=bool(_words(text) & _FAMILY))
+    if event.at is not None:
+        said = when.absolute(said, event.at)
+    said = said.rstrip(" .!,;:…-") + "."
+    said = said[0].upper() + said[1:]
+    return [Observation(owner, said, event.at, event.id)]
+
+
+def _best_sentence(text: str) -> str | None:
+    """The plain statement about the speaker that says the most (content words, a time, the
+    speaker as its subject), None when there is none."""
+    best: tuple[int, str] | None = None
+    for raw in extract.sentences(text):
+        s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
+        if s is None:
+            continue
+        words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
+        if len(words) < _CONTENT_MIN:
+            continue
+        score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
+        score -= 2 * bool(_words(s) & _FEELINGS)
+        if best is None or score > best[0]:
+            best = (score, s)
+    return best[1] if best else None
+
+
+def _statement(s: str) -> str | None:
+    """`s` when it is a plain statement about the speaker, else None. Of a sentence that also
+    speaks to the listener, only the clauses about the speaker: "That made me think how I could
+    help, so I joined a brigade" → "I joined a brigade"; "I took a road trip while you were
+    winning" → "I took a road trip"."""
+    if not s or "?" in s or _REACTION_RE.match(s) or len(s.split()) > _MAX_WORDS:
+        return None
+    first = _FIRST_RE.search(s)
+    if first is None:
+        return None
+    listener = _LISTENER_RE.search(s)
+    if listener is not None and listener.start() < first.start():
+        clause = None
+        for m in _CLAUSE_START_RE.finditer(s, listener.end()):
+            clause = m
+            break
+        if clause is None:
+            return None
+        s = s[clause.end() :]
+        listener = _LISTENER_RE.search(s)
+    if listener is not None:
+        cut = None
+        for m in _CLAUSE_END_RE.finditer(s, 0, listener.start()):
+            cut = m.start()
+        if cut is None:
+            return None
+        s = s[:cut]
+    s = _LEAD_RE.sub("", s).strip()
+    if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
+        return None
+    if len(s.split()) < _MIN_WORDS:
+        return None
+    if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
+        return None
+    return s
+
+
+def _words(s: str) -> set[str]:
+    return set(re.findall(r"[a-z']+", s.replace("’", "'").lower()))
+
+
+def third_person(sentence: str, name: str, family: bool = False) -> str:
+    """`sentence` as said about `name`: "I" and "my" name them where they first stand, "their"
+    after; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others)."""
+    s = sentence.replace("’", "'")
+    s = re.sub(r"\bI'm\b|\bI am\b", "I 'm", s)
+    s = re.sub(r"\bI've\b|\bI have\b", "I 've", s)
+    s = re.sub(r"\bI'd\b", "I would", s)
+    s = re.sub(r"\bI'll\b", "I will", s)
+    adverb = "(?:" + "|".join(_ADVERBS) + r"|\w+ly)"
+    s = re.sub(r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)", _agree, s)
+    if s.startswith("I "):  # "I went and I loved it": one subject, said once
+        s = "I " + re.sub(r"\b(and|but|so|then),?\s+I\b\s+", r"\1 ", s[2:])
+    group = f"{name} and {'family' if family else 'others'}"
+    s = re.sub(r"\b[Ww]e're\b", f"{group} are", s)
+    s = re.sub(r"\b[Ww]e've\b", f"{group} have", s)
+    s = re.sub(r"\b[Ww]e'd\b", f"{group} would", s)
+    s = re.sub(r"\b[Ww]e'll\b", f"{group} will", s)
+    s = re.sub(r"\b[Ww]e\b", group, s)
+    s = re.sub(r"\bmyself\b|\bourselves\b", "themself", s, flags=re.I)
+    s = re.sub(r"\b(?:mine|ours)\b", f"{name}'s", s, flags=re.I)
+    s = re.sub(r"\b(?:[Mm]y|[Oo]ur)\b", "\x01", s)
+    s = re.sub(r"(?<![\w-])(?:me|us)(?![\w-])", "\x02", s)
+    s = re.sub(r"\bI\b", "\x03", s)
+    out: list[str] = []
+    named = name in s
+    for part in re.split(r"([\x01\x02\x03])", s):
+        if part == "\x01":
+            out.append("their" if named else f"{name}'s")
+            named = True
+        elif part == "\x02":
+            out.append("them" if named else name)
+            named = True
+        elif part == "\x03":
+            out.append(name)
+            named = True
+        else:
+            out.append(part)
+    return "".join(out)
+
+
+def _agree(m: re.Match[str]) -> str:
+    """"I" + adverbs + verb with the verb in the third person singular."""
+    adverbs, verb = m.group(1), m.group(2)
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return f"I{adverbs} {_IRREGULAR[low].strip()}"
+    past = low.endswith("ed") and low not in _BASE_ED
+    if low in _AS_IS or past or low.endswith("n't") or not low.replace("'", "").isalpha():
+        return m.group(0)
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return f"I{adverbs} {verb}es"
+    if low.endswith("y") and low[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return f"I{adverbs} {verb[:-1]}ies"
+    return f"I{adverbs} {verb}s"
+
+
+def render(o: Observation) -> str:
+    """The line: `- statement (said-at date, e-id)`, a fact's tail (never a bare block id)."""
+    parts = [o.said_at.date().isoformat()] if o.said_at is not None else []
+    return f"- {o.text} ({', '.join([*parts, o.source])})"
+
+
+def sources(section_text: str) -> set[str]:
+    """The event ids the lines of an `## Observations` section were read from."""
+    return set(_ID_RE.findall(section_text))
+
+
+def by_source(section_text: str) -> dict[str, str]:
+    """The section's top-level lines by the event id each names (the first line naming it), so
+    a note's observations can go with their events to another note, a person's edits kept."""
+    out: dict[str, str] = {}
+    for line in section_text.split("\n"):
+        if line.startswith("- "):
+            for source in _ID_RE.findall(line):
+                out.setdefault(source, line.rstrip("\r"))
+    return out
+
+
+def without(section_text: str, gone: set[str]) -> str:
+    """The section without the lines naming an event of `gone` (their events went elsewhere)."""
+    kept = [
+        line
+        for line in section_text.split("\n")
+        if not (line.startswith("- ") and set(_ID_RE.findall(line)) & gone)
+    ]
+    return "\n".join(kept)
+
+
+def add(
+    section_text: str, new: Sequence[Observation], carried: Mapping[str, str] | None = None
+) -> str:
+    """The section with a line for each of `new` appended, unless a line of its event is there
+    already (a person's edit of it included); `carried` (by event id) are lines the event had
+    in the note it came from, written as they are instead. Every other line stays byte for
+    byte."""
+    have = sources(section_text)
+    fresh: list[str] = []
+    for o in new:
+        if o.source not in have:
+            have.add(o.source)
+            fresh.append(render(o))
+    for source, line in (carried or {}).items():
+        if source not in have:
+            have.add(source)
+            fresh.append(line)
+    if not fresh:
+        return section_text
+    body = section_text.rstrip("\n")
+    body = body + "\n" if body.strip() else ""
+    return body + "".join(f"{line}\n" for line in fresh)

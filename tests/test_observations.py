@@ -1,0 +1,181 @@
+"""Observations (issue 30): each informative statement of a speaker becomes a third-person line
+naming them, its relative dates made absolute, linked to its event, in the note the event went
+to; facts stay keyed by their owner."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from brainiac.store.vault import LONG_TERM_DIR
+from brainiac.text import events as ev
+from brainiac.text import facts, ltm, observe
+from tests.conftest import run_cli
+
+AT = dt.datetime(2023, 5, 8, 13, 56)  # a Monday
+
+
+def _said(text: str, role: str = "Caroline", at: dt.datetime = AT) -> str | None:
+    found = observe.observations(ev.make_event(text, role=role, at=at))
+    assert len(found) <= 1
+    return found[0].text if found else None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I went to a LGBTQ support group yesterday and it was so powerful.",
+            "Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
+        ),
+        (
+            "Thanks, Mel! Last week I started a pottery class with my sister.",
+            "The week before 2023-05-08 Caroline started a pottery class with their sister.",
+        ),
+        ("I also use a whiteboard to plan my routines.", "Caroline also uses a whiteboard to "
+         "plan their routines."),
+        ("I'm a counselor now and I love it.", "Caroline is a counselor now and loves it."),
+        (
+            "We went camping with the kids last month.",
+            "Caroline and family went camping with the kids in April 2023.",
+        ),
+        (
+            "Awesome! BTW, I found a cool new piece for my store last Friday.",
+            "Caroline found a cool new piece for their store on 2023-05-05.",
+        ),
+        (
+            "You mentioned the shelter and it made me think, so I joined a fire-fighting brigade.",
+            "Caroline joined a fire-fighting brigade.",
+        ),
+        (
+            "I took a road trip for research for my next movie while you were winning.",
+            "Caroline took a road trip for research for their next movie.",
+        ),
+        ("I've been painting for seven years now.", "Caroline has been painting for seven years "
+         "now."),
+        ("My daughter started school two years ago.", "Caroline's daughter started school in "
+         "2021."),
+    ],
+)
+def test_a_statement_becomes_a_third_person_line_with_absolute_dates(
+    text: str, expected: str
+) -> None:
+    assert _said(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What did you do last weekend?",  # a question
+        "Wow, that's awesome! So proud of you!",  # a reaction
+        "Thanks, Mel! Have a great day!",  # a pleasantry
+        "Bye, Caroline! Can't wait to hear about it.",  # filler
+        "I'm so happy for you, that sounds amazing.",  # about the listener
+        "If I had more time I would learn the violin.",  # a hypothetical
+        "Maybe I should start a garden someday.",  # a hedge
+        "Let's make a difference and show them what we've got.",  # an exhortation
+        "I know, right.",  # too few words
+        "It was gorgeous and the views were stunning.",  # nobody's own
+    ],
+)
+def test_questions_filler_and_hypotheticals_are_no_observations(text: str) -> None:
+    assert _said(text) is None
+
+
+def test_the_assistant_says_nothing_about_anyone_and_the_user_is_named() -> None:
+    text = "I went to the Louvre yesterday with my brother."
+    assert _said(text, role="assistant") is None
+    assert _said(text, role="user") == "The user went to the Louvre on 2023-05-07 with their " "brother."
+
+
+def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
+    text = "Here's a photo of my pottery! [image: a photo of a bowl on a table]"
+    assert _said(text, role="Melanie") == "Melanie shared a photo of their pottery."
+
+
+def test_the_line_names_its_event_and_never_ends_in_a_block_id() -> None:
+    event = ev.make_event("I adopted a dog named Buddy last week.", role="Jon", at=AT)
+    [o] = observe.observations(event)
+    line = observe.render(o)
+    assert line == (
+        f"- Jon adopted a dog named Buddy the week before 2023-05-08. (2023-05-08, {event.id})"
+    )
+    assert not re.search(r"\^e-[0-9a-f]{10}\s*$", line)
+    # Added twice, written once.
+    once = observe.add("", [o])
+    assert observe.add(once, [o]) == once
+
+
+def _cli(vault: Path, *args: str) -> str:
+    return run_cli("--vault", str(vault), *args, check=True).stdout
+
+
+def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path) -> None:
+    turns = [
+        ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+        ("Melanie", "Wow, that's awesome! What happened there?"),
+        ("Caroline", "The stories were inspiring. I'm going to keep going every week."),
+        ("Melanie", "Last week I painted a lake sunrise with my kids."),
+    ]
+    for i, (role, text) in enumerate(turns):
+        at = (AT + dt.timedelta(seconds=30 * i)).isoformat(timespec="seconds")
+        _cli(vault, "remember", text, "--role", role, "--session", "s1", "--at", at)
+    config = vault / ".brainiac" / "config.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            "# short_term_window = 10", "short_term_window = 0"
+        ),
+        encoding="utf-8",
+    )
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-09T09:00")
+
+    def observations() -> dict[str, str]:
+        out = {}
+        for path in (vault / LONG_TERM_DIR).glob("*.md"):
+            section = ltm.parse(path.read_text(encoding="utf-8"), path.name).section("Observations")
+            for line in section.splitlines():
+                out[line] = path.name
+        return out
+
+    lines = observations()
+    said = {re.sub(r" \(2023-05-08, e-[0-9a-f]{10}\)$", "", line) for line in lines}
+    assert said == {
+        "- Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
+        "- Caroline is going to keep going every week.",
+        "- The week before 2023-05-08 Melanie painted a lake sunrise with their kids.",
+    }
+    # Each line names the event it was read from, and that event is in the same note.
+    for line, name in lines.items():
+        [source] = re.findall(r"e-[0-9a-f]{10}", line)
+        text = (vault / LONG_TERM_DIR / name).read_text(encoding="utf-8")
+        assert f"^{source}" in text
+        assert text.count(source) == 2  # the observation and its event: no second event line
+    # A person's edit of a line stands; running the jobs again adds nothing.
+    first = next(line for line in lines if "so powerful" in line)
+    path = vault / LONG_TERM_DIR / lines[first]
+    edited = first.replace("so powerful", "moving")
+    path.write_text(path.read_text(encoding="utf-8").replace(first, edited), encoding="utf-8")
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-10T09:00")
+    again = observations()
+    assert edited in again and first not in again
+    assert len(again) == len(lines)
+
+
+def test_one_persons_fact_never_supersedes_anothers() -> None:
+    jon = facts.Fact("dance", "Jon's passion", dt.datetime(2023, 1, 20), "e-1111111111")
+    gina = facts.Fact("dance", "something Gina loves", dt.datetime(2023, 2, 1), "e-2222222222")
+    body, _ = facts.apply("", [jon])
+    body, changes = facts.apply(body, [gina])
+    assert [(c.key, c.kind) for c in changes] == [("gina's dance", "added")]
+    assert {k: f.value for k, f in facts.current(body).items()} == {
+        "dance": "Jon's passion",
+        "gina's dance": "something Gina loves",
+    }
+    assert "superseded" not in body
+    # A value naming no one supersedes as before.
+    later = facts.Fact("dance", "ballet", dt.datetime(2023, 3, 1), "e-3333333333")
+    body, changes = facts.apply(body, [later])
+    assert [(c.key, c.kind) for c in changes] == [("dance", "superseded")]
