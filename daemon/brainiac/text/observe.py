@@ -102,12 +102,32 @@ _FEELINGS = word_set(
 )
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
+_TAG_QUESTION_RE = re.compile(
+    r"\s*[,–—-]\s*(?:(?:pretty|so|really) \w+,?\s*)?(?:huh|right|eh|you know|no)\?+$", re.I
+)
+_SINGULAR = word_set("i i'm i've i'd i'll my mine me myself")
+# A sentence opening on a pointer to something said before ("It's a symbol of all I overcame",
+# "They mean the world to me") says too little alone.
+_POINTER_RE = re.compile(
+    r"^(?:it|it's|its|they|they're|they've|this|that|that's|these|those|he|he's|she|she's|there|"
+    r"there's|here|here's|which|what)\b",
+    re.IGNORECASE,
+)
+# A statement without its subject, "Lost my job as a banker", "Just got back from Paris".
+_SUBJECTLESS_RE = re.compile(
+    r"^(?:just\s+)?(?:lost|got|went|started|finished|made|took|had|bought|found|tried|visited|"
+    r"joined|adopted|painted|signed|booked|moved|won|met|saw|spent|learned|finally)\b(?=.*\bmy\b)",
+    re.IGNORECASE,
+)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b", re.IGNORECASE)
 # Connectives and transitions that lead into a statement and are no part of it.
 _LEAD_RE = re.compile(
-    r"^(?:(?:and|but|so|plus|then|now|also|anyway|anyways|on a (?:different|side|related) note|"
-    r"speaking of (?:which|that)|by the way|btw|oh|well)\b[,:]?\s*)+",
+    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our)\b)|also|anyway|anyways|"
+    r"on (?:a|another) (?:different|side|related)? ?note|"
+    r"speaking of (?:which|that)|by the way|btw|oh|well|look at that|check it out|guess what|"
+    r"unfortunately|fortunately|luckily|sadly|honestly|since (?:we|I) last (?:chatted|talked|spoke))"
+    r"\b[,:!]?\s*(?:[-–—]\s*)?)+",
     re.IGNORECASE,
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
@@ -205,6 +225,7 @@ def _statement(s: str) -> str | None:
     speaks to the listener, only the clauses about the speaker: "That made me think how I could
     help, so I joined a brigade" → "I joined a brigade"; "I took a road trip while you were
     winning" → "I took a road trip"."""
+    s = _TAG_QUESTION_RE.sub("", s)  # "I started a store - pretty cool, huh?"
     if not s or "?" in s or _REACTION_RE.match(s) or len(s.split()) > _MAX_WORDS:
         return None
     first = _FIRST_RE.search(s)
@@ -228,13 +249,31 @@ def _statement(s: str) -> str | None:
             return None
         s = s[:cut]
     s = _LEAD_RE.sub("", s).strip()
+    s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
+    s = re.sub(r"^(?:just\s+)?been\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I)
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
+        return None
+    if _POINTER_RE.match(s):  # "It took time, but I slowly formed connections": the last part
+        clause = _CLAUSE_START_RE.search(s)
+        s = s[clause.end() :] if clause is not None else ""
+        if len(s.split()) < _MIN_WORDS:
+            return None
+    if _generic(s):
         return None
     if len(s.split()) < _MIN_WORDS:
         return None
     if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
         return None
     return s
+
+
+def _generic(s: str) -> bool:
+    """A maxim in "we" and "our" about people at large ("Our loved ones give us strength"):
+    no "I" or "my", and nothing done (no past tense, no "have done")."""
+    words = _words(s)
+    if words & _SINGULAR:
+        return False
+    return not any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in words)
 
 
 def _words(s: str) -> set[str]:
