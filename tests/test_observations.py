@@ -35,8 +35,10 @@ def _said(text: str, role: str = "Caroline", at: dt.datetime = AT) -> str | None
             "Thanks, Mel! Last week I started a pottery class with my sister.",
             "The week before 2023-05-08 Caroline started a pottery class with their sister.",
         ),
-        ("I also use a whiteboard to plan my routines.", "Caroline also uses a whiteboard to "
-         "plan their routines."),
+        (
+            "I also use a whiteboard to plan my routines.",
+            "Caroline also uses a whiteboard to plan their routines.",
+        ),
         ("I'm a counselor now and I love it.", "Caroline is a counselor now and loves it."),
         (
             "We went camping with the kids last month.",
@@ -54,10 +56,14 @@ def _said(text: str, role: str = "Caroline", at: dt.datetime = AT) -> str | None
             "I took a road trip for research for my next movie while you were winning.",
             "Caroline took a road trip for research for their next movie.",
         ),
-        ("I've been painting for seven years now.", "Caroline has been painting for seven years "
-         "now."),
-        ("My daughter started school two years ago.", "Caroline's daughter started school in "
-         "2021."),
+        (
+            "I've been painting for seven years now.",
+            "Caroline has been painting for seven years now.",
+        ),
+        (
+            "My daughter started school two years ago.",
+            "Caroline's daughter started school in 2021.",
+        ),
     ],
 )
 def test_a_statement_becomes_a_third_person_line_with_absolute_dates(
@@ -88,7 +94,9 @@ def test_questions_filler_and_hypotheticals_are_no_observations(text: str) -> No
 def test_the_assistant_says_nothing_about_anyone_and_the_user_is_named() -> None:
     text = "I went to the Louvre yesterday with my brother."
     assert _said(text, role="assistant") is None
-    assert _said(text, role="user") == "The user went to the Louvre on 2023-05-07 with their " "brother."
+    assert (
+        _said(text, role="user") == "The user went to the Louvre on 2023-05-07 with their brother."
+    )
 
 
 def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
@@ -123,6 +131,14 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     for i, (role, text) in enumerate(turns):
         at = (AT + dt.timedelta(seconds=30 * i)).isoformat(timespec="seconds")
         _cli(vault, "remember", text, "--role", role, "--session", "s1", "--at", at)
+    # In the window, the observations are in the short-term document, before the Event Log; a
+    # person's edit there goes with the event when it is promoted.
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-08T15:00")
+    short_term = vault / "memory" / "short_term.md"
+    text = short_term.read_text(encoding="utf-8")
+    assert text.index("## Observations") < text.index("## Event Log")
+    assert "- Caroline is going to keep going every week. (2023-05-08, e-" in text
+    short_term.write_text(text.replace("keep going every week", "go every Tuesday"), "utf-8")
     config = vault / ".brainiac" / "config.toml"
     config.write_text(
         config.read_text(encoding="utf-8").replace(
@@ -144,9 +160,11 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     said = {re.sub(r" \(2023-05-08, e-[0-9a-f]{10}\)$", "", line) for line in lines}
     assert said == {
         "- Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
-        "- Caroline is going to keep going every week.",
+        "- Caroline is going to go every Tuesday.",
         "- The week before 2023-05-08 Melanie painted a lake sunrise with their kids.",
     }
+    stm_section = ltm.parse(short_term.read_text(encoding="utf-8"), "stm").section("Observations")
+    assert not stm_section.strip()  # the lines went with their events
     # Each line names the event it was read from, and that event is in the same note.
     for line, name in lines.items():
         [source] = re.findall(r"e-[0-9a-f]{10}", line)

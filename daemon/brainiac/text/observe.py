@@ -321,7 +321,7 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
 
 
 def _agree(m: re.Match[str]) -> str:
-    """"I" + adverbs + verb with the verb in the third person singular."""
+    """ "I" + adverbs + verb with the verb in the third person singular."""
     adverbs, verb = m.group(1), m.group(2)
     low = verb.lower()
     if low in _IRREGULAR:

@@ -25,7 +25,7 @@ from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
 from brainiac.text import events as ev
-from brainiac.text import ltm, stm
+from brainiac.text import ltm, observe, stm
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -97,6 +97,7 @@ def carry_out(
     vault = memory.vault
     gain = memory.config.promotion_strength
     learned = _learned_facts(memory)
+    observed = _observed(memory)
     _summarise(memory, plan)
     report += _fit(memory, plan, now, learned)
     for done, target in enumerate(plan.targets):
@@ -122,6 +123,7 @@ def carry_out(
                 target.related,
                 summary=target.summary,
                 learned=learned,
+                observed=observed,
             )
             changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
             return new
@@ -140,7 +142,13 @@ def carry_out(
     if outcome.skipped:
         return False  # the Event Log keeps the events until every copy is safely written
     remove = set(plan.remove)
-    update(vault, SHORT_TERM, lambda text: without(text, remove), outcome, False)
+    update(
+        vault,
+        SHORT_TERM,
+        lambda text: _without_observed(without(text, remove), text, remove),
+        outcome,
+        False,
+    )
     return not outcome.skipped
 
 
@@ -173,6 +181,27 @@ def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:
     if not readable or text is None:
         return {}
     return model_facts.learned(stm.parse(text).note.section_text("Facts") or "")
+
+
+def _observed(memory: MemoryLike) -> dict[str, str]:
+    """The short-term observation lines by event id (reflection wrote them, a person may have
+    edited them): each goes with its event to the note, as it is."""
+    readable, text = _note_text(memory, SHORT_TERM)
+    if not readable or text is None:
+        return {}
+    return observe.by_source(stm.parse(text).note.section_text(observe.SECTION) or "")
+
+
+def _without_observed(new: str | None, old: str | None, remove: set[str]) -> str | None:
+    """The short-term document (`new`, or `old` when the Event Log lost nothing) without the
+    observation lines of the events that left it: they went with their events."""
+    text = new if new is not None else old
+    if text is None:
+        return None
+    body = notes.parse(text).section_text(observe.SECTION)
+    if body is None or not observe.sources(body) & remove:
+        return new
+    return notes.replace_section(text, observe.SECTION, observe.without(body, remove))
 
 
 def _fit(

@@ -12,6 +12,8 @@ and a person's fact value stands (`facts.apply`). What it maintains:
   they outlive the events' promotion.
 - Facts learned from events leave the short-term Facts a week after their event left the Event
   Log (promotion applied them to the long-term note the event went to); a person's stay.
+- Observations: what each new event says about its speaker (text/observe.py), until promotion
+  carries the line with its event to a note.
 - Facts: `- key: value (since …, e-id)` with superseded values kept as history; with an LLM
   endpoint configured, what it reads in each new event is added to what the rules found
   (model_facts.py).
@@ -32,7 +34,7 @@ from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
-from brainiac.text import extract, facts, marks, mentions, stm, topics
+from brainiac.text import extract, facts, marks, mentions, observe, stm, topics
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -156,6 +158,7 @@ def refresh(
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
+    text = _observe(text, fresh)
     text, changes = _apply_facts(text, activity, fresh, read_facts)
     text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
     if dropped:
@@ -290,6 +293,28 @@ def _apply_facts(
     if not changes:
         return text, []
     return notes.replace_section(text, "Facts", new_body), changes
+
+
+def _observe(text: str, fresh: Sequence[ev.Event]) -> str:
+    """The new events' observations in the short-term `## Observations` (made before the Event
+    Log when missing). Only events not looked at before: a line a person deleted stays deleted.
+    Promotion carries each line with its event to the note it goes to."""
+    found = [o for e in fresh for o in observe.observations(e)]
+    if not found:
+        return text
+    body = stm_body(text, observe.SECTION)
+    new_body = observe.add(body, found)
+    if new_body == body:
+        return text
+    note = notes.parse(text, SHORT_TERM)
+    log = stm.log_section(note)
+    if note.section(observe.SECTION) is None and log is not None:
+        lines = note.lines
+        at = log.heading_line
+        head = "".join(lines[:at])
+        gap = "" if not head or head.endswith("\n\n") else "\n"
+        return f"{head}{gap}## {observe.SECTION}\n{new_body}\n" + "".join(lines[at:])
+    return notes.replace_section(text, observe.SECTION, new_body)
 
 
 def _prune_facts(text: str, now: dt.datetime, in_log: set[str]) -> tuple[str, int]:
