@@ -13,7 +13,7 @@ import pytest
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import events as ev
 from brainiac.text import facts, ltm, observe
-from tests.conftest import run_cli
+from conftest import run_cli
 
 AT = dt.datetime(2023, 5, 8, 13, 56)  # a Monday
 
@@ -180,6 +180,12 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     again = observations()
     assert edited in again and first not in again
     assert len(again) == len(lines)
+    # Forgetting an event takes what was read from it too, the person's edit of it included.
+    [gone] = re.findall(r"e-[0-9a-f]{10}", edited)
+    _cli(vault, "forget", "--event", gone, "--yes")
+    left = observations()
+    assert edited not in left and len(left) == len(lines) - 1
+    assert gone not in "".join(p.read_text("utf-8") for p in vault.rglob("*.md"))
 
 
 def test_one_persons_fact_never_supersedes_anothers() -> None:
