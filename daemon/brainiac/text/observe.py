@@ -126,9 +126,12 @@ _LEAD_RE = re.compile(
     r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our)\b)|also|anyway|anyways|"
     r"on (?:a|another) (?:different|side|related)? ?note|"
     r"speaking of (?:which|that)|by the way|btw|oh|well|look at that|check it out|guess what|"
-    r"unfortunately|fortunately|luckily|sadly|honestly|since (?:we|I) last (?:chatted|talked|spoke))"
+    r"unfortunately|fortunately|luckily|sadly|honestly)"
     r"\b[,:!]?\s*(?:[-–—]\s*)?)+",
     re.IGNORECASE,
+)
+_SINCE_RE = re.compile(
+    r",?\s*\bsince (?:we|I) last (?:chatted|talked|spoke|caught up)\b,?\s*", re.IGNORECASE
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
 _FRAGMENT_RE = re.compile(
@@ -197,6 +200,7 @@ def observations(event: ev.Event, user: str = "the user") -> list[Observation]:
     said = third_person(chosen, owner, family=bool(_words(text) & _FAMILY))
     if event.at is not None:
         said = when.absolute(said, event.at)
+        said = re.sub(r"(\d{4}-\d\d-\d\d)'s\b", r"\1 is", said)  # "Tomorrow's gonna be"
     said = said.rstrip(" .!,;:…-") + "."
     said = said[0].upper() + said[1:]
     return [Observation(owner, said, event.at, event.id)]
@@ -248,7 +252,7 @@ def _statement(s: str) -> str | None:
         if cut is None:
             return None
         s = s[:cut]
-    s = _LEAD_RE.sub("", s).strip()
+    s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
     s = re.sub(r"^(?:just\s+)?been\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I)
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
@@ -309,8 +313,8 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
         if part == "\x01":
             out.append("their" if named else f"{name}'s")
             named = True
-        elif part == "\x02":
-            out.append("them" if named else name)
+        elif part == "\x02":  # "they gave me a medal": "them" could be anyone
+            out.append(name)
             named = True
         elif part == "\x03":
             out.append(name)

@@ -120,7 +120,7 @@ _RELATIVE_RE = re.compile(
     re.IGNORECASE,
 )
 
-_SUBJECT_AFTER_RE = re.compile(r"\s+(?:was|is|has|had|will|were)\b")
+_SUBJECT_AFTER_RE = re.compile(r"'s\b|\s+(?:was|is|has|had|will|were)\b")
 
 
 def absolute(text: str, at: dt.datetime) -> str:
