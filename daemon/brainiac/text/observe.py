@@ -6,7 +6,7 @@ event, as a person taking notes would write it.
 
 An event gives at most one observation: its most informative plain statement with the speaker
 as its subject or owner ("I ...", "we ...", "my ..."), put in the third person (the speaker
-named where "I" or "my" stood first, "their" after), its relative times made absolute from the
+named for "I" and "me" and the first "my", "their" for a later one), its relative times made absolute from the
 event's time (`when.absolute`: the line reads right weeks later), with the date it was said and
 the event's id in a tail like a fact's. Offline and traceable: every word comes from the turn.
 
@@ -62,7 +62,8 @@ _REACTION_RE = re.compile(
     r"i (?:bet|know|agree|understand|hope|wish|appreciate|can't wait|cannot wait|totally|"
     r"feel you|see|guess|mean|think|believe|suppose|wonder|love (?:that|it|this|those|these|how|"
     r"the way|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
-    r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|talk (?:to you )?soon|see you|catch you|bye|"
+    r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
+    r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime)\b",
     re.IGNORECASE,
 )
@@ -130,6 +131,8 @@ _LEAD_RE = re.compile(
     r"\b[,:!]?\s*(?:[-–—]\s*)?)+",
     re.IGNORECASE,
 )
+# A short label before a colon, naming no one: "Fun fact:", "Big news here:", "Update:".
+_LABEL_RE = re.compile(r"^(?:(?!I\b|my\b|we\b|our\b)[\w']+\s+){0,2}[\w']+:\s+(?=\S)", re.I)
 _SINCE_RE = re.compile(
     r",?\s*\bsince (?:we|I) last (?:chatted|talked|spoke|caught up)\b,?\s*", re.IGNORECASE
 )
@@ -237,22 +240,18 @@ def _statement(s: str) -> str | None:
         return None
     listener = _LISTENER_RE.search(s)
     if listener is not None and listener.start() < first.start():
-        clause = None
-        for m in _CLAUSE_START_RE.finditer(s, listener.end()):
-            clause = m
-            break
+        clause = next(_CLAUSE_START_RE.finditer(s, listener.end()), None)
         if clause is None:
             return None
         s = s[clause.end() :]
         listener = _LISTENER_RE.search(s)
     if listener is not None:
-        cut = None
-        for m in _CLAUSE_END_RE.finditer(s, 0, listener.start()):
-            cut = m.start()
-        if cut is None:
+        ends = [m.start() for m in _CLAUSE_END_RE.finditer(s, 0, listener.start())]
+        if not ends:
             return None
-        s = s[:cut]
+        s = s[: ends[-1]]
     s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
+    s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
     s = re.sub(r"^(?:just\s+)?been\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I)
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
@@ -285,8 +284,8 @@ def _words(s: str) -> set[str]:
 
 
 def third_person(sentence: str, name: str, family: bool = False) -> str:
-    """`sentence` as said about `name`: "I" and "my" name them where they first stand, "their"
-    after; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others)."""
+    """`sentence` as said about `name`: "I", "me" and the first "my" name them, a later "my" is
+    "their"; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others)."""
     s = sentence.replace("’", "'")
     s = re.sub(r"\bI'm\b|\bI am\b", "I 'm", s)
     s = re.sub(r"\bI've\b|\bI have\b", "I 've", s)
@@ -313,10 +312,7 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
         if part == "\x01":
             out.append("their" if named else f"{name}'s")
             named = True
-        elif part == "\x02":  # "they gave me a medal": "them" could be anyone
-            out.append(name)
-            named = True
-        elif part == "\x03":
+        elif part in ("\x02", "\x03"):  # "me" too: in "they gave me a medal", "them" is anyone
             out.append(name)
             named = True
         else:
