@@ -39,7 +39,10 @@ def _said(text: str, role: str = "Caroline", at: dt.datetime = AT) -> str | None
             "I also use a whiteboard to plan my routines.",
             "Caroline also uses a whiteboard to plan their routines.",
         ),
-        ("I'm a counselor now and I love it.", "Caroline is a counselor now and loves it."),
+        (
+            "I'm a counselor now and I love the work.",
+            "Caroline is a counselor now and loves the work.",
+        ),
         (
             "We went camping with the kids last month.",
             "Caroline and family went camping with the kids in April 2023.",
@@ -85,10 +88,26 @@ def test_a_statement_becomes_a_third_person_line_with_absolute_dates(
         "Let's make a difference and show them what we've got.",  # an exhortation
         "I know, right.",  # too few words
         "It was gorgeous and the views were stunning.",  # nobody's own
+        "Hey Gina! We haven't talked in a few days.",  # a pleasantry
+        "By sharing our stories, we can build a strong community of hope.",  # a maxim
+        "I'd love to try making it sometime!",  # a wish
+        "I'm definitely going to check it out!",  # says nothing without what came before
     ],
 )
 def test_questions_filler_and_hypotheticals_are_no_observations(text: str) -> None:
     assert _said(text) is None
+
+
+def test_a_name_called_out_and_a_label_are_no_part_of_the_line() -> None:
+    assert _said("Woah Joanna, I won an international tournament yesterday!", role="Nate") == (
+        "Nate won an international tournament on 2023-05-07."
+    )
+    assert _said("No! Big news here: we got another cat named Bailey.", role="Melanie") == (
+        "Melanie and others got another cat named Bailey."
+    )
+    assert _said("My aunt helped my family when we were struggling.", role="Maria") == (
+        "Maria's aunt helped their family when Maria and family were struggling."
+    )
 
 
 def test_the_assistant_says_nothing_about_anyone_and_the_user_is_named() -> None:

@@ -6,13 +6,16 @@ event, as a person taking notes would write it.
 
 An event gives at most one observation: its most informative plain statement with the speaker
 as its subject or owner ("I ...", "we ...", "my ..."), put in the third person (the speaker
-named for "I" and "me" and the first "my", "their" for a later one), its relative times made absolute from the
-event's time (`when.absolute`: the line reads right weeks later), with the date it was said and
-the event's id in a tail like a fact's. Offline and traceable: every word comes from the turn.
+named for "I", "me" and the first "my", "their" for a later one), its relative times made
+absolute from the event's time (`when.absolute`: the line reads right weeks later), with the date
+it was said and the event's id in a tail like a fact's. Offline and traceable: every word comes
+from the turn but the names, the dates and the verb endings.
 
 What is no observation: a question, a reaction to the one spoken to ("That's awesome!", "I'm so
-happy for you", anything about "you"), a pleasantry, a hedge or a hypothetical ("if", "would",
-"maybe", "I think", "I hope"), an exhortation ("Let's ..."), a fragment of a few words, and
+happy for you", anything about "you"), a pleasantry ("We haven't talked in a while"), a hedge or
+a hypothetical ("if", "would", "I'd love to", "maybe", "I think", "I hope"), an exhortation
+("Let's ..."), a maxim in "we" ("Together we can make a difference"), a sentence that leans on
+the one before it ("It's a symbol of ...", "I'll check it out"), a fragment of a few words, and
 whatever the assistant says (life_facts.NOBODY_ROLES). An image's caption (a model's guess) is
 left out; a turn that only shares a photo says whose it is ("Melanie shared a photo of their
 pottery").
@@ -46,7 +49,7 @@ _PHOTO_RE = re.compile(
 )
 # Words that open a sentence and say nothing: discourse markers, interjections, a vocative.
 _OPENER_RE = re.compile(
-    r"^(?:(?:btw|by the way|so|well|still|also|anyway|anyways|oh|ah|aw+|wow|whoa|yeah|yes|yep|"
+    r"^(?:(?:btw|by the way|so|well|still|also|anyway|anyways|oh|ah|aw+|wow|whoa|woah|yeah|yes|yep|"
     r"hey|hi|hello|haha+|lol|omg|plus|and|but|honestly|actually|really|ok|okay|um|hmm|gosh|man|"
     r"thanks|thank you|sure|true|right|totally|exactly|absolutely|definitely|indeed|yup|ya)"
     r"(?:\s+[A-Z][a-z]+)?\s*[,!.:;—-]+\s*)+",
@@ -64,7 +67,8 @@ _REACTION_RE = re.compile(
     r"the way|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
     r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
     r"talk (?:to you )?soon|see you|catch you|bye|"
-    r"no worries|no problem|you're welcome|any time|anytime)\b",
+    r"no worries|no problem|you're welcome|any time|anytime|long time no|"
+    r"we (?:haven't|have not) (?:talked|chatted|spoken|caught up))\b",
     re.IGNORECASE,
 )
 _LISTENER_RE = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b", re.I)
@@ -72,7 +76,7 @@ _FIRST_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we'
 _HYPOTHETICAL = word_set(
     """
     if unless would could should might maybe perhaps probably possibly hopefully suppose
-    imagine hypothetically wish wonder guess unsure reckon someday
+    imagine hypothetically wish wonder guess unsure reckon someday think i'd
     """
 )
 # The speaker as the subject, perhaps after a short opening phrase ("On a different note, I
@@ -107,6 +111,15 @@ _TAG_QUESTION_RE = re.compile(
     r"\s*[,–—-]\s*(?:(?:pretty|so|really) \w+,?\s*)?(?:huh|right|eh|you know|no)\?+$", re.I
 )
 _SINGULAR = word_set("i i'm i've i'd i'll my mine me myself")
+_MODALS = word_set("can could would should might must will may shall")
+# A pointer for an object, in a short sentence, leaves it saying nothing ("I'm going to check it
+# out", "I learned that the hard way").
+_POINTER_END_RE = re.compile(
+    r"\b(?:it|that|this|those|these)(?:\s+(?:out|up|down|through|again))?"
+    r"(?:\s+(?:sometime|soon|later|too|now|the hard way|together))?\W*$",
+    re.IGNORECASE,
+)
+_POINTER_CONTENT_MAX = 4
 # A sentence opening on a pointer to something said before ("It's a symbol of all I overcame",
 # "They mean the world to me") says too little alone.
 _POINTER_RE = re.compile(
@@ -131,6 +144,8 @@ _LEAD_RE = re.compile(
     r"\b[,:!]?\s*(?:[-–—]\s*)?)+",
     re.IGNORECASE,
 )
+# A name called out before the statement: "Woah Joanna, I won", "John, those little things".
+_VOCATIVE_RE = re.compile(r"^(?:(?:woah|whoa|wow|hey|hi|oh|yeah)\s+)?[A-Z][a-z]+,\s+(?=[a-zI])")
 # A short label before a colon, naming no one: "Fun fact:", "Big news here:", "Update:".
 _LABEL_RE = re.compile(r"^(?:(?!I\b|my\b|we\b|our\b)[\w']+\s+){0,2}[\w']+:\s+(?=\S)", re.I)
 _SINCE_RE = re.compile(
@@ -252,6 +267,7 @@ def _statement(s: str) -> str | None:
         s = s[: ends[-1]]
     s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
+    s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
     s = re.sub(r"^(?:just\s+)?been\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I)
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
@@ -267,6 +283,9 @@ def _statement(s: str) -> str | None:
         return None
     if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
         return None
+    content = [w for w in _words(s) if w not in STOP_WORDS]
+    if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:
+        return None
     return s
 
 
@@ -276,7 +295,8 @@ def _generic(s: str) -> bool:
     words = _words(s)
     if words & _SINGULAR:
         return False
-    return not any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in words)
+    done = (w for w in words if w not in _MODALS)
+    return not any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done)
 
 
 def _words(s: str) -> set[str]:
@@ -295,6 +315,7 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)", _agree, s)
     if s.startswith("I "):  # "I went and I loved it": one subject, said once
         s = "I " + re.sub(r"\b(and|but|so|then),?\s+I\b\s+", r"\1 ", s[2:])
+    named = name in s  # before "we" names them
     group = f"{name} and {'family' if family else 'others'}"
     s = re.sub(r"\b[Ww]e're\b", f"{group} are", s)
     s = re.sub(r"\b[Ww]e've\b", f"{group} have", s)
@@ -307,7 +328,6 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(r"(?<![\w-])(?:me|us)(?![\w-])", "\x02", s)
     s = re.sub(r"\bI\b", "\x03", s)
     out: list[str] = []
-    named = name in s
     for part in re.split(r"([\x01\x02\x03])", s):
         if part == "\x01":
             out.append("their" if named else f"{name}'s")
