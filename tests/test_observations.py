@@ -144,7 +144,7 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     turns = [
         ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
         ("Melanie", "Wow, that's awesome! What happened there?"),
-        ("Caroline", "The stories were inspiring. I'm going to keep going every week."),
+        ("Caroline", "The stories were inspiring. I'm going to the group again next week."),
         ("Melanie", "Last week I painted a lake sunrise with my kids."),
     ]
     for i, (role, text) in enumerate(turns):
@@ -156,8 +156,10 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     short_term = vault / "memory" / "short_term.md"
     text = short_term.read_text(encoding="utf-8")
     assert text.index("## Observations") < text.index("## Event Log")
-    assert "- Caroline is going to keep going every week. (2023-05-08, e-" in text
-    short_term.write_text(text.replace("keep going every week", "go every Tuesday"), "utf-8")
+    assert (
+        "- Caroline is going to the group again the week after 2023-05-08. (2023-05-08, e-" in text
+    )
+    short_term.write_text(text.replace("again the week after 2023-05-08", "every Tuesday"), "utf-8")
     config = vault / ".brainiac" / "config.toml"
     config.write_text(
         config.read_text(encoding="utf-8").replace(
@@ -179,7 +181,7 @@ def test_the_jobs_write_each_moved_events_observation_into_its_note(vault: Path)
     said = {re.sub(r" \(2023-05-08, e-[0-9a-f]{10}\)$", "", line) for line in lines}
     assert said == {
         "- Caroline went to a LGBTQ support group on 2023-05-07 and it was so powerful.",
-        "- Caroline is going to go every Tuesday.",
+        "- Caroline is going to the group every Tuesday.",
         "- The week before 2023-05-08 Melanie painted a lake sunrise with their kids.",
     }
     stm_section = ltm.parse(short_term.read_text(encoding="utf-8"), "stm").section("Observations")

@@ -68,7 +68,9 @@ _REACTION_RE = re.compile(
     r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
     r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
-    r"we (?:haven't|have not) (?:talked|chatted|spoken|caught up))\b",
+    r"we (?:haven't|have not) (?:talked|chatted|spoken|caught up)|check (?:out|this|it)|"
+    r"look at|take a look|moments like (?:these|this)|life(?:'s| is)|"
+    r"it(?:'s| is) (?:amazing|incredible|crazy|funny|wild) how)\b",
     re.IGNORECASE,
 )
 _LISTENER_RE = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b", re.I)
@@ -120,6 +122,15 @@ _POINTER_END_RE = re.compile(
     re.IGNORECASE,
 )
 _POINTER_CONTENT_MAX = 4
+# What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
+# you": a pleasantry, not news.
+_PERSEVERE_RE = re.compile(
+    r"\b(?:won't|will not|never|not gonna|not going to) (?:quit|give up|stop)\b"
+    r"|\bkeep (?:on )?(?:going|pushing|trying|chasing|spreading|doing|at it|it up|working hard|"
+    r"plugging|believing|moving)\b|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b"
+    r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b",
+    re.IGNORECASE,
+)
 # A sentence opening on a pointer to something said before ("It's a symbol of all I overcame",
 # "They mean the world to me") says too little alone.
 _POINTER_RE = re.compile(
@@ -269,7 +280,9 @@ def _statement(s: str) -> str | None:
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
-    s = re.sub(r"^(?:just\s+)?been\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I)
+    s = re.sub(
+        r"^(?:just\s+)?been\s+\w+ing\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I
+    )
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
         return None
     if _POINTER_RE.match(s):  # "It took time, but I slowly formed connections": the last part
@@ -282,6 +295,8 @@ def _statement(s: str) -> str | None:
     if len(s.split()) < _MIN_WORDS:
         return None
     if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
+        return None
+    if _PERSEVERE_RE.search(s) or re.search(r"\w-\s", s):  # "I do- Oscar": a broken phrase
         return None
     content = [w for w in _words(s) if w not in STOP_WORDS]
     if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:
@@ -325,15 +340,19 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(r"\bmyself\b|\bourselves\b", "themself", s, flags=re.I)
     s = re.sub(r"\b(?:mine|ours)\b", f"{name}'s", s, flags=re.I)
     s = re.sub(r"\b(?:[Mm]y|[Oo]ur)\b", "\x01", s)
-    s = re.sub(r"(?<![\w-])(?:me|us)(?![\w-])", "\x02", s)
+    s = re.sub(r"(?<![\w-])me(?![\w-])", "\x02", s)
+    s = re.sub(r"(?<![\w-])us(?![\w-])", "\x04", s)
     s = re.sub(r"\bI\b", "\x03", s)
     out: list[str] = []
-    for part in re.split(r"([\x01\x02\x03])", s):
+    for part in re.split(r"([\x01\x02\x03\x04])", s):
         if part == "\x01":
             out.append("their" if named else f"{name}'s")
             named = True
         elif part in ("\x02", "\x03"):  # "me" too: in "they gave me a medal", "them" is anyone
             out.append(name)
+            named = True
+        elif part == "\x04":  # "us" names them once, then it is a wider "them"
+            out.append("them" if named else name)
             named = True
         else:
             out.append(part)
