@@ -44,7 +44,8 @@ _ID_RE = re.compile(r"(?<![\w-])(e-[0-9a-f]{10})(?![\w-])")
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _PHOTO_RE = re.compile(
     r"\b(?:here(?:'s| is| are)|this is|check (?:out|this)|sharing|look at)\b[^.!?]*?"
-    r"\b(?:photo|pic|picture|snap|shot)s?\s+(?:of|from)\s+(?P<what>(?:my|our)\s+[^.!?,]+)",
+    r"\b(?:photo|pic|picture|snap|shot)s?\s+(?:of|from)\s+(?P<what>(?:my|our)\s+[^.!?,]+|"
+    r"[^.!?,]+?\bI\s+(?:made|took|painted|drew|baked|built|did|snapped|found|got)\b[^.!?,]*)",
     re.IGNORECASE,
 )
 # Words that open a sentence and say nothing: discourse markers, interjections, a vocative.
@@ -70,6 +71,7 @@ _REACTION_RE = re.compile(
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
     r"we (?:haven't|have not) (?:talked|chatted|spoken|caught up)|check (?:out|this|it)|"
     r"look at|take a look|moments like (?:these|this)|life(?:'s| is)|"
+    r"a lot(?:'s| has) (?:been|happened)|"
     r"it(?:'s| is) (?:amazing|incredible|crazy|funny|wild) how)\b",
     re.IGNORECASE,
 )
@@ -117,11 +119,14 @@ _MODALS = word_set("can could would should might must will may shall")
 # A pointer for an object, in a short sentence, leaves it saying nothing ("I'm going to check it
 # out", "I learned that the hard way").
 _POINTER_END_RE = re.compile(
-    r"\b(?:it|that|this|those|these)(?:\s+(?:out|up|down|through|again))?"
+    r"\b(?:it|that|this|those|these)(?:\s+(?:out|up|down|through|again|a (?:try|go|shot)))?"
     r"(?:\s+(?:sometime|soon|later|too|now|the hard way|together))?\W*$",
     re.IGNORECASE,
 )
 _POINTER_CONTENT_MAX = 4
+# A past scene of the speaker's, said with "it": "It was an awesome day at the park with my
+# family" stands alone.
+_PAST_SCENE_RE = re.compile(r"^(?:it|that|this) was\b(?=.*\b(?:my|our)\s)", re.IGNORECASE)
 # What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
 # you": a pleasantry, not news.
 _PERSEVERE_RE = re.compile(
@@ -145,10 +150,12 @@ _SUBJECTLESS_RE = re.compile(
     re.IGNORECASE,
 )
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
-_OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b", re.IGNORECASE)
+_OWN_RE = re.compile(
+    r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b|\b(?:for|to) me\b", re.IGNORECASE
+)
 # Connectives and transitions that lead into a statement and are no part of it.
 _LEAD_RE = re.compile(
-    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our)\b)|also|anyway|anyways|"
+    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here)\b)|also|anyway|anyways|"
     r"on (?:a|another) (?:different|side|related)? ?note|"
     r"speaking of (?:which|that)|by the way|btw|oh|well|look at that|check it out|guess what|"
     r"unfortunately|fortunately|luckily|sadly|honestly)"
@@ -164,7 +171,8 @@ _SINCE_RE = re.compile(
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
 _FRAGMENT_RE = re.compile(
-    r"^(?:almost|just like|like|as|such|same|especially|even|not|no|which|who|whose|than|"
+    r"^(?:almost|just like|like|as|such|same|especially|even|not|no|which|who|whose|than|reminds|"
+    r"makes|seems|looky|"
     r"gonna|wanna|gotta)\b",
     re.IGNORECASE,
 )
@@ -278,6 +286,7 @@ def _statement(s: str) -> str | None:
         s = s[: ends[-1]]
     s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
+    s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
     s = re.sub(
@@ -285,7 +294,8 @@ def _statement(s: str) -> str | None:
     )
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
         return None
-    if _POINTER_RE.match(s):  # "It took time, but I slowly formed connections": the last part
+    if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
+        # "It took time, but I slowly formed connections": the part about the speaker
         clause = _CLAUSE_START_RE.search(s)
         s = s[clause.end() :] if clause is not None else ""
         if len(s.split()) < _MIN_WORDS:
