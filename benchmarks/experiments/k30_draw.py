@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import knowledge  # noqa: E402  (benchmarks/)
+import knowledge  # benchmarks/, on the path above
 
 
 def main() -> int:
