@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.lifecycle.jobs import JobReport, job_lock, record_run
+from brainiac.store import config
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -130,6 +131,12 @@ def _recovery(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     )
 
 
+def _conflicts(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
+    from brainiac.lifecycle.jobs.conflicts import merge_conflicts
+
+    return merge_conflicts(memory, now, dry_run)
+
+
 def _backup(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     from brainiac.exchange.backup import creation, snapshots
 
@@ -181,6 +188,12 @@ JOBS: dict[str, Job] = {
         "import the chat exports dropped into inbox/ and archive them (docs/import.md)",
         _inbox,
     ),
+    "conflicts": Job(
+        "conflicts",
+        "merge the sync-conflict copies of the short-term memory and notes back into them "
+        "(events by id, a person's text kept); the daemon runs it when one arrives",
+        _conflicts,
+    ),
     "backup": Job(
         "backup",
         "write a verified snapshot of the vault outside it; keep the last [backup] keep",
@@ -206,6 +219,10 @@ JOBS: dict[str, Job] = {
 
 LIFECYCLE = ("reflection", "promotion", "organization")
 HEAVY = frozenset(name for name, job in JOBS.items() if job.heavy)
+# The jobs that move, merge or write events: on a vault synced between devices only the one
+# device named in `[jobs] device` runs them (docs/multi-device.md), so no event is promoted or
+# merged twice and no two devices rewrite one note. The others remember, import nothing, index.
+DEVICE_JOBS = frozenset((*LIFECYCLE, "recovery", "inbox", "conflicts"))
 
 
 def run(
@@ -216,6 +233,11 @@ def run(
 
     started = time.perf_counter()
     texts: dict[str, tuple[str | None, str | None]] = edits.Recording()
+    if job.name in DEVICE_JOBS and not config.runs_jobs(memory.config):
+        # Not recorded as a run: the device that runs the jobs keeps their schedule.
+        return JobReport(
+            job.name, True, f"not run: {config.jobs_elsewhere(memory.config)}", dry_run=dry_run
+        )
     try:
         with _exclusive(state_dir, job) as held:
             if held:

@@ -34,8 +34,12 @@ def start_schedule(scheduler: Scheduler, memory: Memory, started: dt.datetime) -
     `started`, when the daemon started, naive UTC (heavy jobs wait out its first minute)."""
     records = jobs_mod.load_records(memory.locations.state)
     last = {name: _parse(rec.last_run) for name, rec in records.items()}
+    here = config_mod.runs_jobs(memory.config)
     intervals = {
-        name: config_mod.job_interval_minutes(memory.config, name) for name in job_table.JOBS
+        name: config_mod.job_interval_minutes(memory.config, name)
+        if here or name not in job_table.DEVICE_JOBS
+        else 0.0  # another device runs it (`[jobs] device`)
+        for name in job_table.JOBS
     }
     scheduler.start(intervals, last, utcnow(), job_table.HEAVY, started)
 

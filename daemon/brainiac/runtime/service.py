@@ -71,7 +71,7 @@ _QUIET_STATUS_EVERY_S = 30.0
 _QUIET_AFTER_S = 60.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
 # The jobs that write vault files wait while the vault (or the state folder) cannot be written.
-_VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery")
+_VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery", "conflicts")
 
 
 class Service:
@@ -259,15 +259,7 @@ class Service:
         now = time.monotonic()
         if kind == "hint":
             if is_conflict_copy(arg):
-                if not os.path.lexists(self.memory.vault.path(arg)):
-                    self._counters.conflicts.discard(arg)  # merged and deleted: resolved
-                elif arg not in self._counters.conflicts:
-                    log.warning(
-                        "%s is a sync-conflict copy: compare it with the note, merge by "
-                        "hand and delete it; brainiac does not index or touch it",
-                        arg,
-                    )
-                    self._counters.conflicts.add(arg)
+                self._conflict_copy(arg)
                 return
             if kind_of(arg) is None and not arg.startswith("system/"):
                 return
@@ -282,6 +274,26 @@ class Service:
             self._run_job(arg)
         elif kind == "requests":
             self._serve_requests()
+
+    def _conflict_copy(self, rel: str) -> None:
+        """A sync tool's conflict copy appeared, changed or went: the device that runs the jobs
+        merges it (the conflicts job), the others report it until it is gone."""
+        if not os.path.lexists(self.memory.vault.path(rel)):
+            self._counters.conflicts.discard(rel)  # merged and deleted: resolved
+            return
+        here = config_mod.runs_jobs(self.memory.config)
+        if rel not in self._counters.conflicts:
+            if here:
+                log.warning("%s is a sync-conflict copy: merging it into its original", rel)
+            else:
+                log.warning(
+                    "%s is a sync-conflict copy: the device that runs the jobs merges it (%s)",
+                    rel,
+                    config_mod.jobs_elsewhere(self.memory.config),
+                )
+            self._counters.conflicts.add(rel)
+        if here:
+            self._submit_job("conflicts")
 
     def _process_due(self) -> None:
         now = time.monotonic()
@@ -351,6 +363,10 @@ class Service:
             self._queue_recovery()
 
     def _queue_recovery(self) -> None:
+        if not config_mod.runs_jobs(self.memory.config):
+            # Another device runs the jobs: events leaving the log here are its promotion
+            # arriving by sync, and its note may not have arrived yet.
+            return
         if not self._recovery_queued:
             self._recovery_queued = True  # one at a time: saves in a burst need one run
             self._submit_job("recovery")
@@ -367,6 +383,8 @@ class Service:
         self._faults.trouble_ends("index", f"the index ({self.memory.locations.index_dir})")
         self._counters.last_reconcile = time.time()
         self._counters.conflicts = set(self.memory.indexer.conflicts)  # resolved ones go
+        if self._counters.conflicts and config_mod.runs_jobs(self.memory.config):
+            self._submit_job("conflicts")  # copies that arrived while the daemon was down
         if report is not None:
             log.info(
                 "reconcile (%s): %d files, %d changed, %d removed in %.2f s",
@@ -542,6 +560,8 @@ class Service:
             return
         if name == "recovery":
             self._recovery_queued = False  # taken off the queue: a later save may queue another
+        if name in job_table.DEVICE_JOBS and not config_mod.runs_jobs(self.memory.config):
+            return  # another device runs it (`[jobs] device`); a reload may change that
         if self._vault_missing():
             log.info("job %s: not run, the vault folder is gone", name)
             return

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import socket
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,9 @@ class Config:
     organization_minutes: float = 1440.0
     inbox_minutes: float = 1.0
     backup_minutes: float = 1440.0
+    # the one device whose daemon runs the memory jobs on a vault synced between devices
+    # (docs/multi-device.md); empty: every device that runs a daemon on the vault runs them
+    jobs_device: str = ""
     # [lifecycle]
     short_term_window: int = 10
     working_memory_ttl_minutes: float = 30.0
@@ -105,6 +109,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("jobs", "organization", "organization_minutes", float, 0, 100_000),
     Setting("jobs", "inbox", "inbox_minutes", float, 0, 100_000),
     Setting("jobs", "backup", "backup_minutes", float, 0, 100_000),
+    Setting("jobs", "device", "jobs_device", str),
     Setting("lifecycle", "short_term_window", "short_term_window", int, 0, 100_000),
     Setting("lifecycle", "working_memory_ttl_minutes", "working_memory_ttl_minutes", float, 1, 1e6),
     Setting("lifecycle", "promotion_strength", "promotion_strength", float, 0, 100),
@@ -127,6 +132,31 @@ SETTINGS: tuple[Setting, ...] = (
 def job_interval_minutes(cfg: Config, job: str) -> float:
     """A job's schedule: `[jobs] <name> = minutes`; 0 (or no setting) means not scheduled."""
     return float(getattr(cfg, f"{job}_minutes", 0.0))
+
+
+# This device's name for `[jobs] device`: the host name, unless set (two "devices" on one machine,
+# or a host name that changes).
+DEVICE_ENV = "BRAINIAC_DEVICE"
+
+
+def this_device(environ: Mapping[str, str] | None = None) -> str:
+    """The name this device goes by in `[jobs] device`."""
+    environ = os.environ if environ is None else environ
+    return environ.get(DEVICE_ENV, "").strip() or socket.gethostname()
+
+
+def runs_jobs(cfg: Config, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether this device runs the memory jobs: it is the vault's `[jobs] device`, or none is
+    named. Compared without regard to case: host names are."""
+    return not cfg.jobs_device or cfg.jobs_device.casefold() == this_device(environ).casefold()
+
+
+def jobs_elsewhere(cfg: Config, environ: Mapping[str, str] | None = None) -> str:
+    """Why a memory job does not run here, in one line (for a device that does not run them)."""
+    return (
+        f"the vault's [jobs] device is {cfg.jobs_device!r} and this device is "
+        f"{this_device(environ)!r} (the host name, or {DEVICE_ENV}); the memory jobs run there"
+    )
 
 
 def load(

@@ -138,11 +138,24 @@ def insert_events(text: str, new: Iterable[ev.Event]) -> tuple[str, list[ev.Even
     return _add_events(text, new, in_time_order=True)
 
 
+def insert_events_under(
+    text: str, new: Iterable[ev.Event], title: str
+) -> tuple[str, list[ev.Event]]:
+    """Like `insert_events`, into the section `title` of any note (a long-term note's Sources),
+    made at the end if missing; ids already anywhere in the text are skipped."""
+    return _add_events(text, new, in_time_order=True, title=title)
+
+
 def _add_events(
-    text: str, new: Iterable[ev.Event], in_time_order: bool
+    text: str, new: Iterable[ev.Event], in_time_order: bool, title: str | None = None
 ) -> tuple[str, list[ev.Event]]:
     doc = parse(text)
-    present = ev.ids(doc.events)
+    if title is None:
+        present = ev.ids(doc.events)
+        section = log_section(doc.note)
+    else:
+        present = ev.ids(ev.parse_text(text))
+        section = doc.note.section(title)
     added: list[ev.Event] = []
     for event in new:
         if event.id not in present:
@@ -151,10 +164,10 @@ def _add_events(
     if not added:
         return text, []
     lines = doc.note.lines
-    section = log_section(doc.note)
     if section is None:
         ordered = sorted(added, key=_time_key) if in_time_order else added
-        return notes.replace_section(text, EVENT_LOG, "".join(map(ev.render, ordered))), added
+        rendered = "".join(map(ev.render, ordered))
+        return notes.replace_section(text, title or EVENT_LOG, rendered), added
     # The end: after the last non-blank line of the section, so blank lines before a following
     # heading (or at the end of the file) stay where the person left them.
     end = section.end_line

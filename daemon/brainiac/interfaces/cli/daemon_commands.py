@@ -27,10 +27,12 @@ from brainiac.store.vault import SHORT_TERM, WORKING_MEMORY, Vault
 if TYPE_CHECKING:
     from brainiac.lifecycle import jobs as jobs_mod
     from brainiac.runtime import systemd
+    from brainiac.store import config
     from brainiac.store import projects as projects_mod
     from brainiac.text import stm
 else:
     jobs_mod = lazy_module("brainiac.lifecycle.jobs")
+    config = lazy_module("brainiac.store.config")
     projects_mod = lazy_module("brainiac.store.projects")
     stm = lazy_module("brainiac.text.stm")
     systemd = lazy_module("brainiac.runtime.systemd")
@@ -73,6 +75,12 @@ def status(ctx: click.Context, as_json: bool) -> None:
         "short_term_events": len(memory.short_term().events),
         # documents per project (docs/projects.md); "(global)" counts what every project sees
         "projects": projects_mod.counts(memory.indexer.index.project_counts()),
+        # Which device runs the memory jobs on a vault synced between devices ([jobs] device)
+        "jobs_device": {
+            "this_device": config.this_device(),
+            "named": memory.config.jobs_device or None,
+            "runs_here": config.runs_jobs(memory.config),
+        },
         "jobs": {
             name: {"last_run": rec.last_run, "ok": rec.last_ok, "result": rec.last_summary}
             for name, rec in jobs_mod.load_records(memory.locations.state).items()
@@ -112,13 +120,26 @@ def status(ctx: click.Context, as_json: bool) -> None:
         click.echo(f"{key}: {info[key]}")
     shown = ", ".join(f"{name} {n}" for name, n in info["projects"].items())
     click.echo(f"projects: {shown or '-'}")
+    device = info["jobs_device"]
+    if device["named"] is None:
+        click.echo(
+            f"memory jobs: run on every device ([jobs] device unset; this device is "
+            f"{device['this_device']!r})"
+        )
+    elif device["runs_here"]:
+        click.echo(f"memory jobs: run on this device ({device['this_device']!r}, [jobs] device)")
+    else:
+        click.echo(f"memory jobs: not here: {config.jobs_elsewhere(memory.config)}")
     for name, job in info["jobs"].items():
         click.echo(
             f"job {name}: {job['last_run']} {'ok' if job['ok'] else 'FAILED'}: {job['result']}"
         )
     click.echo(f"conflicts: {len(info['conflicts'])}")
     for rel in info["conflicts"]:
-        click.echo(f"  {rel}: a sync-conflict copy; merge it by hand, then delete it")
+        click.echo(
+            f"  {rel}: a sync-conflict copy; `brainiac jobs run conflicts` on the device that "
+            "runs the jobs merges it (a copy it keeps holds your text: compare, then delete it)"
+        )
     click.echo(f"problems: {len(problems)}")
     for problem in problems.values():
         click.echo(f"  {problem}")
