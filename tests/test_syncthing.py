@@ -410,7 +410,7 @@ def assert_converged_state(
 
     for query in ("tile row", "laptop step 7 tile row 7"):
         with contextlib.suppress(AssertionError):
-            wait_for(lambda q=query: same_answers(q), f"answers to {query!r}", 30)  # type: ignore[misc]
+            wait_for(lambda q=query: same_answers(q), f"answers to {query!r}", 60)  # type: ignore[misc]
         mine, theirs = answer(desk, query), answer(laptop, query)
         only = sorted(mine.keys() ^ theirs.keys())
         off = [
