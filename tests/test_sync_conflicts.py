@@ -7,16 +7,19 @@ Obsidian Sync name them. The two-device test with real Syncthing instances is te
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from tests.conftest import remember_steps, run_cli
 
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import ltm, stm, sync_merge
+from conftest import remember_steps, run_cli
+from test_daemon import wait_for
+from test_real_editors import JOBS_OFF, run_daemon, stop
 
 STM_COPY = "memory/short_term.sync-conflict-20261129-101010-ABCDEFG.md"
 NOTE = "memory/long_term/kitchen.md"
@@ -225,3 +228,35 @@ def test_only_the_device_named_in_the_vault_runs_the_memory_jobs(vault: Path, jo
         "memory jobs: run on this device"
         in run_cli("--vault", str(vault), "status", env=desk).stdout
     )
+
+
+def test_the_daemon_merges_a_copy_as_it_arrives_and_only_on_the_jobs_device(
+    vault: Path, tmp_path: Path
+) -> None:
+    remember(vault, "We chose oak for the floor", "2026-11-20T09:00")
+    theirs, _ = stm.append_events(
+        (vault / SHORT_TERM).read_text(encoding="utf-8"),
+        [ev.make_event("Desk: the tiler comes Tuesday", at=_at("2026-11-20T09:01"))],
+    )
+    _config(vault, "desk")
+
+    def arrive() -> None:  # as Syncthing delivers a file: a hidden temp file renamed into place
+        tmp = vault / "memory/.syncthing.short_term.sync-conflict.tmp"
+        tmp.write_text(theirs, encoding="utf-8")
+        os.replace(tmp, vault / STM_COPY)
+
+    laptop_log = tmp_path / "laptop.log"
+    with run_daemon(vault, laptop_log, {**JOBS_OFF, "BRAINIAC_DEVICE": "laptop"}) as proc:
+        arrive()
+        wait_for(lambda: STM_COPY in laptop_log.read_text(), "the laptop to report the copy")
+        assert "the device that runs the jobs merges it" in laptop_log.read_text()
+        stop(proc)
+    assert (vault / STM_COPY).read_text(encoding="utf-8") == theirs  # left for the desk
+    with run_daemon(vault, tmp_path / "desk.log", {**JOBS_OFF, "BRAINIAC_DEVICE": "desk"}) as proc:
+        wait_for(lambda: not (vault / STM_COPY).exists(), "the desk's daemon to merge the copy")
+        texts = [e.text for e in stm.parse((vault / SHORT_TERM).read_text()).events]
+        assert texts == ["We chose oak for the floor", "Desk: the tiler comes Tuesday"]
+        arrive()  # a copy arriving while it runs is merged as well (nothing new in it)
+        wait_for(lambda: not (vault / STM_COPY).exists(), "the second copy to be merged")
+        stop(proc)
+    assert_once(vault, *(e.id for e in stm.parse((vault / SHORT_TERM).read_text()).events))
