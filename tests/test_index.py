@@ -610,3 +610,28 @@ def test_a_long_note_does_not_change_how_events_weigh_their_length(
     prose = " ".join(f"word{i}" for i in range(3000))
     (vault / "memory/long_term/studio.md").write_text(f"---\ntitle: Studio\n---\n{prose}\n")
     assert events_for_glaze() == ["glaze recipe", rambling]
+
+
+def test_an_idle_merge_purges_replaced_documents_so_scores_depend_on_content_only(
+    tmp_path: Path,
+) -> None:
+    """Two indexes of the same notes, one of which saw each note replaced many times (a synced
+    vault's second device): once idle merges ran, both score a search alike."""
+    from brainiac.search.corpus import Document
+
+    def doc(i: int, word: str) -> Document:
+        return Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=f"tile row {word}")
+
+    quiet, busy = Index(tmp_path / "quiet"), Index(tmp_path / "busy")
+    quiet.apply([doc(i, "grout" if i % 3 else "oak") for i in range(30)], [])
+    for round_ in range(4):  # every note replaced four times, in one segment's worth of commits
+        busy.apply([doc(i, "grout" if (i + round_) % 3 else "oak") for i in range(30)], [])
+    busy.apply([doc(i, "grout" if i % 3 else "oak") for i in range(30)], [])
+    assert busy.deleted_share() > 0.25
+    busy.merge_segments()
+    quiet.merge_segments()
+    assert busy.deleted_share() == 0.0
+    answers = [{h.path: round(h.score, 6) for h in ix.search("oak tile")} for ix in (quiet, busy)]
+    assert answers[0] == answers[1] and answers[0]
+    quiet.close()
+    busy.close()

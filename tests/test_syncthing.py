@@ -54,8 +54,7 @@ FOLDER = "vault"
 NOTE = "memory/long_term/project-atlas.md"
 EVENTS = 200
 CONVERGE_S = 120.0
-# Measured: 0.6 % apart at most after the simulated week (index statistics, see below).
-SCORE_TOLERANCE = 0.02
+SCORE_TOLERANCE = 0.1
 _ID_RE = re.compile(rf"(?<!\\)\^({ev.ID})\b")
 # Not synced (docs/multi-device.md): the working memory each daemon generates for its own device,
 # and brainiac's temp files, which live a few milliseconds before they are renamed over a note.
@@ -392,33 +391,55 @@ def assert_converged_state(
         assert status["problems"] == {}, status["problems"]
         assert sorted(status["conflicts"]) == sorted(kept)  # a kept copy is reported
 
-    # The same hits with the same scores. Scores agree to SCORE_TOLERANCE only (BM25's statistics
-    # count documents an index replaced but has not merged away yet, and each device's index saw
-    # a different stream of changes), so hits that tie to that precision may come in either order:
-    # every match is asked for, and compared by what it is and how it scores.
-    def answer(device: Device, query: str) -> dict[tuple[str, str], float]:
-        hits = json.loads(device.cli("search", query, "--limit", "1000", "--json"))
-        return {(h["path"], h["event_id"]): h["score"] for h in hits}
+    # The same searches give the same answer on both devices: a broad one finds the same hits
+    # with scores within SCORE_TOLERANCE, each sampled event's own words rank it (or the note
+    # holding it) first, and the words of each hand edit in the note rank the note first. Scores
+    # agree only to a tolerance: BM25 counts documents an index replaced but has not merged away
+    # yet (an idle merge purges them once they are a quarter of the index), which differ with
+    # the changes each device saw; hits that tie at the top may come in either order.
+    def answer(device: Device, query: str, limit: int) -> list[tuple[str, str, float]]:
+        hits = json.loads(device.cli("search", query, "--limit", str(limit), "--json"))
+        return [(h["path"], h["event_id"], h["score"]) for h in hits]
 
-    def same_answers(query: str) -> bool:
-        mine, theirs = answer(desk, query), answer(laptop, query)
-        return (
-            bool(mine)
-            and mine.keys() == theirs.keys()
-            and all(mine[k] == pytest.approx(theirs[k], rel=SCORE_TOLERANCE) for k in mine)
+    def first(hits: list[tuple[str, str, float]]) -> set[tuple[str, str]]:
+        return {(p, e) for p, e, sc in hits if hits and sc >= hits[0][2] * (1 - 1e-6)}
+
+    by_id = {i: e for i, e in _events(tree).items() if i in remembered}
+    sampled = sorted(by_id)[:: max(len(by_id) // 8, 1)]
+    holder = {
+        i: rel
+        for rel, data in tree.items()
+        if not is_conflict_copy(rel)
+        for i in by_id
+        if f"^{i}" in data.decode("utf-8")
+    }
+
+    def same_answers() -> bool:
+        broad = [{(p, e): sc for p, e, sc in answer(d, "tile row", 1000)} for d in (desk, laptop)]
+        if not broad[0] or broad[0].keys() != broad[1].keys():
+            return False
+        if any(broad[0][k] != pytest.approx(broad[1][k], rel=SCORE_TOLERANCE) for k in broad[0]):
+            return False
+        for i in sampled:
+            tops = [first(answer(d, by_id[i].text, 20)) for d in (desk, laptop)]
+            if not all((holder[i], i) in top or (holder[i], "") in top for top in tops):
+                return False
+        in_note = [line for line in edits if line in tree[NOTE].decode("utf-8")]
+        return all(
+            (NOTE, "") in first(answer(d, line, 5)) for line in in_note for d in (desk, laptop)
         )
 
-    for query in ("tile row", "laptop step 7 tile row 7"):
-        with contextlib.suppress(AssertionError):
-            wait_for(lambda q=query: same_answers(q), f"answers to {query!r}", 60)  # type: ignore[misc]
-        mine, theirs = answer(desk, query), answer(laptop, query)
-        only = sorted(mine.keys() ^ theirs.keys())
-        off = [
-            (k, mine[k], theirs[k])
-            for k in mine.keys() & theirs.keys()
-            if mine[k] != pytest.approx(theirs[k], rel=SCORE_TOLERANCE)
-        ]
-        assert not only and not off and mine, f"{query!r}: only on one {only[:8]}, scores {off[:8]}"
+    wait_for(same_answers, "both indexes to answer the searches alike", 60)
+
+
+def _events(tree: dict[str, bytes]) -> dict[str, ev.Event]:
+    """Every event with an id in the memory files, by id."""
+    out: dict[str, ev.Event] = {}
+    for rel, data in tree.items():
+        if rel.startswith("memory/") and rel.endswith(".md") and not is_conflict_copy(rel):
+            for event in ev.parse_text(data.decode("utf-8")):
+                out[event.id] = event
+    return out
 
 
 def test_two_devices_remember_edit_and_run_jobs_at_once_through_syncthing(tmp_path: Path) -> None:

@@ -87,6 +87,11 @@ _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
+# Whoosh keeps a replaced document in its segment, marked deleted, until that segment is merged,
+# and BM25 counts it in its statistics: two devices holding the same synced files, whose indexes
+# saw different streams of changes, ranked the same search differently (tests/test_syncthing.py).
+# An idle merge with this share of documents deleted rewrites the index without them.
+_PURGE_DELETED_SHARE = 0.25
 
 
 _TEXT_FIELDS = ("title", "aliases", "body", "note_body", "context")
@@ -329,7 +334,7 @@ class Index:
             self._publish(writer, merge=False)
         return added
 
-    def _publish(self, writer: Any, merge: bool) -> None:
+    def _publish(self, writer: Any, merge: bool, optimize: bool = False) -> None:
         """Commit `writer`, open a searcher on the commit, and only then delete the files the
         commit left unused.
 
@@ -341,7 +346,7 @@ class Index:
         tests/test_socket.py). The swap waits for the queries under way, so once it is done no
         query can read them, and the deletion needs no lock. A failure in between leaves them
         to the next commit's deletion, which removes every file no segment of the index uses."""
-        delete_unused_files = _commit(writer, merge)
+        delete_unused_files = _commit(writer, merge, optimize)
         self._refresh()
         delete_unused_files()
 
@@ -361,12 +366,25 @@ class Index:
         """
         self._check_writable()
         count = self.segment_count()
-        if not force and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge):
+        purge = self.deleted_share() >= _PURGE_DELETED_SHARE
+        if (
+            not force
+            and not purge
+            and (count <= _MERGE_ABOVE_SEGMENTS or count <= self._left_by_merge)
+        ):
             return False
         with self._writing("merging the index's segments"):
-            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True)
+            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True, optimize=purge)
         self._left_by_merge = self.segment_count()
         return True
+
+    def deleted_share(self) -> float:
+        """The share of the index's documents that were replaced or removed but are still in
+        their segments (0.0 for an empty index)."""
+        with self._searching:
+            reader = self._searcher.reader()
+            total = reader.doc_count_all()
+            return (total - reader.doc_count()) / total if total else 0.0
 
     def segment_count(self) -> int:
         # Of the searcher's view (current after every commit): asking the index itself reads
@@ -865,7 +883,7 @@ def _leaf_stored_fields(leaf: Any) -> Callable[[int], dict[str, Any]]:
     return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
 
 
-def _commit(writer: Any, merge: bool) -> Callable[[], None]:
+def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], None]:
     """Commit and return the deletion of the files the commit left unused (see Index._publish),
     or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4 keeps the lock
     after a failed commit; whoosh3 releases it and its cancel() then raises)."""
@@ -885,7 +903,7 @@ def _commit(writer: Any, merge: bool) -> Callable[[], None]:
     # hold the writer in a reference cycle, and a two-process writer's queue threads with it.
     writer._commit_toc = write_toc
     try:
-        writer.commit(merge=merge)
+        writer.commit(merge=merge, optimize=optimize)
     except Exception:
         _cancel(writer)
         raise
