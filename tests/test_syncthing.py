@@ -392,17 +392,14 @@ def assert_converged_state(
         assert sorted(status["conflicts"]) == sorted(kept)  # a kept copy is reported
 
     # The same searches give the same answer on both devices: a broad one finds the same hits
-    # with scores within SCORE_TOLERANCE, each sampled event's own words rank it (or the note
-    # holding it) first, and the words of each hand edit in the note rank the note first. Scores
+    # with scores within SCORE_TOLERANCE, each sampled event's own words find it where it is
+    # written, and the words of the hand edit the note kept find the note, alike. Scores
     # agree only to a tolerance: BM25 counts documents an index replaced but has not merged away
     # yet (an idle merge purges them once they are a quarter of the index), which differ with
     # the changes each device saw; hits that tie at the top may come in either order.
     def answer(device: Device, query: str, limit: int) -> list[tuple[str, str, float]]:
         hits = json.loads(device.cli("search", query, "--limit", str(limit), "--json"))
         return [(h["path"], h["event_id"], h["score"]) for h in hits]
-
-    def first(hits: list[tuple[str, str, float]]) -> set[tuple[str, str]]:
-        return {(p, e) for p, e, sc in hits if hits and sc >= hits[0][2] * (1 - 1e-6)}
 
     by_id = {i: e for i, e in _events(tree).items() if i in remembered}
     sampled = sorted(by_id)[:: max(len(by_id) // 8, 1)]
@@ -414,22 +411,38 @@ def assert_converged_state(
         if f"^{i}" in data.decode("utf-8")
     }
 
-    def same_answers() -> bool:
+    def differences() -> str:
+        """What the two devices answer differently ("" when nothing)."""
         broad = [{(p, e): sc for p, e, sc in answer(d, "tile row", 1000)} for d in (desk, laptop)]
         if not broad[0] or broad[0].keys() != broad[1].keys():
-            return False
-        if any(broad[0][k] != pytest.approx(broad[1][k], rel=SCORE_TOLERANCE) for k in broad[0]):
-            return False
+            return f"'tile row' hits only on one: {sorted(broad[0].keys() ^ broad[1].keys())[:5]}"
+        off = [
+            k for k in broad[0] if broad[0][k] != pytest.approx(broad[1][k], rel=SCORE_TOLERANCE)
+        ]
+        if off:
+            return f"'tile row' scores apart: {[(k, broad[0][k], broad[1][k]) for k in off[:5]]}"
         for i in sampled:
-            tops = [first(answer(d, by_id[i].text, 20)) for d in (desk, laptop)]
-            if not all((holder[i], i) in top or (holder[i], "") in top for top in tops):
-                return False
-        in_note = [line for line in edits if line in tree[NOTE].decode("utf-8")]
-        return all(
-            (NOTE, "") in first(answer(d, line, 5)) for line in in_note for d in (desk, laptop)
-        )
+            found = [
+                {(p, e): sc for p, e, sc in answer(d, by_id[i].text, 1000)} for d in (desk, laptop)
+            ]
+            key = (holder[i], i)
+            if key not in found[0] or key not in found[1]:
+                return f"{by_id[i].text!r} not found in {holder[i]} on both"
+            if found[0][key] != pytest.approx(found[1][key], rel=SCORE_TOLERANCE):
+                return f"{by_id[i].text!r} scored {found[0][key]} and {found[1][key]}"
+        for line in (line for line in edits if line in tree[NOTE].decode("utf-8")):
+            scores = [
+                {(p, e): sc for p, e, sc in answer(d, line, 1000)}.get((NOTE, ""))
+                for d in (desk, laptop)
+            ]
+            if None in scores or scores[0] != pytest.approx(scores[1], rel=SCORE_TOLERANCE):
+                return f"{line!r}: {NOTE} scored {scores}"
+        return ""
 
-    wait_for(same_answers, "both indexes to answer the searches alike", 60)
+    seen: list[str] = []
+    with contextlib.suppress(AssertionError):
+        wait_for(lambda: seen.append(differences()) or not seen[-1], "the same answers", 60)
+    assert not seen[-1], seen[-1]
 
 
 def _events(tree: dict[str, bytes]) -> dict[str, ev.Event]:
