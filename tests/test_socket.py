@@ -232,8 +232,11 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
                     candidate = f"{node.module}.{alias.name}"
                     brainiac_modules.add(candidate if _is_module(candidate) else node.module or "")
         # entry.py hands what the daemon did not answer to brainiac.interfaces.cli (after asking:
-        # the import-time test above shows an answered call never loads it)
-        fallback = {"brainiac.interfaces.cli.root"} if module is entry else set()
+        # the import-time test above shows an answered call never loads it), and a hook to
+        # remote_hook.py only when BRAINIAC_URL names a server (the variable is read first)
+        fallback = set()
+        if module is entry:
+            fallback = {"brainiac.interfaces.cli.root", "brainiac.interfaces.remote_hook"}
         lean = {
             "brainiac.runtime.daemon_socket",
             "brainiac.store.vault_key",
