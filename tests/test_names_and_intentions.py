@@ -221,10 +221,12 @@ def test_an_entity_stub_an_older_version_founded_folds_back_into_its_session(
     _run_all(memory, T0 + dt.timedelta(hours=1))
     (home,) = [n for n in _notes(vault).values() if "session" in n.tags]
     # An older version founded "Oscar" on two mentions and the note kept one event: the stub.
+    # It wrote no observations, so the session note loses the event's observation line too.
     path = vault / LONG_TERM_DIR / home.note.path
-    text = path.read_text(encoding="utf-8")
-    oscar = next(line for line in text.splitlines(keepends=True) if "guinea pig, Oscar" in line)
-    path.write_text(text.replace(oscar, ""), encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    (oscar,) = [line for line in lines if "guinea pig, Oscar" in line and "^e-" in line]
+    kept = [line for line in lines if "guinea pig, Oscar" not in line]
+    path.write_text("".join(kept), encoding="utf-8")
     (vault / LONG_TERM_DIR / "Oscar.md").write_text(
         "---\ntitle: Oscar\ntags: [entity]\nstatus: active\ncreated: 2023-05-11\n---\n"
         "## Summary\n\n## Sources\n" + oscar,
