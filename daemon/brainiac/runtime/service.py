@@ -18,6 +18,9 @@ Resource faults never stop it (docs/reliability.md): what it cannot write just n
 tried again, by resource_faults.py. When inotify's limits leave the vault unwatched, it is polled
 instead. Also elsewhere: the status file (daemon_status.py) and the thread memory jobs run on
 (job_runner.py); this module is the loop that drives them.
+
+One concept: that loop, one short branch for each thing that can happen to a running daemon (a
+file, the clock, a request, a fault, a conflict copy), each handing the work to its owner.
 """
 
 from __future__ import annotations
