@@ -23,14 +23,14 @@ from brainiac.text import note as note_mod
 from brainiac.text.fences import Fences
 
 SECTION = "Observations"
-
-_ID = r"e-[0-9a-f]{10}"
+# The id of an observation's source event, as the writer (observe.py) names it.
+ID = r"e-[0-9a-f]{10}"
 _ITEM_RE = re.compile(r"^[-*+]\s+(?!\[[ xX]\]\s)(?P<body>\S.*?)\s*$")
 _MARK_RE = re.compile(r"\s+\^g-[\w-]+\s*$")
-_EVENT_BLOCK_RE = re.compile(rf"\s\^{_ID}\s*$")
+_EVENT_BLOCK_RE = re.compile(rf"\s\^{ID}\s*$")
 _TAIL_RE = re.compile(r"\s*\((?P<inner>[^()\n]*)\)\s*$")
-_LINK_RE = re.compile(rf"\[\[[^\]|#]*#\^(?P<id>{_ID})(?:\|(?P<shown>[^\]]*))?\]\]")
-_BARE_ID_RE = re.compile(rf"(?<![\w-])(?P<id>{_ID})(?![\w-])")
+_LINK_RE = re.compile(rf"\[\[[^\]|#]*#\^(?P<id>{ID})(?:\|(?P<shown>[^\]]*))?\]\]")
+_BARE_ID_RE = re.compile(rf"(?<![\w-])(?P<id>{ID})(?![\w-])")
 _HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<title>.*?)\s*#*\s*$")
 _DATE_RE = re.compile(r"\b(?P<date>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\d{2}:\d{2}))?")
 

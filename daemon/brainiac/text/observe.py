@@ -37,9 +37,10 @@ from brainiac.text import events as ev
 from brainiac.text import extract, when
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
+from brainiac.text.observation_lines import ID
+from brainiac.text.observation_lines import SECTION as SECTION  # the section observe writes
 
-SECTION = "Observations"
-_ID_RE = re.compile(r"(?<![\w-])(e-[0-9a-f]{10})(?![\w-])")
+_ID_RE = re.compile(rf"(?<![\w-])({ID})(?![\w-])")
 
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _PHOTO_RE = re.compile(
