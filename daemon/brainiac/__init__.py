@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-# Not `from typing import TYPE_CHECKING`: typing costs the `brainiac` command ~2 ms at every
-# start (entry.py), and mypy reads a TYPE_CHECKING of its own the same way.
+# Not `from typing import TYPE_CHECKING`: importing typing would slow every start of the
+# `brainiac` command (entry.py), and mypy reads a TYPE_CHECKING of its own the same way.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any

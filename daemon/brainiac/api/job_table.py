@@ -54,7 +54,7 @@ def _rescan(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
 
 def _merge(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
-    """Merge index segments when they have piled up (queries slow down ~1 ms per segment)."""
+    """Merge index segments when they have piled up (every segment adds to every query's time)."""
     index = memory.indexer.index
     before = index.segment_count()
     if dry_run:

@@ -168,8 +168,8 @@ class Memory:
     @property
     def names(self) -> NameBook:
         """The notes' names, kept between job runs: re-reads only changed notes. Made on first
-        use: a context or search call (the agent hook's path) needs neither it nor facts.py
-        (~5 ms of imports and dataclasses of a CLI call)."""
+        use: a context or search call (the agent hook's path) needs neither it nor facts.py, and
+        a CLI call should not pay for their imports."""
         if self._names is None:
             from brainiac.store.names import NameBook
 
@@ -567,7 +567,7 @@ class Memory:
         return reports
 
     def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:
-        """Reinforce (+) or weaken (-) the notes of the last assembled context (seed 002):
+        """Reinforce (+) or weaken (-) the notes of the last assembled context (docs/lifecycle.md):
         reinforcement += delta x learning_rate. Returns the notes changed."""
         when = clock.local(now) if now is not None else clock.now()
         changed = feedback_mod.reinforce(

@@ -3,7 +3,7 @@
 `check` gathers what the memory knows about a response with one search and asks three witnesses
 in turn, each only about the sentences the one before left unverified:
 
-- the facts (check_facts.py): the `- key: value` lines of the core identity, the short-term
+- the facts (check_facts/): the `- key: value` lines of the core identity, the short-term
   document and the notes the response is about, and facts stated in the last events;
 - the events (evidence/): a sentence no fact judges, compared with the remembered events it
   is about;
@@ -11,7 +11,7 @@ in turn, each only about the sentences the one before left unverified:
   offline paths gathered.
 
 Deterministic without a model, and precision first (a false alarm costs the person's trust in the
-guard). The labelled corpora in tests/check_corpus*/ measure it (docs/benchmarks.md).
+guard). The labelled corpora in tests/check_corpus*/ measure it (docs/benchmarks.md, "The guard").
 """
 
 from __future__ import annotations

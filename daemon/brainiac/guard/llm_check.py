@@ -1,6 +1,6 @@
 """The guard's optional third witness: a language model reading the same evidence.
 
-Seed 002's flow with a model (claims extracted from a response, verified against stored facts),
+Claims extracted from a response by a model and verified against stored facts (docs/check.md),
 kept behind the deterministic guard. When `[llm]` is configured, `check` (check.py) first judges
 every sentence offline (the facts, then the events: evidence/); the sentences still
 unverified are then sent to the model with the evidence the offline path already gathered, each

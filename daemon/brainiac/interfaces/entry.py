@@ -38,11 +38,11 @@ def main() -> None:
     _remote_hook(argv)
     asked, flag = _askable(argv)
     if asked:
-        # An agent's call, answered within a second, daemon or not. The cycle collector ran
-        # ~100 times in one without the daemon (the imports, then 10,000 stats and the search:
-        # ~19 ms of ~290 at 10,000 notes) and found next to nothing to free; even a first index
-        # build inside such a call leaves under a hundred cyclic objects and the same peak
-        # memory. Other commands (`run`, `import`, the jobs) keep it.
+        # An agent's call, answered within a second, daemon or not. The cycle collector runs
+        # often in one without the daemon (the imports, a stat of every file, the search) and
+        # finds next to nothing to free; even a first index build inside such a call leaves
+        # under a hundred cyclic objects and the same peak memory. Other commands (`run`,
+        # `import`, the jobs) keep it.
         gc.disable()
         output = _ask(argv, flag)
         if output is not None:
@@ -54,9 +54,9 @@ def main() -> None:
 
 def one_matrix_thread() -> None:
     """numpy's OpenBLAS starts a thread per core, which spin between the sentence model's matrix
-    products (search/sentence_model.py): with two, a context at 10,000 notes took the same wall
-    time as with one and twice the CPU (55 ms against 28), the core that the daemon's writer loop
-    and its other answers need. To be called before anything imports numpy; a value the person
+    products (search/sentence_model.py): with two, a context takes the same wall time as with
+    one and twice the CPU, on the core that the daemon's writer loop and its other answers need.
+    To be called before anything imports numpy; a value the person
     set is kept."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

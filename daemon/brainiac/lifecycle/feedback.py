@@ -1,7 +1,8 @@
 """Which notes a context used, and feedback on them: `record_use` writes each context's notes to
 the access log (access.py, which decay counts from) and, for a context assembled for a prompt,
 to `last_context.json` in the state directory; `reinforce` then raises or lowers the
-reinforcement of the notes that file names (seed 002), which retrieval ranks by.
+reinforcement of the notes that file names (docs/lifecycle.md, "Feedback"), which retrieval
+ranks by.
 
 Only a context for a prompt is remembered as "the last": the daemon's own working-memory
 refreshes have no prompt and must not redirect the feedback an agent gives on its answer.
@@ -49,7 +50,7 @@ def record_use(state: Path, sources: Iterable[str], now: dt.datetime, for_prompt
 def reinforce(
     vault: Vault, state: Path, delta: float, learning_rate: float, when: dt.datetime
 ) -> list[str]:
-    """Reinforce (+) or weaken (-) the notes of the last assembled context (seed 002):
+    """Reinforce (+) or weaken (-) the notes of the last assembled context (docs/lifecycle.md):
     reinforcement += delta x learning_rate. Returns the notes changed."""
     # Loaded here, not at the top: a context call (which records use) needs no job machinery.
     from brainiac.lifecycle.jobs import edits

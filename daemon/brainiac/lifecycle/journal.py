@@ -227,7 +227,7 @@ def survey(memory: MemoryLike, wait_s: float = SETTLE_WAIT_S) -> Survey:
 
     A file read in the middle of a person's in-place save (open with O_TRUNC, then write) reads
     empty or cut short, and its events look missing: put back elsewhere, they would be in two
-    places once the save's write lands (benchmarks/concurrent_edits.py, seed 214). So when some
+    places once the save's write lands (benchmarks/concurrent_edits.py finds it). So when some
     are unseen, the files that changed since the survey began or are open for writing now are
     read again once no save is under way on them (`_second_look`, at most `wait_s`)."""
     journalled = read(memory.locations.state)

@@ -2,7 +2,7 @@
 memory jobs run on, one at a time, in the order they were asked for.
 
 The mechanics only: whether a job may run now (the vault gone or not writable) is service.py's,
-when one is due is scheduler.py's, and what it does is jobs/table.py's. Index jobs never come to
+when one is due is scheduler.py's, and what it does is api/job_table.py's. Index jobs never come to
 the thread: they run on the daemon's writer loop.
 """
 

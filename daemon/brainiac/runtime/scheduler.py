@@ -23,8 +23,8 @@ log = logging.getLogger(__name__)
 logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
 _FIRST_RUN_DELAY_S = 5.0
-# Measured (issue 16): the first start ran backup and rescan at once, 6.5 CPU-s on a 10,000-note
-# vault, while the agents' first context calls waited on the same cores.
+# Backup and rescan wait a minute after a start: on a large vault they are seconds of CPU, and
+# the agents' first context calls need the same cores.
 QUIET_START_S = 60.0
 
 

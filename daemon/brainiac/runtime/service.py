@@ -526,7 +526,7 @@ class Service:
     def _start_socket(self, stack: contextlib.ExitStack) -> None:
         """Answer `context`, `search`, `check` and the prompt hook over a Unix socket (on its own
         threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
-        the CLI answers in its own process, as before: a warning, not a reason to stop."""
+        the CLI answers in its own process: a warning, not a reason to stop."""
         server = SocketServer(
             self.memory.locations.runtime, Answerer(self.memory, self._parse_argv).respond
         )

@@ -65,8 +65,8 @@ _OVERFLOW_LOGGERS = ("watchdog.observers.inotify_c", "watchdog.observers.inotify
 
 _LIMIT_FILES = ("max_user_watches", "max_user_instances", "max_queued_events")
 
-# The polling fallback stats every note each time: about 50 ms at 10,000 notes, so every 2 s costs
-# a few percent of a core, and an edit shows within 2 s plus the quiet period.
+# The polling fallback stats every note each time, so a shorter interval would cost a large vault
+# a real share of a core; an edit shows within 2 s plus the quiet period.
 POLL_INTERVAL_S = 2.0
 
 

@@ -1,6 +1,6 @@
 """Assembling the working memory under a token budget. Pure: text in, text out.
 
-Order (seed 001, least to most volatile): `## Core Identity`, `## Short-Term Memory`,
+Order (docs/architecture.md, least to most volatile): `## Core Identity`, `## Short-Term Memory`,
 `## Relevant Long-Term Memory`, `## User Prompt`. Under the budget, Core Identity and the prompt are
 never cut; long-term memory is cut first, then the short-term summary and structured parts, and the
 recent events last (oldest first). The result never exceeds the budget unless identity and prompt

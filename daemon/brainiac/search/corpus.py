@@ -191,8 +191,7 @@ def previous_messages(events: Iterable[Document]) -> dict[str, str]:
     A conversation's order is its events' times; events of the same time keep the order they
     are given in (a log's order). Where an event is filed does not change what it answered:
     promotion files a session's turns in a session note and, some of them, in entity notes, and
-    an answer matched with the wrong preceding turn loses the words of its question (LoCoMo,
-    docs/benchmarks.md section 2).
+    an answer matched with the wrong preceding turn loses the words of its question.
     """
     sessions: dict[str, list[Document]] = {}
     for d in events:

@@ -3,9 +3,8 @@
 retrieval.py renders a note's excerpt when a context asks for it: this head, then the facts and
 the quotes that are about the prompt. The head does not depend on the prompt, so its length is
 known when the note is indexed and kept with the note's document (`floor`): a context whose room
-left is smaller passes the note over without reading its file. At 10,000 notes a context at
-2,000 tokens rendered 15 excerpts at the median to show 7 (docs/benchmarks.md, "notes rendered
-only to be passed over").
+left is smaller passes the note over without reading its file (a context passes over many of
+the notes it ranks, for want of room).
 
 One concept: the fixed part of a note's excerpt.
 """

@@ -76,12 +76,12 @@ _install_batched_runs()  # every writer's sorted runs, a batch per pickle (index
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
 # Segments as separate files, not Whoosh's default compound file: a compound segment is read
-# through an mmap, and Whoosh wraps each part of it in a BytesIO, which copies it. At 10,000
-# notes that put a second, anonymous copy of the whole index (~95 MB) in the daemon's memory.
+# through an mmap, and Whoosh wraps each part of it in a BytesIO, which copies it: a second,
+# anonymous copy of the whole index in the daemon's memory.
 _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, "compound": False}
 # The postings a writer holds in memory before it sorts them into a run on disk (Whoosh's
-# default). More would skip the runs of a 10,000-note build (index_runs.py), at about 290 MB
-# more per sub-writer: docs/benchmarks.md, section 1.1.
+# default). More would skip the runs of a large build (index_runs.py) at the cost of holding
+# every posting of each sub-writer in memory, and the room needed grows with the vault.
 _POOL_MB = 128
 _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
@@ -103,16 +103,14 @@ _KEYWORD_FIELDS = ("tags", "links")
 # A month or year the prompt names weighs as much as one of its words (when.py).
 _WHEN_WEIGHT = 1.0
 # Pseudo-relevance feedback (see _search): words from the best few hits, at half a query word's
-# weight. On LoCoMo's four development conversations 5/5/0.5 and 10/10/0.3 gave the same gain
-# in every conversation (docs/benchmarks.md section 2), so the values are not a fine tuning.
+# weight. Neighbouring settings give the same gain in every development conversation, so the
+# values are not a fine tuning (docs/changelog.md, "History of the measurements").
 _FEEDBACK_HITS = 5
 _FEEDBACK_TERMS = 5
 _FEEDBACK_WEIGHT = 0.5
 # What closeness in meaning adds to an event's score at most, as a share of the best event match's
-# (semantic.py gives the nearness, 0-1). 0.5, with the nearness scaled over all events: on
-# LoCoMo's four development conversations the largest gain at 2,000 and 4,000 tokens, even
-# across them (docs/benchmarks.md section 2, "a sentence-embedding model"); 0.3 and 0.7-1.0
-# gained less or lost at 500.
+# (semantic.py gives the nearness, 0-1). At most half: words lead, and meaning lifts what
+# words missed or orders what they found alike (docs/architecture.md, "Recall by meaning").
 _MEANING_WEIGHT = 0.5
 
 
@@ -195,7 +193,7 @@ class Index:
         for attempt in (1, 2):
             try:
                 with self._writing("creating the index"):
-                    import shutil  # here only: ~2 ms of every CLI call that searches
+                    import shutil  # here only: a CLI call that searches never needs it
 
                     shutil.rmtree(self.directory, ignore_errors=True)
                     self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -301,13 +299,12 @@ class Index:
 
         `docs` is consumed while the writer runs, so a caller that parses files as it yields
         their documents has Whoosh's sub-writers indexing while it reads the rest of the vault
-        (waiting to parse everything first left one of two cores idle for a tenth of a
-        10,000-note build). Above `MULTIPROCESS_ABOVE` documents Whoosh indexes in two
-        processes, each writing its own segment. From more files than that (a note is at least
-        one document) those processes start with the first document instead of once that many
-        are parsed: a full build holds a session's events back, so that was 2,001 notes parsed
-        with the sub-writers not yet started. An exception raised by `docs` itself
-        cancels the writer and reaches the caller as it is.
+        (parsing everything first would leave a core idle). Above `MULTIPROCESS_ABOVE`
+        documents Whoosh indexes in two processes, each writing its own segment. From more files
+        than that (a note is at least one document) those processes start with the first
+        document instead of once that many are parsed: a full build holds a session's events
+        back, so the sub-writers would otherwise wait for that many notes. An exception raised
+        by `docs` itself cancels the writer and reaches the caller as it is.
         """
         self._check_writable()
         source = iter(docs)
@@ -341,11 +338,11 @@ class Index:
         Whoosh deletes them inside the commit, but the commit runs outside the searching lock
         (a merge can take seconds, and queries must not wait for it) and the open searcher
         reads some of a segment's files lazily (a column such as the stored fields, on its
-        first use): a query between a merging commit and the searcher's swap found the merged
-        segments' files gone and failed ("'NoneType' object is not subscriptable",
-        tests/test_socket.py). The swap waits for the queries under way, so once it is done no
-        query can read them, and the deletion needs no lock. A failure in between leaves them
-        to the next commit's deletion, which removes every file no segment of the index uses."""
+        first use): deleted before the swap, they would be gone for a query that runs between
+        a merging commit and the swap. The swap waits for the queries under way, so once it is
+        done no query can read them, and the deletion needs no lock. A failure in between leaves
+        them to the next commit's deletion, which removes every file no segment of the index
+        uses."""
         delete_unused_files = _commit(writer, merge, optimize)
         self._refresh()
         delete_unused_files()
@@ -407,7 +404,7 @@ class Index:
     def _refresh(self) -> None:
         # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
         # of unchanged segments and misses deletions made in them, so a deleted note stayed
-        # findable and an updated one was found twice (measured on whoosh3 3.54.0). The cost is
+        # findable and an updated one was found twice (whoosh3 3.54.0). The cost is
         # one reader open per commit, on the edit path only; queries keep the long-lived searcher.
         with self._searching:
             if self._searcher.up_to_date():
@@ -661,14 +658,11 @@ class Index:
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
         # "Spain" for "countries visited") is found too. The query's own clauses keep their weight.
         # The best hits are the best by words and meaning together (meaning's lift below): a
-        # feedback word taken from a hit only the words liked would pull in more of the same
-        # (LoCoMo's development set at 500 / 2,000 / 4,000 tokens: with the jobs +0.007 / +0.001
-        # / -0.002, without +0.007 / +0.009 / +0.001; docs/benchmarks.md).
+        # feedback word taken from a hit only the words liked would pull in more of the same.
         # Meaning lifts events, on the scale of the best event's match: a note's score is on its
         # own fields' statistics (index_scoring.py), and where a note topped the words its
-        # score made every lift larger (LoCoMo with the jobs, session 29 in docs/benchmarks.md
-        # section 2). The feedback's best hits may be notes, as before: taking the best five
-        # events instead lost recall at 4,000 tokens there.
+        # score would make every lift larger. The feedback's best hits may be notes (the best
+        # events alone lost recall: docs/changelog.md, "History of the measurements").
         notes = self._note_docnums()
         best_event = next((s for d, s in top if d not in notes), None)
         if best_event is None:
@@ -732,8 +726,8 @@ class Index:
     def _event_docnums(self, keys: Iterable[str]) -> dict[str, int]:
         """The document numbers of the live event documents keyed `keys` (a key not indexed is
         left out). Each segment's key -> number table is read once (`_event_table`) and kept
-        until a merge removes the segment (as `notes` keeps its notes): a term lookup per key
-        took 35 us, 35 ms for a prompt's thousand nearest events."""
+        until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
+        for every one of a prompt's nearest events, would cost more than the search."""
         reader = self._searcher.reader()
         leaves = reader.leaf_readers() if reader.doc_count_all() else []
         tables: dict[str, dict[str, int]] = {}
@@ -801,8 +795,8 @@ class Index:
 
     def _stored_fields(self) -> Callable[[int], dict[str, Any]]:
         """The open searcher's `stored_fields`, read from each segment's stored-fields column
-        directly: Whoosh's own checks every field name of every document against the schema, 8
-        of the 20 us a read took at 10,000 notes, and a context reads about 200. The schema of
+        directly: Whoosh's own checks every field name of every document against the schema,
+        a large share of each read, and a context reads a few hundred. The schema of
         a stored document is always the index's (a change of it rebuilds the index)."""
         memo = self._memo()
         if memo.stored is None:

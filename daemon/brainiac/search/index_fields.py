@@ -2,7 +2,7 @@
 
 The schema's analyzer (stemmed, English function words dropped) is declared here, and `Terms`
 makes the same terms in the writing process, each distinct text once, so that Whoosh's
-sub-writers only count them (docs/benchmarks.md, section 1.1). With index.py and
+sub-writers only count them (docs/benchmarks.md, "Speed"). With index.py and
 index_scoring.py one seam over Whoosh: the only modules that import it.
 """
 
@@ -151,7 +151,7 @@ def index_schema() -> Schema:
     """The index's fields: the one place they are declared (bump SCHEMA_VERSION on any change).
 
     Only what a query or a result reads is kept, because every field of every document costs
-    the build time (docs/benchmarks.md, section 1.1): queries are ORs of single terms, so the
+    the build time: queries are ORs of single terms, so the
     text fields keep term frequencies without positions (`phrase=False`); `path`, `status` and
     `event_id` are only read back, never searched, so they are stored, not indexed; `kind` is
     indexed for the search filter and `key` for replacing and deleting a document.
@@ -171,9 +171,9 @@ def index_schema() -> Schema:
         when=KEYWORD(lowercase=True, scorable=True),
         body=TEXT(analyzer=analyzer, phrase=False),
         # A note's own text, apart from the events' bodies: a note quotes its events again, so
-        # in one field every word of a conversation was counted twice and the notes' long bodies
-        # set the length an event is measured against (BM25F keeps a field's statistics over
-        # every document). LoCoMo with the jobs at 2,000 tokens: docs/benchmarks.md section 2.
+        # in one field every word of a conversation would count twice and the notes' long
+        # bodies would set the length an event is measured against (BM25F keeps a field's
+        # statistics over every document).
         note_body=TEXT(analyzer=analyzer, phrase=False),
         # An event's preceding message (see corpus._log_docs): context, so it weighs less.
         context=TEXT(analyzer=analyzer, phrase=False, field_boost=_CONTEXT_BOOST),
@@ -206,7 +206,7 @@ class Terms:
     """The terms the schema's analyzer makes of a text (tokens, lowercased, stop words and
     one-letter tokens dropped, stemmed), made here in the writing process, each distinct text once.
 
-    Performance (scale benchmark, 10,000 notes; docs/benchmarks.md section 1.1): Whoosh accepts
+    Why (the build's time, docs/benchmarks.md, "Speed"): Whoosh accepts
     a field's value as a list of terms already analysed and then only counts them. Its analyzer
     is four chained generators per token, run in the build's sub-writers; this is one pass of
     C-level findall and a dictionary of stems. And every message is analysed once, though it is

@@ -3,9 +3,9 @@
 A Whoosh writer gathers every posting (field, term, document, weight, value) of what it indexes in
 a pool, and when the pool outgrows `limitmb` it sorts it and writes it to disk as a *run*; at the
 commit the runs are merged back in term order. Whoosh writes a run one posting per `pickle.dump`
-and reads it back one `pickle.load` at a time: at 10,000 notes each of a full build's two
-sub-writers holds about two million postings, every one of which goes to a run and back, and
-that per-posting Python call was a fifth of the build's CPU (docs/benchmarks.md, section 1.1).
+and reads it back one `pickle.load` at a time: in a large build every posting goes to a run
+and back, and a Python call per posting is a large share of the build's CPU (docs/benchmarks.md,
+"Speed").
 
 `BatchedPostingPool` is Whoosh's pool with its two run methods replaced: a run is a sequence of
 pickled lists of up to `BATCH` postings. Everything else is Whoosh's own: the same size estimate
@@ -32,9 +32,9 @@ import whoosh.writing
 
 from brainiac.search import whoosh_internals
 
-# Postings per pickled batch: large enough that pickle's per-call cost vanishes (10,000
-# postings one by one: 60 ms to write and read; in lists of 1,024: 9 ms), small enough that a
-# merge of Whoosh's maximum of 128 open runs holds one batch of each, ~128 × 1,024 postings.
+# Postings per pickled batch: large enough that pickle's per-call cost vanishes, small enough
+# that a merge of Whoosh's maximum of 128 open runs holds one batch of each, ~128 × 1,024
+# postings.
 BATCH = 1024
 
 

@@ -156,8 +156,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
     and an event in the notes': the more notes, the shorter the average event body and the
     rarer every word, and an event's score depended on how many notes the jobs had written.
     Here a field's average length and its document count are over the documents holding it
-    (a non-zero length byte), so the events of a vault score as they would with no note at all
-    (LoCoMo with and without the jobs: docs/benchmarks.md section 2). The inverse document
+    (a non-zero length byte), so the events of a vault score as they would with no note at all.
+    The inverse document
     frequency is Whoosh's, log(n / (df + 1)) + 1, with n the documents holding the field: its
     own value plus log(n / all documents), so the searcher's cache of it still serves.
 

@@ -216,7 +216,7 @@ class Indexer:
         """The report of a full sync that would find every file as the manifest has it, made
         without loading the manifest; None when anything may differ (the full sync then looks).
 
-        Performance (scale benchmark, 10,000 notes): a CLI call without the daemon reconciles
+        Performance: a CLI call without the daemon reconciles
         once, and nearly always finds nothing changed. The full sync loads the manifest (an
         object per file) and checks file by file; this compares one digest of every (path,
         stat), stored by the manifest's last save, with the same digest of the walk's files,
@@ -325,9 +325,9 @@ class Indexer:
     def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
         """Compare one file with the manifest, queueing its document changes; say what it was."""
         known = self.manifest.files.get(rel)
-        # Performance (scale benchmark, 10k notes): one lstat on a string path per file; stat and
-        # the vault check only for a symlink. Before: Path join + stat + is_symlink (a second
-        # lstat) per file. For a regular file lstat and stat return the same result.
+        # Performance: one lstat on a string path per file; stat and the vault check only for a
+        # symlink (not a Path join, a stat and is_symlink's second lstat per file). For a regular
+        # file lstat and stat return the same result.
         path_s = self._root_s + rel
         is_link = False
         try:

@@ -41,14 +41,12 @@ _QUOTES_PER_NOTE = 4
 _WORD_RE = re.compile(r"[^\W_]+")
 # How much a turn said by another speaker weighs when the prompt names one (see named_speaker).
 # Not less: a question that pins on one speaker what the other said (LoCoMo's adversarial
-# category) must still find the turn that says who did it; 0.5 gave the same recall on the
-# answerable questions and lost 0.16 of those turns at 500 tokens (docs/benchmarks.md).
+# category) must still find the turn that says who did it.
 _OTHER_SPEAKER = 0.7
 # How much an event gains from sharing a session with the best hits (see session_focus), and how
-# many of the best events say which sessions the prompt is about. On LoCoMo's four development
-# conversations weight 1 over 20 hits gained in every conversation at 2 budgets of 3 and lost at
-# most 0.004 at the third; over 10 hits, or at weight 0.3 or 0.5, the gains were smaller or less
-# even (docs/benchmarks.md section 2).
+# many of the best events say which sessions the prompt is about: the evenest setting across
+# the development conversations, not a fine tuning (docs/changelog.md, "History of the
+# measurements").
 _SESSION_WEIGHT = 1.0
 _SESSION_HITS = 20
 
@@ -57,8 +55,8 @@ class ParsedNotes:
     """Long-term notes as last parsed, each parsed again only when its file's stat changes
     (inode, size, modification and change times, as Memory.short_term): parsing a note's
     frontmatter is most of what showing it costs, and the notes a conversation is about come
-    back prompt after prompt. The `keep` most recently shown are kept (64: ~1 MB; the scale
-    benchmark's unrelated prompts reuse few, so more only costs memory there)."""
+    back prompt after prompt. The `keep` most recently shown are kept: enough for a
+    conversation's notes; unrelated prompts reuse few, so more would only cost memory."""
 
     def __init__(self, vault: Vault, keep: int = 64) -> None:
         self.vault = vault
@@ -104,7 +102,7 @@ def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
     """How much a memory's own state boosts its relevance: 1.0 for a fresh, neutral memory."""
     # Strength earned by use lifts a memory; a memory that faded unused is not put below one
     # that never became a note: promotion and decay must not make an event harder to find than
-    # it was in the log (LoCoMo with jobs at 4,000 tokens: 0.855 -> see docs/benchmarks.md).
+    # it was in the log.
     strength = max(math.log1p(max(hit.strength, 0.0)) - math.log1p(ltm.DEFAULT_STRENGTH), 0.0)
     reinforcement = math.tanh(hit.reinforcement)
     recency = 0.0
@@ -118,8 +116,7 @@ def weight(hit: Hit, cfg: Config, now: dt.datetime) -> float:
         + cfg.recency_weight * recency
     )
     # An archived (faded) memory is not weighted down further: its low strength already says it
-    # faded, and forgetting in brainiac lowers rank, it never hides what the prompt is about
-    # (a halving cost 0.06 of LoCoMo recall at 2,000 tokens; docs/benchmarks.md).
+    # faded, and forgetting in brainiac lowers rank, it never hides what the prompt is about.
     return max(factor, 0.05)
 
 
@@ -200,8 +197,7 @@ def about_prompt(section_text: str, prompt: str | None) -> str:
     word with the prompt. Without a prompt (the working-memory file) the whole section.
 
     Generated lines are the jobs' digest of the recent log, which the context shows anyway;
-    beside a prompt they are worth the budget only where they are about it (LoCoMo with jobs,
-    2,000 tokens: they held about 120 tokens of every context; docs/benchmarks.md). A number
+    beside a prompt they are worth the budget only where they are about it. A number
     is not what a line is about: the digest's lines are dated ("from 2023-08-13 15:20"), and a
     prompt naming a year shared it with all of them.
     """
@@ -382,7 +378,7 @@ def _fact_about(block: str, query_words: set[str]) -> bool:
     """Whether a fact shares a word with the prompt in its key or value: a content word, not a
     name (a speaker's name is in most of the questions about them) and not the tail's date."""
     # Here, not at the top: only a note promotion made asks, and a CLI context call without the
-    # daemon would pay ~10 ms to load the two.
+    # daemon should not load the two.
     from brainiac.text import facts
 
     parsed = facts.parse(block.split("\n", 1)[0])

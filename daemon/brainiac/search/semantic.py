@@ -53,22 +53,20 @@ _SCALES_FILE = "vectors.scales.npy"
 _DIGESTS_FILE = "vectors.digests"
 _FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
 # Rows compared with the prompt at a time: their float32 copy (1.5 MB) stays in the core's
-# cache for the product. 35,000 rows took 2.2-2.6 ms so, 4.0 in slices of 2,048.
+# cache for the product, which larger slices do not.
 _SLICE = 1024
-# Rows above which the cosines are made in two halves on two threads (`_cosines`): at 4,096 the
-# helper thread costs what it saves (0.28 ms against 0.25), at 8,192 it takes 0.43 ms, not 0.50.
+# Rows above which the cosines are made in two halves on two threads (`_cosines`): below it,
+# starting the helper thread costs what it saves.
 _HALVES_ABOVE = 8 * _SLICE
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
-# likeness to what is already placed. 0.85, on LoCoMo's development conversations at 500 / 2,000
-# / 4,000 tokens: with the jobs +0.004 / +0.006 / +0.001, without -0.003 / -0.006 / +0.001; 0.7
-# lost with the jobs too (docs/benchmarks.md, "recall by meaning").
+# likeness to what is already placed. Mostly relevance: with more weight on difference the
+# second-best memory about the asked thing gives way (docs/changelog.md, "History of the
+# measurements").
 _RELEVANCE_SHARE = 0.85
 # The events whose nearness is handed to the search (the rest get none): more than a context
-# shows (a 4,000-token context shows about 120 events); past that, weak likeness only lifted
-# noise. On LoCoMo's development conversations with the jobs, at 500 / 2,000 / 4,000 tokens:
-# 100 nearest 0.736 / 0.878 / 0.936, 200 0.743 / 0.876 / 0.941, 400 0.744 / 0.876 / 0.934,
-# 1,000 0.745 / 0.874 / 0.932; and fewer take less time (docs/benchmarks.md).
+# shows (a 4,000-token context shows about 120 events); past that, weak likeness only lifts
+# noise, and fewer take less time.
 NEAREST = 200
 _PROMPTS_KEPT = 32
 
@@ -97,8 +95,8 @@ def text_digest(text: str) -> str:
 
 
 def _release_freed_memory() -> None:
-    """Hand the heap's freed pages back to the system (glibc keeps them otherwise: a batch's
-    temporaries left 35 MB resident after a fill)."""
+    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a
+    batch's temporaries would stay resident after a fill)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
@@ -106,8 +104,7 @@ def _release_freed_memory() -> None:
 def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
     """The cosine of `query` with each of the first `count` rows, in order (no gather of the
     matrix). Above `_HALVES_ABOVE` rows, half of them on a helper thread: numpy lets go of the
-    GIL for each slice's conversion and product, so the halves run on two cores (45,000 rows:
-    2.2 ms against 3.0 on one)."""
+    GIL for each slice's conversion and product, so the halves run on two cores."""
     every = np.empty(count, np.float32)
 
     def product(start: int, end: int) -> None:
@@ -125,7 +122,7 @@ def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
-        # A thread per call, not a pool: starting one costs ~0.1 ms, and none is left running.
+        # A thread per call, not a pool: starting one is cheap, and none is left running.
         helper = threading.Thread(target=other_half, name="brainiac-cosine", daemon=True)
         helper.start()
         try:
@@ -303,7 +300,7 @@ class SemanticIndex:
     def _prompt_vector(self, model: SentenceModel, prompt: str) -> Any:
         """The prompt's vector, kept for the last `_PROMPTS_KEPT` prompts: an agent's prompt hook
         and its context tool often ask about the same prompt, and its embedding is most of what
-        meaning costs a context (7-9 ms)."""
+        meaning costs a context."""
         with self._lock:
             vector = self._prompts.get(prompt)
             if vector is not None:
@@ -358,9 +355,7 @@ class SemanticIndex:
         """`prompt` with the names of the events' speakers taken out ("What does Melanie paint?"
         is asked as "What does paint?"). An event is embedded without its speaker, so a name in
         the prompt can only bring the meaning of the turns that say the name, mostly greetings
-        ("Thanks, Melanie!"); who said it is the words' part (retrieval.named_speaker). On
-        LoCoMo's development conversations: +0.003 / +0.012 at 2,000 / 4,000 tokens
-        (docs/benchmarks.md, "recall by meaning")."""
+        ("Thanks, Melanie!"); who said it is the words' part (retrieval.named_speaker)."""
         with self._lock:
             if self._speaker_names is None:
                 names = sorted(self._speakers, key=len, reverse=True)

@@ -12,8 +12,8 @@ works by words only (`ModelUnavailable`, said once in one line).
 How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
 below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with the word table),
 each matrix turned into floats just before its product and dropped after, and a word's row
-when a text uses it. The forward pass is BERT's, written out: about 100 texts a second on one
-core here, a short prompt in about 10 ms (docs/benchmarks.md, "recall by meaning").
+when a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
+"Speed" and "Ingest").
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
 semantic.py's; the index never sees them.
@@ -134,7 +134,7 @@ def _initializers(data: bytes) -> dict[str, Any]:
 @dataclass(frozen=True)
 class _Matrix:
     """A weight matrix as the file has it: int8, (in, out), with a float32 scale per output
-    column. Kept so (10.6 MB for the six layers, not 42 MB as floats) and turned into floats
+    column. Kept so (a quarter of the memory of floats) and turned into floats
     one matrix at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
 
     q: Any

@@ -249,8 +249,8 @@ class Manifest:
                     db.execute(
                         "INSERT OR REPLACE INTO meta VALUES ('index_id', ?)", (self.index_id,)
                     )
-                # ~7 ms at 10,000 files, on a save only: what every later CLI call's reconcile
-                # compares its walk with (indexer.Indexer._unchanged).
+                # On a save only: what every later CLI call's reconcile compares its walk with
+                # (indexer.Indexer._unchanged).
                 digest = stat_digest((rel, *row[:4]) for rel, row in rows.items())
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('stat_digest', ?)", (digest,))
                 db.execute(f"PRAGMA user_version = {_VERSION}")
@@ -289,8 +289,8 @@ def stat_snapshot(path: Path) -> Snapshot | None:
     before the digest was kept, locked, damaged, an old manifest.json): the caller then loads
     the manifest, which says why and repairs what it can.
 
-    Performance (scale benchmark, 10,000 notes): ~3 ms, against ~28 ms for Manifest.load,
-    which a CLI call without the daemon paid only to learn that nothing changed. Reads only:
+    Performance: a small share of Manifest.load's time, which a CLI call without the daemon
+    would pay only to learn that nothing changed. Reads only:
     no journal-mode or schema statement (which write), and `mode=rw` so that a manifest
     deleted meanwhile is not created empty here."""
     if not path.is_file():

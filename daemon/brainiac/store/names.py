@@ -79,7 +79,7 @@ class NameBook:
         seen: set[str] = set()
         self._refused = set()
         # String paths and one lstat per note (a stat only through a link): pathlib's joins
-        # were most of a no-change refresh (benchmarks/agent_tools.py, list_notes).
+        # would be most of a no-change refresh (benchmarks/agent_tools.py, list_notes).
         root = str(vault.root) + os.sep
         for rel in vault.markdown_files(under):
             if is_conflict_copy(rel):
@@ -113,7 +113,7 @@ class NameBook:
 
     def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
         # Here, not at import: retrieval links to notes with `link` on every context call, and
-        # the fact parser (~3 ms of imports) is for the jobs that read notes' names.
+        # the fact parser's imports are for the jobs that read notes' names.
         from brainiac.text import facts
 
         note = ltm.parse(text, rel)

@@ -371,8 +371,8 @@ class _Displaced:
         """Whether anyone wrote into it after we read it, or has it open to write. The bytes
         are compared, not the times: a write in the same clock tick as the exchange may leave
         ctime as it was. And an editor whose open waited (on the inode's lock, which the
-        exchange and the unlink take, or for a CPU) may have it open and not have written yet:
-        2.3 and 8 ms were seen under load (docs/reliability.md, "The lost save")."""
+        exchange and the unlink take, or for a CPU) may have it open and not have written yet,
+        for milliseconds under load (docs/reliability.md, "The lost save")."""
         return self._read() != self.data or _open_for_writing(self.fd)
 
     def settled(self) -> bytes:
@@ -440,7 +440,7 @@ def _give_back(path: Path, tmp: Path, ours: bytes) -> None:
     it, in place or by rename. So what this second exchange takes off the path is unlinked only
     if it is exactly what we wrote; otherwise it is their newest save, and it goes back to the
     path while the save we took off first is kept beside it as a conflict copy. (A bare swap
-    back here lost 3-4 saves in 10 s of a tight in-place save loop: docs/reliability.md.)"""
+    back here would lose a save made in between: docs/reliability.md.)"""
     try:
         _rename_exchange(tmp, path)
     except FileNotFoundError:  # the path was deleted meanwhile: theirs goes back all the same

@@ -274,12 +274,11 @@ class Vault:
         base = self.path(under) if under else self.root
         if not base.is_dir():
             return
-        # Performance (scale benchmark, 10k notes): os.scandir with string paths instead of
-        # os.walk + pathlib. DirEntry.is_symlink() comes from readdir's d_type (no syscall), and
-        # the relative path is built by string concatenation; pathlib's per-file joins,
-        # relative_to() and an lstat per file made this walk ~0.5 s of a ~0.6 s no-change
-        # reconcile. Same order and same rules as the os.walk version: files of a folder sorted,
-        # then its sub-folders sorted; symlinked folders are listed but never walked into.
+        # Performance: os.scandir with string paths instead of os.walk + pathlib.
+        # DirEntry.is_symlink() comes from readdir's d_type (no syscall), and the relative path
+        # is built by string concatenation; pathlib's per-file joins, relative_to() and an lstat
+        # per file would be most of a no-change reconcile. The files of a folder sorted, then
+        # its sub-folders sorted; symlinked folders are listed but never walked into.
         prefix = "" if base == self.root else self.rel(base) + "/"
         yield from self._walk_markdown(str(base), prefix)
 

@@ -20,7 +20,7 @@ def user_config_path() -> str:
 def configured_vault() -> str | None:
     """`vault` in the user's config.toml, or None; OSError (not FileNotFoundError),
     UnicodeDecodeError or tomllib.TOMLDecodeError when the file cannot be read."""
-    import tomllib  # ~3 ms, and only when neither --vault nor $BRAINIAC_VAULT says
+    import tomllib  # only when neither --vault nor $BRAINIAC_VAULT says
 
     try:
         with open(user_config_path(), "rb") as f:

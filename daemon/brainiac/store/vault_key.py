@@ -10,7 +10,7 @@ import os
 import re
 from collections.abc import Mapping
 
-try:  # the built-in SHA-256 (3.11): hashlib's loads OpenSSL, ~1 ms of every `brainiac` call
+try:  # the built-in SHA-256 (3.11): hashlib's loads OpenSSL at every `brainiac` call
     from _sha256 import sha256  # type: ignore[import-not-found,unused-ignore]
 except ImportError:
     from hashlib import sha256

@@ -32,8 +32,8 @@ _END_RE = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")
 # [[target]], [[target#Heading]], [[target#^block]], [[target|shown]] (`\|` inside a table).
 _WIKILINK_RE = re.compile(r"!?\[\[([^\[\]|#^\n]+)(?:[#^][^\[\]|\n]*)?(?:\\?\|([^\[\]\n]*))?\]\]")
 # "#" first, the character before it checked after: a pattern that starts with a lookbehind is
-# tried at every position of the text, one that starts with "#" jumps from "#" to "#" (40x
-# faster on a 10,000-note build, which looks for tags in every note).
+# tried at every position of the text, one that starts with "#" jumps from "#" to "#" (a build
+# looks for tags in every note).
 _TAG_RE = re.compile(r"#(?<![\w/&#]#)([\w][\w/-]*)")
 _CODE_SPAN_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
 
@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
 @functools.cache
 def _markdown() -> MarkdownIt:
-    # Imported on first use: only link and tag finding parses Markdown, and markdown_it costs
-    # every `brainiac` call (a context call, the agent hook's path) ~20 ms to import.
+    # Imported on first use: only link and tag finding parses Markdown, and importing
+    # markdown_it would slow every `brainiac` call (a context call, the agent hook's path).
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark")
@@ -300,7 +300,7 @@ def _sections(lines: list[str], body_line: int, fenced: bool) -> tuple[Section, 
 # What can make Markdown text not prose: code (backticks, a ~~~ fence, text indented four
 # columns: after a list marker or `>` too, so any tab or run of four spaces), HTML (blocks,
 # comments, autolinks all start with `<`), a link reference definition.
-# Looked for with `in` (a scan in C; one regex with all of them took 10x longer), the
+# Looked for with `in` (a scan in C; one regex with all of them is far slower), the
 # reference definition's pattern only when "]:" is there. A definition may start a list item
 # or a quote ("- [ref]: #tag" hides the tag), a label may hold escaped brackets or span lines:
 # any bracketed label before "]:" counts, wherever it stands.
@@ -317,10 +317,9 @@ def _may_hide(text: str) -> bool:
 def prose_of(text: str) -> str:
     """The text outside code fences and code spans (where links and tags mean something)."""
     if not _may_hide(text):
-        # Performance (scale benchmark): the Markdown parse was 70% of parsing a vault for a
-        # full build. Text with none of those is prose as it stands (a link or tag never spans
-        # lines, so the block structure cannot split one); tests/test_note.py checks the two
-        # paths agree.
+        # Performance: the Markdown parse is most of parsing a vault for a full build. Text
+        # with none of those is prose as it stands (a link or tag never spans lines, so the
+        # block structure cannot split one); tests/test_note.py checks the two paths agree.
         return text
     return markdown_prose(text)
 

@@ -1,10 +1,9 @@
 """Frontmatter in YAML's plainest form, read without a YAML parser: `key: value` lines, flow
 lists (`tags: [a, b]`) and block lists (`tags:` then `- a` lines), every value a plain scalar.
 
-Why: PyYAML's constructor runs in Python even under its C parser, 70-100 us for a note's
-frontmatter of ten keys and 25 more for the checks after it (note.py), and at 10,000 notes a
-context read about 15 notes: it was a third of what showing a note cost; this takes 40 us
-(docs/benchmarks.md, "a context's time at 10,000 notes"). The frontmatter brainiac writes, and
+Why: PyYAML's constructor runs in Python even under its C parser, and a context reads a dozen
+notes or more: it is a large share of what showing a note costs, and this reads the same values
+much faster (docs/benchmarks.md, "Speed"). The frontmatter brainiac writes, and
 most that people write, is this plain form.
 
 What it gives is what PyYAML's safe loader gives, or None when the text is anything else (a

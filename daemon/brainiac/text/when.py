@@ -6,8 +6,7 @@ relative expression in it points to when that is another one ("last month", "two
 "yesterday" on the 1st). A prompt names a month by its name ("in July", "on 1 May, 2022", "the
 beginning of November 2022") and a year by its number. Without this, a question about a time
 matched only memories that spell the month out, and the turn that answers it ("I went to
-Woodhaven, a small town in the Midwest") shares no other word with it (LoCoMo, docs/benchmarks.md
-section 2).
+Woodhaven, a small town in the Midwest") shares no other word with it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`brainiac forget`: the one operation that deletes (seed 004: the user can clear the memory).
+"""`brainiac forget`: the one operation that deletes (docs/forget.md).
 
 A `Selection` says what goes: notes (the file and the events in it), facts (the fact lines with
 their history, and the events that state them, or the jobs would learn them again), events (by

@@ -1,6 +1,6 @@
 """The guard's fact path: which fact a sentence speaks of, and whether it agrees (check.py runs it).
 
-Seed 000's hallucination guard and seed 002's fact verifier: before a response reaches a person,
+The guard against hallucination (docs/check.md): before a response reaches a person,
 the guard finds the sentences that speak about a fact the memory holds and compares what they say
 with it. This module holds the verdicts every path of the guard gives (`Finding`, `Conflict`,
 `CheckResult`) and the fact path itself. What the memory knows (`Known`):
@@ -19,7 +19,8 @@ when they match a superseded value instead. Questions, conditionals and hedges c
 "it used to be Friday" is history, not a claim; "not Monday" contradicts a Monday.
 
 Deterministic: no model is needed, and precision comes first (a false alarm costs the person's
-trust in the guard). The labelled corpus in tests/check_corpus/ measures it (docs/benchmarks.md).
+trust in the guard). The labelled corpus in tests/check_corpus/ measures it (docs/benchmarks.md,
+"The guard").
 
 The package: `verdicts` (what every witness says), `clauses` (a response read into clauses),
 `knowledge` (what the memory knows), and here `compare`, which finds the fact a clause speaks of

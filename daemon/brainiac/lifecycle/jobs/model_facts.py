@@ -1,8 +1,8 @@
 """The facts a configured model reads in events, beside the rules' (issue 13: with a model, the
 jobs also extract with it).
 
-The rules (`extract.facts`) find a few shapes of sentence and are precise (0.98 on the facts
-labelled by hand, docs/benchmarks.md section 7); a model finds a fact however it is said. So with
+The rules (`extract.facts`) find a few shapes of sentence and are precise (docs/benchmarks.md,
+"Knowledge"); a model finds a fact however it is said. So with
 an endpoint configured, reflection asks it once per event, when the event is new to the Event
 Log (the `extracted_through` watermark goes with goals and tasks), and adds what it reads to what
 the rules found; without one, or when it does not answer, the rules' facts stand alone.

@@ -312,7 +312,7 @@ def _imported(session: str | None) -> bool:
 def _speaker(key: str, roles: set[str]) -> bool:
     """Whether a name is one of the conversation's speakers, or what they are called for short
     ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
-    whole conversation (a 101-event "Mel" note, LoCoMo conv-26), not a topic. Two letters are
+    whole conversation, not a topic. Two letters are
     enough when they start the name and the name is longer ("Jo" for Joanna)."""
     return key in roles or (
         len(key) >= 2 and topics.is_speaker_word(key, topics.speaker_words(roles))

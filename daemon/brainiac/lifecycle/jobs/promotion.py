@@ -1,6 +1,6 @@
 """Promotion: events that left the short-term window become long-term memory.
 
-The Event Log keeps its newest `short_term_window` events (seed 000's last 10 steps); older ones
+The Event Log keeps its newest `short_term_window` events (docs/lifecycle.md); older ones
 are consolidated, each to exactly one place: the note of what it names, a note founded for a
 new name, its session's note, or the monthly archive (jobs/plan.py says how).
 
