@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -307,3 +308,86 @@ def test_a_long_module_is_one_concept_and_says_why() -> None:
             f"{rel}: {text.count(chr(10))} lines; split it along its concepts, or say in its "
             "docstring why it is one (a paragraph beginning 'One concept:')"
         )
+
+
+# What the code and the docs tell a reader is checked against the repository they read it in.
+# docs/changelog.md is left out: it is where the history goes, and a module it names may have
+# moved since.
+_PROSE_DOCS = ("docs/*.md", "README.md")
+_SKIPPED_DIRS = {".git", ".venv", "node_modules", "__pycache__", "build", "dist"}
+_MODULE_NAME = re.compile(r"(?<![\w/.*-])((?:[\w-]+/)*[\w-]+\.py)(?!\w)")
+
+
+def _prose() -> list[tuple[str, str]]:
+    """(file, text) of every module of the package and every doc but the changelog."""
+    paths = sorted(PACKAGE.rglob("*.py"))
+    paths += sorted(p for pattern in _PROSE_DOCS for p in ROOT.glob(pattern))
+    return [
+        (p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
+        for p in paths
+        if p.name != "changelog.md"
+    ]
+
+
+def _repository_files() -> list[str]:
+    found: list[str] = []
+    for folder, subfolders, names in os.walk(ROOT):
+        subfolders[:] = [
+            s for s in subfolders if s not in _SKIPPED_DIRS and not s.endswith(".egg-info")
+        ]
+        found += [
+            os.path.relpath(os.path.join(folder, n), ROOT).replace(os.sep, "/") for n in names
+        ]
+    return found
+
+
+def test_comments_and_docs_name_only_modules_that_exist() -> None:
+    # A bare `index.py` names a file of that name anywhere in the repository; a path such as
+    # `jobs/plan.py` names a file whose path ends with it (from the package's root, the
+    # repository's, or a folder a table in the docs lists it under).
+    files = _repository_files()
+    names = {f.rsplit("/", 1)[-1] for f in files}
+    for rel, text in _prose():
+        for number, line in enumerate(text.splitlines(), 1):
+            for found in _MODULE_NAME.finditer(line):
+                name = found.group(1)
+                if re.search(r"[\w.-]+/[\w.-]+ $", line[: found.start()]):
+                    continue  # another repository's file, named with it ("owner/repo x/y.py")
+                exists = (
+                    name in names
+                    if "/" not in name
+                    else any(f == name or f.endswith("/" + name) for f in files)
+                )
+                assert exists, f"{rel}:{number} names {name}, which is not in the repository"
+
+
+def test_no_comment_or_doc_points_to_a_seed_document() -> None:
+    # The requirements the first notes ("seed 000" to "seed 004") set are stated in docs/; the
+    # code points to the page that states one, which a reader has.
+    seed = re.compile(r"\bseeds? 00\d", re.IGNORECASE)
+    for rel, text in _prose():
+        for number, line in enumerate(text.splitlines(), 1):
+            assert not seed.search(line), f"{rel}:{number} points to a seed: {line.strip()}"
+
+
+# How the code came to be goes to docs/changelog.md; the rest says how it is.
+_HISTORY = re.compile(
+    r"\bafter the merges\b|\btried and not kept\b|\bbranch `[\w-]+`|\b(?:in|since|after|of) "
+    r"session \d\d\b",
+    re.IGNORECASE,
+)
+BENCHMARKS_MAX_LINES = 400
+
+
+def test_only_the_changelog_narrates_the_history() -> None:
+    for rel, text in _prose():
+        for number, line in enumerate(text.splitlines(), 1):
+            assert not _HISTORY.search(line), f"{rel}:{number} narrates history: {line.strip()}"
+
+
+def test_the_benchmarks_page_stays_one_a_user_reads() -> None:
+    lines = (ROOT / "docs/benchmarks.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= BENCHMARKS_MAX_LINES, (
+        f"docs/benchmarks.md: {lines} lines; keep one current table per area and move how the "
+        "figures moved to docs/changelog.md, 'History of the measurements'"
+    )
