@@ -7,7 +7,7 @@ conversation a project, against each conversation in a vault of its own, all in 
 Three systems, scored by the official scorer (`locomo_eval.evaluate`, one call per conversation):
 
 * alone: `locomo_adapter.BrainiacSystem`, a fresh vault per conversation (the figure of
-  docs/benchmarks.md section 2).
+  docs/benchmarks.md, "Recall").
 * scoped: one vault holding every conversation, each turn remembered with `project=<sample id>`
   (the sessions of all conversations interleaved by their start time, as four projects worked on
   side by side; the memory jobs at each session's end, at its time); a question is asked with

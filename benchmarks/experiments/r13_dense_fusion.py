@@ -18,8 +18,8 @@ benchmarks/locomo_adapter.py builds them); `score` answers every question of cat
 recall and each conversation's (`--off`: brainiac as it is, which gives benchmarks/locomo.py's
 figures exactly). The fusion: the cosine of the prompt with every event, min-max normalised over
 the `--top` best (0: all events), times `--beta` times the best BM25F score, is added to each
-event's score before the cut, beside the query feedback's terms (docs/benchmarks.md section 2,
-"A sentence-embedding model").
+event's score before the cut, beside the query feedback's terms (docs/changelog.md,
+"History of the measurements").
 """
 
 from __future__ import annotations

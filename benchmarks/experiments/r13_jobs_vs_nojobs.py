@@ -2,8 +2,8 @@
 
 Scores every question (categories 1-4) on two kept vaults of each conversation, one made with the
 jobs at each session end and one without, and says which questions each gets better, with an
-optional diagnostic patch of the search applied to both (session 28, docs/benchmarks.md section
-2, "Why the jobs lose at 2,000"):
+optional diagnostic patch of the search applied to both (docs/changelog.md, "History of the
+measurements", "Recall on LoCoMo"):
 
     export LOCOMO_DIR=../shared/bench/locomo
     .venv/bin/python benchmarks/experiments/r13_dense_fusion.py --model /unused \\
