@@ -30,8 +30,8 @@ def public_long_term(
     """The public long-term notes, by path, as the index holds them: no note is read.
 
     The index keeps each note's title, status, aliases, tags, count of events and strength
-    (index.NoteRecord); reading every note instead took 30 s on a session's first call at
-    10,000 notes. It has no private note (the indexer leaves them out); a folder made private
+    (index.NoteRecord); reading every note instead would make a session's first call on a large
+    vault take many seconds. It has no private note (the indexer leaves them out); a folder made private
     since the last sync is left out here too, by its path."""
     private = config_mod.load(memory.vault.root).private_folders  # read now, as note_text does
     memory.refresh()  # without a daemon: an edit made since the last call is indexed first

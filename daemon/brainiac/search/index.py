@@ -445,8 +445,8 @@ class Index:
         As of the index's last commit; a reader beside the daemon first opens the daemon's
         latest commit if there is a newer one. Each segment's notes are read once and kept
         until a merge removes the segment (a segment never changes once written, except that
-        documents in it get deleted, which is asked on every call): reading the stored fields
-        of 10,000 notes took 0.4 s, a call that finds the same segments takes milliseconds.
+        documents in it get deleted, which is asked on every call): reading every note's stored
+        fields is the cost of the first call only, not of every call.
         """
         try:
             with self._searching:
@@ -605,7 +605,8 @@ class Index:
         clauses += keyword_clauses
         query = Or(clauses)
         # Below 5,000 documents Whoosh would preload every match of the Or into arrays; its
-        # binary tree of union matchers took 13% less CPU on a 1,000-note vault (4,579 documents).
+        # binary tree of union matchers costs less CPU there too, and is the one index_scoring.py
+        # walks.
         query.matcher_type = Or.DEFAULT_MATCHER
         filter_q: Any = Term("kind", kind) if kind else None
         mask_q: Any = None
