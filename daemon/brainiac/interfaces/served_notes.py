@@ -31,8 +31,8 @@ def public_long_term(
 
     The index keeps each note's title, status, aliases, tags, count of events and strength
     (index.NoteRecord); reading every note instead would make a session's first call on a large
-    vault take many seconds. It has no private note (the indexer leaves them out); a folder made private
-    since the last sync is left out here too, by its path."""
+    vault take many seconds. It has no private note (the indexer leaves them out); a folder made
+    private since the last sync is left out here too, by its path."""
     private = config_mod.load(memory.vault.root).private_folders  # read now, as note_text does
     memory.refresh()  # without a daemon: an edit made since the last call is indexed first
     needle = " ".join((query or "").casefold().split())
