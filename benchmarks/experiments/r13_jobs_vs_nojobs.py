@@ -13,8 +13,8 @@ measurements", "Recall on LoCoMo"):
 
 Patches (each a diagnostic, not a design): no-note-docs (the index rebuilt without note
 documents), rebuild (the control: rebuilt with them), length-by-kind (BM25F lengths against
-each kind's own average), idf-events (document frequencies over events only). Since session 29
-the index itself keeps each field's statistics over the documents that have it
+each kind's own average), idf-events (document frequencies over events only). The index itself
+keeps each field's statistics over the documents that have it
 (index_scoring.SegmentLengthsBM25F), which the last two only approximated.
 """
 
