@@ -59,7 +59,7 @@ _OPENER_RE = re.compile(
 )
 # The start of a reaction to what the other said, not something about oneself.
 _REACTION_RE = re.compile(
-    r"^(?:thanks|thank you|congrat|wow|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
+    r"^(?:thanks|thank you|congrat\w*|way to go|wow|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
     r"it(?:'s| is)? (?:so |really )?(?:great|awesome|amazing|cool|nice|good|sweet|lovely|"
     r"wonderful|fun|beautiful|sounds)|sounds|glad|so glad|same|me too|good luck|"
     r"i(?:'m| am) (?:so |really |super |very )?(?:glad|happy|sorry|proud|excited for|thrilled for|"
@@ -110,6 +110,18 @@ _FEELINGS = word_set(
     feeling felt amazing awesome great appreciate
     """
 )
+# A dash between two clauses joins two statements: each is weighed alone ("A lot's happened - I
+# got accepted for an internship", "I made it yesterday - can't wait").
+_DASH_RE = re.compile(r"\s+[-–—]\s+|—")
+# What after a dash starts a clause of its own; a noun phrase after one says what came before
+# ("working on a new project - a thriller set in a small town") and stays with it.
+_CLAUSE_OPEN_RE = re.compile(
+    r"^(?:I|I'm|I've|I'd|I'll|we|we're|we've|it|it's|that|that's|this|they|they're|there|"
+    r"there's|he|she|he's|she's|my|our|everyone|everything|so|but|and|then|when|if|just|still|"
+    r"here|here's|can't|been|gonna)\b",
+    re.IGNORECASE,
+)
+_APPOSITIVE_RE = re.compile(r"^(?:a|an|another|some|\d+)\s", re.IGNORECASE)
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
 _TAG_QUESTION_RE = re.compile(
@@ -144,19 +156,25 @@ _POINTER_RE = re.compile(
     r"there's|here|here's|which|what)\b",
     re.IGNORECASE,
 )
-# A statement without its subject, "Lost my job as a banker", "Just got back from Paris".
-_SUBJECTLESS_RE = re.compile(
-    r"^(?:just\s+)?(?:lost|got|went|started|finished|made|took|had|bought|found|tried|visited|"
-    r"joined|adopted|painted|signed|booked|moved|won|met|saw|spent|learned|finally)\b(?=.*\bmy\b)",
-    re.IGNORECASE,
+# A statement without its subject, "Lost my job as a banker", "Just started doing aerial yoga",
+# "Gonna continue my studies": the speaker's own, when it says "my" or opens on "just".
+_DONE = (
+    r"(?:lost|got|went|started|finished|made|took|had|bought|found|tried|visited|joined|adopted|"
+    r"painted|signed|booked|moved|won|met|saw|spent|learned)"
 )
+_SUBJECTLESS_RE = re.compile(
+    rf"^(?:(?:just|finally|recently)\s+{_DONE}\b|{_DONE}\b(?=.*\bmy\b))", re.IGNORECASE
+)
+_INTENT_RE = re.compile(r"^(?:gonna|planning (?:to|on))\s+(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I)
+# "Been busy volunteering at the shelter", "Just been helping some friends".
+_BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(
     r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b|\b(?:for|to) me\b", re.IGNORECASE
 )
 # Connectives and transitions that lead into a statement and are no part of it.
 _LEAD_RE = re.compile(
-    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here)\b)|also|anyway|anyways|"
+    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here)\b)|also|anyway|anyways|fyi|"
     r"on (?:a|another) (?:different|side|related)? ?note|"
     r"speaking of (?:which|that)|by the way|btw|oh|well|look at that|check it out|guess what|"
     r"unfortunately|fortunately|luckily|sadly|honestly)"
@@ -192,6 +210,19 @@ _AS_IS = word_set(
     became drew grew threw flew drove rode swam sang ate fell forgot chose broke spoke woke wore
     hung learnt learned slept meant fed led shot sold started tried didn't wasn't couldn't
     wouldn't can't won't shouldn't hadn't mustn't needn't finally
+    """
+)
+_FINITE = word_set(
+    """
+    i i'm i've i'd i'll we we're we've we'd we'll is are am was were be been has have do does
+    """
+)
+_FINITE_RE = re.compile(r"\b\w{2,}(?:ed|[a-rt-z]s)\b|'s\b|'re\b|'ve\b|'m\b|'ll\b|n't\b")
+# Verbs that open a sentence without its subject when it is an order or a thank-you.
+_BARE_VERBS = word_set(
+    """
+    appreciate check love hope wish miss enjoy keep take let make try remember need want feel
+    think know guess see look thank imagine sending say tell give
     """
 )
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
@@ -248,7 +279,7 @@ def _best_sentence(text: str) -> str | None:
     """The plain statement about the speaker that says the most (content words, a time, the
     speaker as its subject), None when there is none."""
     best: tuple[int, str] | None = None
-    for raw in extract.sentences(text):
+    for raw in (c for sentence in extract.sentences(text) for c in _clauses(sentence)):
         s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
         if s is None:
             continue
@@ -262,6 +293,22 @@ def _best_sentence(text: str) -> str | None:
     return best[1] if best else None
 
 
+def _clauses(sentence: str) -> list[str]:
+    """The sentence's statements: parts joined by a dash are weighed alone when the part after
+    the dash is a clause; a noun phrase after a dash stays with the part it explains, and a
+    comment without a subject ("- so exciting", "- super frustrating") goes."""
+    out: list[str] = []
+    for part in _DASH_RE.split(sentence):
+        part = part.strip()
+        if not part:
+            continue
+        if not out or _CLAUSE_OPEN_RE.match(part) or _subject(part) != part:
+            out.append(part)
+        elif _APPOSITIVE_RE.match(part):
+            out[-1] = f"{out[-1].rstrip(' ,;:')}: {part}"
+    return out
+
+
 def _statement(s: str) -> str | None:
     """`s` when it is a plain statement about the speaker, else None. Of a sentence that also
     speaks to the listener, only the clauses about the speaker: "That made me think how I could
@@ -270,6 +317,7 @@ def _statement(s: str) -> str | None:
     s = _TAG_QUESTION_RE.sub("", s)  # "I started a store - pretty cool, huh?"
     if not s or "?" in s or _REACTION_RE.match(s) or len(s.split()) > _MAX_WORDS:
         return None
+    s = _subject(s)
     first = _FIRST_RE.search(s)
     if first is None:
         return None
@@ -289,10 +337,7 @@ def _statement(s: str) -> str | None:
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
-    s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)  # "Lost my job as ..."
-    s = re.sub(
-        r"^(?:just\s+)?been\s+\w+ing\b", lambda m: "I've " + m.group(0).lower(), s, flags=re.I
-    )
+    s = _subject(s)
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
         return None
     if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
@@ -301,7 +346,7 @@ def _statement(s: str) -> str | None:
         s = s[clause.end() :] if clause is not None else ""
         if len(s.split()) < _MIN_WORDS:
             return None
-    if _generic(s):
+    if _generic(s) or _unresolved(s) or not _clause(s):
         return None
     if len(s.split()) < _MIN_WORDS:
         return None
@@ -313,6 +358,72 @@ def _statement(s: str) -> str | None:
     if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:
         return None
     return s
+
+
+# Who or what a pronoun stands for: "it", "they", "them", "he", "her" and the like, "this" and
+# "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those
+# topics"; "these days" is a time), "something similar", "the same".
+_REFERENT_RE = re.compile(
+    r"\b(?:(?P<it>it)|its|they|them|their|theirs|he|him|his|she|her|hers|"
+    r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in) that(?=\W*$|\s*[,;.!-])|"
+    r"(?:these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
+    r"something similar|the same)\b(?P<after>\W*[\w']*)",
+    re.IGNORECASE,
+)
+# "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
+# the top".
+_EMPTY_IT_RE = re.compile(
+    r"^(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|'s|really|just)\b"
+    r"|\s+(?:to|through)\b.*\b(?:make|made|making)\s+$)",
+    re.IGNORECASE,
+)
+_ANTECEDENT_RE = re.compile(
+    r"\b(?:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
+    r"three|four|five|\d+)\s+\w"
+    r"|(?<=\w\s)[A-Z][a-z]\w*"
+    r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
+    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{3,}s\b"
+)
+# A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
+# been working on it").
+_GERUND_RE = re.compile(r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
+                        r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b")
+
+
+def _unresolved(s: str) -> bool:
+    """Whether `s` leans on what was said before it: a pronoun or demonstrative with nothing it
+    could stand for earlier in the sentence ("I've had them for 3 years", "I also use it to
+    speak up", "I had to dig deep into those topics"). Read alone, such a line says nothing."""
+    for m in _REFERENT_RE.finditer(s):
+        after = m.group("after")
+        if m.group("this") and after.strip() and after.strip().lower() not in STOP_WORDS:
+            continue  # "this" before a noun introduces it: "I adopted this cute pup"
+        if m.group("it") and _EMPTY_IT_RE.match(s[m.end("it") :] + " " + s[: m.start("it")]):
+            continue
+        before = s[: m.start()]
+        gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
+        if not _ANTECEDENT_RE.search(before) and not gerund:
+            return True
+    return False
+
+
+def _subject(s: str) -> str:
+    """`s` with the speaker put back as the subject it leaves out: "Lost my job" → "I lost my
+    job", "Been busy painting" → "I've been busy painting"."""
+    s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)
+    s = _BEEN_RE.sub(lambda m: "I've " + m.group(0).lower(), s)
+    return _INTENT_RE.sub(lambda m: "I'm " + m.group(0).lower(), s)
+
+
+def _clause(s: str) -> bool:
+    """Whether `s` is a whole clause: a verb in it ("A gift from my grandma" is none), and not
+    opening on one without its subject ("Appreciate the support", "Check my new studio": an
+    order or a thank-you)."""
+    first = re.search(r"[\w']+", s)
+    if first is None or first.group().lower() in _BARE_VERBS:
+        return False
+    words = _words(s)
+    return bool(words & (_AS_IS | _FINITE) or _FINITE_RE.search(s))
 
 
 def _generic(s: str) -> bool:
@@ -338,30 +449,49 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(r"\bI'd\b", "I would", s)
     s = re.sub(r"\bI'll\b", "I will", s)
     adverb = "(?:" + "|".join(_ADVERBS) + r"|\w+ly)"
-    s = re.sub(r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)", _agree, s)
+    subject = r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)"
     if s.startswith("I "):  # "I went and I loved it": one subject, said once
-        s = "I " + re.sub(r"\b(and|but|so|then),?\s+I\b\s+", r"\1 ", s[2:])
+        joined = r"\b(and|but|so|then),?\s+" + subject[2:]
+        s = "I " + re.sub(joined, lambda m: f"{m.group(1)}{_agreed(m.group(2), m.group(3))}", s[2:])
+    seen: list[str] = []
+
+    def subjects(m: re.Match[str]) -> str:
+        # The first "I" is named ("Jon is", "Jon goes"), a later one is "they" ("they were").
+        seen.append(m.group(0))
+        if len(seen) == 1:
+            return "\x05" + _agreed(m.group(1), m.group(2))
+        plural = {"am": "are", "'m": "are", "was": "were", "'ve": "have", "wasn't": "weren't"}
+        return f"\x06{m.group(1)} {plural.get(m.group(2).lower(), m.group(2))}"
+
+    s = re.sub(subject, subjects, s)
     named = name in s  # before "we" names them
     group = f"{name} and {'family' if family else 'others'}"
-    s = re.sub(r"\b[Ww]e're\b", f"{group} are", s)
-    s = re.sub(r"\b[Ww]e've\b", f"{group} have", s)
-    s = re.sub(r"\b[Ww]e'd\b", f"{group} would", s)
-    s = re.sub(r"\b[Ww]e'll\b", f"{group} will", s)
-    s = re.sub(r"\b[Ww]e\b", group, s)
+    verbs = {"'re": " are", "'ve": " have", "'d": " would", "'ll": " will", "": ""}
+    groups: list[str] = []
+
+    def we(m: re.Match[str]) -> str:  # the group named once, "they" after
+        groups.append(m.group(0))
+        return group + verbs[m.group(1).lower()] if len(groups) == 1 else "they" + m.group(1)
+
+    s = re.sub(r"\b[Ww]e('re|'ve|'d|'ll|)\b", we, s)
     s = re.sub(r"\bmyself\b|\bourselves\b", "themself", s, flags=re.I)
     s = re.sub(r"\b(?:mine|ours)\b", f"{name}'s", s, flags=re.I)
     s = re.sub(r"\b(?:[Mm]y|[Oo]ur)\b", "\x01", s)
     s = re.sub(r"(?<![\w-])me(?![\w-])", "\x02", s)
     s = re.sub(r"(?<![\w-])us(?![\w-])", "\x04", s)
-    s = re.sub(r"\bI\b", "\x03", s)
+    s = re.sub(r"\bI\b", "\x05", s)
     out: list[str] = []
-    for part in re.split(r"([\x01\x02\x03\x04])", s):
+    said = False  # whether the name has stood for "I" or "me" yet
+    for part in re.split(r"([\x01\x02\x04\x05\x06])", s):
         if part == "\x01":
             out.append("their" if named else f"{name}'s")
             named = True
-        elif part in ("\x02", "\x03"):  # "me" too: in "they gave me a medal", "them" is anyone
-            out.append(name)
-            named = True
+        elif part in ("\x05", "\x06"):  # the first "I" names them, a later one is "they"
+            out.append("they" if part == "\x06" and said else name)
+            named = said = True
+        elif part == "\x02":  # "me" too: in "they gave me a medal", "them" is anyone
+            out.append("them" if said else name)
+            named = said = True
         elif part == "\x04":  # "us" names them once, then it is a wider "them"
             out.append("them" if named else name)
             named = True
@@ -370,20 +500,19 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     return "".join(out)
 
 
-def _agree(m: re.Match[str]) -> str:
-    """ "I" + adverbs + verb with the verb in the third person singular."""
-    adverbs, verb = m.group(1), m.group(2)
+def _agreed(adverbs: str, verb: str) -> str:
+    """Adverbs and verb as said of one person: " also use" → " also uses"."""
     low = verb.lower()
     if low in _IRREGULAR:
-        return f"I{adverbs} {_IRREGULAR[low].strip()}"
+        return f"{adverbs} {_IRREGULAR[low].strip()}"
     past = low.endswith("ed") and low not in _BASE_ED
     if low in _AS_IS or past or low.endswith("n't") or not low.replace("'", "").isalpha():
-        return m.group(0)
+        return f"{adverbs} {verb}"
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return f"I{adverbs} {verb}es"
+        return f"{adverbs} {verb}es"
     if low.endswith("y") and low[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return f"I{adverbs} {verb[:-1]}ies"
-    return f"I{adverbs} {verb}s"
+        return f"{adverbs} {verb[:-1]}ies"
+    return f"{adverbs} {verb}s"
 
 
 def render(o: Observation) -> str:
