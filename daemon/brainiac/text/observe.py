@@ -59,7 +59,7 @@ _OPENER_RE = re.compile(
 )
 # The start of a reaction to what the other said, not something about oneself.
 _REACTION_RE = re.compile(
-    r"^(?:thanks|thank you|congrat\w*|way to go|wow|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
+    r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
     r"it(?:'s| is)? (?:so |really )?(?:great|awesome|amazing|cool|nice|good|sweet|lovely|"
     r"wonderful|fun|beautiful|sounds)|sounds|glad|so glad|same|me too|good luck|"
     r"i(?:'m| am) (?:so |really |super |very )?(?:glad|happy|sorry|proud|excited for|thrilled for|"
@@ -84,6 +84,13 @@ _HYPOTHETICAL = word_set(
     imagine hypothetically wish wonder guess unsure reckon someday think i'd
     """
 )
+# A belief or a guess about what will be, not something that is: "I'm sure it'll pay off", "I
+# have no doubt they'll love it", "I feel like this is my calling".
+_BELIEF_RE = re.compile(
+    r"\b(?:I'm sure|I am sure|no doubt|I bet|I'm certain|I feel like|I feel that|I believe|"
+    r"I mean)\b",
+    re.IGNORECASE,
+)
 # The speaker as the subject, perhaps after a short opening phrase ("On a different note, I
 # found ...", "Last week we ..."): not "It was gorgeous", "They're a huge part of my journey".
 _SUBJECT_RE = re.compile(
@@ -93,7 +100,8 @@ _SUBJECT_RE = re.compile(
 )
 # Where a clause about the speaker may start after one about the listener.
 _CLAUSE_START_RE = re.compile(
-    r"(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?(?=(?:I|I'm|I've|[Ww]e|[Mm]y|[Oo]ur)\b)"
+    r"(?:(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?(?=(?:[Ww]e|[Mm]y|[Oo]ur)\b)|"
+    r"(?:(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?|\bthat\s+)(?=(?:I|I'm|I've)\b))"
 )
 _CLAUSE_END_RE = re.compile(
     r",|\s(?:while|when|because|since|as|after|before|and|but|so|with|for|to)\s", re.IGNORECASE
@@ -121,13 +129,36 @@ _CLAUSE_OPEN_RE = re.compile(
     r"here|here's|can't|been|gonna)\b",
     re.IGNORECASE,
 )
+_BUT_RE = re.compile(r",\s*but\s+(.+)$", re.IGNORECASE)
 _APPOSITIVE_RE = re.compile(r"^(?:a|an|another|some|\d+)\s", re.IGNORECASE)
+# Words of a resolve, a feeling or a blessing: a line saying nothing else is what one says back
+# to encouragement ("I'm going for my dreams", "Friendship means a lot to me"), not news.
+_ATTITUDE = _FEELINGS | word_set(
+    """
+    dream dreams best positive forward push pushing going keep keeping stay staying ready
+    friendship means mean lot lots world support supported supportive motivated motivation
+    motivating good life living livin livin' journey strong stronger focus focused give giving
+    hard work working believe belief faith hope goal goals passion hopeful determined
+    inspired inspiring inspiration happiness joy special fun enjoy enjoying enjoyed moments
+    memories things stuff everything anything something way always never much many really
+    """
+)
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
 _TAG_QUESTION_RE = re.compile(
     r"\s*[,–—-]\s*(?:(?:pretty|so|really) \w+,?\s*)?(?:huh|right|eh|you know|no)\?+$", re.I
 )
+# "Our" that opens the statement (perhaps after its time) is the speaker's: "Last weekend our
+# city held a pride parade".
+_OUR_RE = re.compile(
+    r"^(?:(?:last|this|next|yesterday|today|recently)\b[^,;:.!]{0,20}?\s|[^,;:.!]{0,40},\s*)?"
+    r"our\b",
+    re.IGNORECASE,
+)
+_WE = word_set("we we're we've we'd we'll")
+_ANYONE = word_set("us ourselves together everyone everybody people all each other")
 _SINGULAR = word_set("i i'm i've i'd i'll my mine me myself")
+_FIRST_PERSON = _SINGULAR | word_set("we we're we've we'd we'll our ours us ourselves")
 _MODALS = word_set("can could would should might must will may shall")
 # A pointer for an object, in a short sentence, leaves it saying nothing ("I'm going to check it
 # out", "I learned that the hard way").
@@ -139,7 +170,9 @@ _POINTER_END_RE = re.compile(
 _POINTER_CONTENT_MAX = 4
 # A past scene of the speaker's, said with "it": "It was an awesome day at the park with my
 # family" stands alone.
-_PAST_SCENE_RE = re.compile(r"^(?:it|that|this) was\b(?=.*\b(?:my|our)\s)", re.IGNORECASE)
+_PAST_SCENE_RE = re.compile(
+    r"^(?:it|that|this) was (?:a|an|such a)\b(?=.*\b(?:my|our)\s)", re.IGNORECASE
+)
 # What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
 # you": a pleasantry, not news.
 _PERSEVERE_RE = re.compile(
@@ -153,6 +186,7 @@ _PERSEVERE_RE = re.compile(
 # "They mean the world to me") says too little alone.
 _POINTER_RE = re.compile(
     r"^(?:it|it's|its|they|they're|they've|this|that|that's|these|those|he|he's|she|she's|there|"
+    r"one (?:that|of them|of those|of these)|"
     r"there's|here|here's|which|what)\b",
     re.IGNORECASE,
 )
@@ -162,21 +196,24 @@ _DONE = (
     r"(?:lost|got|went|started|finished|made|took|had|bought|found|tried|visited|joined|adopted|"
     r"painted|signed|booked|moved|won|met|saw|spent|learned)"
 )
+_DONE_WORDS = word_set(_DONE[3:-1].replace("|", " "))
 _SUBJECTLESS_RE = re.compile(
-    rf"^(?:(?:just|finally|recently)\s+{_DONE}\b|{_DONE}\b(?=.*\bmy\b))", re.IGNORECASE
+    rf"^(?:(?:just|finally|recently)\s+{_DONE}\b|{_DONE}\b(?=.*\b(?:my|yesterday|ago|last)\b))",
+    re.IGNORECASE,
 )
 _INTENT_RE = re.compile(r"^(?:gonna|planning (?:to|on))\s+(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I)
 # "Been busy volunteering at the shelter", "Just been helping some friends".
 _BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my)\b|\b(?:for|to) me\b", re.IGNORECASE
+    r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE
 )
 # Connectives and transitions that lead into a statement and are no part of it.
 _LEAD_RE = re.compile(
-    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here)\b)|also|anyway|anyways|fyi|"
+    r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here|it|that|this|they)\b)|also|anyway|anyways|fyi|"
     r"on (?:a|another) (?:different|side|related)? ?note|"
     r"speaking of (?:which|that)|by the way|btw|oh|well|look at that|check it out|guess what|"
+    r"as for me|"
     r"unfortunately|fortunately|luckily|sadly|honestly)"
     r"\b[,:!]?\s*(?:[-–—]\s*)?)+",
     re.IGNORECASE,
@@ -222,7 +259,8 @@ _FINITE_RE = re.compile(r"\b\w{2,}(?:ed|[a-rt-z]s)\b|'s\b|'re\b|'ve\b|'m\b|'ll\b
 _BARE_VERBS = word_set(
     """
     appreciate check love hope wish miss enjoy keep take let make try remember need want feel
-    think know guess see look thank imagine sending say tell give
+    think know guess see look thank imagine sending say tell give have has had is are was were
+    do does did can could will would should
     """
 )
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
@@ -284,8 +322,8 @@ def _best_sentence(text: str) -> str | None:
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
-        if len(words) < _CONTENT_MIN:
-            continue
+        if len(words) < _CONTENT_MIN - bool(_SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS):
+            continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
         score -= 2 * bool(_words(s) & _FEELINGS)
         if best is None or score > best[0]:
@@ -306,7 +344,9 @@ def _clauses(sentence: str) -> list[str]:
             out.append(part)
         elif _APPOSITIVE_RE.match(part):
             out[-1] = f"{out[-1].rstrip(' ,;:')}: {part}"
-    return out
+    # What follows ", but" is weighed alone too, for when the part before it is a wish or a
+    # reaction ("Wish I had a vacation, but right now my writing is consuming me").
+    return out + [m.group(1) for part in out for m in [_BUT_RE.search(part)] if m is not None]
 
 
 def _statement(s: str) -> str | None:
@@ -348,9 +388,14 @@ def _statement(s: str) -> str | None:
             return None
     if _generic(s) or _unresolved(s) or not _clause(s):
         return None
-    if len(s.split()) < _MIN_WORDS:
+    # A deed with its time says enough in four words: "I graduated last week".
+    if len(s.split()) < _MIN_WORDS - bool(_SUBJECT_RE.match(s) and _TIME_RE.search(s)):
         return None
     if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
+        return None
+    if not {w for w in content_words(s) if w not in _ATTITUDE}:
+        return None  # only a resolve or a feeling: "I'm going for my dreams!"
+    if _BELIEF_RE.search(s):
         return None
     if _PERSEVERE_RE.search(s) or re.search(r"\w-\s", s):  # "I do- Oscar": a broken phrase
         return None
@@ -364,8 +409,8 @@ def _statement(s: str) -> str | None:
 # "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those
 # topics"; "these days" is a time), "something similar", "the same".
 _REFERENT_RE = re.compile(
-    r"\b(?:(?P<it>it)|its|they|them|their|theirs|he|him|his|she|her|hers|"
-    r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in) that(?=\W*$|\s*[,;.!-])|"
+    r"\b(?:(?P<it>it)|its|they|them|their|theirs|he|him|his|she|her|hers|(?P<this>this)|"
+    r"(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
     r"(?:these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
     r"something similar|the same)\b(?P<after>\W*[\w']*)",
     re.IGNORECASE,
@@ -373,7 +418,8 @@ _REFERENT_RE = re.compile(
 # "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
 # the top".
 _EMPTY_IT_RE = re.compile(
-    r"^(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|'s|really|just)\b"
+    r"^(?!(?:'s|\s+is|\s+was)\s+(?:a|an|the|my|our|one)\b)"
+    r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|'s|really|just)\b"
     r"|\s+(?:to|through)\b.*\b(?:make|made|making)\s+$)",
     re.IGNORECASE,
 )
@@ -396,13 +442,16 @@ def _unresolved(s: str) -> bool:
     speak up", "I had to dig deep into those topics"). Read alone, such a line says nothing."""
     for m in _REFERENT_RE.finditer(s):
         after = m.group("after")
-        if m.group("this") and after.strip() and after.strip().lower() not in STOP_WORDS:
+        word = re.sub(r"^\W+", "", after).lower()
+        if m.group("this") and word and word not in STOP_WORDS and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
+        if m.group("that") and word in STOP_WORDS and after[:1].isspace():
+            continue  # "that" before "I", "the": who or which, no pointer
         if m.group("it") and _EMPTY_IT_RE.match(s[m.end("it") :] + " " + s[: m.start("it")]):
             continue
         before = s[: m.start()]
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
-        if not _ANTECEDENT_RE.search(before) and not gerund:
+        if not _ANTECEDENT_RE.search(before) and not (gerund and m.group("it")):
             return True
     return False
 
@@ -422,18 +471,32 @@ def _clause(s: str) -> bool:
     first = re.search(r"[\w']+", s)
     if first is None or first.group().lower() in _BARE_VERBS:
         return False
+    if first.group().lower() in _AS_IS or re.fullmatch(r"[a-z]+ed", first.group()):
+        return False  # "Started when I was young": a deed without its doer
     words = _words(s)
     return bool(words & (_AS_IS | _FINITE) or _FINITE_RE.search(s))
 
 
 def _generic(s: str) -> bool:
-    """A maxim in "we" and "our" about people at large ("Our loved ones give us strength"):
-    no "I" or "my", and nothing done (no past tense, no "have done")."""
+    """A maxim in "we" and "our" about people at large ("Our loved ones give us strength", "We
+    can make a difference"): no "I" or "my", nothing done (no past tense, no "have done"), and
+    said of anyone (a modal, "us", "together"); "We always look forward to our family camping
+    trip" is the speaker's family."""
     words = _words(s)
     if words & _SINGULAR:
         return False
+    if not words & _WE and not _OUR_RE.match(s):
+        return True  # "Pets have a way of brightening our days": "our" is anyone's
     done = (w for w in words if w not in _MODALS)
-    return not any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done)
+    if any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done):
+        return False
+    return bool(words & (_MODALS | _ANYONE | word_set("we'll we'd")))
+
+
+def content_words(s: str) -> list[str]:
+    """The words of `s` that are not stop words nor the pronouns of the speaker."""
+    words = re.findall(r"[a-z']+", s.replace("’", "'").lower())
+    return [w for w in words if w not in STOP_WORDS and w not in _FIRST_PERSON]
 
 
 def _words(s: str) -> set[str]:
