@@ -59,7 +59,7 @@ _OPENER_RE = re.compile(
 )
 # The start of a reaction to what the other said, not something about oneself.
 _REACTION_RE = re.compile(
-    r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
+    r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|looking forward|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
     r"it(?:'s| is)? (?:so |really )?(?:great|awesome|amazing|cool|nice|good|sweet|lovely|"
     r"wonderful|fun|beautiful|sounds)|sounds|glad|so glad|same|me too|good luck|"
     r"i(?:'m| am) (?:so |really |super |very )?(?:glad|happy|sorry|proud|excited for|thrilled for|"
@@ -103,6 +103,9 @@ _CLAUSE_START_RE = re.compile(
     r"(?:(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?(?=(?:[Ww]e|[Mm]y|[Oo]ur)\b)|"
     r"(?:(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?|\bthat\s+)(?=(?:I|I'm|I've)\b))"
 )
+# A second deed of the speaker's after one done with the listener: "... and watched ...".
+_THEN_DID_RE = re.compile(r"\s(?:and|then|so)\s+(?=(?:just\s+)?(?:\w+ed|" + "|".join(
+    "went got made took saw found bought ran won met spent wrote began built".split()) + r")\b)")
 _CLAUSE_END_RE = re.compile(
     r",|\s(?:while|when|because|since|as|after|before|and|but|so|with|for|to)\s", re.IGNORECASE
 )
@@ -198,7 +201,8 @@ _DONE = (
 )
 _DONE_WORDS = word_set(_DONE[3:-1].replace("|", " "))
 _SUBJECTLESS_RE = re.compile(
-    rf"^(?:(?:just|finally|recently)\s+{_DONE}\b|{_DONE}\b(?=.*\b(?:my|yesterday|ago|last)\b))",
+    rf"^(?:(?:just|finally|recently)\s+(?:{_DONE}|\w+ed)\b|"
+    rf"(?:{_DONE}|\w+ed)\b(?=.*\b(?:my|yesterday|ago|last)\b))",
     re.IGNORECASE,
 )
 _INTENT_RE = re.compile(r"^(?:gonna|planning (?:to|on))\s+(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I)
@@ -260,7 +264,7 @@ _BARE_VERBS = word_set(
     """
     appreciate check love hope wish miss enjoy keep take let make try remember need want feel
     think know guess see look thank imagine sending say tell give have has had is are was were
-    do does did can could will would should
+    do does did can could will would should hoping wishing
     """
 )
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
@@ -370,9 +374,20 @@ def _statement(s: str) -> str | None:
         listener = _LISTENER_RE.search(s)
     if listener is not None:
         ends = [m.start() for m in _CLAUSE_END_RE.finditer(s, 0, listener.start())]
-        if not ends:
+        then = _THEN_DID_RE.search(s, listener.end())
+        if ends:
+            s = s[: ends[-1]]
+        elif then is not None and s.lstrip().startswith("I "):
+            # "I took your advice and watched the trilogy": what they did next is theirs
+            s = "I " + s[then.end() :]
+            listener = _LISTENER_RE.search(s)
+            if listener is not None:
+                ends = [m.start() for m in _CLAUSE_END_RE.finditer(s, 0, listener.start())]
+                if not ends:
+                    return None
+                s = s[: ends[-1]]
+        else:
             return None
-        s = s[: ends[-1]]
     s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
@@ -412,17 +427,25 @@ _REFERENT_RE = re.compile(
     r"\b(?:(?P<it>it)|its|they|them|their|theirs|he|him|his|she|her|hers|(?P<this>this)|"
     r"(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
     r"(?:these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
-    r"something similar|the same)\b(?P<after>\W*[\w']*)",
+    r"something similar|the same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
+    r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
+    r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b))"
+    r"\b(?P<after>\W*[\w']*)",
     re.IGNORECASE,
 )
 # "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
 # the top".
 _EMPTY_IT_RE = re.compile(
     r"^(?!(?:'s|\s+is|\s+was)\s+(?:a|an|the|my|our|one)\b)"
-    r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|'s|really|just)\b"
-    r"|\s+(?:to|through)\b.*\b(?:make|made|making)\s+$)",
+    r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|really|just)\b)",
     re.IGNORECASE,
 )
+# Where a subject stands: the start, after punctuation or a conjunction.
+_SUBJECT_SLOT_RE = re.compile(
+    r"(?:^|[,;:.!-]|\b(?:and|but|so|because|as|since|that|when|if|how|until|while))\s*$",
+    re.IGNORECASE,
+)
+_MADE_IT_RE = re.compile(r"\b(?:make|made|making)\s+it\s+(?:to|through)\b", re.IGNORECASE)
 _ANTECEDENT_RE = re.compile(
     r"\b(?:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
     r"three|four|five|\d+)\s+\w"
@@ -447,8 +470,11 @@ def _unresolved(s: str) -> bool:
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
         if m.group("that") and word in STOP_WORDS and after[:1].isspace():
             continue  # "that" before "I", "the": who or which, no pointer
-        if m.group("it") and _EMPTY_IT_RE.match(s[m.end("it") :] + " " + s[: m.start("it")]):
-            continue
+        subject = _SUBJECT_SLOT_RE.search(s[: m.start()])
+        if m.group("it") and subject and _EMPTY_IT_RE.match(s[m.end("it") :]):
+            continue  # "it's hard to switch off", "it was cool": no thing
+        if m.group("it") and _MADE_IT_RE.search(s[: m.start()] + "it" + s[m.end("it") :]):
+            continue  # "we made it to the top"
         before = s[: m.start()]
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
         if not _ANTECEDENT_RE.search(before) and not (gerund and m.group("it")):
@@ -471,7 +497,7 @@ def _clause(s: str) -> bool:
     first = re.search(r"[\w']+", s)
     if first is None or first.group().lower() in _BARE_VERBS:
         return False
-    if first.group().lower() in _AS_IS or re.fullmatch(r"[a-z]+ed", first.group()):
+    if first.group().lower() in _AS_IS or re.fullmatch(r"[a-z]+ed", first.group().lower()):
         return False  # "Started when I was young": a deed without its doer
     words = _words(s)
     return bool(words & (_AS_IS | _FINITE) or _FINITE_RE.search(s))
