@@ -84,6 +84,20 @@ _HYPOTHETICAL = word_set(
     imagine hypothetically wish wonder guess unsure reckon someday think i'd
     """
 )
+# How the speaker feels, as the whole of what they say ("I'm feeling so motivated and
+# supported, ...", "I felt so proud and grateful"): a mood, without what it is about.
+_MOOD = (
+    r"(?:excited|grateful|thankful|happy|glad|proud|blessed|lucky|thrilled|stoked|relieved|"
+    r"motivated|supported|accepted|inspired|nervous|anxious|scared|stressed|sad|upset|calm|"
+    r"peaceful|fulfilled|humbled|honored|overwhelmed|tired|pumped|content|good|great|amazing|"
+    r"awesome|determined|hopeful|confident|positive|ready)"
+)
+_FEELING_RE = re.compile(
+    r"^I(?:'m| am| was| feel| felt|'m feeling| was feeling| have been| 've been|'ve been)\s+"
+    r"(?:(?:so|really|very|super|pretty|just|totally|incredibly|truly|quite|also|now|all)\s+)*"
+    rf"{_MOOD}(?:,?\s+(?:and\s+)?(?:(?:so|really|very|super|pretty|totally)\s+)*{_MOOD})*\b",
+    re.IGNORECASE,
+)
 # A belief or a guess about what will be, not something that is: "I'm sure it'll pay off", "I
 # have no doubt they'll love it", "I feel like this is my calling".
 _BELIEF_RE = re.compile(
@@ -106,6 +120,12 @@ _CLAUSE_START_RE = re.compile(
 # A second deed of the speaker's after one done with the listener: "... and watched ...".
 _THEN_DID_RE = re.compile(r"\s(?:and|then|so)\s+(?=(?:just\s+)?(?:\w+ed|" + "|".join(
     "went got made took saw found bought ran won met spent wrote began built".split()) + r")\b)")
+# Where a clause joined to the one before it starts.
+_COORDINATE_RE = re.compile(
+    r",?\s+(?:and|but|so|because|since|while)\s+(?=(?:I|I'm|I've|we|we're|it|it's|they|they're|"
+    r"he|she|my|our|the|that|this|there)\b)|,\s+which\s+|\s*;\s+",
+    re.IGNORECASE,
+)
 _CLAUSE_END_RE = re.compile(
     r",|\s(?:while|when|because|since|as|after|before|and|but|so|with|for|to)\s", re.IGNORECASE
 )
@@ -123,7 +143,7 @@ _FEELINGS = word_set(
 )
 # A dash between two clauses joins two statements: each is weighed alone ("A lot's happened - I
 # got accepted for an internship", "I made it yesterday - can't wait").
-_DASH_RE = re.compile(r"\s+[-–—]\s+|—")
+_DASH_RE = re.compile(r"\s+[-–—]\s+|(?<=[a-z])-\s+|—")
 # What after a dash starts a clause of its own; a noun phrase after one says what came before
 # ("working on a new project - a thriller set in a small town") and stays with it.
 _CLAUSE_OPEN_RE = re.compile(
@@ -258,7 +278,10 @@ _FINITE = word_set(
     i i'm i've i'd i'll we we're we've we'd we'll is are am was were be been has have do does
     """
 )
-_FINITE_RE = re.compile(r"\b\w{2,}(?:ed|[a-rt-z]s)\b|'s\b|'re\b|'ve\b|'m\b|'ll\b|n't\b")
+_FINITE_RE = re.compile(
+    r"\b\w{2,}(?:ed|[a-rt-z]s)\b|'s\b|'re\b|'ve\b|'m\b|'ll\b|n't\b"
+    r"|\b(?!(?:to|for|with|of|about|at|from|like|by|on|in|and|or|than)\b)\w+ (?:me|us)\b"
+)
 # Verbs that open a sentence without its subject when it is an order or a thank-you.
 _BARE_VERBS = word_set(
     """
@@ -401,7 +424,12 @@ def _statement(s: str) -> str | None:
         s = s[clause.end() :] if clause is not None else ""
         if len(s.split()) < _MIN_WORDS:
             return None
-    if _generic(s) or _unresolved(s) or not _clause(s):
+    leaning = _leaning(s)
+    if leaning is not None:
+        # "I love DIYs, and I know she does too": the clause before the one that leans
+        cut = [m.start() for m in _COORDINATE_RE.finditer(s) if m.start() < leaning]
+        return _statement(s[: cut[-1]]) if cut else None
+    if _generic(s) or not _clause(s):
         return None
     # A deed with its time says enough in four words: "I graduated last week".
     if len(s.split()) < _MIN_WORDS - bool(_SUBJECT_RE.match(s) and _TIME_RE.search(s)):
@@ -410,6 +438,9 @@ def _statement(s: str) -> str | None:
         return None
     if not {w for w in content_words(s) if w not in _ATTITUDE}:
         return None  # only a resolve or a feeling: "I'm going for my dreams!"
+    feeling = _FEELING_RE.match(s)
+    if feeling and re.match(r"\W*$|\s*[,;:.!-]", s[feeling.end() :]):
+        return None  # "I'm feeling so motivated and supported, ...": a mood, of nothing
     if _BELIEF_RE.search(s):
         return None
     if _PERSEVERE_RE.search(s) or re.search(r"\w-\s", s):  # "I do- Oscar": a broken phrase
@@ -424,9 +455,9 @@ def _statement(s: str) -> str | None:
 # "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those
 # topics"; "these days" is a time), "something similar", "the same".
 _REFERENT_RE = re.compile(
-    r"\b(?:(?P<it>it)|its|they|them|their|theirs|he|him|his|she|her|hers|(?P<this>this)|"
-    r"(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
-    r"(?:these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
+    r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
+    r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
+    r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
     r"something similar|the same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
     r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
     r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b))"
@@ -447,11 +478,15 @@ _SUBJECT_SLOT_RE = re.compile(
 )
 _MADE_IT_RE = re.compile(r"\b(?:make|made|making)\s+it\s+(?:to|through)\b", re.IGNORECASE)
 _ANTECEDENT_RE = re.compile(
-    r"\b(?:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
-    r"three|four|five|\d+)\s+\w"
+    r"\b(?i:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
+    r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"
     r"|(?<=\w\s)[A-Z][a-z]\w*"
     r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
     r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{3,}s\b"
+)
+_FUNCTION = word_set("of to and or but the a an in on at for with from by as is was are were it")
+_LIKE_THIS_RE = re.compile(
+    r"\blike (?:this|these|those)\b(?!\s+(?:of|one)\b)|\blike that(?=\W*$|\s*[,.!;])", re.I
 )
 # A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
 # been working on it").
@@ -460,9 +495,17 @@ _GERUND_RE = re.compile(r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s
 
 
 def _unresolved(s: str) -> bool:
-    """Whether `s` leans on what was said before it: a pronoun or demonstrative with nothing it
+    """Whether `s` leans on what was said before it (see `_leaning`)."""
+    return _leaning(s) is not None
+
+
+def _leaning(s: str) -> int | None:
+    """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with nothing it
     could stand for earlier in the sentence ("I've had them for 3 years", "I also use it to
     speak up", "I had to dig deep into those topics"). Read alone, such a line says nothing."""
+    like = _LIKE_THIS_RE.search(s)
+    if like is not None:
+        return like.start()  # "a doll like this", "moments like these": what one is shown
     for m in _REFERENT_RE.finditer(s):
         after = m.group("after")
         word = re.sub(r"^\W+", "", after).lower()
@@ -470,6 +513,8 @@ def _unresolved(s: str) -> bool:
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
         if m.group("that") and word in STOP_WORDS and after[:1].isspace():
             continue  # "that" before "I", "the": who or which, no pointer
+        if (m.group("that") or m.group("these")) and word and word not in STOP_WORDS:
+            return m.start()  # "that place", "those topics": a thing shown or said before
         subject = _SUBJECT_SLOT_RE.search(s[: m.start()])
         if m.group("it") and subject and _EMPTY_IT_RE.match(s[m.end("it") :]):
             continue  # "it's hard to switch off", "it was cool": no thing
@@ -477,9 +522,42 @@ def _unresolved(s: str) -> bool:
             continue  # "we made it to the top"
         before = s[: m.start()]
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
-        if not _ANTECEDENT_RE.search(before) and not (gerund and m.group("it")):
-            return True
-    return False
+        if m.group("person"):
+            found = _PERSON_RE.search(before)
+        elif m.group("they"):
+            found = _PLURAL_RE.search(before)
+        else:
+            found = _antecedent(before) or (gerund and m.group("it"))
+        if not found:
+            return m.start()
+    return None
+
+
+def _antecedent(before: str) -> bool:
+    """Whether `before` names something a pronoun after it may stand for: a noun after a
+    determiner ("my turtles", not "some of"), a name, a plural."""
+    return any(
+        m.group("noun") is None or m.group("noun").lower() not in _FUNCTION
+        for m in _ANTECEDENT_RE.finditer(before)
+    )
+
+
+# Who "he" or "she" may be: a name, or a word for a person or a pet.
+_PERSON_RE = re.compile(
+    r"(?<=\w\s)[A-Z][a-z]+|\b(?i:son|daughter|brother|sister|mom|mother|dad|father|friend|"
+    r"husband|wife|kid|child|boy|girl|guy|man|woman|baby|one-year-old|cousin|aunt|uncle|grandma|"
+    r"grandpa|grandmother|grandfather|partner|boss|coworker|colleague|neighbor|teacher|mentor|"
+    r"dog|cat|pup|puppy|kitten|youngest|oldest|niece|nephew|fiance|fiancé|boyfriend|girlfriend)"
+    r"\b"
+)
+# What "they" may be: a plural, a group.
+_PLURAL_RE = re.compile(
+    r"\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
+    r"thanks|unless|across|towards|besides|plus|thus|yours|ours|whereas|less)\b)"
+    r"[a-z]{2,}[a-rt-z]s\b|\b(?:family|fam|team|group|people|crew|club|class|community|folks|"
+    r"kids|children|everyone|everybody|parents|friends)\b",
+    re.IGNORECASE,
+)
 
 
 def _subject(s: str) -> str:
