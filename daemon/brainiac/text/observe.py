@@ -92,6 +92,11 @@ _MOOD = (
     r"peaceful|fulfilled|humbled|honored|overwhelmed|tired|pumped|content|good|great|amazing|"
     r"awesome|determined|hopeful|confident|positive|ready)"
 )
+# After a mood, what says it is of nothing in particular: the end, "for what the future holds".
+_OF_NOTHING_RE = re.compile(
+    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|the future|everything|it all)\b",
+    re.IGNORECASE,
+)
 _FEELING_RE = re.compile(
     r"^I(?:'m| am| was| feel| felt|'m feeling| was feeling| have been| 've been|'ve been)\s+"
     r"(?:(?:so|really|very|super|pretty|just|totally|incredibly|truly|quite|also|now|all)\s+)*"
@@ -120,6 +125,12 @@ _CLAUSE_START_RE = re.compile(
 # A second deed of the speaker's after one done with the listener: "... and watched ...".
 _THEN_DID_RE = re.compile(r"\s(?:and|then|so)\s+(?=(?:just\s+)?(?:\w+ed|" + "|".join(
     "went got made took saw found bought ran won met spent wrote began built".split()) + r")\b)")
+# A clause that leads into another: alone, it is a fragment.
+_SUBORDINATE_RE = re.compile(
+    r"(?:when|while|since|after|before|because|although|though|once|until|(?:the )?last time|"
+    r"every time|as soon as)\b",
+    re.IGNORECASE,
+)
 # Where a clause joined to the one before it starts.
 _COORDINATE_RE = re.compile(
     r",?\s+(?:and|but|so|because|since|while)\s+(?=(?:I|I'm|I've|we|we're|it|it's|they|they're|"
@@ -287,7 +298,7 @@ _BARE_VERBS = word_set(
     """
     appreciate check love hope wish miss enjoy keep take let make try remember need want feel
     think know guess see look thank imagine sending say tell give have has had is are was were
-    do does did can could will would should hoping wishing
+    do does did can could will would should hoping wishing been
     """
 )
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
@@ -431,6 +442,8 @@ def _statement(s: str) -> str | None:
         return _statement(s[: cut[-1]]) if cut else None
     if _generic(s) or not _clause(s):
         return None
+    if _SUBORDINATE_RE.match(s) and "," not in s and not _main_clause(s):
+        return None  # "Last time we saw each other": the clause it led into was cut
     # A deed with its time says enough in four words: "I graduated last week".
     if len(s.split()) < _MIN_WORDS - bool(_SUBJECT_RE.match(s) and _TIME_RE.search(s)):
         return None
@@ -439,7 +452,7 @@ def _statement(s: str) -> str | None:
     if not {w for w in content_words(s) if w not in _ATTITUDE}:
         return None  # only a resolve or a feeling: "I'm going for my dreams!"
     feeling = _FEELING_RE.match(s)
-    if feeling and re.match(r"\W*$|\s*[,;:.!-]", s[feeling.end() :]):
+    if feeling and _OF_NOTHING_RE.match(s[feeling.end() :]):
         return None  # "I'm feeling so motivated and supported, ...": a mood, of nothing
     if _BELIEF_RE.search(s):
         return None
@@ -460,7 +473,8 @@ _REFERENT_RE = re.compile(
     r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
     r"something similar|the same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
     r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
-    r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b))"
+    r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
+    r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
     r"\b(?P<after>\W*[\w']*)",
     re.IGNORECASE,
 )
@@ -509,7 +523,7 @@ def _leaning(s: str) -> int | None:
     for m in _REFERENT_RE.finditer(s):
         after = m.group("after")
         word = re.sub(r"^\W+", "", after).lower()
-        if m.group("this") and word and word not in STOP_WORDS and after[:1].isspace():
+        if m.group("this") and word not in STOP_WORDS | {"", "one"} and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
         if m.group("that") and word in STOP_WORDS and after[:1].isspace():
             continue  # "that" before "I", "the": who or which, no pointer
@@ -558,6 +572,15 @@ _PLURAL_RE = re.compile(
     r"kids|children|everyone|everybody|parents|friends)\b",
     re.IGNORECASE,
 )
+
+
+def _main_clause(s: str) -> bool:
+    """Whether a sentence opening on "when", "after" ... has a clause of its own after the one
+    it opens: a second subject ("Since I'm allergic I'm trying oat milk"), or one after a
+    gerund ("After finishing my script I got a rejection")."""
+    subjects = re.findall(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've)\b", s)
+    gerund = re.match(r"\w+(?:\s+\w+)?\s+\w+ing\b", s)
+    return len(subjects) >= 2 or (gerund is not None and len(subjects) >= 1)
 
 
 def _subject(s: str) -> str:
