@@ -224,3 +224,127 @@ def test_one_persons_fact_never_supersedes_anothers() -> None:
     later = facts.Fact("dance", "ballet", dt.datetime(2023, 3, 1), "e-3333333333")
     body, changes = facts.apply(body, [later])
     assert [(c.key, c.kind) for c in changes] == [("dance", "superseded")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I've had them for 3 years now and they bring me tons of joy!",  # them: the turtles
+        "That pic is cool! I also use it to speak up for the LGBTQ+ community.",  # it: her art
+        "I had to be vulnerable and dig deep into those topics.",  # which topics
+        "I've been dreaming of this for a while now, can't wait to see what happens!",
+        "Thanks for the kind words. We're all still sad about it.",
+        "I had a little doll like this and it always made me feel better.",  # shown, not said
+        "I talked to him afterwards and linked him up with a housing program.",  # who
+        "I named her Tilly, and she's always with me while I write.",
+        "Joanna is working on one with her writing group.",
+    ],
+)
+def test_a_line_that_leans_on_what_came_before_is_not_kept(text: str) -> None:
+    assert _said(text) is None
+
+
+def test_a_pointer_with_what_it_stands_for_in_the_turn_is_kept() -> None:
+    # The statement the pointer leans on is the line; the one that leans is left out.
+    assert _said("Yay! My online clothes store is open! I've been dreaming of this for ages!") == (
+        "Caroline's online clothes store is open."
+    )
+    # "this" before a noun introduces it; "it" after what it stands for is resolved.
+    assert _said("I adopted this cute pup from a shelter last week.") == (
+        "Caroline adopted this cute pup from a shelter the week before 2023-05-08."
+    )
+    # A clause that leans is cut from the one before it.
+    said = _said("Last week was wild - I volunteered at the homeless shelter and they gave me a medal!")
+    assert said == "Caroline volunteered at the homeless shelter."
+    assert _said("Our one-year-old is so cute, his name is Kyle!", role="John") == (
+        "John's one-year-old is so cute, his name is Kyle."
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Way to go, Nate! Congrats on the cooking show, I'll definitely be tuning in!",
+        "Thanks! I'm going for my dreams!",
+        "Thanks, Maria. Friendship means a lot to me.",
+        "Wow, Gina! Taking a risk is scary, but I'm sure following my dreams will pay off.",
+        "Then I have no doubt they'll love the icecream!",
+        "Thanks, Joanna! It's a big decision, but I'm excited for what the future holds.",
+        "Yes! I felt so accepted and happy, just being around people who celebrated me.",
+        "Our actions, no matter how small, can have a big impact.",
+        "Pets have a way of brightening our days.",
+    ],
+)
+def test_what_is_said_back_and_maxims_said_of_anyone_are_no_observations(text: str) -> None:
+    assert _said(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Glad you agree, Caroline. Appreciate the support of those close to me.",  # thanks
+        "Wow, that must've been great! Check my ideal dance studio by the water.",  # an order
+        "Yeah, I play clarinet! Started when I was young and it's been great.",  # no doer
+        "Hey Mel, what's up? Been a busy week since we talked.",
+        "By the way, last time we saw each other, I told you about it.",  # a lead-in alone
+    ],
+)
+def test_a_line_is_a_whole_clause(text: str) -> None:
+    assert _said(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # the subject left out, put back
+            "Been busy volunteering at the homeless shelter and keeping fit.",
+            "Caroline has been busy volunteering at the homeless shelter and keeping fit.",
+        ),
+        ("Thanks, Maria! I graduated last week!", "Caroline graduated the week before 2023-05-08."),
+        (  # a clause after a dash is weighed alone, a comment after it goes
+            "Hey Jon! A lot's happened - I just got accepted for a fashion internship!",
+            "Caroline just got accepted for a fashion internship.",
+        ),
+        (
+            "I won my first video game tournament last week - so exciting!",
+            "Caroline won their first video game tournament the week before 2023-05-08.",
+        ),
+        (  # a noun phrase after a dash says what came before
+            "I'm working on a new project - a thriller set in a small Midwestern town.",
+            "Caroline is working on a new project: a thriller set in a small Midwestern town.",
+        ),
+        (  # what they did after a clause about the listener
+            "Hey Nate! I took your advice and watched The Lord of the Rings trilogy last night!",
+            "Caroline watched The Lord of the Rings trilogy on 2023-05-07.",
+        ),
+        (
+            "Hey Maria! Wanted to let you know that I'm running for office again.",
+            "Caroline is running for office again.",
+        ),
+        ("Creativity and family keep me at peace.", "Creativity and family keep Caroline at peace."),
+        (  # "our" that opens the statement is theirs
+            "Last weekend our city held a pride parade!",
+            "The weekend before 2023-05-08 Caroline's city held a pride parade.",
+        ),
+        (
+            "We always look forward to our family camping trip.",
+            "Caroline and family always look forward to their family camping trip.",
+        ),
+    ],
+)
+def test_the_statement_in_a_turn_is_found_and_made_whole(text: str, expected: str) -> None:
+    assert _said(text) == expected
+
+
+def test_the_owner_is_named_once_then_a_pronoun() -> None:
+    assert _said("I remember when I did my first play, I was so nervous I forgot my lines.") == (
+        "Caroline remembers when they did their first play, they were so nervous they forgot "
+        "their lines."
+    )
+    assert _said("We're still sad about the dog, but we've got the good times we had.") == (
+        "Caroline and others are still sad about the dog, but they've got the good times they had."
+    )
+    # "I" joined to the first one keeps the verb said of one person.
+    assert _said("I'm a counselor now and I love the work.") == (
+        "Caroline is a counselor now and loves the work."
+    )

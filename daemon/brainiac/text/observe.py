@@ -687,6 +687,7 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
             named = True
         else:
             out.append(part)
+            named = named or name in part  # "we ... our trip": "their trip" once named
     return "".join(out)
 
 
