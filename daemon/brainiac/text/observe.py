@@ -100,7 +100,8 @@ _OF_NOTHING_RE = re.compile(
 _FEELING_RE = re.compile(
     r"^I(?:'m| am| was| feel| felt|'m feeling| was feeling| have been| 've been|'ve been)\s+"
     r"(?:(?:so|really|very|super|pretty|just|totally|incredibly|truly|quite|also|now|all)\s+)*"
-    rf"{_MOOD}(?:,?\s+(?:and\s+)?(?:(?:so|really|very|super|pretty|totally)\s+)*{_MOOD})*\b",
+    rf"{_MOOD}(?:,?\s+(?:and\s+)?(?:(?:so|really|very|super|pretty|totally|kinda|a bit)\s+)*"
+    rf"{_MOOD})*\b",
     re.IGNORECASE,
 )
 # A belief or a guess about what will be, not something that is: "I'm sure it'll pay off", "I
@@ -175,6 +176,8 @@ _ATTITUDE = _FEELINGS | word_set(
     hard work working believe belief faith hope goal goals passion hopeful determined
     inspired inspiring inspiration happiness joy special fun enjoy enjoying enjoyed moments
     memories things stuff everything anything something way always never much many really
+    find finding make making take taking get getting go try trying do doing put right attitude
+    harder
     """
 )
 _CONTENT_MIN = 3
@@ -224,6 +227,12 @@ _POINTER_RE = re.compile(
     r"there's|here|here's|which|what)\b",
     re.IGNORECASE,
 )
+# How something one is shown or told looks or sounds: a reaction to it.
+_SEEN_RE = re.compile(
+    r"\b(?:it|this|they|those|these|it all)\s+(?:(?:really|just|all)\s+)?"
+    r"(?:looks?|sounds?|looked|sounded)\b",
+    re.IGNORECASE,
+)
 # A statement without its subject, "Lost my job as a banker", "Just started doing aerial yoga",
 # "Gonna continue my studies": the speaker's own, when it says "my" or opens on "just".
 _DONE = (
@@ -236,7 +245,9 @@ _SUBJECTLESS_RE = re.compile(
     rf"(?:{_DONE}|\w+ed)\b(?=.*\b(?:my|yesterday|ago|last)\b))",
     re.IGNORECASE,
 )
-_INTENT_RE = re.compile(r"^(?:gonna|planning (?:to|on))\s+(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I)
+_INTENT_RE = re.compile(
+    r"^(?:gonna|planning (?:to|on))\s+(?!be\b)(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I
+)
 # "Been busy volunteering at the shelter", "Just been helping some friends".
 _BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
@@ -427,6 +438,8 @@ def _statement(s: str) -> str | None:
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
     s = _subject(s)
+    if _SEEN_RE.search(s):
+        return None  # "I love the yellow leaves, it looks so cozy": about what one was shown
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
         return None
     if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
@@ -471,7 +484,7 @@ _REFERENT_RE = re.compile(
     r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
     r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
     r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
-    r"something similar|the same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
+    r"something similar|(?:the|that) same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
     r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
     r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
     r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
