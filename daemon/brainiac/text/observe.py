@@ -309,7 +309,8 @@ _BARE_VERBS = word_set(
     """
     appreciate check love hope wish miss enjoy keep take let make try remember need want feel
     think know guess see look thank imagine sending say tell give have has had is are was were
-    do does did can could will would should hoping wishing been
+    do does did can could will would should hoping wishing been don't doesn't didn't can't
+    won't
     """
 )
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
