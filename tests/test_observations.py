@@ -254,7 +254,9 @@ def test_a_pointer_with_what_it_stands_for_in_the_turn_is_kept() -> None:
         "Caroline adopted this cute pup from a shelter the week before 2023-05-08."
     )
     # A clause that leans is cut from the one before it.
-    said = _said("Last week was wild - I volunteered at the homeless shelter and they gave me a medal!")
+    said = _said(
+        "Last week was wild - I volunteered at the homeless shelter and they gave me a medal!"
+    )
     assert said == "Caroline volunteered at the homeless shelter."
     assert _said("Our one-year-old is so cute, his name is Kyle!", role="John") == (
         "John's one-year-old is so cute, his name is Kyle."
@@ -321,7 +323,10 @@ def test_a_line_is_a_whole_clause(text: str) -> None:
             "Hey Maria! Wanted to let you know that I'm running for office again.",
             "Caroline is running for office again.",
         ),
-        ("Creativity and family keep me at peace.", "Creativity and family keep Caroline at peace."),
+        (
+            "Creativity and family keep me at peace.",
+            "Creativity and family keep Caroline at peace.",
+        ),
         (  # "our" that opens the statement is theirs
             "Last weekend our city held a pride parade!",
             "The weekend before 2023-05-08 Caroline's city held a pride parade.",

@@ -6,19 +6,26 @@ event, as a person taking notes would write it.
 
 An event gives at most one observation: its most informative plain statement with the speaker
 as its subject or owner ("I ...", "we ...", "my ..."), put in the third person (the speaker
-named for "I", "me" and the first "my", "their" for a later one), its relative times made
-absolute from the event's time (`when.absolute`: the line reads right weeks later), with the date
-it was said and the event's id in a tail like a fact's. Offline and traceable: every word comes
-from the turn but the names, the dates and the verb endings.
+named once, for the first "I", "me" or "my"; "they", "them" and "their" after), its relative
+times made absolute from the event's time (`when.absolute`: the line reads right weeks later),
+with the date it was said and the event's id in a tail like a fact's. Offline and traceable:
+every word comes from the turn but the names, the pronouns, the dates and the verb endings.
+Clauses joined by a dash are weighed alone ("A lot's happened - I got an internship"); a subject
+the speaker left out is put back ("Been busy painting" → "... has been busy painting").
 
-What is no observation: a question, a reaction to the one spoken to ("That's awesome!", "I'm so
-happy for you", anything about "you"), a pleasantry ("We haven't talked in a while"), a hedge or
-a hypothetical ("if", "would", "I'd love to", "maybe", "I think", "I hope"), an exhortation
-("Let's ..."), a maxim in "we" ("Together we can make a difference"), a sentence that leans on
-the one before it ("It's a symbol of ...", "I'll check it out"), a fragment of a few words, and
-whatever the assistant says (life_facts.NOBODY_ROLES). An image's caption (a model's guess) is
-left out; a turn that only shares a photo says whose it is ("Melanie shared a photo of their
-pottery").
+A line must be true of its owner and say something read alone. What is no observation: a
+question, a reaction to the one spoken to ("That's awesome!", "I'm so happy for you", anything
+about "you", how something shown "looks"), a pleasantry or a resolve said back ("Congrats on the
+show, I'll be tuning in", "I'm going for my dreams", "Friendship means a lot to me", a mood of
+nothing in particular), a hedge, a belief or a hypothetical ("if", "would", "maybe", "I think",
+"I'm sure", "no doubt"), an exhortation ("Let's ..."), a maxim said of anyone ("Together we can
+make a difference", "Pets brighten our days"), a sentence that leans on what came before it (a
+pronoun with nothing in the sentence it could stand for: "I've had them for 3 years", "I also
+use it to speak up", "those topics", "a doll like this"; the clause before such a one may stand
+alone), a fragment (no verb, an order or a thank-you without its subject, a "when ..." clause
+whose main clause was cut), and whatever the assistant says (life_facts.NOBODY_ROLES). An
+image's caption (a model's guess) is left out; a turn that only shares a photo says whose it is
+("Melanie shared a photo of their pottery").
 
 The line never ends in a block id `^e-…`: that is how an event line ends, and an id scan would
 count the event twice (journal.py). A note's `## Observations` section holds these lines; a
@@ -59,7 +66,8 @@ _OPENER_RE = re.compile(
 )
 # The start of a reaction to what the other said, not something about oneself.
 _REACTION_RE = re.compile(
-    r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|looking forward|that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
+    r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|looking forward|"
+    r"that(?:'s| is| was| sounds)|this (?:is|was|sounds)|"
     r"it(?:'s| is)? (?:so |really )?(?:great|awesome|amazing|cool|nice|good|sweet|lovely|"
     r"wonderful|fun|beautiful|sounds)|sounds|glad|so glad|same|me too|good luck|"
     r"i(?:'m| am) (?:so |really |super |very )?(?:glad|happy|sorry|proud|excited for|thrilled for|"
@@ -124,8 +132,10 @@ _CLAUSE_START_RE = re.compile(
     r"(?:(?:[,;:]|\s[-–—])\s*(?:(?:and|but|so|then|now)\s+)?|\bthat\s+)(?=(?:I|I'm|I've)\b))"
 )
 # A second deed of the speaker's after one done with the listener: "... and watched ...".
-_THEN_DID_RE = re.compile(r"\s(?:and|then|so)\s+(?=(?:just\s+)?(?:\w+ed|" + "|".join(
-    "went got made took saw found bought ran won met spent wrote began built".split()) + r")\b)")
+_THEN_DID_RE = re.compile(
+    r"\s(?:and|then|so)\s+(?=(?:just\s+)?"
+    r"(?:\w+ed|went|got|made|took|saw|found|bought|ran|won|met|spent|wrote|began|built)\b)"
+)
 # A clause that leads into another: alone, it is a fragment.
 _SUBORDINATE_RE = re.compile(
     r"(?:when|while|since|after|before|because|although|though|once|until|(?:the )?last time|"
@@ -251,9 +261,7 @@ _INTENT_RE = re.compile(
 # "Been busy volunteering at the shelter", "Just been helping some friends".
 _BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
-_OWN_RE = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE
-)
+_OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE)
 # Connectives and transitions that lead into a statement and are no part of it.
 _LEAD_RE = re.compile(
     r"^(?:(?:(?:and|but|so|plus|then|now)(?=,|\s+(?:I|we|my|our|here|it|that|this|they)\b)|also|anyway|anyways|fyi|"
@@ -463,7 +471,7 @@ def _statement(s: str) -> str | None:
         return None
     if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
         return None
-    if not {w for w in content_words(s) if w not in _ATTITUDE}:
+    if not {w for w in _content_words(s) if w not in _ATTITUDE}:
         return None  # only a resolve or a feeling: "I'm going for my dreams!"
     feeling = _FEELING_RE.match(s)
     if feeling and _OF_NOTHING_RE.match(s[feeling.end() :]):
@@ -485,7 +493,8 @@ _REFERENT_RE = re.compile(
     r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
     r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
     r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
-    r"something similar|(?:the|that) same|another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
+    r"something similar|(?:the|that) same|"
+    r"another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
     r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
     r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
     r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
@@ -518,19 +527,17 @@ _LIKE_THIS_RE = re.compile(
 )
 # A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
 # been working on it").
-_GERUND_RE = re.compile(r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
-                        r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b")
-
-
-def _unresolved(s: str) -> bool:
-    """Whether `s` leans on what was said before it (see `_leaning`)."""
-    return _leaning(s) is not None
+_GERUND_RE = re.compile(
+    r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
+    r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b"
+)
 
 
 def _leaning(s: str) -> int | None:
-    """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with nothing it
-    could stand for earlier in the sentence ("I've had them for 3 years", "I also use it to
-    speak up", "I had to dig deep into those topics"). Read alone, such a line says nothing."""
+    """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with
+    nothing it could stand for earlier in the sentence ("I've had them for 3 years", "I also use
+    it to speak up", "I had to dig deep into those topics"). Read alone, such a line says
+    nothing."""
     like = _LIKE_THIS_RE.search(s)
     if like is not None:
         return like.start()  # "a doll like this", "moments like these": what one is shown
@@ -551,11 +558,11 @@ def _leaning(s: str) -> int | None:
         before = s[: m.start()]
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
         if m.group("person"):
-            found = _PERSON_RE.search(before)
+            found = _PERSON_RE.search(before) is not None
         elif m.group("they"):
-            found = _PLURAL_RE.search(before)
+            found = _PLURAL_RE.search(before) is not None
         else:
-            found = _antecedent(before) or (gerund and m.group("it"))
+            found = _antecedent(before) or (gerund is not None and m.group("it") is not None)
         if not found:
             return m.start()
     return None
@@ -634,7 +641,7 @@ def _generic(s: str) -> bool:
     return bool(words & (_MODALS | _ANYONE | word_set("we'll we'd")))
 
 
-def content_words(s: str) -> list[str]:
+def _content_words(s: str) -> list[str]:
     """The words of `s` that are not stop words nor the pronouns of the speaker."""
     words = re.findall(r"[a-z']+", s.replace("’", "'").lower())
     return [w for w in words if w not in STOP_WORDS and w not in _FIRST_PERSON]
