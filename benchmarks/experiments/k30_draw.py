@@ -1,7 +1,7 @@
 """Draw observations and facts at random across the vaults benchmarks/knowledge.py built, to
 label by hand (issue 30: precision on 100; the labels are benchmarks/knowledge_labels.jsonl).
 
-    .venv/bin/python benchmarks/experiments/k30_draw.py --vaults DIR --data FILE [--n 100] [--seed 30]
+    .venv/bin/python benchmarks/experiments/k30_draw.py --vaults DIR --data FILE [--n N] [--seed S]
 
 Each line printed is a JSON object: conversation, note, kind (observation or fact), text,
 source (event id), turn (LoCoMo dia id), speaker and the source turn's text, in the order drawn
