@@ -41,11 +41,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from brainiac.text import events as ev
-from brainiac.text import extract, when
+from brainiac.text import extract, leaning, when
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.text.observation_lines import ID
 from brainiac.text.observation_lines import SECTION as SECTION  # the section observe writes
+from brainiac.text.third_person import AS_IS, third_person
 
 _ID_RE = re.compile(rf"(?<![\w-])({ID})(?![\w-])")
 
@@ -287,22 +288,6 @@ _FRAGMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _MAX_WORDS = 45
-_ADVERBS = word_set(
-    """
-    also just really recently finally actually still always never usually often even already
-    totally sometimes now currently mostly truly definitely only absolutely literally honestly
-    """
-)
-_AS_IS = word_set(
-    """
-    was were did had could would should might must can will may shall used got went made took
-    saw found felt thought bought brought came gave ran won lost met left kept told said knew
-    began wrote put let hit cut set built sent spent taught caught heard held paid sat stood
-    became drew grew threw flew drove rode swam sang ate fell forgot chose broke spoke woke wore
-    hung learnt learned slept meant fed led shot sold started tried didn't wasn't couldn't
-    wouldn't can't won't shouldn't hadn't mustn't needn't finally
-    """
-)
 _FINITE = word_set(
     """
     i i'm i've i'd i'll we we're we've we'd we'll is are am was were be been has have do does
@@ -321,17 +306,6 @@ _BARE_VERBS = word_set(
     won't
     """
 )
-_BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
-_IRREGULAR = {
-    "am": "is",
-    "have": "has",
-    "do": "does",
-    "go": "goes",
-    "don't": "doesn't",
-    "haven't": "hasn't",
-    "'m": " is",
-    "'ve": " has",
-}
 _FAMILY = word_set(
     "kids children son sons daughter daughters husband wife family partner hubby fiance fiancé"
 )
@@ -457,10 +431,10 @@ def _statement(s: str) -> str | None:
         s = s[clause.end() :] if clause is not None else ""
         if len(s.split()) < _MIN_WORDS:
             return None
-    leaning = _leaning(s)
-    if leaning is not None:
+    leans = leaning.leaning(s)
+    if leans is not None:
         # "I love DIYs, and I know she does too": the clause before the one that leans
-        cut = [m.start() for m in _COORDINATE_RE.finditer(s) if m.start() < leaning]
+        cut = [m.start() for m in _COORDINATE_RE.finditer(s) if m.start() < leans]
         return _statement(s[: cut[-1]]) if cut else None
     if _generic(s) or not _clause(s):
         return None
@@ -484,115 +458,6 @@ def _statement(s: str) -> str | None:
     if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:
         return None
     return s
-
-
-# Who or what a pronoun stands for: "it", "they", "them", "he", "her" and the like, "this" and
-# "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those
-# topics"; "these days" is a time), "something similar", "the same".
-_REFERENT_RE = re.compile(
-    r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
-    r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
-    r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
-    r"something similar|(?:the|that) same|"
-    r"another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
-    r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
-    r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
-    r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
-    r"\b(?P<after>\W*[\w']*)",
-    re.IGNORECASE,
-)
-# "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
-# the top".
-_EMPTY_IT_RE = re.compile(
-    r"^(?!(?:'s|\s+is|\s+was)\s+(?:a|an|the|my|our|one)\b)"
-    r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|really|just)\b)",
-    re.IGNORECASE,
-)
-# Where a subject stands: the start, after punctuation or a conjunction.
-_SUBJECT_SLOT_RE = re.compile(
-    r"(?:^|[,;:.!-]|\b(?:and|but|so|because|as|since|that|when|if|how|until|while))\s*$",
-    re.IGNORECASE,
-)
-_MADE_IT_RE = re.compile(r"\b(?:make|made|making)\s+it\s+(?:to|through)\b", re.IGNORECASE)
-_ANTECEDENT_RE = re.compile(
-    r"\b(?i:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
-    r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"
-    r"|(?<=\w\s)[A-Z][a-z]\w*"
-    r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
-    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{3,}s\b"
-)
-_FUNCTION = word_set("of to and or but the a an in on at for with from by as is was are were it")
-_LIKE_THIS_RE = re.compile(
-    r"\blike (?:this|these|those)\b(?!\s+(?:of|one)\b)|\blike that(?=\W*$|\s*[,.!;])", re.I
-)
-# A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
-# been working on it").
-_GERUND_RE = re.compile(
-    r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
-    r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b"
-)
-
-
-def _leaning(s: str) -> int | None:
-    """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with
-    nothing it could stand for earlier in the sentence ("I've had them for 3 years", "I also use
-    it to speak up", "I had to dig deep into those topics"). Read alone, such a line says
-    nothing."""
-    like = _LIKE_THIS_RE.search(s)
-    if like is not None:
-        return like.start()  # "a doll like this", "moments like these": what one is shown
-    for m in _REFERENT_RE.finditer(s):
-        after = m.group("after")
-        word = re.sub(r"^\W+", "", after).lower()
-        if m.group("this") and word not in STOP_WORDS | {"", "one"} and after[:1].isspace():
-            continue  # "this" before a noun introduces it: "I adopted this cute pup"
-        if m.group("that") and word in STOP_WORDS and after[:1].isspace():
-            continue  # "that" before "I", "the": who or which, no pointer
-        if (m.group("that") or m.group("these")) and word and word not in STOP_WORDS:
-            return m.start()  # "that place", "those topics": a thing shown or said before
-        subject = _SUBJECT_SLOT_RE.search(s[: m.start()])
-        if m.group("it") and subject and _EMPTY_IT_RE.match(s[m.end("it") :]):
-            continue  # "it's hard to switch off", "it was cool": no thing
-        if m.group("it") and _MADE_IT_RE.search(s[: m.start()] + "it" + s[m.end("it") :]):
-            continue  # "we made it to the top"
-        before = s[: m.start()]
-        gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
-        if m.group("person"):
-            found = _PERSON_RE.search(before) is not None
-        elif m.group("they"):
-            found = _PLURAL_RE.search(before) is not None
-        else:
-            found = _antecedent(before) or (gerund is not None and m.group("it") is not None)
-        if not found:
-            return m.start()
-    return None
-
-
-def _antecedent(before: str) -> bool:
-    """Whether `before` names something a pronoun after it may stand for: a noun after a
-    determiner ("my turtles", not "some of"), a name, a plural."""
-    return any(
-        m.group("noun") is None or m.group("noun").lower() not in _FUNCTION
-        for m in _ANTECEDENT_RE.finditer(before)
-    )
-
-
-# Who "he" or "she" may be: a name, or a word for a person or a pet.
-_PERSON_RE = re.compile(
-    r"(?<=\w\s)[A-Z][a-z]+|\b(?i:son|daughter|brother|sister|mom|mother|dad|father|friend|"
-    r"husband|wife|kid|child|boy|girl|guy|man|woman|baby|one-year-old|cousin|aunt|uncle|grandma|"
-    r"grandpa|grandmother|grandfather|partner|boss|coworker|colleague|neighbor|teacher|mentor|"
-    r"dog|cat|pup|puppy|kitten|youngest|oldest|niece|nephew|fiance|fiancé|boyfriend|girlfriend)"
-    r"\b"
-)
-# What "they" may be: a plural, a group.
-_PLURAL_RE = re.compile(
-    r"\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
-    r"thanks|unless|across|towards|besides|plus|thus|yours|ours|whereas|less)\b)"
-    r"[a-z]{2,}[a-rt-z]s\b|\b(?:family|fam|team|group|people|crew|club|class|community|folks|"
-    r"kids|children|everyone|everybody|parents|friends)\b",
-    re.IGNORECASE,
-)
 
 
 def _main_clause(s: str) -> bool:
@@ -619,10 +484,10 @@ def _clause(s: str) -> bool:
     first = re.search(r"[\w']+", s)
     if first is None or first.group().lower() in _BARE_VERBS:
         return False
-    if first.group().lower() in _AS_IS or re.fullmatch(r"[a-z]+ed", first.group().lower()):
+    if first.group().lower() in AS_IS or re.fullmatch(r"[a-z]+ed", first.group().lower()):
         return False  # "Started when I was young": a deed without its doer
     words = _words(s)
-    return bool(words & (_AS_IS | _FINITE) or _FINITE_RE.search(s))
+    return bool(words & (AS_IS | _FINITE) or _FINITE_RE.search(s))
 
 
 def _generic(s: str) -> bool:
@@ -636,7 +501,7 @@ def _generic(s: str) -> bool:
     if not words & _WE and not _OUR_RE.match(s):
         return True  # "Pets have a way of brightening our days": "our" is anyone's
     done = (w for w in words if w not in _MODALS)
-    if any(w in _AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done):
+    if any(w in AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done):
         return False
     return bool(words & (_MODALS | _ANYONE | word_set("we'll we'd")))
 
@@ -649,82 +514,6 @@ def _content_words(s: str) -> list[str]:
 
 def _words(s: str) -> set[str]:
     return set(re.findall(r"[a-z']+", s.replace("’", "'").lower()))
-
-
-def third_person(sentence: str, name: str, family: bool = False) -> str:
-    """`sentence` as said about `name`: "I", "me" and the first "my" name them, a later "my" is
-    "their"; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others)."""
-    s = sentence.replace("’", "'")
-    s = re.sub(r"\bI'm\b|\bI am\b", "I 'm", s)
-    s = re.sub(r"\bI've\b|\bI have\b", "I 've", s)
-    s = re.sub(r"\bI'd\b", "I would", s)
-    s = re.sub(r"\bI'll\b", "I will", s)
-    adverb = "(?:" + "|".join(_ADVERBS) + r"|\w+ly)"
-    subject = r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)"
-    if s.startswith("I "):  # "I went and I loved it": one subject, said once
-        joined = r"\b(and|but|so|then),?\s+" + subject[2:]
-        s = "I " + re.sub(joined, lambda m: f"{m.group(1)}{_agreed(m.group(2), m.group(3))}", s[2:])
-    seen: list[str] = []
-
-    def subjects(m: re.Match[str]) -> str:
-        # The first "I" is named ("Jon is", "Jon goes"), a later one is "they" ("they were").
-        seen.append(m.group(0))
-        if len(seen) == 1:
-            return "\x05" + _agreed(m.group(1), m.group(2))
-        plural = {"am": "are", "'m": "are", "was": "were", "'ve": "have", "wasn't": "weren't"}
-        return f"\x06{m.group(1)} {plural.get(m.group(2).lower(), m.group(2))}"
-
-    s = re.sub(subject, subjects, s)
-    named = name in s  # before "we" names them
-    group = f"{name} and {'family' if family else 'others'}"
-    verbs = {"'re": " are", "'ve": " have", "'d": " would", "'ll": " will", "": ""}
-    groups: list[str] = []
-
-    def we(m: re.Match[str]) -> str:  # the group named once, "they" after
-        groups.append(m.group(0))
-        return group + verbs[m.group(1).lower()] if len(groups) == 1 else "they" + m.group(1)
-
-    s = re.sub(r"\b[Ww]e('re|'ve|'d|'ll|)\b", we, s)
-    s = re.sub(r"\bmyself\b|\bourselves\b", "themself", s, flags=re.I)
-    s = re.sub(r"\b(?:mine|ours)\b", f"{name}'s", s, flags=re.I)
-    s = re.sub(r"\b(?:[Mm]y|[Oo]ur)\b", "\x01", s)
-    s = re.sub(r"(?<![\w-])me(?![\w-])", "\x02", s)
-    s = re.sub(r"(?<![\w-])us(?![\w-])", "\x04", s)
-    s = re.sub(r"\bI\b", "\x05", s)
-    out: list[str] = []
-    said = False  # whether the name has stood for "I" or "me" yet
-    for part in re.split(r"([\x01\x02\x04\x05\x06])", s):
-        if part == "\x01":
-            out.append("their" if named else f"{name}'s")
-            named = True
-        elif part in ("\x05", "\x06"):  # the first "I" names them, a later one is "they"
-            out.append("they" if part == "\x06" and said else name)
-            named = said = True
-        elif part == "\x02":  # "me" too: in "they gave me a medal", "them" is anyone
-            out.append("them" if said else name)
-            named = said = True
-        elif part == "\x04":  # "us" names them once, then it is a wider "them"
-            out.append("them" if named else name)
-            named = True
-        else:
-            out.append(part)
-            named = named or name in part  # "we ... our trip": "their trip" once named
-    return "".join(out)
-
-
-def _agreed(adverbs: str, verb: str) -> str:
-    """Adverbs and verb as said of one person: " also use" → " also uses"."""
-    low = verb.lower()
-    if low in _IRREGULAR:
-        return f"{adverbs} {_IRREGULAR[low].strip()}"
-    past = low.endswith("ed") and low not in _BASE_ED
-    if low in _AS_IS or past or low.endswith("n't") or not low.replace("'", "").isalpha():
-        return f"{adverbs} {verb}"
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return f"{adverbs} {verb}es"
-    if low.endswith("y") and low[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return f"{adverbs} {verb[:-1]}ies"
-    return f"{adverbs} {verb}s"
 
 
 def render(o: Observation) -> str:

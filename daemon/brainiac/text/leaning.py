@@ -1,0 +1,125 @@
+"""Whether a sentence leans on what was said before it: a pronoun or a demonstrative with nothing
+in the sentence it could stand for ("I've had them for 3 years": what is "them"?). Such a
+sentence, read alone as an observation is, says nothing; observe.py keeps none.
+
+What a pronoun may stand for is looked for before it in the same sentence, by its kind: "he" and
+"she" a name or a word for a person or a pet, "they" a plural or a group, "it" a noun after a
+determiner, a name, a plural or a gerund. "It" that stands for no thing ("it's hard to switch
+off", "we made it to the top") leans on nothing; "this" before a noun introduces it ("I adopted
+this cute pup"), while "that", "these" and "those" before one point at something shown or said
+before ("that place", "those topics"), as does "like this". Pure text: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from brainiac.text.lexicon import STOP_WORDS, word_set
+
+# Who or what a pronoun stands for: "it", "they", "them", "he", "her" and the like, "this" and
+# "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those
+# topics"; "these days" is a time), "something similar", "the same".
+_REFERENT_RE = re.compile(
+    r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
+    r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
+    r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
+    r"something similar|(?:the|that) same|"
+    r"another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
+    r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
+    r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
+    r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
+    r"\b(?P<after>\W*[\w']*)",
+    re.IGNORECASE,
+)
+# "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
+# the top".
+_EMPTY_IT_RE = re.compile(
+    r"^(?!(?:'s|\s+is|\s+was)\s+(?:a|an|the|my|our|one)\b)"
+    r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|really|just)\b)",
+    re.IGNORECASE,
+)
+# Where a subject stands: the start, after punctuation or a conjunction.
+_SUBJECT_SLOT_RE = re.compile(
+    r"(?:^|[,;:.!-]|\b(?:and|but|so|because|as|since|that|when|if|how|until|while))\s*$",
+    re.IGNORECASE,
+)
+_MADE_IT_RE = re.compile(r"\b(?:make|made|making)\s+it\s+(?:to|through)\b", re.IGNORECASE)
+_ANTECEDENT_RE = re.compile(
+    r"\b(?i:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
+    r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"
+    r"|(?<=\w\s)[A-Z][a-z]\w*"
+    r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
+    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{3,}s\b"
+)
+_FUNCTION = word_set("of to and or but the a an in on at for with from by as is was are were it")
+_LIKE_THIS_RE = re.compile(
+    r"\blike (?:this|these|those)\b(?!\s+(?:of|one)\b)|\blike that(?=\W*$|\s*[,.!;])", re.I
+)
+# A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
+# been working on it").
+_GERUND_RE = re.compile(
+    r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
+    r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b"
+)
+
+
+def leaning(s: str) -> int | None:
+    """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with
+    nothing it could stand for earlier in the sentence ("I've had them for 3 years", "I also use
+    it to speak up", "I had to dig deep into those topics"). Read alone, such a line says
+    nothing."""
+    like = _LIKE_THIS_RE.search(s)
+    if like is not None:
+        return like.start()  # "a doll like this", "moments like these": what one is shown
+    for m in _REFERENT_RE.finditer(s):
+        after = m.group("after")
+        word = re.sub(r"^\W+", "", after).lower()
+        if m.group("this") and word not in STOP_WORDS | {"", "one"} and after[:1].isspace():
+            continue  # "this" before a noun introduces it: "I adopted this cute pup"
+        if m.group("that") and word in STOP_WORDS and after[:1].isspace():
+            continue  # "that" before "I", "the": who or which, no pointer
+        if (m.group("that") or m.group("these")) and word and word not in STOP_WORDS:
+            return m.start()  # "that place", "those topics": a thing shown or said before
+        subject = _SUBJECT_SLOT_RE.search(s[: m.start()])
+        if m.group("it") and subject and _EMPTY_IT_RE.match(s[m.end("it") :]):
+            continue  # "it's hard to switch off", "it was cool": no thing
+        if m.group("it") and _MADE_IT_RE.search(s[: m.start()] + "it" + s[m.end("it") :]):
+            continue  # "we made it to the top"
+        before = s[: m.start()]
+        gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
+        if m.group("person"):
+            found = _PERSON_RE.search(before) is not None
+        elif m.group("they"):
+            found = _PLURAL_RE.search(before) is not None
+        else:
+            found = _antecedent(before) or (gerund is not None and m.group("it") is not None)
+        if not found:
+            return m.start()
+    return None
+
+
+def _antecedent(before: str) -> bool:
+    """Whether `before` names something a pronoun after it may stand for: a noun after a
+    determiner ("my turtles", not "some of"), a name, a plural."""
+    return any(
+        m.group("noun") is None or m.group("noun").lower() not in _FUNCTION
+        for m in _ANTECEDENT_RE.finditer(before)
+    )
+
+
+# Who "he" or "she" may be: a name, or a word for a person or a pet.
+_PERSON_RE = re.compile(
+    r"(?<=\w\s)[A-Z][a-z]+|\b(?i:son|daughter|brother|sister|mom|mother|dad|father|friend|"
+    r"husband|wife|kid|child|boy|girl|guy|man|woman|baby|one-year-old|cousin|aunt|uncle|grandma|"
+    r"grandpa|grandmother|grandfather|partner|boss|coworker|colleague|neighbor|teacher|mentor|"
+    r"dog|cat|pup|puppy|kitten|youngest|oldest|niece|nephew|fiance|fiancé|boyfriend|girlfriend)"
+    r"\b"
+)
+# What "they" may be: a plural, a group.
+_PLURAL_RE = re.compile(
+    r"\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
+    r"thanks|unless|across|towards|besides|plus|thus|yours|ours|whereas|less)\b)"
+    r"[a-z]{2,}[a-rt-z]s\b|\b(?:family|fam|team|group|people|crew|club|class|community|folks|"
+    r"kids|children|everyone|everybody|parents|friends)\b",
+    re.IGNORECASE,
+)
