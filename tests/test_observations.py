@@ -353,3 +353,53 @@ def test_the_owner_is_named_once_then_a_pronoun() -> None:
     assert _said("I'm a counselor now and I love the work.") == (
         "Caroline is a counselor now and loves the work."
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Awww! It is so cute! I love the thought Nate!",  # a reaction, a name called out
+        "But with support at home and my own grit, I powered through.",  # through what
+        "Yep! I actually just submitted a few more last week!",  # a few more what
+        "We're brainstorming some to help underserved communities get access to education.",
+        "Yeah, nature's awesome! I'm a huge fan of it, that's why I go!",  # "a fan" is not "it"
+        "Thanks! Gives me a visual of my progress and keeps me organized.",  # what gives it
+        "Thanks Nate! I'm so thankful for all the opportunities.",  # gratitude said back
+        "Thanks! I'm gonna keep pursuing my goals and I hope you do too!",  # a resolve said back
+        "Our loved ones give us strength to tackle any challenge!",  # a maxim
+        "I was so excited when that happened.",  # what happened
+    ],
+)
+def test_more_lines_that_lean_or_say_nothing_are_not_kept(text: str) -> None:
+    assert _said(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # a name called out at the end is no part of the line
+            "I've had some tough times with my business, Jon.",
+            "Caroline has had some tough times with their business.",
+        ),
+        (  # "they" are others here: the speaker stays named
+            "Here's a pic of my family - they're the reason why I never give up.",
+            "Caroline shared a photo of their family - they're the reason why Caroline never "
+            "gives up.",
+        ),
+        (  # "since we spoke" is about the two speaking, not the speaker's news
+            "Since we spoke last, I've been blogging about politics and the government.",
+            "Caroline has been blogging about politics and the government.",
+        ),
+        (  # "these" with what they are said
+            "Last week, I found these old notebooks with my early writings.",
+            "The week before 2023-05-08, Caroline found these old notebooks with their early "
+            "writings.",
+        ),
+        (  # a past without its subject is the speaker's
+            "Hey Joanna, thanks! Didn't make it to the finals of the tournament this time.",
+            "Caroline didn't make it to the finals of the tournament this time.",
+        ),
+    ],
+)
+def test_names_called_out_and_others_called_they_are_said_right(text: str, expected: str) -> None:
+    assert _said(text) == expected

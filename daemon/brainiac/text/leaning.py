@@ -22,12 +22,15 @@ from brainiac.text.lexicon import STOP_WORDS, word_set
 _REFERENT_RE = re.compile(
     r"\b(?:(?P<it>it)|its|(?P<they>they|them|their|theirs)|(?P<person>he|him|his|she|her|hers)|"
     r"(?P<this>this)|(?<=\s)(?:about|of|with|into|for|from|like|by|on|to|in|at) (?P<that>that)|"
+    r"(?<=\s)(?:when|after|before|since|because|and|but|how) that(?=\s+(?:was|is|happened|made|"
+    r"makes|means|meant|felt|feels|'s)\b)|"
     r"(?P<these>these|those)(?!\s+(?:who|days|weeks|months|years|times)\b)|"
     r"something similar|(?:the|that) same|"
     r"another(?=\W*$|\s*[,.!;]|\s+(?:at|in|on|with|from|one)\b)|"
     r"the other(?=\W*$|\s*[,.!;]|\s+(?:is|was|one|and)\b)|"
     r"(?<=\s)one(?=\W*$|\s*[,.!;']|\s+(?:with|for|that|which|called|and|but|so|at|in)\b)|"
-    r"(?<=\s)(?:a few|some|a couple|any)(?=\W*$|\s*[,.!;]))"
+    r"(?<=\s)(?:a few|some|a couple|any)(?: more)?"
+    r"(?=\W*$|\s*[,.!;]|\s+(?:to|for|that|which|last|yesterday|today|this|ago)\b))"
     r"\b(?P<after>\W*[\w']*)",
     re.IGNORECASE,
 )
@@ -49,7 +52,7 @@ _ANTECEDENT_RE = re.compile(
     r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"
     r"|(?<=\w\s)[A-Z][a-z]\w*"
     r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
-    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{3,}s\b"
+    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{2,}[a-rt-z]s\b"
 )
 _FUNCTION = word_set("of to and or but the a an in on at for with from by as is was are were it")
 _LIKE_THIS_RE = re.compile(
@@ -63,6 +66,20 @@ _GERUND_RE = re.compile(
 )
 
 
+_OF_RE = re.compile(r"\b(?:a|an|the|my|our|some|any)\s+(?:[\w'-]+\s+){0,3}?of\s*$", re.I)
+# A preposition with nothing after it: "I powered through", "so I'm looking forward to".
+_STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
+_WH_RE = re.compile(r"\b(?:what|which|who|whom|where|that)\b", re.IGNORECASE)
+
+
+# What says which things "these" or "that" are, after their noun: "these notebooks with my
+# early writings", "these figurines I bought yesterday", "that trip to England".
+_DEFINED_RE = re.compile(
+    r"(?:\s+[\w'-]+){0,2}?\s+(?:with|from|to|called|named)\s+(?:[Mm]y\b|[Oo]ur\b|[A-Z])"
+    r"|\s+[\w'-]+\s+(?:I|we)\s+\w+ed\b"
+)
+
+
 def leaning(s: str) -> int | None:
     """Where `s` leans on what was said before it, if it does: a pronoun or demonstrative with
     nothing it could stand for earlier in the sentence ("I've had them for 3 years", "I also use
@@ -71,6 +88,9 @@ def leaning(s: str) -> int | None:
     like = _LIKE_THIS_RE.search(s)
     if like is not None:
         return like.start()  # "a doll like this", "moments like these": what one is shown
+    stranded = _STRANDED_RE.search(s)
+    if stranded is not None and not _WH_RE.search(s):
+        return stranded.start()  # "I powered through": through what
     for m in _REFERENT_RE.finditer(s):
         after = m.group("after")
         word = re.sub(r"^\W+", "", after).lower()
@@ -79,13 +99,16 @@ def leaning(s: str) -> int | None:
         if m.group("that") and word in STOP_WORDS and after[:1].isspace():
             continue  # "that" before "I", "the": who or which, no pointer
         if (m.group("that") or m.group("these")) and word and word not in STOP_WORDS:
+            if _DEFINED_RE.match(s, m.end()):
+                continue  # "these old notebooks with my early writings": said what they are
             return m.start()  # "that place", "those topics": a thing shown or said before
         subject = _SUBJECT_SLOT_RE.search(s[: m.start()])
         if m.group("it") and subject and _EMPTY_IT_RE.match(s[m.end("it") :]):
             continue  # "it's hard to switch off", "it was cool": no thing
         if m.group("it") and _MADE_IT_RE.search(s[: m.start()] + "it" + s[m.end("it") :]):
             continue  # "we made it to the top"
-        before = s[: m.start()]
+        # "a huge fan of it": the noun "of it" belongs to is not what "it" stands for
+        before = _OF_RE.sub("", s[: m.start()])
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
         if m.group("person"):
             found = _PERSON_RE.search(before) is not None

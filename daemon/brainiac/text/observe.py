@@ -75,7 +75,7 @@ _REACTION_RE = re.compile(
     r"sure|here for|with you|rooting)|"
     r"i (?:bet|know|agree|understand|hope|wish|appreciate|can't wait|cannot wait|totally|"
     r"feel you|see|guess|mean|think|believe|suppose|wonder|love (?:that|it|this|those|these|how|"
-    r"the way|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
+    r"the way|the thought|the idea|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
     r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
     r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
@@ -103,7 +103,8 @@ _MOOD = (
 )
 # After a mood, what says it is of nothing in particular: the end, "for what the future holds".
 _OF_NOTHING_RE = re.compile(
-    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|the future|everything|it all)\b",
+    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|the future|everything|it all|"
+    r"all)\b",
     re.IGNORECASE,
 )
 _FEELING_RE = re.compile(
@@ -188,7 +189,8 @@ _ATTITUDE = _FEELINGS | word_set(
     inspired inspiring inspiration happiness joy special fun enjoy enjoying enjoyed moments
     memories things stuff everything anything something way always never much many really
     find finding make making take taking get getting go try trying do doing put right attitude
-    harder
+    harder progress impact difference change pursue pursuing chase chasing continue striving
+    towards
     """
 )
 _CONTENT_MIN = 3
@@ -203,8 +205,10 @@ _OUR_RE = re.compile(
     r"our\b",
     re.IGNORECASE,
 )
+# "We" (or "our X") who did something: "we raised", "our city held"; not "our loved ones".
+_WE_DID_RE = re.compile(r"\b(?:we|have|had|our \w+)\s+(?:(?:just|already|\w+ly)\s+)?\w+ed\b", re.I)
 _WE = word_set("we we're we've we'd we'll")
-_ANYONE = word_set("us ourselves together everyone everybody people all each other")
+_ANYONE = word_set("us ourselves everyone everybody people all each other")
 _SINGULAR = word_set("i i'm i've i'd i'll my mine me myself")
 _FIRST_PERSON = _SINGULAR | word_set("we we're we've we'd we'll our ours us ourselves")
 _MODALS = word_set("can could would should might must will may shall")
@@ -260,6 +264,9 @@ _INTENT_RE = re.compile(
     r"^(?:gonna|planning (?:to|on))\s+(?!be\b)(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I
 )
 # "Been busy volunteering at the shelter", "Just been helping some friends".
+# "Didn't make it to the finals": a past without its subject is the speaker's (an order is
+# never in the past).
+_DID_NOT_RE = re.compile(r"^(?:didn't|wasn't|couldn't)\s+(?=\w)", re.IGNORECASE)
 _BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE)
@@ -274,11 +281,13 @@ _LEAD_RE = re.compile(
     re.IGNORECASE,
 )
 # A name called out before the statement: "Woah Joanna, I won", "John, those little things".
+_END_VOCATIVE_RE = re.compile(r",\s*[A-Z][a-z]+\s*(?=[.!]*$)")
 _VOCATIVE_RE = re.compile(r"^(?:(?:woah|whoa|wow|hey|hi|oh|yeah)\s+)?[A-Z][a-z]+,\s+(?=[a-zI])")
 # A short label before a colon, naming no one: "Fun fact:", "Big news here:", "Update:".
 _LABEL_RE = re.compile(r"^(?:(?!I\b|my\b|we\b|our\b)[\w']+\s+){0,2}[\w']+:\s+(?=\S)", re.I)
 _SINCE_RE = re.compile(
-    r",?\s*\bsince (?:we|I) last (?:chatted|talked|spoke|caught up)\b,?\s*", re.IGNORECASE
+    r",?\s*\bsince (?:we|I) (?:last )?(?:chatted|talked|spoke|caught up)(?: last)?\b,?\s*",
+    re.IGNORECASE,
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
 _FRAGMENT_RE = re.compile(
@@ -302,8 +311,7 @@ _BARE_VERBS = word_set(
     """
     appreciate check love hope wish miss enjoy keep take let make try remember need want feel
     think know guess see look thank imagine sending say tell give have has had is are was were
-    do does did can could will would should hoping wishing been don't doesn't didn't can't
-    won't
+    do does did can could will would should hoping wishing been don't doesn't can't won't
     """
 )
 _FAMILY = word_set(
@@ -420,6 +428,7 @@ def _statement(s: str) -> str | None:
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
+    s = _END_VOCATIVE_RE.sub("", s)  # "I've had tough times with my store, Jon."
     s = _subject(s)
     if _SEEN_RE.search(s):
         return None  # "I love the yellow leaves, it looks so cozy": about what one was shown
@@ -474,6 +483,7 @@ def _subject(s: str) -> str:
     job", "Been busy painting" → "I've been busy painting"."""
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)
     s = _BEEN_RE.sub(lambda m: "I've " + m.group(0).lower(), s)
+    s = _DID_NOT_RE.sub(lambda m: "I " + m.group(0).lower(), s)
     return _INTENT_RE.sub(lambda m: "I'm " + m.group(0).lower(), s)
 
 
@@ -486,6 +496,8 @@ def _clause(s: str) -> bool:
         return False
     if first.group().lower() in AS_IS or re.fullmatch(r"[a-z]+ed", first.group().lower()):
         return False  # "Started when I was young": a deed without its doer
+    if re.match(r"\W*[A-Za-z]+[a-rt-z]s\s+(?:me|us|my)\b", s):
+        return False  # "Gives me a visual of my progress": what gives it is left out
     words = _words(s)
     return bool(words & (AS_IS | _FINITE) or _FINITE_RE.search(s))
 
@@ -501,7 +513,7 @@ def _generic(s: str) -> bool:
     if not words & _WE and not _OUR_RE.match(s):
         return True  # "Pets have a way of brightening our days": "our" is anyone's
     done = (w for w in words if w not in _MODALS)
-    if any(w in AS_IS or w.endswith("ed") or w in ("we've", "'ve") for w in done):
+    if any(w in AS_IS or w in ("we've", "'ve") for w in done) or _WE_DID_RE.search(s):
         return False
     return bool(words & (_MODALS | _ANYONE | word_set("we'll we'd")))
 

@@ -58,11 +58,13 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
         joined = r"\b(and|but|so|then),?\s+" + subject[2:]
         s = "I " + re.sub(joined, lambda m: f"{m.group(1)}{_agreed(m.group(2), m.group(3))}", s[2:])
     seen: list[str] = []
+    # Others called "they" in the sentence: the speaker stays named, not a second "they".
+    others = re.search(r"\b(?:they|them|their|they're|they've)\b", sentence, re.IGNORECASE)
 
     def subjects(m: re.Match[str]) -> str:
         # The first "I" is named ("Jon is", "Jon goes"), a later one is "they" ("they were").
         seen.append(m.group(0))
-        if len(seen) == 1:
+        if len(seen) == 1 or others:
             return "\x05" + _agreed(m.group(1), m.group(2))
         plural = {"am": "are", "'m": "are", "was": "were", "'ve": "have", "wasn't": "weren't"}
         return f"\x06{m.group(1)} {plural.get(m.group(2).lower(), m.group(2))}"
