@@ -403,3 +403,25 @@ def test_more_lines_that_lean_or_say_nothing_are_not_kept(text: str) -> None:
 )
 def test_names_called_out_and_others_called_they_are_said_right(text: str, expected: str) -> None:
     assert _said(text) == expected
+
+
+def test_one_and_the_other_lean_and_a_relative_that_does_not() -> None:
+    assert _said(
+        "Yeah, they each do. One is more adventurous while the other is more reserved."
+    ) is (None)
+    # "that" before a verb is "which": the company is said.
+    assert _said(
+        "I may have found a job at a tech company I like that needs my mechanical skills."
+    ) == (
+        "Caroline may have found a job at a tech company they like that needs their mechanical "
+        "skills."
+    )
+
+
+def test_a_compound_verb_agrees_and_the_speaker_stays_named_beside_others() -> None:
+    assert _said("Yes. I color-code achievements so I can easily track my progress.") == (
+        "Caroline color-codes achievements so they can easily track their progress."
+    )
+    assert _said("One of the actors came up to me and told me how much she liked my script.") == (
+        "One of the actors came up to Caroline and told Caroline how much she liked their script."
+    )

@@ -96,8 +96,12 @@ def leaning(s: str) -> int | None:
         word = re.sub(r"^\W+", "", after).lower()
         if m.group("this") and word not in STOP_WORDS | {"", "one"} and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
-        if m.group("that") and word in STOP_WORDS and after[:1].isspace():
-            continue  # "that" before "I", "the": who or which, no pointer
+        if (
+            m.group("that")
+            and after[:1].isspace()
+            and (word in STOP_WORDS or re.fullmatch(r"\w+(?:[^s]s|ed)", word))
+        ):
+            continue  # "that" before "I", "the", a verb ("a company I like that needs"): which
         if (m.group("that") or m.group("these")) and word and word not in STOP_WORDS:
             if _DEFINED_RE.match(s, m.end()):
                 continue  # "these old notebooks with my early writings": said what they are
@@ -135,7 +139,9 @@ _PERSON_RE = re.compile(
     r"(?<=\w\s)[A-Z][a-z]+|\b(?i:son|daughter|brother|sister|mom|mother|dad|father|friend|"
     r"husband|wife|kid|child|boy|girl|guy|man|woman|baby|one-year-old|cousin|aunt|uncle|grandma|"
     r"grandpa|grandmother|grandfather|partner|boss|coworker|colleague|neighbor|teacher|mentor|"
-    r"dog|cat|pup|puppy|kitten|youngest|oldest|niece|nephew|fiance|fiancé|boyfriend|girlfriend)"
+    r"dog|cat|pup|puppy|kitten|youngest|oldest|niece|nephew|fiance|fiancé|boyfriend|girlfriend|"
+    r"actors?|actress|artist|writer|student|customer|client|volunteer|resident|veteran|player|"
+    r"coach|doctor|nurse|lady|ladies|person|someone|somebody)"
     r"\b"
 )
 # What "they" may be: a plural, a group.

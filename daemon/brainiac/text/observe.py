@@ -182,7 +182,8 @@ _APPOSITIVE_RE = re.compile(r"^(?:a|an|another|some|\d+)\s", re.IGNORECASE)
 # to encouragement ("I'm going for my dreams", "Friendship means a lot to me"), not news.
 _ATTITUDE = _FEELINGS | word_set(
     """
-    dream dreams best positive forward push pushing going keep keeping stay staying ready
+    dream dreams best positive forward push pushing going keep keeping stay staying ready blast
+    paying pays paid
     friendship means mean lot lots world support supported supportive motivated motivation
     motivating good life living livin livin' journey strong stronger focus focused give giving
     hard work working believe belief faith hope goal goals passion hopeful determined
@@ -238,7 +239,7 @@ _PERSEVERE_RE = re.compile(
 # "They mean the world to me") says too little alone.
 _POINTER_RE = re.compile(
     r"^(?:it|it's|its|they|they're|they've|this|that|that's|these|those|he|he's|she|she's|there|"
-    r"one (?:that|of them|of those|of these)|"
+    r"one (?:that|of them|of those|of these|is|was)|the other|"
     r"there's|here|here's|which|what)\b",
     re.IGNORECASE,
 )

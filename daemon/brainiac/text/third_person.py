@@ -53,13 +53,15 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(r"\bI'd\b", "I would", s)
     s = re.sub(r"\bI'll\b", "I will", s)
     adverb = "(?:" + "|".join(_ADVERBS) + r"|\w+ly)"
-    subject = r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+)"
+    subject = r"\bI((?:\s+" + adverb + r")*)\s+(['\w]+(?:-\w+)?)"
     if s.startswith("I "):  # "I went and I loved it": one subject, said once
-        joined = r"\b(and|but|so|then),?\s+" + subject[2:]
+        joined = r"\b(and|but|then),?\s+" + subject[2:]
         s = "I " + re.sub(joined, lambda m: f"{m.group(1)}{_agreed(m.group(2), m.group(3))}", s[2:])
     seen: list[str] = []
-    # Others called "they" in the sentence: the speaker stays named, not a second "they".
-    others = re.search(r"\b(?:they|them|their|they're|they've)\b", sentence, re.IGNORECASE)
+    # Others called "they", "he" or "she" in the sentence: the speaker stays named.
+    others = re.search(
+        r"\b(?:they|them|their|they're|they've|he|him|his|she|her)\b", sentence, re.IGNORECASE
+    )
 
     def subjects(m: re.Match[str]) -> str:
         # The first "I" is named ("Jon is", "Jon goes"), a later one is "they" ("they were").
@@ -96,7 +98,7 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
             out.append("they" if part == "\x06" and said else name)
             named = said = True
         elif part == "\x02":  # "me" too: in "they gave me a medal", "them" is anyone
-            out.append("them" if said else name)
+            out.append("them" if said and not others else name)
             named = said = True
         elif part == "\x04":  # "us" names them once, then it is a wider "them"
             out.append("them" if named else name)
@@ -108,7 +110,12 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
 
 
 def _agreed(adverbs: str, verb: str) -> str:
-    """Adverbs and verb as said of one person: " also use" → " also uses"."""
+    """Adverbs and verb as said of one person: " also use" → " also uses", " color-code" →
+    " color-codes"."""
+    if "-" in verb:  # a compound verb agrees at its end
+        head, _, tail = verb.rpartition("-")
+        agreed = _agreed(adverbs, tail)
+        return f"{adverbs} {head}-{agreed[len(adverbs) + 1 :]}"
     low = verb.lower()
     if low in _IRREGULAR:
         return f"{adverbs} {_IRREGULAR[low].strip()}"
