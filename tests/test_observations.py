@@ -425,3 +425,19 @@ def test_a_compound_verb_agrees_and_the_speaker_stays_named_beside_others() -> N
     assert _said("One of the actors came up to me and told me how much she liked my script.") == (
         "One of the actors came up to Caroline and told Caroline how much she liked their script."
     )
+
+
+def test_a_place_only_the_listener_sees_and_a_cut_clause_are_left_out() -> None:
+    # "here" is where they both are: the line says what happened without it.
+    assert _said("I started volunteering here a year ago after seeing a family on the street.") == (
+        "Caroline started volunteering in 2022 after seeing a family on the street."
+    )
+    # "lots" is no thing "it" may stand for; a clause cut where the listener came is dropped.
+    assert _said("I've put lots of hard work into it and I'm hoping to get it on screen.") is None
+    assert _said("I was already planning on watching it, but talking to you makes me want to.") is (
+        None
+    )
+    # A past with a prefix is a past: "retook", not "retooks".
+    assert _said("Last week I retook the aptitude test with some great results.") == (
+        "The week before 2023-05-08 Caroline retook the aptitude test with some great results."
+    )

@@ -52,7 +52,8 @@ _ANTECEDENT_RE = re.compile(
     r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"
     r"|(?<=\w\s)[A-Z][a-z]\w*"
     r"|\b(?!(?:is|was|has|does|its|this|us|yes|as|his|hers|theirs|always|sometimes|perhaps|"
-    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas)\b)[a-z]{2,}[a-rt-z]s\b"
+    r"thanks|less|unless|across|towards|besides|plus|thus|yours|ours|whereas|lots|tons|loads|"
+    r"always|ways)\b)[a-z]{2,}[a-rt-z]s\b"
 )
 _FUNCTION = word_set("of to and or but the a an in on at for with from by as is was are were it")
 _LIKE_THIS_RE = re.compile(
@@ -61,8 +62,8 @@ _LIKE_THIS_RE = re.compile(
 # A gerund names a thing ("I love painting and it calms me"); after "be" it is a verb ("I've
 # been working on it").
 _GERUND_RE = re.compile(
-    r"(?<!\bam\s)(?<!'m\s)(?<!\bis\s)(?<!\bbe\s)(?<!\bbeen\s)"
-    r"(?<!\bwas\s)(?<!\bwere\s)(?<!'re\s)(?<!\bare\s)\b[a-z]{2,}ing\b"
+    r"(?<![\w'])(?!(?:am|is|be|been|being|was|were|are)\b|\w+'(?:m|re|s)\b|\w+ly\b|just\b|"
+    r"already\b|still\b)[\w']+\s+[a-z]{2,}ing\b"
 )
 
 

@@ -150,6 +150,12 @@ _COORDINATE_RE = re.compile(
     r"he|she|my|our|the|that|this|there)\b)|,\s+which\s+|\s*;\s+",
     re.IGNORECASE,
 )
+_HERE_RE = re.compile(
+    r"(?<!'m)(?<!\bam)(?<!\bbe)(?<!\bis)(?<!\bare)(?<!'re)\s+(?:over |right )?here\b"
+    r"(?!'s|\s+(?:is|are|was|were)\b)",
+    re.IGNORECASE,
+)
+_DANGLING_RE = re.compile(r",?\s+(?:and|but|so|or|then)\s+\S+\s*$", re.IGNORECASE)
 _CLAUSE_END_RE = re.compile(
     r",|\s(?:while|when|because|since|as|after|before|and|but|so|with|for|to)\s", re.IGNORECASE
 )
@@ -425,6 +431,8 @@ def _statement(s: str) -> str | None:
                 s = s[: ends[-1]]
         else:
             return None
+        # "... watching it, but talking" (to you ...): a clause cut after its first word goes
+        s = _DANGLING_RE.sub("", s)
     s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
@@ -467,7 +475,7 @@ def _statement(s: str) -> str | None:
     content = [w for w in _words(s) if w not in STOP_WORDS]
     if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:
         return None
-    return s
+    return _HERE_RE.sub("", s)  # "I started volunteering here a year ago": where only they see
 
 
 def _main_clause(s: str) -> bool:

@@ -120,6 +120,9 @@ def _agreed(adverbs: str, verb: str) -> str:
     if low in _IRREGULAR:
         return f"{adverbs} {_IRREGULAR[low].strip()}"
     past = low.endswith("ed") and low not in _BASE_ED
+    prefixed = re.sub(r"^(?:re|over|under|out|mis|up|with|for)", "", low)  # "retook"
+    if prefixed in AS_IS and prefixed != low:
+        past = True
     if low in AS_IS or past or low.endswith("n't") or not low.replace("'", "").isalpha():
         return f"{adverbs} {verb}"
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
