@@ -2,7 +2,8 @@
 
 Everything brainiac does works offline with deterministic methods. When `[llm] base_url` and
 `[llm] model` are set, jobs may ask a server to write better summaries (`summarise`), pull facts
-out of text (`extract_facts`) and name notes (`title`), and the guard may ask it to judge the
+out of text (`extract_facts`), write observations of a batch of messages (`observe`) and name
+notes (`title`), and the guard may ask it to judge the
 claims its deterministic reading left unverified (`verify_claims`, llm_check.py). Nothing
 requires it.
 
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 
 from brainiac.model.llm_endpoint import Endpoint, LLMError, excerpt
 from brainiac.store.config import Config
+from brainiac.text.lexicon import word_set
 
 log = logging.getLogger(__name__)
 _Item = TypeVar("_Item")
@@ -37,6 +39,8 @@ TITLE_MAX_WORDS = 8
 TITLE_MAX_CHARS = 100
 MAX_CLAIM_CHARS = 500  # one claim or one evidence line as sent; the rest is cut with "…"
 MAX_CORRECTION_CHARS = 300
+OBSERVATION_TOKENS = 60  # per message asked about: one sentence of about 40 words
+MAX_OBSERVATION_TOKENS = 2_400
 VERDICTS = ("consistent", "conflict", "unverified")
 
 # Characters that cannot be in a note's file name (Obsidian's list plus Windows'), or in a link.
@@ -44,6 +48,13 @@ _TITLE_INVALID = re.compile(r'[/\\:*?"<>|#^\[\]\x00-\x1f\x7f]')
 _TITLE_QUOTES = re.compile(r"[“”«»`]|(?<!\w)['‘’]|['‘’](?!\w)")
 _TITLE_EDGES = " \t.,;:!?…-–—_*~"
 _FENCE = re.compile(r"```[A-Za-z]*\s*\n?(.*?)```", re.DOTALL)
+# A title of only these words names no note ("Chat summary", "Catching up", "Untitled").
+_GENERIC_TITLE_WORDS = word_set(
+    """
+    a an the and of chat chats conversation conversations discussion talk talks catching catch
+    up summary notes note untitled title session general update updates messages small
+    """
+)
 _PREAMBLE = re.compile(
     r"^\s*(?:(?:here(?:'s| is)|sure|certainly|okay|ok)\b[^\n]*?:\s*|summary\s*:\s*)",
     re.IGNORECASE,
@@ -145,22 +156,54 @@ class LLM:
             text = f"Message by {speaker}:\n\n{text}"
         return self._ask_json("fact extraction", system, text, 600, parse_facts)
 
+    def observe(self, messages: Sequence[str]) -> list[tuple[str, str]] | None:
+        """(message id, observation) pairs the model writes for `messages`, each given as
+        `<id> | <date> | <speaker>: <text>` (oldest first, all of them asked in one request);
+        None to fall back. The caller must still check each id and line: a model may invent an
+        id or write a question (model_observations.py)."""
+        self.last_error = None
+        if not messages:
+            return []
+        system = (
+            "You keep a personal memory notebook of a conversation. Each message is given as "
+            "`<id> | <date> | <speaker>: <text>`. For each message that tells something worth "
+            "remembering about its speaker (what they did, have, plan or went through, the people, "
+            "places and things in their life), write one short sentence in the third person that "
+            "names the speaker, as a person taking notes would: "
+            '"Caroline went to an LGBTQ support group on 2023-05-07." Write relative dates '
+            '("yesterday", "last week", "next month") as dates, counted from the message\'s '
+            "date. One sentence per message at most, one statement per sentence. Write nothing "
+            "for questions, greetings, thanks, compliments or reactions to the other speaker, "
+            "small talk, hypotheticals, and the assistant's messages; never write "
+            '"X said" or "X asked". Answer with only a JSON array and nothing else: '
+            '[{"id": "<the message id>", "observation": "<the sentence>"}]. '
+            "If nothing is worth noting, answer []."
+        )
+        user = "Messages, oldest first:\n\n" + "\n".join(messages)
+        tokens = min(MAX_OBSERVATION_TOKENS, 120 + OBSERVATION_TOKENS * len(messages))
+        return self._ask_json("observations", system, user, tokens, parse_observations)
+
     def title(self, texts: Sequence[str]) -> str | None:
-        """A short title for a note (≤ 8 words, safe as a file name), or None to fall back."""
+        """A short title for a note (≤ 8 words, safe as a file name) naming what happened in
+        it, or None to fall back."""
         self.last_error = None
         kept, _ = _newest(texts, MAX_TITLE_INPUT_CHARS)
         if not kept:
             self._fallback("title", "there is nothing to name")
             return None
         system = (
-            f"You name notes. Answer with only a short, specific title of at most "
-            f"{TITLE_MAX_WORDS} words for the text: no quotes, no trailing punctuation, "
-            "no explanation."
+            f"You name the notes of a personal memory. Answer with only a short, specific title "
+            f"of at most {TITLE_MAX_WORDS} words naming what happened in the text: its main "
+            'event or decision, and whose ("Caroline\'s adoption interview", "John\'s wedding '
+            'in Italy"), never its greetings or small talk; no quotes, no trailing '
+            "punctuation, no explanation."
         )
         answer = self._ask("title", system, "\n\n".join(kept), max_tokens=40)
         if answer is None:
             return None
         title = clean_title(answer)
+        if title is not None and not set(title.casefold().split()) - _GENERIC_TITLE_WORDS:
+            title = None  # "Conversation", "Catching up": names no note
         if title is None:
             self._fallback("title", f"no usable title in the answer: {excerpt(answer)}")
             return None
@@ -263,6 +306,25 @@ def parse_facts(answer: str) -> list[tuple[str, str]] | None:
         if key and value and (key, value) not in facts:
             facts.append((key, value))
     return facts
+
+
+def parse_observations(answer: str) -> list[tuple[str, str]] | None:
+    """[(message id, observation), ...] from a model's JSON answer, tolerant of ``` fences and
+    stray prose; an observation as written (stripped: a line break in it is the caller's to
+    refuse). Items that are not {"id": str, "observation": str} (or "text") are dropped. None
+    when no JSON array can be found."""
+    document = _json_list(answer)
+    if document is None:
+        return None
+    out: list[tuple[str, str]] = []
+    for item in document:
+        if not isinstance(item, dict):
+            continue
+        source = _scalar(item.get("id"))
+        said = item.get("observation", item.get("text"))
+        if source and isinstance(said, str) and said.strip():
+            out.append((source, said.strip()))
+    return out
 
 
 def parse_verdicts(answer: str) -> list[Verdict] | None:

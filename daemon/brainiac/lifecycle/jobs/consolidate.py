@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from brainiac.lifecycle.jobs import model_facts
 from brainiac.store import projects
@@ -60,11 +60,13 @@ def add_events(
     summary: str | None = None,
     learned: Mapping[str, Sequence[facts.Fact]] | None = None,
     observed: Mapping[str, str] | None = None,
+    observer: Callable[[ev.Event], list[observe.Observation]] | None = None,
 ) -> tuple[str, list[facts.Change]]:
     """`text` with `new` events appended to its Sources (ids already there skipped), its facts
     updated from them (and from the facts `learned` from them before, by event id: see
-    model_facts.py), their observations (or the lines `observed` holds for them, by event id),
-    its generated summary and `related` [[links]] added, strength raised by
+    model_facts.py), their observations (or the lines `observed` holds for them, by event id;
+    by the rules or by `observer`: a model's, model_observations.py), its generated summary
+    and `related` [[links]] added, strength raised by
     `strength_gain` when something was added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
@@ -76,7 +78,7 @@ def add_events(
     body += "".join(ev.render(e) for e in added)
     text = notes.replace_section(text, ltm.SOURCES, body)
     text, changes = apply_facts(text, added, learned)
-    text = add_observations(text, added, observed)
+    text = add_observations(text, added, observed, observer)
     text = refresh_summary(text, summary)
     if related:
         text = add_related(text, related)
@@ -121,15 +123,20 @@ def apply_facts(
 
 
 def add_observations(
-    text: str, new: Sequence[ev.Event], carried: Mapping[str, str] | None = None
+    text: str,
+    new: Sequence[ev.Event],
+    carried: Mapping[str, str] | None = None,
+    observer: Callable[[ev.Event], list[observe.Observation]] | None = None,
 ) -> str:
     """`text` with the observations `new` events give in its `## Observations` (made when
     missing): one line per event at most, none for an event a line already names, so a re-run
     adds nothing and a person's edit of a line (its event id kept) stands. `carried`: the
-    lines (by event id) the events had in the note they come from, kept as they are."""
+    lines (by event id) the events had in the note they come from, kept as they are;
+    `observer`: what writes an event's observations (the rules, observe.observations, without
+    one)."""
     body = _section_body(text, observe.SECTION)
     held = carried or {}
-    found = [o for e in new if e.id not in held for o in observe.observations(e)]
+    found = [o for e in new if e.id not in held for o in (observer or observe.observations)(e)]
     new_body = observe.add(body, found, {e.id: held[e.id] for e in new if e.id in held})
     if new_body == body:
         return text

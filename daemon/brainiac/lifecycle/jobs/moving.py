@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import NoteParseError, StaleWriteError
-from brainiac.lifecycle.jobs import consolidate, model_facts
+from brainiac.lifecycle.jobs import consolidate, model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, Transform, update
 from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
@@ -99,7 +99,8 @@ def carry_out(
     learned = _learned_facts(memory)
     observed = _observed(memory)
     _summarise(memory, plan)
-    report += _fit(memory, plan, now, learned)
+    observer = _observer(memory, plan, observed)
+    report += _fit(memory, plan, now, learned, observer)
     for done, target in enumerate(plan.targets):
         if memory.on_progress is not None:  # a large import writes hundreds of notes
             memory.on_progress("writing notes", done, len(plan.targets))
@@ -124,6 +125,7 @@ def carry_out(
                 summary=target.summary,
                 learned=learned,
                 observed=observed,
+                observer=observer,
             )
             changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
             return new
@@ -174,6 +176,24 @@ def _summarise(memory: MemoryLike, plan: Plan) -> None:
         plan.save(memory.locations.state / INTENT_FILE)
 
 
+def _observer(
+    memory: MemoryLike, plan: Plan, observed: dict[str, str]
+) -> model_observations.Observer | None:
+    """With an LLM configured, the model's observations of the events the plan moves that
+    carry no line from the short-term document (imported history, an event reflection did not
+    look at), asked once per session's batch before anything is written; None without a model
+    (the rules write them, consolidate.add_observations)."""
+    if not memory.llm.available:
+        return None
+    bare = [
+        event
+        for target in plan.targets
+        for event in (ev.parse_text(line)[0] for line in target.events)
+        if event.id not in observed
+    ]
+    return model_observations.observer(memory.llm, bare)
+
+
 def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:
     """The short-term Facts learned from each event (model_facts.py): they go with the event
     to its note. Empty when the short-term document cannot be read (the rules' facts still go)."""
@@ -205,7 +225,11 @@ def _without_observed(new: str | None, old: str | None, remove: set[str]) -> str
 
 
 def _fit(
-    memory: MemoryLike, plan: Plan, now: dt.datetime, learned: dict[str, list[Fact]]
+    memory: MemoryLike,
+    plan: Plan,
+    now: dt.datetime,
+    learned: dict[str, list[Fact]],
+    observer: model_observations.Observer | None = None,
 ) -> list[str]:
     """Make every target fit `[vault] max_note_bytes`: the events a note cannot take go on, in
     order, to its continuation note ("Project Atlas (continued)", then "(continued 2)", ...: the
@@ -224,7 +248,11 @@ def _fit(
         current, n = target, 0
         while events:
             readable, text = _note_text(memory, current.rel)
-            fit = _how_many_fit(memory, current, text, events, now, learned) if readable else 0
+            fit = (
+                _how_many_fit(memory, current, text, events, now, learned, observer)
+                if readable
+                else 0
+            )
             if fit:
                 fitted.append(dataclasses.replace(current, events=target.events_of(events[:fit])))
                 events = events[fit:]
@@ -284,6 +312,7 @@ def _how_many_fit(
     events: list[ev.Event],
     now: dt.datetime,
     learned: dict[str, list[Fact]],
+    observer: model_observations.Observer | None = None,
 ) -> int:
     """How many of `events`, from the first, the note takes within the limit (exactly as
     `carry_out` writes them: Sources, facts, summary, links, strength)."""
@@ -293,7 +322,14 @@ def _how_many_fit(
 
     def size(k: int) -> int:
         new, _changes = consolidate.add_events(
-            base, events[:k], now, gain, target.related, summary=target.summary, learned=learned
+            base,
+            events[:k],
+            now,
+            gain,
+            target.related,
+            summary=target.summary,
+            learned=learned,
+            observer=observer,
         )
         return len(new.encode("utf-8"))
 

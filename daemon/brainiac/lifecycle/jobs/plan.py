@@ -351,7 +351,8 @@ def _session_title(
     texts = [e.text for e in events]
     session = events[0].session or ""
     if memory.llm.available:
-        title = memory.llm.title(texts)
+        # Who said each message: a title names whose event it was ("Caroline's adoption").
+        title = memory.llm.title([f"{e.role or 'user'}: {e.text}" for e in events])
         if title:
             return title
     dated = [e.at for e in events if e.at]

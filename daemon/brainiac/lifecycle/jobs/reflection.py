@@ -12,8 +12,9 @@ and a person's fact value stands (`facts.apply`). What it maintains:
   they outlive the events' promotion.
 - Facts learned from events leave the short-term Facts a week after their event left the Event
   Log (promotion applied them to the long-term note the event went to); a person's stay.
-- Observations: what each new event says about its speaker (text/observe.py), until promotion
-  carries the line with its event to a note.
+- Observations: what each new event says about its speaker (text/observe.py; with an LLM
+  endpoint configured, what the model writes, asked once per session's batch of new events:
+  model_observations.py), until promotion carries the line with its event to a note.
 - Facts: `- key: value (since …, e-id)` with superseded values kept as history; with an LLM
   endpoint configured, what it reads in each new event is added to what the rules found
   (model_facts.py).
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core import clock
-from brainiac.lifecycle.jobs import model_facts
+from brainiac.lifecycle.jobs import model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
@@ -76,13 +77,23 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
             read_cache[event.id] = model_facts.read(memory.llm, event)
         return read_cache[event.id]
 
+    observers: dict[tuple[str, ...], model_observations.Observer] = {}
+
+    def llm_observer(events: Sequence[ev.Event]) -> model_observations.Observer:
+        # Cached for the run, as the facts: the model is asked about these events once.
+        key = tuple(e.id for e in events)
+        if key not in observers:
+            observers[key] = model_observations.observer(memory.llm, events)
+        return observers[key]
+
     newest: list[dt.datetime] = []  # the newest event the last transform saw (the watermark)
 
     def transform(text: str | None) -> str | None:
         if text is None:
             return None
         reader = llm_facts if memory.llm.available else None
-        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader)
+        writer = llm_observer if memory.llm.available else None
+        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader, writer)
         said[:] = notes_out
         times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
         newest[:] = [max(times, key=clock.instant)] if times else []
@@ -97,7 +108,8 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
         said.append(
-            f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary and facts"
+            f"LLM unavailable ({memory.llm.last_error}); used the deterministic summary, facts "
+            "and observations"
         )
     what = "; ".join(said) if said else "nothing new"
     if outcome.skipped:
@@ -108,6 +120,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
 Summariser = Callable[[Sequence[ev.Event]], "str | None"]
 FactReader = Callable[[ev.Event], "list[Fact] | None"]
+ObservationWriter = Callable[[Sequence[ev.Event]], model_observations.Observer]
 
 
 def refresh(
@@ -117,9 +130,11 @@ def refresh(
     llm_summary: Summariser | None = None,
     since: dt.datetime | None = None,
     read_facts: FactReader | None = None,
+    write_observations: ObservationWriter | None = None,
 ) -> tuple[str, list[str]]:
     """The short-term document refreshed as of `now`, and what changed (for the report).
-    `read_facts`: a model's reading of an event's facts, asked for the events after `since`."""
+    `read_facts`: a model's reading of an event's facts, asked for the events after `since`;
+    `write_observations`: a model's observations of those events (the rules' without it)."""
     doc = stm.parse(text)
     events = [e for e in doc.events if e.at is None or e.at <= now]
     activity = [e for e in events if e.role != SELF_ROLE]
@@ -158,7 +173,7 @@ def refresh(
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
-    text = _observe(text, fresh)
+    text = _observe(text, fresh, write_observations(fresh) if write_observations else None)
     text, changes = _apply_facts(text, activity, fresh, read_facts)
     text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
     if dropped:
@@ -295,11 +310,14 @@ def _apply_facts(
     return notes.replace_section(text, "Facts", new_body), changes
 
 
-def _observe(text: str, fresh: Sequence[ev.Event]) -> str:
+def _observe(
+    text: str, fresh: Sequence[ev.Event], observer: model_observations.Observer | None = None
+) -> str:
     """The new events' observations in the short-term `## Observations` (made before the Event
-    Log when missing). Only events not looked at before: a line a person deleted stays deleted.
-    Promotion carries each line with its event to the note it goes to."""
-    found = [o for e in fresh for o in observe.observations(e)]
+    Log when missing), by the rules or by `observer` (a model's). Only events not looked at
+    before: a line a person deleted stays deleted. Promotion carries each line with its event
+    to the note it goes to."""
+    found = [o for e in fresh for o in (observer or observe.observations)(e)]
     if not found:
         return text
     body = stm_body(text, observe.SECTION)
