@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from brainiac.model.llm import LLM, clean_title, parse_facts
+from brainiac.model.llm import LLM, clean_title, parse_facts, parse_observations
 from brainiac.model.llm_endpoint import PAUSE_S, LLMError
 from brainiac.store.config import Config
 from llm_standin import Reply, StandIn, completion
@@ -410,6 +410,40 @@ def test_title_with_nothing_usable_is_none() -> None:
         llm = make(server)
         assert llm.title(["text"]) is None
     assert llm.last_error is not None and "no usable title" in llm.last_error
+
+
+@pytest.mark.parametrize("answer", ["Conversation", "Catching up", "Chat summary", "Untitled"])
+def test_a_title_of_only_generic_words_is_none(answer: str) -> None:
+    with StandIn(lambda b: answer) as server:
+        llm = make(server)
+        assert llm.title(["Caroline: I adopted a dog named Buddy."]) is None
+    assert llm.last_error is not None and "no usable title" in llm.last_error
+
+
+def test_observe_sends_the_messages_in_one_request_and_parses_the_answer() -> None:
+    answer = '```json\n[{"id": "e-0123456789", "observation": "Caroline adopted Buddy."}]\n```'
+    with StandIn(lambda b: answer) as server:
+        messages = [
+            "e-0123456789 | 2023-05-08 13:56 | Caroline: I adopted a dog, Buddy!",
+            "e-abcdefabcd | 2023-05-08 13:57 | Melanie: Congrats!",
+        ]
+        assert make(server).observe(messages) == [("e-0123456789", "Caroline adopted Buddy.")]
+    (sent,) = server.requests
+    assert sent.body["messages"][1]["content"].endswith("\n".join(messages))
+    assert sent.body["max_tokens"] == 120 + 60 * 2  # bounded by the number of messages
+
+
+@pytest.mark.parametrize(
+    ("answer", "found"),
+    [
+        ('[{"id": "e-1", "observation": " A x. "}]', [("e-1", "A x.")]),
+        ('{"observations": [{"id": "e-1", "text": "A x."}]}', [("e-1", "A x.")]),
+        ('[{"id": "e-1"}, {"observation": "A x."}, "A x.", {"id": "e-2", "text": 3}]', []),
+        ("Caroline adopted Buddy.", None),
+    ],
+)
+def test_parse_observations(answer: str, found: list[tuple[str, str]] | None) -> None:
+    assert parse_observations(answer) == found
 
 
 def test_helpers_during_an_open_breaker_do_not_ask() -> None:
