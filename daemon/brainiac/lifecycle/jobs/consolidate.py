@@ -66,8 +66,8 @@ def add_events(
     updated from them (and from the facts `learned` from them before, by event id: see
     model_facts.py), their observations (or the lines `observed` holds for them, by event id;
     by the rules or by `observer`: a model's, model_observations.py), its generated summary
-    and `related` [[links]] added, strength raised by
-    `strength_gain` when something was added. Returns the text and the fact changes."""
+    and `related` [[links]] added, strength raised by `strength_gain` when something was
+    added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
     added = [e for e in new if e.id not in present]
