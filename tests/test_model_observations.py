@@ -161,6 +161,8 @@ def test_the_models_observations_land_with_their_event_ids_and_go_with_them(vaul
         promoted = memory.run_job("promotion", now=later + dt.timedelta(hours=1))[0]
         memory.close()
     assert promoted.ok, promoted.summary
+    # Not asked again about the events it wrote nothing for: reflection looked at them.
+    assert len([r for r in server.requests if _kind(r.body) == "observations"]) == 1
     (note,) = [p for p in (vault / LONG_TERM_DIR).rglob("*.md") if ids[0] in p.read_text()]
     in_note = _observations(vault, str(note.relative_to(vault)))
     assert f"found it powerful. (2023-05-08, {ids[0]})" in in_note

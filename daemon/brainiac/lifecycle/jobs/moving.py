@@ -18,8 +18,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from brainiac.core import clock
 from brainiac.core.errors import NoteParseError, StaleWriteError
-from brainiac.lifecycle.jobs import consolidate, model_facts, model_observations
+from brainiac.lifecycle.jobs import consolidate, model_facts, model_observations, reflection
 from brainiac.lifecycle.jobs.edits import Outcome, Transform, update
 from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
@@ -180,18 +181,33 @@ def _observer(
     memory: MemoryLike, plan: Plan, observed: dict[str, str]
 ) -> model_observations.Observer | None:
     """With an LLM configured, the model's observations of the events the plan moves that
-    carry no line from the short-term document (imported history, an event reflection did not
-    look at), asked once per session's batch before anything is written; None without a model
-    (the rules write them, consolidate.add_observations)."""
+    carry no line from the short-term document and that reflection did not look at (imported
+    history, events said since its last run), asked once per session's batch before anything
+    is written; None without a model (the rules write them, consolidate.add_observations). An
+    event of the Event Log reflection looked at gets none here: it was asked about then, and
+    gave no line (or a person deleted it)."""
     if not memory.llm.available:
         return None
+    readable, text = _note_text(memory, SHORT_TERM)
+    logged = {e.id for e in stm.parse(text).events} if readable and text is not None else set()
+    seen = reflection.looked_through(memory)
+
+    def decided(event: ev.Event) -> bool:
+        return (
+            event.id in logged
+            and seen is not None
+            and event.at is not None
+            and clock.instant(event.at) <= clock.instant(seen)
+        )
+
     bare = [
         event
         for target in plan.targets
         for event in (ev.parse_text(line)[0] for line in target.events)
         if event.id not in observed
     ]
-    return model_observations.observer(memory.llm, bare)
+    asked = model_observations.observer(memory.llm, [e for e in bare if not decided(e)])
+    return lambda event: [] if decided(event) else asked(event)
 
 
 def _learned_facts(memory: MemoryLike) -> dict[str, list[Fact]]:

@@ -358,6 +358,12 @@ def stm_body(text: str, title: str) -> str:
     return notes.parse(text, SHORT_TERM).section_text(title) or ""
 
 
+def looked_through(memory: MemoryLike) -> dt.datetime | None:
+    """The time of the newest event reflection has taken goals, tasks and observations from
+    (None: none yet): an event of the Event Log up to it has had its observation decided."""
+    return _load_watermark(memory.locations.state / _STATE_FILE)
+
+
 def _load_watermark(path: Path) -> dt.datetime | None:
     try:
         return clock.local(
