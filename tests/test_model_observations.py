@@ -24,7 +24,7 @@ from brainiac.store.config import Config
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import note as notes
-from brainiac.text import observation_lines
+from brainiac.text import observation_lines, observe, stm
 from llm_standin import Reply, StandIn
 from test_lifecycle import event_places
 
@@ -313,3 +313,21 @@ def test_an_empty_answer_means_nothing_worth_noting_and_is_no_failure() -> None:
         batch = [ev.make_event("I adopted a dog named Buddy.", role="Caroline", at=T0)]
         assert model_observations.observations(llm, batch) == {batch[0].id: []}
         assert llm.last_error is None
+
+
+def test_without_a_model_the_rules_write_every_line_and_nothing_is_asked(vault: Path) -> None:
+    """No `[llm]`: reflection and promotion write exactly the rules' lines (observe.py), in the
+    short-term document and then in the note, as before the model could write them."""
+    memory = Memory(vault)
+    assert not memory.llm.available
+    ids = _say(memory, CHAT, "s1", T0)
+    memory.run_job("reflection", now=T0 + dt.timedelta(minutes=10))
+    events = [e for e in stm.parse((vault / SHORT_TERM).read_text()).events if e.id in ids]
+    rules = [observe.render(o) for e in events for o in observe.observations(e)]
+    assert rules and _observations(vault).strip().split("\n") == rules
+    later = T0 + dt.timedelta(hours=3)
+    _say(memory, [("user", f"Unrelated {i}: the tulips are up.") for i in range(10)], "", later)
+    memory.run_job("promotion", now=later + dt.timedelta(hours=1))
+    memory.close()
+    (note,) = [p for p in (vault / LONG_TERM_DIR).rglob("*.md") if ids[0] in p.read_text()]
+    assert _observations(vault, str(note.relative_to(vault))).strip().split("\n") == rules
