@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from brainiac.lifecycle.jobs import job_lock
+from brainiac.store.locations import Locations
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import ltm, stm, sync_merge
@@ -260,3 +262,30 @@ def test_the_daemon_merges_a_copy_as_it_arrives_and_only_on_the_jobs_device(
         wait_for(lambda: not (vault / STM_COPY).exists(), "the second copy to be merged")
         stop(proc)
     assert_once(vault, *(e.id for e in stm.parse((vault / SHORT_TERM).read_text()).events))
+
+
+def test_a_copy_arriving_while_a_jobs_run_holds_the_lock_is_merged_once_it_ends(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The daemon's conflicts run finds the job lock held (`brainiac jobs run all` by hand, say)
+    and is skipped; nothing else happens to the copy afterwards, yet it is merged soon after the
+    lock is free, not at the next hourly rescan."""
+    remember(vault, "We chose oak for the floor", "2026-11-20T09:00")
+    theirs, _ = stm.append_events(
+        (vault / SHORT_TERM).read_text(encoding="utf-8"),
+        [ev.make_event("Desk: the tiler comes Tuesday", at=_at("2026-11-20T09:01"))],
+    )
+    _config(vault, "desk")
+    log = tmp_path / "desk.log"
+    with run_daemon(vault, log, {**JOBS_OFF, "BRAINIAC_DEVICE": "desk"}) as proc:
+        with job_lock(Locations.for_vault(vault).state) as held:
+            assert held
+            tmp = vault / "memory/.syncthing.short_term.sync-conflict.tmp"
+            tmp.write_text(theirs, encoding="utf-8")
+            os.replace(tmp, vault / STM_COPY)  # as Syncthing delivers a file
+            wait_for(lambda: "another memory job is running" in log.read_text(), "a skipped run")
+            assert (vault / STM_COPY).exists()
+        wait_for(lambda: not (vault / STM_COPY).exists(), "the copy to be merged", 20)
+        texts = [e.text for e in stm.parse((vault / SHORT_TERM).read_text()).events]
+        assert texts == ["We chose oak for the floor", "Desk: the tiler comes Tuesday"]
+        stop(proc)

@@ -250,6 +250,7 @@ def run(
                     "skipped: another memory job is running on this vault (the daemon's or one "
                     "started by hand); it runs again on its next turn",
                     dry_run=dry_run,
+                    again=True,
                 )
     except Exception as exc:  # a job's failure must not stop the daemon; it retries next turn
         report = JobReport(job.name, False, f"failed: {exc}", dry_run=dry_run)

@@ -73,6 +73,11 @@ _STATUS_EVERY_S = 5.0
 _QUIET_STATUS_EVERY_S = 30.0
 _QUIET_AFTER_S = 60.0
 _IDLE_AFTER_S = 2.0  # quiet time before the manifest is saved and index segments merged
+# A conflicts run that left a copy it may merge later (its original busy, the job lock held by a
+# `jobs run` by hand) runs again after this, doubling up to the cap while it keeps leaving one:
+# no other event may come to start it (the copy is already there), and the hourly rescan is late.
+_CONFLICTS_AGAIN_FIRST_S = 1.0
+_CONFLICTS_AGAIN_MAX_S = 600.0
 # The jobs that write vault files wait while the vault (or the state folder) cannot be written.
 _VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery", "conflicts")
 
@@ -115,6 +120,8 @@ class Service:
         self._logged_ids: set[str] | None = None  # the Event Log's event ids at the last sync
         self._journal_offset = 0  # how far _watch_event_log has read the event journal
         self._recovery_queued = False
+        self._conflicts_again_at: float | None = None  # when to run the conflicts job again
+        self._conflicts_again_s = 0.0  # the wait before that run (doubled while copies stay)
         self._started = utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
         self._takes_requests = False  # other processes' requests (daemon_requests.py)
         self._embedder: Embedder | None = None  # makes new events' vectors (embedder.py)
@@ -202,6 +209,7 @@ class Service:
                     next_status,
                     self._faults.next_retry(),
                     time.monotonic() + 1.0 if self._vault_gone else None,  # is it back?
+                    self._conflicts_again_at,
                 )
                 if t is not None
             )
@@ -211,6 +219,12 @@ class Service:
             if self.reload_event.is_set():
                 self._reload()
             self._process_due()
+            if (
+                self._conflicts_again_at is not None
+                and time.monotonic() >= self._conflicts_again_at
+            ):
+                self._conflicts_again_at = None
+                self._submit_job("conflicts")
             retry_at = self._faults.next_retry()
             if retry_at is not None and time.monotonic() >= retry_at:
                 self._faults.retry()
@@ -275,6 +289,8 @@ class Service:
             self._full_reconcile("overflow")
         elif kind == "job":
             self._run_job(arg)
+        elif kind == "conflicts-left":
+            self._conflicts_left(arg == "again")
         elif kind == "requests":
             self._serve_requests()
 
@@ -297,6 +313,19 @@ class Service:
             self._counters.conflicts.add(rel)
         if here:
             self._submit_job("conflicts")
+
+    def _conflicts_left(self, again: bool) -> None:
+        """A conflicts run ended: when it left a copy that a later run may merge, that run comes
+        soon (then less and less often while it still cannot), since a copy already there
+        brings no event to start one."""
+        if not again:
+            self._conflicts_again_s = 0.0
+            self._conflicts_again_at = None
+            return
+        self._conflicts_again_s = min(
+            max(2 * self._conflicts_again_s, _CONFLICTS_AGAIN_FIRST_S), _CONFLICTS_AGAIN_MAX_S
+        )
+        self._conflicts_again_at = time.monotonic() + self._conflicts_again_s
 
     def _process_due(self) -> None:
         now = time.monotonic()
@@ -591,6 +620,8 @@ class Service:
     def _finish_job(self, report: jobs_mod.JobReport) -> None:
         self._counters.jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", report.name, report.summary)
+        if report.name == "conflicts":  # (this runs on the job thread: the loop decides)
+            self._inbox.put(("conflicts-left", "again" if report.again else "", False))
         for rel in report.changed:  # as the watcher would report them: finished writes
             self._inbox.put(("hint", rel, True))
 

@@ -34,6 +34,9 @@ class JobReport:
     summary: str
     changed: tuple[str, ...] = ()
     dry_run: bool = False
+    # Work was left that a run soon after can do (a file busy, the job lock held elsewhere): the
+    # daemon runs the job again shortly, not only on its next turn.
+    again: bool = False
 
 
 @dataclass

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,14 +49,16 @@ def merge_conflicts(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobR
     merged: list[str] = []
     kept: list[str] = []
     added_total = 0
+    again = False
     for rel in found:
         original = sync_merge.original_of(rel)
         if original is None or kind_of(original) is None:
             kept.append(f"{rel}: a copy of no memory file; compare it by hand and delete it")
             continue
         result = _merge_one(memory, rel, original, where, outcome, dry_run)
-        if isinstance(result, str):
-            kept.append(result)
+        if isinstance(result, _Left):
+            kept.append(result.why)
+            again = again or result.later
             continue
         added, keep_copy = result
         added_total += added
@@ -71,7 +74,16 @@ def merge_conflicts(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobR
     parts = [f"{verb} {len(merged)} copy(ies), {added_total} event(s) brought in"]
     parts += kept
     changed = tuple(outcome.changed) + (() if dry_run else tuple(merged))
-    return JobReport("conflicts", True, "; ".join(parts), changed, dry_run)
+    return JobReport("conflicts", True, "; ".join(parts), changed, dry_run, again and not dry_run)
+
+
+@dataclass(frozen=True)
+class _Left:
+    """A copy not merged by this run: why, and whether a run soon after may merge it (its
+    original busy or still arriving), rather than a person having to look."""
+
+    why: str
+    later: bool = False
 
 
 def _merge_one(
@@ -81,16 +93,16 @@ def _merge_one(
     where: dict[str, set[str]],
     outcome: Outcome,
     dry_run: bool,
-) -> tuple[int, bool] | str:
+) -> tuple[int, bool] | _Left:
     """Merge one copy: (events brought in, whether the copy stays), or why nothing was done."""
     path = memory.vault.path(rel)
     try:
         data, _ = safe_io.read_bytes(path)
         copy_text = data.decode("utf-8")
     except FileNotFoundError:
-        return f"{rel}: gone before it could be merged"
+        return _Left(f"{rel}: gone before it could be merged")
     except (OSError, UnicodeDecodeError) as exc:
-        return f"{rel}: cannot be read ({exc}); compare it by hand and delete it"
+        return _Left(f"{rel}: cannot be read ({exc}); compare it by hand and delete it")
     # Events held by any other memory file: placed there by a job, not to be brought back here.
     elsewhere = {i for i, files in where.items() if files - {original}}
     result: list[sync_merge.Merged] = []
@@ -104,13 +116,18 @@ def _merge_one(
         return merged.text
 
     if not memory.vault.path(original).exists():
-        return f"{rel}: {original} is missing (still arriving?); it is merged on a later run"
+        return _Left(f"{rel}: {original} is missing (still arriving?); merged on a later run", True)
+    skipped = len(outcome.skipped)
     try:
         update(memory.vault, original, transform, outcome, dry_run)
     except BrainiacError as exc:
-        return f"{rel}: not merged ({exc}); compare it by hand and delete it"
+        return _Left(f"{rel}: not merged ({exc}); compare it by hand and delete it")
+    if len(outcome.skipped) > skipped:
+        # The original kept changing (a sync tool delivering it) or no longer parses: the merge
+        # was not written, so the copy, which may hold the only line of some events, stays.
+        return _Left(f"{rel}: {outcome.skipped[-1]}; merged on a later run", True)
     if not result:
-        return f"{rel}: {original} could not be read; it is merged on a later run"
+        return _Left(f"{rel}: {original} could not be read; merged on a later run", True)
     merged = result[0]
     if not dry_run:
         journal.record(memory.locations.state, merged.added)
