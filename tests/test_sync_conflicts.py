@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -289,3 +291,46 @@ def test_a_copy_arriving_while_a_jobs_run_holds_the_lock_is_merged_once_it_ends(
         texts = [e.text for e in stm.parse((vault / SHORT_TERM).read_text()).events]
         assert texts == ["We chose oak for the floor", "Desk: the tiler comes Tuesday"]
         stop(proc)
+
+
+def test_a_merge_that_could_not_be_written_keeps_the_copy(vault: Path) -> None:
+    """The short-term document keeps being replaced while the conflicts job merges a copy of it
+    (a sync tool delivering, an agent appending), so every compare-and-swap write loses: the
+    copy, whose events are in no other file, must stay for a later run, not be deleted. (The
+    scheduler decides whether the writes lose this time; in most runs they do.)"""
+    remember(vault, "We chose oak for the floor", "2026-11-20T09:00")
+    mine = (vault / SHORT_TERM).read_text(encoding="utf-8")
+    # A large copy: its merge takes far longer than the 1 ms between two replacements.
+    theirs, _ = stm.append_events(
+        mine,
+        [
+            ev.make_event(f"Desk: tile row {i} is laid", at=_at("2026-11-20T10:00"))
+            for i in range(300)
+        ],
+    )
+    (vault / STM_COPY).write_text(theirs, encoding="utf-8")
+    stop_writing = threading.Event()
+
+    def replace_again_and_again() -> None:  # the same text, a new file each time (as a sync tool)
+        i = 0
+        while not stop_writing.is_set():
+            tmp = vault / "memory/.syncthing.short_term.md.tmp"
+            tmp.write_text(mine + "\n" * (i % 2), encoding="utf-8")
+            os.replace(tmp, vault / SHORT_TERM)
+            i += 1
+            time.sleep(0.001)
+
+    writer = threading.Thread(target=replace_again_and_again)
+    writer.start()
+    try:
+        out = jobs_run(vault, "conflicts")
+    finally:
+        stop_writing.set()
+        writer.join()
+    logged = {e.text for e in stm.parse((vault / SHORT_TERM).read_text()).events}
+    if "Desk: tile row 0 is laid" not in logged:  # the writes lost (most runs): the copy kept
+        assert "kept changing" in out and "merged on a later run" in out, out
+        assert (vault / STM_COPY).read_text(encoding="utf-8") == theirs
+        assert "merged 1 copy" in jobs_run(vault, "conflicts")  # once nothing replaces it
+    assert not (vault / STM_COPY).exists()
+    assert_once(vault, *(e.id for e in stm.parse(theirs).events))
