@@ -172,6 +172,21 @@ def test_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
     assert "is not a brainiac vault" in line
 
 
+def test_a_project_with_memory_and_system_folders_is_no_vault_to_open_or_init(
+    tmp_path: Path,
+) -> None:
+    # Opening a folder and `init` judge it by the same rule: folders by these names are common.
+    checkout = tmp_path / "project"
+    (checkout / "memory").mkdir(parents=True)
+    (checkout / "system/boot.cfg").parent.mkdir()
+    (checkout / "system/boot.cfg").write_text("quiet\n")
+    before = _tree(checkout)
+    for args in (("--vault", str(checkout), "remember", "x"), ("init", str(checkout))):
+        line = _error(*args)
+        assert str(checkout) in line and "not a brainiac vault" in line, line
+        assert _tree(checkout) == before
+
+
 @pytest.mark.parametrize("budget", ["0", "-5", "99999999999"])
 def test_absurd_budget(tmp_path: Path, budget: str) -> None:
     _ok("init", str(tmp_path / "v"))

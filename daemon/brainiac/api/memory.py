@@ -50,7 +50,7 @@ from brainiac.store.config import Config
 from brainiac.store.locations import Locations, daemon_locations
 from brainiac.store.lock import holder_of
 from brainiac.store.safe_io import StatKey, stat_key
-from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault
+from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault, is_vault
 from brainiac.text import events as ev
 from brainiac.text import marks, masking, stm
 from brainiac.text.note import parse as parse_note
@@ -129,9 +129,9 @@ class Memory:
     ) -> None:
         root = Path(path).expanduser()
         Vault.open(root)  # a missing path or a file: the error that says how to create a vault
-        if not _looks_like_vault(root):
+        if not is_vault(root):
             raise VaultError(
-                f"{root}: is not a brainiac vault (no memory/ or system/ folder); "
+                f"{root}: is not a brainiac vault (no {IDENTITY}, {SHORT_TERM} or .brainiac/); "
                 f"create one with `brainiac init {root}`"
             )
         self.config = config if config is not None else config_mod.load(root)
@@ -599,7 +599,3 @@ def _event_masked(event: ev.Event) -> ev.Event:
     `with_text` does the same for the excerpts)."""
     text = _masked(event.text)
     return event if text == event.text else dataclasses.replace(event, text=text)
-
-
-def _looks_like_vault(root: Path) -> bool:
-    return any((root / name).exists() for name in ("memory", "system", ".brainiac"))

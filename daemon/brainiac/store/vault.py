@@ -104,7 +104,11 @@ CORE_FILES = (CONFIG, IDENTITY, SHORT_TERM)
 
 
 def is_vault(path: Path) -> bool:
-    """Whether `path` holds a vault: its core identity, its short-term memory or `.brainiac/`."""
+    """Whether `path` holds a vault: its core identity, its short-term memory or `.brainiac/`.
+
+    The one rule for both opening a folder as a vault and `init` taking it as one: a `memory/`
+    or `system/` folder alone is common in other projects, whose checkout must not be written.
+    """
     return any((path / rel).exists() for rel in (IDENTITY, SHORT_TERM, CONFIG.split("/")[0]))
 
 
