@@ -142,13 +142,34 @@ def _decided(
         if v.correction:
             correction += f" The model's reading: {v.correction}"
     finding = Finding(
-        claim, status, e.source, e.about or None, e.stored, e.file, line, e.block, e.at,
-        correction, LLM,
-    )  # fmt: skip
+        claim=claim,
+        status=status,
+        source=e.source,
+        about=e.about or None,
+        stored=e.stored,
+        file=e.file,
+        line=line,
+        block=e.block,
+        at=e.at,
+        correction=correction,
+        decided_by=LLM,
+    )
     if correction is None:
         return finding, None
     conflict = Conflict(
-        claim, e.about, e.stored, e.at, e.file, line or 0, e.block, "current", None, None,
-        e.entity, _CONFIDENCE, correction, LLM,
-    )  # fmt: skip
+        claim=claim,
+        key=e.about,
+        stored=e.stored,
+        since=e.at,
+        file=e.file,
+        line=line or 0,
+        block=e.block,
+        kind="current",
+        old=None,
+        old_period=None,
+        entity=e.entity,
+        confidence=_CONFIDENCE,
+        correction=correction,
+        decided_by=LLM,
+    )
     return finding, conflict

@@ -92,11 +92,19 @@ def finding_for(
         k = agreed[0]
         since = facts.render_time(k.since) if k.since else None
         return Finding(
-            sentence.strip(), CONSISTENT, "fact", k.key, k.value, k.file, k.line, k.block, since
+            claim=sentence.strip(),
+            status=CONSISTENT,
+            source="fact",
+            about=k.key,
+            stored=k.value,
+            file=k.file,
+            line=k.line,
+            block=k.block,
+            at=since,
         )
     if all(c.asks or c.supposes or c.plans for c in clauses):
         return None
-    return Finding(sentence.strip(), UNVERIFIED)
+    return Finding(claim=sentence.strip(), status=UNVERIFIED)
 
 
 def judge(

@@ -28,7 +28,8 @@ class Known:
     named_only: bool = False  # about another person, project or pet: applies only when named
 
 
-@dataclass(frozen=True)
+# Keyword-only, like Finding: a dozen fields, many of one type, that no position can name safely.
+@dataclass(frozen=True, kw_only=True)
 class Conflict:
     claim: str  # the sentence of the response
     key: str
@@ -55,7 +56,7 @@ CONFLICT = "conflict"
 UNVERIFIED = "unverified"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
     """What the memory says about one sentence of the response that states something."""
 
@@ -100,7 +101,16 @@ def conflict_finding(sentence: str, c: Conflict) -> Finding:
     """A sentence's verdict when it contradicts a stored fact (the fact path, and the event path
     when the event gave that fact: evidence/given_facts.py)."""
     return Finding(
-        sentence, CONFLICT, "fact", c.key, c.stored, c.file, c.line, c.block, c.since, c.correction
+        claim=sentence,
+        status=CONFLICT,
+        source="fact",
+        about=c.key,
+        stored=c.stored,
+        file=c.file,
+        line=c.line,
+        block=c.block,
+        at=c.since,
+        correction=c.correction,
     )
 
 
@@ -127,19 +137,19 @@ def fact_conflict(
         period = None
         correction = f'You said "{claim}", but memory says {stored}.'
     return Conflict(
-        claim,
-        fact.key,
-        fact.value,
-        since,
-        fact.file,
-        fact.line,
-        fact.block,
-        kind,
-        old.value if old else None,
-        period,
-        fact.entity,
-        round(confidence - (0.1 if synonym else 0.0), 2),
-        correction,
+        claim=claim,
+        key=fact.key,
+        stored=fact.value,
+        since=since,
+        file=fact.file,
+        line=fact.line,
+        block=fact.block,
+        kind=kind,
+        old=old.value if old else None,
+        old_period=period,
+        entity=fact.entity,
+        confidence=round(confidence - (0.1 if synonym else 0.0), 2),
+        correction=correction,
     )
 
 

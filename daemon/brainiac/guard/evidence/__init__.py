@@ -289,19 +289,19 @@ def _conflict_of(
 ) -> tuple[Finding, Conflict]:
     finding = _finding(memory, claim, CONFLICT, best, relation)
     conflict = Conflict(
-        claim,
-        finding.about or "",
-        best.sentence,
-        finding.at,
-        finding.file or best.event.path,
-        finding.line or 0,
-        best.event.id,
-        "current",
-        None,
-        None,
-        best.event.role or None,
-        round(0.5 + 0.4 * best.score, 2),
-        finding.correction or "",
+        claim=claim,
+        key=finding.about or "",
+        stored=best.sentence,
+        since=finding.at,
+        file=finding.file or best.event.path,
+        line=finding.line or 0,
+        block=best.event.id,
+        kind="current",
+        old=None,
+        old_period=None,
+        entity=best.event.role or None,
+        confidence=round(0.5 + 0.4 * best.score, 2),
+        correction=finding.correction or "",
     )
     return finding, conflict
 
@@ -508,14 +508,14 @@ def _finding(
             + f': "{a.sentence}" ({a.event.path}:{line} ^{a.event.id}).'
         )
     return Finding(
-        claim,
-        status,
-        "event",
-        " ".join(shared),
-        a.sentence,
-        a.event.path,
-        line,
-        a.event.id,
-        at,
-        correction,
+        claim=claim,
+        status=status,
+        source="event",
+        about=" ".join(shared),
+        stored=a.sentence,
+        file=a.event.path,
+        line=line,
+        block=a.event.id,
+        at=at,
+        correction=correction,
     )
