@@ -35,6 +35,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
@@ -82,6 +83,45 @@ _CONFLICTS_AGAIN_MAX_S = 600.0
 _VAULT_JOBS = (*job_table.LIFECYCLE, "inbox", "recovery", "conflicts")
 
 
+# What the other threads and the signal handlers post to the main loop, one type per kind.
+@dataclass(frozen=True)
+class _Wake:
+    """Look at stop_event and reload_event now (a signal set one)."""
+
+
+@dataclass(frozen=True)
+class _Hint:
+    """A vault path changed; `completed`: its write is finished (close-after-write, a rename)."""
+
+    rel: str
+    completed: bool
+
+
+@dataclass(frozen=True)
+class _Rescan:
+    """File events may have been lost: reconcile the whole vault."""
+
+
+@dataclass(frozen=True)
+class _RunJob:
+    name: str
+
+
+@dataclass(frozen=True)
+class _ServeRequests:
+    """Another process left requests for the daemon (daemon_requests.py)."""
+
+
+@dataclass(frozen=True)
+class _ConflictsRunEnded:
+    """A conflicts run ended; `again`: it left a copy that a later run may merge."""
+
+    again: bool
+
+
+_Message = _Wake | _Hint | _Rescan | _RunJob | _ServeRequests | _ConflictsRunEnded
+
+
 class Service:
     """The daemon for one vault. `run()` blocks until `stop` is set; returns the exit status."""
 
@@ -97,7 +137,7 @@ class Service:
         # Called once the daemon is up (lock held, index current, watching): the CLI tells the
         # person what to do next; a daemon refused at start says only why.
         self.on_ready: Callable[[], None] | None = None
-        self._inbox: queue.SimpleQueue[tuple[str, str, bool]] = queue.SimpleQueue()
+        self._inbox: queue.SimpleQueue[_Message] = queue.SimpleQueue()
         self._tracker = ChangeTracker()
         self._counters = Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
@@ -130,14 +170,14 @@ class Service:
     def install_signal_handlers(self) -> None:
         def on_stop(signum: int, frame: FrameType | None) -> None:
             self.stop_event.set()
-            self._inbox.put(("wake", "", False))
+            self._inbox.put(_Wake())
 
         def on_hup(signum: int, frame: FrameType | None) -> None:
             self.reload_event.set()
-            self._inbox.put(("wake", "", False))
+            self._inbox.put(_Wake())
 
         def on_request(signum: int, frame: FrameType | None) -> None:
-            self._inbox.put(("requests", "", False))  # SimpleQueue.put is safe in a handler
+            self._inbox.put(_ServeRequests())  # SimpleQueue.put is safe in a handler
 
         signal.signal(signal.SIGTERM, on_stop)
         signal.signal(signal.SIGINT, on_stop)
@@ -146,13 +186,13 @@ class Service:
         self._takes_requests = True  # said in the status file: askers may now send the signal
 
     def _on_hint(self, rel: str, completed: bool) -> None:
-        self._inbox.put(("hint", rel, completed))
+        self._inbox.put(_Hint(rel, completed))
 
     def _on_overflow(self) -> None:
-        self._inbox.put(("rescan", "", False))
+        self._inbox.put(_Rescan())
 
     def _submit_job(self, name: str) -> None:
-        self._inbox.put(("job", name, False))
+        self._inbox.put(_RunJob(name))
 
     def _status_changed(self) -> None:
         self._status_now = True
@@ -271,28 +311,29 @@ class Service:
             except queue.Empty:
                 return
 
-    def _handle(self, item: tuple[str, str, bool]) -> None:
-        kind, arg, completed = item
-        now = time.monotonic()
-        if kind == "hint":
-            if is_conflict_copy(arg):
-                self._conflict_copy(arg)
-                return
-            if kind_of(arg) is None and not arg.startswith("system/"):
-                return
-            self._tracker.hint(arg, completed, now)
-        elif kind == "rescan":
-            log.warning(
-                "file events may have been lost (a folder moved or deleted, or inotify's queue "
-                "overflowed); rescanning the vault"
-            )
-            self._full_reconcile("overflow")
-        elif kind == "job":
-            self._run_job(arg)
-        elif kind == "conflicts-left":
-            self._conflicts_left(arg == "again")
-        elif kind == "requests":
-            self._serve_requests()
+    def _handle(self, item: _Message) -> None:
+        match item:
+            case _Hint(rel, completed):
+                if is_conflict_copy(rel):
+                    self._conflict_copy(rel)
+                    return
+                if kind_of(rel) is None and not rel.startswith("system/"):
+                    return
+                self._tracker.hint(rel, completed, time.monotonic())
+            case _Rescan():
+                log.warning(
+                    "file events may have been lost (a folder moved or deleted, or inotify's "
+                    "queue overflowed); rescanning the vault"
+                )
+                self._full_reconcile("overflow")
+            case _RunJob(name):
+                self._run_job(name)
+            case _ConflictsRunEnded(again):
+                self._conflicts_left(again)
+            case _ServeRequests():
+                self._serve_requests()
+            case _Wake():
+                pass  # the loop looks at stop_event and reload_event after each drain
 
     def _conflict_copy(self, rel: str) -> None:
         """A sync tool's conflict copy appeared, changed or went: the device that runs the jobs
@@ -621,9 +662,9 @@ class Service:
         self._counters.jobs_run += 1
         (log.info if report.ok else log.error)("job %s: %s", report.name, report.summary)
         if report.name == "conflicts":  # (this runs on the job thread: the loop decides)
-            self._inbox.put(("conflicts-left", "again" if report.again else "", False))
+            self._inbox.put(_ConflictsRunEnded(report.again))
         for rel in report.changed:  # as the watcher would report them: finished writes
-            self._inbox.put(("hint", rel, True))
+            self._inbox.put(_Hint(rel, completed=True))
 
     def _reload(self) -> None:
         self.reload_event.clear()
