@@ -22,6 +22,7 @@ from brainiac.search import sentence_model
 from brainiac.search.index import Index
 from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
+from brainiac.search.vector_store import VectorStore
 from brainiac.store.locations import Locations
 from conftest import run_cli
 from test_real_editors import run_daemon, stop
@@ -41,6 +42,13 @@ FILLER = [f"Note {i}: the {w} report is filed" for i, w in enumerate("abcdefghij
 @pytest.fixture(scope="module")
 def model() -> SentenceModel:
     return SentenceModel()
+
+
+def _saved(folder: Path) -> int:
+    """How many vectors a process opening `folder` would find."""
+    store = VectorStore(folder, sentence_model.MODEL_ID, sentence_model.DIMENSIONS)
+    store.open()
+    return store.count
 
 
 def _events(memory: Memory, texts: list[str]) -> None:
@@ -112,8 +120,7 @@ def test_vectors_are_kept_in_the_cache_and_not_made_twice(vault: Path) -> None:
         stats = semantic.stats()
         assert stats["vectors"] == stats["events"] >= 5  # the template's example events too
     folder = Locations.for_vault(vault).vectors_dir
-    assert (folder / "vectors.npy").is_file()
-    assert (folder / "vectors.digests").read_text().splitlines()[0] == sentence_model.MODEL_ID
+    assert _saved(folder) == stats["vectors"]
     with Memory(vault, refresh_interval_s=0) as again:
         semantic = again.semantic
         assert semantic is not None
@@ -126,7 +133,7 @@ def test_an_unreadable_vector_cache_is_made_again(vault: Path) -> None:
         _events(memory, [BIKE, *DECOYS])
         memory.context("bicycle", budget=500)
     folder = Locations.for_vault(vault).vectors_dir
-    (folder / "vectors.npy").write_bytes(b"not an array")
+    (folder / "vectors.table").write_bytes(b"not a table")
     with Memory(vault, refresh_interval_s=0) as again:
         ctx = again.context("How did I get to work on my bicycle?", budget=500)
         assert BIKE in ctx.text
@@ -270,17 +277,16 @@ def test_turning_meaning_off_in_the_config_is_words_only(vault: Path) -> None:
     ],
 )
 def test_vectors_of_another_model_are_not_used(
-    tmp_path: Path, model: SentenceModel, made_by: str
+    tmp_path: Path, model: SentenceModel, made_by: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "vectors"
     events = [("k1", "a bike", "user"), ("k2", "हिंदी भाषा", "user")]
-    first = SemanticIndex(folder, lambda: model)
-    first.known(events)
-    assert first.fill() == 2
-    first.save()
-    digests = folder / "vectors.digests"
-    lines = digests.read_text().splitlines()
-    digests.write_text("\n".join([made_by, *lines[1:]]) + "\n")
+    with monkeypatch.context() as patch:
+        patch.setattr(semantic_mod, "MODEL_ID", made_by)
+        first = SemanticIndex(folder, lambda: model)
+        first.known(events)
+        assert first.fill() == 2
+        first.save()
     second = SemanticIndex(folder, lambda: model)
     second.known(events)
     assert second.pending == 2
@@ -420,10 +426,10 @@ def test_the_daemon_makes_vectors_in_the_background_and_answers_by_meaning(
                 "300",
             )
             answer = done.stdout
-            if (folder / "vectors.npy").is_file() and BIKE in answer.split("Long-Term", 1)[-1]:
+            if _saved(folder) and BIKE in answer.split("Long-Term", 1)[-1]:
                 break
         assert BIKE in answer.split("## Relevant Long-Term Memory", 1)[1]
-        assert (folder / "vectors.npy").is_file()
+        assert _saved(folder)
         status = ""
         for _ in range(300):  # the status file follows within a pass of the daemon's loop
             status = run_cli("--vault", str(vault), "status", check=True).stdout

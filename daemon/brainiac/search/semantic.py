@@ -32,7 +32,6 @@ import ctypes
 import hashlib
 import itertools
 import logging
-import os
 import re
 import threading
 import time
@@ -45,13 +44,15 @@ import numpy as np
 
 from brainiac.search.indexer import Indexer
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailable, SentenceModel
+from brainiac.search.vector_store import VectorStore
 
 log = logging.getLogger(__name__)
 
-_ROWS_FILE = "vectors.npy"
-_SCALES_FILE = "vectors.scales.npy"
-_DIGESTS_FILE = "vectors.digests"
-_FILES = (_ROWS_FILE, _SCALES_FILE, _DIGESTS_FILE)  # written in this order
+# The format before vector_store.py's: read once into the new files, then removed.
+_LEGACY_FILES = ("vectors.npy", "vectors.scales.npy", "vectors.digests")
+# After a write of the vectors failed (a full disk), fills wait this long before trying again:
+# each try embeds a batch for nothing.
+_RETRY_WRITE_S = 60.0
 # Rows compared with the prompt at a time: their float32 copy (1.5 MB) stays in the core's
 # cache for the product, which larger slices do not.
 _SLICE = 1024
@@ -90,8 +91,9 @@ def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
     return semantic
 
 
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
+def text_digest(text: str) -> int:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 def _release_freed_memory() -> None:
@@ -150,18 +152,15 @@ class SemanticIndex:
         self._model: SentenceModel | None = None
         self.unavailable = ""  # why there is no model, once that is known
         self._lock = threading.RLock()
-        self._rows: Any = np.zeros((0, DIMENSIONS), np.int8)
-        self._scales: Any = np.zeros(0, np.float32)  # a row times its scale is the unit vector
-        self._count = 0  # rows in use (the arrays have room for more)
-        self._row_of: dict[str, int] = {}  # text digest -> row
-        self._digest_of: dict[str, str] = {}  # event key -> digest of its text
-        self._texts: dict[str, str] = {}  # digest -> text, for those with no row yet
+        self._store = VectorStore(folder, MODEL_ID, DIMENSIONS)  # the rows, mapped from disk
+        self._digest_of: dict[str, int] = {}  # event key -> digest of its text
+        self._texts: dict[int, str] = {}  # digest -> text, for those with no row yet
+        self._write_failed = -float("inf")  # when writing the vectors last failed (monotonic)
         self._known = False  # every indexed event is in _digest_of (see known())
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
         self._speaker_names: re.Pattern[str] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
-        self._saved_count = 0
         self._loaded = False
 
     # -- the model ---------------------------------------------------------------------------
@@ -209,7 +208,7 @@ class SemanticIndex:
                 self._speaker_names = None
             digest = text_digest(text)
             self._digest_of[key] = digest
-            if digest not in self._row_of:
+            if self._store.row_of(digest) is None:
                 self._texts[digest] = text
 
     @property
@@ -223,6 +222,8 @@ class SemanticIndex:
         """Embed the events that have no vector yet: a batch at least, then more while
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
         if not self._texts:  # nothing waits (read without the lock: a stale answer is harmless)
+            return 0
+        if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
             return 0
         started = time.monotonic()
         done = 0
@@ -240,7 +241,12 @@ class SemanticIndex:
                 break
             vectors = model.encode([text for _, text in batch])  # outside the lock: slow
             with self._lock:
-                self._append([d for d, _ in batch], vectors)
+                try:
+                    self._store.append([d for d, _ in batch], vectors)
+                except OSError as exc:  # a cache: the search goes on with the vectors it has
+                    self._write_failed = time.monotonic()
+                    log.warning("%s: the vectors could not be written (%s)", self.folder, exc)
+                    break
                 for digest, _ in batch:
                     self._texts.pop(digest, None)
                 self._live = None
@@ -250,24 +256,6 @@ class SemanticIndex:
         if done > _FILL_BATCH:
             _release_freed_memory()
         return done
-
-    def _append(self, digests: list[str], vectors: Any) -> None:
-        needed = self._count + len(digests)
-        if needed > len(self._rows):
-            size = max(needed, 2 * len(self._rows), 1024)
-            rows, scales = np.zeros((size, DIMENSIONS), np.int8), np.zeros(size, np.float32)
-            rows[: self._count] = self._rows[: self._count]
-            scales[: self._count] = self._scales[: self._count]
-            self._rows, self._scales = rows, scales
-        scale = np.maximum(np.abs(vectors).max(axis=1), 1e-9) / 127.0
-        quantized = np.rint(vectors / scale[:, None]).astype(np.int8)
-        for digest, q, sc in zip(digests, quantized, scale, strict=True):
-            row = self._row_of.get(digest)
-            if row is None:
-                row = self._row_of[digest] = self._count
-                self._count += 1
-            self._rows[row] = q
-            self._scales[row] = sc
 
     # -- nearness ----------------------------------------------------------------------------
     def nearness(self, prompt: str, nearest: int = NEAREST) -> dict[str, float]:
@@ -284,7 +272,7 @@ class SemanticIndex:
             keys, rows = self._live_rows()
             # Rows are only ever added (a compaction makes new arrays): what these hold up to
             # `count` stays valid while the lock is let go for the model.
-            matrix, scales, count = self._rows, self._scales, self._count
+            matrix, scales, count = self._store.rows, self._store.scales, self._store.count
         if not keys:
             return {}
         query = self._prompt_vector(model, prompt)
@@ -327,10 +315,12 @@ class SemanticIndex:
         if count < 3:
             return list(range(count))
         with self._lock:
-            rows = [self._row_of.get(text_digest(t)) if t else None for t in texts]
+            self._load()
+            store = self._store
+            rows = [store.row_of(text_digest(t)) if t else None for t in texts]
             known = [i for i, r in enumerate(rows) if r is not None]
             picked = np.array([rows[i] for i in known], np.int64)
-            vectors = self._rows[picked].astype(np.float32) * self._scales[picked][:, None]
+            vectors = store.rows[picked].astype(np.float32) * store.scales[picked][:, None]
         best = max(max(relevance), 1e-9)
         gain = _RELEVANCE_SHARE * np.asarray(relevance, np.float32) / best
         similar = np.zeros((count, count), np.float32)
@@ -368,100 +358,79 @@ class SemanticIndex:
 
     def _live_rows(self) -> tuple[list[str], Any]:
         if self._live is None:
-            keys = [k for k, d in self._digest_of.items() if d in self._row_of]
-            rows = np.fromiter((self._row_of[self._digest_of[k]] for k in keys), np.int64)
-            self._live = (keys, rows)
+            digests = np.fromiter(self._digest_of.values(), np.uint64, len(self._digest_of))
+            rows = self._store.rows_of(digests)
+            have = rows >= 0
+            keys = list(itertools.compress(self._digest_of, have.tolist()))
+            self._live = (keys, rows[have])
         return self._live
 
     # -- the cache on disk -------------------------------------------------------------------
     def _load(self) -> None:
-        """The vectors saved by an earlier process (once; a file that cannot be read is
-        ignored: its vectors are made again)."""
+        """The vectors saved by an earlier process (once; files that do not check out are
+        removed and their vectors made again: vector_store.py)."""
         if self._loaded:
             return
         self._loaded = True
+        self._store.open()
+        self._import_legacy()
+        self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
+
+    def _import_legacy(self) -> None:
+        """The vectors of the format before vector_store.py's (three .npy and text files), added
+        to the store once and removed: not made again on an upgrade."""
+        paths = [self.folder / name for name in _LEGACY_FILES]
+        if not paths[2].exists():
+            return
         try:
-            lines = (self.folder / _DIGESTS_FILE).read_text(encoding="ascii").splitlines()
-            if not lines or lines[0] != MODEL_ID:
-                return  # another model's vectors: not comparable
-            rows = np.load(self.folder / _ROWS_FILE, allow_pickle=False)
-            scales = np.load(self.folder / _SCALES_FILE, allow_pickle=False)
-        except (OSError, ValueError, UnicodeDecodeError):
-            return
-        digests = lines[1:]
-        if (
-            rows.dtype != np.int8
-            or rows.shape != (len(digests), DIMENSIONS)
-            or scales.dtype != np.float32
-            or scales.shape != (len(digests),)
-        ):
-            log.info("%s: vectors do not match their digests; made again", self.folder)
-            return
-        self._rows, self._scales = rows, scales
-        self._count = len(digests)
-        self._row_of = {d: i for i, d in enumerate(digests)}
-        self._texts = {d: t for d, t in self._texts.items() if d not in self._row_of}
-        self._saved_count = self._count
+            lines = paths[2].read_text(encoding="ascii").splitlines()
+            if self._store.count == 0 and lines and lines[0] == MODEL_ID:
+                rows = np.load(paths[0], allow_pickle=False)
+                scales = np.load(paths[1], allow_pickle=False)
+                digests = [int.from_bytes(bytes.fromhex(d), "little") for d in lines[1:]]
+                if rows.shape == (len(digests), DIMENSIONS) and scales.shape == (len(digests),):
+                    for at in range(0, len(digests), 4096):
+                        part = slice(at, at + 4096)
+                        vectors = rows[part].astype(np.float32) * scales[part][:, None]
+                        self._store.append(digests[part], vectors)
+                    self._store.commit()
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            log.info("%s: the earlier format's vectors were not read (%s)", self.folder, exc)
+        for path in paths:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
     def save(self) -> None:
-        """Write the vectors made since the last save (temporary file, then rename). Vectors of
-        texts no event has any more are dropped when they are most of the file."""
+        """Make the vectors appended since the last save the ones a later process finds (they
+        are in the file already: vector_store.py). Vectors of texts no event has any more are
+        dropped when they are most of the file."""
         with self._lock:
-            keep = self._kept_if_compacted()
-            if keep is None and self._count == self._saved_count:
+            if not self._loaded:
                 return
-            if keep is not None:
-                self._compact(keep)
-            digests = sorted(self._row_of, key=self._row_of.__getitem__)
-            count = self._count
-            # No room kept past what is used: the arrays grew by doubling while they filled.
-            self._rows, self._scales = self._rows[:count].copy(), self._scales[:count].copy()
-            rows, scales = self._rows, self._scales
-        try:
-            self._write(rows, scales, digests)
-        except OSError as exc:  # a cache: what is not saved is made again next time
-            log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
-            return
-        with self._lock:
-            self._saved_count = max(self._saved_count, count)
+            try:
+                keep = self._kept_if_compacted()
+                if keep is not None:
+                    self._store.compact(keep)
+                    self._live = None
+                self._store.commit()
+            except OSError as exc:  # a cache: what is not saved is made again next time
+                log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
 
-    def _write(self, rows: Any, scales: Any, digests: list[str]) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = {name: self.folder / f".{name}.{os.getpid()}.tmp" for name in _FILES}
-        try:
-            for name, array in ((_ROWS_FILE, rows), (_SCALES_FILE, scales)):
-                with open(tmp[name], "wb") as f:
-                    np.save(f, array, allow_pickle=False)
-            tmp[_DIGESTS_FILE].write_text("\n".join([MODEL_ID, *digests]) + "\n", "ascii")
-            # Digests last: a reader that finds new digests beside old arrays (or the reverse)
-            # sees the counts differ and makes the vectors again rather than mismatching them.
-            for name in _FILES:
-                os.replace(tmp[name], self.folder / name)
-        finally:
-            for path in tmp.values():
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-
-    def _kept_if_compacted(self) -> list[str] | None:
-        """The digests that still have an event, in row order, when rows of texts no event has
+    def _kept_if_compacted(self) -> Any:
+        """The rows that still have an event, in row order, when rows of texts no event has
         any more are most of the rows (worth dropping); None otherwise."""
         if not self._known:
             return None  # which digests are live is not known yet
-        live = set(self._digest_of.values()) & self._row_of.keys()
-        if self._count - len(live) <= max(1000, len(live)):
+        live = np.fromiter(set(self._digest_of.values()), np.uint64)
+        rows = self._store.rows_of(live)
+        rows = np.sort(rows[rows >= 0])
+        if self._store.count - len(rows) <= max(1000, len(rows)):
             return None
-        return sorted(live, key=self._row_of.__getitem__)
-
-    def _compact(self, live: list[str]) -> None:
-        keep = np.array([self._row_of[d] for d in live], np.int64)
-        self._rows, self._scales = self._rows[keep].copy(), self._scales[keep].copy()
-        self._count = len(live)
-        self._row_of = {d: i for i, d in enumerate(live)}
-        self._saved_count = -1  # written in full
-        self._live = None
+        return rows
 
     def stats(self) -> Mapping[str, int]:
         """How many events there are, how many of them still wait for their vector, and how
         many vectors are kept (stale ones too, until a save drops them)."""
         with self._lock:
-            return {"events": len(self._digest_of), "pending": self.pending, "vectors": self._count}
+            vectors = self._store.count
+            return {"events": len(self._digest_of), "pending": self.pending, "vectors": vectors}

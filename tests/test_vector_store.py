@@ -1,0 +1,208 @@
+"""The vectors' files (search/vector_store.py): real files in a temporary folder, the real sentence
+model where meaning is compared, and a real subprocess killed in the middle of a first fill."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from brainiac import Memory
+from brainiac.search.semantic import SemanticIndex, text_digest
+from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, SentenceModel
+from brainiac.search.vector_store import TABLE_FILE, VectorStore
+
+DIMS = 8
+
+
+def _unit(rng: np.random.Generator, count: int) -> np.ndarray:
+    vectors = rng.standard_normal((count, DIMS)).astype(np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _opened(folder: Path, model_id: str = "m") -> VectorStore:
+    store = VectorStore(folder, model_id, DIMS)
+    store.open()
+    return store
+
+
+def _rows_file(folder: Path) -> Path:
+    (path,) = folder.glob("vectors.*.rows")
+    return path
+
+
+def test_committed_vectors_come_back_mapped_from_the_file(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    vectors = _unit(rng, 3000)
+    store = _opened(tmp_path)
+    for at in range(0, 3000, 64):  # as a fill appends them, a batch at a time
+        store.append(list(range(at + 10, min(at + 64, 3000) + 10)), vectors[at : at + 64])
+    store.commit()
+    again = _opened(tmp_path)
+    assert again.problem == "" and again.count == 3000
+    restored = again.rows.astype(np.float32) * again.scales[:, None]
+    np.testing.assert_allclose(restored, vectors, atol=0.01)
+    assert again.row_of(10) == 0 and again.row_of(3009) == 2999 and again.row_of(5) is None
+    assert again.rows_of([3009, 5, 11]).tolist() == [2999, -1, 1]
+    # Mapped from the file, not read into the heap.
+    assert not again.rows.flags.owndata and not again.rows.flags.writeable
+    base = again.rows
+    while isinstance(base, np.ndarray):
+        base = base.base
+    assert isinstance(base, memoryview) and isinstance(base.obj, mmap.mmap)
+
+
+def test_appended_rows_not_committed_are_dropped_and_the_rest_kept(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    store = _opened(tmp_path)
+    store.append([1, 2, 3], _unit(rng, 3))
+    store.commit()
+    store.append([4, 5], _unit(rng, 2))  # written, never committed: a crash here
+    reader = _opened(tmp_path)
+    assert reader.count == 3 and reader.row_of(4) is None
+    reader.append([4], _unit(rng, 1))  # the leftovers are overwritten, not counted
+    reader.commit()
+    assert _opened(tmp_path).rows_of([1, 2, 3, 4, 5]).tolist() == [0, 1, 2, 3, -1]
+
+
+@pytest.mark.parametrize("damage", ["torn header", "flipped row byte", "short rows", "garbage"])
+def test_a_damaged_file_is_never_trusted_and_made_again(tmp_path: Path, damage: str) -> None:
+    rng = np.random.default_rng(3)
+    store = _opened(tmp_path)
+    store.append(list(range(100)), _unit(rng, 100))
+    store.commit()
+    store.close()
+    table, rows = tmp_path / TABLE_FILE, _rows_file(tmp_path)
+    if damage == "torn header":
+        data = bytearray(table.read_bytes())
+        data[20] ^= 0xFF
+        table.write_bytes(bytes(data))
+    elif damage == "flipped row byte":
+        data = bytearray(rows.read_bytes())
+        data[50 * DIMS + 3] ^= 0x01  # inside the committed rows (the file has room past them)
+        rows.write_bytes(bytes(data))
+    elif damage == "short rows":
+        os.truncate(rows, 50 * DIMS)
+    else:
+        table.write_bytes(b"not a table at all" * 40)
+    again = _opened(tmp_path)
+    assert again.count == 0 and again.problem
+    assert not table.exists() and not list(tmp_path.glob("vectors.*.rows"))  # removed
+    again.append([7], _unit(rng, 1))
+    again.commit()
+    assert _opened(tmp_path).rows_of([7]).tolist() == [0]
+
+
+def test_compaction_keeps_the_live_rows_and_removes_the_old_file(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    vectors = _unit(rng, 500)
+    store = _opened(tmp_path)
+    store.append(list(range(500)), vectors)
+    store.commit()
+    old_rows = _rows_file(tmp_path)
+    keep = np.arange(0, 500, 7)
+    store.compact(keep)
+    assert store.count == len(keep)
+    assert not old_rows.exists()
+    again = _opened(tmp_path)
+    assert again.count == len(keep)
+    for digest in (0, 7, 497):
+        row = again.row_of(digest)
+        assert row is not None
+        restored = again.rows[row].astype(np.float32) * again.scales[row]
+        np.testing.assert_allclose(restored, vectors[digest], atol=0.01)
+    assert again.row_of(1) is None
+
+
+def test_another_models_vectors_are_not_used(tmp_path: Path) -> None:
+    store = _opened(tmp_path, "model-a")
+    store.append([1], _unit(np.random.default_rng(5), 1))
+    store.commit()
+    other = _opened(tmp_path, "model-b")
+    assert other.count == 0 and "another model" in other.problem
+
+
+_KILLED_FILL = """
+import os, sys
+from pathlib import Path
+from brainiac.search import vector_store
+from brainiac.search.semantic import SemanticIndex
+vector_store.COMMIT_EVERY = 64
+semantic = SemanticIndex(Path(sys.argv[1]))
+semantic.known([(f"k{i}", f"event {i} about the garden and topic {i % 11}", "user")
+                for i in range(300)])
+semantic.fill()
+os.kill(os.getpid(), 9)  # no save, no close: as a crash or `kill -9` in a first fill
+"""
+
+
+def test_a_first_fill_killed_midway_keeps_what_it_had_committed(tmp_path: Path) -> None:
+    folder = tmp_path / "vectors"
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_KILLED_FILL), str(folder)], check=False
+    )
+    assert done.returncode == -9
+    semantic = SemanticIndex(folder)
+    semantic.known(
+        [(f"k{i}", f"event {i} about the garden and topic {i % 11}", "user") for i in range(300)]
+    )
+    # Committed every 64 rows: at most the rows since the last commit are made again.
+    assert semantic.stats()["vectors"] >= 256 and semantic.pending <= 300 - 256
+
+
+def test_the_earlier_formats_vectors_are_imported_not_made_again(tmp_path: Path) -> None:
+    model = SentenceModel()
+    texts = ["I rode my bike to work", "Anna prefers green tea"]
+    vectors = model.encode(texts)
+    scale = np.abs(vectors).max(axis=1) / 127.0
+    rows = np.rint(vectors / scale[:, None]).astype(np.int8)
+    folder = tmp_path / "vectors"
+    folder.mkdir()
+    np.save(folder / "vectors.npy", rows)
+    np.save(folder / "vectors.scales.npy", scale.astype(np.float32))
+    hexes = [text_digest(t).to_bytes(8, "little").hex() for t in texts]
+    (folder / "vectors.digests").write_text("\n".join([MODEL_ID, *hexes]) + "\n")
+    semantic = SemanticIndex(folder, lambda: model)
+    semantic.known([(f"k{i}", t, "user") for i, t in enumerate(texts)])
+    assert semantic.pending == 0
+    assert list(semantic.nearness("bicycle", nearest=1)) == ["k0"]
+    assert not (folder / "vectors.npy").exists() and (folder / TABLE_FILE).is_file()
+    assert VectorStore(folder, MODEL_ID, DIMENSIONS).dims == DIMENSIONS
+
+
+def test_nearness_from_the_mapped_file_is_the_brute_force_scan_on_a_real_vault(
+    vault: Path,
+) -> None:
+    texts = [
+        "I rode my bike to the office this morning",
+        "The quarterly budget review is on Thursday",
+        "Anna prefers green tea over coffee",
+        "We adopted a cat called Miso last spring",
+        "The printer on the third floor is broken again",
+        "Our flight to Lisbon leaves at seven",
+    ]
+    with Memory(vault, refresh_interval_s=0) as memory:
+        for text in texts:
+            memory.remember(text)
+        memory.refresh(force=True)
+        semantic = memory.semantic
+        assert semantic is not None
+        semantic.fill()
+        keys_texts = {k: t for k, t, _ in memory.indexer.index.events()}
+    with Memory(vault, refresh_interval_s=0) as reopened:
+        semantic = reopened.semantic
+        assert isinstance(semantic, SemanticIndex) and semantic.pending == 0
+        model = SentenceModel()
+        for prompt in ("cycling to work", "a pet", "travel plans"):
+            near = semantic.nearness(prompt, nearest=4)
+            keys = list(keys_texts)
+            full = model.encode([keys_texts[k] for k in keys]) @ model.encode([prompt])[0]
+            expected = {keys[i] for i in np.argsort(-full)[:4]}
+            assert set(near) == expected
+            assert max(near.values()) == pytest.approx(1.0)
