@@ -206,3 +206,31 @@ def test_nearness_from_the_mapped_file_is_the_brute_force_scan_on_a_real_vault(
             expected = {keys[i] for i in np.argsort(-full)[:4]}
             assert set(near) == expected
             assert max(near.values()) == pytest.approx(1.0)
+
+
+def test_a_first_fill_reads_the_texts_back_from_the_index_rather_than_holding_them(
+    vault: Path,
+) -> None:
+    """A process that opens a built index learns every event at once (`known`): what waits for
+    its vector is the event's key, its text read back from the index when its batch comes, so
+    a first fill at 100,000 notes does not hold half a million texts meanwhile. An event edited
+    before its turn is embedded under its new text only."""
+    texts = ["I rode my bike to the office", "Anna prefers green tea", "We adopted a cat"]
+    with Memory(vault, refresh_interval_s=0, meaning=False) as memory:
+        for text in texts:
+            memory.remember(text)
+        memory.refresh(force=True)
+    with Memory(vault, refresh_interval_s=float("inf")) as memory:
+        memory.refresh(force=True)
+        semantic = memory.semantic
+        assert semantic is not None
+        waiting = semantic.pending
+        assert waiting >= 3 and not semantic._texts  # keys wait, not texts
+        stm = vault / "memory" / "short_term.md"
+        stm.write_text(stm.read_text().replace("green tea", "black coffee"), encoding="utf-8")
+        memory.refresh(force=True)  # the edit is told to the semantic index with its text
+        assert semantic.fill() == waiting  # the old text dropped, the new one embedded
+        assert semantic.pending == 0
+        near = semantic.nearness("a hot drink in the morning", nearest=1)
+        (key,) = near
+        assert "black coffee" in memory.indexer.index.event_texts([key])[key]

@@ -760,6 +760,16 @@ class Index:
             }
             return out
 
+    def event_texts(self, keys: Iterable[str]) -> dict[str, str]:
+        """The text of each live indexed event keyed `keys` (a key not indexed is left out):
+        what semantic.py reads back to embed, rather than keep every text while it waits."""
+        with self._searching:
+            stored = self._stored_fields()
+            return {
+                key: stored(docnum).get("text") or ""
+                for key, docnum in self._event_docnums(keys).items()
+            }
+
     def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
         """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
         of the best score, each term by its share of the hit's words and by its rarity), the

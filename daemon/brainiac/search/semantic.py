@@ -76,7 +76,7 @@ def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
     """A SemanticIndex in `folder` that follows `indexer`'s index: it reads the indexed events
     from the index once, and every later sync tells it what changed (a full build replaces
     it all). None when the model cannot be had (semantic.py has logged why)."""
-    semantic = SemanticIndex(folder)
+    semantic = SemanticIndex(folder, texts_of=indexer.index.event_texts)
     if not semantic.available:
         return None
     semantic.known(indexer.index.events())
@@ -146,15 +146,25 @@ class SemanticIndex:
     when it cannot be had, `available` turns False, the reason is logged once and the search
     goes on by words alone."""
 
-    def __init__(self, folder: Path, model: Callable[[], SentenceModel] = SentenceModel) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        model: Callable[[], SentenceModel] = SentenceModel,
+        texts_of: Callable[[list[str]], Mapping[str, str]] | None = None,
+    ) -> None:
         self.folder = folder
         self._make_model = model
+        # Where the texts of `known` events are read back when their turn to be embedded comes
+        # (the index), so that a first fill does not hold every event's text meanwhile; None:
+        # they are kept.
+        self._texts_of = texts_of
         self._model: SentenceModel | None = None
         self.unavailable = ""  # why there is no model, once that is known
         self._lock = threading.RLock()
         self._store = VectorStore(folder, MODEL_ID, DIMENSIONS)  # the rows, mapped from disk
         self._digest_of: dict[str, int] = {}  # event key -> digest of its text
         self._texts: dict[int, str] = {}  # digest -> text, for those with no row yet
+        self._waiting: dict[int, str] = {}  # digest -> event key, the same, read back to embed
         self._write_failed = -float("inf")  # when writing the vectors last failed (monotonic)
         self._known = False  # every indexed event is in _digest_of (see known())
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
@@ -187,7 +197,8 @@ class SemanticIndex:
             self._load()
             self._digest_of = {}
             self._texts = {}
-            self._add(events)
+            self._waiting = {}
+            self._add(events, keep_texts=self._texts_of is None)
             self._known = True
             self._live = None
         _release_freed_memory()  # the caller's list of every event's text, gone now
@@ -201,7 +212,7 @@ class SemanticIndex:
             self._add(added)
             self._live = None
 
-    def _add(self, events: Iterable[tuple[str, str, str]]) -> None:
+    def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
         for key, text, role in events:
             if role and role not in self._speakers:
                 self._speakers.add(role)
@@ -209,20 +220,23 @@ class SemanticIndex:
             digest = text_digest(text)
             self._digest_of[key] = digest
             if self._store.row_of(digest) is None:
-                self._texts[digest] = text
+                if keep_texts:
+                    self._texts[digest] = text
+                else:
+                    self._waiting[digest] = key
 
     @property
     def pending(self) -> int:
         """Texts waiting for their vector. One whose event was deleted meanwhile counts until
         the next `fill` drops it: kept cheap, as the daemon's status asks every few seconds."""
-        return len(self._texts)
+        return len(self._texts) + len(self._waiting)
 
     # -- embedding ---------------------------------------------------------------------------
     def fill(self, seconds: float | None = None) -> int:
         """Embed the events that have no vector yet: a batch at least, then more while
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
-        if not self._texts:  # nothing waits (read without the lock: a stale answer is harmless)
-            return 0
+        if not self._texts and not self._waiting:  # read without the lock: a stale answer is
+            return 0  # harmless
         if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
             return 0
         started = time.monotonic()
@@ -234,10 +248,11 @@ class SemanticIndex:
             live = set(self._digest_of.values())
             for digest in [d for d in self._texts if d not in live]:
                 del self._texts[digest]  # deleted before it was embedded
+            for digest in [d for d in self._waiting if d not in live]:
+                del self._waiting[digest]
         while True:  # a batch at least, then as long as `seconds` allows
-            with self._lock:
-                batch = list(itertools.islice(self._texts.items(), _FILL_BATCH))
-            if not batch:
+            batch = self._next_batch()
+            if batch is None:
                 break
             vectors = model.encode([text for _, text in batch])  # outside the lock: slow
             with self._lock:
@@ -249,6 +264,7 @@ class SemanticIndex:
                     break
                 for digest, _ in batch:
                     self._texts.pop(digest, None)
+                    self._waiting.pop(digest, None)
                 self._live = None
             done += len(batch)
             if seconds is not None and time.monotonic() - started >= seconds:
@@ -256,6 +272,29 @@ class SemanticIndex:
         if done > _FILL_BATCH:
             _release_freed_memory()
         return done
+
+    def _next_batch(self) -> list[tuple[int, str]] | None:
+        """Up to _FILL_BATCH (digest, text) to embed, None when none waits. Texts waiting by
+        their event's key are read back from the index; one whose text changed meanwhile (its
+        new text waits under its new digest) or that went is dropped."""
+        with self._lock:
+            batch = list(itertools.islice(self._texts.items(), _FILL_BATCH))
+            if batch:
+                return batch
+            waiting = list(itertools.islice(self._waiting.items(), _FILL_BATCH))
+        if not waiting:
+            return None
+        assert self._texts_of is not None
+        texts = self._texts_of([key for _, key in waiting])
+        found = []
+        with self._lock:
+            for digest, key in waiting:
+                text = texts.get(key)
+                if text is not None and text_digest(text) == digest:
+                    found.append((digest, text))
+                else:
+                    self._waiting.pop(digest, None)
+        return found or self._next_batch()
 
     # -- nearness ----------------------------------------------------------------------------
     def nearness(self, prompt: str, nearest: int = NEAREST) -> dict[str, float]:
@@ -375,6 +414,7 @@ class SemanticIndex:
         self._store.open()
         self._import_legacy()
         self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
+        self._waiting = {d: k for d, k in self._waiting.items() if self._store.row_of(d) is None}
 
     def _import_legacy(self) -> None:
         """The vectors of the format before vector_store.py's (three .npy and text files), added
