@@ -215,7 +215,32 @@ for p in prompts[warmup:]:
     call(p)
     times.append(time.perf_counter() - t)
     cpus.append(time.process_time() - c)
-print(json.dumps({"times": times, "cpus": cpus,
+pending = None
+if mode != "floor":
+    # Closed, so that vectors a loop made are saved and the next loop does not make them again.
+    semantic = m.semantic
+    pending = semantic.pending if semantic is not None else None
+    m.close()
+print(json.dumps({"times": times, "cpus": cpus, "pending_vectors": pending,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+# Every event's vector made once, after the build and before anything is timed (recall by
+# meaning is on by default): how long the first fill takes, and its memory.
+_VECTORS = r"""
+import json, resource, sys, time
+from brainiac import Memory
+m = Memory(sys.argv[1], refresh_interval_s=float("inf"))
+m.refresh(force=True)
+t, c = time.perf_counter(), time.process_time()
+semantic = m.semantic
+if semantic is None:
+    sys.exit("recall by meaning is off or its model is missing")
+events = semantic.stats()["events"]
+made = semantic.fill()
+seconds, cpu = time.perf_counter() - t, time.process_time() - c
+m.close()
+print(json.dumps({"events": events, "made": made, "seconds": seconds, "cpu": cpu,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -309,6 +334,10 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     env.update(
         XDG_CACHE_HOME=str(base / "cache"), XDG_STATE_HOME=str(base / "state"), PYTHONHASHSEED="0"
     )
+    # The sentence model's products on one thread in the library's children too, as the
+    # `brainiac` command does (interfaces/entry.py): a second BLAS thread spinning on a busy
+    # shared machine made a prompt's vector take 60 times longer.
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     res: dict[str, Any] = {"notes": n}
 
     t = time.perf_counter()
@@ -323,12 +352,15 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], env)  # compile .pyc once
     if args.daemon_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
-        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
+        if not args.daemon_fills:
+            res["vectors"] = make_vectors(n, vault, env)
+        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
         return res
     if args.context_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        res["vectors"] = make_vectors(n, vault, env)
         res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -382,6 +414,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             log(f"[{n}] same-documents floor build {i + 1}/{build_runs}: {docs_floors[-1]}")
             shutil.rmtree(target, ignore_errors=True)
     res["build"] = {"brainiac": builds, "floor": floors}
+    res["vectors"] = make_vectors(n, vault, env)
     if docs_floors:
         res["build"]["docs_floor"] = docs_floors
     res["segments"] = segment_count(env, vault)
@@ -447,10 +480,25 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         loops[mode] = _loop(mode, target, prompts_file, env, n)
     res["loop"] = loops
     if args.daemon:
-        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs)
+        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return res
+
+
+def make_vectors(n: int, vault: Path, env: dict[str, str]) -> dict[str, Any]:
+    """Every event's vector, made once in a child (`_VECTORS`), so that no timed loop or daemon
+    makes them; their time, rate and memory."""
+    r = run([PY, "-c", _VECTORS, str(vault)], env, sample_rss=True)
+    info = last_json(r["stdout"])
+    out = {**info, "wall": r["wall"], "tree_rss_mb": r["tree_rss_mb"]}
+    out["per_s"] = info["made"] / info["seconds"] if info["seconds"] else 0.0
+    log(
+        f"[{n}] vectors: {info['made']:,} of {info['events']:,} events made in "
+        f"{info['seconds']:.1f} s ({out['per_s']:.0f}/s, CPU {info['cpu']:.1f} s), "
+        f"peak RSS {r['tree_rss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}"
+    )
+    return out
 
 
 def _loop(mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: int) -> Any:
@@ -682,6 +730,17 @@ def table(results: list[dict[str, Any]]) -> str:
                 "{:.0f}",
             ),
         ]
+        vectors = r.get("vectors")
+        if vectors:
+            rows.append(
+                (
+                    f"vectors made, {vectors['made']:,} events (s, events/s, peak RSS MB)",
+                    f"{vectors['seconds']:.1f} s, {vectors['per_s']:.0f}/s, "
+                    f"{vectors['tree_rss_mb']:.0f} MB",
+                    "-",
+                    None,
+                )
+            )
         for label, a, fl, fmt in rows:
             if fmt is None:
                 lines.append(f"| {n} | {label} | {a} | {fl} | |")
@@ -744,6 +803,15 @@ def main(argv: list[str] | None = None) -> int:
         help="only hook/context via the daemon beside the CLI (after a reindex)",
     )
     ap.add_argument("--daemon-runs", type=int, default=40, help="timed calls of each kind")
+    ap.add_argument(
+        "--daemon-fills",
+        action="store_true",
+        help="with --daemon-only: no vectors made before, the daemon makes them all (a first "
+        "start): its fill time and peak RSS; the calls are timed once it has caught up",
+    )
+    ap.add_argument(
+        "--edits", type=int, default=50, help="events remembered through the CLI after the calls"
+    )
     ap.add_argument(
         "--context-only",
         action="store_true",
@@ -836,10 +904,54 @@ def _socket_stats(vault: Path, env: dict[str, str]) -> dict[str, Any] | None:
     return answer if "stats" in answer else None
 
 
-def bench_daemon(
-    n: int, vault: Path, prompts: list[str], env: dict[str, str], runs: int
+def _daemon_status(vault: Path, env: dict[str, str]) -> dict[str, Any]:
+    from brainiac.store.daemon_requests import STATUS_FILE
+    from brainiac.store.locations import Locations
+
+    path = Locations.for_vault(vault, env).state / STATUS_FILE
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _rss(pid: int) -> dict[str, float]:
+    """The process's resident memory in MB: all of it, and the part that is pages of files
+    (mapped vectors, libraries), which the kernel can drop and read again."""
+    info = psutil.Process(pid).memory_info()
+    return {"rss_mb": info.rss / 2**20, "file_mb": info.shared / 2**20}
+
+
+def _wait_caught_up(
+    vault: Path, env: dict[str, str], pid: int, events_at_least: int = 0, timeout: float = 3600
 ) -> dict[str, Any]:
-    """Wall times of CLI calls answered by a running daemon, beside the same calls in-process."""
+    """Wait until the daemon's status says every event has its vector (and it knows at least
+    `events_at_least` events); its peak RSS meanwhile, sampled every 0.2 s."""
+    started = time.monotonic()
+    peak = 0.0
+    while True:
+        peak = max(peak, _rss(pid)["rss_mb"])
+        meaning = _daemon_status(vault, env).get("meaning")
+        if meaning is None and _daemon_status(vault, env).get("syncs"):
+            return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": None}
+        if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
+            return {
+                "seconds": time.monotonic() - started,
+                "peak_rss_mb": peak,
+                "meaning": meaning,
+            }
+        if time.monotonic() - started > timeout:
+            raise RuntimeError(f"the daemon did not catch up in {timeout:.0f} s: {meaning}")
+        time.sleep(0.2)
+
+
+def bench_daemon(
+    n: int, vault: Path, prompts: list[str], env: dict[str, str], runs: int, edits: int = 0
+) -> dict[str, Any]:
+    """Wall times of CLI calls answered by a running daemon, beside the same calls in-process,
+    timed once the daemon has every event's vector; its RSS at ready, after the calls and after
+    `edits` events remembered through the CLI (each embedded by the daemon)."""
     env = {**env, **_JOBS_OFF}
     off = {**env, "BRAINIAC_SOCKET": "off"}
 
@@ -893,6 +1005,10 @@ def bench_daemon(
                 if daemon.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the daemon did not answer: {log_path.read_text()[-2000:]}")
                 time.sleep(0.1)
+            # Timed once every vector is made: a daemon still embedding shares the cores.
+            fill = _wait_caught_up(vault, env, daemon.pid)
+            memory = {"ready": {**_rss(daemon.pid), "fill": fill}}
+            log(f"[{n}] daemon caught up: {fill}, RSS {memory['ready']}")
             for p in prompts[:3]:  # warm-up: the daemon's first searches read the segments
                 timed(context(p), env)
             before = (_socket_stats(vault, env) or {})["stats"]["answered"]
@@ -908,6 +1024,15 @@ def bench_daemon(
                 )
                 add("python -c pass", timed([PY, "-c", "print(1)"], env))
             answered = (_socket_stats(vault, env) or {})["stats"]["answered"] - before
+            memory["after_calls"] = _rss(daemon.pid)
+            if edits:
+                known = (fill["meaning"] or {}).get("events", 0)
+                for i in range(edits):
+                    said = f"Edit {i}: the {prompts[i % len(prompts)]} was checked again today"
+                    run([BRAINIAC, "--vault", str(vault), "remember", said], env)
+                caught = _wait_caught_up(vault, env, daemon.pid, known + edits)
+                memory["after_edits"] = {**_rss(daemon.pid), "fill": caught}
+            log(f"[{n}] daemon RSS: {memory}")
         finally:
             daemon.terminate()  # SIGTERM: the daemon stops in order
             daemon.wait(timeout=120)
@@ -928,7 +1053,7 @@ def bench_daemon(
             f"[{n}] {k}: p50 {v['p50'] * 1e3:.0f} ms, p95 {v['p95'] * 1e3:.0f} ms "
             f"(CPU p50 {v['cpu_p50'] * 1e3:.0f} ms)"
         )
-    return {"answered_by_daemon": answered, **out}
+    return {"answered_by_daemon": answered, "memory": memory, **out}
 
 
 def daemon_table(results: list[dict[str, Any]]) -> str:
@@ -940,10 +1065,26 @@ def daemon_table(results: list[dict[str, Any]]) -> str:
     for r in results:
         d = r.get("daemon")
         for k, v in (d or {}).items():
-            if isinstance(v, dict):
+            if isinstance(v, dict) and "p50" in v:
                 rows.append(
                     f"| {r['notes']:,} | {k} | {v['p50'] * 1e3:.0f} | {v['p95'] * 1e3:.0f} | "
                     f"{v.get('cpu_p50', 0) * 1e3:.0f} | {v.get('cpu_p95', 0) * 1e3:.0f} |"
+                )
+    rows += ["", "| notes | daemon RSS (MB) | all | of which file pages |", "|---:|---|---:|---:|"]
+    for r in results:
+        memory = (r.get("daemon") or {}).get("memory") or {}
+        peak = memory.get("ready", {}).get("fill", {}).get("peak_rss_mb")
+        if peak is not None:
+            rows.append(f"| {r['notes']:,} | peak until every vector is made | {peak:.0f} | |")
+        for when, label in (
+            ("ready", "ready"),
+            ("after_calls", "after the timed calls"),
+            ("after_edits", "after the edits"),
+        ):
+            if when in memory:
+                m = memory[when]
+                rows.append(
+                    f"| {r['notes']:,} | {label} | {m['rss_mb']:.0f} | {m['file_mb']:.0f} |"
                 )
     return "\n".join(rows)
 
