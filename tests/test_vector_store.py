@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from brainiac import Memory
+from brainiac.search import semantic as semantic_mod
 from brainiac.search.semantic import SemanticIndex, text_digest
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, SentenceModel
 from brainiac.search.vector_store import TABLE_FILE, VectorStore
@@ -234,3 +235,56 @@ def test_a_first_fill_reads_the_texts_back_from_the_index_rather_than_holding_th
         near = semantic.nearness("a hot drink in the morning", nearest=1)
         (key,) = near
         assert "black coffee" in memory.indexer.index.event_texts([key])[key]
+
+
+_PEOPLE = ["Anna", "Ben", "Chloe", "Dev", "Emma", "Farid"]
+_DOINGS = [
+    "went hiking in the mountains over the weekend",
+    "adopted a small grey kitten from the shelter",
+    "is learning to play the cello with a teacher",
+    "baked sourdough bread for the neighbours",
+    "fixed the leaking kitchen tap herself",
+    "booked flights to Lisbon for the spring holiday",
+    "started running five kilometres every morning",
+    "painted the garden fence a pale blue",
+    "lost her phone on the night bus home",
+    "signed up for a pottery class on Thursdays",
+    "planted tomatoes and basil on the balcony",
+    "passed the driving test at the second attempt",
+    "moved into a flat near the river",
+    "reads a crime novel every week",
+    "repaired an old bicycle found in the shed",
+    "volunteers at the food bank on Saturdays",
+    "caught a cold after the swim in the lake",
+    "is saving money to buy a piano",
+    "took the kids camping by the sea",
+    "was promoted to team lead in March",
+]
+
+
+def test_a_large_vaults_search_by_signs_finds_what_the_full_scan_finds(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above SCAN_ALL_UP_TO events, nearness compares every row's signs and only the likeliest
+    rows' vectors: on a real vault (120 events, the real model), with the comparison cut to a
+    third of the rows, the nearest are those the full scan finds, scaled alike."""
+    with Memory(vault, refresh_interval_s=0) as memory:
+        for person in _PEOPLE:
+            for doing in _DOINGS:
+                memory.remember(f"{person} {doing}")
+        memory.refresh(force=True)
+        semantic = memory.semantic
+        assert isinstance(semantic, SemanticIndex)
+        semantic.fill()
+        prompts = ["a new pet cat", "travel abroad by plane", "making music", "gardening"]
+        exact = [semantic.nearness(p, nearest=5) for p in prompts]
+        monkeypatch.setattr(semantic_mod, "SCAN_ALL_UP_TO", 0)
+        monkeypatch.setattr(semantic_mod, "_SKETCH_NEAREST", 40)
+        monkeypatch.setattr(semantic_mod, "_SKETCH_FARTHEST", 10)
+        for prompt, full in zip(prompts, exact, strict=True):
+            sketched = semantic.nearness(prompt, nearest=5)
+            assert set(sketched) == set(full), prompt
+            best = max(full, key=full.__getitem__)
+            assert sketched[best] == pytest.approx(1.0)
+            for key, value in sketched.items():  # the farthest found may not be the farthest
+                assert value == pytest.approx(full[key], abs=0.15)

@@ -76,6 +76,7 @@ class VectorStore:
         self._map: Any = np.zeros((0, dims), np.int8)
         self._digests: Any = np.zeros(0, np.uint64)
         self._scales: Any = np.zeros(0, np.float32)
+        self._sketches: Any = np.zeros((0, _sketch_words(dims)), np.uint64)
         # digest -> row: a sorted copy of the digests and their rows (no dict of every digest),
         # and a dict for the rows appended since it was sorted
         self._sorted: Any = np.zeros(0, np.uint64)
@@ -119,6 +120,13 @@ class VectorStore:
 
     def digests(self) -> Any:
         return self._digests[: self.count]
+
+    @property
+    def sketches(self) -> Any:
+        """Each row's signs, a bit a dimension (uint64 words, count x dims / 64): a near row
+        mostly has the prompt's signs (semantic.py compares these first in a large vault). Made
+        as rows are appended or checked, so a search never reads every row for them."""
+        return self._sketches[: self.count]
 
     # -- opening ---------------------------------------------------------------------------------
     def open(self) -> None:
@@ -172,20 +180,27 @@ class VectorStore:
         rows_path = self._rows_path(generation)
         crc = 0
         remaining = count * dims
-        with open(rows_path, "rb") as f:
-            buffer = bytearray(_CHECK_CHUNK)
+        sketches = np.zeros((count, _sketch_words(dims)), np.uint64)
+        done = 0
+        with open(rows_path, "rb") as f:  # read, not mapped: these pages stay out of the RSS
+            chunk = _CHECK_CHUNK // dims * dims
+            buffer = bytearray(chunk)
             view = memoryview(buffer)
             while remaining:
-                got = f.readinto(view[: min(remaining, _CHECK_CHUNK)])
-                if not got:
+                got = f.readinto(view[: min(remaining, chunk)])
+                if not got or got % dims:
                     break
                 crc = zlib.crc32(view[:got], crc)
+                rows = np.frombuffer(buffer, np.int8, got).reshape(-1, dims)
+                sketches[done : done + len(rows)] = sketch(rows)
+                done += len(rows)
                 remaining -= got
         if remaining or crc != rows_crc:
             self.problem = f"{rows_path.name} does not match its checksum"
             return None
         table_records = np.frombuffer(records, _RECORD)
         self._committed, self._rows_crc, self._table_crc = count, rows_crc, table_crc
+        self._sketches = sketches
         return table_records["digest"].copy(), table_records["scale"].copy()
 
     def _start_empty(self) -> None:
@@ -199,6 +214,7 @@ class VectorStore:
         self._map = np.zeros((0, self.dims), np.int8)
         self._digests = np.zeros(0, np.uint64)
         self._scales = np.zeros(0, np.float32)
+        self._sketches = np.zeros((0, _sketch_words(self.dims)), np.uint64)
         self._index_digests()
 
     def _rows_path(self, generation: int) -> Path:
@@ -276,8 +292,10 @@ class VectorStore:
             size = max(needed, 2 * len(self._digests), _FIRST_CAPACITY)
             self._digests = _grown(self._digests, size, self.count)
             self._scales = _grown(self._scales, size, self.count)
+            self._sketches = _grown(self._sketches, size, self.count)
         self._digests[self.count : needed] = records["digest"]
         self._scales[self.count : needed] = scale
+        self._sketches[self.count : needed] = sketch(quantized)
         for row, digest in enumerate(digests, self.count):
             self._recent[int(digest)] = row
         self.count = needed
@@ -365,6 +383,19 @@ def _write_all(fd: int, data: bytes, offset: int) -> None:
 
 
 def _grown(array: Any, size: int, used: int) -> Any:
-    bigger = np.zeros(size, array.dtype)
+    bigger = np.zeros((size, *array.shape[1:]), array.dtype)
     bigger[:used] = array[:used]
     return bigger
+
+
+def _sketch_words(dims: int) -> int:
+    return -(-dims // 64)
+
+
+def sketch(vectors: Any) -> Any:
+    """The sign bits of each row of `vectors` (n x dims), packed in uint64 words."""
+    words = _sketch_words(vectors.shape[1])
+    bits = np.packbits(np.asarray(vectors) > 0, axis=1)
+    padded = np.zeros((len(bits), words * 8), np.uint8)
+    padded[:, : bits.shape[1]] = bits
+    return padded.view(np.uint64)
