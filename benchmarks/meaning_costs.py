@@ -59,7 +59,7 @@ def _daemon(vault: Path, env: dict[str, str], work: Path, meaning: bool) -> dict
     }
     from brainiac.store.locations import Locations
 
-    vectors = Locations.for_vault(vault, env).vectors_dir / "vectors.digests"
+    vectors = Locations.for_vault(vault, env).vectors_dir / "vectors.table"
     with contextlib.suppress(FileNotFoundError):
         vectors.unlink()  # made again: step 2 times the embedder from nothing
     log_path = work / f"daemon-{'meaning' if meaning else 'words'}.log"

@@ -69,12 +69,15 @@ def _stats(path: str) -> dict[str, int] | None:
     return stats if isinstance(stats, dict) else None
 
 
+def _every_vector_made(vault: Path, env: dict[str, str]) -> bool:
+    meaning = scale._daemon_status(vault, env).get("meaning")
+    return bool(meaning) and not meaning["pending"] and meaning["vectors"] >= meaning["events"]
+
+
 @contextlib.contextmanager
 def _daemon(vault: Path, env: dict[str, str], log_path: Path, vectors: bool) -> Any:
     path = _socket(vault, env)
-    from brainiac.store.locations import Locations
 
-    digests = Locations.for_vault(vault, env).vectors_dir / "vectors.digests"
     with log_path.open("ab") as log_f:
         proc = subprocess.Popen(
             [scale.PY, "-m", "brainiac", "--vault", str(vault), "run"],
@@ -84,7 +87,7 @@ def _daemon(vault: Path, env: dict[str, str], log_path: Path, vectors: bool) -> 
         )
         try:
             deadline = time.monotonic() + 3600  # a first start indexes 10,000 notes
-            while _stats(path) is None or (vectors and not digests.is_file()):
+            while _stats(path) is None or (vectors and not _every_vector_made(vault, env)):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError(f"the daemon did not answer: {log_path.read_text()[-2000:]}")
                 time.sleep(0.5)

@@ -17,10 +17,14 @@ its context; the search meanwhile uses the vectors there are, and an event witho
 by its words only.
 
 Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 events, the
-10,000-note vault; cosines within 0.01 of the float32 ones), in one array that grows by
-doubling; the prompt is compared with all of it in slices, so no float copy of the whole is ever
-made (3 ms at 45,000 events here; float16 took 38 ms, numpy converts it slowly). Thread-safe: the
-daemon's socket threads search while its embedder fills.
+10,000-note vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and
+appended to as vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up
+to SCAN_ALL_UP_TO events the prompt is compared with every row in slices, so no float copy of
+the whole is ever made (3 ms at 45,000 events here; float16 took 38 ms, numpy converts it
+slowly); above it, with each row's signs first and only the likeliest rows in full
+(`_sketched`). The texts that wait for their vector while a process learns every event at once
+are read back from the index in batches rather than kept. Thread-safe: the daemon's socket
+threads search while its embedder fills.
 
 One concept: the events' vectors and the nearness of a prompt to each.
 """
