@@ -288,3 +288,22 @@ def test_a_large_vaults_search_by_signs_finds_what_the_full_scan_finds(
             assert sketched[best] == pytest.approx(1.0)
             for key, value in sketched.items():  # the farthest found may not be the farthest
                 assert value == pytest.approx(full[key], abs=0.15)
+
+
+def test_a_closed_memory_leaves_the_vectors_table_closed(vault: Path) -> None:
+    """The table is open for appending while a fill runs and closed with the Memory (the rows
+    stay mapped: the map holds its own descriptor until the last search using it is done)."""
+
+    def table_open() -> bool:
+        fds = Path("/proc/self/fd").iterdir()
+        return any(os.path.realpath(f).endswith(TABLE_FILE) for f in fds)
+
+    with Memory(vault, refresh_interval_s=0) as memory:
+        memory.remember("I rode my bike to the office")
+        memory.context("bicycle", budget=300)
+        assert table_open()  # appended to while it fills
+    assert not table_open()
+    with Memory(vault, refresh_interval_s=0) as again:  # and a later fill opens it again
+        again.remember("Anna prefers green tea")
+        again.context("a hot drink", budget=300)
+        assert again.semantic is not None and again.semantic.pending == 0

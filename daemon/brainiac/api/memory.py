@@ -213,7 +213,7 @@ class Memory:
 
     def close(self) -> None:
         if self._semantic is not None:
-            self._semantic.save()
+            self._semantic.close()
         if self._indexer is not None:
             self._indexer.close()
             self._indexer = None

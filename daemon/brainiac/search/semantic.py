@@ -506,6 +506,12 @@ class SemanticIndex:
             except OSError as exc:  # a cache: what is not saved is made again next time
                 log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
 
+    def close(self) -> None:
+        """Save, and let go of the files (a later fill opens them again)."""
+        self.save()
+        with self._lock:
+            self._store.close()
+
     def _kept_if_compacted(self) -> Any:
         """The rows that still have an event, in row order, when rows of texts no event has
         any more are most of the rows (worth dropping); None otherwise."""
