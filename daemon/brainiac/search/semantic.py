@@ -160,18 +160,25 @@ def _sketched(
     only these rows' vectors are read (their pages of the mapped file) and compared in full.
     Approximate: a near row with unusually many differing signs can be missed."""
     query_sketch = sketch(query[None, :])[0]
-    differing = np.zeros(len(rows), np.uint16)
+    # Over every row in order (no gather), then picked by `rows`; each word's bit count added
+    # as a column: numpy's sum along a six-wide axis took twice as long.
+    differing = np.zeros(len(sketches), np.uint16)
     step = 65_536
-    for at in range(0, len(rows), step):
-        part = np.bitwise_xor(sketches[rows[at : at + step]], query_sketch)
-        differing[at : at + step] = np.bitwise_count(part).sum(axis=1, dtype=np.uint16)
+    for at in range(0, len(sketches), step):
+        counts = np.bitwise_count(np.bitwise_xor(sketches[at : at + step], query_sketch))
+        total = counts[:, 0].astype(np.uint16)
+        for word in range(1, counts.shape[1]):
+            total += counts[:, word]
+        differing[at : at + step] = total
+    differing = differing[rows]
     near = max(_SKETCH_NEAREST, nearest)
     if near >= len(rows):
         return np.arange(len(rows)), _cosines_of(matrix, scales, rows, query)
-    chosen = set(np.argpartition(differing, near)[:near].tolist())
     far = min(_SKETCH_FARTHEST, len(rows) - 1)
-    chosen.update(np.argpartition(-differing.astype(np.int32), far)[:far].tolist())
-    positions = np.array(sorted(chosen), np.int64)
+    positions = np.union1d(
+        np.argpartition(differing, near)[:near],
+        np.argpartition(-differing.astype(np.int32), far)[:far],
+    )
     return positions, _cosines_of(matrix, scales, rows[positions], query)
 
 
