@@ -413,9 +413,10 @@ class SemanticIndex:
         with self._lock:
             self._load()
             store = self._store
-            rows = [store.row_of(text_digest(t)) if t else None for t in texts]
-            known = [i for i, r in enumerate(rows) if r is not None]
-            picked = np.array([rows[i] for i in known], np.int64)
+            digests = np.fromiter((text_digest(t) for t in texts), np.uint64, count)
+            rows = store.rows_of(digests)  # one lookup for them all, -1 where none
+            known = [i for i, r in enumerate(rows.tolist()) if texts[i] and r >= 0]
+            picked = rows[known]
             vectors = store.rows[picked].astype(np.float32) * store.scales[picked][:, None]
         best = max(max(relevance), 1e-9)
         gain = _RELEVANCE_SHARE * np.asarray(relevance, np.float32) / best
