@@ -18,6 +18,7 @@ from brainiac.search import semantic as semantic_mod
 from brainiac.search.semantic import SemanticIndex, text_digest
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, SentenceModel
 from brainiac.search.vector_store import TABLE_FILE, VectorStore
+from brainiac.store.locations import Locations
 
 DIMS = 8
 
@@ -294,9 +295,10 @@ def test_a_closed_memory_leaves_the_vectors_table_closed(vault: Path) -> None:
     """The table is open for appending while a fill runs and closed with the Memory (the rows
     stay mapped: the map holds its own descriptor until the last search using it is done)."""
 
+    table = str(Locations.for_vault(vault).vectors_dir.resolve() / TABLE_FILE)
+
     def table_open() -> bool:
-        fds = Path("/proc/self/fd").iterdir()
-        return any(os.path.realpath(f).endswith(TABLE_FILE) for f in fds)
+        return any(os.path.realpath(f) == table for f in Path("/proc/self/fd").iterdir())
 
     with Memory(vault, refresh_interval_s=0) as memory:
         memory.remember("I rode my bike to the office")
