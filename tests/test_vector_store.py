@@ -46,6 +46,7 @@ def test_committed_vectors_come_back_mapped_from_the_file(tmp_path: Path) -> Non
     for at in range(0, 3000, 64):  # as a fill appends them, a batch at a time
         store.append(list(range(at + 10, min(at + 64, 3000) + 10)), vectors[at : at + 64])
     store.commit()
+    assert store.rows_of([3009, 5, 11]).tolist() == [2999, -1, 1]  # appended since the open
     again = _opened(tmp_path)
     assert again.problem == "" and again.count == 3000
     restored = again.rows.astype(np.float32) * again.scales[:, None]

@@ -107,15 +107,18 @@ class VectorStore:
         """The row of each digest (uint64 array), -1 where there is none."""
         digests = np.asarray(digests, np.uint64)
         out = np.full(len(digests), -1, np.int64)
-        if len(self._sorted):
-            at = np.minimum(np.searchsorted(self._sorted, digests), len(self._sorted) - 1)
-            hit = self._sorted[at] == digests
-            out[hit] = self._sorted_rows[at[hit]]
-        if self._recent:
-            for i, d in enumerate(digests.tolist()):
-                row = self._recent.get(d)
-                if row is not None:
-                    out[i] = row
+        tables = [(self._sorted, self._sorted_rows)]
+        if self._recent:  # a few thousand at most: sorted here, not a loop over `digests`
+            count = len(self._recent)
+            recent = np.fromiter(self._recent, np.uint64, count)
+            rows = np.fromiter(self._recent.values(), np.int64, count)
+            order = np.argsort(recent)
+            tables.append((recent[order], rows[order]))
+        for keys, rows in tables:
+            if len(keys):
+                at = np.minimum(np.searchsorted(keys, digests), len(keys) - 1)
+                hit = keys[at] == digests
+                out[hit] = rows[at[hit]]
         return out
 
     def digests(self) -> Any:
