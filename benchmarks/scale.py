@@ -1026,7 +1026,8 @@ def bench_daemon(
             answered = (_socket_stats(vault, env) or {})["stats"]["answered"] - before
             memory["after_calls"] = _rss(daemon.pid)
             if edits:
-                known = (fill["meaning"] or {}).get("events", 0)
+                # Counted now, not at ready: the first status may predate the start's reconcile.
+                known = (_daemon_status(vault, env).get("meaning") or {}).get("events", 0)
                 for i in range(edits):
                     said = f"Edit {i}: the {prompts[i % len(prompts)]} was checked again today"
                     run([BRAINIAC, "--vault", str(vault), "remember", said], env)
