@@ -16,7 +16,7 @@ from brainiac.lifecycle.jobs import model_facts
 from brainiac.store import projects
 from brainiac.store.names import link_key, normalise
 from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks, observe, topics
+from brainiac.text import facts, headline, ltm, marks, observation_lines, observe, topics
 from brainiac.text import note as notes
 
 _SUMMARY_QUOTE_CHARS = 160
@@ -168,13 +168,22 @@ def refresh_summary(text: str, llm_summary: str | None = None) -> str:
         return text
     section = _section_body(text, ltm.SUMMARY)
     note = ltm.parse(text, "<note>")
-    lines = summary_lines(note.sources, llm_summary)
+    observed = [
+        observe.Observation("", o.text, o.said_at, o.source or "")
+        for o in observation_lines.of_note(note.note)
+    ]
+    lines = summary_lines(note.sources, llm_summary, observed)
     return notes.replace_section(text, ltm.SUMMARY, marks.merge_lines(section, lines))
 
 
-def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -> list[str]:
-    """What the note is about and the sentences that say it, quoted from its events (a person
-    reads what was said, not a count of words); the latest event when no sentence stands out."""
+def summary_lines(
+    sources: Sequence[ev.Event],
+    llm_summary: str | None = None,
+    observed: Sequence[observe.Observation] = (),
+) -> list[str]:
+    """What the note is about and the observations that say most of it (headline.summary_of:
+    what its people did, never a pleasantry); without observations, the sentences that say it
+    quoted from its events, or the latest event when no sentence stands out."""
     if not sources:
         return []
     if llm_summary:
@@ -189,6 +198,9 @@ def summary_lines(sources: Sequence[ev.Event], llm_summary: str | None = None) -
     phrases = topics.key_phrases(texts, 2, speakers)
     about = f" about {' and '.join(phrases)}" if phrases else ""
     lines = [f"{len(sources)} events{span}{about}."]
+    said = headline.summary_of(sources, observed, _SUMMARY_SENTENCES)
+    if said:
+        return lines + [_clipped(line) for line in said]
     quoted = topics.summary_sentences(texts, _SUMMARY_SENTENCES, speakers)
     for i, sentence in quoted:
         who = f"{sources[i].role}: " if sources[i].at else ""

@@ -37,7 +37,7 @@ from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
 from brainiac.text import events as ev
-from brainiac.text import extract, lexicon, mentions, topics
+from brainiac.text import extract, headline, lexicon, mentions, observe, topics
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -346,8 +346,9 @@ def _beside_session(title: str, events: Sequence[ev.Event]) -> str:
 def _session_title(
     events: Sequence[ev.Event], memory: MemoryLike, speakers: Collection[str] = ()
 ) -> str:
-    """What the events are about, as a phrase ("Dance studio and clothing store (2023-05-11)"),
-    after the session's name when that is a label a person gave it ("Atlas weekly - ...")."""
+    """What happened in the events, as a phrase ("Caroline went to a LGBTQ support group
+    (2023-05-08)", headline.title_of), after the session's name when that is a label a person
+    gave it ("Atlas weekly - ...")."""
     texts = [e.text for e in events]
     session = events[0].session or ""
     if memory.llm.available:
@@ -361,8 +362,7 @@ def _session_title(
     if titled and _imported(session):
         # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
         return f"{titled.group(1)}{day}"
-    # A speaker is in every exchange, never what one is about.
-    about = topics.title(texts, {*speakers, *(e.role for e in events)})
+    about = headline.title_of(events, [o for e in events for o in observe.observations(e)])
     if not about:
         words = mentions.keywords(texts, 1)
         about = words[0].capitalize() if words else ""
