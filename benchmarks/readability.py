@@ -138,6 +138,17 @@ def not_topic_words(texts: list[str]) -> set[str]:
     return found
 
 
+def _about_someone(title: str, speakers: set[str]) -> bool:
+    """A clause about a speaker, "Joanna went hiking", "Melanie's son got into an accident":
+    it says what happened (its last word may well be a verb); the part rule below is for lists
+    of keywords ("Joy and sitting")."""
+    words = title.split()
+    if len(words) < 3:
+        return False
+    first = re.sub(r"'s$", "", words[0]).casefold()
+    return first in speakers or any(s.split()[0] == first for s in speakers if s.split())
+
+
 def is_bad_title(title: str, speakers: set[str], not_topics: set[str] | None = None) -> bool:
     """A keyword list, a session label, a speaker, or (given `not_topic_words`) a part that
     ends in a verb or an adjective: "Unique and hoodie", "Joy and sitting", "Makes and bowl"
@@ -148,7 +159,7 @@ def is_bad_title(title: str, speakers: set[str], not_topics: set[str] | None = N
     parts = [p.strip() for p in bare.split(",")]
     if len(parts) >= 3 or (len(parts) == 2 and all(len(p.split()) == 1 for p in parts)):
         return True
-    if not not_topics:
+    if not not_topics or _about_someone(bare, speakers):
         return False
     for part in re.split(r"\s+and\s+|\s+-\s+", bare):
         words = _TOKEN.findall(part)

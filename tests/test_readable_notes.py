@@ -1,6 +1,6 @@
-"""Notes a person would write (issue 13): titled by topic, summarised in the events' own
-sentences, entities only for names, an imported conversation in one note, facts only where a
-sentence states one.
+"""Notes a person would write (issues 13 and 30): titled with what happened, summarised in
+their observations, linked to the note of an earlier session they continue, entities only for
+names, an imported conversation in one note, facts only where a sentence states one.
 
 Real vaults in temporary directories, the real index and jobs, `now` passed in.
 """
@@ -59,16 +59,35 @@ def _promote_all(memory: Memory, vault: Path) -> list[ltm.LongTermNote]:
     return _notes(vault)
 
 
-def test_a_session_note_is_titled_with_what_it_is_about(memory: Memory, vault: Path) -> None:
+def test_a_session_note_is_titled_with_what_happened_in_it(memory: Memory, vault: Path) -> None:
     _talk(memory, DANCE, "session 5")
     [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
-    # Not "Session 5 - dance, studio, clothing": a phrase naming the topic, and the day.
-    assert note.title == "Dance studio and clothing store (2023-05-11)"
+    # Not "Session 5 - dance, studio, clothing", nor the words said most ("Dance studio and
+    # clothing store"): the news the session turns on, in the third person, and the day.
+    assert note.title == "Jon signed the lease for their dance studio (2023-05-11)"
     assert not re.match(r"(?i)session\b", note.title)
-    assert not {"jon", "gina"} & {w.lower() for w in re.findall(r"\w+", note.title)}
 
 
-def test_a_summary_quotes_sentences_from_the_events(memory: Memory, vault: Path) -> None:
+def test_a_title_names_the_main_event_not_the_words_said_most(
+    memory: Memory, vault: Path
+) -> None:
+    turns = [
+        ("Caroline", "Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful."),
+        ("Melanie", "Wow, that's cool! What happened there?"),
+        ("Caroline", "The transgender stories at the support group were so inspiring!"),
+        ("Melanie", "Love that. My dog chewed my shoes again, the dog is a menace."),
+        ("Caroline", "Haha, your dog! Dogs and shoes, a classic. Is the dog okay?"),
+        ("Melanie", "The dog is fine, the dog just loves shoes. Dog life!"),
+        ("Caroline", "The support group made me feel accepted, I'll go again next week."),
+        ("Melanie", "So glad the support group helps. Can't wait to catch up more!"),
+    ]
+    _talk(memory, turns, "session 1")
+    [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
+    # "dog" is said most; the session's news is the support group Caroline went to.
+    assert note.title == "Caroline went to a LGBTQ support group (2023-05-11)"
+
+
+def test_a_summary_is_made_of_the_notes_observations(memory: Memory, vault: Path) -> None:
     _talk(memory, DANCE, "session 5")
     [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
     lines = [
@@ -79,14 +98,18 @@ def test_a_summary_quotes_sentences_from_the_events(memory: Memory, vault: Path)
     # ("See you!" is small talk: the archive has it.)
     about = "2023-05-11 about dance studio and clothing store."
     assert lines[0] == f"{len(note.sources)} events, {about}"
-    quoted = lines[1:]
-    assert 1 <= len(quoted) <= 2
-    texts = {role: [t for r, t in DANCE if r == role] for role, _ in DANCE}
-    for line in quoted:
-        role, sentence = line.split(": ", 1)
-        # Verbatim, from an event of that speaker; a statement, not a question.
-        assert any(sentence in text for text in texts[role]), line
-        assert not sentence.endswith("?")
+    said = lines[1:]
+    assert 1 <= len(said) <= 2
+    observed = [
+        re.sub(r"\s*\([^()]*\)$", "", line[2:])
+        for line in (note.section("Observations") or "").splitlines()
+        if line.startswith("- ")
+    ]
+    # Each line is one of the note's observations, whole: what someone did, in the third
+    # person, never a pleasantry ("Thanks, see you Friday!") quoted from a turn.
+    for line in said:
+        assert line in observed, (line, observed)
+        assert line.startswith(("Jon", "Gina")), line
 
 
 def test_words_that_open_sentences_and_speakers_found_no_entity_note(
@@ -190,8 +213,8 @@ def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
     _talk(memory, DANCE[:6], "chat 2")
     titles = sorted(n.title for n in _promote_all(memory, vault))
     assert titles == [
-        "Dance studio and clothing store (2023-05-11)",
-        "Dance studio and clothing store (chat 2, 2023-05-11)",
+        "Jon signed the lease for their dance studio (2023-05-11)",
+        "Jon signed the lease for their dance studio (chat 2, 2023-05-11)",
     ]
 
 
@@ -238,3 +261,52 @@ def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
 )
 def test_a_title_names_a_thing_not_a_verb_or_an_adjective(texts: list[str], expected: str) -> None:
     assert topics.title(texts) == expected
+
+
+STUDIO_SEARCH = [
+    ("Jon", "I started hunting for a spot for my dance studio last week, downtown maybe."),
+    ("Gina", "Nice! What do you need in a dance studio space?"),
+    ("Jon", "Good flooring for the dancers, Marley floors, and big mirrors on one wall."),
+    ("Gina", "Marley floors are perfect for dancers. Good luck with the search!"),
+]
+ROME = [
+    ("Gina", "I just got back from Rome, I ate pasta and gelato every single day."),
+    ("Jon", "Rome! Did you see the Colosseum?"),
+    ("Gina", "Yes, the Colosseum at night was stunning, and the Vatican museums too."),
+    ("Jon", "Italy sounds like a dream trip."),
+]
+STUDIO_OPENING = [
+    ("Jon", "I opened my dance studio last week, the first class had twelve dancers!"),
+    ("Gina", "Congrats! How did the dancers like the studio?"),
+    ("Jon", "They loved the Marley floor and the mirrors. I teach contemporary dance there now."),
+    ("Gina", "So proud of you, the studio sounds amazing."),
+]
+
+
+@pytest.mark.parametrize("meaning", [True, False], ids=["by-meaning", "by-words"])
+def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
+    vault: Path, meaning: bool
+) -> None:
+    with Memory(vault, refresh_interval_s=0, meaning=meaning) as memory:
+        memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+        for day, (turns, session) in enumerate(
+            [(STUDIO_SEARCH, "session 1"), (ROME, "session 2"), (STUDIO_OPENING, "session 3")]
+        ):
+            start = T0 + dt.timedelta(days=10 * day)
+            for i, (role, text) in enumerate(turns):
+                memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i))
+            for report in memory.run_job("all", now=start + dt.timedelta(hours=1)):
+                assert report.ok, report.summary
+    notes = {}
+    for path in sorted((vault / LONG_TERM_DIR).glob("*.md")):
+        note = ltm.parse(path.read_text(encoding="utf-8"), path.name)
+        if "session" in note.tags:
+            notes[note.sources[0].session] = note
+    search, rome, opening = notes["session 1"], notes["session 2"], notes["session 3"]
+    # The studio's opening continues the search for its spot, weeks and a trip to Rome later:
+    # its note links that one, and only that one; the trip links nothing before it.
+    linked = [x for x in opening.links if not x.startswith("#")]
+    assert [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x).title for x in linked] == [
+        search.title
+    ], opening.links
+    assert not [x for x in rome.links if not x.startswith("#")], rome.links

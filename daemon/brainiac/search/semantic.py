@@ -230,6 +230,10 @@ class SemanticIndex:
     def available(self) -> bool:
         return self._get_model() is not None
 
+    def model(self) -> SentenceModel | None:
+        """The sentence model, None when it cannot be had (made on first use)."""
+        return self._get_model()
+
     def _get_model(self) -> SentenceModel | None:
         if self._model is None and not self.unavailable:
             with self._lock:

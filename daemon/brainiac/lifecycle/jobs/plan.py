@@ -8,7 +8,9 @@ Each event goes to exactly one place:
 2. otherwise, events of one session that keep naming someone new (in three events or more, not
    a speaker) start a note for that name, whole ("J.K. Rowling", "The Name of the Wind"); a name
    said once or twice stays in its session's note, where what is said about it is;
-3. otherwise, the rest of the session becomes one new note, titled from its topics and date;
+3. otherwise, the rest of the session becomes one new note, titled with what happened in it and
+   its date (headline.py), linked to the note of an earlier session it continues, the nearest
+   in meaning (continuing.py);
 4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
 
 An exchange is never split: the turn that answers an event placed by what it names goes with
@@ -31,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac.lifecycle.jobs import consolidate
+from brainiac.lifecycle.jobs import consolidate, continuing
 from brainiac.lifecycle.jobs.reflection import SELF_ROLE
 from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
@@ -199,7 +201,8 @@ def _place_new(
         )
         target.events += [ev.render(e) for e in rest]
     elif rest:
-        title = _session_title(rest, memory, roles)
+        observed = [o for e in rest for o in observe.observations(e)]
+        title = _session_title(rest, memory, roles, observed)
         if normalise(title) in titles:
             # Two sessions about the same thing on one day: the session tells them apart (the
             # same title would make organization merge them, and a note per session would
@@ -210,6 +213,11 @@ def _place_new(
         session = rest[0].session or ""
         target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
+        earlier = list({e.rel: e for e in session_notes.values()}.values())
+        semantic = getattr(memory, "semantic", None)
+        before = continuing.continued(title, earlier, roles, semantic)
+        if before is not None:  # the note of an earlier session about the same thing
+            target.related.append(link(before.rel, before.title))
 
 
 def _topic_tags(events: Sequence[ev.Event], speakers: Collection[str]) -> list[str]:
@@ -344,7 +352,10 @@ def _beside_session(title: str, events: Sequence[ev.Event]) -> str:
 
 
 def _session_title(
-    events: Sequence[ev.Event], memory: MemoryLike, speakers: Collection[str] = ()
+    events: Sequence[ev.Event],
+    memory: MemoryLike,
+    speakers: Collection[str] = (),
+    observed: Sequence[observe.Observation] = (),
 ) -> str:
     """What happened in the events, as a phrase ("Caroline went to a LGBTQ support group
     (2023-05-08)", headline.title_of), after the session's name when that is a label a person
@@ -362,7 +373,7 @@ def _session_title(
     if titled and _imported(session):
         # An imported conversation keeps the title it had ("Planning the garden 6f1c2a9e").
         return f"{titled.group(1)}{day}"
-    about = headline.title_of(events, [o for e in events for o in observe.observations(e)])
+    about = headline.title_of(events, observed)
     if not about:
         words = mentions.keywords(texts, 1)
         about = words[0].capitalize() if words else ""

@@ -1,0 +1,105 @@
+"""Which earlier note a new note continues: the session note about the same thing, by meaning.
+
+A chat comes back to what it talked about before: the dance studio Jon was hunting a spot for
+in January is the one he opens in June, the LGBTQ support group Caroline went to in May is
+where she joins an activist group in July. The note promotion makes for the later session
+links the earlier note it continues, so one reads on from the other.
+
+What is compared is what each note says happened, its title (headline.py: "Caroline went to a
+LGBTQ support group"), without its date and the speakers' names (in every session of a chat,
+they would make every note near every other), and only between notes about the same person
+(the name a title opens with): Melanie's camping trip is not where Caroline's hike goes on.
+By the sentence model (search/sentence_model.py) when it is there, the nearest above `NEAR`;
+without it, the one sharing the most content words, `NEAR_WORDS` at least. A title's vector is
+kept by its text, so a chat of many sessions embeds each title once.
+
+One concept: finding the note a new one continues; plan.py links it (`Target.related`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from brainiac.store.names import Entry
+from brainiac.text.lexicon import STOP_WORDS
+
+# Cosine of two titles from which the later note continues the earlier: on LoCoMo's development
+# chats, all-MiniLM-L6-v2 puts two steps of one story of one person above it ("joined a new
+# LGBTQ activist group" / "went to a LGBTQ support group": 0.82; "got noticed by fashion
+# editors" / "got accepted for a fashion internship": 0.52) and most unrelated ones below.
+NEAR = 0.5
+# Shared content words, without the model, from which a note continues another.
+NEAR_WORDS = 2
+_KEPT = 4096  # vectors kept by their text (a few hundred notes a chat)
+_vectors: OrderedDict[str, Any] = OrderedDict()
+
+
+def continued(
+    title: str,
+    earlier: Sequence[Entry],
+    speakers: Collection[str],
+    semantic: Any = None,
+) -> Entry | None:
+    """The note of `earlier` that a new note titled `title` continues, None when none is near.
+    `semantic`: the memory's search.semantic.SemanticIndex (None: by words alone)."""
+    names = _names_pattern(speakers)
+    owner = _owner(title, names)
+    kept = [e for e in earlier if _owner(e.title, names) == owner]
+    if not kept:
+        return None
+    mine = _bare(title, names)
+    texts = [_bare(e.title, names) for e in kept]
+    model = semantic.model() if semantic is not None else None
+    if model is None:
+        return _by_words(mine, texts, kept)
+    vectors = _embedded(model, [mine, *texts])
+    cosines = vectors[1:] @ vectors[0]
+    best = int(cosines.argmax())
+    return kept[best] if float(cosines[best]) >= NEAR else None
+
+
+def _owner(title: str, names: re.Pattern[str]) -> str:
+    """The speaker a title opens with ("Melanie's son got ..." → "melanie"), "" for none."""
+    m = names.match(title)
+    return m.group(0).lower().removesuffix("'s") if m else ""
+
+
+def _bare(title: str, names: re.Pattern[str]) -> str:
+    """A title without its dated tail and the speakers' names: what happened."""
+    return " ".join(names.sub(" ", re.sub(r"\s*\([^()]*\)$", "", title)).split())
+
+
+def _by_words(mine: str, texts: Sequence[str], kept: Sequence[Entry]) -> Entry | None:
+    words = _content(mine)
+    shared = [len(words & _content(t)) for t in texts]
+    best = max(range(len(kept)), key=lambda i: (shared[i], i))
+    return kept[best] if shared[best] >= NEAR_WORDS else None
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in STOP_WORDS}
+
+
+def _names_pattern(speakers: Collection[str]) -> re.Pattern[str]:
+    words = sorted({w for s in speakers for w in s.split() if w}, key=len, reverse=True)
+    if not words:
+        return re.compile(r"(?!)")
+    return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})(?:'s)?\b", re.I)
+
+
+def _embedded(model: Any, texts: Sequence[str]) -> Any:
+    """The unit vectors of `texts`, each made once (kept by its text)."""
+    import numpy as np
+
+    missing = [t for t in dict.fromkeys(texts) if t not in _vectors]
+    if missing:
+        for text, vector in zip(missing, model.encode(missing), strict=True):
+            _vectors[text] = vector
+    for t in texts:
+        _vectors.move_to_end(t)
+    while len(_vectors) > _KEPT:
+        _vectors.popitem(last=False)
+    return np.stack([_vectors[t] for t in texts])
