@@ -68,9 +68,7 @@ def test_a_session_note_is_titled_with_what_happened_in_it(memory: Memory, vault
     assert not re.match(r"(?i)session\b", note.title)
 
 
-def test_a_title_names_the_main_event_not_the_words_said_most(
-    memory: Memory, vault: Path
-) -> None:
+def test_a_title_names_the_main_event_not_the_words_said_most(memory: Memory, vault: Path) -> None:
     turns = [
         ("Caroline", "Hey Mel! I went to a LGBTQ support group yesterday and it was so powerful."),
         ("Melanie", "Wow, that's cool! What happened there?"),
@@ -294,7 +292,8 @@ def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
         ):
             start = T0 + dt.timedelta(days=10 * day)
             for i, (role, text) in enumerate(turns):
-                memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i))
+                at = start + dt.timedelta(minutes=i)
+                memory.remember(text, role=role, session=session, at=at)
             for report in memory.run_job("all", now=start + dt.timedelta(hours=1)):
                 assert report.ok, report.summary
     notes = {}
@@ -306,7 +305,6 @@ def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
     # The studio's opening continues the search for its spot, weeks and a trip to Rome later:
     # its note links that one, and only that one; the trip links nothing before it.
     linked = [x for x in opening.links if not x.startswith("#")]
-    assert [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x).title for x in linked] == [
-        search.title
-    ], opening.links
+    titles = [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x).title for x in linked]
+    assert titles == [search.title], opening.links
     assert not [x for x in rome.links if not x.startswith("#")], rome.links

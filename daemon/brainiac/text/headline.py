@@ -41,16 +41,22 @@ _DONE = (
     "(?:have|has) (?:started|joined|finished|signed|launched|opened|won|made|"
     "adopted|decided)|am (?:now|officially)"
 )
-_SUBJECT = r"I|[Ww]e|(?:[Mm]y|[Oo]ur) (?:[a-z]\w* )?(?!(?:has|have|had|is|was|were|will|would)\b)[a-z]\w*"
+_SUBJECT = (
+    r"I|[Ww]e|(?:[Mm]y|[Oo]ur) (?:[a-z]\w* )?"
+    r"(?!(?:has|have|had|is|was|were|will|would)\b)[a-z]\w*"  # "my son", "my best friend"
+)
 _ADVERB = r"just|recently|finally|also|even|actually|officially|now"
-_DONE_RE = re.compile(rf"(?<![\w'])(?P<subject>{_SUBJECT})(?:\s+(?:{_ADVERB}))*\s+(?:{_DONE})\b(?!')")
+_DONE_RE = re.compile(
+    rf"(?<![\w'])(?P<subject>{_SUBJECT})(?:\s+(?:{_ADVERB}))*\s+(?:{_DONE})\b(?!')"
+)
 # Contractions spelt out, so "I'm now part of" reads as "I am now".
 _CONTRACTION_RE = re.compile(r"\b(I|[Ww]e)'(m|ve|re)\b")
 _SPELT = {"m": "am", "ve": "have", "re": "are"}
 # What ends the clause of the act: another thought begins.
 _CLAUSE_END_RE = re.compile(
-    r"\s*(?:[,;:!?()]|\s[-–—]\s|\.(?:\s|$)|\s(?:and(?! (?:others|family)\b)|but|so|because|cause|cuz|which|who|while|"
-    r"when|where|since|as|though|although|until|after|before|than|to help|to see)\s)"
+    r"\s*(?:[,;:!?()]|\s[-–—]\s|\.(?:\s|$)|\s(?:and(?! (?:others|family)\b)|but|so|because|"
+    r"cause|cuz|which|who|while|when|where|since|as|though|although|until|after|before|than|"
+    r"to help|to see)\s)"
 )
 # Times a title leaves to the note's date.
 _TIME_RE = re.compile(
