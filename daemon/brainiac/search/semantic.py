@@ -81,6 +81,7 @@ SCAN_ALL_UP_TO = 100_000
 _SKETCH_NEAREST = 8_192
 _SKETCH_FARTHEST = 1_024
 _PROMPTS_KEPT = 32
+_TEXTS_KEPT = 4096  # texts likeness compares: the titles of a few chats' notes
 
 
 def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
@@ -223,16 +224,13 @@ class SemanticIndex:
         self._speaker_names: re.Pattern[str] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
+        self._texts_seen: OrderedDict[str, Any] = OrderedDict()  # see likeness
         self._loaded = False
 
     # -- the model ---------------------------------------------------------------------------
     @property
     def available(self) -> bool:
         return self._get_model() is not None
-
-    def model(self) -> SentenceModel | None:
-        """The sentence model, None when it cannot be had (made on first use)."""
-        return self._get_model()
 
     def _get_model(self) -> SentenceModel | None:
         if self._model is None and not self.unavailable:
@@ -400,6 +398,27 @@ class SemanticIndex:
             while len(self._prompts) > _PROMPTS_KEPT:
                 self._prompts.popitem(last=False)
         return vector
+
+    def likeness(self, text: str, others: Sequence[str]) -> list[float] | None:
+        """The cosine of `text`'s vector with each of `others`' (the texts as given), None
+        without a model. Each text's vector is kept (the last `_TEXTS_KEPT`): the jobs compare
+        a new note's title with the same earlier titles run after run (continuing.py)."""
+        model = self._get_model()
+        if model is None:
+            return None
+        texts = [text, *others]
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._texts_seen]
+        made = model.encode(missing) if missing else []
+        with self._lock:
+            for t, vector in zip(missing, made, strict=True):
+                self._texts_seen[t] = vector
+            vectors = [self._texts_seen[t] for t in texts]
+            for t in texts:
+                self._texts_seen.move_to_end(t)
+            while len(self._texts_seen) > _TEXTS_KEPT:
+                self._texts_seen.popitem(last=False)
+        return [float(np.dot(vectors[0], v)) for v in vectors[1:]]
 
     def diversified(self, texts: Sequence[str], relevance: Sequence[float]) -> list[int]:
         """An order of `texts` (best first by `relevance`) that lets through fewer texts that

@@ -11,7 +11,7 @@ they would make every note near every other), and only between notes about the s
 (the name a title opens with): Melanie's camping trip is not where Caroline's hike goes on.
 By the sentence model (search/sentence_model.py) when it is there, the nearest above `NEAR`;
 without it, the one sharing the most content words, `NEAR_WORDS` at least. A title's vector is
-kept by its text, so a chat of many sessions embeds each title once.
+kept (semantic.likeness), so a chat of many sessions embeds each title once.
 
 One concept: finding the note a new one continues; plan.py links it (`Target.related`).
 """
@@ -19,12 +19,14 @@ One concept: finding the note a new one continues; plan.py links it (`Target.rel
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from brainiac.store.names import Entry
 from brainiac.text.lexicon import STOP_WORDS
+
+if TYPE_CHECKING:
+    from brainiac.search.semantic import SemanticIndex
 
 # Cosine of two titles from which the later note continues the earlier: on LoCoMo's development
 # chats, all-MiniLM-L6-v2 puts two steps of one story of one person above it ("joined a new
@@ -33,15 +35,13 @@ from brainiac.text.lexicon import STOP_WORDS
 NEAR = 0.5
 # Shared content words, without the model, from which a note continues another.
 NEAR_WORDS = 2
-_KEPT = 4096  # vectors kept by their text (a few hundred notes a chat)
-_vectors: OrderedDict[str, Any] = OrderedDict()
 
 
 def continued(
     title: str,
     earlier: Sequence[Entry],
     speakers: Collection[str],
-    semantic: Any = None,
+    semantic: SemanticIndex | None = None,
 ) -> Entry | None:
     """The note of `earlier` that a new note titled `title` continues, None when none is near.
     `semantic`: the memory's search.semantic.SemanticIndex (None: by words alone)."""
@@ -52,13 +52,11 @@ def continued(
         return None
     mine = _bare(title, names)
     texts = [_bare(e.title, names) for e in kept]
-    model = semantic.model() if semantic is not None else None
-    if model is None:
+    cosines = semantic.likeness(mine, texts) if semantic is not None else None
+    if cosines is None:
         return _by_words(mine, texts, kept)
-    vectors = _embedded(model, [mine, *texts])
-    cosines = vectors[1:] @ vectors[0]
-    best = int(cosines.argmax())
-    return kept[best] if float(cosines[best]) >= NEAR else None
+    best = max(range(len(kept)), key=lambda i: (cosines[i], i))
+    return kept[best] if cosines[best] >= NEAR else None
 
 
 def _owner(title: str, names: re.Pattern[str]) -> str:
@@ -88,18 +86,3 @@ def _names_pattern(speakers: Collection[str]) -> re.Pattern[str]:
     if not words:
         return re.compile(r"(?!)")
     return re.compile(rf"\b(?:{'|'.join(re.escape(w) for w in words)})(?:'s)?\b", re.I)
-
-
-def _embedded(model: Any, texts: Sequence[str]) -> Any:
-    """The unit vectors of `texts`, each made once (kept by its text)."""
-    import numpy as np
-
-    missing = [t for t in dict.fromkeys(texts) if t not in _vectors]
-    if missing:
-        for text, vector in zip(missing, model.encode(missing), strict=True):
-            _vectors[text] = vector
-    for t in texts:
-        _vectors.move_to_end(t)
-    while len(_vectors) > _KEPT:
-        _vectors.popitem(last=False)
-    return np.stack([_vectors[t] for t in texts])
