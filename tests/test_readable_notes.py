@@ -287,6 +287,8 @@ def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
 ) -> None:
     with Memory(vault, refresh_interval_s=0, meaning=meaning) as memory:
         memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+        # As in the daemon, whose embedder has the model loaded: the jobs compare by meaning.
+        assert (memory.semantic is not None) == meaning
         for day, (turns, session) in enumerate(
             [(STUDIO_SEARCH, "session 1"), (ROME, "session 2"), (STUDIO_OPENING, "session 3")]
         ):

@@ -230,6 +230,14 @@ class Memory:
         return self._semantic if on else None
 
     @property
+    def semantic_if_open(self) -> semantic_mod.SemanticIndex | None:
+        """`semantic` when this process has it open already (the daemon's embedder, a context
+        asked before), else None: the jobs use meaning where the model is loaded, and never
+        open the index for it (a jobs run only writes files)."""
+        on = self.config.meaning if self._meaning is None else self._meaning
+        return self._semantic if on else None
+
+    @property
     def indexer(self) -> Indexer:
         if self._indexer is None:
             index = Index(self.locations.index_dir, writable=self.index_writes)

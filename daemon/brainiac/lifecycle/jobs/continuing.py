@@ -9,8 +9,9 @@ What is compared is what each note says happened, its title (headline.py: "Carol
 LGBTQ support group"), without its date and the speakers' names (in every session of a chat,
 they would make every note near every other), and only between notes about the same person
 (the name a title opens with): Melanie's camping trip is not where Caroline's hike goes on.
-By the sentence model (search/sentence_model.py) when it is there, the nearest above `NEAR`;
-without it, the one sharing the most content words, `NEAR_WORDS` at least. A title's vector is
+By the sentence model (search/sentence_model.py) where the process has it loaded (the
+daemon's embedder; the jobs never open the index for it), the nearest above `NEAR`; else the
+one sharing the most content words, `NEAR_WORDS` at least. A title's vector is
 kept (semantic.likeness), so a chat of many sessions embeds each title once.
 
 One concept: finding the note a new one continues; plan.py links it (`Target.related`).

@@ -214,7 +214,8 @@ def _place_new(
         target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
         target.events += [ev.render(e) for e in rest]
         earlier = list({e.rel: e for e in session_notes.values()}.values())
-        semantic = getattr(memory, "semantic", None)
+        # By meaning where this process has the model loaded (the daemon), else by words.
+        semantic = getattr(memory, "semantic_if_open", None)
         before = continuing.continued(title, earlier, roles, semantic)
         if before is not None:  # the note of an earlier session about the same thing
             target.related.append(link(before.rel, before.title))
