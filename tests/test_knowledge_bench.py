@@ -191,3 +191,20 @@ def test_issue30_checks_name_what_a_person_would_not_want_to_read(tmp_path: Path
     assert found.cross_owner_supersessions == ["Max: max: Caroline's dog -> Melanie's dog"]
     assert found.unstated_goals == ["Goals: - Hear more about it"]
     assert found.goals == 2
+
+
+def test_a_title_saying_what_someone_did_is_no_keyword_list() -> None:
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        readability = load_benchmark("readability")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    texts = ["Joanna was hiking all day.", "The trail was so peaceful, I was hiking for hours."]
+    not_topics = readability.not_topic_words(texts)
+    speakers = {"joanna", "nate"}
+    # A clause about a speaker says what happened, its last word a verb or not; a keyword list
+    # whose part ends in one ("Trail and hiking") names no topic.
+    assert "hiking" in not_topics
+    assert not readability.is_bad_title("Joanna went hiking (2022-05-12)", speakers, not_topics)
+    assert not readability.is_bad_title("Nate's team got second (2022-05-12)", speakers, set())
+    assert readability.is_bad_title("Trail and hiking (2022-05-12)", speakers, not_topics)
