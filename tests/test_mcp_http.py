@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -24,8 +25,11 @@ import pytest
 from brainiac import Memory
 from brainiac.api.hooks import HookInputError
 from conftest import run_cli
+from llm_standin import StandIn
 from test_daemon import wait_for
 from test_hooks import SAMPLE, _event
+from test_llm_check import RESPONSE, _answer, _grey_cat_id
+from test_llm_check import _remember as _remember_miso
 from test_mcp import TOOLS, _structured, needs_mcp
 
 pytestmark = needs_mcp
@@ -219,6 +223,79 @@ def test_the_hooks_against_a_remote_server_and_one_that_is_down(
     assert report["duplicate"] == counts[0]
     # the project is the agent's repository, found on the agent's machine
     assert any(" [shop]: " in text.decode() for text in vault_bytes(vault).values())
+
+
+BESIDE_DEADLINE_S = 60.0  # shared, busy cores; a server of one call at a time never answers
+
+
+async def _beside_a_waiting_check(
+    url: str, asked: threading.Event, released: threading.Event
+) -> dict[str, Any]:
+    """One session's `check` waits on the model; meanwhile a second session gets a context,
+    remembers and searches. Those must be answered while the check is still in flight."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with contextlib.AsyncExitStack() as stack:
+        sessions: list[ClientSession] = []
+        for _ in range(2):
+            http = await stack.enter_async_context(create_mcp_http_client())
+            read, write = await stack.enter_async_context(
+                streamable_http_client(f"{url}/mcp", http_client=http)
+            )
+            session = await stack.enter_async_context(ClientSession(read, write))
+            await session.initialize()
+            sessions.append(session)
+        checking, other = sessions
+        got: dict[str, Any] = {}
+
+        async def check() -> None:
+            got["check"] = _structured(await checking.call_tool("check", {"text": RESPONSE}))
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(check)
+            assert await anyio.to_thread.run_sync(asked.wait, BESIDE_DEADLINE_S)
+            with anyio.fail_after(BESIDE_DEADLINE_S):
+                prompt = {"prompt": "What colour is the cat Miso?"}
+                got["context"] = _structured(await other.call_tool("context", prompt))
+                said = {"text": "The Orion launch moved to 3 March."}
+                got["id"] = _structured(await other.call_tool("remember", said))["event_id"]
+                query = {"query": "Orion launch"}
+                got["hits"] = _structured(await other.call_tool("search", query))["hits"]
+            got["check_pending"] = "check" not in got
+            released.set()
+        return got
+
+
+def test_reads_and_a_write_are_answered_while_a_check_waits_on_the_model(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A call that takes long (here a check waiting on a slow model) holds up no other agent:
+    a context and a search run beside it, a remember too, and nothing is lost or mixed."""
+    _remember_miso(vault)
+    asked, released = threading.Event(), threading.Event()
+
+    def slow_model(body: dict[str, Any]) -> str:
+        asked.set()
+        released.wait(BESIDE_DEADLINE_S)
+        return _answer(_grey_cat_id(body))
+
+    with StandIn(slow_model) as model:
+        (vault / ".brainiac/config.toml").write_text(
+            f'[llm]\nbase_url = "{model.base_url}"\nmodel = "stand-in"\ntimeout_s = 120.0\n'
+        )
+        try:
+            with serving(vault, tmp_path) as url:
+                got = anyio.run(_beside_a_waiting_check, url, asked, released)
+        finally:
+            released.set()
+    assert got["check_pending"]  # the others were answered while the check was in flight
+    assert "grey cat called Miso" in got["context"]["text"]
+    assert any(h["event_id"] == got["id"] for h in got["hits"])
+    [conflict] = got["check"]["conflicts"]  # the model's answer, to the call that asked it
+    assert conflict["correction"].endswith("The model's reading: Miso is grey.")
+    assert "The Orion launch moved to 3 March." in (vault / "memory/short_term.md").read_text()
 
 
 @pytest.mark.parametrize("budget", ["--budget=300", "--budget 300"])

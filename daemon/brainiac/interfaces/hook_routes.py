@@ -28,6 +28,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from starlette.responses import JSONResponse, Response
 from brainiac.api import hooks
 from brainiac.api.memory import Memory
 from brainiac.core.errors import BrainiacError
+from brainiac.interfaces.memory_sharing import Access
 
 TRANSCRIPTS_DIR = "remote-transcripts"  # in the state folder: derived, like the index
 MAX_BODY_BYTES = 256 * 1024 * 1024  # a transcript of years of turns, and not a disk's worth
@@ -49,10 +51,15 @@ class HookRequestError(BrainiacError):
     """A hook request that is not what remote_hook.py sends."""
 
 
-def add_routes(server: MCPServer, memory: Memory, lock: threading.Lock) -> None:
-    """Register the hook routes on `server`'s HTTP application."""
+def add_routes(server: MCPServer, memory: Memory, access: Access) -> None:
+    """Register the hook routes on `server`'s HTTP application; `access`: the MCP tools' own
+    (memory_sharing.py): a prompt's context is a read, a transcript's import a write."""
 
-    def route(event: str, act: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    def route(
+        event: str,
+        act: Callable[[dict[str, Any]], dict[str, Any]],
+        holding: Callable[[], AbstractContextManager[None]],
+    ) -> None:
         async def endpoint(request: Request) -> Response:
             size = int(request.headers.get("content-length") or 0)
             if size > MAX_BODY_BYTES:
@@ -65,7 +72,7 @@ def add_routes(server: MCPServer, memory: Memory, lock: threading.Lock) -> None:
                 return _answer("", [f"hook {event}: the request is not JSON ({exc})"])
 
             def call() -> dict[str, Any]:
-                with lock:
+                with holding():
                     return act(body)
 
             try:
@@ -76,9 +83,13 @@ def add_routes(server: MCPServer, memory: Memory, lock: threading.Lock) -> None:
 
         server.custom_route(f"/hooks/{event}", methods=["POST"])(endpoint)
 
-    route("user-prompt-submit", lambda body: prompt_context(memory, body))
-    route("stop", lambda body: import_transcript(memory, body, "stop"))
-    route("session-end", lambda body: import_transcript(memory, body, "session-end"))
+    route("user-prompt-submit", lambda body: prompt_context(memory, body), access.reading)
+    route("stop", lambda body: import_transcript(memory, body, "stop"), access.writing)
+    route(
+        "session-end",
+        lambda body: import_transcript(memory, body, "session-end"),
+        access.writing,
+    )
 
 
 def _answer(stdout: str, stderr: list[str], code: int = 1) -> JSONResponse:

@@ -3,8 +3,8 @@ for agents on other machines (docs/remote.md).
 
 Its own process over one `Memory`, as `brainiac mcp` is: beside a daemon it reads the index the
 daemon keeps and writes vault files the daemon picks up; without one, it keeps the index itself.
-The same server answers the remote hooks (hook_routes.py) with the same lock, so an MCP tool and a
-hook never use the Memory at once.
+The same server answers the remote hooks (hook_routes.py). Tools and hooks share the Memory after
+the daemon's rule (memory_sharing.py): reads at once, writes one at a time beside them.
 
 Who may call: bound to loopback without a token file, whoever reaches the port (this machine's
 users); with `--token-file`, or bound to any other address (which requires one), every request
@@ -20,7 +20,6 @@ import logging
 import signal
 import socket
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from brainiac.api.memory import Memory
 from brainiac.core.errors import BrainiacError
 from brainiac.interfaces import hook_routes, http_token
 from brainiac.interfaces.mcp_server import build_server
+from brainiac.interfaces.memory_sharing import Shared
 
 log = logging.getLogger(__name__)
 
@@ -125,11 +125,12 @@ def serve_http(
         force=True,
     )
     token = token_for(host, token_file, say)
-    memory = Memory(vault)  # a missing or wrong vault fails here, before anything listens
+    # A server alone reconciles on a thread of its own (memory_sharing.py), never in a call.
+    memory = Memory(vault, refresh_interval_s=float("inf"))  # a wrong vault fails before listening
+    sharing = Shared(memory)
     try:
-        lock = threading.Lock()
-        server = build_server(memory, lock)
-        hook_routes.add_routes(server, memory, lock)
+        server = build_server(memory, sharing)
+        hook_routes.add_routes(server, memory, sharing)
         app: ASGIApp = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
         if token is not None:
             app = BearerGuard(app, token)
@@ -144,6 +145,10 @@ def serve_http(
             access_log=False,
             lifespan="on",
         )
-        _Server(config).run(sockets=[sock])
+        sharing.start()
+        try:
+            _Server(config).run(sockets=[sock])
+        finally:
+            sharing.stop()
     finally:
         memory.close()

@@ -20,7 +20,6 @@ import datetime as dt
 import inspect
 import logging
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,6 +37,7 @@ from brainiac import __version__
 from brainiac.api import job_table
 from brainiac.api.memory import Memory
 from brainiac.core.errors import BrainiacError
+from brainiac.interfaces.memory_sharing import Access, Serial
 from brainiac.interfaces.served_notes import note_text, public_long_term, write_long_term
 from brainiac.store.lock import holder_of
 from brainiac.store.vault import IDENTITY, WORKING_MEMORY
@@ -167,12 +167,13 @@ _PROJECT_RECALL = (
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServer:
-    """The MCP server for one open Memory (no I/O until it is run). `lock`: the one every other
-    caller of `memory` in this process takes too (mcp_http.py's hook routes)."""
-    # The SDK runs synchronous tools on worker threads, possibly several at once; a Memory (its
-    # index writer, its caches) is meant for one caller at a time.
-    lock = lock or threading.Lock()
+def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
+    """The MCP server for one open Memory (no I/O until it is run). `access`: which calls may use
+    `memory` at once (memory_sharing.py), shared with its other callers in this process
+    (mcp_http.py's hook routes); by default one call at a time."""
+    # The SDK runs synchronous tools on worker threads, possibly several at once.
+    access = access or Serial()
+    reading, writing = access.reading, access.writing
     server: MCPServer = MCPServer(
         "brainiac",
         version=__version__,
@@ -204,7 +205,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
     ) -> Remembered:
         """Append an event to the short-term Event Log of the memory (the same event twice is
         kept once). Returns its id and time."""
-        with lock, _as_tool_error():
+        with writing(), _as_tool_error():
             event = memory.remember(text, role=role, session=session, project=project)
         return {"event_id": event.id, "at": _iso(event.at)}
 
@@ -215,7 +216,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         project: Annotated[str | None, Field(description=_PROJECT_RECALL)] = None,
     ) -> SearchResults:
         """Search the long-term notes and the events, best match first."""
-        with lock, _as_tool_error():
+        with reading(), _as_tool_error():
             results = memory.search(query, limit=limit, project=project)
         return {
             "hits": [
@@ -248,7 +249,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         """Assemble what the memory knows for a prompt, within a token budget: Core Identity,
         Short-Term Memory, Relevant Long-Term Memory, then the prompt. `feedback` then applies to
         the notes it used."""
-        with lock, _as_tool_error():
+        with reading(), _as_tool_error():
             result = memory.context(prompt, budget=budget, project=project)
         return {
             "text": result.text,
@@ -266,7 +267,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         """Check a response against the memory: each statement about a fact the memory holds is
         compared with the current value, and restating a superseded value is a conflict too.
         Each conflict carries a `correction` to act on."""
-        with lock, _as_tool_error():
+        with reading(), _as_tool_error():
             result = memory.check(text)
         conflicts: list[ConflictInfo] = [
             {
@@ -302,7 +303,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
     ) -> FeedbackOutcome:
         """Reinforce or weaken the long-term notes of the last context assembled for a prompt;
         retrieval ranks reinforced notes higher. Returns the notes changed."""
-        with lock, _as_tool_error():
+        with writing(), _as_tool_error():
             changed = memory.feedback(delta)
         return {"changed": list(changed)}
 
@@ -315,7 +316,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
     ) -> JobOutcome:
         """Run a memory job now (reflection, promotion, organization, or all three), through the
         same code the daemon runs on its schedule."""
-        with lock, _as_tool_error():
+        with writing(), _as_tool_error():
             reports = memory.run_job(name, dry_run=dry_run)
         return {
             "reports": [
@@ -344,7 +345,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         """List the long-term notes (memory/long_term/), by path: title, status, aliases, tags,
         how many events each holds, and its strength. Private notes are never listed. Read one
         with the brainiac://note/{path} resource; change one with `update_note`."""
-        with lock, _as_tool_error():
+        with reading(), _as_tool_error():
             found = list_long_term(memory, query, include_archived)
         return {"notes": found[:limit], "total": len(found)}
 
@@ -366,7 +367,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         what should stay: its frontmatter, Sources and Facts). Only notes in memory/long_term/;
         for what happened, use `remember`. A note a person saved meanwhile is not overwritten:
         read it again and redo the change."""
-        with lock, _as_tool_error():
+        with writing(), _as_tool_error():
             created = write_long_term(memory, path, text, create)
         return {"path": path, "created": created, "bytes": len(text.encode("utf-8"))}
 
@@ -410,7 +411,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
             tuple(events or ()),
             tuple(matching or ()),
         )
-        with lock, _as_tool_error():
+        with writing(), _as_tool_error():
             report = forget_with(memory, selection, confirm)
         data = report.as_json()
         if report.empty:
@@ -441,7 +442,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         mime_type="text/markdown",
     )
     def working_memory() -> str:
-        with lock, _as_resource_error(WORKING_MEMORY):
+        with reading(), _as_resource_error(WORKING_MEMORY):
             try:
                 return memory.vault.read(WORKING_MEMORY).text
             except FileNotFoundError:
@@ -455,7 +456,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         mime_type="text/markdown",
     )
     def identity() -> str:
-        with lock, _as_resource_error(IDENTITY):
+        with reading(), _as_resource_error(IDENTITY):
             return memory.vault.read(IDENTITY).text
 
     @server.resource(
@@ -467,7 +468,7 @@ def build_server(memory: Memory, lock: threading.Lock | None = None) -> MCPServe
         mime_type="text/markdown",
     )
     def note(path: str) -> str:
-        with lock, _as_resource_error(path):
+        with reading(), _as_resource_error(path):
             return note_text(memory, path)
 
     return server
