@@ -3,16 +3,23 @@ many concurrent clients of the official MCP SDK over streamable HTTP on loopback
 
 The server is the real command (`brainiac serve --http --port 0 --token-file ...`) as a
 subprocess; the clients are SDK sessions (`streamable_http_client` + `ClientSession`) in this
-process, each with the bearer token, each opened before the clock starts. Three loads:
+process, each with the bearer token, each opened before the clock starts. The loads:
 
 - `single`: one client, one call after another: the floor of one context over HTTP;
-- `paced`: every client calls `context` at random times, `--interval` seconds apart on average
-  (an exponential wait: agents prompting independently), `--calls` times each;
+- `paced Ns`, one per `--intervals` value: every client calls `context` at random times, N
+  seconds apart on average (an exponential wait: agents prompting independently), `--calls`
+  times each; 50 agents a prompt every 30 s each is 1.7 calls a second in all;
 - `closed`: every client calls again as soon as it is answered, `--calls` times each: the
-  saturated server, where a call waits for every call before it (the Memory answers one at a
-  time).
+  saturated server; its calls a second are the most the server answers.
+
+Each load also gives the server's CPU time per call (user + system, from /proc): on a machine
+whose other work moves the wall times, what the server spent is the steadier figure.
 
     .venv/bin/python benchmarks/mcp_http_load.py --vault /tmp/v10k --clients 50
+
+`--server-path DIR` puts DIR first on the server's PYTHONPATH: another checkout's server
+(`git archive REV daemon | tar -x -C DIR`, then `--server-path DIR/daemon`) against the same
+clients, vault and machine, for a before and after in one run.
 
 A `--vault` that does not exist is generated there (benchmarks/generate_vault.py) and indexed
 first, which takes minutes at 10,000 notes; the index lives in the XDG state folder as usual.
@@ -56,14 +63,26 @@ def _summary(ms: list[float]) -> dict[str, float]:
     }
 
 
-def start_server(vault: Path, token_file: Path, log: Path) -> tuple[subprocess.Popen[str], str]:
+def server_cpu_s(pid: int) -> float:
+    """The user + system CPU seconds process `pid` has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_server(
+    vault: Path, token_file: Path, log: Path, server_path: Path | None = None
+) -> tuple[subprocess.Popen[str], str]:
     command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "serve", "--http"]
+    env = dict(os.environ)
+    if server_path is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(server_path), env.get("PYTHONPATH")]))
     with open(log, "w", encoding="utf-8") as err:
         proc = subprocess.Popen(
             [*command, "--port", "0", "--token-file", str(token_file)],
             stdout=subprocess.DEVNULL,
             stderr=err,
             text=True,
+            env=env,
         )
     end = time.monotonic() + 300
     while time.monotonic() < end:
@@ -78,7 +97,7 @@ def start_server(vault: Path, token_file: Path, log: Path) -> tuple[subprocess.P
 
 
 async def run_loads(
-    url: str, token: str, clients: int, calls: int, interval: float, prompts: list[str]
+    url: str, token: str, pid: int, setup: argparse.Namespace, prompts: list[str]
 ) -> dict[str, dict[str, float]]:
     from contextlib import AsyncExitStack
 
@@ -86,6 +105,7 @@ async def run_loads(
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
 
+    clients, calls = setup.clients, setup.calls
     async with AsyncExitStack() as stack:
         sessions: list[ClientSession] = []
         for _ in range(clients):
@@ -106,26 +126,40 @@ async def run_loads(
             assert not result.is_error, result.content
 
         results: dict[str, dict[str, float]] = {}
+
+        def measured(name: str, ms: list[float], cpu_before: float, began: float) -> None:
+            took = time.perf_counter() - began
+            results[name] = _summary(ms)
+            results[name]["calls_per_s"] = round(len(ms) / took, 2)
+            cpu = server_cpu_s(pid) - cpu_before
+            results[name]["server_cpu_ms_per_call"] = round(1000 * cpu / len(ms), 1)
+
         warm: list[float] = []
         for prompt in prompts[:5]:  # the server's first calls load what later calls reuse
             await call(sessions[0], prompt, warm)
         single: list[float] = []
-        for i in range(calls):
+        cpu, began = server_cpu_s(pid), time.perf_counter()
+        for i in range(calls * 2):
             await call(sessions[0], prompts[i % len(prompts)], single)
-        results["single"] = _summary(single)
+        measured("single", single, cpu, began)
 
-        paced: list[float] = []
-        rng = random.Random(1)
+        for interval in setup.intervals:
+            paced: list[float] = []
+            rng = random.Random(1)
 
-        async def paced_client(n: int) -> None:
-            for i in range(calls):
-                await anyio.sleep(rng.expovariate(1 / interval))
-                await call(sessions[n], prompts[(n * calls + i) % len(prompts)], paced)
+            async def paced_client(
+                n: int, into: list[float], mean_s: float, rng: random.Random
+            ) -> None:
+                for i in range(calls):
+                    await anyio.sleep(rng.expovariate(1 / mean_s))
+                    await call(sessions[n], prompts[(n * calls + i) % len(prompts)], into)
 
-        async with anyio.create_task_group() as tg:
-            for n in range(clients):
-                tg.start_soon(paced_client, n)
-        results["paced"] = _summary(paced)
+            cpu, began = server_cpu_s(pid), time.perf_counter()
+            async with anyio.create_task_group() as tg:
+                for n in range(clients):
+                    tg.start_soon(paced_client, n, paced, interval, rng)
+            measured(f"paced {interval:g}s", paced, cpu, began)
+            results[f"paced {interval:g}s"]["offered_per_s"] = round(clients / interval, 2)
 
         closed: list[float] = []
 
@@ -133,12 +167,11 @@ async def run_loads(
             for i in range(calls):
                 await call(sessions[n], prompts[(n * calls + i) % len(prompts)], closed)
 
-        start = time.perf_counter()
+        cpu, began = server_cpu_s(pid), time.perf_counter()
         async with anyio.create_task_group() as tg:
             for n in range(clients):
                 tg.start_soon(closed_client, n)
-        results["closed"] = _summary(closed)
-        results["closed"]["calls_per_s"] = round(len(closed) / (time.perf_counter() - start), 1)
+        measured("closed", closed, cpu, began)
         return results
 
 
@@ -147,8 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vault", type=Path, required=True, help="generated there when missing")
     ap.add_argument("--notes", type=int, default=10000, help="notes of a generated vault")
     ap.add_argument("--clients", type=int, default=50)
-    ap.add_argument("--calls", type=int, default=10, help="context calls per client and load")
-    ap.add_argument("--interval", type=float, default=5.0, help="paced: mean seconds between")
+    ap.add_argument("--calls", type=int, default=4, help="context calls per client and load")
+    ap.add_argument(
+        "--intervals",
+        type=lambda text: [float(x) for x in text.split(",")],
+        default=[30.0, 10.0, 5.0, 2.5],
+        help="paced loads: each client's mean seconds between prompts, comma-separated",
+    )
+    ap.add_argument("--server-path", type=Path, help="first on the server's PYTHONPATH")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
 
@@ -162,12 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     prompts = generate_vault.prompts(7, 200, args.notes)
     with tempfile.TemporaryDirectory(prefix="brainiac-http-") as tmp:
         token_file = Path(tmp) / "token"
-        proc, url = start_server(args.vault, token_file, Path(tmp) / "serve.log")
+        proc, url = start_server(args.vault, token_file, Path(tmp) / "serve.log", args.server_path)
         try:
             token = token_file.read_text().strip()
-            results: dict[str, Any] = anyio.run(
-                run_loads, url, token, args.clients, args.calls, args.interval, prompts
-            )
+            results: dict[str, Any] = anyio.run(run_loads, url, token, proc.pid, args, prompts)
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
@@ -175,15 +212,17 @@ def main(argv: list[str] | None = None) -> int:
         "notes": sum(1 for _ in (args.vault / "memory/long_term").rglob("*.md")),
         "clients": args.clients,
         "calls": args.calls,
-        "interval_s": args.interval,
+        "server": str(args.server_path or "this checkout"),
         "cpus": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
     }
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print(json.dumps(results["setup"]))
-    for name in ("single", "paced", "closed"):
-        print(f"{name:7} " + "  ".join(f"{k} {v}" for k, v in results[name].items()))
+    for name, figures in results.items():
+        if name != "setup":
+            print(f"{name:11} " + "  ".join(f"{k} {v}" for k, v in figures.items()))
     return 0
 
 

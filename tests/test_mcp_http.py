@@ -298,6 +298,45 @@ def test_reads_and_a_write_are_answered_while_a_check_waits_on_the_model(
     assert "The Orion launch moved to 3 March." in (vault / "memory/short_term.md").read_text()
 
 
+async def _found_after_a_hand_edit(url: str, note: Path) -> tuple[bool, bool]:
+    """Whether a search finds a word before, and then after, a note with it is saved by hand
+    while the server is in use; searched again until found, at most `START_DEADLINE_S`."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with (
+        create_mcp_http_client() as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+
+        async def found() -> bool:
+            got = _structured(await session.call_tool("search", {"query": "quokkaberry"}))
+            return any(h["path"] == "memory/long_term/orchard.md" for h in got["hits"])
+
+        before = await found()
+        note.write_text("---\ntitle: Orchard\n---\nThe quokkaberry bush fruits in May.\n")
+        with anyio.move_on_after(START_DEADLINE_S):
+            while not await found():
+                await anyio.sleep(0.1)  # the server's walk picks the file up within a second
+            return before, True
+        return before, False
+
+
+def test_a_server_alone_sees_a_note_saved_by_hand_while_agents_call_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Alone, the server reconciles the index on a thread of its own, not in a call: a note a
+    person saves meanwhile is still found, within about a second."""
+    with serving(vault, tmp_path) as url:
+        before, after = anyio.run(
+            _found_after_a_hand_edit, url, vault / "memory/long_term/orchard.md"
+        )
+    assert (before, after) == (False, True)
+
+
 @pytest.mark.parametrize("budget", ["--budget=300", "--budget 300"])
 def test_the_fast_path_and_the_cli_ask_the_same_server(
     vault: Path, tmp_path: Path, budget: str

@@ -10,11 +10,13 @@ imported) run one at a time, as the daemon's one writer thread, beside the reads
 `READERS` reads run at once: the work is mostly Python holding the GIL, so more threads would
 not answer sooner, only share the cores among more calls and finish each of them later.
 
-A server alone (no daemon beside it) keeps the index itself. It no longer reconciles at the
-start of a call, which walked the whole vault (10,000 stats) on the call's time about once a
-second under load: a thread of its own walks, at most every `interval_s`, while calls come, as a
-write beside the reads; and a call after a quiet spell (the last walk began over `STALE_S` ago)
-waits for a walk begun after it came, so an edit made meanwhile is seen. The vectors of recall by
+A server alone (no daemon beside it) keeps the index itself. It does not reconcile at the start
+of a call, which walks the whole vault (10,000 stats, about 70 ms of CPU) on the call's time: a
+thread of its own reconciles, at most every `interval_s` while calls come, as a write beside the
+reads, and only when the vault's watcher (runtime/watcher.py, inotify) reported a change since
+the last walk began; a watcher that cannot start or has died makes every such turn a walk. A
+call after a quiet spell (the last turn began over `STALE_S` ago) waits for a turn begun after
+it came, so an edit made meanwhile is seen. The vectors of recall by
 meaning are made as part of each write, walks included (so the first call waits, as before, until
 every event has one, and a remembered event has its vector by the next context): made by one
 thread at a time while reads use the vectors there are, as the daemon's embedder makes them.
@@ -32,6 +34,8 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from brainiac.api.memory import Memory
+from brainiac.core.errors import VaultError
+from brainiac.runtime.watcher import Watcher
 
 log = logging.getLogger(__name__)
 
@@ -85,12 +89,23 @@ class Shared:
         self._last_read = -float("inf")
         self._wake = threading.Event()
         self._stopping = threading.Event()
+        self._changed = threading.Event()  # set by the watcher: a walk is needed
+        self._changed.set()  # the first turn walks: what changed while nothing watched
+        self._watcher: Watcher | None = None
 
     def start(self) -> None:
         if not self.memory.index_writes:
             return  # beside a daemon: it reconciles and makes the vectors
         _ = self.memory.semantic  # made here, before two calls could make it at once
         self.memory.fill_before_context = False  # made by the writes, one at a time
+        watcher = Watcher(self.memory.vault.root, self._hint, self._changed.set)
+        try:
+            watcher.start()
+            self._watcher = watcher
+        except VaultError as exc:  # an inotify limit: correct still, by walking every turn
+            log.warning(
+                "%s; the server walks the vault every %g s while called", exc, self.interval_s
+            )
         self._walker = threading.Thread(target=self._walk, name="brainiac-reconcile", daemon=True)
         self._walker.start()
 
@@ -101,6 +116,8 @@ class Shared:
             self._walked.notify_all()
         if self._walker is not None:
             self._walker.join(timeout=_JOIN_S)
+        if self._watcher is not None:
+            self._watcher.stop()
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -115,6 +132,9 @@ class Shared:
             semantic = self.memory.semantic if self._walker is not None else None
             if semantic is not None:
                 semantic.fill()
+
+    def _hint(self, rel: str, completed: bool) -> None:
+        self._changed.set()
 
     def _record(self, work: Callable[[], None]) -> None:
         with self._records:
@@ -144,9 +164,12 @@ class Shared:
             if self._stopping.is_set():
                 return
             began = time.monotonic()
+            watched = self._watcher is not None and self._watcher.is_alive()
             try:
-                with self.writing():
-                    self.memory.refresh(force=True)
+                if self._changed.is_set() or not watched:
+                    self._changed.clear()  # before the walk: a change during it asks for another
+                    with self.writing():
+                        self.memory.refresh(force=True)
             except Exception as exc:  # the calls still answer, from the index as it is
                 log.warning("reconciling the index failed (%s: %s)", type(exc).__name__, exc)
             with self._walked:
