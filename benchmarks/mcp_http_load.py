@@ -187,9 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         default=[30.0, 10.0, 5.0, 2.5],
         help="paced loads: each client's mean seconds between prompts, comma-separated",
     )
+    ap.add_argument("--interval", type=float, help="one paced load only: --intervals N")
     ap.add_argument("--server-path", type=Path, help="first on the server's PYTHONPATH")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.interval is not None:
+        args.intervals = [args.interval]
 
     if not args.vault.exists():
         generate_vault.generate(args.vault, args.notes, seed=1)
