@@ -10,17 +10,16 @@ imported) run one at a time, as the daemon's one writer thread, beside the reads
 `READERS` reads run at once: the work is mostly Python holding the GIL, so more threads would
 not answer sooner, only share the cores among more calls and finish each of them later.
 
-A server alone (no daemon beside it) keeps the index itself. It does not reconcile at the start
-of a call, which walks the whole vault (10,000 stats, about 70 ms of CPU) on the call's time: a
-thread of its own reconciles, at most every `interval_s` while calls come, as a write beside the
-reads, and only when the vault's watcher (runtime/watcher.py, inotify) reported a change since
-the last walk began; a watcher that cannot start or has died makes every such turn a walk. A
-call after a quiet spell (the last turn began over `STALE_S` ago) waits for a turn begun after
-it came, so an edit made meanwhile is seen. The vectors of recall by
-meaning are made as part of each write, walks included (so the first call waits, as before, until
-every event has one, and a remembered event has its vector by the next context): made by one
-thread at a time while reads use the vectors there are, as the daemon's embedder makes them.
-Beside a daemon the daemon does both; a read opens its latest commit.
+A server alone (no daemon beside it) keeps the index itself. A call never reconciles: that walks
+the whole vault (a stat per file), a cost no agent's call should carry. A thread of its own
+reconciles, at most every `interval_s` while calls come, as a write beside the reads, and only
+when the vault's watcher (runtime/watcher.py, inotify) reported a change since the last walk
+began; a watcher that cannot start or has died makes every such turn a walk. A call after a quiet
+spell (the last turn began over `STALE_S` ago) waits for a turn begun after it came, so an edit
+made meanwhile is seen. The vectors of recall by meaning are made as part of each write, walks
+included, so the first call waits until every event has one and a remembered event has its vector
+by the next context; one thread at a time makes them while reads use the vectors there are, as
+the daemon's embedder does. Beside a daemon the daemon does both; a read opens its latest commit.
 """
 
 from __future__ import annotations
