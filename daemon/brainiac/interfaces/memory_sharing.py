@@ -163,14 +163,15 @@ class Shared:
             if self._stopping.is_set():
                 return
             began = time.monotonic()
-            watched = self._watcher is not None and self._watcher.is_alive()
-            try:
+            try:  # nothing may end this thread: a call after a quiet spell waits for it
+                watched = self._watcher is not None and self._watcher.is_alive()
                 if self._changed.is_set() or not watched:
                     self._changed.clear()  # before the walk: a change during it asks for another
                     with self.writing():
                         self.memory.refresh(force=True)
             except Exception as exc:  # the calls still answer, from the index as it is
                 log.warning("reconciling the index failed (%s: %s)", type(exc).__name__, exc)
+                self._changed.set()  # tried again at the next turn
             with self._walked:
                 self._walk_began = began
                 self._walked.notify_all()
