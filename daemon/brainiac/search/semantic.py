@@ -6,25 +6,24 @@ texts that mean the same near each other; the context's search (index.py `_with_
 each event's closeness to the prompt to its BM25F score, so words still lead and meaning lifts
 what words missed (docs/architecture.md, "Recall by meaning").
 
-The vectors are a cache, like the index: kept in the cache directory beside it (`vectors/`), by
-the digest of the event's text, so moving an event between files, a reindex or a restart embeds
-nothing again; any of it can be deleted and is made again from the vault. Which events exist is
-the index's to say: the indexer reports what it adds and deletes (`update`), and a process that
-finds the index already built reads the events from it once (`known`). Embedding is the slow part
-(about 100 events a second on one core), so it is done apart from the edit (`fill`): the
-daemon's embedder thread fills after each sync (runtime/embedder.py), a library caller before
-its context; the search meanwhile uses the vectors there are, and an event without one is found
-by its words only.
+The vectors are a cache, like the index: kept in the cache directory beside it (`vectors/`), by the
+digest of the event's text, so moving an event between files, a reindex or a restart embeds nothing
+again; any of it can be deleted and is made again from the vault. Which events exist is the index's
+to say: the indexer reports what it adds and deletes (`update`), and a process that finds the index
+already built reads the events from it once (`known`). Embedding is the slow part (minutes for a
+large vault: docs/benchmarks.md, "Ingest"), so it is done apart from the edit (`fill`): the daemon's
+embedder thread fills after each sync (runtime/embedder.py), a library caller before its context;
+the search meanwhile uses the vectors there are, and an event without one is found by its words
+only.
 
-Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 events, the
-10,000-note vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and
-appended to as vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up
-to SCAN_ALL_UP_TO events the prompt is compared with every row in slices, so no float copy of
-the whole is ever made (3 ms at 45,000 events here; float16 took 38 ms, numpy converts it
-slowly); above it, with each row's signs first and only the likeliest rows in full
-(`_sketched`). The texts that wait for their vector while a process learns every event at once
-are read back from the index in batches rather than kept. Thread-safe: the daemon's socket
-threads search while its embedder fills.
+Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 events, the 10,000-note
+vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and appended to as
+vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up to SCAN_ALL_UP_TO
+events the prompt is compared with every row in slices, so no float copy of the whole is ever made
+(float16 rows would be converted slowly by numpy); above it, with each row's signs first and only
+the likeliest rows in full (`_sketched`). The texts that wait for their vector while a process
+learns every event at once are read back from the index in batches rather than kept. Thread-safe:
+the daemon's socket threads search while its embedder fills.
 
 One concept: the events' vectors and the nearness of a prompt to each.
 """
