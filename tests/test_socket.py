@@ -681,3 +681,105 @@ def test_beside_the_daemon_a_context_answered_here_says_it_is_by_words_only(
             out, err, code = _cli(vault, args, stdin, TZ="Pacific/Auckland")
             assert _stats(vault)["stats"]["answered"] == before + 1  # answered here
             assert code == 0 and out and err.count(WORDS_ONLY_NOTE) == 1, err
+
+
+def _listening(path: Path) -> socket.socket:
+    """A listening socket at `path`, as systemd binds one for brainiac.socket."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    sock.listen(8)
+    return sock
+
+
+def test_a_passed_socket_is_listened_on_and_its_calls_wait_for_the_answers(
+    tmp_path: Path,
+) -> None:
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    passed = _listening(Path(daemon_socket.socket_path(str(runtime))))
+    keep = passed.dup()  # systemd's own copy: it outlives the daemon
+    server = SocketServer(runtime, lambda request: {"parts": [[False, "hi\n"]], "exit": 0}, passed)
+    server.listen()
+    try:
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.settimeout(DEADLINE_S)
+        client.connect(str(server.path))
+        client.sendall(b'{"v": 1, "command": "context", "args": {}}\n')
+        # Read whole while the daemon starts: the client hears that it is alive, no answer yet.
+        assert client.recv(1) == b" "
+        server.answer()
+        raw = daemon_socket.read_line(client, 1 << 16, time.monotonic() + DEADLINE_S)
+        assert isinstance(raw, bytes)
+        assert json.loads(raw) == {"v": 1, "parts": [[False, "hi\n"]], "exit": 0}
+        client.close()
+    finally:
+        server.stop()
+    assert stat.S_ISSOCK(os.lstat(server.path).st_mode), "the file stays systemd's"
+    keep.close()
+
+
+def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    elsewhere = _listening(tmp_path / "old.sock")
+    server = SocketServer(runtime, lambda request: {"parts": [], "exit": 0}, elsewhere)
+    server.start()
+    try:
+        assert "stats" in daemon_socket.exchange(str(server.path), {"v": 1, "command": "stats"})
+    finally:
+        server.stop()
+    assert "old.sock" in caplog.text and "service install" in caplog.text
+    assert not server.path.exists()  # bound by the server itself: removed on stop
+
+
+@pytest.mark.skipif(
+    shutil.which("systemd-socket-activate") is None, reason="systemd-socket-activate not installed"
+)
+def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every_call(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # systemd-socket-activate binds the path, waits for a connection, then execs the daemon with
+    # the socket as fd 3 and LISTEN_FDS/LISTEN_PID: what brainiac.socket does in the user manager.
+    # It takes no path longer than sun_path: a short runtime folder, as /run/user/<uid> is.
+    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    expected = [_cli(vault, *call, BRAINIAC_SOCKET="off") for call in (CALLS[0], CALLS[3])]
+    path = _socket_path(vault)
+    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    notes = Notifications(tmp_path / "notify.sock")
+    env = {**os.environ, "NOTIFY_SOCKET": str(notes.path)}
+    command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"]
+    log = (tmp_path / "daemon.log").open("wb")
+    # It passes on only the variables named: the test's XDG folders among them.
+    setenv = [f"--setenv={name}" for name in env]
+    proc = subprocess.Popen(
+        ["systemd-socket-activate", "--listen", path, *setenv, *command],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+    )
+    try:
+        wait_for(lambda: os.path.exists(path), "systemd-socket-activate's socket")
+        assert not notes.seen, "no daemon before the first call"
+        for (args, stdin), (out, _err, code) in zip((CALLS[0], CALLS[3]), expected, strict=True):
+            debug = run_cli("--debug", "--vault", str(vault), *args, input=stdin)
+            assert "answered by the daemon over its socket" in debug.stderr, debug.stderr
+            assert (debug.stdout, debug.returncode) == (out, code)
+        notes.expect("READY=1")
+        stats = _stats(vault)
+        assert stats["pid"] == proc.pid and stats["stats"]["answered"] == 2
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            assert proc.wait(timeout=DEADLINE_S) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            log.close()
+            notes.close()
+    assert "listening on the socket systemd passed" in (tmp_path / "daemon.log").read_text()
+    assert os.path.lexists(path), "the socket file is systemd's: the daemon leaves it"
+    shutil.rmtree(base)

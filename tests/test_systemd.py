@@ -13,6 +13,7 @@ import shutil
 import socket
 import stat
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from brainiac.core.errors import ConfigError
-from brainiac.runtime import systemd
+from brainiac.runtime import daemon_socket, systemd
+from brainiac.store.locations import Locations
+from brainiac.store.vault_key import vault_key
 
 STATUS = "STATUS=Übersicht: 12 notes ✓"
 
@@ -265,19 +268,67 @@ def test_unit_path_follows_xdg_config_home(tmp_path: Path) -> None:
 
 def test_install_uninstall_round_trip(tmp_path: Path) -> None:
     env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
-    path = systemd.install(["/usr/bin/brainiac"], tmp_path / "vault", environ=env)
+    paths = systemd.install(["/usr/bin/brainiac"], tmp_path / "vault", environ=env)
+    path, sock = paths
     assert path == tmp_path / "config/systemd/user/brainiac.service"
+    assert sock == tmp_path / "config/systemd/user/brainiac.socket"
     assert path.read_text(encoding="utf-8") == systemd.unit_text(
         ["/usr/bin/brainiac"], tmp_path / "vault"
     )
-    assert stat.S_IMODE(path.stat().st_mode) == 0o644
-    # Installing again replaces our own unit, and leaves no temp file behind.
+    assert sock.read_text(encoding="utf-8") == systemd.socket_unit_text(tmp_path / "vault")
+    assert stat.S_IMODE(path.stat().st_mode) == stat.S_IMODE(sock.stat().st_mode) == 0o644
+    # Installing again replaces our own units, and leaves no temp file behind.
     systemd.install(["/usr/local/bin/brainiac"], tmp_path / "other", environ=env)
     assert "/usr/local/bin/brainiac" in path.read_text(encoding="utf-8")
-    assert sorted(p.name for p in path.parent.iterdir()) == ["brainiac.service"]
-    assert systemd.uninstall(environ=env) == path
-    assert not path.exists()
-    assert systemd.uninstall(environ=env) is None
+    assert vault_key(tmp_path / "other") in sock.read_text(encoding="utf-8")
+    assert sorted(p.name for p in path.parent.iterdir()) == ["brainiac.service", "brainiac.socket"]
+    assert systemd.uninstall(environ=env) == paths
+    assert not path.exists() and not sock.exists()
+    assert systemd.uninstall(environ=env) == []
+
+
+def test_the_socket_unit_listens_where_the_daemon_and_the_cli_look(tmp_path: Path) -> None:
+    vault = tmp_path / "My Notes"
+    vault.mkdir()
+    lines = _lines(systemd.socket_unit_text(vault))
+    assert lines[0].startswith(systemd.MARKER)
+    listen = next(line for line in lines if line.startswith("ListenStream="))
+    runtime = tmp_path / "run"  # %t in the user manager is $XDG_RUNTIME_DIR
+    path = listen.removeprefix("ListenStream=").replace("%t", str(runtime))
+    where = Locations.for_vault(vault, environ={"XDG_RUNTIME_DIR": str(runtime)}).runtime
+    assert path == daemon_socket.socket_path(str(where))
+    for line in ["SocketMode=0600", "DirectoryMode=0700", "WantedBy=sockets.target"]:
+        assert line in lines, line
+    assert f"Also={systemd.SOCKET_UNIT_NAME}" in _lines(
+        systemd.unit_text(["/usr/bin/brainiac"], vault)
+    )
+
+
+def test_a_foreign_socket_unit_stops_the_install_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    sock = systemd.socket_unit_path(env)
+    sock.parent.mkdir(parents=True)
+    mine = "[Socket]\nListenStream=/run/me.sock\n"
+    sock.write_text(mine, encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"brainiac\.socket: .*--force"):
+        systemd.install(["/usr/bin/brainiac"], tmp_path, environ=env)
+    assert not systemd.unit_path(env).exists()
+    with pytest.raises(ConfigError, match="did not write"):
+        systemd.uninstall(environ=env)
+    assert sock.read_text(encoding="utf-8") == mine
+
+
+def test_listen_socket_takes_only_this_process_variables_and_unsets_them() -> None:
+    env = {"LISTEN_PID": str(os.getpid() + 1), "LISTEN_FDS": "1", "LISTEN_FDNAMES": "x", "A": "1"}
+    assert systemd.listen_socket(env) is None  # a parent's, inherited
+    assert env == {"A": "1"}
+    env = {"LISTEN_PID": "me", "LISTEN_FDS": "1"}
+    assert systemd.listen_socket(env) is None
+    assert env == {}
+    assert systemd.listen_socket({"LISTEN_PID": str(os.getpid()), "LISTEN_FDS": "0"}) is None
+    assert systemd.listen_socket({}) is None
 
 
 def test_a_foreign_unit_is_refused_unless_forced(tmp_path: Path) -> None:
@@ -293,7 +344,7 @@ def test_a_foreign_unit_is_refused_unless_forced(tmp_path: Path) -> None:
         systemd.uninstall(environ=env)
     assert path.read_text(encoding="utf-8") == mine
     systemd.install(["/usr/bin/brainiac"], tmp_path, environ=env, force=True)
-    assert systemd.uninstall(environ=env) == path
+    assert systemd.uninstall(environ=env)[0] == path
 
 
 def test_a_symlinked_unit_is_not_ours(tmp_path: Path) -> None:
@@ -312,9 +363,10 @@ def test_a_symlinked_unit_is_not_ours(tmp_path: Path) -> None:
 
 
 def test_next_steps() -> None:
-    assert systemd.next_steps(Path("/x/brainiac.service")) == [
+    paths = [Path("/x/brainiac.service"), Path("/x/brainiac.socket")]
+    assert systemd.next_steps(paths) == [
         "systemctl --user daemon-reload",
-        "systemctl --user enable --now brainiac.service",
+        "systemctl --user enable --now brainiac.socket brainiac.service",
         'loginctl enable-linger "$USER"',
         "journalctl --user-unit brainiac -f",
     ]
@@ -331,8 +383,9 @@ def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
     exe.parent.mkdir(parents=True)
     exe.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
     exe.chmod(0o755)
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
+    # Short, as /run/user/<uid> is: the socket unit's %t/brainiac/<key>/daemon.sock must fit
+    # sun_path, which a runtime folder under pytest's tmp_path would overflow.
+    runtime = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
     env = {
         "HOME": str(home),
         "XDG_RUNTIME_DIR": str(runtime),
@@ -340,13 +393,13 @@ def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
         "PATH": os.environ.get("PATH", "/usr/bin"),
         "LANG": "C.UTF-8",
     }
-    path = systemd.install([str(exe)], home / "100% $HOME notes", environ=env)
+    path, sock = systemd.install([str(exe)], home / "100% $HOME notes", environ=env)
     text = path.read_text(encoding="utf-8")
     assert f'ExecStart="{exe}" --vault "{home}/100%% $$HOME notes" run' in text
 
     def verify() -> tuple[int, str, str]:
         proc = subprocess.run(
-            ["systemd-analyze", "--user", "verify", str(path)],
+            ["systemd-analyze", "--user", "verify", str(path), str(sock)],
             env=env,
             capture_output=True,
             text=True,
@@ -354,8 +407,9 @@ def test_systemd_analyze_verify_prints_nothing(tmp_path: Path) -> None:
         )
         return proc.returncode, proc.stdout, proc.stderr
 
-    assert verify() == (0, "", "")
+    assert verify() == (0, "", ""), verify()
     # The control: the same unit without the quotes fails, so verify did look at ExecStart.
     path.write_text(text.replace(f'"{exe}"', str(exe)), encoding="utf-8")
     code, out, err = verify()
+    shutil.rmtree(runtime)
     assert code != 0 and "is not executable" in out + err

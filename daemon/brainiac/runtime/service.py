@@ -165,6 +165,13 @@ class Service:
         self._started = utcnow()  # heavy jobs wait out the first minute after it (scheduler.py)
         self._takes_requests = False  # other processes' requests (daemon_requests.py)
         self._embedder: Embedder | None = None  # makes new events' vectors (embedder.py)
+        # The socket systemd listens on for brainiac.socket, taken (and its variables unset) at
+        # once so that no process started from here inherits them; calls wait in its backlog
+        # until the socket server starts, after the first reconcile.
+        self._passed_socket = systemd.listen_socket()
+        for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
+            self.environ.pop(name, None)
+        self._server: SocketServer | None = None  # listening before the answers begin
 
     # -- signals and hand-offs (any thread) ---------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -204,6 +211,7 @@ class Service:
             lock.acquire()
             stack.callback(lock.release)
             stack.callback(self.memory.close)
+            self._listen_early(stack)
             removed = safe_io.remove_stale_temps(self.memory.vault.root)
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
@@ -593,21 +601,46 @@ class Service:
             self._status_now = True
 
     # -- the CLI's fast path ---------------------------------------------------------------------
+    def _listen_early(self, stack: contextlib.ExitStack) -> None:
+        """Under socket activation, read the calls at once: the call that started the daemon
+        hears heartbeats while the first reconcile runs, and waits for its answer (up to
+        daemon_socket.WAIT_CAP_S) instead of answering itself after ANSWER_TIMEOUT_S of silence.
+        Without a socket from systemd the socket is bound when the daemon is ready, as always."""
+        if self._passed_socket is None:
+            return
+        server = self._socket_server()
+        if self._opened(server):
+            self._server = server
+            stack.callback(server.stop)  # if the start fails before the answers begin
+
     def _start_socket(self, stack: contextlib.ExitStack) -> None:
         """Answer `context`, `search`, `check` and the prompt hook over a Unix socket (on its own
         threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
         the CLI answers in its own process: a warning, not a reason to stop."""
-        server = SocketServer(
-            self.memory.locations.runtime, Answerer(self.memory, self._parse_argv).respond
-        )
         # The record of which notes a context used is written after the answer has gone out;
         # the bookkeeper stops after the server (last in, first out), finishing what it holds.
         bookkeeper = Bookkeeper()
         bookkeeper.start()
         stack.callback(bookkeeper.stop)
         self.memory.record_later = bookkeeper.later
+        server = self._server
+        if server is None:
+            server = self._socket_server()
+            if not self._opened(server):
+                return
+        server.answer()
+        stack.callback(server.stop)  # stops first: before the index and the Memory close
+
+    def _socket_server(self) -> SocketServer:
+        return SocketServer(
+            self.memory.locations.runtime,
+            Answerer(self.memory, self._parse_argv).respond,
+            passed=self._passed_socket,
+        )
+
+    def _opened(self, server: SocketServer) -> bool:
         try:
-            server.start()
+            server.listen()
         except (OSError, BrainiacError) as exc:
             log.warning(
                 "%s; the CLI answers in its own process",
@@ -615,8 +648,8 @@ class Service:
                 if isinstance(exc, BrainiacError)
                 else f"{server.path}: the socket could not be opened ({exc})",
             )
-            return
-        stack.callback(server.stop)  # stops first: before the index and the Memory close
+            return False
+        return True
 
     # -- jobs ----------------------------------------------------------------------------------
     def _start_scheduler(self) -> None:

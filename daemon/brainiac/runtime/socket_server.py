@@ -23,6 +23,11 @@ A second daemon never takes a live socket: the instance lock keeps a second daem
 this far, and a socket file that still answers is left alone even so. A file nobody answers on
 is the leftover of a killed daemon, and is replaced. On stop the file is removed if it is still
 the one this server bound.
+
+Under socket activation (brainiac.socket, systemd.listen_socket) systemd has bound the socket
+already and passes it: the server listens on that one, and leaves the file to systemd on stop,
+which goes on listening and starts the daemon again at the next call. A passed socket at another
+path than this vault's is not used (the CLI would never find it): the server binds its own.
 """
 
 from __future__ import annotations
@@ -83,9 +88,12 @@ class _Client:
 class SocketServer:
     """Answers requests on `<runtime_dir>/daemon.sock` with `respond(request) -> answer`."""
 
-    def __init__(self, runtime_dir: Path, respond: Respond) -> None:
+    def __init__(
+        self, runtime_dir: Path, respond: Respond, passed: socket.socket | None = None
+    ) -> None:
         self.path = Path(socket_path(str(runtime_dir)))
         self._respond = respond
+        self._passed = passed  # systemd's listening socket, when socket-activated
         self._listener: socket.socket | None = None
         self._inode: tuple[int, int] | None = None
         self._thread: threading.Thread | None = None
@@ -108,8 +116,59 @@ class SocketServer:
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
-        """Bind and listen; VaultError (one line) when the folder or the path cannot be used."""
+        """Listen and answer; VaultError (one line) when the folder or the path cannot be used."""
+        self.listen()
+        self.answer()
+
+    def listen(self) -> None:
+        """Bind and listen, or take the socket systemd passed, and read the requests: until
+        `answer()` they wait (hearing heartbeats) for the workers. VaultError (one line) when the
+        folder or the path cannot be used."""
         _owner_only(self.path.parent)
+        listener = self._adopt()
+        if listener is None:
+            listener = self._bind()
+        listener.setblocking(False)
+        self._listener = listener
+        self._wake = socket.socketpair()
+        self._thread = threading.Thread(target=self._select, name="brainiac-socket", daemon=True)
+        self._thread.start()
+
+    def answer(self) -> None:
+        """Start the workers: the requests read so far, and every later one, are answered."""
+        if self._workers:
+            return
+        for i in range(WORKERS):
+            worker = threading.Thread(target=self._work, name=f"brainiac-socket-{i}", daemon=True)
+            worker.start()
+            self._workers.append(worker)
+        log.info("answering the CLI on %s", self.path)
+
+    def _adopt(self) -> socket.socket | None:
+        """systemd's socket if it is this vault's `daemon.sock`; its file stays systemd's."""
+        passed, self._passed = self._passed, None
+        if passed is None:
+            return None
+        name = passed.getsockname()
+        try:
+            theirs, ours = os.stat(name), os.stat(self.path)
+            same = (theirs.st_dev, theirs.st_ino) == (ours.st_dev, ours.st_ino)
+        except (OSError, TypeError, ValueError):  # TypeError: an abstract or unnamed socket
+            same = False
+        if not same:
+            log.warning(
+                "%r: the socket systemd passed is not %s, where the CLI looks; binding that one "
+                "instead (run `brainiac service install` again, then "
+                "`systemctl --user daemon-reload`)",
+                name,
+                self.path,
+            )
+            passed.close()
+            return None
+        log.info("listening on the socket systemd passed")
+        return passed
+
+    def _bind(self) -> socket.socket:
         _claim(self.path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM | socket.SOCK_CLOEXEC)
         address, fd = connectable(str(self.path))
@@ -118,27 +177,20 @@ class SocketServer:
             os.chmod(self.path, 0o600)  # the folder is owner-only already; the file says so too
             st = os.stat(self.path)
             listener.listen(MAX_CONNECTIONS)
-            listener.setblocking(False)
         except OSError:
             listener.close()
             raise
         finally:
             if fd is not None:
                 os.close(fd)
-        self._inode = (st.st_dev, st.st_ino)
-        self._listener = listener
-        self._wake = socket.socketpair()
-        for i in range(WORKERS):
-            worker = threading.Thread(target=self._work, name=f"brainiac-socket-{i}", daemon=True)
-            worker.start()
-            self._workers.append(worker)
-        self._thread = threading.Thread(target=self._select, name="brainiac-socket", daemon=True)
-        self._thread.start()
-        log.info("answering the CLI on %s", self.path)
+        self._inode = (st.st_dev, st.st_ino)  # removed on stop: the file is this server's
+        return listener
 
     def stop(self) -> None:
         """Stop accepting, let answers in progress finish (bounded; a request still waiting is
-        told to answer itself), remove the socket file."""
+        told to answer itself), remove the socket file. A second call does nothing."""
+        if self._stopping.is_set():
+            return
         self._stopping.set()
         if self._wake is not None:
             with contextlib.suppress(OSError):
@@ -147,6 +199,8 @@ class SocketServer:
             self._thread.join(timeout=_JOIN_S)
         if self._listener is not None:
             self._listener.close()
+        if self._thread is not None:
+            self.answer()  # stopped before answering: the workers tell the waiting to go
         for _ in self._workers:
             self._queue.put(None)
         for worker in self._workers:

@@ -2,9 +2,10 @@
 
 Nothing here needs systemd or libsystemd to import or to test. `notify()` is the datagram
 protocol of sd_notify(3) in a few lines (the `sdnotify` package encodes with Latin-1 and silently
-drops a STATUS such as "12 notes ✓"). `unit_text()` and `install()` write the user unit;
-they never call systemctl, so the CLI can tell the user the commands to run instead. See
-docs/foundations.md, section 3.
+drops a STATUS such as "12 notes ✓"). `listen_socket()` takes the socket systemd passes
+(sd_listen_fds(3), socket activation). `unit_text()`, `socket_unit_text()` and `install()` write
+the user units; they never call systemctl, so the CLI can tell the user the commands to run
+instead. See docs/foundations.md, section 3.
 """
 
 from __future__ import annotations
@@ -15,15 +16,20 @@ import os
 import socket
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from brainiac.core.errors import ConfigError
+from brainiac.runtime.daemon_socket import SOCKET_NAME
+from brainiac.store.vault_key import vault_key
 
 log = logging.getLogger(__name__)
 
 UNIT_NAME = "brainiac.service"
+# Listens on the daemon's socket while no daemon runs: the first CLI call starts brainiac.service
+# and waits in the listen backlog until the daemon answers it (docs/service.md).
+SOCKET_UNIT_NAME = "brainiac.socket"
 # The first line of every unit brainiac writes: install() and uninstall() only touch a file that
 # starts with it, so a unit a person wrote by hand under the same name is never lost.
 MARKER = "# Written by brainiac"
@@ -84,6 +90,57 @@ def watchdog_interval(environ: Mapping[str, str] | None = None) -> float | None:
         )
         return None
     return value / 2 / 1_000_000 if value > 0 else None
+
+
+# --- socket activation ---------------------------------------------------------------------------
+
+_LISTEN_FDS_START = 3  # SD_LISTEN_FDS_START: the first fd systemd passes
+_LISTEN_VARS = ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES")
+
+
+def listen_socket(environ: MutableMapping[str, str] | None = None) -> socket.socket | None:
+    """The listening Unix stream socket systemd passed (fd 3), or None: not socket-activated.
+
+    The variables are removed whatever they say, so a process this one starts does not take
+    them for its own (sd_listen_fds(3) with unset_environment). They count only when LISTEN_PID
+    is this process: otherwise they were inherited from a parent that systemd started. An fd
+    that is not a listening Unix stream socket is logged and left alone: the daemon then binds
+    its own socket, as without systemd.
+    """
+    env = os.environ if environ is None else environ
+    pid, count = env.get("LISTEN_PID", ""), env.get("LISTEN_FDS", "")
+    for name in _LISTEN_VARS:
+        env.pop(name, None)
+    if not pid and not count:
+        return None
+    try:
+        if int(pid) != os.getpid():
+            return None
+        fds = int(count)
+    except ValueError:
+        log.warning("ignoring a malformed LISTEN_PID=%r LISTEN_FDS=%r", pid, count)
+        return None
+    if fds < 1:
+        return None
+    if fds > 1:
+        log.warning("systemd passed %d sockets; brainiac listens on the first one only", fds)
+    fd = _LISTEN_FDS_START
+    try:
+        sock = socket.socket(fileno=fd)  # family and type are read from the fd itself
+    except OSError as exc:
+        log.warning("fd %d from systemd is not a socket (%s); binding our own", fd, exc)
+        return None
+    listening = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN)
+    if sock.family != socket.AF_UNIX or sock.type != socket.SOCK_STREAM or not listening:
+        log.warning(
+            "fd %d from systemd is not a listening Unix stream socket; binding our own "
+            "(the socket unit needs ListenStream= with a path)",
+            fd,
+        )
+        sock.detach()  # not ours to close: whoever passed it decides
+        return None
+    sock.set_inheritable(False)  # systemd passes it without O_CLOEXEC
+    return sock
 
 
 # --- logging -------------------------------------------------------------------------------------
@@ -242,6 +299,36 @@ SystemCallArchitectures=native
 
 [Install]
 WantedBy=default.target
+# Enabling the service enables the socket too: a call while the daemon is stopped starts it.
+Also={SOCKET_UNIT_NAME}
+"""
+
+
+def socket_unit_text(vault: Path) -> str:
+    """The socket unit beside the service: systemd listens on the daemon's socket path.
+
+    The path is the runtime folder's (vault_key.py) under %t, which is $XDG_RUNTIME_DIR in the
+    user manager: the folder the daemon and the CLI compute for this vault in a login session.
+    """
+    key = vault_key(_absolute(vault))
+    return f"""\
+{MARKER} (`brainiac service install`); it is replaced on the next install.
+# Put local changes in a drop-in instead: systemctl --user edit {SOCKET_UNIT_NAME}
+
+[Unit]
+Description=brainiac - socket of the memory daemon; the first CLI call starts it
+
+[Socket]
+ListenStream=%t/brainiac/{key}/{SOCKET_NAME}
+# Only this user may connect; the daemon checks each peer's uid as well (SO_PEERCRED).
+SocketMode=0600
+DirectoryMode=0700
+# As many calls as the daemon holds at once (socket_server.MAX_CONNECTIONS) wait while it starts.
+Backlog=256
+RemoveOnStop=yes
+
+[Install]
+WantedBy=sockets.target
 """
 
 
@@ -265,29 +352,44 @@ def _written_by_us(path: Path) -> bool:
         return False
 
 
+def socket_unit_path(environ: Mapping[str, str] | None = None) -> Path:
+    """`brainiac.socket` beside the service's unit."""
+    return unit_path(environ).with_name(SOCKET_UNIT_NAME)
+
+
 def install(
     exec_start: Sequence[str],
     vault: Path,
     environ: Mapping[str, str] | None = None,
     force: bool = False,
-) -> Path:
-    """Write the unit atomically (mode 0644) and return its path.
+) -> list[Path]:
+    """Write the service and the socket unit atomically (mode 0644); return their paths.
 
-    A unit already there is replaced only if brainiac wrote it, or with force=True.
+    A unit already there is replaced only if brainiac wrote it, or with force=True; both are
+    checked before either is written, so a refusal leaves both as they were.
     """
-    text = unit_text(exec_start, vault)
-    path = unit_path(environ)
-    if (path.exists() or path.is_symlink()) and not force and not _written_by_us(path):
-        raise ConfigError(
-            f"{path}: a unit brainiac did not write is already there; move it "
-            "away, or replace it with `brainiac service install --force`"
-        )
+    units = [
+        (unit_path(environ), unit_text(exec_start, vault)),
+        (socket_unit_path(environ), socket_unit_text(vault)),
+    ]
+    for path, _ in units:
+        if (path.exists() or path.is_symlink()) and not force and not _written_by_us(path):
+            raise ConfigError(
+                f"{path}: a unit brainiac did not write is already there; move it "
+                "away, or replace it with `brainiac service install --force`"
+            )
+    for path, text in units:
+        _write_unit(path, text)
+    return [path for path, _ in units]
+
+
+def _write_unit(path: Path, text: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # A temp file in the same directory, renamed over the unit: systemd (or a concurrent
         # daemon-reload) sees the old unit or the new one, never half of one. Its hidden name is
         # not a valid unit name, so systemd ignores it if a crash leaves it behind.
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{UNIT_NAME}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -308,36 +410,46 @@ def install(
             f"{path.parent} is writable by you"
         ) from exc
     log.info("wrote %s", path)
-    return path
 
 
-def uninstall(environ: Mapping[str, str] | None = None) -> Path | None:
-    """Remove the unit if brainiac wrote it; return its path, or None if there was none."""
-    path = unit_path(environ)
-    if not (path.exists() or path.is_symlink()):
-        return None
-    if not _written_by_us(path):
-        raise ConfigError(
-            f"{path}: brainiac did not write this unit, so it is left in place; "
-            "remove it yourself if it should go"
-        )
-    try:
-        path.unlink()
-    except OSError as exc:
-        raise ConfigError(
-            f"{path}: cannot remove the unit ({exc.strerror or exc}); check that "
-            f"{path.parent} is writable by you"
-        ) from exc
-    log.info("removed %s", path)
-    return path
+def uninstall(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """Remove the units brainiac wrote; return their paths (none: there were none).
+
+    A unit brainiac did not write stops the removal before anything is removed.
+    """
+    paths = [
+        path
+        for path in (unit_path(environ), socket_unit_path(environ))
+        if path.exists() or path.is_symlink()
+    ]
+    for path in paths:
+        if not _written_by_us(path):
+            raise ConfigError(
+                f"{path}: brainiac did not write this unit, so it is left in place; "
+                "remove it yourself if it should go"
+            )
+    for path in paths:
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise ConfigError(
+                f"{path}: cannot remove the unit ({exc.strerror or exc}); check that "
+                f"{path.parent} is writable by you"
+            ) from exc
+        log.info("removed %s", path)
+    return paths
 
 
-def next_steps(path: Path) -> list[str]:
+def next_steps(paths: Sequence[Path]) -> list[str]:
     """The commands to run after install(), in order, for the CLI to print."""
+    # The socket unit listens from now on; the service runs at login too, so the vault is
+    # watched before the first call (systemd starts the socket before its service).
+    names = " ".join(p.name for p in sorted(paths, key=lambda p: p.suffix != ".socket"))
+    service = next(p for p in paths if p.suffix == ".service")
     return [
         "systemctl --user daemon-reload",
-        f"systemctl --user enable --now {path.name}",
+        f"systemctl --user enable --now {names}",
         # Without lingering the user manager, and brainiac with it, stops at logout.
         'loginctl enable-linger "$USER"',
-        f"journalctl --user-unit {path.stem} -f",
+        f"journalctl --user-unit {service.stem} -f",
     ]

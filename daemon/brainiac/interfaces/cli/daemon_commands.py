@@ -190,29 +190,37 @@ def run(ctx: click.Context) -> None:
 
 @click.group(cls=Group)
 def service() -> None:
-    """Install or remove the systemd user service that runs `brainiac run`."""
+    """Install or remove the systemd user service (and its socket) that runs `brainiac run`."""
 
 
 @service.command("install")
 @click.option(
-    "--force", is_flag=True, help="Replace a brainiac.service that brainiac did not write."
+    "--force",
+    is_flag=True,
+    help="Replace a brainiac.service or .socket that brainiac did not write.",
 )
 @click.pass_context
 def service_install(ctx: click.Context, force: bool) -> None:
-    """Write ~/.config/systemd/user/brainiac.service for this vault."""
+    """Write brainiac.service and brainiac.socket for this vault.
+
+    Both go to ~/.config/systemd/user; the socket starts the daemon at the first CLI call.
+    """
     vault = resolve_vault(ctx.obj["vault"])
     Vault.open(vault)
-    path = systemd.install([sys.executable, "-m", "brainiac"], vault.resolve(), force=force)
-    click.echo(f"wrote {path}; now run:", err=True)
-    for step in systemd.next_steps(path):
+    paths = systemd.install([sys.executable, "-m", "brainiac"], vault.resolve(), force=force)
+    click.echo(f"wrote {' and '.join(map(str, paths))}; now run:", err=True)
+    for step in systemd.next_steps(paths):
         click.echo(f"  {step}")
 
 
 @service.command("uninstall")
 def service_uninstall() -> None:
-    """Remove the user unit brainiac wrote.
+    """Remove the user units brainiac wrote.
 
-    Disable it first: systemctl --user disable --now brainiac.
+    Disable them first: systemctl --user disable --now brainiac.socket brainiac.service.
     """
-    path = systemd.uninstall()
-    click.echo(f"removed {path}" if path else "no brainiac.service to remove", err=True)
+    paths = systemd.uninstall()
+    click.echo(
+        f"removed {' and '.join(map(str, paths))}" if paths else "no brainiac unit to remove",
+        err=True,
+    )
