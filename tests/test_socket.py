@@ -718,6 +718,26 @@ def test_a_passed_socket_is_listened_on_and_its_calls_wait_for_the_answers(
     keep.close()
 
 
+def test_a_daemon_stopped_while_it_starts_tells_the_waiting_calls_to_answer_themselves(
+    tmp_path: Path,
+) -> None:
+    runtime = tmp_path / "rt"
+    runtime.mkdir(mode=0o700)
+    passed = _listening(Path(daemon_socket.socket_path(str(runtime))))
+    server = SocketServer(runtime, lambda request: {"parts": [], "exit": 0}, passed)
+    server.listen()
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(DEADLINE_S)
+    client.connect(str(server.path))
+    client.sendall(b'{"v": 1, "command": "context", "args": {}}\n')
+    assert client.recv(1) == b" "  # read whole, waiting for the start to finish
+    server.stop()  # SIGTERM during the first reconcile: never answered by the daemon
+    raw = daemon_socket.read_line(client, 1 << 16, time.monotonic() + DEADLINE_S)
+    client.close()
+    assert isinstance(raw, bytes)
+    assert json.loads(raw) == {"v": 1, "fallback": "the daemon is stopping"}
+
+
 def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -166,8 +166,8 @@ class Service:
         self._takes_requests = False  # other processes' requests (daemon_requests.py)
         self._embedder: Embedder | None = None  # makes new events' vectors (embedder.py)
         # The socket systemd listens on for brainiac.socket, taken (and its variables unset) at
-        # once so that no process started from here inherits them; calls wait in its backlog
-        # until the socket server starts, after the first reconcile.
+        # once so that no process started from here inherits them; the calls waiting in its
+        # backlog are read as soon as the lock is held (_listen_early).
         self._passed_socket = systemd.listen_socket()
         for name in ("LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"):
             self.environ.pop(name, None)

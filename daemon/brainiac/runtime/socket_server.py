@@ -136,13 +136,16 @@ class SocketServer:
 
     def answer(self) -> None:
         """Start the workers: the requests read so far, and every later one, are answered."""
+        self._start_workers()
+        log.info("answering the CLI on %s", self.path)
+
+    def _start_workers(self) -> None:
         if self._workers:
             return
         for i in range(WORKERS):
             worker = threading.Thread(target=self._work, name=f"brainiac-socket-{i}", daemon=True)
             worker.start()
             self._workers.append(worker)
-        log.info("answering the CLI on %s", self.path)
 
     def _adopt(self) -> socket.socket | None:
         """systemd's socket if it is this vault's `daemon.sock`; its file stays systemd's."""
@@ -157,8 +160,8 @@ class SocketServer:
             same = False
         if not same:
             log.warning(
-                "%r: the socket systemd passed is not %s, where the CLI looks; binding that one "
-                "instead (run `brainiac service install` again, then "
+                "%r: systemd passed a socket at another path than %s, where the CLI looks; "
+                "brainiac binds its own there (run `brainiac service install` again, then "
                 "`systemctl --user daemon-reload`)",
                 name,
                 self.path,
@@ -200,7 +203,7 @@ class SocketServer:
         if self._listener is not None:
             self._listener.close()
         if self._thread is not None:
-            self.answer()  # stopped before answering: the workers tell the waiting to go
+            self._start_workers()  # stopped before answering: the workers tell the waiting to go
         for _ in self._workers:
             self._queue.put(None)
         for worker in self._workers:
