@@ -24,7 +24,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from brainiac.text import events as ev
-from brainiac.text import extract, observe, topics
+from brainiac.text import extract, observe, third_person, topics
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
@@ -168,7 +168,7 @@ def _acts(event: ev.Event, i: int) -> list[_Candidate]:
             if _LISTENER_RE.search(clause):
                 continue
             timed = bool(_TIME_RE.search(sentence))
-            said = observe.third_person(clause.strip(), owner)
+            said = third_person.third_person(clause.strip(), owner)
             out.append(_Candidate(_clause(said), i, True, timed, bool(_NEWS_RE.search(sentence))))
             break
     return out
