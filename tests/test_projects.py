@@ -408,3 +408,51 @@ def test_an_event_indexed_again_for_its_new_preceding_message_keeps_its_project(
         found = m.search("rabbitmq", project="alpha")
         assert found and found[0].excerpt == "The queue runs on rabbitmq."
         assert found[0].projects == ("alpha",)
+
+
+# A project's memories, and another project's that use some of the same words far more often:
+# by the whole vault's statistics "rollback" is common and "staging" rare, in alpha's the other
+# way round.
+GAMMA = [
+    "The rollback of the staging server took an hour.",
+    "Staging ran out of disk during the load test.",
+    "Staging keeps a copy of last week's data.",
+    "The release notes mention the rollback plan.",
+] + [f"Lunch with the team, topic {i}." for i in range(12)]
+DELTA = [f"Rollback number {i} of the payments service, after alert {i}." for i in range(12)]
+
+
+def test_a_projects_ranking_is_unchanged_when_another_project_shares_its_words(
+    tmp_path: Path,
+) -> None:
+    def remember(vault: Path, with_delta: bool) -> None:
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            at = NOW - dt.timedelta(days=3)
+            for i, text in enumerate(GAMMA):
+                m.remember(text, at=at + dt.timedelta(minutes=2 * i), project="gamma", now=NOW)
+                if with_delta and i < len(DELTA):
+                    delta_at = at + dt.timedelta(minutes=2 * i + 1)
+                    m.remember(DELTA[i], at=delta_at, project="delta", now=NOW)
+
+    prompts = ("staging rollback", "What happened to the staging server?", "rollback plan")
+    ranked: dict[bool, list[list[tuple[str, str]]]] = {}
+    scores: dict[bool, list[float]] = {}
+    contexts: dict[bool, list[str]] = {}
+    for with_delta in (False, True):
+        vault = tmp_path / ("shared" if with_delta else "alone")
+        remember(vault, with_delta)
+        with Memory(vault, refresh_interval_s=0) as m:
+            ranked[with_delta], scores[with_delta], contexts[with_delta] = [], [], []
+            for prompt in prompts:
+                hits = m.search(prompt, project="gamma", limit=20)
+                assert all(r.projects == ("gamma",) for r in hits), prompt
+                ranked[with_delta].append([(r.event_id, r.excerpt) for r in hits])
+                scores[with_delta] += [r.score for r in hits]
+                text = m.context(prompt, budget=500, now=NOW, project="gamma").text
+                contexts[with_delta].append(text)
+    # The same hits in the same order, the same context word for word, and the same scores but
+    # for the rounding of the stored field lengths the average length is scaled by.
+    assert ranked[True] == ranked[False]
+    assert contexts[True] == contexts[False]
+    assert scores[True] == pytest.approx(scores[False], rel=0.01)

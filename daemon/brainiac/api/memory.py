@@ -267,11 +267,16 @@ class Memory:
             return None
         return lambda done, total: report(label, done, total)
 
-    def _nearness(self, prompt: str) -> dict[str, float]:
+    def _nearness(self, prompt: str, scope: projects.Scope) -> dict[str, float]:
         semantic = self.semantic
-        if semantic is not None and self.fill_before_context:
+        if semantic is None:
+            return {}
+        if self.fill_before_context:
             semantic.fill()
-        return semantic.nearness(prompt) if semantic is not None else {}
+        # In a project, nearness among its own and the global events, as the words' statistics
+        # (project_search.py): the project's nearest are those it would have alone.
+        among = project_search.own_event_keys(self.indexer.index, scope)
+        return semantic.nearness(prompt, among=among)
 
     def reindex(self) -> SyncReport:
         """Throw the index away and build it again from the files."""
@@ -480,7 +485,7 @@ class Memory:
         if reuse_ranking and last is not None and last[0] == key:
             hits = last[1]
         else:
-            nearness = self._nearness(query) if feedback else {}
+            nearness = self._nearness(query, scope) if feedback else {}
             hits = (
                 project_search.search(
                     self.indexer.index, query, limit, scope, feedback=feedback, nearness=nearness

@@ -121,7 +121,11 @@ def documents(rel: str, text: str) -> list[Document]:
     for e in parsed.sources:
         # Promotion appends a session's events in order, so within one session the previous
         # source is the message this one answered (see _log_docs); across sessions it is not.
-        same_session = previous is not None and e.session and previous.session == e.session
+        same_session = (
+            previous is not None
+            and e.session
+            and (previous.session, previous.project) == (e.session, e.project)
+        )
         sources.append(
             _event_doc(
                 rel,
@@ -148,10 +152,12 @@ def _log_docs(rel: str, events: Sequence[ev.Event], status: str = "active") -> l
     a document that is already indexed. (A note's sources get the same within a session.)
     """
     docs = []
-    previous = ""
+    # Per project: the events of two projects worked on side by side interleave in the log,
+    # and one project's message answers nothing of another's (nor may its words find it).
+    previous: dict[str | None, str] = {}
     for e in events:
-        docs.append(_event_doc(rel, e, status=status, context=previous))
-        previous = e.text
+        docs.append(_event_doc(rel, e, status=status, context=previous.get(e.project, "")))
+        previous[e.project] = e.text
     return docs
 
 
@@ -196,7 +202,7 @@ def previous_messages(events: Iterable[Document]) -> dict[str, str]:
     sessions: dict[str, list[Document]] = {}
     for d in events:
         if d.kind == EVENT and d.session:
-            sessions.setdefault(d.session, []).append(d)
+            sessions.setdefault(thread(d), []).append(d)
     out: dict[str, str] = {}
     for members in sessions.values():
         members.sort(key=lambda d: d.at or dt.datetime.min)  # stable: ties keep their order
@@ -208,6 +214,14 @@ def previous_messages(events: Iterable[Document]) -> dict[str, str]:
             # A session's opening message answers nothing; the reply to it is what echoes it.
             out[members[0].key] = members[1].text
     return out
+
+
+def thread(doc: Document) -> str:
+    """The conversation an event is a message of: its session within its project. Two projects
+    may name a session alike ("session 1"), and one's messages answer nothing of the other's;
+    a global event's is its session as named."""
+    named = [p for p in doc.projects if p != projects.GLOBAL]
+    return f"{doc.session}\x1f{named[0]}" if named and doc.session else doc.session
 
 
 def with_context(doc: Document, context: str) -> Document:

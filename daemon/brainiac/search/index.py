@@ -43,10 +43,10 @@ from typing import Any
 import whoosh
 from whoosh import index as windex
 from whoosh.index import TOC, LockError, clean_files
-from whoosh.query import And, Or, Term
+from whoosh.query import Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
-from brainiac.search.corpus import EVENT, NOTE, Document
+from brainiac.search.corpus import EVENT, NOTE, Document, thread
 from brainiac.search.index_documents import (
     SESSION_HASH_LEN,
     Hit,
@@ -60,7 +60,13 @@ from brainiac.search.index_documents import (
 )
 from brainiac.search.index_fields import STOP_LIST, Terms, document_fields, index_schema
 from brainiac.search.index_runs import install as _install_batched_runs
-from brainiac.search.index_scoring import SegmentLengthsBM25F, best, best_widened, match_scores
+from brainiac.search.index_scoring import (
+    ScopeStatistics,
+    SegmentLengthsBM25F,
+    best,
+    best_widened,
+    match_scores,
+)
 from brainiac.text import when
 
 log = logging.getLogger(__name__)
@@ -71,7 +77,7 @@ log = logging.getLogger(__name__)
 # again (a short question over a dozen events did it: tests/test_index.py). whoosh3 does not.
 _SKIP_BY_QUALITY = not whoosh.versionstring().startswith("2.")
 
-SCHEMA_VERSION = "12"
+SCHEMA_VERSION = "13"
 _install_batched_runs()  # every writer's sorted runs, a batch per pickle (index_runs.py)
 _ID_FILE = "brainiac-index-id"
 _WRITER_TIMEOUT_S = 30.0
@@ -123,6 +129,8 @@ class _SearcherMemo:
     doc_frequency: dict[tuple[str, str], int] = dataclasses.field(default_factory=dict)
     stored: Callable[[int], dict[str, Any]] | None = None  # _stored_fields_reader's
     notes: frozenset[int] | None = None  # the note documents' numbers
+    scopes: dict[tuple[str, ...], ScopeStatistics] = dataclasses.field(default_factory=dict)
+    scope_keys: dict[tuple[str, ...], frozenset[str]] = dataclasses.field(default_factory=dict)
 
 
 class Index:
@@ -491,7 +499,10 @@ class Index:
         SearchError when the index cannot be read (damaged or deleted under us).
 
         `projects`: only documents in one of these scopes (projects.py), or with `exclude` only
-        those in none of them. Scores do not depend on it (the same index statistics).
+        those in none of them. Either way scored on the statistics of those scopes' documents
+        (ScopeStatistics): a project ranks its memories as it would alone, whatever other
+        projects hold, and another project's matches are scored as if they were in it, so the
+        two searches' scores compare.
         `feedback` widens the query with the words of its best hits (the context's search: see
         _with_feedback), and with it `nearness` (event key -> 0-1, semantic.py) lifts the events
         close to the prompt in meaning."""
@@ -539,8 +550,9 @@ class Index:
     def session_times(
         self, session: str, start: str = "", end: str | None = None, limit: int | None = None
     ) -> list[str]:
-        """The times (time_key) at which `session` has indexed events, from `start` on and
-        before `end`, in order, at most `limit`: a walk over that stretch of the lexicon only.
+        """The times (time_key) at which `session` (a thread: corpus.thread) has indexed events,
+        from `start` on and before `end`, in order, at most `limit`: a walk over that stretch of
+        the lexicon only.
         A time may be left over from deleted events (session_events_at tells)."""
         prefix = session_time_term(session, None)[:SESSION_HASH_LEN]
         out: list[str] = []
@@ -559,15 +571,17 @@ class Index:
         return out
 
     def session_events_at(self, session: str, time: str) -> list[StoredEvent]:
-        """The indexed events of `session` at `time` (a time_key), in the order they were
-        indexed."""
+        """The indexed events of `session` (a thread: corpus.thread) at `time` (a time_key), in
+        the order they were indexed."""
         term = f"{session_time_term(session, None)[:SESSION_HASH_LEN]} {time}"
         out: list[StoredEvent] = []
         with self._searching:
             for docnum in self._searcher.document_numbers(session_time=term):
                 fields = self._searcher.stored_fields(docnum)
-                if fields.get("kind") == EVENT and fields.get("session") == session:
-                    out.append(stored_session_event(docnum, fields))
+                if fields.get("kind") == EVENT and fields.get("session"):
+                    stored = stored_session_event(docnum, fields)
+                    if thread(stored.doc) == session:
+                        out.append(stored)
         return out
 
     def _search(
@@ -583,7 +597,24 @@ class Index:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
         text = text.encode("utf-8", "replace").decode("utf-8")
-        terms = self._selective(self.terms(text))
+        scope = self._scope_statistics(projects) if projects else None
+        self._weighting.scope = scope
+        try:
+            return self._scored_search(text, limit, kind, scope, exclude, feedback, nearness)
+        finally:
+            self._weighting.scope = None
+
+    def _scored_search(
+        self,
+        text: str,
+        limit: int,
+        kind: str | None,
+        scope: ScopeStatistics | None,
+        exclude: bool,
+        feedback: bool,
+        nearness: Mapping[str, float] | None,
+    ) -> list[Hit]:
+        terms = self._selective(self.terms(text), scope)
         words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
         # Only words that are tags or link targets somewhere: each clause costs a matcher even
         # when it matches nothing, and a long prompt has dozens of words.
@@ -592,12 +623,12 @@ class Index:
             for w in sorted(words)
             if len(w) > 1 and w not in STOP_LIST
             for f in _KEYWORD_FIELDS
-            if self._doc_frequency(f, w)
+            if self._doc_frequency(f, w, scope)
         ]
         keyword_clauses += [
             Term("when", w, boost=_WHEN_WEIGHT)
             for w in when.prompt_terms(text)
-            if self._searcher.doc_frequency("when", w)
+            if self._doc_frequency("when", w, scope)
         ]
         if not terms and not keyword_clauses and not (feedback and nearness):
             return []
@@ -608,33 +639,71 @@ class Index:
         # binary tree of union matchers costs less CPU there too, and is the one index_scoring.py
         # walks.
         query.matcher_type = Or.DEFAULT_MATCHER
-        filter_q: Any = Term("kind", kind) if kind else None
-        mask_q: Any = None
-        if projects:
-            scoped = Or([Term("projects", p) for p in projects])
+        allow: frozenset[int] | None = None
+        hidden: frozenset[int] | None = None
+        if kind:
+            allow = frozenset(self._searcher.docs_for_query(Term("kind", kind)))
+        if scope is not None:
             if exclude:
-                mask_q = scoped
+                hidden = scope.docs
             else:
-                filter_q = And([filter_q, scoped]) if filter_q is not None else scoped
+                allow = scope.docs if allow is None else allow & scope.docs
         if feedback:
             # Every match scored (no more postings than without: the query is the same), so that
             # feedback can add to the score of a match below the cut; stored fields are read
             # only for what is returned.
-            matches = match_scores(self._searcher, query, filter_q, mask_q) if clauses else {}
-            return self._with_feedback(terms, matches, limit, filter_q, mask_q, nearness or {})
+            matches = (
+                match_scores(self._searcher, query, allow=allow, restrict=hidden) if clauses else {}
+            )
+            return self._with_feedback(terms, matches, limit, allow, hidden, nearness or {}, scope)
         results = self._searcher.search(
-            query, limit=limit, filter=filter_q, mask=mask_q, optimize=_SKIP_BY_QUALITY
+            query,
+            limit=limit,
+            filter=set(allow) if allow is not None else None,
+            mask=set(hidden) if hidden is not None else None,
+            optimize=_SKIP_BY_QUALITY,
         )
         return [hit(r) for r in results]
+
+    def _scope_statistics(self, projects: tuple[str, ...]) -> ScopeStatistics:
+        """The documents of `projects` and their statistics, counted once per searcher."""
+        memo = self._memo()
+        found = memo.scopes.get(projects)
+        if found is None:
+            docs = self._searcher.docs_for_query(Or([Term("projects", p) for p in projects]))
+            found = memo.scopes[projects] = ScopeStatistics(frozenset(docs))
+        return found
+
+    def scope_event_keys(self, projects: Sequence[str]) -> frozenset[str]:
+        """The keys of the live events in one of `projects`' scopes: the events a scoped
+        search's nearness in meaning is taken among (semantic.py), once per searcher."""
+        wanted = tuple(projects)
+        with self._searching:
+            memo = self._memo()
+            found = memo.scope_keys.get(wanted)
+            if found is None:
+                docs = self._scope_statistics(wanted).docs
+                reader = self._searcher.reader()
+                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                keys: set[str] = set()
+                for leaf, offset in leaves:
+                    segment = leaf.segment().segment_id()
+                    table = self._event_tables.get(segment)
+                    if table is None:
+                        table = self._event_tables[segment] = _event_table(leaf)
+                    keys.update(k for k, d in table.items() if offset + d in docs)
+                found = memo.scope_keys[wanted] = frozenset(keys)
+            return found
 
     def _with_feedback(
         self,
         terms: list[str],
         scores: dict[int, float],
         limit: int,
-        filter_q: Any,
-        mask_q: Any,
+        allow: frozenset[int] | None,
+        hidden: frozenset[int] | None,
         nearness: Mapping[str, float],
+        scope: ScopeStatistics | None,
     ) -> list[Hit]:
         top = best(scores, limit)
         stored = self._stored_fields()
@@ -653,7 +722,7 @@ class Index:
         if not top:
             # No word of the prompt is in any memory ("bicycle" for "I rode my bike"): what is
             # nearest in meaning, if anything, at the weight it would have beside a match of 1.
-            near = self._near(nearness, 1.0, filter_q, mask_q)
+            near = self._near(nearness, 1.0, allow, hidden)
             return [hit_fields(stored(d), s) for d, s in best(near, limit)]
         # Pseudo-relevance feedback (RM3): the words that weigh most in the best hits join the
         # query at a lower weight, so a memory that says the same thing in other words ("trip",
@@ -668,7 +737,7 @@ class Index:
         best_event = next((s for d, s in top if d not in notes), None)
         if best_event is None:
             best_event = max((s for d, s in scores.items() if d not in notes), default=top[0][1])
-        near = self._near(nearness, best_event, filter_q, mask_q)
+        near = self._near(nearness, best_event, allow, hidden)
         if near:
             fused = dict(scores)
             for docnum, lift in near.items():
@@ -676,7 +745,7 @@ class Index:
             best_hits = [hit_fields(read(d), s) for d, s in best(fused, _FEEDBACK_HITS)]
         else:
             best_hits = [hit_fields(read(d), s) for d, s in top[:_FEEDBACK_HITS]]
-        expansion = self._feedback_terms(best_hits, set(terms))
+        expansion = self._feedback_terms(best_hits, set(terms), scope)
         widened: dict[int, float] = {}
         if expansion:
             # Scored on their own and added to every match's score: the same sum as searching
@@ -688,7 +757,7 @@ class Index:
                     for f in ("body", "context")
                 ]
             )
-            widened = match_scores(self._searcher, extra, filter_q, mask_q)
+            widened = match_scores(self._searcher, extra, allow=allow, restrict=hidden)
         # Meaning: an event's nearness to the prompt (0-1 over all events) adds up to
         # _MEANING_WEIGHT of the best event match's score, so words lead and meaning lifts what they
         # missed, or orders what they found alike.
@@ -706,20 +775,22 @@ class Index:
         ]
 
     def _near(
-        self, nearness: Mapping[str, float], best_score: float, filter_q: Any, mask_q: Any
+        self,
+        nearness: Mapping[str, float],
+        best_score: float,
+        allow: frozenset[int] | None,
+        hidden: frozenset[int] | None,
     ) -> dict[int, float]:
         """Each near event's lift by document number: its nearness times _MEANING_WEIGHT times
-        `best_score`, for the events the filter admits and the mask does not hide."""
+        `best_score`, for the events `allow` admits (None: all) and `hidden` does not hide."""
         if not nearness:
             return {}
         found = self._event_docnums(nearness)
-        if filter_q is not None or mask_q is not None:
-            allowed = set(self._searcher.docs_for_query(filter_q)) if filter_q is not None else None
-            hidden = set(self._searcher.docs_for_query(mask_q)) if mask_q is not None else set()
+        if allow is not None or hidden is not None:
             found = {
                 k: d
                 for k, d in found.items()
-                if (allowed is None or d in allowed) and d not in hidden
+                if (allow is None or d in allow) and (hidden is None or d not in hidden)
             }
         lift = _MEANING_WEIGHT * best_score
         return {d: lift * nearness[k] for k, d in found.items()}
@@ -770,7 +841,9 @@ class Index:
                 for key, docnum in self._event_docnums(keys).items()
             }
 
-    def _feedback_terms(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
+    def _feedback_terms(
+        self, top: Sequence[Hit], query_terms: set[str], scope: ScopeStatistics | None = None
+    ) -> dict[str, float]:
         """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
         of the best score, each term by its share of the hit's words and by its rarity), the
         query's own left out; weights relative to the first, 0-1.
@@ -779,7 +852,8 @@ class Index:
         (in more than a tenth of the postings budget) would cost more than it finds.
         """
         best = top[0].score or 1.0
-        total = max(int(self._searcher.doc_count()), 1)
+        # In a scope, rarity among its own documents, as the search's scores (ScopeStatistics).
+        total = max(len(scope.docs) if scope is not None else int(self._searcher.doc_count()), 1)
         weights: dict[str, float] = {}
         for h in top:
             tokens = [t.text for t in self._analyzer(h.text)]
@@ -790,7 +864,7 @@ class Index:
                 weights[term] = weights.get(term, 0.0) + (h.score / best) * share
         scored: dict[str, float] = {}
         for term, w in weights.items():
-            df = self._doc_frequency("body", term)
+            df = self._doc_frequency("body", term, scope)
             if 2 <= df <= _POSTINGS_BUDGET // 10:
                 scored[term] = w * math.log(total / df)
         chosen = sorted(scored, key=lambda t: (-scored[t], t))[:_FEEDBACK_TERMS]
@@ -822,17 +896,19 @@ class Index:
             memo.notes = frozenset(self._searcher.docs_for_query(Term("kind", NOTE)))
         return memo.notes
 
-    def _doc_frequency(self, field: str, term: str) -> int:
-        """How many documents hold `term` in `field`, asked of Whoosh once per searcher: a
-        context asks it of every prompt word (each a lookup in the term table) and prompts
-        repeat words."""
+    def _doc_frequency(self, field: str, term: str, scope: ScopeStatistics | None = None) -> int:
+        """How many documents hold `term` in `field` (in `scope`, its documents), asked of
+        Whoosh once per searcher: a context asks it of every prompt word (each a lookup in the
+        term table) and prompts repeat words."""
+        if scope is not None:
+            return scope.doc_frequency(self._searcher, field, term)
         known = self._memo().doc_frequency
         df = known.get((field, term))
         if df is None:
             df = known[(field, term)] = int(self._searcher.doc_frequency(field, term))
         return df
 
-    def _selective(self, terms: list[str]) -> list[str]:
+    def _selective(self, terms: list[str], scope: ScopeStatistics | None = None) -> list[str]:
         """The query terms worth scoring, within a budget of postings (documents to score).
 
         Whoosh scores every posting of every query term in Python, so a word found in thousands
@@ -847,7 +923,8 @@ class Index:
         # (or the working memory plus recent events, the query when there is no prompt) keeps
         # its `_MAX_TERMS` rarest terms, which carry most of the BM25 weight anyway.
         freq = {
-            t: sum(self._doc_frequency(f, t) for f in (*_BODY_FIELDS, "context")) for t in terms
+            t: sum(self._doc_frequency(f, t, scope) for f in (*_BODY_FIELDS, "context"))
+            for t in terms
         }
         kept: set[str] = set()
         spent = 0

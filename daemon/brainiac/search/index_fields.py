@@ -15,7 +15,7 @@ from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.lang.porter import stem as porter_stem
 
-from brainiac.search.corpus import EVENT, NOTE, Document
+from brainiac.search.corpus import EVENT, NOTE, Document, thread
 from brainiac.search.index_documents import context_digest, session_time_term
 from brainiac.text import when
 
@@ -270,7 +270,7 @@ def document_fields(doc: Document, terms: Terms) -> dict[str, Any]:
         "text": doc.text,
         "role": doc.role,
         "session": doc.session,
-        "session_time": session_time_term(doc.session, doc.at) if doc.session else "",
+        "session_time": session_time_term(thread(doc), doc.at) if doc.session else "",
         "context_digest": context_digest(doc.context),
         "at": doc.at.isoformat() if doc.at else "",
         "strength": doc.strength,

@@ -28,7 +28,7 @@ import heapq
 import math
 import operator
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from whoosh import scoring
@@ -42,11 +42,21 @@ from brainiac.search import whoosh_internals
 Scores = dict[int, float]
 
 
-def match_scores(searcher: Any, query: Any, filter_q: Any = None, mask_q: Any = None) -> Scores:
+def match_scores(
+    searcher: Any,
+    query: Any,
+    filter_q: Any = None,
+    mask_q: Any = None,
+    allow: Collection[int] | None = None,
+    restrict: Collection[int] | None = None,
+) -> Scores:
     """The score of every match of `query` by document number, in no order: the scores of
-    `searcher.search(query, limit=None, filter=filter_q, mask=mask_q)`."""
-    allow = set(searcher.docs_for_query(filter_q)) if filter_q is not None else None
-    restrict = set(searcher.docs_for_query(mask_q)) if mask_q is not None else None
+    `searcher.search(query, limit=None, filter=filter_q, mask=mask_q)`. `allow` and `restrict`:
+    the documents of `filter_q` and `mask_q` when the caller already has them."""
+    if allow is None and filter_q is not None:
+        allow = set(searcher.docs_for_query(filter_q))
+    if restrict is None and mask_q is not None:
+        restrict = set(searcher.docs_for_query(mask_q))
     context = searcher.context()
     found: Scores = {}
     for subsearcher, offset in searcher.leaf_searchers():
@@ -172,9 +182,13 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
 
     def __init__(self) -> None:
         super().__init__()
-        # (segment, field) -> each document's length, and how many documents have the field.
-        self._lengths: dict[tuple[str, str], tuple[array[int], int]] = {}
+        # (segment, field) -> each document's length, how many documents have the field, and
+        # the length bytes as stored (0: the document has no such field).
+        self._lengths: dict[tuple[str, str], tuple[array[int], int, bytes]] = {}
         self._byte_to_length = [byte_to_length(b) for b in range(256)]
+        # The statistics a search scores with when it is scoped to projects (Index._search sets
+        # it for the search's duration, under the index's search lock); None: every document's.
+        self.scope: ScopeStatistics | None = None
 
     def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf)
@@ -183,6 +197,15 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             if lengths is not None:
                 scorer.dfl = lengths[0].__getitem__
             parent = searcher.get_parent()
+            scope = self.scope
+            if scope is not None:
+                found = scope.field(self, parent, fieldname)
+                if found is not None:
+                    holding, avgfl = found
+                    df = scope.doc_frequency(parent, fieldname, text)
+                    scorer.idf = math.log(holding / (df + 1)) + 1 if holding else 1.0
+                    scorer.avgfl = avgfl or 1
+                    return scorer
             holding = self._holding(parent.reader(), fieldname)
             everything = parent.doc_count_all()
             if holding and everything:  # a BM25F scorer (it has `dfl`): idf and avgfl too
@@ -206,7 +229,7 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             total += lengths[1]
         return total
 
-    def _segment_lengths(self, reader: Any, fieldname: str) -> tuple[array[int], int] | None:
+    def _segment_lengths(self, reader: Any, fieldname: str) -> tuple[array[int], int, bytes] | None:
         try:
             key = (reader.segment().segment_id(), fieldname)
             if key not in self._lengths:
@@ -216,10 +239,74 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
                 raw = raw.ljust(count, b"\0")
                 # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
                 lengths = array("I", (self._byte_to_length[b] or 1 for b in raw))
-                self._lengths[key] = (lengths, len(raw) - raw.count(0))
+                self._lengths[key] = (lengths, len(raw) - raw.count(0), raw)
             return self._lengths[key]
         except Exception:
             return None
+
+
+class ScopeStatistics:
+    """BM25F's statistics over the documents of one scope (a project's and the global ones):
+    each field's document count and average length, each term's document frequency.
+
+    A project's ranking in a vault shared with other projects is then the ranking it would have
+    in a vault of its own: a word common in another project is not made less telling here, a
+    word rare elsewhere not more, and the average length is that of the scope's own memories.
+    Kept with the searcher it was counted on (Index's memo): a commit opens a new searcher and
+    counts afresh. A field's average length is the index's exact one scaled by the scope's share
+    of the stored (one-byte, rounded) lengths, so an unscoped search's is unchanged.
+    """
+
+    def __init__(self, docs: frozenset[int]) -> None:
+        self.docs = docs
+        self._fields: dict[str, tuple[int, float] | None] = {}
+        self._df: dict[tuple[str, str], int] = {}
+
+    def field(
+        self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
+    ) -> tuple[int, float] | None:
+        """How many of the scope's documents have `fieldname`, and their average length; None
+        when a segment's lengths cannot be read (scoring then keeps every document's)."""
+        if fieldname not in self._fields:
+            self._fields[fieldname] = self._count_field(weighting, searcher, fieldname)
+        return self._fields[fieldname]
+
+    def _count_field(
+        self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
+    ) -> tuple[int, float] | None:
+        reader = searcher.reader()
+        holding = 0
+        scope_sum = every_sum = 0
+        table = weighting._byte_to_length
+        for leaf, offset in reader.leaf_readers():
+            lengths = weighting._segment_lengths(leaf, fieldname)
+            if lengths is None:
+                return None
+            raw = lengths[2]
+            every_sum += sum(table[b] for b in raw if b)
+            for d in self.docs:
+                local = d - offset
+                if 0 <= local < len(raw) and raw[local]:
+                    holding += 1
+                    scope_sum += table[raw[local]]
+        if not holding or not every_sum:
+            return holding, 0.0
+        exact = searcher.field_length(fieldname) * (scope_sum / every_sum)
+        return holding, exact / holding
+
+    def doc_frequency(self, searcher: Any, fieldname: str, text: Any) -> int:
+        """How many of the scope's documents hold `text` in `fieldname`."""
+        key = (fieldname, text)
+        df = self._df.get(key)
+        if df is None:
+            df = 0
+            reader = searcher.reader()
+            if reader.doc_frequency(fieldname, text):
+                # The reader's postings, not the searcher's: those would be scored, by us.
+                docs = self.docs
+                df = sum(1 for d in reader.postings(fieldname, text).all_ids() if d in docs)
+            self._df[key] = df
+        return df
 
 
 def best_widened(

@@ -456,15 +456,15 @@ def with_neighbours_contexts(
     changed: dict[str, set[str]] = {}  # session -> the times at which it changed
     for d in add:
         if d.kind == corpus.EVENT and d.session:
-            changed.setdefault(d.session, set()).add(time_key(d.at))
+            changed.setdefault(corpus.thread(d), set()).add(time_key(d.at))
     for old in index.session_events_keyed(k for k in replaced if "#" in k):
-        changed.setdefault(old.doc.session, set()).add(time_key(old.doc.at))
+        changed.setdefault(corpus.thread(old.doc), set()).add(time_key(old.doc.at))
     if not changed:
         return add
     contexts: dict[str, str] = {}
     again: list[tuple[str, int, corpus.Document]] = []
     for session in sorted(changed):
-        members = [d for d in add if d.kind == corpus.EVENT and d.session == session]
+        members = [d for d in add if d.kind == corpus.EVENT and corpus.thread(d) == session]
         window = _SessionWindow(index, session, replaced)
         for key, context, stored in window.contexts(changed[session], members):
             if stored is None:

@@ -22,6 +22,14 @@ OTHER_WEIGHT = 0.5
 _WORD_RE = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
 
 
+def own_event_keys(index: Index, scope: Scope) -> frozenset[str] | None:
+    """The keys of the events a search in `scope` ranks as its own (its project's and the
+    global ones), among which nearness in meaning is taken; None unscoped (every event)."""
+    if scope.project is None:
+        return None
+    return index.scope_event_keys([scope.project, GLOBAL])
+
+
 def search(
     index: Index,
     query: str,

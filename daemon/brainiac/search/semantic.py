@@ -39,7 +39,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -222,6 +222,8 @@ class SemanticIndex:
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
         self._speaker_names: re.Pattern[str] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
+        # (among, its (keys, rows)): _live_rows for the last `among` asked
+        self._live_among: tuple[Collection[str], tuple[list[str], Any]] | None = None
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
         self._texts_seen: OrderedDict[str, Any] = OrderedDict()  # see likeness
         self._loaded = False
@@ -350,18 +352,21 @@ class SemanticIndex:
         return found or self._next_batch()
 
     # -- nearness ----------------------------------------------------------------------------
-    def nearness(self, prompt: str, nearest: int = NEAREST) -> dict[str, float]:
+    def nearness(
+        self, prompt: str, nearest: int = NEAREST, among: Collection[str] | None = None
+    ) -> dict[str, float]:
         """The `nearest` events closest in meaning to `prompt`, key -> nearness from 0 (the
         farthest of all the events) to 1 (the closest): the cosine, scaled over every event
         with a vector, so that a prompt close to nothing in particular still lifts its best
-        the most. Empty when there is no model or no vector."""
+        the most. Empty when there is no model or no vector. `among`: only the events with
+        these keys, nearest and scaled among themselves (a project's: as if alone)."""
         model = self._get_model()
         prompt = self._without_speakers(prompt)
         if model is None or not prompt.strip():
             return {}
         with self._lock:
             self._load()
-            keys, rows = self._live_rows()
+            keys, rows = self._live_rows(among)
             # Rows are only ever added (a compaction makes new arrays): what these hold up to
             # `count` stays valid while the lock is let go for the model.
             matrix, scales, count = self._store.rows, self._store.scales, self._store.count
@@ -475,14 +480,23 @@ class SemanticIndex:
             pattern = self._speaker_names
         return pattern.sub(" ", prompt)
 
-    def _live_rows(self) -> tuple[list[str], Any]:
+    def _live_rows(self, among: Collection[str] | None = None) -> tuple[list[str], Any]:
         if self._live is None:
             digests = np.fromiter(self._digest_of.values(), np.uint64, len(self._digest_of))
             rows = self._store.rows_of(digests)
             have = rows >= 0
             keys = list(itertools.compress(self._digest_of, have.tolist()))
             self._live = (keys, rows[have])
-        return self._live
+            self._live_among = None
+
+        if among is None:
+            return self._live
+        # The same `among` (a scope's keys, kept per index searcher) comes prompt after prompt.
+        if self._live_among is None or self._live_among[0] is not among:
+            keys, rows = self._live
+            kept = [i for i, k in enumerate(keys) if k in among]
+            self._live_among = (among, ([keys[i] for i in kept], rows[kept]))
+        return self._live_among[1]
 
     # -- the cache on disk -------------------------------------------------------------------
     def _load(self) -> None:
