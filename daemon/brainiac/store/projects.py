@@ -11,14 +11,15 @@ What a context or a search in project P may use (project_search.py, `in_scope`),
 
 - P's own memories, and global ones (events and notes without a project, and the core
   identity, which is never in the index): global memory is what the person keeps for every
-  project, so it is in every project, ranked as P's own.
+  project, so it is in every project, ranked as P's own, on the statistics of those memories
+  alone (a project ranks as it would in a vault of its own).
 - What is about the person, wherever it was said: a statement by the `user` role of what they
   prefer, like or are called (`about_person`) is indexed as global as well as P's, so a
   preference stated in one project reaches all of them. Other speakers' statements (a
   conversation's participants, the assistant) are not the person's.
 - Another project's memories only when clearly relevant: when the prompt names that project,
   or when such a memory matches the prompt at least `CLEARLY` (1.5) times as well as the best of
-  P's and the global ones (BM25, the same index statistics for both searches), that is, the
+  P's and the global ones (BM25, P's statistics for both searches), that is, the
   prompt is plainly about something only the other project knows. At most `MAX_OTHER` of them,
   ranked at `OTHER_WEIGHT` of their score, so P's own come first. With `[projects] isolate =
   true` never.
