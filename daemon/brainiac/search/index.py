@@ -510,18 +510,43 @@ class Index:
             with self._searching:
                 return self._search(
                     text, limit, kind, tuple(projects), exclude, feedback, nearness or {}
+                )[0]
+        except SearchError:
+            raise
+        except Exception as exc:
+            raise self._read_error(exc) from exc
+
+    def search_with_others(
+        self,
+        text: str,
+        limit: int,
+        projects: Sequence[str],
+        others: int,
+        nearness: Mapping[str, float] | None = None,
+    ) -> tuple[list[Hit], list[Hit]]:
+        """`search(text, limit, projects=projects, feedback=True, nearness=nearness)`, and the
+        `others` best of `search(text, others, projects=projects, exclude=True)`: one scoring
+        of every match serves both, as the scoped search scores every match anyway."""
+        try:
+            with self._searching:
+                return self._search(
+                    text, limit, None, tuple(projects), False, True, nearness or {}, others
                 )
         except SearchError:
             raise
         except Exception as exc:
-            if not (self.directory / _ID_FILE).is_file():
-                fix = "its folder was deleted meanwhile; try again and it is rebuilt from the vault"
-            elif self.writable:
-                fix = "run `brainiac reindex`"
-            else:
-                fix = "the daemon rebuilds it on its next update; try again in a moment"
-            problem = f"the index could not be read ({exc})"
-            raise SearchError(f"{self.directory}: {problem}; {fix}") from exc
+            raise self._read_error(exc) from exc
+
+    def _read_error(self, exc: Exception) -> SearchError:
+        """What a search that could not read the index says, with the fix."""
+        if not (self.directory / _ID_FILE).is_file():
+            fix = "its folder was deleted meanwhile; try again and it is rebuilt from the vault"
+        elif self.writable:
+            fix = "run `brainiac reindex`"
+        else:
+            fix = "the daemon rebuilds it on its next update; try again in a moment"
+        problem = f"the index could not be read ({exc})"
+        return SearchError(f"{self.directory}: {problem}; {fix}")
 
     def project_counts(self) -> dict[str, int]:
         """Documents per scope term (project names and "*"), for `status`."""
@@ -593,14 +618,17 @@ class Index:
         exclude: bool = False,
         feedback: bool = False,
         nearness: Mapping[str, float] | None = None,
-    ) -> list[Hit]:
+        others: int = 0,
+    ) -> tuple[list[Hit], list[Hit]]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
         text = text.encode("utf-8", "replace").decode("utf-8")
         scope = self._scope_statistics(projects) if projects else None
         self._weighting.scope = scope
         try:
-            return self._scored_search(text, limit, kind, scope, exclude, feedback, nearness)
+            return self._scored_search(
+                text, limit, kind, scope, exclude, feedback, nearness, others
+            )
         finally:
             self._weighting.scope = None
 
@@ -613,7 +641,10 @@ class Index:
         exclude: bool,
         feedback: bool,
         nearness: Mapping[str, float] | None,
-    ) -> list[Hit]:
+        others: int = 0,
+    ) -> tuple[list[Hit], list[Hit]]:
+        """The hits, and with `others` (a feedback search in a scope) the `others` best matches
+        outside the scope, by their first scores."""
         terms = self._selective(self.terms(text), scope)
         words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
         # Only words that are tags or link targets somewhere: each clause costs a matcher even
@@ -631,7 +662,7 @@ class Index:
             if self._doc_frequency("when", w, scope)
         ]
         if not terms and not keyword_clauses and not (feedback and nearness):
-            return []
+            return [], []
         clauses: list[Any] = [Term(f, t) for t in terms for f in _TEXT_FIELDS]
         clauses += keyword_clauses
         query = Or(clauses)
@@ -652,10 +683,25 @@ class Index:
             # Every match scored (no more postings than without: the query is the same), so that
             # feedback can add to the score of a match below the cut; stored fields are read
             # only for what is returned.
-            matches = (
-                match_scores(self._searcher, query, allow=allow, restrict=hidden) if clauses else {}
-            )
-            return self._with_feedback(terms, matches, limit, allow, hidden, nearness or {}, scope)
+            outside: list[Hit] = []
+            if others and scope is not None and allow is not None and clauses:
+                # Scored once: the matches outside the scope, with the same query and the same
+                # statistics, are what the search for them alone would score.
+                every = match_scores(self._searcher, query)
+                matches = {d: sc for d, sc in every.items() if d in allow}
+                stored = self._stored_fields()
+                outside = [
+                    hit_fields(stored(d), sc)
+                    for d, sc in best({d: sc for d, sc in every.items() if d not in allow}, others)
+                ]
+            else:
+                matches = (
+                    match_scores(self._searcher, query, allow=allow, restrict=hidden)
+                    if clauses
+                    else {}
+                )
+            found = self._with_feedback(terms, matches, limit, allow, hidden, nearness or {}, scope)
+            return found, outside
         results = self._searcher.search(
             query,
             limit=limit,
@@ -663,7 +709,7 @@ class Index:
             mask=set(hidden) if hidden is not None else None,
             optimize=_SKIP_BY_QUALITY,
         )
-        return [hit(r) for r in results]
+        return [hit(r) for r in results], []
 
     def _scope_statistics(self, projects: tuple[str, ...]) -> ScopeStatistics:
         """The documents of `projects` and their statistics, counted once per searcher."""

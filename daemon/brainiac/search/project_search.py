@@ -43,10 +43,13 @@ def search(
     if scope.project is None:
         return index.search(query, limit=limit, feedback=feedback, nearness=nearness)
     own = [scope.project, GLOBAL]
-    hits = index.search(query, limit=limit, projects=own, feedback=feedback, nearness=nearness)
     if scope.isolate:
-        return hits
-    others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
+        return index.search(query, limit=limit, projects=own, feedback=feedback, nearness=nearness)
+    if feedback:
+        hits, others = index.search_with_others(query, limit, own, MAX_OTHER * 4, nearness)
+    else:
+        hits = index.search(query, limit=limit, projects=own)
+        others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
     best = max((h.score for h in hits), default=0.0)
     words = {w.casefold() for w in _WORD_RE.findall(query)}
     admitted = [
