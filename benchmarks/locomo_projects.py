@@ -144,6 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budgets", default="2000")
     ap.add_argument("--no-jobs", action="store_true", help="no memory jobs (brainiac_nojobs)")
     ap.add_argument("--tolerance", type=float, default=0.005)
+    ap.add_argument(
+        "--shared-first",
+        action="store_true",
+        help="the shared vault's figures first, then each conversation alone",
+    )
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
     args = ap.parse_args(argv)
@@ -171,7 +176,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} {c.sample_id}: {cells}", file=sys.stderr, flush=True)
         return out
 
-    results: dict[str, dict[str, dict[str, Any]]] = {"alone": run("alone", alone_factory)}
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    if not args.shared_first:
+        results["alone"] = run("alone", alone_factory)
     shared = SharedVault(convs, run_jobs=not args.no_jobs)
     try:
         results["scoped"] = run("scoped", lambda: SharedView(shared, scoped=True))
@@ -179,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         status = shared.memory.indexer.index.project_counts()
     finally:
         shared.close()
+    if args.shared_first:
+        results = {"alone": run("alone", alone_factory), **results}
     alone_ingest = sum(r["ingest_s"] for r in results["alone"].values())
 
     jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
