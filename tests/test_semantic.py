@@ -344,6 +344,24 @@ def test_nearness_is_scaled_over_all_events_and_cut_to_the_nearest(
     assert "k0" not in semantic.nearness("bicycle")
 
 
+def test_nearness_among_some_events_is_theirs_as_if_alone(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    # A project's events in a vault shared with others (project_search.own_event_keys): the
+    # nearest of them, scaled among them, as in an index holding only them.
+    texts = [BIKE, *DECOYS]
+    mine = {f"k{i}" for i in range(0, len(texts), 2)}
+    shared = SemanticIndex(tmp_path / "shared", lambda: model)
+    shared.known([(f"k{i}", t, "user") for i, t in enumerate(texts)])
+    shared.fill()
+    alone = SemanticIndex(tmp_path / "alone", lambda: model)
+    alone.known([(f"k{i}", t, "user") for i, t in enumerate(texts) if f"k{i}" in mine])
+    alone.fill()
+    for nearest in (2, 100):
+        among = shared.nearness("bicycle", nearest=nearest, among=frozenset(mine))
+        assert among == pytest.approx(alone.nearness("bicycle", nearest=nearest), abs=1e-6)
+
+
 def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
