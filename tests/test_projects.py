@@ -429,11 +429,14 @@ def test_a_projects_ranking_is_unchanged_when_another_project_shares_its_words(
         Memory.init(vault)
         with Memory(vault, refresh_interval_s=0) as m:
             at = NOW - dt.timedelta(days=3)
+            # Both projects' sessions are named alike, and their messages interleave in time.
             for i, text in enumerate(GAMMA):
-                m.remember(text, at=at + dt.timedelta(minutes=2 * i), project="gamma", now=NOW)
+                session = "standup" if i % 2 else None
+                gamma_at = at + dt.timedelta(minutes=2 * i)
+                m.remember(text, session=session, at=gamma_at, project="gamma", now=NOW)
                 if with_delta and i < len(DELTA):
                     delta_at = at + dt.timedelta(minutes=2 * i + 1)
-                    m.remember(DELTA[i], at=delta_at, project="delta", now=NOW)
+                    m.remember(DELTA[i], session=session, at=delta_at, project="delta", now=NOW)
 
     prompts = ("staging rollback", "What happened to the staging server?", "rollback plan")
     ranked: dict[bool, list[list[tuple[str, str]]]] = {}
