@@ -117,6 +117,7 @@ def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tupl
                 for f in ("body", "context")
             ]
         )
+        extra.matcher_type = Or.DEFAULT_MATCHER
         for docnum, score in searcher.search(extra, limit=None).items():
             scores[docnum] = scores.get(docnum, 0.0) + score
     ordered = sorted(scores, key=lambda d: -scores[d])[:limit]

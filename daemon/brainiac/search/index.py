@@ -803,6 +803,10 @@ class Index:
                     for f in ("body", "context")
                 ]
             )
+            # The union tree index_scoring.py reads block by block, as the query's: Whoosh's
+            # default for a small index preloads arrays as long as the whole index, which in a
+            # vault shared by projects costs a scoped search for every project's documents.
+            extra.matcher_type = Or.DEFAULT_MATCHER
             widened = match_scores(self._searcher, extra, allow=allow, restrict=hidden)
         # Meaning: an event's nearness to the prompt (0-1 over all events) adds up to
         # _MEANING_WEIGHT of the best event match's score, so words lead and meaning lifts what they
