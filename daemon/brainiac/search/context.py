@@ -161,92 +161,164 @@ def assemble(
     long_term_share: float = 0.0,
 ) -> Assembled:
     check_budget(budget)
-    warnings: list[str] = []
-    identity = inputs.identity
-    if identity is None:
-        warnings.append("system/core_identity.md is missing; the context has no core identity")
-        identity = ""
-    with_prompt = inputs.prompt is not None
-    prompt = (inputs.prompt or "").strip("\n")
+    return _Assembly(inputs, budget, count).run(relevance_first, long_term_share)
 
-    # Every part is a block of lines; blocks are joined with "\n". Counting each block with its
-    # separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
-    # The default counter is characters / 4: then the parts are counted in characters, which add
-    # up exactly (rounding each block up left a turn or two of a 4,000-token budget unused).
-    exact = count is approx_tokens
-    unit = 4 if exact else 1  # what one token of the budget is in `cost`'s measure
 
-    def cost(block: str) -> int:
-        return len(block) + 1 if exact else count(block + "\n")
+class _Assembly:
+    """One assembly's state: the room left, the recent events and long-term items kept so far,
+    and the sources shown. The packing steps are its methods, called in priority order by `run`.
 
-    head_identity = "## Core Identity\n" + identity.strip("\n")
-    head_stm = "\n## Short-Term Memory"
-    head_ltm = "\n## Relevant Long-Term Memory"
-    head_prompt = "\n## User Prompt\n" + prompt
-    fixed = cost(head_identity) + cost(head_stm) + cost(head_ltm)
-    fixed += cost(head_prompt) if with_prompt else 0
-    room = budget * unit - fixed
+    Every part is a block of lines; blocks are joined with "\\n". Counting each block with its
+    separator and summing over-estimates the whole for ceil-based counters, so the sum is safe.
+    The default counter is characters / 4: then the parts are counted in characters, which add
+    up exactly (rounding each block up left a turn or two of a 4,000-token budget unused).
+    """
 
-    events = list(inputs.recent)
-    events_header = f"\n### Recent Events\n{RECENT_HEADER}"
-    kept_events: dict[int, str] = {}  # position in `events` -> its run heading
-    kept_order: list[int] = []  # the same positions, sorted
+    def __init__(self, inputs: Inputs, budget: int, count: TokenCounter) -> None:
+        self.inputs = inputs
+        self.budget = budget
+        self.count = count
+        self.warnings: list[str] = []
+        identity = inputs.identity
+        if identity is None:
+            self.warnings.append(
+                "system/core_identity.md is missing; the context has no core identity"
+            )
+            identity = ""
+        self.with_prompt = inputs.prompt is not None
+        prompt = (inputs.prompt or "").strip("\n")
+        self.exact = count is approx_tokens
+        self.unit = 4 if self.exact else 1  # what one token of the budget is in `cost`'s measure
 
-    position = {e.id: i for i, e in enumerate(events)}
+        self.head_identity = "## Core Identity\n" + identity.strip("\n")
+        self.head_stm = "\n## Short-Term Memory"
+        self.head_ltm = "\n## Relevant Long-Term Memory"
+        self.head_prompt = "\n## User Prompt\n" + prompt
+        self.fixed = self.cost(self.head_identity) + self.cost(self.head_stm)
+        self.fixed += self.cost(self.head_ltm)
+        self.fixed += self.cost(self.head_prompt) if self.with_prompt else 0
+        self.room = budget * self.unit - self.fixed
 
-    def add_event(i: int, room: int) -> int | None:
+        self.events = list(inputs.recent)
+        self.events_header = f"\n### Recent Events\n{RECENT_HEADER}"
+        self.kept_events: dict[int, str] = {}  # position in `events` -> its run heading
+        self.kept_order: list[int] = []  # the same positions, sorted
+        self.position = {e.id: i for i, e in enumerate(self.events)}
+
+        self.pending = iter(inputs.long_term)  # rendered lazily, each at most once
+        self.passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
+        self.chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
+        self.headings = _Headings(self.cost)
+        self.sources: list[str] = []
+
+    def cost(self, block: str) -> int:
+        return len(block) + 1 if self.exact else self.count(block + "\n")
+
+    def run(self, relevance_first: bool, long_term_share: float) -> Assembled:
+        # Priority: recent events, then the short-term sections, then long-term memory; a part
+        # that had to be cut is never replaced by one of lower priority. With `relevance_first`
+        # (a small budget and a prompt) long-term memory relevant to the prompt comes first and
+        # short-term memory gets what it leaves.
+        stm_blocks: list[str] = []
+        dropped_ltm = 0
+        if relevance_first:
+            # A recent step ranked among the long-term memories (LongTermItem.recent) is packed
+            # at its rank, and shown among the recent events.
+            used, dropped_ltm = self.pack_long_term(self.room)
+            self.room -= used
+        elif long_term_share > 0:
+            # A prompt's own share first: what it is about must not be crowded out by recent
+            # steps.
+            used, dropped_ltm = self.pack_long_term(int(self.room * long_term_share))
+            self.room -= used
+        self.room -= self.pack_events(self.room)
+        events_cut = len(self.kept_events) < len(self.inputs.recent)
+        if not events_cut:
+            stm_blocks, used, stm_cut = self.pack_short_term(self.room)
+            self.room -= used
+            if not stm_cut and not relevance_first:
+                used, dropped_ltm = self.pack_long_term(self.room)
+                self.room -= used
+        ltm_blocks = self.long_term_blocks()
+        dropped_events = len(self.inputs.recent) - len(self.kept_events)
+
+        parts = [self.head_identity, self.head_stm, *stm_blocks]
+        parts += self.events_block()
+        parts += [self.head_ltm, *ltm_blocks] + ([self.head_prompt] if self.with_prompt else [])
+        text = "\n".join(parts) + "\n"
+        over = self.fixed > self.budget * self.unit
+        if over:
+            tokens = f"{math.ceil(self.fixed / self.unit)} tokens, over the budget of {self.budget}"
+            what, kept = ("core identity and prompt alone take", "they are")
+            if not self.with_prompt:
+                what, kept = ("core identity alone takes", "it is")
+            self.warnings.append(f"{what} {tokens}; {kept} kept whole and nothing else is included")
+        return Assembled(
+            text,
+            self.count(text),
+            self.budget,
+            tuple(self.sources),
+            over,
+            dropped_ltm,
+            dropped_events,
+            tuple(self.warnings),
+        )
+
+    def add_event(self, i: int, room: int) -> int | None:
         """Recent event `i` into `kept_events` if it fits in `room`: the tokens it adds (with the
         block's header for the first), or None. Shown in chronological order, each run of one
         day and session under one heading: a line carries only its time and speaker (the date
         and session on every line were a fifth of the block)."""
-        line, heading = render_recent_event(events[i]), recent_group(events[i])
+        line, heading = render_recent_event(self.events[i]), recent_group(self.events[i])
         # A line joining the run of the event kept next to it in time costs no heading; one
         # that starts a run pays for its heading, and for the heading of the event after it
         # when it splits that event's run in two.
+        kept_events, kept_order = self.kept_events, self.kept_order
         at = bisect.bisect(kept_order, i)
         before = kept_events[kept_order[at - 1]] if at > 0 else None
         after = kept_events[kept_order[at]] if at < len(kept_order) else None
-        spent = cost(line) + (0 if kept_events else cost(events_header))
+        spent = self.cost(line) + (0 if kept_events else self.cost(self.events_header))
         if heading not in (before, after):
-            spent += cost(heading)
+            spent += self.cost(heading)
             if before is not None and before == after:
-                spent += cost(after)
+                spent += self.cost(after)
         if spent > room:
             return None
         kept_events[i] = heading
         bisect.insort(kept_order, i)
         return spent
 
-    def pack_events(room: int) -> int:
+    def pack_events(self, room: int) -> int:
         """The newest recent events not kept yet, newest first, up to the first that does not
         fit in `room`; the tokens spent."""
         used = 0
-        for i in range(len(events) - 1, -1, -1):
-            if i in kept_events:
+        for i in range(len(self.events) - 1, -1, -1):
+            if i in self.kept_events:
                 continue
-            spent = add_event(i, room - used)
+            spent = self.add_event(i, room - used)
             if spent is None:
                 break
             used += spent
         return used
 
-    def events_block() -> list[str]:
-        if not kept_events:
+    def events_block(self) -> list[str]:
+        if not self.kept_events:
             return []
-        block = [events_header]
+        block = [self.events_header]
         previous = None
-        for i in kept_order:
-            if kept_events[i] != previous:
-                block.append(kept_events[i])
-                previous = kept_events[i]
-            block.append(render_recent_event(events[i]))
+        for i in self.kept_order:
+            if self.kept_events[i] != previous:
+                block.append(self.kept_events[i])
+                previous = self.kept_events[i]
+            block.append(render_recent_event(self.events[i]))
         return block
 
-    def pack_short_term(room: int) -> tuple[list[str], int, bool]:
+    def pack_short_term(self, room: int) -> tuple[list[str], int, bool]:
         """The short-term sections in display order, cut line by line if need be."""
+        cost = self.cost
         blocks: list[str] = []
         used = 0
-        for title, text in inputs.short_term:
+        for title, text in self.inputs.short_term:
             text = inert(text.strip("\n"))
             if not text:
                 continue
@@ -268,27 +340,23 @@ def assemble(
                 return blocks, used, True
         return blocks, used, False
 
-    pending = iter(inputs.long_term)  # rendered lazily, each at most once
-    passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
-    chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
-    headings = _Headings(cost)
-
-    def pack_long_term(room: int) -> tuple[int, int]:
+    def pack_long_term(self, room: int) -> tuple[int, int]:
         """Long-term memory best first, skipping what no longer fits, until the room is used up
         (or enough items in a row did not fit): items render lazily, so stopping saves work.
         A second call (the rest of the budget) continues where the first stopped, trying again
         the items the first had to pass over. The first item of a group pays for its heading."""
+        passed_over, sources = self.passed_over, self.sources
         used = dropped = misses = 0
         retry, passed_over[:] = list(passed_over), []
-        for item in itertools.chain(retry, pending):
-            if room - used < _SMALLEST_ITEM * unit or misses >= _MISSES_BEFORE_STOP:
+        for item in itertools.chain(retry, self.pending):
+            if room - used < _SMALLEST_ITEM * self.unit or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
             if item.recent:
-                at = position.get(item.recent)
-                if at is None or at in kept_events:
+                at = self.position.get(item.recent)
+                if at is None or at in self.kept_events:
                     continue  # not a recent event, or shown already
-                placed = add_event(at, room - used)
+                placed = self.add_event(at, room - used)
                 if placed is None:
                     misses += 1
                 else:
@@ -298,7 +366,7 @@ def assemble(
             if item.render is not None:
                 # `least` characters cost least + 1 with the default counter; another counter
                 # is asked of the text itself.
-                if exact and item.least + 1 > room - used:
+                if self.exact and item.least + 1 > room - used:
                     passed_over.append(item)
                     dropped += 1
                     misses += 1
@@ -308,10 +376,10 @@ def assemble(
                     continue
                 item = rendered
             block = inert(item.text.strip("\n"))
-            spent = cost(block) + headings.cost_of(item)
+            spent = self.cost(block) + self.headings.cost_of(item)
             if used + spent <= room:
-                chosen.append((item, block))
-                headings.open(item)
+                self.chosen.append((item, block))
+                self.headings.open(item)
                 sources.extend(s for s in item.sources if s not in sources)
                 used += spent
                 misses = 0
@@ -321,71 +389,22 @@ def assemble(
                 misses += 1
         return used, dropped
 
-    def long_term_blocks() -> list[str]:
+    def long_term_blocks(self) -> list[str]:
         """The chosen items in the order they ranked, a group at the place of its best item,
         holding all of the group's items in time order."""
         grouped: dict[str, list[tuple[LongTermItem, str]]] = {}
-        for item, block in chosen:
+        for item, block in self.chosen:
             if item.group:
                 grouped.setdefault(item.group, []).append((item, block))
         blocks: list[str] = []
-        for item, block in chosen:
+        for item, block in self.chosen:
             if not item.group:
                 blocks.append(block)
             elif item.group in grouped:
                 members = sorted(grouped.pop(item.group), key=lambda m: m[0].order)
-                blocks.append(inert(headings.shown(item.group)))
+                blocks.append(inert(self.headings.shown(item.group)))
                 blocks += [b for _, b in members]
         return blocks
-
-    # Priority: recent events, then the short-term sections, then long-term memory; a part that
-    # had to be cut is never replaced by one of lower priority. With `relevance_first` (a small
-    # budget and a prompt) long-term memory relevant to the prompt comes first and short-term
-    # memory gets what it leaves.
-    sources: list[str] = []
-    stm_blocks: list[str] = []
-    dropped_ltm = 0
-    if relevance_first:
-        # A recent step ranked among the long-term memories (LongTermItem.recent) is packed at
-        # its rank, and shown among the recent events.
-        used, dropped_ltm = pack_long_term(room)
-        room -= used
-    elif long_term_share > 0:
-        # A prompt's own share first: what it is about must not be crowded out by recent steps.
-        used, dropped_ltm = pack_long_term(int(room * long_term_share))
-        room -= used
-    room -= pack_events(room)
-    events_cut = len(kept_events) < len(inputs.recent)
-    if not events_cut:
-        stm_blocks, used, stm_cut = pack_short_term(room)
-        room -= used
-        if not stm_cut and not relevance_first:
-            used, dropped_ltm = pack_long_term(room)
-            room -= used
-    ltm_blocks = long_term_blocks()
-    dropped_events = len(inputs.recent) - len(kept_events)
-
-    parts = [head_identity, head_stm, *stm_blocks]
-    parts += events_block()
-    parts += [head_ltm, *ltm_blocks] + ([head_prompt] if with_prompt else [])
-    text = "\n".join(parts) + "\n"
-    over = fixed > budget * unit
-    if over:
-        tokens = f"{math.ceil(fixed / unit)} tokens, over the budget of {budget}"
-        what, kept = ("core identity and prompt alone take", "they are")
-        if not with_prompt:
-            what, kept = ("core identity alone takes", "it is")
-        warnings.append(f"{what} {tokens}; {kept} kept whole and nothing else is included")
-    return Assembled(
-        text,
-        count(text),
-        budget,
-        tuple(sources),
-        over,
-        dropped_ltm,
-        dropped_events,
-        tuple(warnings),
-    )
 
 
 class _Headings:
