@@ -172,8 +172,7 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
     `memory` at once (memory_sharing.py), shared with its other callers in this process
     (mcp_http.py's hook routes); by default one call at a time."""
     # The SDK runs synchronous tools on worker threads, possibly several at once.
-    access = access or Serial()
-    reading, writing = access.reading, access.writing
+    served = Served(memory, access or Serial())
     server: MCPServer = MCPServer(
         "brainiac",
         version=__version__,
@@ -182,18 +181,62 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
         # instead of the SDK's bare "Unknown resource"; those checks are stricter than the SDK's.
         resource_security=ResourceSecurity(exempt_params=frozenset({"path"})),
     )
-
-    def tool(annotations: ToolAnnotations | None = None) -> Callable[[_F], _F]:
+    for name, hints in _TOOLS.items():
+        fn = getattr(served, name)
         # The SDK sends a docstring as it is, indentation and all; the model should read it clean.
-        def register(fn: _F) -> _F:
-            description = inspect.cleandoc(fn.__doc__ or "")
-            server.add_tool(fn, description=description, annotations=annotations)
-            return fn
+        description = inspect.cleandoc(fn.__doc__ or "")
+        server.add_tool(fn, description=description, annotations=hints)
+    server.resource(
+        "brainiac://working-memory",
+        name="working-memory",
+        title="Working memory",
+        description="What the agent has in mind now: context/working_memory.md as the daemon "
+        "keeps it, or, without it, a context assembled now without a prompt.",
+        mime_type="text/markdown",
+    )(served.working_memory)
+    server.resource(
+        "brainiac://identity",
+        name="identity",
+        title="Core identity",
+        description="Who the agent is: system/core_identity.md.",
+        mime_type="text/markdown",
+    )(served.identity)
+    server.resource(
+        NOTE_TEMPLATE,
+        name="note",
+        title="Note",
+        description="A Markdown note by its path in the vault, such as "
+        "memory/long_term/project-atlas.md. Private notes are never served.",
+        mime_type="text/markdown",
+    )(served.note)
+    return server
 
-        return register
 
-    @tool()
+_TOOLS: dict[str, ToolAnnotations | None] = {}  # tool (a method of Served) -> its annotations
+
+
+def _tool(annotations: ToolAnnotations | None = None) -> Callable[[_F], _F]:
+    """Marks a method of `Served` as an MCP tool, registered in this order by `build_server`."""
+
+    def mark(fn: _F) -> _F:
+        _TOOLS[fn.__name__] = annotations
+        return fn
+
+    return mark
+
+
+class Served:
+    """One open Memory as the MCP server serves it, and the access its callers share. Each method
+    marked `_tool` is one tool: its name, parameters (their descriptions), docstring and answer
+    are what a client sees."""
+
+    def __init__(self, memory: Memory, access: Access) -> None:
+        self.memory = memory
+        self.reading, self.writing = access.reading, access.writing
+
+    @_tool()
     def remember(
+        self,
         text: Annotated[str, Field(description="What happened or was said, in plain words.")],
         role: Annotated[
             str, Field(description="Who said it: user, assistant, or another name.")
@@ -205,19 +248,20 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
     ) -> Remembered:
         """Append an event to the short-term Event Log of the memory (the same event twice is
         kept once). Returns its id and time."""
-        with writing(), _as_tool_error():
-            event = memory.remember(text, role=role, session=session, project=project)
+        with self.writing(), _as_tool_error():
+            event = self.memory.remember(text, role=role, session=session, project=project)
         return {"event_id": event.id, "at": _iso(event.at)}
 
-    @tool(ToolAnnotations(read_only_hint=True))
+    @_tool(ToolAnnotations(read_only_hint=True))
     def search(
+        self,
         query: Annotated[str, Field(description="Words to look for; any text is a valid query.")],
         limit: Annotated[int, Field(ge=1, le=1000, description="Most results to return.")] = 10,
         project: Annotated[str | None, Field(description=_PROJECT_RECALL)] = None,
     ) -> SearchResults:
         """Search the long-term notes and the events, best match first."""
-        with reading(), _as_tool_error():
-            results = memory.search(query, limit=limit, project=project)
+        with self.reading(), _as_tool_error():
+            results = self.memory.search(query, limit=limit, project=project)
         return {
             "hits": [
                 {
@@ -234,8 +278,9 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             ]
         }
 
-    @tool()
+    @_tool()
     def context(
+        self,
         prompt: Annotated[
             str | None,
             Field(description="The user's message; without one, the current working memory."),
@@ -249,8 +294,8 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
         """Assemble what the memory knows for a prompt, within a token budget: Core Identity,
         Short-Term Memory, Relevant Long-Term Memory, then the prompt. `feedback` then applies to
         the notes it used."""
-        with reading(), _as_tool_error():
-            result = memory.context(prompt, budget=budget, project=project)
+        with self.reading(), _as_tool_error():
+            result = self.memory.context(prompt, budget=budget, project=project)
         return {
             "text": result.text,
             "tokens": result.tokens,
@@ -260,15 +305,16 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             "warnings": list(result.warnings),
         }
 
-    @tool(ToolAnnotations(read_only_hint=True))
+    @_tool(ToolAnnotations(read_only_hint=True))
     def check(
+        self,
         text: Annotated[str, Field(description="The response to check, before it is sent.")],
     ) -> CheckOutcome:
         """Check a response against the memory: each statement about a fact the memory holds is
         compared with the current value, and restating a superseded value is a conflict too.
         Each conflict carries a `correction` to act on."""
-        with reading(), _as_tool_error():
-            result = memory.check(text)
+        with self.reading(), _as_tool_error():
+            result = self.memory.check(text)
         conflicts: list[ConflictInfo] = [
             {
                 "claim": c.claim,
@@ -294,8 +340,9 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             "conflicts": conflicts,
         }
 
-    @tool()
+    @_tool()
     def feedback(
+        self,
         delta: Annotated[
             float,
             Field(description="+1 when the last context helped, -1 when it misled (-10 to 10)."),
@@ -303,12 +350,13 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
     ) -> FeedbackOutcome:
         """Reinforce or weaken the long-term notes of the last context assembled for a prompt;
         retrieval ranks reinforced notes higher. Returns the notes changed."""
-        with writing(), _as_tool_error():
-            changed = memory.feedback(delta)
+        with self.writing(), _as_tool_error():
+            changed = self.memory.feedback(delta)
         return {"changed": list(changed)}
 
-    @tool()
+    @_tool()
     def run_job(
+        self,
         name: Annotated[str, Field(description=f"The job: one of {_JOB_NAMES}.")],
         dry_run: Annotated[
             bool, Field(description="Report what the job would change; change nothing.")
@@ -316,8 +364,8 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
     ) -> JobOutcome:
         """Run a memory job now (reflection, promotion, organization, or all three), through the
         same code the daemon runs on its schedule."""
-        with writing(), _as_tool_error():
-            reports = memory.run_job(name, dry_run=dry_run)
+        with self.writing(), _as_tool_error():
+            reports = self.memory.run_job(name, dry_run=dry_run)
         return {
             "reports": [
                 {
@@ -331,8 +379,9 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             ]
         }
 
-    @tool(ToolAnnotations(read_only_hint=True))
+    @_tool(ToolAnnotations(read_only_hint=True))
     def list_notes(
+        self,
         query: Annotated[
             str | None,
             Field(description="Only notes whose title, alias, tag or path contains this text."),
@@ -345,12 +394,13 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
         """List the long-term notes (memory/long_term/), by path: title, status, aliases, tags,
         how many events each holds, and its strength. Private notes are never listed. Read one
         with the brainiac://note/{path} resource; change one with `update_note`."""
-        with reading(), _as_tool_error():
-            found = list_long_term(memory, query, include_archived)
+        with self.reading(), _as_tool_error():
+            found = list_long_term(self.memory, query, include_archived)
         return {"notes": found[:limit], "total": len(found)}
 
-    @tool(ToolAnnotations(destructive_hint=True, idempotent_hint=True))
+    @_tool(ToolAnnotations(destructive_hint=True, idempotent_hint=True))
     def update_note(
+        self,
         path: Annotated[
             str,
             Field(description="The note's path, such as memory/long_term/project-atlas.md."),
@@ -367,12 +417,13 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
         what should stay: its frontmatter, Sources and Facts). Only notes in memory/long_term/;
         for what happened, use `remember`. A note a person saved meanwhile is not overwritten:
         read it again and redo the change."""
-        with writing(), _as_tool_error():
-            created = write_long_term(memory, path, text, create)
+        with self.writing(), _as_tool_error():
+            created = write_long_term(self.memory, path, text, create)
         return {"path": path, "created": created, "bytes": len(text.encode("utf-8"))}
 
-    @tool(ToolAnnotations(destructive_hint=True))
+    @_tool(ToolAnnotations(destructive_hint=True))
     def forget(
+        self,
         notes: Annotated[
             list[str] | None, Field(description="Notes to forget whole: a path, title or alias.")
         ] = None,
@@ -411,8 +462,8 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             tuple(events or ()),
             tuple(matching or ()),
         )
-        with writing(), _as_tool_error():
-            report = forget_with(memory, selection, confirm)
+        with self.writing(), _as_tool_error():
+            report = forget_with(self.memory, selection, confirm)
         data = report.as_json()
         if report.empty:
             message = "nothing matches; nothing was removed"
@@ -433,45 +484,21 @@ def build_server(memory: Memory, access: Access | None = None) -> MCPServer:
             "skipped": data["skipped"],
         }
 
-    @server.resource(
-        "brainiac://working-memory",
-        name="working-memory",
-        title="Working memory",
-        description="What the agent has in mind now: context/working_memory.md as the daemon "
-        "keeps it, or, without it, a context assembled now without a prompt.",
-        mime_type="text/markdown",
-    )
-    def working_memory() -> str:
-        with reading(), _as_resource_error(WORKING_MEMORY):
+    # -- resources (registered by `build_server`) --------------------------------------------
+    def working_memory(self) -> str:
+        with self.reading(), _as_resource_error(WORKING_MEMORY):
             try:
-                return memory.vault.read(WORKING_MEMORY).text
+                return self.memory.vault.read(WORKING_MEMORY).text
             except FileNotFoundError:
-                return memory.context().text
+                return self.memory.context().text
 
-    @server.resource(
-        "brainiac://identity",
-        name="identity",
-        title="Core identity",
-        description="Who the agent is: system/core_identity.md.",
-        mime_type="text/markdown",
-    )
-    def identity() -> str:
-        with reading(), _as_resource_error(IDENTITY):
-            return memory.vault.read(IDENTITY).text
+    def identity(self) -> str:
+        with self.reading(), _as_resource_error(IDENTITY):
+            return self.memory.vault.read(IDENTITY).text
 
-    @server.resource(
-        NOTE_TEMPLATE,
-        name="note",
-        title="Note",
-        description="A Markdown note by its path in the vault, such as "
-        "memory/long_term/project-atlas.md. Private notes are never served.",
-        mime_type="text/markdown",
-    )
-    def note(path: str) -> str:
-        with reading(), _as_resource_error(path):
-            return note_text(memory, path)
-
-    return server
+    def note(self, path: str) -> str:
+        with self.reading(), _as_resource_error(path):
+            return note_text(self.memory, path)
 
 
 def list_long_term(memory: Memory, query: str | None, include_archived: bool) -> list[NoteInfo]:
