@@ -310,6 +310,26 @@ def test_a_long_module_is_one_concept_and_says_why() -> None:
         )
 
 
+# A function longer than this holds several steps that share state: they read better as a small
+# class whose methods are the steps and whose fields are the state (search/context.py `_Assembly`).
+MAX_FUNCTION_LINES = 150
+
+
+def test_no_function_is_over_150_lines() -> None:
+    long = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    rel = path.relative_to(PACKAGE)
+                    long.append(f"{rel}:{node.lineno} {node.name}: {lines} lines")
+    assert not long, (
+        f"functions over {MAX_FUNCTION_LINES} lines; split each into the steps it takes "
+        "(a class whose methods share its state when they share variables): " + "; ".join(long)
+    )
+
+
 # What the code and the docs tell a reader is checked against the repository they read it in.
 # docs/changelog.md is left out: it is where the history goes, and a module it names may have
 # moved since.
