@@ -273,7 +273,7 @@ def test_a_recent_step_ranked_with_long_term_memory_is_packed_at_its_rank() -> N
     plain = c.assemble(inputs, budget=200, relevance_first=True)
     assert "event number 4 " not in plain.text and "### Note 1" in plain.text
     ranked = [*inputs.long_term]
-    ranked.insert(1, c.LongTermItem("", (), recent=asked.id))
+    ranked.insert(1, c.RecentItem(asked.id))
     out = c.assemble(
         dataclasses.replace(inputs, long_term=ranked), budget=200, relevance_first=True
     )
@@ -286,7 +286,7 @@ def test_a_recent_step_ranked_with_long_term_memory_is_packed_at_its_rank() -> N
     times = [line[2:7] for line in lines[1:]]
     assert times == sorted(times) and times[0] == "09:04"
     # Ranked below what fits, it is not packed ahead of anything.
-    last = [*inputs.long_term, c.LongTermItem("", (), recent=asked.id)]
+    last = [*inputs.long_term, c.RecentItem(asked.id)]
     below = c.assemble(
         dataclasses.replace(inputs, long_term=last), budget=200, relevance_first=True
     )
@@ -315,7 +315,7 @@ def test_recent_steps_ranked_with_long_term_memory_never_exceed_the_budget(
     ]
     ranked = [*base.long_term]
     for event, at in dict(ranks).items():  # each event at most once
-        ranked.insert(min(at, len(ranked)), c.LongTermItem("", (), recent=events[event].id))
+        ranked.insert(min(at, len(ranked)), c.RecentItem(events[event].id))
     inputs = dataclasses.replace(base, recent=events, long_term=ranked)
     out = c.assemble(inputs, budget, relevance_first=relevance_first)
     if not out.over_budget:

@@ -52,23 +52,43 @@ class LongTermItem:
     group: str = ""
     order: str = ""
     brief: str = ""
-    # The id of a recent event ranked among the long-term memories (when relevance comes
-    # first): packed at its rank, shown in the recent events, where it belongs.
-    recent: str = ""
-    # An item not rendered yet (a note's excerpt: its file read and parsed only when needed):
-    # `render` gives the item, or None when there is nothing to show after all; its text is at
-    # least `least` characters long. The assembler passes it over unrendered when that much
-    # does not fit the room left.
-    render: Callable[[], LongTermItem | None] | None = field(default=None, compare=False)
-    least: int = 0
 
     def with_text(self, change: Callable[[str], str]) -> LongTermItem:
-        """This item with `change` made to its text, now or, for one not rendered yet, when it
-        is; the item itself when that changes nothing (most items: no copy)."""
-        if self.render is not None:
-            return replace(self, render=functools.partial(_rendered_with, self.render, change))
+        """This item with `change` made to its text; the item itself when that changes nothing
+        (most items: no copy)."""
         text = change(self.text)
         return self if text == self.text else replace(self, text=text)
+
+
+@dataclass(frozen=True)
+class LazyItem:
+    """A retrieved memory not rendered yet (a note's excerpt: its file read and parsed only when
+    needed): `render` gives the item, or None when there is nothing to show after all; its text
+    is at least `least` characters long. The assembler passes it over unrendered when that much
+    does not fit the room left."""
+
+    render: Callable[[], LongTermItem | None] = field(compare=False)
+    least: int = 0
+
+    def with_text(self, change: Callable[[str], str]) -> LazyItem:
+        """This item with `change` made to its text when it is rendered."""
+        return replace(self, render=functools.partial(_rendered_with, self.render, change))
+
+
+@dataclass(frozen=True)
+class RecentItem:
+    """A recent event ranked among the long-term memories (when relevance comes first), by its
+    id: packed at its rank, shown in the recent events, where it belongs."""
+
+    event_id: str
+
+    def with_text(self, change: Callable[[str], str]) -> RecentItem:
+        """The item itself: it has no text; its event is changed where the recent events are."""
+        return self
+
+
+# What retrieval ranks for the assembler, best first.
+RankedItem = LongTermItem | LazyItem | RecentItem
 
 
 def _rendered_with(
@@ -84,7 +104,7 @@ class Inputs:
     prompt: str | None  # None: no User Prompt section (the prompt hook: the agent has it)
     short_term: Sequence[tuple[str, str]]  # (subsection title, text) in display order
     recent: Sequence[Event]  # oldest first
-    long_term: Iterable[LongTermItem]  # best first; may be lazy (consumed only while room lasts)
+    long_term: Iterable[RankedItem]  # best first; may be lazy (consumed only while room lasts)
 
 
 @dataclass(frozen=True)
@@ -206,7 +226,7 @@ class _Assembly:
         self.position = {e.id: i for i, e in enumerate(self.events)}
 
         self.pending = iter(inputs.long_term)  # rendered lazily, each at most once
-        self.passed_over: list[LongTermItem] = []  # too big for an earlier, smaller room
+        self.passed_over: list[RankedItem] = []  # too big for an earlier, smaller room
         self.chosen: list[tuple[LongTermItem, str]] = []  # what fits and its block, best first
         self.headings = _Headings(self.cost)
         self.sources: list[str] = []
@@ -222,7 +242,7 @@ class _Assembly:
         stm_blocks: list[str] = []
         dropped_ltm = 0
         if relevance_first:
-            # A recent step ranked among the long-term memories (LongTermItem.recent) is packed
+            # A recent step ranked among the long-term memories (a RecentItem) is packed
             # at its rank, and shown among the recent events.
             used, dropped_ltm = self.pack_long_term(self.room)
             self.room -= used
@@ -352,8 +372,8 @@ class _Assembly:
             if room - used < _SMALLEST_ITEM * self.unit or misses >= _MISSES_BEFORE_STOP:
                 passed_over.append(item)
                 break
-            if item.recent:
-                at = self.position.get(item.recent)
+            if isinstance(item, RecentItem):
+                at = self.position.get(item.event_id)
                 if at is None or at in self.kept_events:
                     continue  # not a recent event, or shown already
                 placed = self.add_event(at, room - used)
@@ -363,7 +383,7 @@ class _Assembly:
                     used += placed
                     misses = 0
                 continue
-            if item.render is not None:
+            if isinstance(item, LazyItem):
                 # `least` characters cost least + 1 with the default counter; another counter
                 # is asked of the text itself.
                 if self.exact and item.least + 1 > room - used:

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
 from brainiac.search import corpus, excerpt_head
-from brainiac.search.context import LongTermItem, event_group, render_event, render_grouped_event
+from brainiac.search.context import (
+    LazyItem,
+    LongTermItem,
+    RankedItem,
+    RecentItem,
+    event_group,
+    render_event,
+    render_grouped_event,
+)
 from brainiac.search.index_documents import Hit
 from brainiac.store import names
 from brainiac.store.config import Config
@@ -243,14 +251,14 @@ def retrieve(
     notes: ParsedNotes | None = None,
     recent_in_place: Iterable[str] = (),
     diversify: Diversify | None = None,
-) -> Iterator[LongTermItem]:
+) -> Iterator[RankedItem]:
     """The relevant long-term memories among `hits` (a search for `query`), rendered, best first.
 
     `diversify(texts, relevance)`: an order of the ranked hits that places fewer of those
     saying what an earlier one said (semantic.py `diversified`); None keeps the ranking's.
 
     `recent_in_place`: ids of recent events ranked with them, each given at its rank as an item
-    that stands for it (LongTermItem.recent): below `relevance_first_below` long-term memory is
+    that stands for it (a RecentItem): below `relevance_first_below` long-term memory is
     packed before the recent events, and a recent step the prompt asks about ("Where did I park
     the car?" right after saying so) must not be crowded out by older memories ranked below it,
     least of all by those the query feedback found in other words.
@@ -295,10 +303,8 @@ def retrieve(
                 # left: a note that cannot fit is not read (excerpt_head.py). What its excerpt
                 # quotes of the hits is known without reading it: its first event hits, taken
                 # first (_note_item), while the file is as indexed.
-                item = LongTermItem(
-                    "",
-                    (),
-                    render=functools.partial(_note_item, notes, h.path, query_words, hit_ids),
+                item: RankedItem = LazyItem(
+                    functools.partial(_note_item, notes, h.path, query_words, hit_ids),
                     least=h.excerpt_floor,
                 )
                 quoted.update(hit_ids[:_QUOTES_PER_NOTE])
@@ -312,7 +318,7 @@ def retrieve(
         elif h.event_id in quoted:
             continue  # already quoted in its note's excerpt
         elif h.kind == corpus.EVENT and h.event_id in in_place:
-            item = LongTermItem("", (), recent=h.event_id)
+            item = RecentItem(h.event_id)
         else:
             event = Event(h.at, h.role, h.text, h.session or None, h.event_id)
             # A link Obsidian resolves (by file name) in context/working_memory.md too.
