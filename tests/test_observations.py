@@ -441,3 +441,66 @@ def test_a_place_only_the_listener_sees_and_a_cut_clause_are_left_out() -> None:
     assert _said("Last week I retook the aptitude test with some great results.") == (
         "The week before 2023-05-08 Caroline retook the aptitude test with some great results."
     )
+
+
+def _replied(question: str, asker: str, reply: str, role: str = "Gina") -> str | None:
+    """The observation of `reply` (by `role`) read with the turn before it (by `asker`)."""
+    before = ev.Event(AT, asker, question, "s1", "e-asked")
+    said = ev.Event(AT + dt.timedelta(seconds=30), role, reply, "s1", "e-reply")
+    found = observe.observations(said, previous=before)
+    return found[0].text if found else None
+
+
+def test_a_reply_names_whose_thing_the_turn_before_called_mine_or_yours() -> None:
+    mine = "My show is next Friday at the club, you should come!"
+    reply = "I'm definitely in for the show, I bought tickets already!"
+    assert _replied(mine, "Jon", reply) == (
+        "Gina is definitely in for Jon's show, they bought tickets already."
+    )
+    yours = "How is your new puppy doing?"
+    assert _replied(yours, "Jon", "The puppy is great, I took him to the vet for his shots.") == (
+        "Gina's puppy is great, Gina took him to the vet for his shots."
+    )
+    # Called both "my" and "your", or "our": whose is not clear, so "the" stays.
+    both = "My dog met your dog at the park!"
+    assert _replied(both, "Jon", "I walked the dog every morning this week.") == (
+        "Gina walked the dog every morning the week of 2023-05-08."
+    )
+
+
+def test_a_reply_that_points_at_what_it_was_asked_about_is_no_observation() -> None:
+    asked = "Love the hair! What made you pick that color?"
+    assert (
+        _replied(asked, "Gina", "I picked this color because it's bright and bold.", "Nate") is None
+    )
+    # Another sentence of the turn that stands alone is taken instead.
+    assert (
+        _replied(
+            asked,
+            "Gina",
+            "I picked this color because it's bright. I dyed my hair last Monday.",
+            "Nate",
+        )
+        == "Nate dyed their hair on 2023-05-01."
+    )
+    # Not asked about: "this" introduces the thing, as read alone.
+    told = "I went to the beach with my kids."
+    assert _replied(
+        told, "Gina", "I adopted this cute pup from the shelter last week.", "Nate"
+    ) == ("Nate adopted this cute pup from the shelter the week before 2023-05-08.")
+
+
+def test_the_jobs_read_a_reply_with_the_turn_before_it(vault: Path) -> None:
+    turns = [
+        ("Jon", "My dance show is next Friday at the club, you should come!"),
+        ("Gina", "I'm definitely in for the show, I bought two tickets for it already!"),
+        ("Jon", "Love the hair! What made you pick that color?"),
+        ("Gina", "I picked this color because it's bright and bold."),
+    ]
+    for i, (role, text) in enumerate(turns):
+        at = (AT + dt.timedelta(seconds=30 * i)).isoformat(timespec="seconds")
+        _cli(vault, "remember", text, "--role", role, "--session", "s1", "--at", at)
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-08T15:00")
+    text = (vault / "memory" / "short_term.md").read_text(encoding="utf-8")
+    assert "- Gina is definitely in for Jon's show" in text
+    assert "this color" not in text.split("## Event Log")[0]

@@ -111,3 +111,33 @@ def _date(inner: str) -> dt.datetime | None:
         return None
     hour, minute = (int(x) for x in (m.group("time") or "00:00").split(":"))
     return dt.datetime(day.year, day.month, day.day, hour, minute)
+
+
+# The event ids a line names, as observe.py writes them in its tail.
+_SOURCE_RE = re.compile(rf"(?<![\w-])({ID})(?![\w-])")
+
+
+def sources(section_text: str) -> set[str]:
+    """The event ids the lines of an `## Observations` section were read from."""
+    return set(_SOURCE_RE.findall(section_text))
+
+
+def by_source(section_text: str) -> dict[str, str]:
+    """The section's top-level lines by the event id each names (the first line naming it), so
+    a note's observations can go with their events to another note, a person's edits kept."""
+    out: dict[str, str] = {}
+    for line in section_text.split("\n"):
+        if line.startswith("- "):
+            for source in _SOURCE_RE.findall(line):
+                out.setdefault(source, line.rstrip("\r"))
+    return out
+
+
+def without(section_text: str, gone: set[str]) -> str:
+    """The section without the lines naming an event of `gone` (their events went elsewhere)."""
+    kept = [
+        line
+        for line in section_text.split("\n")
+        if not (line.startswith("- ") and set(_SOURCE_RE.findall(line)) & gone)
+    ]
+    return "\n".join(kept)

@@ -27,10 +27,12 @@ whose main clause was cut), and whatever the assistant says (life_facts.NOBODY_R
 image's caption (a model's guess) is left out; a turn that only shares a photo says whose it is
 ("Melanie shared a photo of their pottery").
 
-The line never ends in a block id `^e-…`: that is how an event line ends, and an id scan would
-count the event twice (journal.py). A note's `## Observations` section holds these lines; a
-line whose event id is there already is not written again, so a re-run adds nothing and a
-person's edit of a line (the id kept) stands, as with facts.
+A reply is read with the turn before it (answering.py): "the show" the other speaker called
+"my show" is theirs; "this color" when they asked about the color is no observation alone.
+
+The line never ends in a block id `^e-…` (an id scan would count the event twice, journal.py).
+A line whose event id is in the note's `## Observations` already is not written again: a re-run
+adds nothing and a person's edit of a line (the id kept) stands, as with facts.
 """
 
 from __future__ import annotations
@@ -40,15 +42,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from brainiac.text import answering, extract, leaning, when
 from brainiac.text import events as ev
-from brainiac.text import extract, leaning, when
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
-from brainiac.text.observation_lines import ID
 from brainiac.text.observation_lines import SECTION as SECTION  # the section observe writes
-from brainiac.text.third_person import AS_IS, third_person
-
-_ID_RE = re.compile(rf"(?<![\w-])({ID})(?![\w-])")
+from brainiac.text.observation_lines import by_source as by_source
+from brainiac.text.observation_lines import sources as sources
+from brainiac.text.observation_lines import without as without
+from brainiac.text.third_person import AS_IS
+from brainiac.text.third_person import third_person as third_person
 
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _PHOTO_RE = re.compile(
@@ -337,15 +340,19 @@ class Observation:
     source: str
 
 
-def observations(event: ev.Event, user: str = "the user") -> list[Observation]:
+def observations(
+    event: ev.Event, user: str = "the user", previous: ev.Event | None = None
+) -> list[Observation]:
     """What `event` says about its speaker worth noting: at most one observation. `user` is how
-    the vault's user is named (their events have a role of USER_ROLES, or none)."""
-    role = " ".join((event.role or "").split())
-    if role.casefold() in NOBODY_ROLES:
+    the vault's user is named (their events have a role of USER_ROLES, or none); `previous`,
+    the turn before it, what a reply's "the show" or "this color" may stand for (answering.py)."""
+    owner = _owner(event, user)
+    if owner is None:
         return []
-    owner = user if not role or role.casefold() in USER_ROLES else role
     text = _IMAGE_RE.sub("", event.text)
-    chosen = _best_sentence(text)
+    other = _owner(previous, user) if previous is not None else None
+    before = previous.text if previous is not None and other not in (None, owner) else None
+    chosen = _best_sentence(text, before, other or "")
     shared = _PHOTO_RE.search(chosen if chosen is not None else text)
     if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
         chosen = f"I shared a photo of {shared.group('what').strip()}"
@@ -360,12 +367,21 @@ def observations(event: ev.Event, user: str = "the user") -> list[Observation]:
     return [Observation(owner, said, event.at, event.id)]
 
 
-def _best_sentence(text: str) -> str | None:
+def _owner(event: ev.Event, user: str) -> str | None:
+    """Whose `event`'s observations are: `user` for the user's, None for the assistant's."""
+    role = " ".join((event.role or "").split())
+    no_one = role.casefold() in NOBODY_ROLES
+    return None if no_one else user if not role or role.casefold() in USER_ROLES else role
+
+
+def _best_sentence(text: str, previous: str | None = None, other: str = "") -> str | None:
     """The plain statement about the speaker that says the most (content words, a time, the
-    speaker as its subject), None when there is none."""
+    speaker as its subject), read as a reply to `previous` (said by `other`); None when there
+    is none."""
     best: tuple[int, str] | None = None
     for raw in (c for sentence in extract.sentences(text) for c in _clauses(sentence)):
         s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
+        s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
@@ -541,32 +557,6 @@ def render(o: Observation) -> str:
     """The line: `- statement (said-at date, e-id)`, a fact's tail (never a bare block id)."""
     parts = [o.said_at.date().isoformat()] if o.said_at is not None else []
     return f"- {o.text} ({', '.join([*parts, o.source])})"
-
-
-def sources(section_text: str) -> set[str]:
-    """The event ids the lines of an `## Observations` section were read from."""
-    return set(_ID_RE.findall(section_text))
-
-
-def by_source(section_text: str) -> dict[str, str]:
-    """The section's top-level lines by the event id each names (the first line naming it), so
-    a note's observations can go with their events to another note, a person's edits kept."""
-    out: dict[str, str] = {}
-    for line in section_text.split("\n"):
-        if line.startswith("- "):
-            for source in _ID_RE.findall(line):
-                out.setdefault(source, line.rstrip("\r"))
-    return out
-
-
-def without(section_text: str, gone: set[str]) -> str:
-    """The section without the lines naming an event of `gone` (their events went elsewhere)."""
-    kept = [
-        line
-        for line in section_text.split("\n")
-        if not (line.startswith("- ") and set(_ID_RE.findall(line)) & gone)
-    ]
-    return "\n".join(kept)
 
 
 def add(

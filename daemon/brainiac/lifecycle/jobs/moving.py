@@ -25,8 +25,8 @@ from brainiac.lifecycle.jobs.edits import Outcome, Transform, update
 from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
+from brainiac.text import answering, ltm, observe, stm
 from brainiac.text import events as ev
-from brainiac.text import ltm, observe, stm
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -183,11 +183,14 @@ def _observer(
     """With an LLM configured, the model's observations of the events the plan moves that
     carry no line from the short-term document and that reflection did not look at (imported
     history, events said since its last run), asked once per session's batch before anything
-    is written; None without a model (the rules write them, consolidate.add_observations). An
+    is written; without a model, the rules', each event read with the turn before it among the
+    moved ones (answering.py). An
     event of the Event Log reflection looked at gets none here: it was asked about then, and
     gave no line (or a person deleted it)."""
+    moved = [ev.parse_text(line)[0] for target in plan.targets for line in target.events]
+    before = answering.turns_before(moved)
     if not memory.llm.available:
-        return None
+        return lambda event: observe.observations(event, previous=before.get(event.id))
     readable, text = _note_text(memory, SHORT_TERM)
     logged = {e.id for e in stm.parse(text).events} if readable and text is not None else set()
     seen = reflection.looked_through(memory)
@@ -200,12 +203,7 @@ def _observer(
             and clock.instant(event.at) <= clock.instant(seen)
         )
 
-    bare = [
-        event
-        for target in plan.targets
-        for event in (ev.parse_text(line)[0] for line in target.events)
-        if event.id not in observed
-    ]
+    bare = [event for event in moved if event.id not in observed]
     asked = model_observations.observer(memory.llm, [e for e in bare if not decided(e)])
     return lambda event: [] if decided(event) else asked(event)
 

@@ -38,8 +38,8 @@ from brainiac.lifecycle.jobs.reflection import SELF_ROLE
 from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
+from brainiac.text import answering, extract, headline, lexicon, mentions, observe, topics
 from brainiac.text import events as ev
-from brainiac.text import extract, headline, lexicon, mentions, observe, topics
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -201,7 +201,8 @@ def _place_new(
         )
         target.events += [ev.render(e) for e in rest]
     elif rest:
-        observed = [o for e in rest for o in observe.observations(e)]
+        answered = answering.turns_before(rest)
+        observed = [o for e in rest for o in observe.observations(e, previous=answered.get(e.id))]
         title = _session_title(rest, memory, roles, observed)
         if normalise(title) in titles:
             # Two sessions about the same thing on one day: the session tells them apart (the

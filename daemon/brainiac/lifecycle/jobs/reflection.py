@@ -34,8 +34,8 @@ from brainiac.lifecycle.jobs import model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
+from brainiac.text import answering, extract, facts, marks, mentions, observe, stm, topics
 from brainiac.text import events as ev
-from brainiac.text import extract, facts, marks, mentions, observe, stm, topics
 from brainiac.text import note as notes
 from brainiac.text.facts import Fact
 
@@ -173,7 +173,9 @@ def refresh(
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
-    text = _observe(text, fresh, write_observations(fresh) if write_observations else None)
+    text = _observe(
+        text, fresh, write_observations(fresh) if write_observations else None, activity
+    )
     text, changes = _apply_facts(text, activity, fresh, read_facts)
     text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
     if dropped:
@@ -311,13 +313,21 @@ def _apply_facts(
 
 
 def _observe(
-    text: str, fresh: Sequence[ev.Event], observer: model_observations.Observer | None = None
+    text: str,
+    fresh: Sequence[ev.Event],
+    observer: model_observations.Observer | None = None,
+    activity: Sequence[ev.Event] = (),
 ) -> str:
     """The new events' observations in the short-term `## Observations` (made before the Event
     Log when missing), by the rules or by `observer` (a model's). Only events not looked at
     before: a line a person deleted stays deleted. Promotion carries each line with its event
-    to the note it goes to."""
-    found = [o for e in fresh for o in (observer or observe.observations)(e)]
+    to the note it goes to. `activity`: the log's events, where the rules find the turn each
+    new one answers."""
+    before = answering.turns_before(activity or fresh)
+    rules: model_observations.Observer = lambda e: observe.observations(  # noqa: E731
+        e, previous=before.get(e.id)
+    )
+    found = [o for e in fresh for o in (observer or rules)(e)]
     if not found:
         return text
     body = stm_body(text, observe.SECTION)

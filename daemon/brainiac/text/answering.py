@@ -1,0 +1,86 @@
+"""A turn read with the turn before it: what a sentence that answers the other speaker points at.
+
+A reply often names its thing by what the other speaker just said: "My show is on Friday!" →
+"I'm definitely in for the show" (the show is theirs); "What made you pick that color?" → "I
+picked this color because it's bright" (the color of what? the question's thing, which the
+reply never names). Read alone, as an observation is, the first says whose show only with the
+turn before it, the second says nothing. So, given the previous turn:
+
+- "the X" the other speaker called "my X" is theirs ("Jon's show"), "your X" the speaker's own
+  ("my show"): the line names whose it is, as the exchange did;
+- "this X", "that X", "these X" or "those X", when the other speaker asked about an X, points at
+  what was asked about and is not in the reply: the sentence is no observation alone.
+
+Only the turn just before, by the other speaker, is read: what it says is the context a listener
+has. Pure text: no I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterable
+
+from brainiac.text import events as ev
+
+# A thing the other speaker owns or gave to the speaker: "my show", "your new hair".
+# A thing the other speaker owns or gave to the speaker: "my show", "your new hair" (each of the
+# two words after "my" may be the noun).
+_OWNED_RE = re.compile(
+    r"\b(?P<whose>my|your|our)\s+(?P<noun>[a-z][a-z'-]+)(?:\s+(?P<second>[a-z][a-z'-]+))?",
+    re.IGNORECASE,
+)
+_THE_RE = re.compile(r"\bthe\s+(?P<noun>[a-z][a-z'-]+)\b", re.IGNORECASE)
+_POINTED_RE = re.compile(r"\b(?:this|that|these|those)\s+(?P<noun>[a-z][a-z'-]+)\b", re.I)
+_WORD_RE = re.compile(r"[a-z][a-z'-]+")
+
+
+def resolve(sentence: str, previous: str | None, other: str) -> str | None:
+    """`sentence` (said in the first person, in reply to `previous`, said by `other`) with
+    "the X" that `previous` called "my X" said as `other`'s and "your X" as the speaker's;
+    None when it points ("this X") at the thing `previous` asked about. `sentence` as it is
+    without a previous turn."""
+    if not previous:
+        return sentence
+    asked = {_stem(w) for q in _questions(previous) for w in _WORD_RE.findall(q.lower())}
+    for m in _POINTED_RE.finditer(sentence):
+        if _stem(m.group("noun").lower()) in asked:
+            return None  # "I picked this color" in reply to "Why that color?": the color of what?
+    owners: dict[str, str] = {}
+    for m in _OWNED_RE.finditer(previous):
+        whose = m.group("whose").lower()
+        mine = "my" if whose == "your" else f"{other}'s" if whose == "my" else ""
+        for noun in (w.lower() for w in (m.group("noun"), m.group("second")) if w):
+            # said of both, or "our": whose is not clear
+            owners[noun] = mine if owners.get(noun, mine) == mine else ""
+    return _THE_RE.sub(lambda m: _owned(m, owners), sentence)
+
+
+def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
+    """The turn before each of `events` (by id) in its session, among `events`, in time order:
+    what a reply answers. An event said outside a session, or undated, has none."""
+    sessions: dict[tuple[str, str | None], list[tuple[dt.datetime, ev.Event]]] = {}
+    for e in events:
+        if e.session and e.at is not None:
+            sessions.setdefault((e.session, e.project), []).append((e.at, e))
+    before: dict[str, ev.Event] = {}
+    for timed in sessions.values():
+        turns = [e for _, e in sorted(timed, key=lambda t: t[0])]
+        before.update((b.id, a) for a, b in itertools.pairwise(turns))
+    return before
+
+
+def _owned(m: re.Match[str], owners: dict[str, str]) -> str:
+    whose = owners.get(m.group("noun").lower())
+    return f"{whose} {m.group('noun')}" if whose else m.group(0)
+
+
+def _questions(text: str) -> list[str]:
+    """The questions of `text`: each sentence ending in a question mark."""
+    return re.findall(r"[^.!?]*\?", text)
+
+
+def _stem(word: str) -> str:
+    """A plural and its singular alike: "colors" and "color"."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
