@@ -483,6 +483,15 @@ def test_a_reply_that_points_at_what_it_was_asked_about_is_no_observation() -> N
         )
         == "Nate dyed their hair on 2023-05-01."
     )
+    # A time ("this weekend"), or the thing named in the sentence ("Street Fighter ... that
+    # game"), is no pointer at what was asked.
+    assert _replied(
+        "Any plans for the weekend?", "Gina", "I'm hiking with my kids this weekend.", "Nate"
+    ) == ("Nate is hiking with their kids the weekend of 2023-05-08.")
+    game = "I tried the local Street Fighter tournament since I play that game a lot."
+    assert _replied("What game were you playing?", "Gina", game, "Nate") == (
+        "Nate tried the local Street Fighter tournament since they play that game a lot."
+    )
     # Not asked about: "this" introduces the thing, as read alone.
     told = "I went to the beach with my kids."
     assert _replied(

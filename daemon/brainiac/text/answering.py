@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable
 
 from brainiac.text import events as ev
+from brainiac.text.lexicon import word_set
 
 # A thing the other speaker owns or gave to the speaker: "my show", "your new hair".
 # A thing the other speaker owns or gave to the speaker: "my show", "your new hair" (each of the
@@ -34,6 +35,12 @@ _OWNED_RE = re.compile(
 _THE_RE = re.compile(r"\bthe\s+(?P<noun>[a-z][a-z'-]+)\b", re.IGNORECASE)
 _POINTED_RE = re.compile(r"\b(?:this|that|these|those)\s+(?P<noun>[a-z][a-z'-]+)\b", re.I)
 _WORD_RE = re.compile(r"[a-z][a-z'-]+")
+_NAME_RE = re.compile(r"(?<=\w\s)(?!I\b)[A-Z]")  # a name after the sentence's first word
+# What "this" or "that" before it makes a time, not a thing: "this weekend", "this next tourney".
+_TIMES = word_set(
+    "time times day days week weeks weekend month months year years morning afternoon evening "
+    "night summer winter spring fall autumn season next last past first"
+)
 
 
 def resolve(sentence: str, previous: str | None, other: str) -> str | None:
@@ -45,7 +52,10 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
         return sentence
     asked = {_stem(w) for q in _questions(previous) for w in _WORD_RE.findall(q.lower())}
     for m in _POINTED_RE.finditer(sentence):
-        if _stem(m.group("noun").lower()) in asked:
+        noun = m.group("noun").lower()
+        # "this weekend" is a time; "Street Fighter ... that game": the sentence names it
+        named = _NAME_RE.search(sentence, 0, m.start())
+        if _stem(noun) in asked and noun not in _TIMES and named is None:
             return None  # "I picked this color" in reply to "Why that color?": the color of what?
     owners: dict[str, str] = {}
     for m in _OWNED_RE.finditer(previous):
