@@ -7,7 +7,7 @@ Each line printed is a JSON object: conversation, note, kind (observation or fac
 source (event id), turn (LoCoMo dia id), speaker and the source turn's text, in the order drawn
 (`--seed`, 30 unless given, over the pool sorted by conversation, kind, text and source, so the
 draw is the same for the same vaults). Lines without an event id are not drawn. A new seed draws
-a set the extractor was not tuned on: benchmarks/knowledge_labels.jsonl is the draw of seed 34.
+a set the extractor was not tuned on: benchmarks/knowledge_labels.jsonl is the draw of seed 35.
 """
 
 from __future__ import annotations
