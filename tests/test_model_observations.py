@@ -331,3 +331,20 @@ def test_without_a_model_the_rules_write_every_line_and_nothing_is_asked(vault: 
     memory.close()
     (note,) = [p for p in (vault / LONG_TERM_DIR).rglob("*.md") if ids[0] in p.read_text()]
     assert _observations(vault, str(note.relative_to(vault))).strip().split("\n") == rules
+
+
+def test_a_batch_the_model_did_not_answer_gets_the_rules_lines_read_with_the_turn_before() -> None:
+    asked = ev.Event(T0, "Jon", "My show is next Friday at the club, you should come!", "s1", "e-a")
+    reply = ev.Event(
+        T0 + dt.timedelta(seconds=30),
+        "Gina",
+        "I'm definitely in for the show, I bought tickets already!",
+        "s1",
+        "e-b",
+    )
+    with StandIn(lambda body: "no JSON here") as server:
+        llm = LLM(Config(llm_base_url=server.base_url, llm_model="m"), {})
+        write = model_observations.observer(llm, [asked, reply], before={reply.id: asked})
+        assert [o.text for o in write(reply)] == [
+            "Gina is definitely in for Jon's show, they bought tickets already."
+        ]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.store import projects
@@ -65,10 +65,16 @@ _MARKUP_RE = re.compile(rf"\^|\[\[|\]\]|{ID}|\n")
 _TAIL_RE = re.compile(r"\s*\(\d{4}-\d\d-\d\d[^()]*\)\s*$")  # "(2023-05-08)" the model copied
 
 
-def observer(llm: LLM, events: Sequence[ev.Event], user: str = "the user") -> Observer:
+def observer(
+    llm: LLM,
+    events: Sequence[ev.Event],
+    user: str = "the user",
+    before: Mapping[str, ev.Event] | None = None,
+) -> Observer:
     """The observations of each of `events` as the model writes them, asked once per batch up
     front; the rules' for an event whose batch the model did not answer (and for any event not
-    among `events`). `user` is how the vault's user is named, as in observe.observations."""
+    among `events`), each read with the turn `before` it (by event id). `user` is how the
+    vault's user is named, as in observe.observations."""
     written: dict[str, list[observe.Observation]] = {}
     for batch in batches(events):
         read = observations(llm, batch, user)
@@ -78,7 +84,7 @@ def observer(llm: LLM, events: Sequence[ev.Event], user: str = "the user") -> Ob
     def observe_event(event: ev.Event) -> list[observe.Observation]:
         if event.id in written:
             return written[event.id]
-        return observe.observations(event, user)
+        return observe.observations(event, user, (before or {}).get(event.id))
 
     return observe_event
 

@@ -204,7 +204,9 @@ def _observer(
         )
 
     bare = [event for event in moved if event.id not in observed]
-    asked = model_observations.observer(memory.llm, [e for e in bare if not decided(e)])
+    asked = model_observations.observer(
+        memory.llm, [e for e in bare if not decided(e)], before=before
+    )
     return lambda event: [] if decided(event) else asked(event)
 
 
