@@ -159,7 +159,7 @@ def test_the_wheel_ships_the_sentence_model_and_needs_no_package_for_it(
     would fail the install."""
     model = PACKAGE / "search" / "minilm"
     shipped = sorted(p.name for p in model.iterdir())
-    assert shipped == ["LICENSE", "NOTICE", "all-MiniLM-L6-v2-int8-dynamic.onnx", "vocab.txt"]
+    assert shipped == ["LICENSE", "NOTICE", "all-MiniLM-L6-v2-int8.onnx", "vocab.txt"]
     for name in shipped:
         packed = wheel.read(f"brainiac/search/minilm/{name}")
         assert packed == (model / name).read_bytes(), f"{name} differs in the wheel"

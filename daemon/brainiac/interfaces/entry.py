@@ -53,11 +53,11 @@ def main() -> None:
 
 
 def one_matrix_thread() -> None:
-    """numpy's OpenBLAS starts a thread per core, which spin between matrix products (the
-    vectors' cosines, search/semantic.py): with two, a context takes the same wall time as with
+    """numpy's OpenBLAS starts a thread per core, which spin between the sentence model's matrix
+    products (search/sentence_model.py): with two, a context takes the same wall time as with
     one and twice the CPU, on the core that the daemon's writer loop and its other answers need.
-    (The sentence model sets its own runtime to one thread.) To be called before anything imports
-    numpy; a value the person set is kept."""
+    To be called before anything imports numpy; a value the person
+    set is kept."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 

@@ -1,21 +1,19 @@
-"""A sentence-embedding model that runs offline: all-MiniLM-L6-v2, int8, under onnxruntime.
+"""A sentence-embedding model that runs offline: all-MiniLM-L6-v2, in numpy.
 
 What it is: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; 6 layers, 384 wide, trained on
-a billion sentence pairs to put texts that mean the same near each other), as one ONNX file whose
-products are int8 x int8 (each weight matrix with a scale per output column, the activations
-quantized per run), 23 MB, pinned by its SHA-256. The file and the tokenizer's vocabulary ship
-inside brainiac's package, in `minilm/` (with their Apache-2.0 LICENSE and a NOTICE of where they
-come from and how the file was made; text/wordpiece.py splits the words): nothing is downloaded
-and no other package holds them, so no release deleted elsewhere can take recall by meaning away.
-Without a readable file of that SHA-256, or without onnxruntime, the search works by words only
-(`ModelUnavailable`, said once in one line).
+a billion sentence pairs to put texts that mean the same near each other), as one ONNX file with
+int8 weights (a scale per output column, or per row for the embedding tables), 23 MB, pinned by
+its SHA-256. The file and the tokenizer's vocabulary ship inside brainiac's package, in `minilm/`
+(with their Apache-2.0 LICENSE and a NOTICE of where they come from; text/wordpiece.py splits
+the words): nothing is downloaded and no other package holds them, so no release deleted
+elsewhere can take recall by meaning away. Without a readable file of that SHA-256 the search
+works by words only (`ModelUnavailable`, said once in one line).
 
-How it runs: onnxruntime, on one thread (the daemon's other core answers the agent), runs the
-integer products with the CPU's dot-product instructions, one text at a time: the activations
-are quantized per run, so in a batch the other texts would shift a text's vector and a prompt
-embedded alone would not meet its own event (its costs: docs/benchmarks.md, "Memory" and
-"Ingest"). onnxruntime's memory arena is off: what a text's activations take is handed back
-after it, not kept.
+How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
+below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with the word table),
+each matrix turned into floats just before its product and dropped after, and a word's row
+when a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
+"Speed" and "Ingest").
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
 semantic.py's; the index never sees them.
@@ -26,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,91 +35,288 @@ from brainiac.text.wordpiece import WordPiece
 
 log = logging.getLogger(__name__)
 
-# What the stored vectors were made with (semantic.py): the weights, how their products are
-# computed and the tokenizer, since each changes the vectors. Changed whenever any of them
-# changes, so old vectors are made again.
-MODEL_ID = "all-MiniLM-L6-v2/int8-dynamic-1"
+# What the stored vectors were made with (semantic.py): the weights and the tokenizer, since the
+# ids a text gets make its vector. Changed whenever either changes, so old vectors are made again.
+MODEL_ID = "all-MiniLM-L6-v2/int8-2"
 DIMENSIONS = 384
-_SHA256 = "9e80251537633bab7d98c9a4f07070371d83f1d28e6994a1f5d93c53de3c5454"
+_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _MODEL_DIR = Path(__file__).with_name("minilm")
-MODEL_FILE = _MODEL_DIR / "all-MiniLM-L6-v2-int8-dynamic.onnx"
+MODEL_FILE = _MODEL_DIR / "all-MiniLM-L6-v2-int8.onnx"
 _VOCABULARY = _MODEL_DIR / "vocab.txt"
 # What a person whose model file is missing or damaged can do about it.
 _REINSTALL = (
     "search works by words only until brainiac is installed again "
     "(`pip install --force-reinstall .` in its source folder)"
 )
+_LAYERS = 6
+_HEADS = 12
 # The model was trained on at most 128 tokens; longer is cut, as sentence-transformers does.
 _MAX_TOKENS = 128
 _EPS = 1e-12
+_BATCH_TOKENS = 1024
 
 
 class ModelUnavailable(BrainiacError):
-    """The sentence model's file cannot be read or is not the one pinned, or onnxruntime is
-    missing."""
+    """The sentence model's file cannot be read or is not the one pinned."""
 
 
-def _session(path: Path) -> Any:
-    """onnxruntime's session of the model file, read from its path: given the file's bytes
-    instead, it kept 22 MB more for good."""
-    try:
-        import onnxruntime
-    except ImportError as exc:
-        raise ModelUnavailable(
-            f"{path}: the sentence model needs onnxruntime, which is not installed ({exc}); "
-            "search works by words only until it is (`pip install onnxruntime`)"
-        ) from exc
-    options = onnxruntime.SessionOptions()
-    # One core, as the rest of brainiac's matrix work (interfaces/entry.py one_matrix_thread).
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-    # The arena would keep the longest text's activations for good.
-    options.enable_cpu_mem_arena = False
-    options.enable_mem_pattern = False
-    options.log_severity_level = 3  # errors only: its warnings are for the model's authors
-    try:
-        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime's own error types; any of them means no model
-        raise ModelUnavailable(f"{path}: the model file cannot be read ({exc})") from exc
+# -- reading the weights out of an ONNX file -------------------------------------------------------
+# An ONNX file is a protobuf ModelProto; its graph (field 7) lists the weights as TensorProto
+# initializers (graph field 5): dims (1), data type (2), name (8), raw little-endian bytes (9).
+
+
+def _varint(data: memoryview, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(data: memoryview) -> Any:
+    """(field number, wire type, value) of each field of one message; a length-delimited value is
+    a view of its bytes, a varint its integer (fixed-width fields are skipped)."""
+    pos = 0
+    while pos < len(data):
+        key, pos = _varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            yield number, wire, value
+        elif wire == 2:
+            size, pos = _varint(data, pos)
+            yield number, wire, data[pos : pos + size]
+            pos += size
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"protobuf wire type {wire} at byte {pos}")
+
+
+_ONNX_TYPES = {1: np.float32, 3: np.int8, 7: np.int64}
+
+
+def _initializers(data: bytes) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for number, _, graph in _fields(memoryview(data)):
+        if number != 7:
+            continue
+        for field, _, tensor in _fields(graph):
+            if field != 5:
+                continue
+            dims: list[int] = []
+            kind, name, raw = 0, "", b""
+            for n, wire, value in _fields(tensor):
+                if n == 1 and wire == 0:
+                    dims.append(value)
+                elif n == 1:  # packed
+                    pos = 0
+                    while pos < len(value):
+                        d, pos = _varint(value, pos)
+                        dims.append(d)
+                elif n == 2:
+                    kind = value
+                elif n == 8:
+                    name = bytes(value).decode("utf-8")
+                elif n == 9:
+                    raw = value
+            if kind in _ONNX_TYPES and raw:
+                # A copy: a view would keep the whole file's bytes alive with the model.
+                out[name] = np.frombuffer(raw, dtype=_ONNX_TYPES[kind]).reshape(dims).copy()
+    return out
+
+
+@dataclass(frozen=True)
+class _Matrix:
+    """A weight matrix as the file has it: int8, (in, out), with a float32 scale per output
+    column. Kept so (a quarter of the memory of floats) and turned into floats
+    one matrix at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
+
+    q: Any
+    scale: Any
+
+    def times(self, x: Any) -> Any:
+        out = x @ self.q.astype(np.float32)
+        out *= self.scale
+        return out
+
+
+@dataclass(frozen=True)
+class _Layer:
+    qkv: _Matrix  # (384, 1152): query, key and value side by side, one product makes all three
+    qkv_bias: Any
+    attention_out: _Matrix
+    attention_out_bias: Any
+    norm1: tuple[Any, Any]
+    inner: _Matrix  # (384, 1536)
+    inner_bias: Any
+    out: _Matrix  # (1536, 384)
+    out_bias: Any
+    norm2: tuple[Any, Any]
+
+
+def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list[_Layer]]:
+    """The model's weights by role. The file names its biases and norms as the original model
+    does (`inner.encoder.layer.0.attention.self.query.bias`) but its quantized matrices by graph
+    value (`val_49_q`), in layer order and, within a layer, query, key, value, attention output,
+    intermediate, output; each stored as (in, out) with a scale per output column."""
+
+    def dequantized(name: str) -> Any:
+        q = init[f"{name}_q"]
+        return (q.astype(np.float32) * init[f"{name}_scale"]).astype(np.float32)
+
+    def matrix(name: str) -> _Matrix:
+        return _Matrix(init[f"{name}_q"], init[f"{name}_scale"].astype(np.float32))
+
+    matrices = sorted(
+        (n[: -len("_q")] for n in init if n.startswith("val_") and n.endswith("_q")),
+        key=lambda n: int(n.split("_")[1]),
+    )
+    if len(matrices) != 6 * _LAYERS:
+        raise ValueError(f"expected {6 * _LAYERS} weight matrices, found {len(matrices)}")
+    prefix = "inner.encoder.layer."
+    layers = []
+    for i in range(_LAYERS):
+        q, k, v, attention_out, inner, out = (matrix(n) for n in matrices[6 * i : 6 * i + 6])
+        p = f"{prefix}{i}."
+        bias = [init[f"{p}attention.self.{part}.bias"] for part in ("query", "key", "value")]
+        layer = _Layer(
+            qkv=_Matrix(
+                np.ascontiguousarray(np.concatenate([q.q, k.q, v.q], axis=1)),
+                np.concatenate([q.scale, k.scale, v.scale], axis=1),
+            ),
+            qkv_bias=np.concatenate(bias),
+            attention_out=attention_out,
+            attention_out_bias=init[f"{p}attention.output.dense.bias"],
+            norm1=(
+                init[f"{p}attention.output.LayerNorm.weight"],
+                init[f"{p}attention.output.LayerNorm.bias"],
+            ),
+            inner=inner,
+            inner_bias=init[f"{p}intermediate.dense.bias"],
+            out=out,
+            out_bias=init[f"{p}output.dense.bias"],
+            norm2=(init[f"{p}output.LayerNorm.weight"], init[f"{p}output.LayerNorm.bias"]),
+        )
+        shapes = (layer.qkv.q.shape, layer.inner.q.shape, layer.out.q.shape)
+        if shapes != ((384, 1152), (384, 1536), (1536, 384)):
+            raise ValueError(f"layer {i}: unexpected weight shapes {shapes}")
+        layers.append(layer)
+    emb = "inner.embeddings."
+    words = (init[f"{emb}word_embeddings.weight_q"], init[f"{emb}word_embeddings.weight_scale"])
+    # Token type 0 is the only one a single text uses: folded into the positions once.
+    positions = (
+        dequantized(f"{emb}position_embeddings.weight")
+        + init[f"{emb}token_type_embeddings.weight"][0]
+    )
+    norm = (init[f"{emb}LayerNorm.weight"], init[f"{emb}LayerNorm.bias"])
+    return words[0], words[1], positions.astype(np.float32), norm, layers
 
 
 class SentenceModel:
     """all-MiniLM-L6-v2: `encode` turns texts into unit vectors whose dot product is their
-    cosine similarity. Thread-safe (onnxruntime's sessions are; the tokenizer keeps a cache)."""
+    cosine similarity. Thread-safe (it keeps no state between calls but the tokenizer's cache)."""
 
     def __init__(self, path: Path | None = None) -> None:
         path = path or MODEL_FILE
         try:
-            with path.open("rb") as f:
-                digest = hashlib.file_digest(f, "sha256").hexdigest()
+            data = path.read_bytes()
         except OSError as exc:
             raise ModelUnavailable(
                 f"{path}: the sentence model cannot be read ({exc.strerror or exc}); {_REINSTALL}"
             ) from exc
-        if digest != _SHA256:
+        if hashlib.sha256(data).hexdigest() != _SHA256:
             raise ModelUnavailable(
                 f"{path}: not the sentence model brainiac was built for (its SHA-256 differs); "
                 f"{_REINSTALL}"
             )
-        self._session = _session(path)
+        try:
+            init = _initializers(data)
+            del data
+            self._words, self._word_scale, self._positions, self._norm, self._layers = _weights(
+                init
+            )
+        except (KeyError, ValueError, IndexError) as exc:
+            raise ModelUnavailable(f"{path}: the model file cannot be read ({exc})") from exc
         vocabulary = _VOCABULARY.read_text(encoding="utf-8").splitlines()
         self.tokenizer = WordPiece(vocabulary)
 
     def encode(self, texts: Sequence[str]) -> Any:
-        """One unit vector (float32, 384) per text, in order. Each text is run alone: the
-        products quantize their input per run, so a batch's other texts would move a text's
-        vector (a prompt would not get the vector its event has), and a text alone has no
-        padding; batches were a fifth faster, no more."""
+        """One unit vector (float32, 384) per text, in order. Texts are embedded in batches of
+        similar length (little of a batch is padding) of at most `_BATCH_TOKENS` tokens: the
+        intermediate activations of a batch are 6 KB a token, and big temporary arrays stay in
+        the process's heap after they are freed."""
         out = np.zeros((len(texts), DIMENSIONS), np.float32)
-        for row, text in enumerate(texts):
-            ids = np.array([self.tokenizer.encode(text, _MAX_TOKENS)], np.int64)
-            feed = {
-                "input_ids": ids,
-                "attention_mask": np.ones_like(ids),
-                "token_type_ids": ids * 0,
-            }
-            tokens = self._session.run(None, feed)[0][0]  # (length, 384), float32
-            pooled = tokens.mean(0)
-            out[row] = pooled / max(float(np.linalg.norm(pooled)), _EPS)
+        ids = [self.tokenizer.encode(t, _MAX_TOKENS) for t in texts]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        chunk: list[int] = []
+        for i in order:
+            if chunk and (len(chunk) + 1) * len(ids[i]) > _BATCH_TOKENS:
+                out[chunk] = self._forward([ids[j] for j in chunk])
+                chunk = []
+            chunk.append(i)
+        if chunk:
+            out[chunk] = self._forward([ids[j] for j in chunk])
         return out
+
+    @staticmethod
+    def _normed(x: Any, weight_bias: tuple[Any, Any]) -> Any:
+        x = x - x.mean(-1, keepdims=True)
+        x *= 1.0 / np.sqrt((x * x).mean(-1, keepdims=True) + _EPS)
+        x *= weight_bias[0]
+        x += weight_bias[1]
+        return x
+
+    def _forward(self, batch: list[list[int]]) -> Any:
+        rows, length = len(batch), max(len(b) for b in batch)
+        ids = np.zeros((rows, length), np.int64)
+        mask = np.zeros((rows, length), np.float32)
+        for j, b in enumerate(batch):
+            ids[j, : len(b)] = b
+            mask[j, : len(b)] = 1.0
+        x = self._words[ids].astype(np.float32) * self._word_scale[ids]
+        x += self._positions[:length]
+        x = self._normed(x, self._norm).reshape(rows * length, DIMENSIONS)
+        padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
+        width = DIMENSIONS // _HEADS
+        for layer in self._layers:
+            qkv = layer.qkv.times(x)
+            qkv += layer.qkv_bias
+            q, k, v = qkv.reshape(rows, length, 3, _HEADS, width).transpose(2, 0, 3, 1, 4)
+            scores = np.matmul(q, k.transpose(0, 1, 3, 2))
+            scores *= width**-0.5
+            scores += padding
+            scores -= scores.max(-1, keepdims=True)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            attended = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
+            h = layer.attention_out.times(attended)
+            h += layer.attention_out_bias
+            h += x
+            x = self._normed(h, layer.norm1)
+            h = layer.inner.times(x)
+            h += layer.inner_bias
+            # GELU, in the tanh form: within 1e-3 of the exact one, and numpy has no erf.
+            # In place, two arrays the size of h: each temporary here is 6 KB a token.
+            t = h * h
+            t *= h
+            t *= 0.044715
+            t += h
+            t *= 0.7978845608
+            np.tanh(t, out=t)
+            t += 1.0
+            t *= 0.5
+            h *= t
+            del t
+            out = layer.out.times(h)
+            out += layer.out_bias
+            out += x
+            x = self._normed(out, layer.norm2)
+        x = x.reshape(rows, length, DIMENSIONS)
+        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), _EPS)
