@@ -8,71 +8,18 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from brainiac.text.stm import parse as parse_stm
 from conftest import run_cli
-
-DEADLINE_S = 20.0
-
-
-def wait_for(condition: Callable[[], bool], what: str, deadline_s: float = DEADLINE_S) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        if condition():
-            return
-        time.sleep(0.02)  # polling a file: the condition, not the sleep, decides
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class Notifications:
-    """A datagram socket standing in for systemd's NOTIFY_SOCKET, drained by a thread as systemd
-    would (an unread socket fills after ten datagrams)."""
-
-    def __init__(self, path: Path) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.sock.bind(str(path))
-        self.sock.settimeout(0.1)
-        self.path = path
-        self.seen: list[str] = []
-        self._cond = threading.Condition()
-        self._closed = False
-        self._thread = threading.Thread(target=self._drain, name="notify-drain", daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        while not self._closed:
-            try:
-                message = self.sock.recv(4096).decode("utf-8")
-            except (TimeoutError, OSError):
-                continue
-            with self._cond:
-                self.seen.append(message)
-                self._cond.notify_all()
-
-    def expect(self, assignment: str, deadline_s: float = DEADLINE_S) -> None:
-        with self._cond:
-            ok = self._cond.wait_for(
-                lambda: any(assignment in m.split("\n") for m in self.seen), timeout=deadline_s
-            )
-        assert ok, f"no {assignment} in {self.seen}"
-
-    def clear(self) -> None:
-        with self._cond:
-            self.seen.clear()
-
-    def close(self) -> None:
-        self._closed = True
-        self._thread.join(timeout=5)
-        self.sock.close()
+from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
+from helpers import running_daemon as _daemon  # test_mcp.py imports it from here
 
 
 @pytest.fixture
@@ -108,27 +55,6 @@ def _wm(vault: Path) -> str:
         return (vault / "context/working_memory.md").read_text()
     except FileNotFoundError:
         return ""
-
-
-def vim_save(path: Path, text: str) -> None:
-    """vim's default save: probe file, rename the note away as a backup, write a new inode."""
-    swap = path.with_name(f".{path.name}.swp")
-    swap.write_text("swap")
-    probe = path.parent / "4913"
-    probe.write_text("")
-    probe.unlink()
-    backup = path.with_name(path.name + "~")
-    os.rename(path, backup)
-    path.write_text(text)
-    backup.unlink()
-    swap.unlink()
-
-
-def nano_save(path: Path, text: str) -> None:
-    """nano (and Obsidian's sync client): truncate and rewrite the same inode."""
-    with open(path, "r+", encoding="utf-8") as f:
-        f.truncate(0)
-        f.write(text)
 
 
 def test_editors_saves_reach_the_working_memory_and_sigterm_stops_cleanly(daemon) -> None:  # type: ignore[no-untyped-def]
@@ -227,27 +153,6 @@ def test_sighup_reloads_the_configuration(daemon) -> None:  # type: ignore[no-un
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=DEADLINE_S) == 0
     assert "configuration not reloaded" in proc.stderr.read()  # type: ignore[union-attr]
-
-
-@contextlib.contextmanager
-def _daemon(vault: Path, ready: Notifications | None = None) -> Iterator[subprocess.Popen[str]]:
-    """`brainiac run` on `vault` for the block, then stopped as systemd would (SIGTERM); with
-    `ready`, the block starts once it said READY=1 (its watcher is running)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        env={**os.environ, "NOTIFY_SOCKET": str(ready.path)} if ready else None,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        if ready is not None:
-            ready.expect("READY=1")
-        yield proc
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=DEADLINE_S) == 0
-        proc.communicate(timeout=10)
 
 
 def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from brainiac import Memory
 from brainiac.store import daemon_requests
 from conftest import run_cli
-from test_daemon import Notifications, _daemon, wait_for
+from helpers import Notifications, running_daemon, wait_for
 
 
 def test_requests_left_while_no_daemon_ran_are_answered_when_it_starts(tmp_path: Path) -> None:
@@ -29,7 +29,7 @@ def test_requests_left_while_no_daemon_ran_are_answered_when_it_starts(tmp_path:
     (folder / "3-garbled.json").write_text("{not json", encoding="utf-8")
     ready = Notifications(tmp_path / "notify.sock")
     try:
-        with _daemon(vault, ready):
+        with running_daemon(vault, ready):
             answers = [
                 folder / f"{n}{daemon_requests.ANSWER_SUFFIX}"
                 for n in ("1-forget", "2-nap", "3-garbled")

@@ -20,7 +20,7 @@ from brainiac.runtime import daemon_socket
 from brainiac.runtime.bookkeeping import Bookkeeper
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from test_daemon import DEADLINE_S, wait_for
+from helpers import DEADLINE_S, wait_for
 from test_socket import (
     CALLS,
     HOOK_EVENT,

@@ -222,13 +222,13 @@ def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> 
 
 def test_the_daemon_schedules_no_heavy_job_in_its_first_minute(tmp_path: Path) -> None:
     from brainiac.store.daemon_requests import read_status
-    from test_daemon import Notifications, _daemon, wait_for
+    from helpers import Notifications, running_daemon, wait_for
 
     vault = tmp_path / "vault"
     run_cli("init", str(vault), check=True)  # no job has ever run: all are due at once
     ready = Notifications(tmp_path / "notify.sock")
     try:
-        with _daemon(vault, ready):
+        with running_daemon(vault, ready):
             with Memory(vault) as memory:
                 state = memory.locations.state
             wait_for(lambda: bool((read_status(state) or {}).get("next_runs")), "the schedule")

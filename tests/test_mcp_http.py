@@ -25,8 +25,8 @@ import pytest
 from brainiac import Memory
 from brainiac.api.hooks import HookInputError
 from conftest import run_cli
+from helpers import wait_for
 from llm_standin import StandIn
-from test_daemon import wait_for
 from test_hooks import SAMPLE, _event
 from test_llm_check import RESPONSE, _answer, _grey_cat_id
 from test_llm_check import _remember as _remember_miso

@@ -18,24 +18,19 @@ leave the log. Declining, or reloading first, keeps both.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
-import json
 import os
 import shlex
 import shutil
-import signal
 import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from brainiac import Memory
-from conftest import run_cli
-from test_daemon import DEADLINE_S, Notifications, wait_for
+from helpers import JOBS_OFF, STM, found, recover_events, remember, run_daemon, stop, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 _FETCHED_NANO = REPO / ".ci" / "tools" / "nano" / "bin" / "nano"
@@ -49,47 +44,7 @@ needs_nano = pytest.mark.skipif(
     reason="nano is neither on PATH nor in .ci/tools/nano/ (run .ci/fetch-nano: apt-get download)",
 )
 
-# Jobs the daemon would otherwise run a few seconds after its start (a first run is "missed").
-JOBS_OFF = {
-    f"BRAINIAC_JOBS_{name}": "0"
-    for name in ("REFLECTION", "PROMOTION", "ORGANIZATION", "BACKUP", "INBOX")
-}
-
-STM = "memory/short_term.md"
 SCREEN_DEADLINE_S = 10.0
-
-
-@contextlib.contextmanager
-def run_daemon(
-    vault: Path, log: Path, env: dict[str, str] | None = None
-) -> Iterator[subprocess.Popen[str]]:
-    """`brainiac run` on `vault` until the block ends, its log (stderr) in `log`; READY awaited."""
-    notes = Notifications(log.with_name(f"{log.stem}.notify.sock"))
-    with open(log, "w", encoding="utf-8") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-            env={**os.environ, **(env or {}), "NOTIFY_SOCKET": str(notes.path)},
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            text=True,
-        )
-    try:
-        try:
-            notes.expect("READY=1")
-        except AssertionError:
-            raise AssertionError(f"the daemon did not start:\n{log.read_text()}") from None
-        yield proc
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        proc.wait(timeout=10)
-        notes.close()
-
-
-def stop(proc: subprocess.Popen[str]) -> None:
-    """Stop the daemon as systemd does; it must exit cleanly."""
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=DEADLINE_S) == 0
 
 
 class Tmux:
@@ -194,30 +149,6 @@ def _wm(vault: Path) -> str:
         return (vault / "context/working_memory.md").read_text(encoding="utf-8")
     except FileNotFoundError:
         return ""
-
-
-def remember(vault: Path, text: str) -> str:
-    """An event through the CLI (beside the daemon, it writes the file); returns its id."""
-    out = run_cli("--vault", str(vault), "remember", text, "--json", check=True).stdout
-    event_id = json.loads(out)["id"]
-    assert isinstance(event_id, str)
-    return event_id
-
-
-def found(vault: Path, query: str, rel: str) -> Callable[[], bool]:
-    def check() -> bool:
-        out = run_cli("--vault", str(vault), "search", query, "--json", check=True).stdout
-        return any(hit["path"] == rel for hit in json.loads(out))
-
-    return check
-
-
-def recover_events(vault: Path) -> str:
-    """`brainiac jobs run promotion`, which first puts back journalled events missing from
-    memory/ (as the daemon's recovery job does); returns its report and its log."""
-    now = dt.datetime.now().isoformat(timespec="seconds")
-    done = run_cli("--vault", str(vault), "jobs", "run", "promotion", "--now", now, check=True)
-    return done.stdout + done.stderr
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from brainiac.store.locations import Locations
 from brainiac.store.vault import Vault
 from brainiac.text.note import parse as parse_note
 from conftest import run_cli
-from test_daemon import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
+from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
 
 WM = "context/working_memory.md"
 

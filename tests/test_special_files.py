@@ -27,7 +27,7 @@ import pytest
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError, SearchError
 from brainiac.store.vault import Vault
-from test_daemon import wait_for
+from helpers import wait_for
 
 DEADLINE_S = 30.0
 # A command on a three-note vault takes about a second; a hang is what this catches.

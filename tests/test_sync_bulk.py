@@ -24,8 +24,7 @@ from brainiac.core.errors import VaultError
 from brainiac.search.index import Index
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from test_daemon import wait_for
-from test_real_editors import JOBS_OFF, STM, found, recover_events, remember, run_daemon, stop
+from helpers import JOBS_OFF, STM, found, recover_events, remember, run_daemon, stop, wait_for
 
 LONG_TERM = "memory/long_term"
 

@@ -22,8 +22,7 @@ from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
 from brainiac.text import ltm, stm, sync_merge
 from conftest import remember_steps, run_cli
-from test_daemon import wait_for
-from test_real_editors import JOBS_OFF, run_daemon, stop
+from helpers import JOBS_OFF, run_daemon, stop, wait_for
 
 STM_COPY = "memory/short_term.sync-conflict-20261129-101010-ABCDEFG.md"
 NOTE = "memory/long_term/kitchen.md"

@@ -42,8 +42,7 @@ from brainiac.text import events as ev
 from brainiac.text import note as notes
 from brainiac.text import stm, sync_merge
 from conftest import run_cli
-from test_daemon import wait_for
-from test_real_editors import JOBS_OFF, run_daemon, stop
+from helpers import JOBS_OFF, run_daemon, stop, wait_for
 
 # On PATH, or unpacked by .ci/install-syncthing where it could not install the package.
 _UNPACKED = Path(__file__).resolve().parent.parent / ".ci/tools/syncthing/usr/bin/syncthing"
