@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import subprocess
 import sys
@@ -64,21 +65,64 @@ def memory(vault: Path) -> Iterator[Memory]:
 
 
 def run_cli(
-    *args: str, input: str | None = None, check: bool = False, env: dict[str, str] | None = None
+    *args: str,
+    input: str | None = None,
+    check: bool = False,
+    env: dict[str, str] | None = None,
+    in_process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """The real CLI as a subprocess, with the test's environment (its XDG dirs)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "brainiac", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        env={**os.environ, **(env or {})},
-        timeout=120,
-    )
+    """The real CLI as a subprocess, with the test's environment (its XDG dirs). `in_process`:
+    the same click command called in this process, for a test that checks only what a command
+    prints and leaves behind: no process boundary (exit codes of the daemon's fast path in
+    entry.py, signals, the lean start, stdin's bytes) is under test there."""
+    if in_process:
+        proc = _in_process(list(args), input, env or {})
+    else:
+        proc = subprocess.run(
+            [sys.executable, "-m", "brainiac", *args],
+            input=input,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            env={**os.environ, **(env or {})},
+            timeout=120,
+        )
     if check and proc.returncode != 0:
         raise AssertionError(f"brainiac {' '.join(args)} exited {proc.returncode}:\n{proc.stderr}")
     return proc
+
+
+def _in_process(
+    args: list[str], input: str | None, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """`brainiac ARGS` through click's CliRunner, leaving this process as it found it: the
+    CLI's umask (root.main's), its own logging handler on stderr (pytest's handlers would keep
+    basicConfig from adding it, and a warning from reaching the result), env and cwd."""
+    from click.testing import CliRunner
+
+    from brainiac.interfaces.cli.root import cli
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    for handler in handlers:
+        root.removeHandler(handler)
+    umask = os.umask(0o077)
+    cwd = os.getcwd()
+    try:
+        result = CliRunner().invoke(
+            cli, args, input=input, env=env, obj={"daemon_asked": False}, catch_exceptions=False
+        )
+    finally:
+        os.chdir(cwd)
+        os.umask(umask)
+        for handler in root.handlers[:]:
+            root.removeHandler(handler)
+        for handler in handlers:
+            root.addHandler(handler)
+        root.setLevel(level)
+    return subprocess.CompletedProcess(
+        ["brainiac", *args], result.exit_code, result.stdout, result.stderr
+    )
 
 
 def load_benchmark(name: str) -> ModuleType:

@@ -1,4 +1,6 @@
-"""The real CLI as a subprocess: the issue's walk-through and every bad input it names."""
+"""The real CLI, its click command called in this process (what it prints, its exit status; the
+process boundary is test_entry.py's and test_lean_start.py's): the issue's walk-through and every
+bad input it names."""
 
 from __future__ import annotations
 
@@ -23,7 +25,9 @@ HEADINGS = [
 
 
 def _ok(*args: str, input: str | None = None) -> str:
-    return run_cli(*args, input=input, check=True).stdout
+    # What a command prints: the CLI in this process (the process boundary has its own tests,
+    # in test_entry.py and below, where run_cli spawns `python -m brainiac`).
+    return run_cli(*args, input=input, check=True, in_process=True).stdout
 
 
 def test_init_remember_context_search(tmp_path: Path) -> None:
@@ -63,8 +67,10 @@ def test_vault_from_environment_and_context_json_and_write(tmp_path: Path) -> No
     v = tmp_path / "v"
     _ok("init", str(v))
     env = {"BRAINIAC_VAULT": str(v)}
-    assert run_cli("remember", "hello from env", env=env).returncode == 0
-    data = json.loads(run_cli("context", "--json", "--write", "--prompt", "hi", env=env).stdout)
+    assert run_cli("remember", "hello from env", env=env, in_process=True).returncode == 0
+    data = json.loads(
+        run_cli("context", "--json", "--write", "--prompt", "hi", env=env, in_process=True).stdout
+    )
     assert data["tokens"] <= data["budget"] == 2000
     written = (v / "context/working_memory.md").read_text()
     assert written.startswith("---\ngenerated: true\n")
@@ -77,7 +83,7 @@ def test_a_hand_edited_working_memory_is_kept_aside(tmp_path: Path) -> None:
     _ok("--vault", str(v), "context", "--write")
     wm = v / "context/working_memory.md"
     wm.write_text(wm.read_text() + "\nmy own line\n")
-    proc = run_cli("--vault", str(v), "context", "--write", check=True)
+    proc = run_cli("--vault", str(v), "context", "--write", check=True, in_process=True)
     assert "edited by hand" in proc.stderr
     [aside] = list((v / "context").glob("working_memory.edited-*.md"))
     assert aside.read_text().endswith("\nmy own line\n")
@@ -155,7 +161,7 @@ def test_init_again_adds_only_the_missing_structure_never_the_examples(tmp_path:
 
 
 def _error(*args: str) -> str:
-    proc = run_cli(*args)
+    proc = run_cli(*args, in_process=True)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
@@ -238,14 +244,16 @@ def test_missing_core_identity_warns_but_assembles(tmp_path: Path) -> None:
     v = tmp_path / "v"
     _ok("init", str(v))
     (v / "system/core_identity.md").unlink()
-    proc = run_cli("--vault", str(v), "context", "--prompt", "hello", check=True)
+    proc = run_cli("--vault", str(v), "context", "--prompt", "hello", check=True, in_process=True)
     assert "core_identity.md is missing" in proc.stderr
     assert all(h in proc.stdout for h in HEADINGS)
 
 
 def test_bad_time_is_a_usage_error(tmp_path: Path) -> None:
     _ok("init", str(tmp_path / "v"))
-    proc = run_cli("--vault", str(tmp_path / "v"), "remember", "x", "--at", "yesterday")
+    proc = run_cli(
+        "--vault", str(tmp_path / "v"), "remember", "x", "--at", "yesterday", in_process=True
+    )
     assert proc.returncode == 2 and "ISO-8601" in proc.stderr
 
 
@@ -288,4 +296,4 @@ def test_every_command_has_help_and_a_docs_entry() -> None:
         name = " ".join(path)
         assert command.help and command.help.strip(), name
         assert f"## brainiac {name}\n" in docs, f"docs/cli.md has no entry for `brainiac {name}`"
-        assert run_cli(*path, "--help").returncode == 0
+        assert run_cli(*path, "--help", in_process=True).returncode == 0
