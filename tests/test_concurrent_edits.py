@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import load_benchmark
 
 
+@pytest.mark.slow
 def test_no_edit_and_no_event_is_lost_to_concurrent_saves(tmp_path: Path) -> None:
     result = load_benchmark("concurrent_edits").run(15, seed=3, workdir=tmp_path)
     assert result.ok, result.report() + "\n" + result.daemon_log_tail

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from conftest import load_benchmark
 
 
+@pytest.mark.slow
 def test_random_kills_leave_every_note_whole_and_every_event_once(tmp_path: Path) -> None:
     result = load_benchmark("crash").crash_run(30, seed=6, workdir=tmp_path)
     assert result.trials == 30

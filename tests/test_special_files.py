@@ -440,6 +440,7 @@ def test_a_newline_in_a_file_name_is_one_escaped_line_and_exact_in_json(vault: P
     assert {hit["path"].split("#")[0] for hit in exact} == {rel}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_the_daemon_waits_out_a_held_write_lock_instead_of_rebuilding_over_it(
     vault: Path, xdg_dirs: dict[str, str]

@@ -57,6 +57,7 @@ pytestmark = [
         SYNCTHING is None, reason="syncthing is not installed (.ci/install-syncthing)"
     ),
     pytest.mark.timeout(600),
+    pytest.mark.slow,
 ]
 
 FOLDER = "vault"
