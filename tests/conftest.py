@@ -138,7 +138,8 @@ def load_benchmark(name: str) -> ModuleType:
 
 def remember_steps(vault: Path, n: int = 13, check: bool = False) -> None:
     """`n` events through the real CLI, a minute apart from 2026-11-01 09:00: with the default
-    window of 10, a jobs run at 10:00 has the first three to promote."""
+    window of 10, a jobs run at 10:00 has the first three to promote. In this process: a test's
+    setup, what the tests check is the files it leaves."""
     for i in range(n):
         run_cli(
             "--vault",
@@ -148,4 +149,5 @@ def remember_steps(vault: Path, n: int = 13, check: bool = False) -> None:
             "--at",
             f"2026-11-01T09:{i:02d}",
             check=check,
+            in_process=True,
         )

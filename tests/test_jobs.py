@@ -94,14 +94,18 @@ def test_scheduler_posts_due_jobs_and_stops() -> None:
 def test_jobs_run_records_and_lists(vault: Path) -> None:
     note = vault / "memory/long_term/new.md"
     note.write_text("---\ntitle: New\n---\nsome capybara facts\n")
-    out = run_cli("--vault", str(vault), "jobs", "run", "rescan", check=True).stdout
+    out = run_cli(
+        "--vault", str(vault), "jobs", "run", "rescan", check=True, in_process=True
+    ).stdout
     assert "rescan:" in out and "changed" in out
-    listing = run_cli("--vault", str(vault), "jobs", "list", check=True).stdout
+    listing = run_cli("--vault", str(vault), "jobs", "list", check=True, in_process=True).stdout
     assert "rescan" in listing and "merge" in listing and "ok" in listing
     assert "never run" in listing  # merge has not run yet
-    dry = run_cli("--vault", str(vault), "jobs", "run", "merge", "--dry-run", check=True).stdout
+    dry = run_cli(
+        "--vault", str(vault), "jobs", "run", "merge", "--dry-run", check=True, in_process=True
+    ).stdout
     assert "dry run" in dry
-    bad = run_cli("--vault", str(vault), "jobs", "run", "nope")
+    bad = run_cli("--vault", str(vault), "jobs", "run", "nope", in_process=True)
     assert bad.returncode == 2 and "no job 'nope'" in bad.stderr
 
 
@@ -121,11 +125,23 @@ def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> 
 
     remember_steps(vault, check=True)
     before = (vault / SHORT_TERM).read_text(encoding="utf-8")
-    run_cli("--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "jobs",
+        "run",
+        "all",
+        "--now",
+        "2026-11-01T10:00",
+        check=True,
+        in_process=True,
+    )
     after = (vault / SHORT_TERM).read_text(encoding="utf-8")
     assert before != after
 
-    runs = json.loads(run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json").stdout)
+    runs = json.loads(
+        run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json", in_process=True).stdout
+    )
     by_job = {r["job"]: r for r in runs}
     promotion = by_job["promotion"]
     # Each changed file has its diff; promotion moved three events out of the short-term log
@@ -139,9 +155,13 @@ def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> 
     assert new_notes
     assert "Step 0: tiling the bathroom floor" in promotion["diffs"][new_notes[0]]
     # Without --diff the JSON stays as it was (no diffs), and the text output shows them.
-    plain = json.loads(run_cli("--vault", str(vault), "jobs", "log", "--json").stdout)
+    plain = json.loads(
+        run_cli("--vault", str(vault), "jobs", "log", "--json", in_process=True).stdout
+    )
     assert all("diffs" not in r for r in plain)
-    text = run_cli("--vault", str(vault), "jobs", "log", "--diff", "--job", "promotion").stdout
+    text = run_cli(
+        "--vault", str(vault), "jobs", "log", "--diff", "--job", "promotion", in_process=True
+    ).stdout
     assert f"--- a/{SHORT_TERM}" in text and "Step 0: tiling the bathroom floor" in text
 
     # Applying every run's diffs, oldest first, to the file as it was gives the file as it is.
@@ -153,9 +173,11 @@ def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> 
     assert applied == after
 
     # The diffs quote the memory: what `forget` removes goes from the job log too.
-    gone = run_cli("--vault", str(vault), "forget", "--matching", "bathroom floor", "--yes")
+    gone = run_cli(
+        "--vault", str(vault), "forget", "--matching", "bathroom floor", "--yes", in_process=True
+    )
     assert gone.returncode == 0, gone.stderr
-    left = run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json").stdout
+    left = run_cli("--vault", str(vault), "jobs", "log", "--diff", "--json", in_process=True).stdout
     assert "bathroom floor" not in left
 
 
@@ -213,7 +235,7 @@ def test_jobs_log_diffs_are_bounded_and_old_entries_still_print(vault: Path) -> 
         "seconds": 0.1,
     }
     (state / jobs_mod.LOG_FILE).write_text(json.dumps(old) + "\n", encoding="utf-8")
-    proc = run_cli("--vault", str(vault), "jobs", "log", "--diff")
+    proc = run_cli("--vault", str(vault), "jobs", "log", "--diff", in_process=True)
     assert proc.returncode == 0, proc.stderr
     assert "2026-11-01T10:00:00 reflection ok: refreshed the summary" in proc.stdout
     assert "    memory/short_term.md" in proc.stdout
@@ -259,9 +281,13 @@ def test_events_without_a_session_grow_one_note_per_day_over_many_runs(vault: Pa
         for run, times in (("13:00", ("09:00", "09:01")), ("20:00", ("15:00", "15:01"))):
             for at in times:
                 text = f"Glaze test at {at}: the celadon glaze crazed on the stoneware bowl"
-                out = run_cli(*cli, "remember", text, "--at", f"{day}T{at}", check=True).stdout
+                out = run_cli(
+                    *cli, "remember", text, "--at", f"{day}T{at}", check=True, in_process=True
+                ).stdout
                 said[out.strip().removeprefix("^")] = day
-            run_cli(*cli, "jobs", "run", "all", "--now", f"{day}T{run}", check=True)
+            run_cli(
+                *cli, "jobs", "run", "all", "--now", f"{day}T{run}", check=True, in_process=True
+            )
 
     samples = ("anna-berg.md", "project-atlas.md")  # the new vault's example notes
     notes = {p: p.read_text() for p in (vault / "memory/long_term").glob("*.md")}
