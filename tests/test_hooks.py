@@ -34,7 +34,14 @@ def _event(name: str, transcript: Path, **extra: str) -> str:
 def test_user_prompt_submit_prints_the_memory_relevant_to_the_prompt(
     vault: Path, tmp_path: Path
 ) -> None:
-    run_cli("--vault", str(vault), "remember", "The Orion launch moved to 3 March.", check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "remember",
+        "The Orion launch moved to 3 March.",
+        check=True,
+        in_process=True,
+    )
     event = _event("UserPromptSubmit", tmp_path / "t.jsonl", prompt="When is the Orion launch?")
     done = run_cli("--vault", str(vault), "hook", "user-prompt-submit", input=event)
     assert done.returncode == 0, done.stderr
@@ -144,7 +151,9 @@ def test_the_stop_hook_imports_the_transcript_and_every_later_turn_once(
     assert later.returncode == 0 and again.returncode == 0
     counts = [int(p.stderr.split()[1]) for p in (first, later, again)]
     assert counts[0] > 0 and counts[1] > 0 and counts[2] == 0
-    whole = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE))
+    whole = run_cli(
+        "--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE), in_process=True
+    )
     report = json.loads(whole.stdout)[0]
     assert report["new"] == 0 and report["duplicate"] == counts[0] + counts[1]
 
@@ -232,7 +241,9 @@ def test_fifty_stop_hooks_keep_one_archived_copy_grown_in_place(
     assert len(exports) == 1, [p.name for p in exports]
     assert exports[0].read_bytes() == transcript.read_bytes()
     assert counts[0] > 0 and all(c == 2 for c in counts[1:])  # each turn's two messages, once
-    whole = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(transcript))
+    whole = run_cli(
+        "--vault", str(vault), "import", "--dry-run", "--json", str(transcript), in_process=True
+    )
     report = json.loads(whole.stdout)[0]
     assert report["new"] == 0 and report["duplicate"] == sum(counts)
 
@@ -248,8 +259,25 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
             parent, lines = _turn(n, parent)
             with transcript.open("a", encoding="utf-8") as f:
                 f.writelines(lines)
-        run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
-    run_cli("--vault", str(vault), "forget", "--matching", "step 2 waits", "--yes", check=True)
+        run_cli(
+            "--vault",
+            str(vault),
+            "hook",
+            "stop",
+            input=_event("Stop", transcript),
+            check=True,
+            in_process=True,
+        )
+    run_cli(
+        "--vault",
+        str(vault),
+        "forget",
+        "--matching",
+        "step 2 waits",
+        "--yes",
+        check=True,
+        in_process=True,
+    )
     [kept] = (vault / "memory/archive/exports").iterdir()
     assert kept.read_bytes().startswith(b"brainiac forget: ")
     for n in range(3, 5):  # the transcript in ~/.claude still holds what was forgotten
@@ -260,7 +288,9 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
         assert done.returncode == 0 and int(done.stderr.split()[1]) == 2, done.stderr
     assert list((vault / "memory/archive/exports").iterdir()) == [kept]
     assert kept.read_bytes().startswith(b"brainiac forget: ")
-    found = run_cli("--vault", str(vault), "search", "cookie", "--json", check=True).stdout
+    found = run_cli(
+        "--vault", str(vault), "search", "cookie", "--json", check=True, in_process=True
+    ).stdout
     assert "Turn 4:" in found and "step 2 waits" not in found
 
 
@@ -269,7 +299,15 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
 ) -> None:
     transcript = tmp_path / SAMPLE.name
     shutil.copyfile(SAMPLE, transcript)
-    run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "hook",
+        "stop",
+        input=_event("Stop", transcript),
+        check=True,
+        in_process=True,
+    )
     [kept] = (vault / "memory/archive/exports").iterdir()
     edited = kept.read_bytes().replace(b"one run in five", b"one run in six")
     kept.write_bytes(edited)
@@ -278,7 +316,15 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
         parent, lines = _turn(n, parent)
         with transcript.open("a", encoding="utf-8") as f:
             f.writelines(lines)
-        run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+        run_cli(
+            "--vault",
+            str(vault),
+            "hook",
+            "stop",
+            input=_event("Stop", transcript),
+            check=True,
+            in_process=True,
+        )
     assert kept.read_bytes() == edited  # the person's edit wins
     beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
     assert [p.name for p in beside] == [kept.name.replace(".jsonl", "-2.jsonl")]
@@ -305,7 +351,9 @@ def _undamaged_dry_run(vault: Path, tmp_path: Path, *more: bytes) -> dict[str, i
     """What importing the sample transcript, undamaged, and `more` lines would add now."""
     whole = tmp_path / "whole.jsonl"
     whole.write_bytes(SAMPLE.read_bytes() + b"".join(more))
-    done = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(whole))
+    done = run_cli(
+        "--vault", str(vault), "import", "--dry-run", "--json", str(whole), in_process=True
+    )
     report: dict[str, int] = json.loads(done.stdout)[0]
     return report
 
@@ -319,7 +367,9 @@ def test_a_damaged_transcript_line_is_skipped_and_reported_once(
     first = run_cli(*stop, input=_event("Stop", transcript))
     assert first.returncode == 1 and first.stdout == ""  # shown to the person, never blocking
     count_line, torn_report, latin_report = first.stderr.splitlines()  # not the half line
-    clean = run_cli("--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE))
+    clean = run_cli(
+        "--vault", str(vault), "import", "--dry-run", "--json", str(SAMPLE), in_process=True
+    )
     counted = json.loads(clean.stdout)[0]
     assert (counted["new"], counted["duplicate"]) == (0, int(count_line.split()[1]))
     assert torn_report.startswith(f"brainiac: {transcript}, line 2: not valid JSON (")
@@ -373,6 +423,14 @@ def test_a_stop_before_the_first_line_is_written_keeps_nothing(vault: Path, tmp_
     assert (done.returncode, done.stderr) == (0, f"brainiac: 0 new message(s) from {SAMPLE.name}\n")
     assert not list((vault / "memory/archive/exports").glob("*"))
     shutil.copyfile(SAMPLE, transcript)
-    run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "hook",
+        "stop",
+        input=_event("Stop", transcript),
+        check=True,
+        in_process=True,
+    )
     [kept] = (vault / "memory/archive/exports").iterdir()
     assert kept.read_bytes() == SAMPLE.read_bytes()
