@@ -39,7 +39,9 @@ def _learn_the_deadline_moved(memory: Memory) -> None:
 def test_friday_after_the_move_to_monday_is_a_conflict_naming_file_and_date(vault: Path) -> None:
     with Memory(vault) as memory:
         _learn_the_deadline_moved(memory)
-    done = run_cli("--vault", str(vault), "check", "--json", "The deadline is Friday.")
+    done = run_cli(
+        "--vault", str(vault), "check", "--json", "The deadline is Friday.", in_process=True
+    )
     assert done.returncode == 1, done.stderr
     result = json.loads(done.stdout)
     (conflict,) = result["conflicts"]
@@ -52,7 +54,7 @@ def test_friday_after_the_move_to_monday_is_a_conflict_naming_file_and_date(vaul
     assert line.startswith("- orion deadline: Monday") and conflict["block"] in line
     assert "since 2026-11-09" in conflict["correction"]
     assert conflict["correction"].startswith('You said "The deadline is Friday."')
-    passed = run_cli("--vault", str(vault), "check", "The deadline is Monday.")
+    passed = run_cli("--vault", str(vault), "check", "The deadline is Monday.", in_process=True)
     assert passed.returncode == 0 and "no conflict" in passed.stderr
 
 
@@ -187,10 +189,12 @@ def test_a_free_text_value_it_cannot_judge_is_unverified_not_consistent(
         result = memory.check(response)
         assert not result.conflicts and result.status == "unverified"
         assert any(f.status == "unverified" for f in result.findings)
-    done = run_cli("--vault", str(vault), "check", response)
+    done = run_cli("--vault", str(vault), "check", response, in_process=True)
     assert done.returncode == 0, done.stderr
     assert "could not verify" in done.stderr and "consistent" not in done.stderr
-    as_json = json.loads(run_cli("--vault", str(vault), "check", "--json", response).stdout)
+    as_json = json.loads(
+        run_cli("--vault", str(vault), "check", "--json", response, in_process=True).stdout
+    )
     assert as_json["status"] == "unverified" and as_json["findings"][0]["status"] == "unverified"
 
 

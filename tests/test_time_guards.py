@@ -48,7 +48,9 @@ def _jsonl(path: Path, n: int) -> Path:
 
 def test_cli_remember_at_a_future_time_is_refused_and_writes_nothing(vault: Path) -> None:
     before = (vault / SHORT_TERM).read_text()
-    proc = run_cli("--vault", str(vault), "remember", "--at", "2062-01-01T10:00", "a typo")
+    proc = run_cli(
+        "--vault", str(vault), "remember", "--at", "2062-01-01T10:00", "a typo", in_process=True
+    )
     assert proc.returncode == 2, proc.stdout
     [line] = proc.stderr.strip().splitlines()
     assert "--at 2062-01-01T10:00" in line and "in the future" in line and "nothing" in line
@@ -57,7 +59,16 @@ def test_cli_remember_at_a_future_time_is_refused_and_writes_nothing(vault: Path
 
 def test_cli_remember_a_minute_ahead_is_taken_as_given(vault: Path) -> None:
     soon = (clock.now() + dt.timedelta(minutes=1)).isoformat(timespec="seconds")
-    run_cli("--vault", str(vault), "remember", "--at", soon, "a clock a minute fast", check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "remember",
+        "--at",
+        soon,
+        "a clock a minute fast",
+        check=True,
+        in_process=True,
+    )
     assert f"- {soon} **user**: a clock a minute fast" in (vault / SHORT_TERM).read_text()
 
 
@@ -199,13 +210,17 @@ def test_the_newer_of_two_facts_across_a_fall_back_wins_and_check_agrees(vault: 
         *((f"I swept the studio floor, round {i}.", f"2026-10-25T0{3 + i}:00") for i in (1, 2, 3)),
     ]
     for text, at in said:
-        run_cli(*cli, "remember", text, "--at", at, check=True)
-    run_cli(*cli, "jobs", "run", "all", "--now", "2026-10-25T12:00", check=True)
+        run_cli(*cli, "remember", text, "--at", at, check=True, in_process=True)
+    run_cli(*cli, "jobs", "run", "all", "--now", "2026-10-25T12:00", check=True, in_process=True)
 
-    right = run_cli(*cli, "check", "The kiln firing is on Monday.", "--now", "2026-10-25T12:00")
+    right = run_cli(
+        *cli, "check", "The kiln firing is on Monday.", "--now", "2026-10-25T12:00", in_process=True
+    )
     assert right.returncode == 0, right.stdout
     assert "consistent: The kiln firing is on Monday." in right.stdout + right.stderr
-    wrong = run_cli(*cli, "check", "The kiln firing is on Friday.", "--now", "2026-10-25T12:00")
+    wrong = run_cli(
+        *cli, "check", "The kiln firing is on Friday.", "--now", "2026-10-25T12:00", in_process=True
+    )
     assert wrong.returncode == 1 and "CONFLICT" in wrong.stdout
 
     holders = [p for p in (vault / "memory").rglob("*.md") if "- kiln firing: " in p.read_text()]
