@@ -474,17 +474,19 @@ def test_the_backup_job_runs_through_memory(vault: Path) -> None:
 
 
 def test_the_cli_backs_up_lists_and_restores(vault: Path, tmp_path: Path) -> None:
-    made = json.loads(run_cli("--vault", str(vault), "backup", "--json", check=True).stdout)
+    made = json.loads(
+        run_cli("--vault", str(vault), "backup", "--json", check=True, in_process=True).stdout
+    )
     path = Path(made["path"])
     assert path.exists() and made["files"] >= 4 and made["removed"] == []
-    listing = run_cli("--vault", str(vault), "backup", "--list", check=True).stdout
+    listing = run_cli("--vault", str(vault), "backup", "--list", check=True, in_process=True).stdout
     assert str(path) in listing
     target = tmp_path / "restored"
-    proc = run_cli("restore", str(path), str(target), "--json", check=True)
+    proc = run_cli("restore", str(path), str(target), "--json", check=True, in_process=True)
     assert "memory/short_term.md" in json.loads(proc.stdout)["restored"]
     assert (target / "memory/short_term.md").read_bytes() == (
         vault / "memory/short_term.md"
     ).read_bytes()
-    again = run_cli("restore", str(path), str(target))
+    again = run_cli("restore", str(path), str(target), in_process=True)
     assert again.returncode == 2 and NOT_EMPTY in again.stderr
     assert again.stderr.count("\n") == 1

@@ -27,7 +27,7 @@ def daemon(
     tmp_path: Path, xdg_dirs: dict[str, str]
 ) -> Iterator[tuple[Path, subprocess.Popen[str], Notifications]]:
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     stale = vault / "memory" / f".short_term.md.abc{'.brainiac-tmp'}"
     stale.write_text("left by a crash")
     os.utime(stale, (1000, 1000))
@@ -159,7 +159,7 @@ def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> No
     """Jobs never run before catch up soon after the start, on the job thread; promotion's
     changes reach the index through the watcher like anyone's edit."""
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     for i in range(14):
         run_cli(
             "--vault",
@@ -190,7 +190,7 @@ def test_the_daemon_runs_the_memory_jobs_on_their_schedule(tmp_path: Path) -> No
 
 def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     inbox = vault / "inbox"
     inbox.mkdir(exist_ok=True)
     dropped = inbox / "holiday.jsonl"
@@ -218,7 +218,7 @@ def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Pa
     """Not at the next promotion (off here): the daemon sees event lines leave the log and runs
     the recovery job (journal.py)."""
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     (vault / ".brainiac").mkdir(exist_ok=True)
     (vault / ".brainiac/config.toml").write_text(
         "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\n"
@@ -248,7 +248,7 @@ def test_an_event_line_deleted_from_a_note_is_put_back_at_once(tmp_path: Path) -
     """Not at the next promotion (off here): the daemon sees event lines leave a long-term note
     (deleted by hand, or lost to a save from an older copy) and runs the recovery job."""
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     (vault / ".brainiac").mkdir(exist_ok=True)
     (vault / ".brainiac/config.toml").write_text(
         "[lifecycle]\nshort_term_window = 1\n"

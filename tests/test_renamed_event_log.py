@@ -37,7 +37,7 @@ def _ids_everywhere(vault: Path) -> Counter[str]:
 
 def test_status_reports_the_missing_event_log_with_the_fix(memory: Memory, vault: Path) -> None:
     _renamed(memory, vault)
-    proc = run_cli("--vault", str(vault), "status", check=True)
+    proc = run_cli("--vault", str(vault), "status", check=True, in_process=True)
     assert "problems: 1" in proc.stdout, proc.stdout
     [line] = [x for x in proc.stdout.splitlines() if "Event Log" in x]
     assert SHORT_TERM in line and "## Events" in line and "rename" in line
@@ -46,7 +46,7 @@ def test_status_reports_the_missing_event_log_with_the_fix(memory: Memory, vault
 
 def test_status_is_quiet_for_a_heading_in_other_letter_case(memory: Memory, vault: Path) -> None:
     _renamed(memory, vault, "## event log")
-    proc = run_cli("--vault", str(vault), "status", check=True)
+    proc = run_cli("--vault", str(vault), "status", check=True, in_process=True)
     assert "problems: 0" in proc.stdout, proc.stdout
 
 
@@ -91,7 +91,7 @@ def test_status_reports_event_lines_left_outside_the_log(memory: Memory, vault: 
     ids = _renamed(memory, vault, "")  # the heading deleted: its lines now end the Tasks section
     memory.remember("the heater broke", at=T + dt.timedelta(hours=1))  # a new Event Log
     assert all(_ids_everywhere(vault)[i] == 1 for i in ids)  # nothing lost or doubled
-    proc = run_cli("--vault", str(vault), "status", check=True)
+    proc = run_cli("--vault", str(vault), "status", check=True, in_process=True)
     assert "problems: 1" in proc.stdout, proc.stdout
     [line] = [x for x in proc.stdout.splitlines() if "outside" in x]
     assert SHORT_TERM in line and "3 event line(s)" in line and "## Tasks" in line

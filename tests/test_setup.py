@@ -92,7 +92,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 def _setup(vault: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return run_cli("--vault", str(vault), "setup", *args, env=env)
+    return run_cli("--vault", str(vault), "setup", *args, env=env, in_process=True)
 
 
 def _brainiac_exe() -> str:
@@ -454,7 +454,9 @@ def test_claude_desktop_and_cursor_get_the_server_and_keep_theirs(
 
 def test_setup_refuses_a_folder_that_is_not_a_vault(tmp_path: Path) -> None:
     env = _home(tmp_path)
-    proc = run_cli("--vault", str(tmp_path / "nowhere"), "setup", "cursor", env=env)
+    proc = run_cli(
+        "--vault", str(tmp_path / "nowhere"), "setup", "cursor", env=env, in_process=True
+    )
     assert proc.returncode == 2
     assert "no such vault; create it with `brainiac init" in proc.stderr
     assert not (Path(env["HOME"]) / ".cursor").exists()
@@ -464,7 +466,14 @@ def test_the_hook_setup_wrote_runs_as_claude_code_runs_it(vault: Path, tmp_path:
     env = _home(tmp_path)
     home = Path(env["HOME"])
     assert _setup(vault, env, "claude-code").returncode == 0
-    run_cli("--vault", str(vault), "remember", "the Atlas deadline moved to Monday", check=True)
+    run_cli(
+        "--vault",
+        str(vault),
+        "remember",
+        "the Atlas deadline moved to Monday",
+        check=True,
+        in_process=True,
+    )
     settings = json.loads((home / ".claude/settings.json").read_text(encoding="utf-8"))
     command = settings["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     event = {
@@ -517,7 +526,7 @@ def test_the_mcp_server_setup_wrote_starts_and_lists_the_tools(vault: Path, tmp_
 
 def test_init_and_run_say_how_to_connect_an_agent(tmp_path: Path) -> None:
     target = tmp_path / "fresh-vault"
-    proc = run_cli("init", str(target), check=True)
+    proc = run_cli("init", str(target), check=True, in_process=True)
     exe = _brainiac_exe()
     assert f"`{exe} --vault {target} setup claude-code`" in proc.stderr
     assert f"{target / 'context/working_memory.md'}" in proc.stderr
@@ -528,7 +537,7 @@ def test_run_says_where_the_working_memory_is_and_how_to_connect_an_agent(
     tmp_path: Path,
 ) -> None:
     vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True)
+    run_cli("init", str(vault), check=True, in_process=True)
     proc = subprocess.Popen(
         [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
         stdout=subprocess.PIPE,
