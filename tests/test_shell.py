@@ -18,7 +18,7 @@ from conftest import run_cli
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_completion_scripts_for_each_shell(shell: str) -> None:
-    done = run_cli("completion", shell)
+    done = run_cli("completion", shell, in_process=True)
     assert done.returncode == 0
     assert "_BRAINIAC_COMPLETE" in done.stdout
 
@@ -33,15 +33,27 @@ def test_completion_completes_commands_and_options() -> None:
 
 def test_commands_that_print_data_take_json(vault: Path, tmp_path: Path) -> None:
     other = tmp_path / "other"
-    made = json.loads(run_cli("init", str(other), "--json", check=True).stdout)
+    made = json.loads(run_cli("init", str(other), "--json", check=True, in_process=True).stdout)
     assert made["vault"] == str(other) and "memory/short_term.md" in made["created"]
     event = json.loads(
-        run_cli("--vault", str(vault), "remember", "Lunch with Anna", "--json", check=True).stdout
+        run_cli(
+            "--vault",
+            str(vault),
+            "remember",
+            "Lunch with Anna",
+            "--json",
+            check=True,
+            in_process=True,
+        ).stdout
     )
     assert event["id"].startswith("e-") and event["text"] == "Lunch with Anna"
-    run_cli("--vault", str(vault), "context", "--prompt", "Atlas deadline", check=True)
+    run_cli(
+        "--vault", str(vault), "context", "--prompt", "Atlas deadline", check=True, in_process=True
+    )
     changed = json.loads(
-        run_cli("--vault", str(vault), "feedback", "1", "--json", check=True).stdout
+        run_cli(
+            "--vault", str(vault), "feedback", "1", "--json", check=True, in_process=True
+        ).stdout
     )
     assert changed["delta"] == 1 and "memory/long_term/project-atlas.md" in changed["changed"]
 
@@ -55,7 +67,7 @@ def _notes(vault: Path, n: int) -> None:
 
 def test_reindex_is_silent_when_not_on_a_terminal(vault: Path) -> None:
     _notes(vault, 250)
-    done = run_cli("--vault", str(vault), "reindex", check=True)
+    done = run_cli("--vault", str(vault), "reindex", check=True, in_process=True)
     assert "reindexing" not in done.stderr and "%" not in done.stderr
 
 
