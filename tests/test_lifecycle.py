@@ -506,14 +506,24 @@ def test_cli_jobs_run_all_and_jobs_log(vault: Path) -> None:
 
     remember_steps(vault)
     dry = run_cli(
-        "--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", "--dry-run"
+        "--vault",
+        str(vault),
+        "jobs",
+        "run",
+        "all",
+        "--now",
+        "2026-11-01T10:00",
+        "--dry-run",
+        in_process=True,
     )
     assert dry.returncode == 0, dry.stderr
     assert "promotion: dry run: 3 event(s) left the window" in dry.stdout
-    done = run_cli("--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00")
+    done = run_cli(
+        "--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", in_process=True
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("reflection: ")
-    log = run_cli("--vault", str(vault), "jobs", "log", "--json")
+    log = run_cli("--vault", str(vault), "jobs", "log", "--json", in_process=True)
     import json
 
     runs = json.loads(log.stdout)

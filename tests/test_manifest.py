@@ -146,8 +146,10 @@ def test_a_manifest_damaged_while_open_is_written_afresh(tmp_path: Path) -> None
 
 
 def test_status_reads_the_manifest_from_the_cli(vault: Path) -> None:
-    run_cli("--vault", str(vault), "reindex", check=True)
-    status = json.loads(run_cli("--vault", str(vault), "status", "--json", check=True).stdout)
+    run_cli("--vault", str(vault), "reindex", check=True, in_process=True)
+    status = json.loads(
+        run_cli("--vault", str(vault), "status", "--json", check=True, in_process=True).stdout
+    )
     with Memory(vault) as memory:
         manifest = Manifest.load(memory.locations.manifest_path)
     assert status["files_indexed"] == len(manifest.files) > 0

@@ -104,11 +104,23 @@ def test_a_chats_anna_never_goes_into_the_templates_anna_berg(vault: Path) -> No
     base = ["--vault", str(vault)]
     for i, (role, text) in enumerate(turns):
         at = (T0 + dt.timedelta(minutes=i)).isoformat()
-        run_cli(*base, "remember", text, "--role", role, "--session", "s1", "--at", at, check=True)
+        run_cli(
+            *base,
+            "remember",
+            text,
+            "--role",
+            role,
+            "--session",
+            "s1",
+            "--at",
+            at,
+            check=True,
+            in_process=True,
+        )
     # A window of 0: every event said leaves the Event Log for its note at the jobs run.
     (vault / ".brainiac" / "config.toml").write_text("[lifecycle]\nshort_term_window = 0\n")
     now = (T0 + dt.timedelta(hours=2)).isoformat()
-    run_cli(*base, "jobs", "run", "all", "--now", now, check=True)
+    run_cli(*base, "jobs", "run", "all", "--now", now, check=True, in_process=True)
     anna_berg = ltm.parse((vault / LONG_TERM_DIR / "anna-berg.md").read_text(), "anna-berg.md")
     assert [e.text for e in anna_berg.sources] == [
         "Anna prefers a short written update every Friday instead of a meeting."

@@ -20,7 +20,7 @@ NOW = "2026-11-22T12:00:00"
 
 
 def _cli(vault: Path, *args: str) -> str:
-    return run_cli("--vault", str(vault), *args, check=True).stdout
+    return run_cli("--vault", str(vault), *args, check=True, in_process=True).stdout
 
 
 def test_private_notes_and_folders_reach_no_context_and_no_search(tmp_path: Path) -> None:
