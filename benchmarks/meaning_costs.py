@@ -9,7 +9,7 @@ Steps, each in its own process, with the run's own XDG folders under --work:
 0. a first daemon start builds the index (not measured: the starts below are warm);
 1. the daemon, words only: RSS (VmRSS) at READY and after 10 s of quiet;
 2. the daemon with meaning: RSS at READY, the time until its embedder has made every event's
-   vector (the vectors file appears in the cache once it has caught up), RSS 10 s after that;
+   vector (its status says none is pending), RSS 10 s after that;
 3. `Memory.context(prompt, budget=2000)` in-process over 200 generated prompts after a warm-up
    of 20 (scale.py's loop), meaning on and off in turn, `--rounds` times: p50 / p95; one BLAS
    thread, as the `brainiac` command sets (two took the same wall time and twice the CPU).
@@ -74,13 +74,12 @@ def _daemon(vault: Path, env: dict[str, str], work: Path, meaning: bool) -> dict
                 pass
             out["ready_s"] = time.monotonic() - started
             out["rss_ready_mb"] = _rss_mb(proc.pid)
-            if meaning:
-                while not vectors.is_file():
-                    if proc.poll() is not None:
-                        raise RuntimeError(log_path.read_text()[-2000:])
-                    time.sleep(0.5)
+            if meaning:  # until the daemon's status says every event has its vector
+                caught_up = scale._wait_caught_up(vault, env, proc.pid)
+                if proc.poll() is not None or not caught_up["meaning"]:
+                    raise RuntimeError(log_path.read_text()[-2000:])
                 out["vectors_s"] = time.monotonic() - started - out["ready_s"]
-                out["vectors"] = len(vectors.read_text().splitlines()) - 1
+                out["vectors"] = caught_up["meaning"]["events"]
             time.sleep(_QUIET_S)
             out["rss_quiet_mb"] = _rss_mb(proc.pid)
         finally:
