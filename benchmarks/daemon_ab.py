@@ -8,9 +8,9 @@ PYTHONPATH pointing at it. The vault must be indexed already by this version, wi
 process's XDG directories (scale.py --keep leaves one: its `n10000/` folder, with XDG_CACHE_HOME
 and XDG_STATE_HOME set to its `cache` and `state`). The base gets a copy of the vault and of its
 index and manifest, and each version its own daemon (jobs off), so each answers with its own
-code. Each round runs, for one prompt: `context` and `hook user-prompt-submit` of each version
-(both as `python -m brainiac`, and this version's console script too) and `python -c pass`; a
-noisy machine weighs on all alike. CPU time is the child's user + system time.
+code. Each round runs, for one prompt: `context`, `hook user-prompt-submit` and `--version` of
+each version (all as `python -m brainiac`, and this version's console script too) and `python -c
+pass`; a noisy machine weighs on all alike. CPU time is the child's user + system time.
 """
 
 from __future__ import annotations
@@ -58,7 +58,9 @@ def _copy_for_base(vault: Path, copy: Path, env: dict[str, str]) -> None:
 
 def _answering(vault: Path, env: dict[str, str]) -> int | None:
     path = daemon_socket.socket_path(str(Locations.for_vault(vault, env).runtime))
-    answer = daemon_socket.exchange(path, {"v": 1, "command": "stats"})
+    answer = daemon_socket.stats(path)
+    if "stats" not in answer:  # a base version of the first protocol
+        answer = daemon_socket.exchange(path, {"v": 1, "command": "stats"})
     stats = answer.get("stats")
     return stats["answered"] if isinstance(stats, dict) else None
 
@@ -104,6 +106,9 @@ def main() -> int:
             "context, this (console script)": ([BRAINIAC, *context(args.vault)], env),
             "hook, base (python -m)": ([PY, "-m", "brainiac", *hook(base_vault)], base_env),
             "hook, this (python -m)": ([PY, "-m", "brainiac", *hook(args.vault)], env),
+            "--version, base (python -m)": ([PY, "-m", "brainiac", "--version"], base_env),
+            "--version, this (python -m)": ([PY, "-m", "brainiac", "--version"], env),
+            "--version, this (console script)": ([BRAINIAC, "--version"], env),
             "python -c pass": ([PY, "-c", "pass"], env),
         }
         before = (_answering(args.vault, env), _answering(base_vault, env))

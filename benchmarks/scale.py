@@ -884,8 +884,8 @@ _JOBS_OFF = {
 _SOCKET_CLIENT = r"""
 import sys
 from brainiac.runtime import daemon_socket
-args = {"prompt": sys.argv[2], "budget": 2000, "now": None, "json": False}
-answer = daemon_socket.ask(sys.argv[1], "context", args)
+request = {"op": "context", "prompt": sys.argv[2], "budget": 2000}
+answer = daemon_socket.ask(sys.argv[1], request)
 if "fallback" in answer:
     sys.exit(f"not answered by the daemon: {answer['fallback']}")
 for to_stderr, text in answer["parts"]:
@@ -898,9 +898,7 @@ def _socket_stats(vault: Path, env: dict[str, str]) -> dict[str, Any] | None:
     from brainiac.store.locations import Locations
 
     runtime = Locations.for_vault(vault, env).runtime
-    answer = daemon_socket.exchange(
-        daemon_socket.socket_path(str(runtime)), {"v": 1, "command": "stats"}
-    )
+    answer = daemon_socket.stats(daemon_socket.socket_path(str(runtime)))
     return answer if "stats" in answer else None
 
 

@@ -64,7 +64,9 @@ def _socket(vault: Path, env: dict[str, str]) -> str:
 def _stats(path: str) -> dict[str, int] | None:
     from brainiac.runtime import daemon_socket
 
-    answer = daemon_socket.exchange(path, {"v": 1, "command": "stats"})
+    answer = daemon_socket.stats(path)
+    if "stats" not in answer:  # a baseline of the first protocol
+        answer = daemon_socket.exchange(path, {"v": 1, "command": "stats"})
     stats = answer.get("stats")
     return stats if isinstance(stats, dict) else None
 

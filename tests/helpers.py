@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from conftest import run_cli
 
@@ -153,10 +154,20 @@ def run_daemon(
         notes.close()
 
 
-def stop(proc: subprocess.Popen[str]) -> None:
+def stop(proc: subprocess.Popen[Any]) -> None:
     """Stop the daemon as systemd does; it must exit cleanly."""
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=DEADLINE_S) == 0
+
+
+def stop_or_kill(proc: subprocess.Popen[Any]) -> None:
+    """`stop`, and the daemon killed should it not exit in time (the test fails either way)."""
+    try:
+        stop(proc)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def remember(vault: Path, text: str) -> str:
@@ -181,3 +192,15 @@ def recover_events(vault: Path) -> str:
     now = dt.datetime.now().isoformat(timespec="seconds")
     done = run_cli("--vault", str(vault), "jobs", "run", "promotion", "--now", now, check=True)
     return done.stdout + done.stderr
+
+
+STEPS_DONE = "2026-11-01T10:00"  # an hour after the first of conftest.remember_steps' events
+
+
+def run_all_jobs(
+    vault: Path, *options: str, check: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`brainiac jobs run all` at STEPS_DONE, in this process (its output and files are what is
+    checked)."""
+    args = ("--vault", str(vault), "jobs", "run", "all", "--now", STEPS_DONE, *options)
+    return run_cli(*args, check=check, in_process=True)

@@ -1,21 +1,32 @@
 """The `brainiac` command's entry point (entry.py): with a daemon running, `context`, `search`,
-`check` and the prompt hook are answered before click loads, by the daemon parsing the command
-line with the real click commands; whatever the daemon does not answer (wrong arguments, --help,
-another command, no daemon, a daemon that dies mid-request) comes out of the CLI exactly as it
-always did: the same stdout, stderr and exit status."""
+`check` and the prompt hook are answered before click loads, the command line read into a typed
+request (fast_argv.py, socket_requests.py) that the daemon answers with the functions the CLI's
+commands call; whatever the daemon does not answer (wrong arguments, --help, another command, no
+daemon, a daemon of another version, a daemon that dies mid-request) comes out of the CLI exactly
+as it always did: the same stdout, stderr and exit status."""
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
+import click
 import pytest
 
+from brainiac.api import socket_requests
+from brainiac.api.answers import Answerer
+from brainiac.api.memory import Memory
+from brainiac.interfaces import fast_argv
+from brainiac.interfaces.cli.root import cli
 from brainiac.runtime import daemon_socket
 from brainiac.runtime.bookkeeping import Bookkeeper
 from brainiac.store.locations import Locations
@@ -56,12 +67,14 @@ WRONG: list[tuple[tuple[str, ...], str | None]] = [
     (("hook", "user-prompt-submit", "-h"), HOOK_EVENT),
     (("hook", "nonsense"), None),
 ]
-# Command lines the CLI answers right (status 0) although the daemon runs: --prompt-file names a
-# file relative to the caller's folder, --write writes the working memory in this process.
+# A command line the CLI answers right (status 0) although the daemon runs: --write writes the
+# working memory in this process.
 ANSWERED_HERE: list[tuple[tuple[str, ...], str | None]] = [
-    (("context", "--prompt-file", "-", "--now", NOW), "When is the Atlas deadline?"),
     (("context", "--prompt", "Atlas", "--now", NOW, "--write"), None),
 ]
+# --prompt-file names a file relative to the caller's folder: the thin client leaves it to click,
+# and the CLI's command reads the file and asks the daemon with the prompt it holds.
+ASKED_BY_THE_CLI = (("context", "--prompt-file", "-", "--now", NOW), "When is the Atlas deadline?")
 
 
 def test_wrong_arguments_come_out_as_the_cli_says_them(vault: Path, tmp_path: Path) -> None:
@@ -77,6 +90,11 @@ def test_wrong_arguments_come_out_as_the_cli_says_them(vault: Path, tmp_path: Pa
         codes = [_cli(vault, args, stdin)[2] for args, stdin in WRONG]
         assert codes == [2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 2, 0, 0, 2]
         assert all(_cli(vault, a, s)[2] == 0 for a, s in ANSWERED_HERE)
+        before = _stats(vault)["stats"]["answered"]
+        via_cli = _cli(vault, *ASKED_BY_THE_CLI)
+        assert _stats(vault)["stats"]["answered"] == before + 1
+        assert via_cli == _cli(vault, *ASKED_BY_THE_CLI, BRAINIAC_SOCKET="off")
+        assert via_cli[2] == 0 and "Atlas" in via_cli[0]
 
 
 def test_standard_input_reaches_the_daemon_as_the_cli_reads_it(vault: Path, tmp_path: Path) -> None:
@@ -125,7 +143,7 @@ def test_the_entry_point_reads_standard_input_as_sys_stdin_does_and_hands_it_on(
 
 
 def test_without_a_daemon_the_entry_point_hands_everything_to_the_cli(vault: Path) -> None:
-    for args, stdin in [*CALLS[::3], *WRONG[::4], *ANSWERED_HERE[:1]]:
+    for args, stdin in [*CALLS[::3], *WRONG[::4], ASKED_BY_THE_CLI]:
         assert _cli(vault, args, stdin) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off"), args
 
 
@@ -240,39 +258,88 @@ def test_other_commands_never_ask_the_daemon(vault: Path, tmp_path: Path) -> Non
     assert after == {**before, "answered": before["answered"] + 1}
 
 
-def test_the_daemon_runs_no_other_command_and_reads_no_malformed_command_line(
+def test_the_daemon_reads_typed_requests_and_never_a_command_line(
     vault: Path, tmp_path: Path
 ) -> None:
-    """Only the four commands run in the daemon: a command line for any other (which would write,
-    or start something) is left to the client, and nothing changes."""
+    """A command line sent as such (the first protocol's `argv`, or with this one's version) is
+    refused with one line and nothing runs, as is an op the daemon does not answer, a field it
+    does not know, or a value of the wrong type; a client of another version is logged once."""
     short_term = vault / "memory" / "short_term.md"
     before_text = short_term.read_text(encoding="utf-8")
+    v = daemon_socket.PROTOCOL
+    refused: list[tuple[dict[str, object], str]] = [
+        ({"v": 1, "argv": ["search", "Atlas"], "stdin": None}, f"protocol 1 is not {v}"),
+        ({"v": 1, "argv": ["remember", "must not be written"], "stdin": "x"}, "protocol 1"),
+        ({"v": v, "argv": ["search", "Atlas"]}, "unknown op None; the daemon answers check, "),
+        ({"v": v, "op": "remember", "text": "must not be written"}, "unknown op 'remember'"),
+        ({"v": v, "op": "init", "path": str(tmp_path / "elsewhere")}, "unknown op 'init'"),
+        ({"v": v, "op": "search", "argv": ["x"]}, "search: unknown field 'argv'; its fields"),
+        ({"v": v, "op": "context", "write": True}, "context: unknown field 'write'"),
+        ({"v": v, "op": "search"}, "search: the field 'query' is missing"),
+        ({"v": v, "op": "search", "query": "x", "limit": 0}, "search: limit 0 is not in 1-1000"),
+        ({"v": v, "op": "search", "query": "x", "limit": True}, "limit must be an integer, "),
+        ({"v": v, "op": "context", "budget": "400"}, "budget must be an integer or null, not"),
+        ({"v": v, "op": "check", "text": None}, "check: text must be a string, not NoneType"),
+        ({"v": v, "op": "prompt-hook", "stdin": ["x"]}, "stdin must be a string, not list"),
+    ]
     with _serving(vault, tmp_path):
         path = _socket_path(vault)
-        for argv in (
-            ["--vault", str(vault), "remember", "the daemon must not write this"],
-            ["remember", "the daemon must not write this"],
-            ["init", str(tmp_path / "elsewhere")],
-            ["hook", "stop"],
-            ["run"],
-            ["context", "--prompt", "x", "--write"],
-        ):
-            answer = daemon_socket.exchange(
-                path, {"v": 1, "argv": argv, "stdin": "x", "env": daemon_socket.relevant_env()}
-            )
-            assert "fallback" in answer and "parts" not in answer, (argv, answer)
-        for request, says in (
-            ({"argv": "search x"}, "argv must be a list of strings"),
-            ({"argv": ["search", 3]}, "argv must be a list of strings"),
-            ({"argv": ["search", "x"], "stdin": 3}, "stdin must be a string or null"),
-            ({"argv": ["search", "x"], "env": []}, "env must be a JSON object"),
-        ):
-            answer = daemon_socket.exchange(path, {"v": 1, "env": {}, **request})
+        for request, says in refused:
+            answer = daemon_socket.exchange(path, {"env": daemon_socket.relevant_env(), **request})
             assert says in answer.get("error", ""), (request, answer)
+            assert len(answer["error"].splitlines()) == 1 and "parts" not in answer
         stats = _stats(vault)["stats"]
-    assert stats["answered"] == 0 and stats["failed"] == 0 and stats["malformed"] == 4
+    assert stats["answered"] == 0 and stats["failed"] == 0
+    assert stats["malformed"] == len(refused)
     assert short_term.read_text(encoding="utf-8") == before_text
     assert not (tmp_path / "elsewhere").exists()
+    log = (tmp_path / "daemon.log").read_text(encoding="utf-8")
+    assert log.count("a client asked in protocol 1, and this daemon speaks 2") == 1, log
+
+
+def test_beside_a_daemon_of_another_protocol_the_cli_answers_and_says_why(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A daemon of another version (here: one that answers every request as a daemon of the
+    first protocol does) is not taken at its word: the CLI answers, byte for byte as without a
+    daemon, and --debug names both versions."""
+    path = _socket_path(vault)
+    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    address, fd = daemon_socket.connectable(path)
+    old = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old.bind(address)
+    old.listen(8)
+    if fd is not None:
+        os.close(fd)
+    old.settimeout(0.1)  # so that the thread sees `done` between two calls
+    seen: list[dict[str, object]] = []
+    done = threading.Event()
+
+    def answer_as_protocol_1() -> None:
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                conn, _ = old.accept()
+                conn.settimeout(DEADLINE_S)
+                with conn:
+                    line = daemon_socket.read_line(conn, 1 << 20, time.monotonic() + DEADLINE_S)
+                    assert isinstance(line, bytes)
+                    seen.append(json.loads(line))
+                    conn.sendall(b'{"v": 1, "error": "protocol 2 is not 1"}\n')
+
+    server = threading.Thread(target=answer_as_protocol_1, daemon=True)
+    server.start()
+    try:
+        for args, stdin in (CALLS[0], CALLS[8]):
+            expected = _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+            assert _cli(vault, args, stdin) == expected, args
+        debug = run_cli("--debug", "--vault", str(vault), *CALLS[3][0])
+    finally:
+        done.set()
+        server.join(timeout=DEADLINE_S)
+        old.close()
+    assert "search: in this process: the daemon speaks protocol 1, not 2" in debug.stderr
+    assert [r["op"] for r in seen] == ["context", "prompt-hook", "search"]
+    assert all(r["v"] == daemon_socket.PROTOCOL for r in seen)
 
 
 # Runs the entry point as the console script does, and says on stderr, as the process ends,
@@ -307,3 +374,151 @@ def test_the_agents_calls_run_without_the_cycle_collector_and_others_keep_it(vau
     assert "anna-berg" in out and gc_state == "gc-enabled=False"
     out, gc_state = probe("status")
     assert gc_state == "gc-enabled=True"
+
+
+# The commands the thin client reads, by their paths in the `brainiac` group.
+ANSWERED = [("search",), ("context",), ("check",), ("hook", "user-prompt-submit")]
+
+
+def _command(path: tuple[str, ...]) -> click.Command:
+    command: click.Command = cli
+    for name in path:
+        assert isinstance(command, click.Group)
+        found = command.commands[name]
+        command = found
+    return command
+
+
+def _clicks_request(args: list[str]) -> socket_requests.Request | None:
+    """The request the CLI's command sends for `args` once click has parsed them (standard
+    input standing as "<stdin>"), or None: click refuses them, or the command keeps them."""
+    path = next((p for p in ANSWERED if tuple(args[: len(p)]) == p), None)
+    if path is None:
+        return None
+    try:
+        p = _command(path).make_context("brainiac", list(args[len(path) :])).params
+    except (click.ClickException, click.exceptions.Exit):
+        return None
+    if path == ("search",):
+        return socket_requests.SearchRequest(p["query"], p["limit"], p["as_json"], p["project"])
+    if path == ("context",):
+        if p["prompt_file"] is not None or p["write"]:
+            return None
+        return socket_requests.ContextRequest(
+            p["prompt"], p["budget"], p["now"], p["as_json"], p["project"]
+        )
+    if path == ("check",):
+        text = "<stdin>" if p["text"] in (None, "-") else p["text"]
+        return socket_requests.CheckRequest(text, p["now"], p["as_json"])
+    return socket_requests.PromptHookRequest("<stdin>", p["budget"])
+
+
+def _thin_clients_request(args: list[str]) -> socket_requests.Request | None:
+    read = fast_argv.request_for(args)
+    if read is None:
+        return None
+    request, stdin_field = read
+    if stdin_field is not None:
+        request = {**request, stdin_field: "<stdin>"}
+    return socket_requests.parse(request)
+
+
+COMMAND_LINES = [
+    *(list(args) for args, _ in CALLS),
+    ["search", "--limit=3", "x"],
+    ["search", "x", "--limit", " 7 "],
+    ["search", "x", "--limit", "+5"],
+    ["search", "x", "--limit", "1_0"],
+    ["search", "x", "--limit", "\u0663"],  # an Arabic-Indic three: int() and click take it
+    ["search", "x", "--limit", "0"],
+    ["search", "x", "--limit", "1001"],
+    ["search", "x", "--limit", "2.5"],
+    ["search", "x", "--limit"],
+    ["search", "-x"],
+    ["search", "--", "-x"],
+    ["search", "-"],
+    ["search", "x", "y"],
+    ["search"],
+    ["search", "x", "--json", "--json"],
+    ["search", "x", "--json=1"],
+    ["search", "x", "--project", "a", "--project", "b"],
+    ["search", "x", "--proj", "a"],
+    ["search", "x", "-h"],
+    ["context", "--prompt", "--json"],
+    ["context", "--prompt=", "--budget", "-5"],
+    ["context", "--prompt", "-"],
+    ["context", "--prompt", "a=b", "--now=2026-11-24T10:00"],
+    ["context", "extra"],
+    ["context", "--budget", "1.5"],
+    ["context", "--write"],
+    ["context", "--prompt-file", "notes.txt"],
+    ["context", "--help"],
+    ["check"],
+    ["check", "-"],
+    ["check", "a", "b"],
+    ["check", "--now", "not a time", "The deadline is Friday."],
+    ["check", "-", "--json"],
+    ["check", "--json", "--", "-"],
+    ["hook", "user-prompt-submit", "--budget", "5"],
+    ["hook", "user-prompt-submit", "--budget"],
+    ["hook", "user-prompt-submit", "x"],
+    ["hook", "user-prompt-submit", "-h"],
+    ["hook", "stop"],
+    ["remember", "x"],
+    ["--debug", "search", "x"],
+]
+
+
+def test_the_thin_client_reads_a_command_line_as_click_reads_it() -> None:
+    """Wherever the thin client makes a request of a command line, it is the request the CLI's
+    command makes once click has parsed the same line; every line of CALLS is read."""
+    read = 0
+    for args in COMMAND_LINES:
+        thin = _thin_clients_request(args)
+        if thin is not None:
+            assert thin == _clicks_request(args), args
+            read += 1
+    assert read >= len(CALLS) + 12
+    assert all(_thin_clients_request(list(args)) is not None for args, _ in CALLS)
+
+
+def test_every_option_of_the_answered_commands_is_a_field_or_the_clis_own() -> None:
+    """An option added to one of these commands must reach the daemon (a field of its request,
+    read by the thin client) or be one the CLI keeps; and a field left out of a request means
+    what the option's default means."""
+    for path, op in zip(ANSWERED, ("search", "context", "check", "prompt-hook"), strict=True):
+        fields = {f.name: f for f in dataclasses.fields(socket_requests.OPS[op])}
+        read, kept = fast_argv.options(path), fast_argv.CLI_OWN[path]
+        options = [p for p in _command(path).params if isinstance(p, click.Option)]
+        every = {name for p in options for name in p.opts} | {"-h", "--help"}
+        assert set(read) | set(kept) == every, path
+        bare = ["x"] if path == ("search",) else []
+        defaults = _command(path).make_context("brainiac", bare).params
+        for option in options:
+            if option.opts[0] in read:
+                field = fields[read[option.opts[0]][0]]
+                assert field.default == defaults[option.name or ""], (path, option.opts)
+
+
+def test_a_typed_request_of_each_op_is_answered_as_the_cli_answers_in_process(
+    vault: Path,
+) -> None:
+    """The daemon's answer to each command line of CALLS, made in this process from its typed
+    request by the daemon's Answerer, is the CLI's own output, byte for byte."""
+    with Memory(vault, meaning=False) as memory:
+        answerer = Answerer(memory)
+        for args, stdin in CALLS:
+            request, stdin_field = fast_argv.request_for(list(args)) or ({}, None)
+            if stdin_field is not None:
+                request[stdin_field] = stdin
+            output = answerer.answer(socket_requests.parse(request))
+            said = tuple("".join(t for err, t in output.parts if err == e) for e in (False, True))
+            done = run_cli(
+                "--vault",
+                str(vault),
+                *args,
+                input=stdin,
+                env={"BRAINIAC_SOCKET": "off"},
+                in_process=True,
+            )
+            assert (*said, output.exit) == (done.stdout, done.stderr, done.returncode), args

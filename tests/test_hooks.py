@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
+from typing import Any
 
 from brainiac import Memory
 from brainiac.api import hooks
@@ -28,6 +30,13 @@ def _event(name: str, transcript: Path, **extra: str) -> str:
             "hook_event_name": name,
             **extra,
         }
+    )
+
+
+def _stop(vault: Path, transcript: Path, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`brainiac hook stop` for the session whose transcript is `transcript` (run_cli's options)."""
+    return run_cli(
+        "--vault", str(vault), "hook", "stop", input=_event("Stop", transcript), **options
     )
 
 
@@ -136,11 +145,11 @@ def test_the_stop_hook_imports_the_transcript_and_every_later_turn_once(
     transcript = tmp_path / SAMPLE.name
     lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)
     transcript.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
-    first = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    first = _stop(vault, transcript)
     assert first.returncode == 0, first.stderr
     assert first.stdout == ""  # nothing for the model; the count goes to stderr
     shutil.copyfile(SAMPLE, transcript)  # the session went on
-    later = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    later = _stop(vault, transcript)
     again = run_cli(
         "--vault",
         str(vault),
@@ -259,15 +268,7 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
             parent, lines = _turn(n, parent)
             with transcript.open("a", encoding="utf-8") as f:
                 f.writelines(lines)
-        run_cli(
-            "--vault",
-            str(vault),
-            "hook",
-            "stop",
-            input=_event("Stop", transcript),
-            check=True,
-            in_process=True,
-        )
+        _stop(vault, transcript, check=True, in_process=True)
     run_cli(
         "--vault",
         str(vault),
@@ -284,7 +285,7 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
         parent, lines = _turn(n, parent)
         with transcript.open("a", encoding="utf-8") as f:
             f.writelines(lines)
-        done = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+        done = _stop(vault, transcript)
         assert done.returncode == 0 and int(done.stderr.split()[1]) == 2, done.stderr
     assert list((vault / "memory/archive/exports").iterdir()) == [kept]
     assert kept.read_bytes().startswith(b"brainiac forget: ")
@@ -299,15 +300,7 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
 ) -> None:
     transcript = tmp_path / SAMPLE.name
     shutil.copyfile(SAMPLE, transcript)
-    run_cli(
-        "--vault",
-        str(vault),
-        "hook",
-        "stop",
-        input=_event("Stop", transcript),
-        check=True,
-        in_process=True,
-    )
+    _stop(vault, transcript, check=True, in_process=True)
     [kept] = (vault / "memory/archive/exports").iterdir()
     edited = kept.read_bytes().replace(b"one run in five", b"one run in six")
     kept.write_bytes(edited)
@@ -316,15 +309,7 @@ def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_i
         parent, lines = _turn(n, parent)
         with transcript.open("a", encoding="utf-8") as f:
             f.writelines(lines)
-        run_cli(
-            "--vault",
-            str(vault),
-            "hook",
-            "stop",
-            input=_event("Stop", transcript),
-            check=True,
-            in_process=True,
-        )
+        _stop(vault, transcript, check=True, in_process=True)
     assert kept.read_bytes() == edited  # the person's edit wins
     beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
     assert [p.name for p in beside] == [kept.name.replace(".jsonl", "-2.jsonl")]
@@ -362,9 +347,7 @@ def test_a_damaged_transcript_line_is_skipped_and_reported_once(
     vault: Path, tmp_path: Path
 ) -> None:
     transcript, written, user, answer = _damaged_transcript(tmp_path)
-    stop = ("--vault", str(vault), "hook", "stop")
-
-    first = run_cli(*stop, input=_event("Stop", transcript))
+    first = _stop(vault, transcript)
     assert first.returncode == 1 and first.stdout == ""  # shown to the person, never blocking
     count_line, torn_report, latin_report = first.stderr.splitlines()  # not the half line
     clean = run_cli(
@@ -379,8 +362,8 @@ def test_a_damaged_transcript_line_is_skipped_and_reported_once(
 
     with transcript.open("ab") as f:
         f.write(user[90:] + answer)  # the line is complete, and the answer follows it
-    later = run_cli(*stop, input=_event("Stop", transcript))
-    again = run_cli(*stop, input=_event("Stop", transcript))
+    later = _stop(vault, transcript)
+    again = _stop(vault, transcript)
     assert (later.returncode, again.returncode) == (0, 0), later.stderr + again.stderr
     assert later.stderr.startswith("brainiac: 2 new message(s)")  # the damage is not repeated
     assert again.stderr.startswith("brainiac: 0 new message(s)")
@@ -395,18 +378,11 @@ def test_a_stop_killed_on_a_damaged_transcript_reports_the_damage_on_the_next_st
     vault: Path, tmp_path: Path
 ) -> None:
     transcript, _, user, answer = _damaged_transcript(tmp_path)
-    killed = run_cli(
-        "--vault",
-        str(vault),
-        "hook",
-        "stop",
-        input=_event("Stop", transcript),
-        env={"BRAINIAC_FAULT": "import.intent-written"},
-    )
+    killed = _stop(vault, transcript, env={"BRAINIAC_FAULT": "import.intent-written"})
     assert killed.returncode == -9, killed.stderr  # died before it could report anything
     with transcript.open("ab") as f:
         f.write(user[90:] + answer)
-    rerun = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    rerun = _stop(vault, transcript)
     assert rerun.returncode == 1
     reported = [r.split(": ", 2)[1] for r in rerun.stderr.splitlines()[1:]]
     assert reported == [f"{transcript}, line 2", f"{transcript}, line 12"]
@@ -419,18 +395,10 @@ def test_a_stop_killed_on_a_damaged_transcript_reports_the_damage_on_the_next_st
 def test_a_stop_before_the_first_line_is_written_keeps_nothing(vault: Path, tmp_path: Path) -> None:
     transcript = tmp_path / SAMPLE.name
     transcript.write_bytes(SAMPLE.read_bytes()[:50])  # the first line, half written
-    done = run_cli("--vault", str(vault), "hook", "stop", input=_event("Stop", transcript))
+    done = _stop(vault, transcript)
     assert (done.returncode, done.stderr) == (0, f"brainiac: 0 new message(s) from {SAMPLE.name}\n")
     assert not list((vault / "memory/archive/exports").glob("*"))
     shutil.copyfile(SAMPLE, transcript)
-    run_cli(
-        "--vault",
-        str(vault),
-        "hook",
-        "stop",
-        input=_event("Stop", transcript),
-        check=True,
-        in_process=True,
-    )
+    _stop(vault, transcript, check=True, in_process=True)
     [kept] = (vault / "memory/archive/exports").iterdir()
     assert kept.read_bytes() == SAMPLE.read_bytes()

@@ -12,6 +12,7 @@ from brainiac.api import job_table
 from brainiac.lifecycle import jobs as jobs_mod
 from brainiac.runtime.scheduler import Scheduler, first_run
 from conftest import remember_steps, run_cli
+from helpers import run_all_jobs
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)
 
@@ -125,17 +126,7 @@ def test_jobs_log_diff_shows_what_each_run_changed_in_each_file(vault: Path) -> 
 
     remember_steps(vault, check=True)
     before = (vault / SHORT_TERM).read_text(encoding="utf-8")
-    run_cli(
-        "--vault",
-        str(vault),
-        "jobs",
-        "run",
-        "all",
-        "--now",
-        "2026-11-01T10:00",
-        check=True,
-        in_process=True,
-    )
+    run_all_jobs(vault, check=True)
     after = (vault / SHORT_TERM).read_text(encoding="utf-8")
     assert before != after
 

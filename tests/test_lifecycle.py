@@ -503,24 +503,13 @@ def test_a_failing_llm_endpoint_falls_back_and_says_so(vault: Path) -> None:
 
 def test_cli_jobs_run_all_and_jobs_log(vault: Path) -> None:
     from conftest import remember_steps, run_cli
+    from helpers import run_all_jobs
 
     remember_steps(vault)
-    dry = run_cli(
-        "--vault",
-        str(vault),
-        "jobs",
-        "run",
-        "all",
-        "--now",
-        "2026-11-01T10:00",
-        "--dry-run",
-        in_process=True,
-    )
+    dry = run_all_jobs(vault, "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "promotion: dry run: 3 event(s) left the window" in dry.stdout
-    done = run_cli(
-        "--vault", str(vault), "jobs", "run", "all", "--now", "2026-11-01T10:00", in_process=True
-    )
+    done = run_all_jobs(vault)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].startswith("reflection: ")
     log = run_cli("--vault", str(vault), "jobs", "log", "--json", in_process=True)

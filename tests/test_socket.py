@@ -34,7 +34,7 @@ from brainiac.runtime import daemon_socket
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from test_daemon import DEADLINE_S, Notifications, wait_for
+from helpers import DEADLINE_S, Notifications, stop_or_kill, wait_for
 
 NOW = "2026-11-24T10:00"
 NOBODY = 65534
@@ -71,13 +71,13 @@ def _socket_path(vault: Path) -> str:
 
 
 def _stats(vault: Path) -> dict[str, Any]:
-    answer = daemon_socket.exchange(_socket_path(vault), {"v": 1, "command": "stats"})
+    answer = daemon_socket.stats(_socket_path(vault))
     assert "stats" in answer, answer
     return answer
 
 
 def _answers(vault: Path) -> bool:
-    return "stats" in daemon_socket.exchange(_socket_path(vault), {"v": 1, "command": "stats"})
+    return "stats" in daemon_socket.stats(_socket_path(vault))
 
 
 def _cli(vault: Path, args: tuple[str, ...], stdin: str | None, **env: str) -> tuple[str, str, int]:
@@ -102,13 +102,9 @@ def _serving(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         wait_for(lambda: _answers(vault), "the daemon's socket")
         yield proc
     finally:
-        proc.send_signal(signal.SIGTERM)
         try:
-            assert proc.wait(timeout=DEADLINE_S) == 0
+            stop_or_kill(proc)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
             log.close()
             notes.close()
 
@@ -208,16 +204,16 @@ def _is_module(name: str) -> bool:
 
 
 def test_the_entry_point_and_the_client_import_only_the_standard_library() -> None:
-    """What runs before the daemon answers: entry.py, daemon_socket.py, vault_key.py,
-    vault_choice.py. Anything else they import (click, pathlib, dataclasses, brainiac's own
-    modules) every agent hook pays."""
-    from brainiac.interfaces import entry
+    """What runs before the daemon answers: entry.py, fast_argv.py, daemon_socket.py,
+    vault_key.py, vault_choice.py. Anything else they import (click, pathlib, dataclasses,
+    brainiac's own modules) every agent hook pays."""
+    from brainiac.interfaces import entry, fast_argv
     from brainiac.store import vault_choice, vault_key
 
     allowed = {"__future__", "_socket", "_sha256", "collections", "hashlib", "io", "json"}
     allowed |= {"os", "re", "sys", "time", "tomllib", "brainiac"}
     allowed |= {"gc"}  # built into the interpreter: entry turns the cycle collector off
-    for module in (daemon_socket, entry, vault_key, vault_choice):
+    for module in (daemon_socket, entry, fast_argv, vault_key, vault_choice):
         source = Path(module.__file__ or "").read_text(encoding="utf-8")
         imported = {
             line.split()[1].split(".")[0]
@@ -238,6 +234,7 @@ def test_the_entry_point_and_the_client_import_only_the_standard_library() -> No
         if module is entry:
             fallback = {"brainiac.interfaces.cli.root", "brainiac.interfaces.remote_hook"}
         lean = {
+            "brainiac.interfaces.fast_argv",
             "brainiac.runtime.daemon_socket",
             "brainiac.store.vault_key",
             "brainiac.store.vault_choice",
@@ -357,11 +354,11 @@ def test_malformed_requests_get_an_error_answer_and_the_daemon_goes_on(
         for data, says in (
             (b"not json\n", "not JSON"),
             (b"[1, 2]\n", "not a JSON object"),
-            (b'{"v": 99, "command": "search"}\n', "protocol 99"),
-            (b'{"v": 1, "command": "rm -rf", "args": {}, "env": {}}\n', "unknown command"),
-            (b'{"v": 1, "command": "search", "args": {"query": 3}, "env": {}}\n', "bad arguments"),
-            (b'{"v": 1, "command": "search", "args": [], "env": {}}\n', "JSON objects"),
-            (b'{"v": 1, "command": "search"', "closed before a whole request line"),
+            (b'{"v": 99, "op": "search"}\n', "protocol 99"),
+            (b'{"v": 2, "op": "rm -rf", "env": {}}\n', "unknown op 'rm -rf'"),
+            (b'{"v": 2, "op": "search", "query": 3, "env": {}}\n', "query must be a string"),
+            (b'{"v": 2, "op": "search", "query": "x", "env": []}\n', "env must be a JSON object"),
+            (b'{"v": 2, "op": "search"', "closed before a whole request line"),
             (b"x" * (daemon_socket.MAX_REQUEST_BYTES + 10), "over"),
             (b"\xff\xfe\n", "not JSON"),
             (b"[" * 200_000 + b"\n", "not JSON"),
@@ -391,8 +388,8 @@ def test_a_strangers_uid_is_refused_without_an_answer(
         "s.settimeout(10)\n"
         "s.connect(sys.argv[1])\n"
         "try:\n"
-        '    s.sendall(b\'{"v": 1, "command": "search", "args": {"query": "Atlas", \'\n'
-        '              b\'"limit": 10, "json": true}, "env": {}}\\n\')\n'
+        '    s.sendall(b\'{"v": 2, "op": "search", "query": "Atlas", "limit": 10, \'\n'
+        '              b\'"json": true, "env": {}}\\n\')\n'
         "    got = s.recv(65536)\n"
         "except (BrokenPipeError, ConnectionResetError):\n"
         "    got = b''\n"
@@ -437,7 +434,7 @@ def test_a_second_server_never_takes_a_live_socket(tmp_path: Path) -> None:
         with pytest.raises(VaultError, match="another process answers on this socket"):
             second.start()
         assert os.stat(first.path).st_ino == inode
-        assert "stats" in daemon_socket.exchange(str(first.path), {"v": 1, "command": "stats"})
+        assert "stats" in daemon_socket.stats(str(first.path))
     finally:
         first.stop()
     assert not first.path.exists()
@@ -532,18 +529,16 @@ def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path, tmp_p
     CLI's own answer."""
     import threading
 
-    hook, search = (
-        ["--vault", str(vault), *CALLS[8][0]],
-        ["--vault", str(vault), "search", "Atlas"],
-    )
+    hook = {"op": "prompt-hook", "stdin": HOOK_EVENT}
+    search = {"op": "search", "query": "Atlas"}
     runtime = str(Locations.for_vault(vault).runtime)
     start = threading.Barrier(50)
     answers: list[dict[str, object]] = [{} for _ in range(50)]
 
     def ask(i: int) -> None:
-        argv, stdin = (hook, HOOK_EVENT) if i % 2 else (search, None)
+        request: dict[str, object] = hook if i % 2 else search
         start.wait()
-        answers[i] = daemon_socket.ask_argv(runtime, argv, stdin)
+        answers[i] = daemon_socket.ask(runtime, request)
 
     with _serving(vault, tmp_path):
         threads = [threading.Thread(target=ask, args=(i,)) for i in range(50)]
@@ -570,7 +565,7 @@ def test_a_client_dripping_its_request_holds_no_slot_and_is_cut_off_at_its_deadl
     byte (its reads had a timeout each: a byte a second held a thread for good)."""
     from brainiac.runtime.socket_server import READ_DEADLINE_S
 
-    request = b'{"v": 1, "command": "search", "args": {"query": "Atlas"}, "env": {}}\n'
+    request = b'{"v": 2, "op": "search", "query": "Atlas", "env": {}}\n'
     with _serving(vault, tmp_path):
         drippers = [_connected(vault) for _ in range(12)]
         connected = time.monotonic()
@@ -624,7 +619,7 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
     def respond(request: dict[str, Any]) -> dict[str, Any]:
         answering.release()
         time.sleep(0.6)  # a slow answer: the last third waits 1.2 s for a worker
-        return {"parts": [[False, str(request["args"])]], "exit": 0}
+        return {"parts": [[False, str(request["i"])]], "exit": 0}
 
     runtime = tmp_path / "rt"
     runtime.mkdir(mode=0o700)
@@ -634,7 +629,7 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
         answers: dict[int, dict[str, object]] = {}
 
         def ask(i: int) -> None:
-            answers[i] = daemon_socket.ask(str(runtime), "search", {"i": i})
+            answers[i] = daemon_socket.ask(str(runtime), {"op": "search", "i": i})
 
         many = 3 * socket_server.WORKERS
         threads = [threading.Thread(target=ask, args=(i,)) for i in range(many)]
@@ -645,13 +640,13 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as leaving:
             leaving.settimeout(DEADLINE_S)
             leaving.connect(str(server.path))
-            leaving.sendall(b'{"v": 1, "command": "search", "args": {}, "env": {}}\n')
+            leaving.sendall(b'{"v": 2, "op": "search", "env": {}}\n')
             assert leaving.recv(1) == b" "  # a heartbeat; then it leaves
         for t in threads:
             t.join(timeout=DEADLINE_S)
         assert sorted(answers) == list(range(many))
         for i, answer in answers.items():
-            assert answer.get("parts") == [[False, str({"i": i})]], answer
+            assert answer.get("parts") == [[False, str(i)]], answer
         wait_for(lambda: server.counts["gone"] == 1, "the client that left, passed over")
         assert server.counts["answered"] == many and server.counts["busy"] == 0
     finally:
@@ -704,13 +699,13 @@ def test_a_passed_socket_is_listened_on_and_its_calls_wait_for_the_answers(
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.settimeout(DEADLINE_S)
         client.connect(str(server.path))
-        client.sendall(b'{"v": 1, "command": "context", "args": {}}\n')
+        client.sendall(b'{"v": 2, "op": "context"}\n')
         # Read whole while the daemon starts: the client hears that it is alive, no answer yet.
         assert client.recv(1) == b" "
         server.answer()
         raw = daemon_socket.read_line(client, 1 << 16, time.monotonic() + DEADLINE_S)
         assert isinstance(raw, bytes)
-        assert json.loads(raw) == {"v": 1, "parts": [[False, "hi\n"]], "exit": 0}
+        assert json.loads(raw) == {"v": 2, "parts": [[False, "hi\n"]], "exit": 0}
         client.close()
     finally:
         server.stop()
@@ -729,13 +724,13 @@ def test_a_daemon_stopped_while_it_starts_tells_the_waiting_calls_to_answer_them
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     client.settimeout(DEADLINE_S)
     client.connect(str(server.path))
-    client.sendall(b'{"v": 1, "command": "context", "args": {}}\n')
+    client.sendall(b'{"v": 2, "op": "context"}\n')
     assert client.recv(1) == b" "  # read whole, waiting for the start to finish
     server.stop()  # SIGTERM during the first reconcile: never answered by the daemon
     raw = daemon_socket.read_line(client, 1 << 16, time.monotonic() + DEADLINE_S)
     client.close()
     assert isinstance(raw, bytes)
-    assert json.loads(raw) == {"v": 1, "fallback": "the daemon is stopping"}
+    assert json.loads(raw) == {"v": 2, "fallback": "the daemon is stopping"}
 
 
 def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
@@ -747,7 +742,7 @@ def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
     server = SocketServer(runtime, lambda request: {"parts": [], "exit": 0}, elsewhere)
     server.start()
     try:
-        assert "stats" in daemon_socket.exchange(str(server.path), {"v": 1, "command": "stats"})
+        assert "stats" in daemon_socket.stats(str(server.path))
     finally:
         server.stop()
     assert "old.sock" in caplog.text and "service install" in caplog.text
@@ -791,13 +786,9 @@ def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every
         stats = _stats(vault)
         assert stats["pid"] == proc.pid and stats["stats"]["answered"] == 2
     finally:
-        proc.send_signal(signal.SIGTERM)
         try:
-            assert proc.wait(timeout=DEADLINE_S) == 0
+            stop_or_kill(proc)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
             log.close()
             notes.close()
     assert "listening on the socket systemd passed" in (tmp_path / "daemon.log").read_text()

@@ -280,7 +280,7 @@ def test_every_module_lives_in_a_layer() -> None:
 
 def test_no_module_imports_from_a_layer_above_its_own() -> None:
     # At the top, in a function or under TYPE_CHECKING alike: a lower layer that needs something
-    # of a higher one is handed it (memory_protocol.MemoryLike, Service's answer_client).
+    # of a higher one is handed it (memory_protocol.MemoryLike).
     for module, imports in sorted(_package_imports().items()):
         if module in PACKAGE_ROOT or module.count(".") == 1:
             continue

@@ -20,10 +20,10 @@ import dataclasses
 import datetime as dt
 import json
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from brainiac.api import socket_requests
 from brainiac.core import faults
 from brainiac.store.safe_io import stat_key
 
@@ -32,20 +32,6 @@ if TYPE_CHECKING:
     from brainiac.store.config import Config
 
 EXIT_CONFLICTS = 1  # `check`: the response contradicts the memory (cli.conventions.EXIT_CONFLICTS)
-
-
-class RunHere(Exception):
-    """This call is answered by the CLI's own process (the reason is the message)."""
-
-
-class NeedsStdin(Exception):
-    """The command reads standard input, and the request did not bring it."""
-
-
-# What `brainiac ARGV` prints, made here (cli.answering.answer_client: the CLI's own commands
-# parse the arguments, then call back `answer(command, args)`); RunHere or NeedsStdin when it
-# cannot be.
-ParseArgv = Callable[[list[str], "str | None", Callable[[str, dict[str, Any]], "Output"]], "Output"]
 
 
 @dataclass(frozen=True)
@@ -196,62 +182,43 @@ class _Fallback(Exception):
 
 
 class Answerer:
-    """Answers the socket's requests with the daemon's long-lived Memory (any thread)."""
+    """Answers the socket's typed requests (socket_requests.py) with the daemon's long-lived
+    Memory (any thread), through the functions above, which the CLI's commands call too."""
 
-    def __init__(self, memory: Memory, parse_argv: ParseArgv) -> None:
+    def __init__(self, memory: Memory) -> None:
         self.memory = memory
-        self._parse_argv = parse_argv  # injected: the CLI sits above the daemon that answers
         self._config_seen: tuple[object, Config] | None = None  # (config file stat + env, it)
-        self._commands: dict[str, Callable[[dict[str, Any]], Output]] = {
-            "search": self._search,
-            "context": self._context,
-            "check": self._check,
-            "hook-user-prompt-submit": self._prompt_hook,
-        }
 
-    def respond(self, request: dict[str, Any]) -> dict[str, Any]:
-        env = request.get("env")
+    def respond(self, data: dict[str, Any]) -> dict[str, Any]:
+        env = data.get("env")
         if not isinstance(env, dict):
             return {"error": "env must be a JSON object"}
-        if "argv" in request:
-            return self._respond_argv(request["argv"], request.get("stdin"), env)
-        command, args = request.get("command"), request.get("args")
-        if not isinstance(command, str) or command not in self._commands:
-            return {"error": f"unknown command {command!r}"}
-        if not isinstance(args, dict):
-            return {"error": "args and env must be JSON objects"}
+        try:
+            request = socket_requests.parse(data)
+        except socket_requests.BadRequest as exc:
+            return {"error": str(exc)}
         try:
             self._same_setting({str(k): str(v) for k, v in env.items()})
-            return self._answer(command, args).as_json()
+            return self.answer(request).as_json()
         except _Fallback as exc:
             return {"fallback": str(exc)}
-        except (KeyError, TypeError, ValueError, OverflowError) as exc:
-            # a missing or mistyped argument: a request the daemon could not read
-            return {"error": f"bad arguments for {command} ({type(exc).__name__}: {exc})"}
         except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
             return {"fallback": f"{type(exc).__name__}: {exc}"}
 
-    def _respond_argv(self, argv: object, stdin: object, env: dict[str, Any]) -> dict[str, Any]:
-        """A command line as the client was given it, parsed here by the CLI's own commands."""
-        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-            return {"error": "argv must be a list of strings"}
-        if stdin is not None and not isinstance(stdin, str):
-            return {"error": "stdin must be a string or null"}
-        try:
-            self._same_setting({str(k): str(v) for k, v in env.items()})
-            return self._parse_argv(argv, stdin, self._answer).as_json()
-        except NeedsStdin:
-            return {"needs": "stdin"}
-        except (_Fallback, RunHere) as exc:
-            return {"fallback": str(exc)}
-        except Exception as exc:  # BrainiacError and the rest: the CLI says it the usual way
-            return {"fallback": f"{type(exc).__name__}: {exc}"}
-
-    def _answer(self, command: str, args: dict[str, Any]) -> Output:
+    def answer(self, request: socket_requests.Request) -> Output:
+        """What the CLI prints for `request`; _Fallback when the CLI's own process answers."""
         faults.point("socket.answering")  # a test's daemon dies here, mid-request
-        if command == "check" and self.memory.llm.available:
-            raise _Fallback("check with a model ([llm]) runs in the CLI")
-        return self._commands[command](args)
+        memory, r = self.memory, request
+        if isinstance(r, socket_requests.SearchRequest):
+            return search(memory, r.query, r.limit, r.json, r.project)
+        if isinstance(r, socket_requests.ContextRequest):
+            when = _clock_local(_parse_time(r.now))
+            return context(memory, r.prompt, r.budget, when, r.json, r.project)[0]
+        if isinstance(r, socket_requests.CheckRequest):
+            if memory.llm.available:
+                raise _Fallback("check with a model ([llm]) runs in the CLI")
+            return check(memory, r.text, _parse_time(r.now), r.json)
+        return prompt_hook(memory, r.stdin, r.budget)
 
     def _same_setting(self, env: dict[str, str]) -> None:
         from brainiac.store import config as config_mod
@@ -273,51 +240,8 @@ class Answerer:
         if seen[1] != self.memory.config:
             raise _Fallback("the configuration changed since the daemon loaded it (SIGHUP)")
 
-    def _search(self, args: dict[str, Any]) -> Output:
-        limit = args["limit"]
-        if not isinstance(limit, int) or not 1 <= limit <= 1000:
-            raise ValueError(f"limit {limit!r}")
-        return search(self.memory, _text(args["query"]), limit, bool(args["json"]), _project(args))
 
-    def _context(self, args: dict[str, Any]) -> Output:
-        prompt = args["prompt"]
-        when = _clock_local(_parse_time(args["now"]))
-        output, _ = context(
-            self.memory,
-            None if prompt is None else _text(prompt),
-            _budget(args["budget"]),
-            when,
-            bool(args["json"]),
-            _project(args),
-        )
-        return output
-
-    def _check(self, args: dict[str, Any]) -> Output:
-        return check(self.memory, _text(args["text"]), _parse_time(args["now"]), bool(args["json"]))
-
-    def _prompt_hook(self, args: dict[str, Any]) -> Output:
-        return prompt_hook(self.memory, _text(args["stdin"]), _budget(args["budget"]))
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {type(value).__name__}")
-    return value
-
-
-def _project(args: dict[str, Any]) -> str | None:
-    """`--project` (absent from a request of a client without it: no project)."""
-    value = args.get("project")
-    return None if value is None else _text(value)
-
-
-def _budget(value: object) -> int | None:
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-        raise TypeError(f"budget {value!r}")
-    return value
-
-
-def _parse_time(value: object) -> dt.datetime | None:
+def _parse_time(value: str | None) -> dt.datetime | None:
     """As cli.conventions.parse_time; a time it would refuse is answered by the CLI (its
     message)."""
     from brainiac.core import clock
@@ -325,7 +249,7 @@ def _parse_time(value: object) -> dt.datetime | None:
     if value is None:
         return None
     try:
-        return clock.local(dt.datetime.fromisoformat(_text(value)))
+        return clock.local(dt.datetime.fromisoformat(value))
     except (ValueError, OverflowError) as exc:
         raise _Fallback(f"--now {value!r} is refused by the CLI") from exc
 

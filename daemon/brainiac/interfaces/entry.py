@@ -1,21 +1,22 @@
 """The `brainiac` command's entry point: a running daemon answers before the CLI loads.
 
 `context`, `search`, `check` and `hook user-prompt-submit` are what agents call on every prompt.
-For those, this module sends the command line as given to the daemon's socket (daemon_socket.py)
-with only the standard library loaded, and prints the daemon's answer. The daemon parses the
-arguments with the real click command (cli.answering.answer_client), so there is one parser of
-what they mean, and options added to these commands need no change here. Everything else, and
-every call the daemon does not answer (none runs, it is another configuration, the arguments are
-wrong, `--help`, the daemon dies mid-request), goes to the full CLI (cli.root.main) in this
-process, which then gives the output, errors and exit status it always gave.
+For those, this module reads the command line into the command's typed request (fast_argv.py:
+`{"op": "context", "prompt": ..., "budget": ..., ...}`) with only the standard library loaded,
+sends it to the daemon's socket (daemon_socket.py), and prints the daemon's answer, which the
+daemon makes with the functions the CLI's commands call (answers.py). Everything else, and every
+call the daemon does not answer (none runs, it is another configuration, a command line
+fast_argv.py leaves to click, `--help`, the daemon dies mid-request), goes to the full CLI
+(cli.root.main) in this process, which then gives the output, errors and exit status it always
+gave.
 
 With BRAINIAC_URL set, a hook asks a remote `brainiac serve --http` instead (remote_hook.py,
 docs/remote.md), before any daemon is asked.
 
-What this module reads itself is only what it needs to find the socket: a leading `--vault PATH`
+What this module reads itself is what it needs to find the socket: a leading `--vault PATH`
 (or `--vault=PATH`), $BRAINIAC_VAULT, `vault` in ~/.config/brainiac/config.toml. Standard input
-is read only when the daemon says the command reads it (`hook`, `check -`), and handed on to the
-CLI if the CLI answers after all.
+is read only for a command that reads it (`hook`, `check -`), and handed on to the CLI if the
+CLI answers after all.
 """
 
 from __future__ import annotations
@@ -25,31 +26,29 @@ import io
 import os
 import sys
 
+from brainiac.interfaces import fast_argv
 from brainiac.store.vault_choice import chosen_vault
-
-# The commands the daemon answers, by their names on the command line: the daemon checks the
-# parsed command again (cli.answering.ASKABLE); this only keeps other commands from asking.
-_ASKED = (("context",), ("search",), ("check",), ("hook", "user-prompt-submit"))
 
 
 def main() -> None:
     one_matrix_thread()
     argv = sys.argv[1:]
     _remote_hook(argv)
-    asked, flag = _askable(argv)
-    if asked:
+    flag, rest = _vault_option(argv)
+    asked = fast_argv.request_for(rest)
+    if asked is not None:
         # An agent's call, answered within a second, daemon or not. The cycle collector runs
         # often in one without the daemon (the imports, a stat of every file, the search) and
         # finds next to nothing to free; even a first index build inside such a call leaves
         # under a hundred cyclic objects and the same peak memory. Other commands (`run`,
         # `import`, the jobs) keep it.
         gc.disable()
-        output = _ask(argv, flag)
+        output = _ask(*asked, flag)
         if output is not None:
             _print(output)
     from brainiac.interfaces.cli import root
 
-    root.main(daemon_asked=asked)
+    root.main(daemon_asked=asked is not None)
 
 
 def one_matrix_thread() -> None:
@@ -72,11 +71,7 @@ def _remote_hook(argv: list[str]) -> None:
     url = remote_hook.configured()
     if url is None:
         return
-    rest = argv
-    if rest[:1] == ["--vault"] and len(rest) > 1:  # the remote server serves its own vault
-        rest = rest[2:]
-    elif rest[:1] and rest[0].startswith("--vault="):
-        rest = rest[1:]
+    rest = _vault_option(argv)[1]  # the remote server serves its own vault
     if len(rest) < 2 or rest[0] != "hook" or rest[1] not in remote_hook.EVENTS:
         return
     event, options = rest[1], rest[2:]
@@ -98,35 +93,37 @@ def _remote_hook(argv: list[str]) -> None:
     os._exit(code)  # nothing else ran: the interpreter's teardown has nothing to do
 
 
-def _askable(argv: list[str]) -> tuple[bool, str | None]:
-    """Whether the daemon may answer this command line, and its --vault value (None: none).
-    Any other command or global option is the CLI's to read."""
-    flag: str | None = None
-    rest = argv
-    if rest[:1] == ["--vault"] and len(rest) > 1:
-        flag, rest = rest[1], rest[2:]
-    elif rest[:1] and rest[0].startswith("--vault="):
-        flag, rest = rest[0].removeprefix("--vault="), rest[1:]
-    return any(tuple(rest[: len(name)]) == name for name in _ASKED), flag
+def _vault_option(argv: list[str]) -> tuple[str | None, list[str]]:
+    """A leading --vault's value (None: none) and the command line after it; any other global
+    option stays in it, and makes it the CLI's to read."""
+    if argv[:1] == ["--vault"] and len(argv) > 1:
+        return argv[1], argv[2:]
+    if argv[:1] and argv[0].startswith("--vault="):
+        return argv[0].removeprefix("--vault="), argv[1:]
+    return None, argv
 
 
-def _ask(argv: list[str], flag: str | None) -> tuple[list[list[object]], int] | None:
+def _ask(
+    request: dict[str, object], stdin_field: str | None, flag: str | None
+) -> tuple[list[list[object]], int] | None:
     """The daemon's answer (parts, exit status), or None: the CLI answers."""
     from brainiac.runtime import daemon_socket  # here: `--version` and the rest do not ask
     from brainiac.store import vault_key  # here: `--version` and the rest do not ask
 
+    if request["op"] == "prompt-hook" and os.environ.get("BRAINIAC_URL", "").strip():
+        return None  # a hook _remote_hook left: the CLI's, which asks that server
     try:
         vault = os.path.abspath(chosen_vault(flag))
         runtime = vault_key.runtime_folder(vault_key.vault_key(vault), os.environ)
     except (OSError, ValueError):  # a bad config.toml (TOMLDecodeError is a ValueError) ...
         return None  # ... is the CLI's to report
-    answer = daemon_socket.ask_argv(runtime, argv, None)
-    if answer.get("needs") == "stdin":
+    if stdin_field is not None:
         stdin = _read_stdin()
         if stdin is None:
             return None
-        answer = daemon_socket.ask_argv(runtime, argv, stdin)
-    if "fallback" in answer or "needs" in answer:
+        request[stdin_field] = stdin
+    answer = daemon_socket.ask(runtime, request)
+    if "fallback" in answer:
         return None
     parts, code = answer.get("parts"), answer.get("exit")
     if not isinstance(parts, list) or not isinstance(code, int):

@@ -16,12 +16,12 @@ half of them by their own processes.
 This module runs before the CLI loads anything else (entry.py), so it imports only json, os, time
 and _socket (the C module under `socket`, which would add selectors and enum: ~1 ms a call).
 The protocol (the server is socket_server.py, the answers answers.py): one JSON object on one
-line each way. A request is {"v": 1, "argv": [...], "stdin": text or null, "env": {...}} (the
-command line as given: entry.py) or {"v": 1, "command": ..., "args": {...}, "env": {...}} (the
-arguments as the CLI parsed them: cli/answering.py); an answer is {"v": 1, "parts":
-[[to_stderr, text], ...], "exit": n}, or {"v": 1, "needs": "stdin"} (the command reads standard
-input: ask again with it), or {"v": 1, "fallback": why}, or {"v": 1, "error": why} for a request
-it could not read.
+line each way. A request is a typed one, {"v": 2, "op": ..., its fields, "env": {...}}
+(api/socket_requests.py says each op's fields: the command's arguments, never a command line),
+or {"v": 2, "op": "stats"}; an answer is {"v": 2, "parts": [[to_stderr, text], ...], "exit": n},
+or {"v": 2, "fallback": why} (the client answers in its own process), or {"v": 2, "error": why}
+for a request it could not read. `v` is the protocol's version: beside a daemon of another
+version the client answers in its own process, and the daemon logs why (socket_server.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import os
 import time
 
 SOCKET_NAME = "daemon.sock"
-PROTOCOL = 1
+PROTOCOL = 2  # of the requests and answers: a peer speaking another is never answered
 MAX_REQUEST_BYTES = 8 * 2**20  # a prompt or a response to check: text a person can read
 MAX_ANSWER_BYTES = 64 * 2**20  # `search --limit 1000 --json` with long excerpts
 CONNECT_TIMEOUT_S = 0.5
@@ -74,34 +74,27 @@ def connectable(path: str) -> tuple[str, int | None]:
     return f"/proc/self/fd/{fd}/{name}", fd
 
 
-def ask(runtime_dir: str, command: str, args: dict[str, object]) -> dict[str, object]:
-    """The daemon's answer to `command`, or {"fallback": why} when it cannot be had."""
-    return _asked(runtime_dir, {"command": command, "args": args})
-
-
-def ask_argv(runtime_dir: str, argv: list[str], stdin: str | None) -> dict[str, object]:
-    """The daemon's answer to a command line (the daemon parses it as the CLI would), or
-    {"needs": "stdin"}: ask again with what standard input holds; or {"fallback": why}."""
-    return _asked(runtime_dir, {"argv": argv, "stdin": stdin})
-
-
-def _asked(runtime_dir: str, fields: dict[str, object]) -> dict[str, object]:
+def ask(runtime_dir: str, request: dict[str, object]) -> dict[str, object]:
+    """The daemon's answer to `request` (an op and its fields: api/socket_requests.py), or
+    {"fallback": why} when it cannot be had."""
     if os.environ.get(OFF_ENV) == "off":
         return {"fallback": f"{OFF_ENV}=off"}
-    request = {"v": PROTOCOL, **fields, "env": relevant_env()}
-    answer = exchange(socket_path(runtime_dir), request)
+    answer = exchange(socket_path(runtime_dir), {"v": PROTOCOL, **request, "env": relevant_env()})
     if "fallback" in answer:
         return answer
     if answer.get("v") != PROTOCOL:
         return {"fallback": f"the daemon speaks protocol {answer.get('v')!r}, not {PROTOCOL}"}
     if "error" in answer:
         return {"fallback": f"the daemon could not read the request: {answer['error']}"}
-    if answer.get("needs") == "stdin" and fields.get("stdin", "") is None:
-        return answer
     parts, code = answer.get("parts"), answer.get("exit")
     if not isinstance(parts, list) or not isinstance(code, int):
         return {"fallback": "the daemon's answer has no parts or exit status"}
     return answer
+
+
+def stats(path: str) -> dict[str, object]:
+    """The daemon's pid and counts ({"pid": n, "stats": {...}}), or {"fallback": why}."""
+    return exchange(path, {"v": PROTOCOL, "op": "stats"})
 
 
 def exchange(path: str, request: dict[str, object]) -> dict[str, object]:

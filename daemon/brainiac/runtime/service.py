@@ -40,7 +40,7 @@ from pathlib import Path
 from types import FrameType
 
 from brainiac.api import job_table
-from brainiac.api.answers import Answerer, ParseArgv
+from brainiac.api.answers import Answerer
 from brainiac.api.memory import Memory
 from brainiac.core import clock
 from brainiac.core.errors import (
@@ -125,11 +125,8 @@ _Message = _Wake | _Hint | _Rescan | _RunJob | _ServeRequests | _ConflictsRunEnd
 class Service:
     """The daemon for one vault. `run()` blocks until `stop` is set; returns the exit status."""
 
-    def __init__(
-        self, vault: Path, parse_argv: ParseArgv, environ: dict[str, str] | None = None
-    ) -> None:
+    def __init__(self, vault: Path, environ: dict[str, str] | None = None) -> None:
         self.vault_path = vault
-        self._parse_argv = parse_argv  # the CLI's parser of a client's command line (answers.py)
         self.environ = dict(os.environ if environ is None else environ)
         self.memory = Memory(vault, index_writes=True, refresh_interval_s=float("inf"))
         self.stop_event = threading.Event()
@@ -634,7 +631,7 @@ class Service:
     def _socket_server(self) -> SocketServer:
         return SocketServer(
             self.memory.locations.runtime,
-            Answerer(self.memory, self._parse_argv).respond,
+            Answerer(self.memory).respond,
             passed=self._passed_socket,
         )
 

@@ -105,6 +105,7 @@ class SocketServer:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._wake: tuple[socket.socket, socket.socket] | None = None  # stop() wakes select()
+        self._versions_seen: set[str] = set()  # other protocol versions, logged once each
         self.counts = {
             "answered": 0,
             "refused": 0,
@@ -411,8 +412,8 @@ class SocketServer:
             return {"v": PROTOCOL, "error": "the request is not a JSON object"}
         if request.get("v") != PROTOCOL:
             self._count("malformed")
-            return {"v": PROTOCOL, "error": f"protocol {request.get('v')!r} is not {PROTOCOL}"}
-        if request.get("command") == "stats":
+            return {"v": PROTOCOL, "error": self._other_version(request.get("v"))}
+        if request.get("op") == "stats":
             with self._lock:
                 return {"v": PROTOCOL, "pid": os.getpid(), "stats": dict(self.counts)}
         try:
@@ -421,7 +422,7 @@ class SocketServer:
             self._count("failed")
             log.warning(
                 "socket: answering %r failed (%s: %s)",
-                request.get("command"),
+                request.get("op"),
                 type(exc).__name__,
                 exc,
             )
@@ -431,6 +432,25 @@ class SocketServer:
         elif "parts" in answer:  # not a fallback, nor a request for the client's stdin
             self._count("answered")
         return {"v": PROTOCOL, **answer}
+
+    def _other_version(self, version: object) -> str:
+        """The error answer to a client of another protocol version, logged once a version: the
+        client answers in its own process (slower, the same output) until both are the same
+        brainiac."""
+        said = f"protocol {version!r} is not {PROTOCOL}"
+        with self._lock:
+            first = repr(version) not in self._versions_seen
+            self._versions_seen.add(repr(version))
+        if first:
+            log.warning(
+                "%s: a client asked in protocol %r, and this daemon speaks %d: the client "
+                "answers in its own process; restart the daemon after upgrading brainiac "
+                "(`systemctl --user restart brainiac`)",
+                self.path,
+                version,
+                PROTOCOL,
+            )
+        return said
 
     def _count(self, what: str) -> None:
         with self._lock:

@@ -7,7 +7,6 @@ Not the daemon itself (service.py), nor its scheduled jobs (job_commands.py).
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import logging
 import shlex
 import sys
@@ -17,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from brainiac.core.lazy import lazy_module
-from brainiac.interfaces.cli.answering import answer_client
 from brainiac.interfaces.cli.conventions import print_json, resolve_vault, vault_flag
 from brainiac.interfaces.cli.group import Group
 from brainiac.interfaces.cli.opening import open_memory
@@ -174,8 +172,7 @@ def run(ctx: click.Context) -> None:
     from brainiac.runtime.service import Service
 
     vault = resolve_vault(ctx.obj["vault"])
-    # The daemon parses its clients' command lines with this very group (answering.py).
-    service = Service(vault, functools.partial(answer_client, ctx.find_root().command))
+    service = Service(vault)
     service.install_signal_handlers()
     from brainiac.interfaces.agent_setup import brainiac_command
 

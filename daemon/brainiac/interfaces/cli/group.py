@@ -1,7 +1,7 @@
 """The click group every `brainiac` group is (the root, `hook`, `jobs`, `service`): a
 BrainiacError becomes one line on stderr and exit status 2 (`--debug` shows the traceback
-instead), the daemon runs only the commands it answers, and the process of a short command ends
-with os._exit once its output is flushed (root.main asks `may_exit_now`).
+instead), and the process of a short command ends with os._exit once its output is flushed
+(root.main asks `may_exit_now`).
 
 Not the commands, nor the `brainiac` group's options (root.py).
 """
@@ -11,19 +11,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from brainiac.core.errors import BrainiacError
-from brainiac.core.lazy import lazy_module
-from brainiac.interfaces.cli.answering import ASKABLE, client_of
 from brainiac.interfaces.cli.conventions import EXIT_ERROR
-
-if TYPE_CHECKING:
-    from brainiac.api import answers
-else:
-    answers = lazy_module("brainiac.api.answers")
 
 # Commands after which the process ends with os._exit once stdout and stderr are flushed (see
 # root.main): they write only through safe_io (written, fsynced and closed before they return) and
@@ -43,22 +36,7 @@ _finished: list[str] = []  # the commands that returned, innermost first
 class Group(click.Group):
     group_class = type  # subgroups (hook, jobs, service) are Groups too
 
-    def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
-        if client_of(ctx) is not None:  # the daemon runs only the commands it answers
-            path, parent = [name], ctx
-            while parent.parent is not None:
-                path.insert(0, parent.info_name)
-                parent = parent.parent
-            if tuple(path) not in ASKABLE:
-                raise answers.RunHere(f"{' '.join(map(str, path))} is answered by the CLI")
-        return name, command, rest
-
     def invoke(self, ctx: click.Context) -> Any:
-        if client_of(ctx) is not None:  # the daemon answering: no bookkeeping, errors go up
-            return super().invoke(ctx)
         _entered.append(self.name or "")
         try:
             result = super().invoke(ctx)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from brainiac.core.errors import BrainiacError
-from brainiac.interfaces.cli.answering import ask_daemon, client_of, emit, read_stdin
+from brainiac.interfaces.cli.answering import ask_daemon, emit
 from brainiac.interfaces.cli.conventions import EXIT_HOOK_FAILED
 from brainiac.interfaces.cli.group import Group
 from brainiac.interfaces.cli.opening import note_words_only, open_memory
@@ -40,7 +40,7 @@ def _remote(ctx: click.Context, event: str, budget: int | None = None) -> None:
     from brainiac.interfaces import remote_hook
 
     url = remote_hook.configured()
-    if url is not None and client_of(ctx) is None:  # in the daemon, the hook is its own
+    if url is not None:
         ctx.exit(remote_hook.run(url, event, sys.stdin.read(), budget))
 
 
@@ -63,8 +63,10 @@ def _run_hook(ctx: click.Context, event: str, act: Any, stdin: str | None = None
 def hook_user_prompt_submit(ctx: click.Context, budget: int | None) -> None:
     """Print the memory relevant to the prompt; Claude Code adds it to the prompt's context."""
     _remote(ctx, "user-prompt-submit", budget)
-    stdin = read_stdin(ctx)
-    output = ask_daemon(ctx, "hook-user-prompt-submit", {"stdin": stdin, "budget": budget})
+    from brainiac.api.socket_requests import PromptHookRequest
+
+    stdin = sys.stdin.read()
+    output = ask_daemon(ctx, PromptHookRequest(stdin, budget))
     if output is not None:
         emit(ctx, output)
         return

@@ -18,16 +18,17 @@ import click
 from brainiac.core import clock
 from brainiac.core.errors import FutureTimeError, VaultError
 from brainiac.core.lazy import lazy_module
-from brainiac.interfaces.cli.answering import ask_daemon, emit, read_stdin
+from brainiac.interfaces.cli.answering import ask_daemon, emit
 from brainiac.interfaces.cli.conventions import parse_time, print_json
 from brainiac.interfaces.cli.opening import note_words_only, open_memory
 from brainiac.store.vault import SHORT_TERM, WORKING_MEMORY
 
 if TYPE_CHECKING:
-    from brainiac.api import answers
+    from brainiac.api import answers, socket_requests
     from brainiac.store import working_memory as wm
 else:
     answers = lazy_module("brainiac.api.answers")
+    socket_requests = lazy_module("brainiac.api.socket_requests")
     wm = lazy_module("brainiac.store.working_memory")
 
 
@@ -91,8 +92,8 @@ def remember(
 @click.pass_context
 def search(ctx: click.Context, query: str, limit: int, project: str | None, as_json: bool) -> None:
     """Search notes and events. Any text is a valid query."""
-    args = {"query": query, "limit": limit, "json": as_json, "project": project}
-    output = ask_daemon(ctx, "search", args)
+    request = socket_requests.SearchRequest(query, limit, as_json, project)
+    output = ask_daemon(ctx, request)
     if output is None:
         output = answers.search(open_memory(ctx), query, limit, as_json, project)
     emit(ctx, output)
@@ -149,8 +150,8 @@ def context(
                 f"{prompt_file.name}: is not UTF-8 text; re-save it as UTF-8 (--prompt-file)"
             ) from exc
     if not write:  # (the daemon writes the working memory itself; --write runs here)
-        args = {"prompt": prompt, "budget": budget, "now": now, "json": as_json, "project": project}
-        output = ask_daemon(ctx, "context", args)
+        request = socket_requests.ContextRequest(prompt, budget, now, as_json, project)
+        output = ask_daemon(ctx, request)
         if output is not None:
             emit(ctx, output)
             return
@@ -234,8 +235,8 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     (docs/check.md); what it decided is marked (`decided_by` in --json).
     """
     if text is None or text == "-":
-        text = read_stdin(ctx)
-    output = ask_daemon(ctx, "check", {"text": text, "now": now, "json": as_json})
+        text = sys.stdin.read()
+    output = ask_daemon(ctx, socket_requests.CheckRequest(text, now, as_json))
     if output is None:
         memory = open_memory(ctx)
         output = answers.check(memory, text, parse_time(now, "--now"), as_json)

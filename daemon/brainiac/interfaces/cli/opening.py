@@ -13,21 +13,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from brainiac.core.lazy import lazy_module
-from brainiac.interfaces.cli.answering import client_of
 from brainiac.interfaces.cli.conventions import resolve_vault
 
 if TYPE_CHECKING:
-    from brainiac.api import answers
     from brainiac.api import memory as memory_mod
     from brainiac.api.memory import Memory
 else:
-    answers = lazy_module("brainiac.api.answers")
     memory_mod = lazy_module("brainiac.api.memory")
 
 
 def open_memory(ctx: click.Context) -> Memory:
-    if client_of(ctx) is not None:  # (context --write): the daemon never opens another Memory
-        raise answers.RunHere("this call opens the vault in the CLI's own process")
     # Words only: recall by meaning needs the sentence model loaded and every event's vector
     # known, which is the daemon's (or a long-lived program's) work, not a one-shot command's:
     # at 10,000 notes reading the events' texts to match the saved vectors, numpy and the model

@@ -18,12 +18,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING
 
 import click
 
 from brainiac import __version__
-from brainiac.core.lazy import lazy_module
 from brainiac.interfaces.cli import (
     daemon_commands,
     exchange_commands,
@@ -32,13 +30,7 @@ from brainiac.interfaces.cli import (
     memory_commands,
     setup_commands,
 )
-from brainiac.interfaces.cli.answering import client_of
 from brainiac.interfaces.cli.group import Group, exit_now, may_exit_now
-
-if TYPE_CHECKING:
-    from brainiac.api import answers
-else:
-    answers = lazy_module("brainiac.api.answers")
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -59,11 +51,6 @@ def cli(ctx: click.Context, vault: str | None, debug: bool) -> None:
     brainiac keeps the memory in Markdown files, indexes them, and assembles the context an
     LLM reads: Core Identity, Short-Term Memory, Relevant Long-Term Memory, User Prompt.
     """
-    if client_of(ctx) is not None:
-        if debug:  # --debug logs what happens in the CLI's process: it answers itself
-            raise answers.RunHere("--debug")
-        ctx.obj["vault"] = vault
-        return
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="brainiac: %(levelname)s: %(message)s",
