@@ -85,6 +85,57 @@ def test_each_library_is_imported_by_its_one_module() -> None:
             assert owned, f"{rel} imports {library}; only {owners} may"
 
 
+def _whoosh_private_names() -> set[str]:
+    """Every name Whoosh's own code gives a leading underscore: its functions, classes,
+    attributes and globals."""
+    import whoosh
+
+    names: set[str] = set()
+    for path in Path(whoosh.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                name = node.name
+            elif isinstance(node, ast.Attribute):
+                name = node.attr
+            elif isinstance(node, ast.Name):
+                name = node.id
+            else:
+                continue
+            if re.fullmatch(r"_[a-z]\w*", name):
+                names.add(name)
+    return names
+
+
+def test_only_whoosh_internals_reaches_into_whoosh() -> None:
+    """A private name of Whoosh's, read on another object than a class's own `self`, defined as
+    a method, or given as a string (getattr), appears in search/whoosh_internals.py alone, where
+    each is checked against the installed Whoosh at import (docs/foundations.md, section 4)."""
+    private = _whoosh_private_names()
+    reached = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel == "search/whoosh_internals.py" or "whoosh" not in _imports(path):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                own = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+                if not own:
+                    reached.append(f"{rel}:{node.lineno} reads .{node.attr}")
+            elif isinstance(node, ast.ClassDef):
+                reached += [
+                    f"{rel}:{item.lineno} defines {node.name}.{item.name}"
+                    for item in node.body
+                    if isinstance(item, ast.FunctionDef) and item.name in private
+                ]
+            elif isinstance(node, ast.Constant) and node.value in private:
+                reached.append(f"{rel}:{node.lineno} names {node.value!r}")
+    assert not reached, (
+        "Whoosh's private names outside search/whoosh_internals.py; give that module a "
+        f"function for each (and its check at import): {reached}"
+    )
+
+
 def test_the_code_refers_only_to_files_in_the_repository() -> None:
     # A reader of the code has the repository, not the notes it was first written from: a fact
     # the code relies on is written down in docs/ (docs/foundations.md), and linked there.

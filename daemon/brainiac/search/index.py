@@ -1,8 +1,8 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
 With index_fields.py (the schema and the terms a document is indexed under), index_scoring.py
-(scoring matches), index_runs.py (the sorted runs of a build) and whoosh_internals.py (the
-private names of Whoosh these use, checked at import), the only modules that import whoosh;
+(scoring matches), index_runs.py (the sorted runs of a build) and whoosh_internals.py (every
+private name of Whoosh these use, checked at import), the only modules that import whoosh;
 index_documents.py holds what comes back (hits, note records, stored events). It follows
 docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
 rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
@@ -46,6 +46,7 @@ from whoosh.index import TOC, LockError, clean_files
 from whoosh.query import Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
 from brainiac.search.index_documents import (
     SESSION_HASH_LEN,
@@ -991,13 +992,13 @@ class Index:
 
 
 def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
-    """`searcher.stored_fields`, each document read from its segment's per-document reader (a
-    private name, the same in whoosh3 and 2.7.4; without it, Whoosh's own method)."""
+    """`searcher.stored_fields`, each document read from its segment's per-document reader
+    (whoosh_internals.stored_fields_reader; without it, Whoosh's own method)."""
     reader = searcher.reader()
     leaves = reader.leaf_readers() if reader.doc_count_all() else []
     if not leaves:
         return searcher.stored_fields  # type: ignore[no-any-return]
-    reads = [_leaf_stored_fields(leaf) for leaf, _ in leaves]
+    reads = [whoosh_internals.stored_fields_reader(leaf) for leaf, _ in leaves]
     offsets = [offset for _, offset in leaves]
     if len(reads) == 1:
         return reads[0]
@@ -1009,12 +1010,6 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
     return stored_fields
 
 
-def _leaf_stored_fields(leaf: Any) -> Callable[[int], dict[str, Any]]:
-    """One segment's `stored_fields` past Whoosh's schema check, or Whoosh's own."""
-    perdoc = getattr(getattr(leaf, "_perdoc", None), "stored_fields", None)
-    return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
-
-
 def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], None]:
     """Commit and return the deletion of the files the commit left unused (see Index._publish),
     or cancel so that a failed commit never leaves the index locked (Whoosh 2.7.4 keeps the lock
@@ -1022,7 +1017,7 @@ def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], No
     deletions: list[Callable[[], None]] = []
 
     def write_toc(segments: list[Any]) -> None:
-        # Whoosh's SegmentWriter._commit_toc (the same in whoosh3 and 2.7.4) without its
+        # Whoosh's own table of contents (whoosh_internals.commit_with_toc) without its
         # clean_files, which is returned instead.
         TOC(writer.schema, segments, writer.generation).write(writer.storage, writer.indexname)
         deletions.append(
@@ -1031,16 +1026,11 @@ def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], No
             )
         )
 
-    # The instance's own, for this one commit, and taken away after it: left in place, it would
-    # hold the writer in a reference cycle, and a two-process writer's queue threads with it.
-    writer._commit_toc = write_toc
     try:
-        writer.commit(merge=merge, optimize=optimize)
+        whoosh_internals.commit_with_toc(writer, write_toc, merge, optimize)
     except Exception:
         _cancel(writer)
         raise
-    finally:
-        vars(writer).pop("_commit_toc", None)
     if not deletions:
         # Whoosh committed without calling the replacement, so it deleted the unused files
         # itself, under the open searcher: its queries may fail until the swap. A renamed
@@ -1076,7 +1066,7 @@ def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> 
     if ("kind", EVENT) not in leaf:
         return table
     deletions = leaf.has_deletions()
-    stored = _leaf_stored_fields(leaf)
+    stored = whoosh_internals.stored_fields_reader(leaf)
     for docnum in leaf.postings("kind", EVENT).all_ids():
         if deletions and leaf.is_deleted(docnum):
             continue

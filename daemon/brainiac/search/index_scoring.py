@@ -16,10 +16,10 @@ same, and so are the scores and the order (score descending, then document numbe
 Also the BM25F weighting the index searches with (`SegmentLengthsBM25F`, field lengths read once
 per segment) and the order of a search widened by feedback (`best_widened`). With index.py,
 index_fields.py, index_runs.py and whoosh_internals.py, the only modules that import whoosh.
-The block reading uses the leaf matcher's private names (the same in whoosh3 and 2.7.4); any
-matcher it does not know, or a leaf without them, is read through the public matcher protocol
-instead: slower, same scores (and a Whoosh that lacks them has said so at import:
-whoosh_internals.py).
+The block reading goes through whoosh_internals.py, which holds the leaf matcher's private names
+(the same in whoosh3 and 2.7.4); any matcher it does not know, or a leaf without them, is read
+through the public matcher protocol instead: slower, same scores (and a Whoosh that lacks them
+has said so at import).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from whoosh import scoring
-from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
@@ -91,7 +90,7 @@ def _scores(m: Any) -> Scores:
         inner = _scores(m.child)
         if kind is FilterMatcher:
             # The matcher skips to its first kept posting when made; its child stands there.
-            ids, exclude = m._ids, m._exclude
+            ids, exclude = whoosh_internals.filter_kept(m)
             inner = {d: s for d, s in inner.items() if (d in ids) != exclude}
         boost = m.boost
         return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
@@ -119,17 +118,11 @@ def _one_by_one(m: Any) -> Scores:
     return out
 
 
-# Off when Whoosh's leaf matcher lacks a name the block reading uses (whoosh_internals.py).
-_BLOCK_READING = "block reads" in whoosh_internals.USABLE
-_BLOCK_NAMES = ("_atend", "_i", "_blocklength", "_read_ids", "_read_weights", "_next_block")
-
-
 def _block_readable(m: Any) -> bool:
     scorer = getattr(m, "scorer", None)
     return (
-        _BLOCK_READING
-        and type(scorer) is BM25FScorer
-        and all(hasattr(m, name) for name in _BLOCK_NAMES)
+        type(scorer) is BM25FScorer
+        and whoosh_internals.block_readable(m)
         and all(hasattr(scorer, name) for name in ("idf", "avgfl", "B", "K1", "dfl"))
     )
 
@@ -141,18 +134,11 @@ def _leaf_blocks(m: Any) -> Scores:
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
-    while not m._atend and m._i < m._blocklength:
-        if m._ids is None:
-            m._read_ids()
-        if m._weights is None:
-            m._read_weights()
-        ids, weights = m._ids, m._weights
-        for i in range(m._i, m._blocklength):
+    for ids, weights, first, end in whoosh_internals.posting_blocks(m):
+        for i in range(first, end):
             d = ids[i]
             tf = weights[i]
             out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
-        m._i = m._blocklength
-        m._next_block()
     return out
 
 
@@ -175,8 +161,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
     and a one-byte read of the segment's length column, a third of a query's time at 10,000
     notes. Segments never change once written (a deletion does not touch lengths), so the column
     is read in one go per segment and field and kept until the segment is merged away. This
-    reaches into Whoosh's per-document reader (the same names in whoosh3 and 2.7.4); if they
-    ever differ, scoring falls back to Whoosh's own lookup and statistics, slower and over every
+    reaches into Whoosh's per-document reader (whoosh_internals.length_bytes); if its names ever
+    differ, scoring falls back to Whoosh's own lookup and statistics, slower and over every
     document.
     """
 
@@ -233,10 +219,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         try:
             key = (reader.segment().segment_id(), fieldname)
             if key not in self._lengths:
-                column = reader._perdoc._cached_reader(f"_{fieldname}_len", LENGTHS_COLUMN)
                 count = reader.doc_count_all()
-                raw = column._dbfile.get(column._basepos, column._count) if column else b""
-                raw = raw.ljust(count, b"\0")
+                raw = whoosh_internals.length_bytes(reader, fieldname).ljust(count, b"\0")
                 # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
                 lengths = array("I", (self._byte_to_length[b] or 1 for b in raw))
                 self._lengths[key] = (lengths, len(raw) - raw.count(0), raw)

@@ -1,10 +1,14 @@
-"""The private names of Whoosh the index relies on, checked once, when index.py is imported.
+"""The private names of Whoosh brainiac relies on: every use of them is here, and each is checked
+once, when index.py is imported.
 
 Both distributions brainiac installs (whoosh3 pinned, whoosh==2.7.4 the tested fallback) have
 every one of them, with the same meaning. A Whoosh that renamed one would otherwise go unnoticed
 outside the tests: a replaced method nobody calls any more is silent. So each name is looked
 for where Whoosh keeps it, and where Whoosh's own code reads it (`co_names`: the globals and
-attributes a function's code reads), before anything is written with it.
+attributes a function's code reads), before anything is written with it. The other modules
+reach them only through the functions at the end of this one (tests/test_structure.py fails
+when another module reads a private name of Whoosh's), so what brainiac asks of Whoosh's
+insides is this page.
 
 - Needed ones: without them an answer could be wrong or a query could fail, so the import stops
   with one line naming the Whoosh version, the missing name and the fix (`NEEDED`).
@@ -15,8 +19,9 @@ attributes a function's code reads), before anything is written with it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import CodeType
+from typing import Any, BinaryIO
 
 import whoosh
 from whoosh import externalsort, matching, reading, writing
@@ -139,3 +144,101 @@ def check() -> frozenset[str]:
 
 
 USABLE = check()  # once per process, before the index writes or reads anything with them
+
+
+# -- the uses ------------------------------------------------------------------------------------
+def pool_with_runs(
+    name: str,
+    write_run: Callable[[BinaryIO, Iterable[Any]], None],
+    read_run: Callable[[BinaryIO], Iterator[Any]],
+) -> Any:
+    """Whoosh's posting pool with its sorted runs written by `write_run(file, postings)` (which
+    closes the file) and read back by `read_run(file)`; each run is removed once read, as
+    Whoosh's are. Over a stand-in base when Whoosh has no `PostingPool` (then `use_pool` does
+    nothing)."""
+    base: Any = getattr(writing, "PostingPool", object)
+
+    def _write_run(self: Any, f: BinaryIO, items: Iterable[Any]) -> None:
+        write_run(f, items)
+
+    def _read_run(self: Any, path: str) -> Iterator[Any]:
+        f = self._open_run(path)
+        try:
+            yield from read_run(f)
+        finally:
+            f.close()
+            self._remove_run(path)
+
+    return type(name, (base,), {"_write_run": _write_run, "_read_run": _read_run})
+
+
+def use_pool(pool: Any) -> None:
+    """Make every Whoosh writer of this process (and of the processes it forks) gather its
+    postings in `pool`: `SegmentWriter` makes its pool from the module-level name (its
+    `poolclass` argument is accepted and ignored), when Whoosh has the names it uses."""
+    if "batched runs" in USABLE:
+        writing.PostingPool = pool
+
+
+def commit_with_toc(
+    writer: Any, write_toc: Callable[[list[Any]], None], merge: bool, optimize: bool
+) -> None:
+    """`writer.commit(merge, optimize)` with the table of contents written by
+    `write_toc(segments)` instead of Whoosh's `_commit_toc`, which also deletes the files the
+    commit left unused."""
+    # The instance's own, for this one commit, and taken away after it: left in place, it would
+    # hold the writer in a reference cycle, and a two-process writer's queue threads with it.
+    writer._commit_toc = write_toc
+    try:
+        writer.commit(merge=merge, optimize=optimize)
+    finally:
+        vars(writer).pop("_commit_toc", None)
+
+
+def stored_fields_reader(leaf: Any) -> Callable[[int], dict[str, Any]]:
+    """One segment's `stored_fields` read from its per-document reader, past the schema check
+    of Whoosh's method (which stays the reader without it)."""
+    perdoc = getattr(getattr(leaf, "_perdoc", None), "stored_fields", None)
+    return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
+
+
+def length_bytes(leaf: Any, fieldname: str) -> bytes:
+    """One segment's stored length byte of `fieldname` for each document, in one read (b"" when
+    the segment has no such column); any exception when Whoosh keeps them otherwise."""
+    column = leaf._perdoc._cached_reader(f"_{fieldname}_len", whoosh3.LENGTHS_COLUMN)
+    if not column:
+        return b""
+    raw: bytes = column._dbfile.get(column._basepos, column._count)
+    return raw
+
+
+def filter_kept(matcher: Any) -> tuple[Any, bool]:
+    """A `FilterMatcher`'s documents, and whether they are the ones it leaves out."""
+    return matcher._ids, matcher._exclude
+
+
+_BLOCK_NAMES = ("_atend", "_i", "_blocklength", "_read_ids", "_read_weights", "_next_block")
+_BLOCK_READING = "block reads" in USABLE
+
+
+def block_readable(matcher: Any) -> bool:
+    """Whether `posting_blocks` can read `matcher` (a leaf matcher of Whoosh's own codec, and
+    a Whoosh that has the names it reads)."""
+    return _BLOCK_READING and all(hasattr(matcher, name) for name in _BLOCK_NAMES)
+
+
+def posting_blocks(
+    matcher: Any,
+) -> Iterator[tuple[Sequence[int], Sequence[float], int, int]]:
+    """A leaf matcher's postings from where it stands, a block at a time: (document numbers,
+    weights, first, end), the block's postings being those from `first` to `end`. The matcher is
+    consumed."""
+    m = matcher
+    while not m._atend and m._i < m._blocklength:
+        if m._ids is None:
+            m._read_ids()
+        if m._weights is None:
+            m._read_weights()
+        yield m._ids, m._weights, m._i, m._blocklength
+        m._i = m._blocklength
+        m._next_block()
