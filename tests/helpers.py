@@ -160,14 +160,17 @@ def stop(proc: subprocess.Popen[Any]) -> None:
     assert proc.wait(timeout=DEADLINE_S) == 0
 
 
-def stop_or_kill(proc: subprocess.Popen[Any]) -> None:
-    """`stop`, and the daemon killed should it not exit in time (the test fails either way)."""
+def stop_or_kill(proc: subprocess.Popen[Any], *then: Callable[[], object]) -> None:
+    """`stop`, and the daemon killed should it not exit in time (the test fails either way);
+    then each of `then` called (closing the daemon's log, its notification socket)."""
     try:
         stop(proc)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        for close in then:
+            close()
 
 
 def remember(vault: Path, text: str) -> str:

@@ -17,6 +17,7 @@ from test_socket import _serving, _stats, quiet_vault
 SAMPLE = (
     Path(__file__).parent / "samples" / "imports" / "7f3c2a9e-1b4d-4e21-9a55-0c8d2e6f1b27.jsonl"
 )
+SAMPLE_LAST = "c0a80114-0000-4000-8000-000000000023"  # the sample's last message: a turn's parent
 
 
 def _event(name: str, transcript: Path, **extra: str) -> str:
@@ -221,19 +222,32 @@ def _turn(n: int, parent: str) -> tuple[str, list[str]]:
     return answered, [json.dumps(user) + "\n", json.dumps(assistant) + "\n"]
 
 
+def _sample_copy(tmp_path: Path) -> Path:
+    """The sample session's transcript, as Claude Code's copy of it that later turns grow."""
+    transcript = tmp_path / SAMPLE.name
+    shutil.copyfile(SAMPLE, transcript)
+    return transcript
+
+
+def _append_turn(transcript: Path, n: int, parent: str) -> str:
+    """The session goes on: turn `n` (after the message `parent`) written to the transcript;
+    returns the id of its last message."""
+    parent, lines = _turn(n, parent)
+    with transcript.open("a", encoding="utf-8") as f:
+        f.writelines(lines)
+    return parent
+
+
 def test_fifty_stop_hooks_keep_one_archived_copy_grown_in_place(
     vault: Path, tmp_path: Path
 ) -> None:
     # Claude Code runs the Stop hook after every answer, on a transcript that only grows.
-    transcript = tmp_path / SAMPLE.name
-    shutil.copyfile(SAMPLE, transcript)
-    parent = "c0a80114-0000-4000-8000-000000000023"
+    transcript = _sample_copy(tmp_path)
+    parent = SAMPLE_LAST
     counts = []
     for n in range(50):
         if n:
-            parent, lines = _turn(n, parent)
-            with transcript.open("a", encoding="utf-8") as f:
-                f.writelines(lines)
+            parent = _append_turn(transcript, n, parent)
         raw = _event("Stop", transcript)
         if 3 <= n < 47:
             # The middle turns in-process, through the hook's own function (50 real CLI runs
@@ -260,14 +274,11 @@ def test_fifty_stop_hooks_keep_one_archived_copy_grown_in_place(
 def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
     vault: Path, tmp_path: Path
 ) -> None:
-    transcript = tmp_path / SAMPLE.name
-    shutil.copyfile(SAMPLE, transcript)
-    parent = "c0a80114-0000-4000-8000-000000000023"
+    transcript = _sample_copy(tmp_path)
+    parent = SAMPLE_LAST
     for n in range(3):
         if n:
-            parent, lines = _turn(n, parent)
-            with transcript.open("a", encoding="utf-8") as f:
-                f.writelines(lines)
+            parent = _append_turn(transcript, n, parent)
         _stop(vault, transcript, check=True, in_process=True)
     run_cli(
         "--vault",
@@ -282,9 +293,7 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
     [kept] = (vault / "memory/archive/exports").iterdir()
     assert kept.read_bytes().startswith(b"brainiac forget: ")
     for n in range(3, 5):  # the transcript in ~/.claude still holds what was forgotten
-        parent, lines = _turn(n, parent)
-        with transcript.open("a", encoding="utf-8") as f:
-            f.writelines(lines)
+        parent = _append_turn(transcript, n, parent)
         done = _stop(vault, transcript)
         assert done.returncode == 0 and int(done.stderr.split()[1]) == 2, done.stderr
     assert list((vault / "memory/archive/exports").iterdir()) == [kept]
@@ -298,17 +307,14 @@ def test_a_forgotten_transcript_copy_stays_a_placeholder_as_the_session_goes_on(
 def test_a_kept_copy_edited_by_a_person_is_left_and_the_transcript_kept_beside_it(
     vault: Path, tmp_path: Path
 ) -> None:
-    transcript = tmp_path / SAMPLE.name
-    shutil.copyfile(SAMPLE, transcript)
+    transcript = _sample_copy(tmp_path)
     _stop(vault, transcript, check=True, in_process=True)
     [kept] = (vault / "memory/archive/exports").iterdir()
     edited = kept.read_bytes().replace(b"one run in five", b"one run in six")
     kept.write_bytes(edited)
-    parent = "c0a80114-0000-4000-8000-000000000023"
+    parent = SAMPLE_LAST
     for n in (1, 2):
-        parent, lines = _turn(n, parent)
-        with transcript.open("a", encoding="utf-8") as f:
-            f.writelines(lines)
+        parent = _append_turn(transcript, n, parent)
         _stop(vault, transcript, check=True, in_process=True)
     assert kept.read_bytes() == edited  # the person's edit wins
     beside = sorted(set((vault / "memory/archive/exports").iterdir()) - {kept})
@@ -321,7 +327,7 @@ def _damaged_transcript(tmp_path: Path) -> tuple[Path, list[bytes], bytes, bytes
     and a line that is not UTF-8 (line 12), the next prompt's line half written at its end:
     (its path, the complete lines, the prompt's line, the answer's line)."""
     lines = SAMPLE.read_bytes().splitlines(keepends=True)
-    _, turn = _turn(1, "c0a80114-0000-4000-8000-000000000023")
+    _, turn = _turn(1, SAMPLE_LAST)
     torn = turn[0].encode()[:70] + b"\n"
     latin = json.dumps({**json.loads(turn[0]), "uuid": "d0b00000-0000-4000-8000-0000000000ff"})
     latin_line = latin.replace("Turn 1:", "Caf\u00e9:").encode("latin-1") + b"\n"

@@ -102,11 +102,7 @@ def _serving(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
         wait_for(lambda: _answers(vault), "the daemon's socket")
         yield proc
     finally:
-        try:
-            stop_or_kill(proc)
-        finally:
-            log.close()
-            notes.close()
+        stop_or_kill(proc, log.close, notes.close)
 
 
 @pytest.fixture
@@ -786,11 +782,7 @@ def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every
         stats = _stats(vault)
         assert stats["pid"] == proc.pid and stats["stats"]["answered"] == 2
     finally:
-        try:
-            stop_or_kill(proc)
-        finally:
-            log.close()
-            notes.close()
+        stop_or_kill(proc, log.close, notes.close)
     assert "listening on the socket systemd passed" in (tmp_path / "daemon.log").read_text()
     assert os.path.lexists(path), "the socket file is systemd's: the daemon leaves it"
     shutil.rmtree(base)
