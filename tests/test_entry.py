@@ -21,6 +21,8 @@ from pathlib import Path
 
 import click
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brainiac.api import socket_requests
 from brainiac.api.answers import Answerer
@@ -522,3 +524,22 @@ def test_a_typed_request_of_each_op_is_answered_as_the_cli_answers_in_process(
                 in_process=True,
             )
             assert (*said, output.exit) == (done.stdout, done.stderr, done.returncode), args
+
+
+_TOKENS = [
+    *("--limit", "--limit=7", "--project", "--project=", "--json", "--json=", "--prompt"),
+    *("--prompt=a b", "--budget", "--budget=-5", "--now", "--now=x", "--write", "--prompt-file"),
+    *("-h", "--help", "--", "-", "-x", "x", "", "7", " 7", "0", "1001", "2.5", "=", "a=b"),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from([["search"], ["context"], ["check"], ["hook", "user-prompt-submit"]]),
+    st.lists(st.sampled_from(_TOKENS), max_size=6),
+)
+def test_any_command_line_is_read_by_the_thin_client_as_click_reads_it_or_left_to_it(
+    path: list[str], rest: list[str]
+) -> None:
+    thin = _thin_clients_request([*path, *rest])
+    assert thin is None or thin == _clicks_request([*path, *rest]), rest
