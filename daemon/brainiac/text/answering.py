@@ -9,7 +9,8 @@ turn before it, the second says nothing. So, given the previous turn:
 - "the X" the other speaker called "my X" is theirs ("Jon's show"), "your X" the speaker's own
   ("my show"): the line names whose it is, as the exchange did;
 - "this X", "that X", "these X" or "those X", when the other speaker asked about an X, points at
-  what was asked about and is not in the reply: the sentence is no observation alone.
+  what was asked about and is not in the reply: the sentence is no observation alone;
+- "I love the X" when the other speaker just shared a photo is a reaction to it, not news.
 
 Only the turn just before, by the other speaker, is read: what it says is the context a listener
 has. Pure text: no I/O.
@@ -32,6 +33,10 @@ _OWNED_RE = re.compile(
     r"\b(?P<whose>my|your|our)\s+(?P<noun>[a-z][a-z'-]+)(?:\s+(?P<second>[a-z][a-z'-]+))?",
     re.IGNORECASE,
 )
+# A taste for a thing named by "the" or pointed at: said of a photo just shown, a reaction to it.
+_LIKED_RE = re.compile(
+    r"^I\s+(?:\w+ly\s+|just\s+)?(?:love|like|adore|dig)\s+(?:the|that|this|those|these|how)\b", re.I
+)
 _THE_RE = re.compile(r"\bthe\s+(?P<noun>[a-z][a-z'-]+)\b", re.IGNORECASE)
 _POINTED_RE = re.compile(r"\b(?:this|that|these|those)\s+(?P<noun>[a-z][a-z'-]+)\b", re.I)
 _WORD_RE = re.compile(r"[a-z][a-z'-]+")
@@ -50,6 +55,8 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     without a previous turn."""
     if not previous:
         return sentence
+    if "[image:" in previous and _LIKED_RE.match(sentence) and not _NAME_RE.search(sentence):
+        return None  # "I love the self-acceptance theme" of a painting just shown: a reaction
     asked = {_stem(w) for q in _questions(previous) for w in _WORD_RE.findall(q.lower())}
     for m in _POINTED_RE.finditer(sentence):
         noun = m.group("noun").lower()

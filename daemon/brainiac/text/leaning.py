@@ -46,7 +46,10 @@ _SUBJECT_SLOT_RE = re.compile(
     r"(?:^|[,;:.!-]|\b(?:and|but|so|because|as|since|that|when|if|how|until|while))\s*$",
     re.IGNORECASE,
 )
-_MADE_IT_RE = re.compile(r"\b(?:make|made|making)\s+it\s+(?:to|through)\b", re.IGNORECASE)
+# "We made it to the top"; not "make it through without incident" (through what?).
+_MADE_IT_RE = re.compile(
+    r"\b(?:make|made|making)\s+it\s+(?:to|through)\b(?!\s+without\b|\W*$)", re.IGNORECASE
+)
 _ANTECEDENT_RE = re.compile(
     r"\b(?i:a|an|the|my|our|his|her|their|this|that|these|those|some|any|every|each|one|two|"
     r"three|four|five|\d+)\s+(?P<noun>[\w'-]+)"

@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import answering, extract, leaning, when
+from brainiac.text import answering, extract, hollow, leaning, when
 from brainiac.text import events as ev
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
@@ -120,7 +120,8 @@ _FEELING_RE = re.compile(
 # A belief or a guess about what will be, not something that is: "I'm sure it'll pay off", "I
 # have no doubt they'll love it", "I feel like this is my calling".
 _BELIEF_RE = re.compile(
-    r"\b(?:I'm sure|I am sure|no doubt|I bet|I'm certain|I feel like|I feel that|I believe|"
+    r"\b(?:I'm sure|I am sure|no doubt|I bet|I'm certain|I feel like|I felt like|I feel that|"
+    r"I believe|"
     r"I mean)\b",
     re.IGNORECASE,
 )
@@ -200,7 +201,7 @@ _ATTITUDE = _FEELINGS | word_set(
     memories things stuff everything anything something way always never much many really
     find finding make making take taking get getting go try trying do doing put right attitude
     harder progress impact difference change pursue pursuing chase chasing continue striving
-    towards
+    towards adventure quite
     """
 )
 _CONTENT_MIN = 3
@@ -226,7 +227,8 @@ _MODALS = word_set("can could would should might must will may shall")
 # out", "I learned that the hard way").
 _POINTER_END_RE = re.compile(
     r"\b(?:it|that|this|those|these)(?:\s+(?:out|up|down|through|again|a (?:try|go|shot)))?"
-    r"(?:\s+(?:sometime|soon|later|too|now|the hard way|together))?\W*$",
+    r"(?:\s+(?:sometime|soon|later|too|now|the hard way|together))?"
+    r"(?:\s+(?:(?:last|this|next) \w+|yesterday|today|\w+ (?:days|weeks|months|years) ago))?\W*$",
     re.IGNORECASE,
 )
 _POINTER_CONTENT_MAX = 4
@@ -234,15 +236,6 @@ _POINTER_CONTENT_MAX = 4
 # family" stands alone.
 _PAST_SCENE_RE = re.compile(
     r"^(?:it|that|this) was (?:a|an|such a)\b(?=.*\b(?:my|our)\s)", re.IGNORECASE
-)
-# What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
-# you": a pleasantry, not news.
-_PERSEVERE_RE = re.compile(
-    r"\b(?:won't|will not|never|not gonna|not going to) (?:quit|give up|stop)\b"
-    r"|\bkeep (?:on )?(?:going|pushing|trying|chasing|spreading|doing|at it|it up|working hard|"
-    r"plugging|believing|moving)\b|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b"
-    r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b",
-    re.IGNORECASE,
 )
 # A sentence opening on a pointer to something said before ("It's a symbol of all I overcame",
 # "They mean the world to me") says too little alone.
@@ -324,8 +317,12 @@ _BARE_VERBS = word_set(
     do does did can could will would should hoping wishing been don't doesn't can't won't
     """
 )
-_FAMILY = word_set(
-    "kids children son sons daughter daughters husband wife family partner hubby fiance fiancé"
+# "We" is the speaker's family when the turn speaks of their kids or family: not of "a family"
+# they saved or kids they do something "for" ("we" is then a group, "and others").
+_OWN_FAMILY_RE = re.compile(
+    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )\b(?:kids|children|son|sons|daughter|"
+    r"daughters|husband|wife|family|fam|partner|hubby|fiance|fiancé)\b",
+    re.IGNORECASE,
 )
 
 
@@ -358,7 +355,7 @@ def observations(
         chosen = f"I shared a photo of {shared.group('what').strip()}"
     if chosen is None:
         return []
-    said = third_person(chosen, owner, family=bool(_words(text) & _FAMILY))
+    said = third_person(chosen, owner, family=_OWN_FAMILY_RE.search(text) is not None)
     if event.at is not None:
         said = when.absolute(said, event.at)
         said = re.sub(r"(\d{4}-\d\d-\d\d)'s\b", r"\1 is", said)  # "Tomorrow's gonna be"
@@ -418,12 +415,18 @@ def _statement(s: str) -> str | None:
     help, so I joined a brigade" → "I joined a brigade"; "I took a road trip while you were
     winning" → "I took a road trip"."""
     s = _TAG_QUESTION_RE.sub("", s)  # "I started a store - pretty cool, huh?"
+    s = hollow.unframed(s)  # "I wanted to let you know I ran a 5K", "..., take a look!"
     if not s or "?" in s or _REACTION_RE.match(s) or len(s.split()) > _MAX_WORDS:
         return None
     s = _subject(s)
     first = _FIRST_RE.search(s)
     if first is None:
         return None
+    but = _BUT_RE.search(s)
+    resolve = but is not None and not {w for w in _content_words(but[1]) if w not in _ATTITUDE}
+    if but is not None and resolve and not _OWN_RE.search(s[: but.start()]):
+        return None  # "Looking for the place has been tough, but I'm determined": the speaker
+        # is only in a resolve, and what it is about is in what came before
     listener = _LISTENER_RE.search(s)
     if listener is not None and listener.start() < first.start():
         clause = next(_CLAUSE_START_RE.finditer(s, listener.end()), None)
@@ -466,6 +469,8 @@ def _statement(s: str) -> str | None:
         if len(s.split()) < _MIN_WORDS:
             return None
     leans = leaning.leaning(s)
+    if leans is None and hollow.hollow(s):
+        return None  # "I'll cherish that little guy", "I'll keep grinding": nothing named
     if leans is not None:
         # "I love DIYs, and I know she does too": the clause before the one that leans
         cut = [m.start() for m in _COORDINATE_RE.finditer(s) if m.start() < leans]
@@ -486,7 +491,7 @@ def _statement(s: str) -> str | None:
         return None  # "I'm feeling so motivated and supported, ...": a mood, of nothing
     if _BELIEF_RE.search(s):
         return None
-    if _PERSEVERE_RE.search(s) or re.search(r"\w-\s", s):  # "I do- Oscar": a broken phrase
+    if re.search(r"\w-\s", s):  # "I do- Oscar": a broken phrase
         return None
     content = [w for w in _words(s) if w not in STOP_WORDS]
     if _POINTER_END_RE.search(s) and len(content) <= _POINTER_CONTENT_MAX:

@@ -1,0 +1,109 @@
+"""Statements that are whole and about the speaker, yet say nothing read alone: what observe.py
+keeps no line for, and the frames around a statement that are no part of it.
+
+Hollow: a feeling or a taste whose only thing is one pointed at ("I'll cherish that little
+guy", "I'm super keen to spread that intensity", "The colors make me feel calm": shown or said
+before); "I love the theme" said of a photo just shown (a reaction to it); a mood ("I'm feeling
+a rollercoaster of emotions"); a resolve said back to encouragement ("I won't quit", "I'm gonna
+keep grinding and moving ahead"). One that names its thing ("I love the Harry Potter books", "my
+new studio", "2 years", "last week") or says it plainly ("I love painting") stands alone.
+
+Frames: a report to the listener ("I just wanted to let you know (that) ..."), an order to look
+after the statement ("I've done an abstract painting too, take a look!") and a comment on how it
+felt ("..., it's such an awesome feeling") go; what they frame stays. Pure text: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from brainiac.text.lexicon import word_set
+
+# Words of a feeling, a taste or a judgement.
+_EVALUATIVE = word_set(
+    """
+    love loved loves adore adored enjoy enjoyed enjoys cherish cherished appreciate appreciated
+    feel feels felt feeling excited grateful thankful happy glad proud blessed lucky thrilled
+    stoked relieved keen calm calming peaceful special important meaningful rewarding fun
+    amazing awesome great wonderful beautiful gorgeous incredible fantastic worth nervous
+    exciting scary tough hard inspiring inspired motivated determined
+    """
+)
+# What is no noun after "that", "these" or "those": a time ("that day"), a verb or a pronoun
+# ("stories that tackle", "furniture that looks great", "that I made").
+_NOT_NOUN = (
+    r"(?:day|days|week|weeks|weekend|month|months|year|years|time|times|morning|night|evening|"
+    r"moment|moments|way|much|many|same|one|of|to|in|on|at|for|with|and|or|is|was|are|were|has|"
+    r"had|have|looks?|makes?|made|helps?|helped|gives?|gave|means?|meant|feels?|felt|I|we|you|"
+    r"they|he|she|it|my|our)\b"
+)
+# A thing pointed at: "that intensity", "that little guy", "those colors", a noun phrase that
+# ends there ("I realized that self-care is ...", "stories that tackle issues" and "those books
+# I read" are no pointer).
+_POINTED_RE = re.compile(
+    rf"\b(?:that|these|those)\s+(?:(?!{_NOT_NOUN})[a-z-]+\s+)?(?!{_NOT_NOUN})[a-z][a-z-]*"
+    r"(?=\W*$|\s*[,.!;]|\s+(?:with|for|too|again|so|and|but|in|at|on|from)\b)",
+)
+# "The colors make me feel calm": what makes one feel is named only by "the".
+_THE_MAKES_RE = re.compile(
+    r"^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
+    re.IGNORECASE,
+)
+# What names a thing: a name, a number, a time, the speaker's own thing ("my new studio"; not
+# "with all my heart", "my best", "my life", said of anything).
+_NAMED_RE = re.compile(
+    r"(?<=\w\s)(?<!\bI\s)[A-Z][\w'-]+|\d|"
+    r"\b(?i:yesterday|today|tonight|tomorrow|weekend|week|month|year|ago|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\b(?i:my|our)\s+(?!(?:heart|mind|soul|life|best|own|way|time|eyes|head|back|feelings|"
+    r"emotions|journey)\b)[\w'-]+"
+)
+# A mood with no thing in it: "I'm feeling a rollercoaster of emotions", "all the feels".
+_MOOD_RE = re.compile(
+    r"^I(?:'m| am| was| felt| feel|'m feeling| was feeling)\s+(?:(?:so|really|just)\s+)?"
+    r"(?:a\s+(?:\w+\s+)?(?:mix|rollercoaster|roller coaster|range|whirlwind|flood|wave)\s+of\s+"
+    r"(?:emotions|feelings)|all the feels)\b",
+    re.IGNORECASE,
+)
+# What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
+# you", "I'm gonna keep grinding and moving ahead": a pleasantry, not news.
+_PERSEVERE_RE = re.compile(
+    r"\b(?:won't|will not|never|not gonna|not going to) (?:quit|give up|stop)\b"
+    r"|\bkeep (?:on )?(?:going|pushing|trying|chasing|spreading|doing|at it|it up|working hard|"
+    r"plugging|believing|moving|grinding|hustling|growing)\b"
+    r"|\bmov(?:e|ing) (?:ahead|forward|on)\W*$"
+    r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b"
+    r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b",
+    re.IGNORECASE,
+)
+# A report to the listener around the statement: "I just wanted to let you know (that) ...".
+_TOLD_RE = re.compile(
+    r"^(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have|got)\s+to\s+(?:let you know|tell you|"
+    r"share with you)\s+(?:that\s+)?(?=\w)",
+    re.IGNORECASE,
+)
+# An order to look or a comment on how it felt, after the statement: "I've done an abstract
+# painting too, take a look!", "My hard work is paying off, it's such an awesome feeling!".
+_TAIL_RE = re.compile(
+    r",\s*(?:take a look|check it out|have a look|(?:it's|it is|it was|that's|what an?)\s+"
+    r"(?:(?:such|so|really|truly|an?)\s+)*(?:[\w-]+\s+)?(?:feeling|experience|relief))\W*$",
+    re.IGNORECASE,
+)
+
+
+def hollow(s: str) -> bool:
+    """Whether the statement `s` (first person, whole) says nothing read alone: a mood, a
+    resolve said back, or a feeling whose thing is only pointed at (a thing after "that",
+    "these" or "those" that ends there, or "the X makes me feel"), with no name, number, time
+    or thing of the speaker's in it."""
+    if _MOOD_RE.match(s) or _PERSEVERE_RE.search(s):
+        return True
+    words = set(re.findall(r"[a-z'-]+", s.replace("’", "'").lower()))
+    if not words & _EVALUATIVE or _NAMED_RE.search(s):
+        return False
+    return _POINTED_RE.search(s) is not None or _THE_MAKES_RE.match(s) is not None
+
+
+def unframed(s: str) -> str:
+    """`s` without a report to the listener around it or an order to look after it."""
+    return _TOLD_RE.sub("", _TAIL_RE.sub("", s))
