@@ -44,15 +44,16 @@ _POINTED_RE = re.compile(
     rf"\b(?:that|these|those)\s+(?:(?!{_NOT_NOUN})[a-z-]+\s+)?(?!{_NOT_NOUN})[a-z][a-z-]*"
     r"(?=\W*$|\s*[,.!;]|\s+(?:with|for|too|again|so|and|but|in|at|on|from)\b)",
 )
-# "The colors make me feel calm": what makes one feel is named only by "the".
+# "The colors make me feel calm", "This journey has been amazing": what makes one feel, or what
+# is judged, is named only by "the" or "this".
 _THE_MAKES_RE = re.compile(
-    r"^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
+    r"^this\s+[a-z]+\s+(?:is|was|has been)\b|^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
     re.IGNORECASE,
 )
 # What names a thing: a name, a number, a time, the speaker's own thing ("my new studio"; not
 # "with all my heart", "my best", "my life", said of anything).
 _NAMED_RE = re.compile(
-    r"(?<=\w\s)(?<!\bI\s)[A-Z][\w'-]+|\d|"
+    r"(?<=\w\s)(?!I\b)[A-Z][\w'-]+|\d|"
     r"\b(?i:yesterday|today|tonight|tomorrow|weekend|week|month|year|ago|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday)\b|"
     r"\b(?i:my|our)\s+(?!(?:heart|mind|soul|life|best|own|way|time|eyes|head|back|feelings|"
@@ -78,7 +79,7 @@ _PERSEVERE_RE = re.compile(
 )
 # A report to the listener around the statement: "I just wanted to let you know (that) ...".
 _TOLD_RE = re.compile(
-    r"^(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have|got)\s+to\s+(?:let you know|tell you|"
+    r"^(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have|got)\s+to\s+(?:let you know|tell (?:you|ya)|"
     r"share with you)\s+(?:that\s+)?(?=\w)",
     re.IGNORECASE,
 )

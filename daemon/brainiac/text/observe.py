@@ -240,7 +240,8 @@ _PAST_SCENE_RE = re.compile(
 # A sentence opening on a pointer to something said before ("It's a symbol of all I overcame",
 # "They mean the world to me") says too little alone.
 _POINTER_RE = re.compile(
-    r"^(?:it|it's|its|they|they're|they've|this|that|that's|these|those|he|he's|she|she's|there|"
+    r"^(?:it|it's|its|they|they're|they've|this(?!\s+(?!(?:is|was|has|one|time)\b)[a-z]+\s+(?:is|was|"
+    r"has|reminds|means)\b)|that|that's|these|those|he|he's|she|she's|there|"
     r"one (?:that|of them|of those|of these|is|was)|the other|"
     r"there's|here|here's|which|what)\b",
     re.IGNORECASE,
@@ -264,13 +265,16 @@ _SUBJECTLESS_RE = re.compile(
     re.IGNORECASE,
 )
 _INTENT_RE = re.compile(
-    r"^(?:gonna|planning (?:to|on))\s+(?!be\b)(?=\w)|^(?:still|currently)\s+\w+ing\b", re.I
+    r"^(?:gonna|planning (?:to|on)|trying to)\s+(?!be\b)(?=\w)|^(?:still|currently)\s+\w+ing\b",
+    re.I,
 )
 # "Been busy volunteering at the shelter", "Just been helping some friends".
 # "Didn't make it to the finals": a past without its subject is the speaker's (an order is
 # never in the past).
 _DID_NOT_RE = re.compile(r"^(?:didn't|wasn't|couldn't)\s+(?=\w)", re.IGNORECASE)
-_BEEN_RE = re.compile(r"^(?:just\s+)?been\s+(?:(?:busy|really|so)\s+)?\w+ing\b", re.I)
+_BEEN_RE = re.compile(
+    r"^(?:just\s+)?been\s+(?:(?:busy|really|real|so|pretty|super|very)\s+)*\w+ing\b", re.I
+)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE)
 # Connectives and transitions that lead into a statement and are no part of it.
@@ -355,6 +359,7 @@ def observations(
         chosen = f"I shared a photo of {shared.group('what').strip()}"
     if chosen is None:
         return []
+    chosen = re.sub(r"\b[Mm]y ((?:\w+ ){0,2}?\w+) and I\b", r"I and my \1", chosen)
     said = third_person(chosen, owner, family=_OWN_FAMILY_RE.search(text) is not None)
     if event.at is not None:
         said = when.absolute(said, event.at)
@@ -482,7 +487,15 @@ def _statement(s: str) -> str | None:
     # A deed with its time says enough in four words: "I graduated last week".
     if len(s.split()) < _MIN_WORDS - bool(_SUBJECT_RE.match(s) and _TIME_RE.search(s)):
         return None
-    if s.lower().startswith(("when ", "what if", "let's")) or _words(s) & _HYPOTHETICAL:
+    hedge = _words(s) & _HYPOTHETICAL
+    if hedge:  # "I'm thinking about starting a project, so maybe we can work together"
+        cut = [m.start() for m in _COORDINATE_RE.finditer(s) if not _words(s[: m.start()]) & hedge]
+        s = s[: cut[-1]] if cut and len(s[: cut[-1]].split()) >= _MIN_WORDS else s
+    # "When I was younger, we had money problems": a past told whole; "When times get hard, I
+    # look at it" is a habit, and a "when" alone a cut clause
+    past = re.match(r"when\s[^,]*\b(?:was|were|\w+ed)\b[^,]*,", s, re.I)
+    when_clause = s.lower().startswith("when ") and not (past and _main_clause(s))
+    if when_clause or s.lower().startswith(("what if", "let's")) or _words(s) & _HYPOTHETICAL:
         return None
     if not {w for w in _content_words(s) if w not in _ATTITUDE}:
         return None  # only a resolve or a feeling: "I'm going for my dreams!"
