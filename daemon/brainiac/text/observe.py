@@ -206,6 +206,15 @@ _ATTITUDE = _FEELINGS | word_set(
 )
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
+# A habit, a taste, a role or a deed says enough in three words when its thing is named: "I play
+# clarinet", "We made pizza", "I'm an assistant manager", "I love creating art".
+_SHORT_RE = re.compile(
+    r"^(?:I|We)(?:\s+(?:really|also|just|mostly|still|absolutely))?\s*"
+    r"(?:play|love|like|enjoy|made|make|practice|collect|teach|study|'m an?|am an?|'re an?|"
+    r"'m drawn to|'ve been busy|'m off to do)\s+(?:some\s+)?"
+    r"(?!(?:the|this|that|these|those|it|them|to|something|anything|stuff|things|more)\b)"
+    r"[a-z][a-z-]+(?:\s+(?!(?:it|them|this|that|too)\b)[a-z][a-z-]+)?\W*$"
+)
 _TAG_QUESTION_RE = re.compile(
     r"\s*[,–—-]\s*(?:(?:pretty|so|really) \w+,?\s*)?(?:huh|right|eh|you know|no)\?+$", re.I
 )
@@ -387,7 +396,8 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
-        if len(words) < _CONTENT_MIN - bool(_SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS):
+        done = _SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS or _SHORT_RE.match(s)
+        if len(words) < _CONTENT_MIN - bool(done):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
         score -= 2 * bool(_words(s) & _FEELINGS)
@@ -485,7 +495,8 @@ def _statement(s: str) -> str | None:
     if _SUBORDINATE_RE.match(s) and "," not in s and not _main_clause(s):
         return None  # "Last time we saw each other": the clause it led into was cut
     # A deed with its time says enough in four words: "I graduated last week".
-    if len(s.split()) < _MIN_WORDS - bool(_SUBJECT_RE.match(s) and _TIME_RE.search(s)):
+    timed = _SUBJECT_RE.match(s) and _TIME_RE.search(s)
+    if len(s.split()) < _MIN_WORDS - bool(timed) and not _SHORT_RE.match(s):
         return None
     hedge = _words(s) & _HYPOTHETICAL
     if hedge:  # "I'm thinking about starting a project, so maybe we can work together"
