@@ -3,9 +3,10 @@ keeps no line for, and the frames around a statement that are no part of it.
 
 Hollow: a feeling or a taste whose only thing is one pointed at ("I'll cherish that little
 guy", "I'm super keen to spread that intensity", "The colors make me feel calm": shown or said
-before); "I love the theme" said of a photo just shown (a reaction to it); a mood ("I'm feeling
-a rollercoaster of emotions"); a resolve said back to encouragement ("I won't quit", "I'm gonna
-keep grinding and moving ahead"). One that names its thing ("I love the Harry Potter books", "my
+before); a mood ("I'm feeling a rollercoaster of emotions"); a resolve said back to
+encouragement ("I won't quit", "I'm gonna keep grinding and moving ahead"); an act or a time
+judged with nothing done ("Being able to show my vision is awesome", "Tomorrow's gonna be an
+awesome night"); a thing valued in a word ("Family's super important to me"). One that names its thing ("I love the Harry Potter books", "my
 new studio", "2 years", "last week") or says it plainly ("I love painting") stands alone.
 
 Frames: a report to the listener ("I just wanted to let you know (that) ..."), an order to look
@@ -48,6 +49,19 @@ _POINTED_RE = re.compile(
 # is judged, is named only by "the" or "this".
 _THE_MAKES_RE = re.compile(
     r"^this\s+[a-z]+\s+(?:is|was|has been)\b|^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
+    re.IGNORECASE,
+)
+# An act judged, with nothing done: "Being able to show my vision is awesome", "Realizing I can
+# be me was the best part", a time judged: "Tomorrow's gonna be an awesome night", a thing
+# valued in a word: "Family's super important to me".
+_JUDGED_RE = re.compile(
+    r"^(?:(?:being|having|seeing|knowing|getting|realizing|looking|feeling)\b.*"
+    r"(?:\bis|\bwas|\bhas been|'s)|(?:tomorrow|tonight|today)(?:'s| is)(?: gonna be| going to be)?)"
+    r"\s+(?:(?:so|really|just|truly|super|gonna be|going to be)\s+)*(?:an?\s+)?"
+    r"(?:awesome|amazing|great|incredible|the best(?: part)?|beyond words|priceless|"
+    r"a blessing|wonderful|fun|a mix)\b"
+    r"|^[A-Za-z]+(?:'s| is| means)\s+(?:(?:so|super|really|very)\s+)?(?:important|everything|"
+    r"the world|a lot)\s+to me\W*$",
     re.IGNORECASE,
 )
 # What names a thing: a name, a number, a time, the speaker's own thing ("my new studio"; not
@@ -97,7 +111,7 @@ def hollow(s: str) -> bool:
     resolve said back, or a feeling whose thing is only pointed at (a thing after "that",
     "these" or "those" that ends there, or "the X makes me feel"), with no name, number, time
     or thing of the speaker's in it."""
-    if _MOOD_RE.match(s) or _PERSEVERE_RE.search(s):
+    if _MOOD_RE.match(s) or _PERSEVERE_RE.search(s) or _JUDGED_RE.match(s):
         return True
     words = set(re.findall(r"[a-z'-]+", s.replace("’", "'").lower()))
     if not words & _EVALUATIVE or _NAMED_RE.search(s):

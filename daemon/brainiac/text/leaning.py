@@ -70,6 +70,12 @@ _GERUND_RE = re.compile(
 )
 
 
+# What "this" before it makes a pointer, not a noun it introduces: "making this lately".
+_NOT_A_NOUN = word_set("one lately now too again recently already yet anymore before more")
+# A noun phrase just before "it" or "they" and the verb a clause about it opens with ("the
+# freedom and connection it brings"): what "it" is is not that phrase.
+_REDUCED_RE = re.compile(r"\b(?:the|a|an|all the|such)\s+[a-z][\w\s'-]{0,40}?\s*$", re.I)
+_GIVES_RE = re.compile(r"\s+(?:brings?|gives?|gave|offers?|provides?|has|had|creates?)\b", re.I)
 _OF_RE = re.compile(r"\b(?:a|an|the|my|our|some|any)\s+(?:[\w'-]+\s+){0,3}?of\s*$", re.I)
 # A preposition with nothing after it: "I powered through", "so I'm looking forward to".
 _STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
@@ -98,7 +104,8 @@ def leaning(s: str) -> int | None:
     for m in _REFERENT_RE.finditer(s):
         after = m.group("after")
         word = re.sub(r"^\W+", "", after).lower()
-        if m.group("this") and word not in STOP_WORDS | {"", "one"} and after[:1].isspace():
+        introduces = word not in STOP_WORDS | _NOT_A_NOUN and not word.endswith("ly")
+        if m.group("this") and introduces and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
         if (
             m.group("that")
@@ -115,8 +122,11 @@ def leaning(s: str) -> int | None:
             continue  # "it's hard to switch off", "it was cool": no thing
         if m.group("it") and _MADE_IT_RE.search(s[: m.start()] + "it" + s[m.end("it") :]):
             continue  # "we made it to the top"
-        # "a huge fan of it": the noun "of it" belongs to is not what "it" stands for
+        # "a huge fan of it": the noun "of it" belongs to is not what "it" stands for; nor is
+        # the one a clause after it says "it" gives: "I love the freedom it brings"
         before = _OF_RE.sub("", s[: m.start()])
+        if m.group("it") or m.group("they"):
+            before = _REDUCED_RE.sub("", before) if _GIVES_RE.match(after) else before
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
         if m.group("person"):
             found = _PERSON_RE.search(before) is not None
