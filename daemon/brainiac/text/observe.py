@@ -127,6 +127,7 @@ _BELIEF_RE = re.compile(
 )
 # The speaker as the subject, perhaps after a short opening phrase ("On a different note, I
 # found ...", "Last week we ..."): not "It was gorgeous", "They're a huge part of my journey".
+_DONE_PAST = r"(?:made|went|took|had|got|saw|ran|won|met|spent|wrote|built|found|bought|did)"
 _SUBJECT_RE = re.compile(
     r"^(?:[^,;:.!]{0,40},\s*|(?:last|this|yesterday|today|recently|finally|just|also|so|and)\b"
     r"[^,;:.!]{0,20}?\s)?"
@@ -204,6 +205,13 @@ _ATTITUDE = _FEELINGS | word_set(
     towards adventure quite
     """
 )
+# A hedge after the statement: ", so maybe we can work together", "just to see how others might
+# like it", "even if just for a bit": what comes before it stands.
+_HEDGE_TAIL_RE = re.compile(
+    r"(?:,?\s*(?:so|and|but)?\s*\b(?:maybe|perhaps|hopefully)|,?\s+(?:just\s+)?to see (?:how|if|what)"
+    r"|,\s*even if)\b.*$",
+    re.IGNORECASE,
+)
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
 # A habit, a taste, a role or a deed says enough in three words when its thing is named: "I play
@@ -226,7 +234,9 @@ _OUR_RE = re.compile(
     re.IGNORECASE,
 )
 # "We" (or "our X") who did something: "we raised", "our city held"; not "our loved ones".
-_WE_DID_RE = re.compile(r"\b(?:we|have|had|our \w+)\s+(?:(?:just|already|\w+ly)\s+)?\w+ed\b", re.I)
+_WE_DID_RE = re.compile(
+    rf"\b(?:we|have|had|our \w+)\s+(?:(?:just|already|\w+ly)\s+)?(?:\w+ed|{_DONE_PAST})\b", re.I
+)
 _WE = word_set("we we're we've we'd we'll")
 _ANYONE = word_set("us ourselves everyone everybody people all each other")
 _SINGULAR = word_set("i i'm i've i'd i'll my mine me myself")
@@ -396,8 +406,8 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
-        done = _SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS or _SHORT_RE.match(s)
-        if len(words) < _CONTENT_MIN - bool(done):
+        done = _SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS
+        if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
         score -= 2 * bool(_words(s) & _FEELINGS)
@@ -498,6 +508,7 @@ def _statement(s: str) -> str | None:
     timed = _SUBJECT_RE.match(s) and _TIME_RE.search(s)
     if len(s.split()) < _MIN_WORDS - bool(timed) and not _SHORT_RE.match(s):
         return None
+    s = _HEDGE_TAIL_RE.sub("", s) if len(_HEDGE_TAIL_RE.sub("", s).split()) >= _MIN_WORDS else s
     hedge = _words(s) & _HYPOTHETICAL
     if hedge:  # "I'm thinking about starting a project, so maybe we can work together"
         cut = [m.start() for m in _COORDINATE_RE.finditer(s) if not _words(s[: m.start()]) & hedge]
