@@ -64,6 +64,9 @@ _JUDGED_RE = re.compile(
     r"the world|a lot)\s+to me\W*$",
     re.IGNORECASE,
 )
+# "This design reminds me of ...": what a thing shown means to one; with no name or time in it
+# ("This picture reminds me of a road trip we took last year" has one), a reaction to it.
+_SHOWN_RE = re.compile(r"^this\s+[a-z]+\s+(?:reminds|means)\b", re.IGNORECASE)
 # What names a thing: a name, a number, a time, the speaker's own thing ("my new studio"; not
 # "with all my heart", "my best", "my life", said of anything).
 _NAMED_RE = re.compile(
@@ -80,14 +83,15 @@ _MOOD_RE = re.compile(
     r"(?:emotions|feelings)|all the feels)\b",
     re.IGNORECASE,
 )
-# What one says back to encouragement: "I won't quit", "I'll keep doing my best", "I'm here for
-# you", "I'm gonna keep grinding and moving ahead": a pleasantry, not news.
+# What one says back to encouragement or offers: "I won't quit", "I'll keep doing my best", "I'm
+# here for you", "I'm gonna keep grinding and moving ahead", "I'm always up for book
+# recommendations": a pleasantry, not news.
 _PERSEVERE_RE = re.compile(
     r"\b(?:won't|will not|never|not gonna|not going to) (?:quit|give up|stop)\b"
     r"|\bkeep (?:on )?(?:going|pushing|trying|chasing|spreading|doing|at it|it up|working hard|"
     r"plugging|believing|moving|grinding|hustling|growing)\b"
     r"|\bmov(?:e|ing) (?:ahead|forward|on)\W*$"
-    r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b"
+    r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b|\balways (?:up|down) (?:for|to)\b"
     r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b",
     re.IGNORECASE,
 )
@@ -113,8 +117,12 @@ def hollow(s: str) -> bool:
     or thing of the speaker's in it."""
     if _MOOD_RE.match(s) or _PERSEVERE_RE.search(s) or _JUDGED_RE.match(s):
         return True
+    if _NAMED_RE.search(s):
+        return False
+    if _SHOWN_RE.match(s):
+        return True  # "This design reminds me of the grit it takes": a thing shown
     words = set(re.findall(r"[a-z'-]+", s.replace("’", "'").lower()))
-    if not words & _EVALUATIVE or _NAMED_RE.search(s):
+    if not words & _EVALUATIVE:
         return False
     return _POINTED_RE.search(s) is not None or _THE_MAKES_RE.match(s) is not None
 

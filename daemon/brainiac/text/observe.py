@@ -290,7 +290,10 @@ _INTENT_RE = re.compile(
 # "Been busy volunteering at the shelter", "Just been helping some friends".
 # "Didn't make it to the finals": a past without its subject is the speaker's (an order is
 # never in the past).
-_DID_NOT_RE = re.compile(r"^(?:didn't|wasn't|couldn't)\s+(?=\w)", re.IGNORECASE)
+# "Was super nervous when I shared my book": "was" is the speaker's when they are in the rest.
+_DID_NOT_RE = re.compile(
+    r"^(?:didn't|wasn't|couldn't|was(?=\s.*\b(?:I|my)\b))\s+(?=\w)", re.IGNORECASE
+)
 _BEEN_RE = re.compile(
     r"^(?:just\s+)?been\s+(?:(?:busy|really|real|so|pretty|super|very)\s+)*\w+ing\b", re.I
 )
@@ -341,9 +344,10 @@ _BARE_VERBS = word_set(
     """
 )
 # "We" is the speaker's family when the turn speaks of their kids or family: not of "a family"
-# they saved or kids they do something "for" ("we" is then a group, "and others").
+# they saved, kids they do something "for" or "no other family" ("we" is then a group, "and
+# others").
 _OWN_FAMILY_RE = re.compile(
-    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )\b(?:kids|children|son|sons|daughter|"
+    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )(?<!\bno )(?<!\bother )\b(?:kids|children|son|sons|daughter|"
     r"daughters|husband|wife|family|fam|partner|hubby|fiance|fiancé)\b",
     re.IGNORECASE,
 )
@@ -485,7 +489,9 @@ def _statement(s: str) -> str | None:
     s = _subject(s)
     if _SEEN_RE.search(s):
         return None  # "I love the yellow leaves, it looks so cozy": about what one was shown
-    if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s):
+    # "Especially after I failed the test, I've been stressed": a clause of its own follows
+    especially = s.lower().startswith("especially ") and "," in s and _main_clause(s)
+    if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s) and not especially:
         return None
     if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
         # "It took time, but I slowly formed connections": the part about the speaker
