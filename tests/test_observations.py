@@ -286,7 +286,7 @@ def test_what_is_said_back_and_maxims_said_of_anyone_are_no_observations(text: s
     [
         "Glad you agree, Caroline. Appreciate the support of those close to me.",  # thanks
         "Wow, that must've been great! Check my ideal dance studio by the water.",  # an order
-        "Yeah, I play clarinet! Started when I was young and it's been great.",  # no doer
+        "Yeah, of course! Started when I was young and it's been great.",  # no doer
         "Hey Mel, what's up? Been a busy week since we talked.",
         "By the way, last time we saw each other, I told you about it.",  # a lead-in alone
     ],
@@ -513,3 +513,145 @@ def test_the_jobs_read_a_reply_with_the_turn_before_it(vault: Path) -> None:
     text = (vault / "memory" / "short_term.md").read_text(encoding="utf-8")
     assert "- Gina is definitely in for Jon's show" in text
     assert "this color" not in text.split("## Event Log")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "That's so sweet! I'll cherish that little guy with all my heart!",  # a gift, pointed at
+        "It was amazing up on that stage! I'm super keen to spread that intensity with others.",
+        "Here's one I did last week. The colors make me feel calm.",  # the colors of what?
+        "Woohoo! I'm feeling a rollercoaster of emotions - relief, excitement, some anxiety.",
+        "Thanks. It's hard, but I won't let it slow me down. I'm gonna keep grinding.",
+        "Every day on set is awesome. Being able to show my vision is awesome.",  # an act judged
+        "Tomorrow's gonna be an awesome night and I'm not gonna forget a second of it.",
+        "Yeah, you're right. Family's super important to me.",  # a thing valued in a word
+        "What books do you enjoy? I'm always up for some new book recommendations.",  # an offer
+        "It can be tough, but it's worth it. I love the freedom and connection it brings.",
+        "I've been really into making this lately - it's creamy and rich!",
+        "I felt relieved and grateful to make it through without incident.",  # through what?
+        "I felt like I was in a fairy tale!",
+        "Looking for the right place has been nerve-wracking, but I'm determined to make it work.",
+        "Taking care of yourself helps - I learned that the hard way last year.",
+        "This design reminds me of the grit it takes to stand out and face challenges.",
+    ],
+)
+def test_a_feeling_a_resolve_or_a_judgement_of_nothing_named_is_no_observation(text: str) -> None:
+    assert _said(text) is None
+
+
+def test_a_feeling_or_a_judgement_that_names_its_thing_is_kept() -> None:
+    assert _said("Wow, Joanna. I love stories that tackle important issues.") == (
+        "Caroline loves stories that tackle important issues."
+    )
+    assert _said("Thanks! I realized that self-care is really important.") == (
+        "Caroline realized that self-care is really important."
+    )
+    assert _said("I chose furniture that looks great and is comfy too.") == (
+        "Caroline chose furniture that looks great and is comfy too."
+    )
+    assert _said("This picture reminds me of a road trip we took last year.") == (
+        "This picture reminds Caroline of a road trip Caroline and others took in 2022."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Hey John! I just wanted to let you know I challenged myself last Friday and did a "
+            "charity event.",
+            "Caroline challenged themself on 2023-05-05 and did a charity event.",
+        ),
+        (
+            "Hey Nate! I wanted to tell ya I just joined a writers group.",
+            "Caroline just joined a writers group.",
+        ),
+        (
+            "Thanks! I've done an abstract painting too, take a look!",
+            "Caroline has done an abstract painting too.",
+        ),
+        (
+            "I painted it because it was calming. I've done an abstract painting of the sea too, "
+            "take a look!",
+            "Caroline has done an abstract painting of the sea too.",
+        ),
+        ("My hard work is paying off, it's such an awesome feeling!", None),
+        (
+            "I'm thinking about starting a community project, so maybe we can work together.",
+            "Caroline is thinking about starting a community project.",
+        ),
+        (
+            "I just got done submitting my screenplay to a film contest just to see how others "
+            "might like it.",
+            "Caroline just got done submitting their screenplay to a film contest.",
+        ),
+    ],
+)
+def test_a_report_to_the_listener_an_order_to_look_and_a_hedge_after_are_left_out(
+    text: str, expected: str | None
+) -> None:
+    assert _said(text) == expected
+
+
+def test_we_is_the_family_only_when_the_turn_speaks_of_it() -> None:
+    assert _said("We're putting together a talent show for the kids next month.") == (
+        "Caroline and others are putting together a talent show for the kids in June 2023."
+    )
+    saved = "I got a surge of energy, and we were able to save a family from a burning building."
+    assert _said(saved) == (
+        "Caroline got a surge of energy, and Caroline and others were able to save a family "
+        "from a burning building."
+    )
+    assert _said("We went camping with the kids last month.") == (
+        "Caroline and family went camping with the kids in April 2023."
+    )
+
+
+def test_a_taste_for_a_photo_just_shown_is_a_reaction() -> None:
+    shown = "Here's my latest painting! [image: a painting of a woman with a rainbow]"
+    loved = "Wow, Caroline, that's gorgeous! I love the self-acceptance and love theme."
+    assert _replied(shown, "Caroline", loved, "Melanie") is None
+    # Not shown a photo, or the sentence names its thing: a taste stands.
+    told = "I finished my latest painting yesterday."
+    assert _replied(told, "Caroline", loved, "Melanie") == (
+        "Melanie loves the self-acceptance and love theme."
+    )
+    named = "I love the tech and funny jokes of Iron Man too."
+    assert _replied(shown, "Caroline", named, "Melanie") == (
+        "Melanie loves the tech and funny jokes of Iron Man too."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Did you reach the summit? When I was younger, my family and I went on a road trip to "
+            "Oregon.",
+            "When Caroline was younger, they and their family went on a road trip to Oregon.",
+        ),
+        ("When times get hard, I look at it and remember why I'm doing this.", None),  # a habit
+        (
+            "Hey Maria, how's it going? Been real busy tackling a project to support veterans.",
+            "Caroline has been real busy tackling a project to support veterans.",
+        ),
+        ("Yeah, I play clarinet!", "Caroline plays clarinet."),
+        ("We made pizza! Have you made anything lately?", "Caroline and others made pizza."),
+        ("Yeah, I love it!", None),  # short, and nothing named
+        (
+            "I'm good! Was super nervous last week when I shared my book with my writers group.",
+            "Caroline was super nervous the week before 2023-05-08 when they shared their book "
+            "with their writers group.",
+        ),
+        (
+            "Especially after I failed the aptitude test recently, I've been feeling stressed.",
+            "Especially after Caroline failed the aptitude test recently, they have been feeling "
+            "stressed.",
+        ),
+    ],
+)
+def test_a_past_told_whole_a_subject_left_out_and_a_short_habit_are_found(
+    text: str, expected: str | None
+) -> None:
+    assert _said(text) == expected
