@@ -88,6 +88,13 @@ _REACTION_RE = re.compile(
     r"it(?:'s| is) (?:amazing|incredible|crazy|funny|wild) how)\b",
     re.IGNORECASE,
 )
+# After a reaction, a deed of the speaker's own: "Sorry to hear that, I lost my job too", "I
+# totally get it, I had a mentor too".
+_AFTER_REACTION_RE = re.compile(
+    r"[,;:]\s*(?:(?:but|and|so)\s+)?(?=(?:I|[Mm]y \w+|[Ww]e)\s+(?:just\s+|also\s+)?"
+    r"(?!(?:figured|guessed|wondered|hoped|wished|needed)\b)(?:\w+ed|had|was|were|went|got|made|"
+    r"lost|took|saw|met|won|ran|found|bought)\b)"
+)
 _LISTENER_RE = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b", re.I)
 _FIRST_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
 _HYPOTHETICAL = word_set(
@@ -202,7 +209,7 @@ _ATTITUDE = _FEELINGS | word_set(
     memories things stuff everything anything something way always never much many really
     find finding make making take taking get getting go try trying do doing put right attitude
     harder progress impact difference change pursue pursuing chase chasing continue striving
-    towards adventure quite
+    towards adventure quite ahead looking
     """
 )
 # A hedge after the statement: ", so maybe we can work together", "just to see how others might
@@ -382,8 +389,10 @@ def observations(
         chosen = f"I shared a photo of {shared.group('what').strip()}"
     if chosen is None:
         return []
+    # "My family and I went" → "Maria and their family went": the speaker named first
     chosen = re.sub(r"\b[Mm]y ((?:\w+ ){0,2}?\w+) and I\b", r"I and my \1", chosen)
     said = third_person(chosen, owner, family=_OWN_FAMILY_RE.search(text) is not None)
+    said = re.sub(r"\b(they|" + re.escape(owner) + r") ands\b", r"\1 and", said)
     if event.at is not None:
         said = when.absolute(said, event.at)
         said = re.sub(r"(\d{4}-\d\d-\d\d)'s\b", r"\1 is", said)  # "Tomorrow's gonna be"
@@ -445,7 +454,11 @@ def _statement(s: str) -> str | None:
     winning" → "I took a road trip"."""
     s = _TAG_QUESTION_RE.sub("", s)  # "I started a store - pretty cool, huh?"
     s = hollow.unframed(s)  # "I wanted to let you know I ran a 5K", "..., take a look!"
-    if not s or "?" in s or _REACTION_RE.match(s) or len(s.split()) > _MAX_WORDS:
+    reaction = _REACTION_RE.match(s)
+    after = _AFTER_REACTION_RE.search(s) if reaction else None
+    if after is not None:  # "I totally get it, I had a mentor too": what follows is news
+        s = s[after.end() :]
+    if not s or "?" in s or reaction and after is None or len(s.split()) > _MAX_WORDS:
         return None
     s = _subject(s)
     first = _FIRST_RE.search(s)
