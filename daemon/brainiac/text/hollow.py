@@ -76,11 +76,17 @@ _NAMED_RE = re.compile(
     r"\b(?i:my|our)\s+(?!(?:heart|mind|soul|life|best|own|way|time|eyes|head|back|feelings|"
     r"emotions|journey)\b)[\w'-]+"
 )
-# A mood with no thing in it: "I'm feeling a rollercoaster of emotions", "all the feels".
+# A mood with no thing in it: "I'm feeling a rollercoaster of emotions", "all the feels", "...,
+# I feel so at peace".
 _MOOD_RE = re.compile(
     r"^I(?:'m| am| was| felt| feel|'m feeling| was feeling)\s+(?:(?:so|really|just)\s+)?"
     r"(?:a\s+(?:\w+\s+)?(?:mix|rollercoaster|roller coaster|range|whirlwind|flood|wave)\s+of\s+"
-    r"(?:emotions|feelings)|all the feels)\b",
+    r"(?:emotions|feelings)|all the feels)(?=\W*$|\s*[,.!;])",
+    re.IGNORECASE,
+)
+_AT_PEACE_RE = re.compile(
+    r"\bI (?:feel|felt) (?:(?:so|really|truly|totally)\s+)?(?:at peace|at home|alive|free|"
+    r"relaxed|calm)\W*$",
     re.IGNORECASE,
 )
 # What one says back to encouragement or offers: "I won't quit", "I'll keep doing my best", "I'm
@@ -115,7 +121,9 @@ def hollow(s: str) -> bool:
     resolve said back, or a feeling whose thing is only pointed at (a thing after "that",
     "these" or "those" that ends there, or "the X makes me feel"), with no name, number, time
     or thing of the speaker's in it."""
-    if _MOOD_RE.match(s) or _PERSEVERE_RE.search(s) or _JUDGED_RE.match(s):
+    if _MOOD_RE.match(s) or _AT_PEACE_RE.search(s) or _JUDGED_RE.match(s):
+        return True
+    if _PERSEVERE_RE.search(s):
         return True
     if _NAMED_RE.search(s):
         return False

@@ -57,6 +57,7 @@ _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _PHOTO_RE = re.compile(
     r"\b(?:here(?:'s| is| are)|this is|check (?:out|this)|sharing|look at)\b[^.!?]*?"
     r"\b(?:photo|pic|picture|snap|shot)s?\s+(?:of|from)\s+(?P<what>(?:my|our)\s+[^.!?,]+|"
+    r"when\s+(?:I|we)\s+[^.!?,]+|"
     r"[^.!?,]+?\bI\s+(?:made|took|painted|drew|baked|built|did|snapped|found|got)\b[^.!?,]*)",
     re.IGNORECASE,
 )
@@ -194,6 +195,11 @@ _CLAUSE_OPEN_RE = re.compile(
     r"here|here's|can't|been|gonna)\b",
     re.IGNORECASE,
 )
+# A list set off by dashes inside a sentence that goes on after it: an aside, left out.
+_ASIDE_RE = re.compile(
+    r"\s+[-–—]\s+(?=[^-–—]*,)(?![^-–—]*\b(?:I|is|was|are|were|I'm|it's)\b)[^-–—.!?]{1,60}?\s+[-–—]\s+"
+    r"(?=(?:over|about|for|from|with|at|in|on|after)\b)"
+)
 _BUT_RE = re.compile(r",\s*but\s+(.+)$", re.IGNORECASE)
 _APPOSITIVE_RE = re.compile(r"^(?:a|an|another|some|\d+)\s", re.IGNORECASE)
 # Words of a resolve, a feeling or a blessing: a line saying nothing else is what one says back
@@ -327,7 +333,8 @@ _SINCE_RE = re.compile(
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
 _FRAGMENT_RE = re.compile(
-    r"^(?:almost|just like|like|as|such|same|especially|even|not|no|which|who|whose|than|reminds|"
+    r"^(?:almost|just like|like|as|such|same|somewhat|similar|especially|even|not|no|which|who|"
+    r"whose|than|reminds|"
     r"makes|seems|looky|"
     r"gonna|wanna|gotta)\b",
     re.IGNORECASE,
@@ -386,7 +393,8 @@ def observations(
     chosen = _best_sentence(text, before, other or "")
     shared = _PHOTO_RE.search(chosen if chosen is not None else text)
     if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
-        chosen = f"I shared a photo of {shared.group('what').strip()}"
+        what = re.split(r"\s[-–—]\s", shared.group("what"))[0]  # "... - it was a tough road"
+        chosen = f"I shared a photo of {what.strip()}"
     if chosen is None:
         return []
     # "My family and I went" → "Maria and their family went": the speaker named first
@@ -434,6 +442,7 @@ def _clauses(sentence: str) -> list[str]:
     the dash is a clause; a noun phrase after a dash stays with the part it explains, and a
     comment without a subject ("- so exciting", "- super frustrating") goes."""
     out: list[str] = []
+    sentence = _ASIDE_RE.sub(" ", sentence)  # "emotions - relief, excitement - over finishing"
     for part in _DASH_RE.split(sentence):
         part = part.strip()
         if not part:
