@@ -655,3 +655,40 @@ def test_a_past_told_whole_a_subject_left_out_and_a_short_habit_are_found(
     text: str, expected: str | None
 ) -> None:
     assert _said(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "I totally get it, I had a mentor too when I was learning how to dance.",
+            "Caroline had a mentor too when they were learning how to dance.",
+        ),
+        ("I totally get it, I'll definitely be tuning in!", None),  # a pleasantry after it
+        (
+            "My colleagues and I went to a convention together last month.",
+            "Caroline and their colleagues went to a convention together in April 2023.",
+        ),
+        (
+            "Woohoo! I'm feeling a rollercoaster of emotions - relief, excitement, some anxiety - "
+            "over finishing this project.",
+            "Caroline is feeling a rollercoaster of emotions over finishing this project.",
+        ),
+        (
+            "Here's a pic from when I was dancing - it was a tough road.",
+            "Caroline shared a photo of when they were dancing.",
+        ),
+        (
+            "It's a story about loss. Somewhat similar to the last one, but that's what I write.",
+            None,
+        ),
+        (
+            "It's fun to watch a movie in a theater, but on a comfy couch, I feel so at peace!",
+            None,
+        ),
+    ],
+)
+def test_a_deed_after_a_reaction_an_aside_and_a_photo_of_when_are_read_right(
+    text: str, expected: str | None
+) -> None:
+    assert _said(text) == expected

@@ -6,7 +6,8 @@ guy", "I'm super keen to spread that intensity", "The colors make me feel calm":
 before); a mood ("I'm feeling a rollercoaster of emotions"); a resolve said back to
 encouragement ("I won't quit", "I'm gonna keep grinding and moving ahead"); an act or a time
 judged with nothing done ("Being able to show my vision is awesome", "Tomorrow's gonna be an
-awesome night"); a thing valued in a word ("Family's super important to me"). One that names its thing ("I love the Harry Potter books", "my
+awesome night"); a thing valued in a word ("Family's super important to me"). One that names
+its thing ("I love the Harry Potter books", "my
 new studio", "2 years", "last week") or says it plainly ("I love painting") stands alone.
 
 Frames: a report to the listener ("I just wanted to let you know (that) ..."), an order to look
@@ -48,7 +49,8 @@ _POINTED_RE = re.compile(
 # "The colors make me feel calm", "This journey has been amazing": what makes one feel, or what
 # is judged, is named only by "the" or "this".
 _THE_MAKES_RE = re.compile(
-    r"^this\s+[a-z]+\s+(?:is|was|has been)\b|^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
+    r"^this\s+[a-z]+\s+(?:is|was|has been)\b"
+    r"|^the\s+(?:(?!(?:has|have|had|is|was)\b)[\w'-]+\s+){1,2}?(?:make|makes|made)\s+me\s+feel\b",
     re.IGNORECASE,
 )
 # An act judged, with nothing done: "Being able to show my vision is awesome", "Realizing I can

@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import answering, extract, hollow, leaning, when
+from brainiac.text import answering, clauses, extract, hollow, leaning, when
 from brainiac.text import events as ev
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
@@ -184,24 +184,6 @@ _FEELINGS = word_set(
     feeling felt amazing awesome great appreciate
     """
 )
-# A dash between two clauses joins two statements: each is weighed alone ("A lot's happened - I
-# got accepted for an internship", "I made it yesterday - can't wait").
-_DASH_RE = re.compile(r"\s+[-–—]\s+|(?<=[a-z])-\s+|—")
-# What after a dash starts a clause of its own; a noun phrase after one says what came before
-# ("working on a new project - a thriller set in a small town") and stays with it.
-_CLAUSE_OPEN_RE = re.compile(
-    r"^(?:I|I'm|I've|I'd|I'll|we|we're|we've|it|it's|that|that's|this|they|they're|there|"
-    r"there's|he|she|he's|she's|my|our|everyone|everything|so|but|and|then|when|if|just|still|"
-    r"here|here's|can't|been|gonna)\b",
-    re.IGNORECASE,
-)
-# A list set off by dashes inside a sentence that goes on after it: an aside, left out.
-_ASIDE_RE = re.compile(
-    r"\s+[-–—]\s+(?=[^-–—]*,)(?![^-–—]*\b(?:I|is|was|are|were|I'm|it's)\b)[^-–—.!?]{1,60}?\s+[-–—]\s+"
-    r"(?=(?:over|about|for|from|with|at|in|on|after)\b)"
-)
-_BUT_RE = re.compile(r",\s*but\s+(.+)$", re.IGNORECASE)
-_APPOSITIVE_RE = re.compile(r"^(?:a|an|another|some|\d+)\s", re.IGNORECASE)
 # Words of a resolve, a feeling or a blessing: a line saying nothing else is what one says back
 # to encouragement ("I'm going for my dreams", "Friendship means a lot to me"), not news.
 _ATTITUDE = _FEELINGS | word_set(
@@ -221,7 +203,8 @@ _ATTITUDE = _FEELINGS | word_set(
 # A hedge after the statement: ", so maybe we can work together", "just to see how others might
 # like it", "even if just for a bit": what comes before it stands.
 _HEDGE_TAIL_RE = re.compile(
-    r"(?:,?\s*(?:so|and|but)?\s*\b(?:maybe|perhaps|hopefully)|,?\s+(?:just\s+)?to see (?:how|if|what)"
+    r"(?:,?\s*(?:so|and|but)?\s*\b(?:maybe|perhaps|hopefully)"
+    r"|,?\s+(?:just\s+)?to see (?:how|if|what)"
     r"|,\s*even if)\b.*$",
     re.IGNORECASE,
 )
@@ -284,32 +267,6 @@ _SEEN_RE = re.compile(
     r"(?:looks?|sounds?|looked|sounded)\b",
     re.IGNORECASE,
 )
-# A statement without its subject, "Lost my job as a banker", "Just started doing aerial yoga",
-# "Gonna continue my studies": the speaker's own, when it says "my" or opens on "just".
-_DONE = (
-    r"(?:lost|got|went|started|finished|made|took|had|bought|found|tried|visited|joined|adopted|"
-    r"painted|signed|booked|moved|won|met|saw|spent|learned)"
-)
-_DONE_WORDS = word_set(_DONE[3:-1].replace("|", " "))
-_SUBJECTLESS_RE = re.compile(
-    rf"^(?:(?:just|finally|recently)\s+(?:{_DONE}|\w+ed)\b|"
-    rf"(?:{_DONE}|\w+ed)\b(?=.*\b(?:my|yesterday|ago|last)\b))",
-    re.IGNORECASE,
-)
-_INTENT_RE = re.compile(
-    r"^(?:gonna|planning (?:to|on)|trying to)\s+(?!be\b)(?=\w)|^(?:still|currently)\s+\w+ing\b",
-    re.I,
-)
-# "Been busy volunteering at the shelter", "Just been helping some friends".
-# "Didn't make it to the finals": a past without its subject is the speaker's (an order is
-# never in the past).
-# "Was super nervous when I shared my book": "was" is the speaker's when they are in the rest.
-_DID_NOT_RE = re.compile(
-    r"^(?:didn't|wasn't|couldn't|was(?=\s.*\b(?:I|my)\b))\s+(?=\w)", re.IGNORECASE
-)
-_BEEN_RE = re.compile(
-    r"^(?:just\s+)?been\s+(?:(?:busy|really|real|so|pretty|super|very)\s+)*\w+ing\b", re.I
-)
 # "I", "we", "my", "our": the speaker as who acts or has (not only "it made me ...").
 _OWN_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|we|we're|we've|our|my|me)\b", re.IGNORECASE)
 # Connectives and transitions that lead into a statement and are no part of it.
@@ -361,7 +318,8 @@ _BARE_VERBS = word_set(
 # they saved, kids they do something "for" or "no other family" ("we" is then a group, "and
 # others").
 _OWN_FAMILY_RE = re.compile(
-    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )(?<!\bno )(?<!\bother )\b(?:kids|children|son|sons|daughter|"
+    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )(?<!\bno )(?<!\bother )"
+    r"\b(?:kids|children|son|sons|daughter|"
     r"daughters|husband|wife|family|fam|partner|hubby|fiance|fiancé)\b",
     re.IGNORECASE,
 )
@@ -393,7 +351,9 @@ def observations(
     chosen = _best_sentence(text, before, other or "")
     shared = _PHOTO_RE.search(chosen if chosen is not None else text)
     if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
-        what = re.split(r"\s[-–—]\s", shared.group("what"))[0]  # "... - it was a tough road"
+        what = shared.group("what")
+        if what.lower().startswith("when "):  # "from when I was dancing - it was a tough road"
+            what = re.split(r"\s[-–—]\s", what)[0]
         chosen = f"I shared a photo of {what.strip()}"
     if chosen is None:
         return []
@@ -421,13 +381,13 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
     speaker as its subject), read as a reply to `previous` (said by `other`); None when there
     is none."""
     best: tuple[int, str] | None = None
-    for raw in (c for sentence in extract.sentences(text) for c in _clauses(sentence)):
+    for raw in (c for sentence in extract.sentences(text) for c in clauses.clauses(sentence)):
         s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
         s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
-        done = _SUBJECT_RE.match(s) and _words(s) & _DONE_WORDS
+        done = _SUBJECT_RE.match(s) and _words(s) & clauses.DONE_WORDS
         if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
@@ -435,25 +395,6 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         if best is None or score > best[0]:
             best = (score, s)
     return best[1] if best else None
-
-
-def _clauses(sentence: str) -> list[str]:
-    """The sentence's statements: parts joined by a dash are weighed alone when the part after
-    the dash is a clause; a noun phrase after a dash stays with the part it explains, and a
-    comment without a subject ("- so exciting", "- super frustrating") goes."""
-    out: list[str] = []
-    sentence = _ASIDE_RE.sub(" ", sentence)  # "emotions - relief, excitement - over finishing"
-    for part in _DASH_RE.split(sentence):
-        part = part.strip()
-        if not part:
-            continue
-        if not out or _CLAUSE_OPEN_RE.match(part) or _subject(part) != part:
-            out.append(part)
-        elif _APPOSITIVE_RE.match(part):
-            out[-1] = f"{out[-1].rstrip(' ,;:')}: {part}"
-    # What follows ", but" is weighed alone too, for when the part before it is a wish or a
-    # reaction ("Wish I had a vacation, but right now my writing is consuming me").
-    return out + [m.group(1) for part in out for m in [_BUT_RE.search(part)] if m is not None]
 
 
 def _statement(s: str) -> str | None:
@@ -467,13 +408,13 @@ def _statement(s: str) -> str | None:
     after = _AFTER_REACTION_RE.search(s) if reaction else None
     if after is not None:  # "I totally get it, I had a mentor too": what follows is news
         s = s[after.end() :]
-    if not s or "?" in s or reaction and after is None or len(s.split()) > _MAX_WORDS:
+    if not s or "?" in s or (reaction and after is None) or len(s.split()) > _MAX_WORDS:
         return None
-    s = _subject(s)
+    s = clauses.subject(s)
     first = _FIRST_RE.search(s)
     if first is None:
         return None
-    but = _BUT_RE.search(s)
+    but = clauses.BUT_RE.search(s)
     resolve = but is not None and not {w for w in _content_words(but[1]) if w not in _ATTITUDE}
     if but is not None and resolve and not _OWN_RE.search(s[: but.start()]):
         return None  # "Looking for the place has been tough, but I'm determined": the speaker
@@ -508,12 +449,13 @@ def _statement(s: str) -> str | None:
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
     s = _END_VOCATIVE_RE.sub("", s)  # "I've had tough times with my store, Jon."
-    s = _subject(s)
+    s = clauses.subject(s)
     if _SEEN_RE.search(s):
         return None  # "I love the yellow leaves, it looks so cozy": about what one was shown
     # "Especially after I failed the test, I've been stressed": a clause of its own follows
     especially = s.lower().startswith("especially ") and "," in s and _main_clause(s)
-    if not _OWN_RE.search(s) or _REACTION_RE.match(s) or _FRAGMENT_RE.match(s) and not especially:
+    fragment = _FRAGMENT_RE.match(s) and not especially
+    if not _OWN_RE.search(s) or _REACTION_RE.match(s) or fragment:
         return None
     if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
         # "It took time, but I slowly formed connections": the part about the speaker
@@ -569,15 +511,6 @@ def _main_clause(s: str) -> bool:
     subjects = re.findall(r"\b(?:I|I'm|I've|I'd|I'll|[Ww]e|[Ww]e're|[Ww]e've)\b", s)
     gerund = re.match(r"\w+(?:\s+\w+)?\s+\w+ing\b", s)
     return len(subjects) >= 2 or (gerund is not None and len(subjects) >= 1)
-
-
-def _subject(s: str) -> str:
-    """`s` with the speaker put back as the subject it leaves out: "Lost my job" → "I lost my
-    job", "Been busy painting" → "I've been busy painting"."""
-    s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)
-    s = _BEEN_RE.sub(lambda m: "I've " + m.group(0).lower(), s)
-    s = _DID_NOT_RE.sub(lambda m: "I " + m.group(0).lower(), s)
-    return _INTENT_RE.sub(lambda m: "I'm " + m.group(0).lower(), s)
 
 
 def _clause(s: str) -> bool:
