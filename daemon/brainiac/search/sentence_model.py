@@ -54,6 +54,30 @@ _HEADS = 12
 _MAX_TOKENS = 128
 _EPS = 1e-12
 _BATCH_TOKENS = 1024
+# Inputs of at most this many tokens (a prompt, a title) are multiplied by each weight matrix a
+# block of columns at a time, turned into floats in a buffer that stays in the core's cache: a
+# whole matrix turned into floats (up to 2.4 MB) is written out to memory and read back by the
+# product, which for a few rows costs more than the product itself. Larger inputs (a batch of
+# events) take the whole matrix at once, whose product then dominates.
+_BLOCKED_TOKENS = 64
+# A block's columns: the narrowest of these whose block has at least _BLOCK_OUTPUTS outputs. Each
+# output is then summed in the order the whole product sums it (a text's vector is the same
+# either way: tests/test_semantic.py); a smaller product is one BLAS (OpenBLAS) may hand to a
+# kernel that sums in another order. Every width divides every matrix's columns.
+_BLOCK_WIDTHS = (96, 192, 384)
+_BLOCK_OUTPUTS = 768
+
+
+_WIDTH = np.intp(DIMENSIONS)
+
+
+def _mean(x: Any) -> Any:
+    """x.mean(-1, keepdims=True) over the last axis of DIMENSIONS, without numpy's wrapper
+    around it (its Python costs more than a short input's sum): the same sum and the same
+    division (by an integer scalar, so in double precision as numpy's), so the same result."""
+    total = np.add.reduce(x, axis=-1, keepdims=True)
+    np.true_divide(total, _WIDTH, out=total, casting="unsafe")
+    return total
 
 
 class ModelUnavailable(BrainiacError):
@@ -140,8 +164,20 @@ class _Matrix:
     q: Any
     scale: Any
 
-    def times(self, x: Any) -> Any:
-        out = x @ self.q.astype(np.float32)
+    def times(self, x: Any, scratch: Any = None) -> Any:
+        """x @ (q * scale); with `scratch` (float32, room for 1536 x 384) a block of columns
+        at a time through it, for an input of a few rows."""
+        if scratch is None:
+            out = x @ self.q.astype(np.float32)
+        else:
+            inputs, columns = self.q.shape
+            rows = x.shape[0]
+            width = next((w for w in _BLOCK_WIDTHS if rows * w >= _BLOCK_OUTPUTS), columns)
+            out = np.empty((rows, columns), np.float32)
+            block = scratch[: inputs * width].reshape(inputs, width)
+            for at in range(0, columns, width):
+                np.copyto(block, self.q[:, at : at + width], casting="unsafe")
+                np.matmul(x, block, out=out[:, at : at + width])
         out *= self.scale
         return out
 
@@ -266,8 +302,8 @@ class SentenceModel:
 
     @staticmethod
     def _normed(x: Any, weight_bias: tuple[Any, Any]) -> Any:
-        x = x - x.mean(-1, keepdims=True)
-        x *= 1.0 / np.sqrt((x * x).mean(-1, keepdims=True) + _EPS)
+        x = x - _mean(x)
+        x *= 1.0 / np.sqrt(_mean(x * x) + _EPS)
         x *= weight_bias[0]
         x += weight_bias[1]
         return x
@@ -284,8 +320,13 @@ class SentenceModel:
         x = self._normed(x, self._norm).reshape(rows * length, DIMENSIONS)
         padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
         width = DIMENSIONS // _HEADS
+        # A block of a weight matrix as floats (`_Matrix.times`), for a short input: room for the
+        # widest block of the tallest matrix, its pages touched only as far as the blocks reach.
+        scratch = None
+        if rows * length <= _BLOCKED_TOKENS:
+            scratch = np.empty(4 * DIMENSIONS * max(_BLOCK_WIDTHS), np.float32)
         for layer in self._layers:
-            qkv = layer.qkv.times(x)
+            qkv = layer.qkv.times(x, scratch)
             qkv += layer.qkv_bias
             q, k, v = qkv.reshape(rows, length, 3, _HEADS, width).transpose(2, 0, 3, 1, 4)
             scores = np.matmul(q, k.transpose(0, 1, 3, 2))
@@ -295,11 +336,11 @@ class SentenceModel:
             np.exp(scores, out=scores)
             scores /= scores.sum(-1, keepdims=True)
             attended = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
-            h = layer.attention_out.times(attended)
+            h = layer.attention_out.times(attended, scratch)
             h += layer.attention_out_bias
             h += x
             x = self._normed(h, layer.norm1)
-            h = layer.inner.times(x)
+            h = layer.inner.times(x, scratch)
             h += layer.inner_bias
             # GELU, in the tanh form: within 1e-3 of the exact one, and numpy has no erf.
             # In place, two arrays the size of h: each temporary here is 6 KB a token.
@@ -313,7 +354,7 @@ class SentenceModel:
             t *= 0.5
             h *= t
             del t
-            out = layer.out.times(h)
+            out = layer.out.times(h, scratch)
             out += layer.out_bias
             out += x
             x = self._normed(out, layer.norm2)
