@@ -56,12 +56,13 @@ _LEGACY_FILES = ("vectors.npy", "vectors.scales.npy", "vectors.digests")
 # After a write of the vectors failed (a full disk), fills wait this long before trying again:
 # each try embeds a batch for nothing.
 _RETRY_WRITE_S = 60.0
-# Rows compared with the prompt at a time: their float32 copy (1.5 MB) stays in the core's
-# cache for the product, which larger slices do not.
-_SLICE = 1024
+# Rows compared with the prompt at a time: their float32 copy (384 KB) stays in the core's
+# cache for the product, with room to spare for what the product itself keeps there;
+# each row's cosine is the same whatever the slice.
+_SLICE = 256
 # Rows above which the cosines are made in two halves on two threads (`_cosines`): below it,
 # starting the helper thread costs what it saves.
-_HALVES_ABOVE = 8 * _SLICE
+_HALVES_ABOVE = 8192
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. Mostly relevance: with more weight on difference the
