@@ -68,6 +68,48 @@ def test_the_model_puts_texts_that_mean_the_same_together(model: SentenceModel) 
     assert np.allclose(alone, bike, atol=1e-5)
 
 
+# Texts of 3 to about 60 tokens: a one-word prompt, a question, an event's line.
+SHORT_TEXTS = [
+    "bike",
+    "Who is Anna?",
+    "How did I get to work on my bicycle last Tuesday?",
+    " ".join(DECOYS),
+    " ".join([BIKE, *DECOYS, *FILLER[:2]]),
+]
+
+
+def test_a_short_texts_vector_is_the_whole_products_bit_for_bit(
+    model: SentenceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt's products go a block of columns at a time; its vector is exactly the one the
+    whole matrices give (an event's vector made alone or in a batch compares with it)."""
+    blocked = [model.encode([t])[0] for t in SHORT_TEXTS]
+    monkeypatch.setattr(sentence_model, "_BLOCKED_TOKENS", 0)  # every product whole
+    whole = [model.encode([t])[0] for t in SHORT_TEXTS]
+    for text, a, b in zip(SHORT_TEXTS, blocked, whole, strict=True):
+        assert np.array_equal(a, b), text
+
+
+def test_a_prompt_is_embedded_without_a_float_copy_of_a_whole_weight_matrix(
+    model: SentenceModel,
+) -> None:
+    """The int8 weights of a short input's products are turned into floats a block at a time,
+    in a buffer that stays in the core's cache; the widest matrix as floats is 2.4 MB."""
+    import tracemalloc
+
+    whole_matrix = 384 * 1536 * 4
+    model.encode(["warm-up"])
+    # From 4 tokens on (a text of 2 or 3 takes blocks as tall as the tallest matrix is wide).
+    for text in SHORT_TEXTS[1:4]:
+        tracemalloc.start()
+        try:
+            model.encode([text])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak < whole_matrix, (text, peak)
+
+
 def test_bicycle_finds_bike_though_no_word_is_shared(vault: Path) -> None:
     with Memory(vault, refresh_interval_s=0) as memory:
         _events(memory, [BIKE, *DECOYS, *FILLER])

@@ -71,6 +71,11 @@ _BLOCK_OUTPUTS = 768
 _WIDTH = np.intp(DIMENSIONS)
 
 
+def _block_width(rows: int) -> int:
+    """The columns of a block (`_Matrix.times`) for an input of `rows` tokens (at least two)."""
+    return next((w for w in _BLOCK_WIDTHS if rows * w >= _BLOCK_OUTPUTS), max(_BLOCK_WIDTHS))
+
+
 def _mean(x: Any) -> Any:
     """x.mean(-1, keepdims=True) over the last axis of DIMENSIONS, without numpy's wrapper
     around it (its Python costs more than a short input's sum): the same sum and the same
@@ -165,14 +170,14 @@ class _Matrix:
     scale: Any
 
     def times(self, x: Any, scratch: Any = None) -> Any:
-        """x @ (q * scale); with `scratch` (float32, room for 1536 x 384) a block of columns
-        at a time through it, for an input of a few rows."""
+        """x @ (q * scale); with `scratch` (float32, room for 1536 x _block_width of x's rows)
+        a block of columns at a time through it, for an input of a few rows."""
         if scratch is None:
             out = x @ self.q.astype(np.float32)
         else:
             inputs, columns = self.q.shape
             rows = x.shape[0]
-            width = next((w for w in _BLOCK_WIDTHS if rows * w >= _BLOCK_OUTPUTS), columns)
+            width = _block_width(rows)
             out = np.empty((rows, columns), np.float32)
             block = scratch[: inputs * width].reshape(inputs, width)
             for at in range(0, columns, width):
@@ -320,11 +325,11 @@ class SentenceModel:
         x = self._normed(x, self._norm).reshape(rows * length, DIMENSIONS)
         padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
         width = DIMENSIONS // _HEADS
-        # A block of a weight matrix as floats (`_Matrix.times`), for a short input: room for the
-        # widest block of the tallest matrix, its pages touched only as far as the blocks reach.
+        # A block of a weight matrix as floats (`_Matrix.times`), for a short input: room for a
+        # block of the tallest matrix.
         scratch = None
         if rows * length <= _BLOCKED_TOKENS:
-            scratch = np.empty(4 * DIMENSIONS * max(_BLOCK_WIDTHS), np.float32)
+            scratch = np.empty(4 * DIMENSIONS * _block_width(rows * length), np.float32)
         for layer in self._layers:
             qkv = layer.qkv.times(x, scratch)
             qkv += layer.qkv_bias
