@@ -11,8 +11,9 @@ works by words only (`ModelUnavailable`, said once in one line).
 
 How it runs: the ONNX file is read for its weights only (a few dozen lines of protobuf reading
 below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with the word table),
-each matrix turned into floats just before its product and dropped after, and a word's row
-when a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
+each matrix turned into floats just before its product and dropped after (for a short text, a
+prompt, a block of columns at a time in a buffer the core's cache holds), and a word's row when
+a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
 "Speed" and "Ingest").
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
@@ -163,8 +164,8 @@ def _initializers(data: bytes) -> dict[str, Any]:
 @dataclass(frozen=True)
 class _Matrix:
     """A weight matrix as the file has it: int8, (in, out), with a float32 scale per output
-    column. Kept so (a quarter of the memory of floats) and turned into floats
-    one matrix at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
+    column. Kept so (a quarter of the memory of floats) and turned into floats one matrix (or
+    block of columns) at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
 
     q: Any
     scale: Any
