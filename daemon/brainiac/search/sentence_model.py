@@ -67,8 +67,7 @@ _BLOCKED_TOKENS = 64
 # kernel that sums in another order. Every width divides every matrix's columns.
 _BLOCK_WIDTHS = (96, 192, 384)
 _BLOCK_OUTPUTS = 768
-
-
+# What LayerNorm's mean divides by, as numpy's mean does: an integer scalar (`_mean`).
 _WIDTH = np.intp(DIMENSIONS)
 
 
