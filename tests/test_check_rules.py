@@ -189,3 +189,69 @@ def test_an_observation_is_about_its_owner_only(memory: Memory, vault: Path) -> 
     now = dt.datetime(2023, 6, 1)
     assert not memory.check("Caroline ran a charity race on 2023-05-30.", now=now).conflicts
     assert memory.check("Melanie ran a charity race on 2023-05-30.", now=now).conflicts
+
+
+# --- rules that carry: same owner, same thing, exclusive values ---------------------------------
+
+_MARIA = """---
+title: Maria
+tags: [person]
+---
+## Facts
+- volunteering: started in 2022 (since 2023-08-03 18:21, e-5b1c0d9e77)
+
+## Sources
+- 2023-08-03T18:21:00 **Maria** (volunteering): I started volunteering at the shelter in 2022. \
+^e-5b1c0d9e77
+"""
+
+
+def test_the_date_of_a_past_happening_clears_a_fact_about_something_else(
+    memory: Memory, vault: Path
+) -> None:
+    # The fact's key (volunteering) is in the sentence, but its date is when she started; the
+    # turn says she met Jean the day before it was said. A happening's date never moves.
+    note = vault / "memory" / "long_term" / "maria.md"
+    note.write_text(_MARIA.replace("\\\n", ""), encoding="utf-8")
+    at = dt.datetime(2023, 2, 25, 10, 0)
+    _said(memory, "Maria", "While volunteering yesterday, I met this amazing woman, Jean.", at)
+    _said(memory, "John", "That sounds lovely, Maria!", at + dt.timedelta(minutes=1))
+    now = dt.datetime(2023, 8, 10)
+    right = memory.check("Maria met Jean while volunteering on 24 February 2023.", now=now)
+    assert right.status == "consistent" and not right.conflicts, right.conflicts
+    # the fact still judges what it is about, and a date the events do not state
+    assert memory.check("Maria started volunteering in 2021.", now=now).status == "conflict"
+    assert memory.check("Maria met Jean while volunteering on 10 March 2023.", now=now).conflicts
+
+
+def test_the_owners_other_occasion_with_the_sentences_date_clears_it(memory: Memory) -> None:
+    # The turn most about the sentence (hiking, church friends: 4 August) differs; an earlier
+    # turn of Maria's, about hiking too, says 14 July. Two occasions, not a wrong date.
+    at = dt.datetime(2023, 7, 15, 10, 0)
+    _said(memory, "Maria", "Yesterday I went hiking up the ridge.", at)
+    _said(memory, "John", "Nice! I went kayaking on the lake.", at + dt.timedelta(minutes=1))
+    later = dt.datetime(2023, 8, 5, 10, 0)
+    _said(memory, "Maria", "Yesterday I went hiking. My church friends came along too.", later)
+    now = dt.datetime(2023, 8, 10)
+    said = "Maria went hiking with her church friends on {} 2023."
+    assert not memory.check(said.format("14 July"), now=now).conflicts
+    (conflict,) = memory.check(said.format("20 July"), now=now).conflicts  # neither occasion
+    assert "hiking" in conflict.correction
+
+
+def test_a_sentence_about_no_one_contradicts_no_one(memory: Memory) -> None:
+    # Between named people, a sentence that names none of them, no one's possessive and no
+    # personal pronoun is about the world, not about what anyone did.
+    at = dt.datetime(2023, 6, 12, 14, 0)
+    _said(memory, "Maria", "Last summer my family and I went on a road trip to Oregon.", at)
+    _said(memory, "John", "That sounds fun! I stayed home.", at + dt.timedelta(minutes=1))
+    now = dt.datetime(2023, 8, 10)
+    general = memory.check(
+        "The Grand Canyon is a popular destination for family road trips.", now=now
+    )
+    assert not general.conflicts, general.conflicts
+    for said in (
+        "Maria's family went on a road trip to the Grand Canyon.",
+        "Your family went on a road trip to the Grand Canyon.",
+    ):
+        assert memory.check(said, now=now).status == "conflict", said

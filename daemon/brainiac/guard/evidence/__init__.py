@@ -71,8 +71,10 @@ from brainiac.guard.evidence.given_facts import beside_facts
 from brainiac.guard.evidence.observations import observation_lines_of
 from brainiac.guard.evidence.values import Period, Values, read, relation_words
 from brainiac.guard.evidence.words import (
+    FIRST_PERSON,
     LIGHT_LEMMAS,
     VERB_FORMS,
+    YOU,
     bare,
     lemma,
     owners,
@@ -111,6 +113,10 @@ _COPULAS = frozenset({"is", "was", "are", "were"})
 _OPENERS = _COPULAS | lexicon.word_set(
     "a an the my your his her their our its some of in at on to with for from into about"
 )
+# Words that make a sentence about a person (with the speakers' names): "The Grand Canyon is
+# popular" is about no one
+_PERSONAL = FIRST_PERSON | YOU | lexicon.word_set("he she his her him hers they their them")
+_POSSESSIVE_RE = re.compile(r"\b[A-Z][a-z]+['’]s\b")
 _TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
 _WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
 _CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
@@ -139,7 +145,7 @@ def with_events(
     the events the search for the response found (one search for the whole response); `known`,
     the facts check gathered, to read an event's verdict beside the facts it gave; `found`,
     all the search's hits (notes too), whose files' observations are evidence as well."""
-    if not any(f.status == UNVERIFIED for f in result.findings):
+    if not any(f.status == UNVERIFIED or _current(f, result) for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
@@ -147,6 +153,17 @@ def with_events(
     turns = event_lines(hits)
     events = turns + _owned(observation_lines_of(memory, found or hits), turns)
     for f in result.findings:
+        if _current(f, result):
+            # A fact's date said otherwise, where an event about the sentence states the
+            # sentence's date for something that had already happened when it was said: the
+            # fact is about something else its key also names ("volunteering: started in 2022"
+            # against "met Jean while volunteering on 24 February 2023"), since the date of a
+            # past happening never moves (a plan's date may: then the newer fact stands).
+            agreed = _agreed(memory, f, now, events, known)
+            if agreed is not None:
+                findings.append(agreed)
+                conflicts = [c for c in conflicts if c.claim != f.claim]
+                continue
         if f.status != UNVERIFIED:
             findings.append(f)
             continue
@@ -157,6 +174,11 @@ def with_events(
         finding, conflict = judged
         if known and finding.block:
             finding, conflict = beside_facts(finding, conflict, f, known, now)
+        if conflict is not None and not _has_owner(f.claim, turns):
+            # "The Grand Canyon is a popular destination for family road trips": a sentence
+            # about no one contradicts no one's life, however alike the words are
+            findings.append(f)
+            continue
         findings.append(finding)
         if conflict is not None:
             conflicts.append(conflict)
@@ -264,6 +286,8 @@ def _judge_sentence(
     differ = [a for a, v in near if not v and a.score >= needed and a.core]
     if differ and any(v and a.core and a.score >= _ALIGNED for a, v in near):
         return None  # another event about it says the same value: maybe it changed, not a conflict
+    if differ and _said_elsewhere(said, differ, [a for a, v in judged if v], relation):
+        return None
     claim = sentence.strip()
     if agree:
         best = max(agree, key=lambda a: a.score)
@@ -271,6 +295,78 @@ def _judge_sentence(
     if not differ:
         return None
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
+
+
+def _has_owner(sentence: str, turns: list[EventLine]) -> bool:
+    """Whether the sentence says whose life it is about, where the turns are between named
+    people: a speaker's name, a person's possessive ("Jean's"), or a personal pronoun. Where
+    only the user and the assistant speak, everything said is the user's."""
+    said = {e.role.lower() for e in turns if e.role}
+    if not said - USER_ROLES - NOBODY_ROLES:
+        return True
+    words = words_of(sentence)
+    if (said | _PERSONAL) & {bare(w) for w in words}:
+        return True
+    return bool(_POSSESSIVE_RE.search(sentence))
+
+
+def _current(f: Finding, result: CheckResult) -> bool:
+    """Whether `f` is the fact path's conflict with a fact's current value (not a superseded
+    value restated, which no event can clear: the event that said it is older)."""
+    if f.status != CONFLICT or f.source != "fact":
+        return False
+    mine = [c for c in result.conflicts if c.claim == f.claim]
+    return bool(mine) and all(c.kind == "current" for c in mine)
+
+
+def _agreed(
+    memory: MemoryLike,
+    f: Finding,
+    now: dt.datetime,
+    events: list[EventLine],
+    known: Sequence[Known],
+) -> Finding | None:
+    """The events' consistent verdict on a sentence the fact path found in conflict, read
+    beside the facts the agreeing event gave (a value a later event replaced agrees with
+    nothing); None when the events do not state the sentence's value."""
+    if not read(f.claim, now).periods:
+        return None  # a count, a name: the fact may be newer than the events that agree
+    judged = _judge_sentence(memory, f.claim, now, events)
+    if judged is None or judged[0].status != CONSISTENT:
+        return None
+    finding, conflict = judged
+    said_at = dt.datetime.fromisoformat(finding.at) if finding.at else None
+    told = read(finding.stored or "", said_at).periods
+    if said_at is None or not told or any(p.end > said_at.date() for p in told):
+        return None  # the event gives no date of its own, or a date still to come
+    if known and finding.block:
+        unjudged = dataclasses.replace(f, status=UNVERIFIED)
+        finding, conflict = beside_facts(finding, conflict, unjudged, known, now)
+    return finding if finding.status == CONSISTENT and conflict is None else None
+
+
+def _said_elsewhere(
+    said: Values, differ: list[Aligned], agree: list[Aligned], relation: set[str]
+) -> bool:
+    """Whether the owner of the event that differs states the sentence's value in another event
+    about the same thing: said by the same person, holding every relation word the differing
+    event shares with the sentence, and (for a date) stating the date itself rather than being
+    timed by when it was said. Then the two events are two occasions or a change, and the
+    sentence agrees with one of them: no conflict, however closely either is aligned."""
+    for d in differ:
+        theirs = _shared(d, relation)
+        for a in agree:
+            if a.event.role.lower() != d.event.role.lower() or not a.core:
+                continue
+            if said.periods and not a.timed:
+                continue
+            if theirs <= _shared(a, relation):
+                return True
+    return False
+
+
+def _shared(a: Aligned, relation: set[str]) -> set[str]:
+    return relation & {lemma(w) for w in words_of(a.sentence)}
 
 
 def _owned(observations: list[EventLine], turns: list[EventLine]) -> list[EventLine]:
