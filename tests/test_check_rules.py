@@ -255,3 +255,15 @@ def test_a_sentence_about_no_one_contradicts_no_one(memory: Memory) -> None:
         "Your family went on a road trip to the Grand Canyon.",
     ):
         assert memory.check(said, now=now).status == "conflict", said
+
+
+def test_an_age_is_one_kind_of_count_however_it_is_said(memory: Memory) -> None:
+    # "at age fifteen" and "when she was twenty" count the same thing; a bare number did not.
+    at = dt.datetime(2023, 1, 20, 16, 12)
+    said = "My fav memory was when my team won first place at a regionals at age fifteen."
+    _said(memory, "Gina", said, at)
+    now = at + dt.timedelta(days=1)
+    claim = "Gina's team won first place at a regionals when she was {}."
+    (conflict,) = memory.check(claim.format("twenty"), now=now).conflicts
+    assert "fifteen" in conflict.correction
+    assert memory.check(claim.format("fifteen"), now=now).status == "consistent"

@@ -64,6 +64,27 @@ def test_a_count_keeps_the_noun_it_counts_and_a_year_is_no_count() -> None:
     assert read("that was 2019.", MONDAY).numbers == ()
 
 
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("we won at age fifteen", ((15.0, "age"),)),
+        ("when she was twenty.", ((20.0, "age"),)),
+        ("he is 10 years old", ((10.0, "age"),)),
+        ("my one-year-old son", ()),  # describes the son: not the value
+        ("when I was 10 minutes late", ((10.0, lemma("minutes")),)),
+        ("I've been to Rome once.", ((1.0, lemma("times")),)),
+        ("rejected twice so far", ((2.0, lemma("times")),)),
+        ("three times a week", ((3.0, lemma("times")),)),
+        ("Once I get home I'll call", ()),  # a clause opener, not a count
+        ("I was once a dancer", ()),  # formerly
+    ],
+)
+def test_an_age_and_how_many_times_are_counts_of_their_own_kind(
+    text: str, numbers: tuple[tuple[float, str], ...]
+) -> None:
+    assert read(text, MONDAY).numbers == numbers
+
+
 def test_a_date_without_a_year_is_compared_by_month_and_day() -> None:
     may_7 = Period(_day(5, 7, 2000), _day(5, 7, 2000), year_known=False)
     assert may_7.gap(Period(_day(5, 9), _day(5, 9))) == dt.timedelta(days=2)

@@ -34,6 +34,33 @@ _NUMBER_RE = re.compile(
     re.I,
 )
 _UNITS = {"k", "kg", "km", "mi", "am", "pm", "st", "nd", "rd", "th", "percent", "%"}
+_N = (
+    r"(?P<n>\d{1,3}|"
+    + "|".join(sorted(claims.NUMBER_WORDS, key=len, reverse=True))
+    + r")(?:[- ](?P<ones>one|two|three|four|five|six|seven|eight|nine))?"
+)
+# An age, however it is said ("at age fifteen", "aged 8", "ten years old", "when she was
+# twenty"): one count of one kind, so "at age fifteen" and "when she was twenty" differ, where a
+# bare "twenty" counts nothing said.
+_AGE_RES = (
+    re.compile(rf"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+){_N}\b", re.I),
+    # (not "a one-year-old son": a hyphenated age describes the noun, it is not the value)
+    re.compile(rf"\b{_N}\s+(?:years?|yrs?)\s+old\b", re.I),
+    re.compile(
+        rf"\bwhen\s+(?:i|he|she|they|we|you|[A-Z][a-z]+)\s+(?:was|were)\s+{_N}\b"
+        r"(?!\s*(?:[-%]|years?|months?|weeks?|days?|hours?|minutes?|times?|of|in|on|at)\b)",
+        re.I,
+    ),
+)
+# How many times: "once" only where it cannot open a clause ("once I'm home") or mean formerly
+# ("was once"): at the end of a clause or before how often.
+_TIMES_RE = re.compile(
+    r"(?<!\bat )(?<!\bwas )(?<!\bwere )\b(?P<word>once|twice|thrice)\b"
+    r"(?=\s*(?:[.,;!?)]|$|a\s+(?:day|week|month|year)|per\b|every\b|so\s+far|before\b))",
+    re.I,
+)
+_TIMES = {"once": 1.0, "twice": 2.0, "thrice": 3.0}
+
 # A measure: a number and its unit, written together or apart ("a 5K run", "10 km", "20%").
 _MEASURE_RE = re.compile(
     r"(?<![\w.,])(?P<num>\d{1,4}(?:\.\d+)?)\s?(?P<unit>km|k|mi|miles?|kg|lbs?|%|percent)(?![\w%])",
@@ -167,6 +194,15 @@ def read(text: str, at: dt.datetime | None) -> Values:
         unit = m.group("unit").lower()
         numbers.append((float(m.group("num")), _MEASURE_UNITS.get(unit, unit)))
         spans.append(m.span())
+    for pattern in _AGE_RES:
+        for m in pattern.finditer(text):
+            if _inside(m.span("n"), spans):
+                continue
+            numbers.append((_count(m), "age"))
+            spans.append(m.span("ones") if m.group("ones") else m.span("n"))
+    for m in _TIMES_RE.finditer(text):
+        numbers.append((_TIMES[m.group("word").lower()], lemma("times")))
+        spans.append(m.span("word"))
     for m in _NUMBER_RE.finditer(text):
         if _inside(m.span("num"), spans):
             continue
@@ -187,6 +223,14 @@ def read(text: str, at: dt.datetime | None) -> Values:
         n for n in claims.names(text) if n not in _WEEKDAY_FORMS and n not in claims.MONTHS
     )
     return Values(tuple(periods), tuple(numbers), names, tuple(spans))
+
+
+def _count(m: re.Match[str]) -> float:
+    raw = m.group("n").lower()
+    value = float(raw) if raw[0].isdigit() else float(claims.NUMBER_WORDS[raw])
+    if m.group("ones"):
+        value += claims.NUMBER_WORDS[m.group("ones").lower()]
+    return value
 
 
 def _inside(span: tuple[int, int], spans: Iterable[tuple[int, int]]) -> bool:
