@@ -46,7 +46,7 @@ SWEEPS: list[tuple[Any, str, list[Any]]] = [
     (evidence, "_ALIGNED", [0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7]),
     (evidence, "_ALIGNED_CLAUSES", [0.45, 0.5, 0.6, 0.7, 0.8]),
     (evidence, "_MARGIN", [0.0, 0.1, 0.25, 0.4, 1.0]),
-    (alignment, "RELATED", [0.25, 0.3, 0.4, 0.5]),
+    (alignment, "_RELATED", [0.25, 0.3, 0.4, 0.5]),
     (evidence, "_DATE_SLACK", [dt.timedelta(days=d) for d in (0, 1, 3, 7, 14)]),
 ]
 

@@ -60,7 +60,6 @@ from brainiac.guard.check_facts.verdicts import (
 )
 from brainiac.guard.evidence import named
 from brainiac.guard.evidence.alignment import (
-    RELATED,
     Aligned,
     EventLine,
     align,
@@ -88,7 +87,7 @@ if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
-_ALIGNED = RELATED  # an event about the sentence may contradict it (alignment.py says why)
+_ALIGNED = 0.45  # share of the sentence's relation words an event must hold to contradict it
 _ALIGNED_CLAUSES = 0.6  # ... when the sentence has more than one clause
 _MARGIN = 0.25  # how far below the best-aligned event another still has a say
 _DATE_SLACK = dt.timedelta(days=3)  # "last week" and "the week before 9 June" overlap loosely

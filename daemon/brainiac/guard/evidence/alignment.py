@@ -33,11 +33,9 @@ if TYPE_CHECKING:
 
 _JOINT = frozenset({"you and", "and you", "and i", "me and", "i and"})
 _CANDIDATES = 40  # events compared, best first
-# The share of the sentence's relation words an event must hold to be about it: to confirm it
-# and to contradict it alike. What keeps a contradiction right is not a closer alignment but the
-# rules evidence/__init__.py decides by (the same owner, a value of the same kind, the
-# sentence's value said nowhere in the owner's evidence).
-RELATED = 0.4
+# The share of the sentence's relation words an event must hold to confirm it (an agreement
+# costs nothing if wrong: it only withholds); to contradict it, it needs more (evidence/__init__).
+_RELATED = 0.4
 
 
 @dataclass(frozen=True)
@@ -122,7 +120,7 @@ def align(
     # Words first (cheap), values only for a turn that holds enough of the claim's words.
     words_all = {lemma(w) for w in lowered}
     turn_score = _share(relation & words_all, weights)
-    if turn_score < RELATED:
+    if turn_score < _RELATED:
         return None
     whole = read(text, event.at)
     for sentence in extract.sentences(text):
