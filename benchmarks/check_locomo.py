@@ -1,6 +1,11 @@
 """Precision and recall of `brainiac check` on LoCoMo conversations (tests/check_corpus_locomo/).
 
     .venv/bin/python benchmarks/check_locomo.py [--show-errors] [--limit N] [--conversations ID,...]
+        [--corpus FILE.yaml]
+
+`--corpus` checks another labelled corpus of the same schema (default
+tests/check_corpus_locomo/cases.yaml), e.g. a hold-out written later: without --show-errors only
+the aggregate figures are printed, none of its cases.
 
 The corpus (written blind to the checker) holds one-sentence assistant responses about four
 LoCoMo conversations, each labelled `conflict` (states a wrong value), `consistent` (states the
@@ -168,12 +173,12 @@ def main(argv: list[str] | None = None) -> int:
     if bool(args.llm_base_url) != bool(args.llm_model):
         ap.error("--llm-base-url and --llm-model go together")
 
+    cases = _corpus(Path(args.corpus), ap)  # a wrong --corpus is said before anything runs
     found = load_scorer(args, "LoCoMo check benchmark")
     if found is None:
         return 0
     locomo_eval, data = found
 
-    cases: list[dict[str, Any]] = yaml.safe_load(Path(args.corpus).read_text(encoding="utf-8"))
     wanted = {c for c in args.conversations.split(",") if c}
     if wanted:
         cases = [c for c in cases if c["conversation"] in wanted]
@@ -257,6 +262,22 @@ def main(argv: list[str] | None = None) -> int:
         for line in llm_errors:
             print("  " + line)
     return 0
+
+
+def _corpus(path: Path, ap: argparse.ArgumentParser) -> list[dict[str, Any]]:
+    """The labelled cases of `path`, or a one-line error naming the file and what to do."""
+    try:
+        cases = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        ap.error(f"{path}: cannot read the corpus ({e.strerror}); pass --corpus FILE.yaml")
+    except yaml.YAMLError as e:
+        ap.error(f"{path}: not YAML ({str(e).splitlines()[0]}); fix the file or pass another")
+    fields = ("id", "conversation", "response", "label")
+    if not isinstance(cases, list) or not all(
+        isinstance(c, dict) and all(k in c for k in fields) for c in cases
+    ):
+        ap.error(f"{path}: not a list of cases with {', '.join(fields)}; see {CORPUS}")
+    return cases
 
 
 def _run(

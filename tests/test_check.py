@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -349,3 +350,21 @@ def test_a_word_of_a_thing_loved_is_no_mention_of_it(memory: Memory) -> None:
     # Named in full, the thing is still about that fact.
     named = memory.check("Nate loves camping trips.", now=at + dt.timedelta(hours=1))
     assert [f.about for f in named.findings] == ["camping trips"], named.findings
+
+
+def test_a_corpus_that_is_not_one_is_refused_in_one_line(tmp_path: Path) -> None:
+    # benchmarks/check_locomo.py --corpus: a hold-out written later is checked the same way;
+    # a wrong path or file says so before any vault is built
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "check_locomo.py"
+    bad = tmp_path / "cases.yaml"
+    bad.write_text("- response: hello\n", encoding="utf-8")
+    for corpus, problem in ((tmp_path / "none.yaml", "cannot read"), (bad, "not a list of cases")):
+        done = subprocess.run(
+            [sys.executable, str(script), "--corpus", str(corpus), "--bench-dir", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 2, done.stdout
+        (line,) = [x for x in done.stderr.splitlines() if x.startswith("check_locomo.py: error")]
+        assert f"{corpus}: {problem}" in line

@@ -29,7 +29,11 @@ the facts could not judge is also compared with the events it is about:
 
 Precision first, as in check_facts/: a conflict needs a close alignment (most relation words
 shared, at least one of them not a light verb) and a value of the same kind that differs clearly
-(dates more than a few days apart). Pure reading and one index search per sentence: no model.
+(dates more than a few days apart). Rules that hold in any conversation guard it beyond that
+bar: a sentence about no one contradicts no one (`_has_owner`), the sentence's value in another
+event of the same owner about the same thing clears it (`_said_elsewhere`), and a fact's date
+said otherwise is cleared by an event stating the sentence's date for a past happening
+(`_agreed`). Pure reading and one index search per sentence: no model.
 
 This package's top decides (step 4, `with_events`); each other step is its own module:
 `alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
