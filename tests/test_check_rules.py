@@ -267,4 +267,3 @@ def test_an_age_is_one_kind_of_count_however_it_is_said(memory: Memory) -> None:
     (conflict,) = memory.check(claim.format("twenty"), now=now).conflicts
     assert "fifteen" in conflict.correction
     assert memory.check(claim.format("fifteen"), now=now).status == "consistent"
-

@@ -30,8 +30,8 @@ the facts could not judge is also compared with the events it is about:
 Precision first, as in check_facts/: a conflict needs a close alignment (most relation words
 shared, at least one of them not a light verb) and a value of the same kind that differs clearly
 (dates more than a few days apart). Rules that hold in any conversation guard it beyond that
-bar: a sentence about no one contradicts no one (`_has_owner`), the sentence's value in another
-event of the same owner about the same thing clears it (`_said_elsewhere`), and a fact's date
+bar: a sentence about no one contradicts no one, the sentence's value in another event of the
+same owner about the same thing clears it (both in `whose.py`), and a fact's date
 said otherwise is cleared by an event stating the sentence's date for a past happening
 (`_agreed`). Pure reading and one index search per sentence: no model.
 
@@ -39,7 +39,8 @@ This package's top decides (step 4, `with_events`); each other step is its own m
 `alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
 `values.py` (3: dates, counts and names, and the relation words left beside them), `named.py`
 (3: the names given as a value), `words.py` (the plain forms those are compared in),
-`observations.py` (1: the notes' observations) and `given_facts.py` (5).
+`observations.py` (1: the notes' observations), `whose.py` (4: whose the sentence is, and the
+owner's evidence that clears it) and `given_facts.py` (5).
 """
 
 from __future__ import annotations
@@ -74,11 +75,10 @@ from brainiac.guard.evidence.alignment import (
 from brainiac.guard.evidence.given_facts import beside_facts
 from brainiac.guard.evidence.observations import observation_lines_of
 from brainiac.guard.evidence.values import Period, Values, read, relation_words
+from brainiac.guard.evidence.whose import has_owner, said_elsewhere
 from brainiac.guard.evidence.words import (
-    FIRST_PERSON,
     LIGHT_LEMMAS,
     VERB_FORMS,
-    YOU,
     bare,
     lemma,
     owners,
@@ -117,10 +117,6 @@ _COPULAS = frozenset({"is", "was", "are", "were"})
 _OPENERS = _COPULAS | lexicon.word_set(
     "a an the my your his her their our its some of in at on to with for from into about"
 )
-# Words that make a sentence about a person (with the speakers' names): "The Grand Canyon is
-# popular" is about no one
-_PERSONAL = FIRST_PERSON | YOU | lexicon.word_set("he she his her him hers they their them")
-_POSSESSIVE_RE = re.compile(r"\b[A-Z][a-z]+['’]s\b")
 _TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
 _WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
 _CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
@@ -178,7 +174,7 @@ def with_events(
         finding, conflict = judged
         if known and finding.block:
             finding, conflict = beside_facts(finding, conflict, f, known, now)
-        if conflict is not None and not _has_owner(f.claim, turns):
+        if conflict is not None and not has_owner(f.claim, turns):
             # "The Grand Canyon is a popular destination for family road trips": a sentence
             # about no one contradicts no one's life, however alike the words are
             findings.append(f)
@@ -290,7 +286,7 @@ def _judge_sentence(
     differ = [a for a, v in near if not v and a.score >= needed and a.core]
     if differ and any(v and a.core and a.score >= _ALIGNED for a, v in near):
         return None  # another event about it says the same value: maybe it changed, not a conflict
-    if differ and _said_elsewhere(said, differ, [a for a, v in judged if v], relation):
+    if differ and said_elsewhere(said, differ, [a for a, v in judged if v], relation):
         return None
     claim = sentence.strip()
     if agree:
@@ -299,19 +295,6 @@ def _judge_sentence(
     if not differ:
         return None
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
-
-
-def _has_owner(sentence: str, turns: list[EventLine]) -> bool:
-    """Whether the sentence says whose life it is about, where the turns are between named
-    people: a speaker's name, a person's possessive ("Jean's"), or a personal pronoun. Where
-    only the user and the assistant speak, everything said is the user's."""
-    said = {e.role.lower() for e in turns if e.role}
-    if not said - USER_ROLES - NOBODY_ROLES:
-        return True
-    words = words_of(sentence)
-    if (said | _PERSONAL) & {bare(w) for w in words}:
-        return True
-    return bool(_POSSESSIVE_RE.search(sentence))
 
 
 def _current(f: Finding, result: CheckResult) -> bool:
@@ -347,30 +330,6 @@ def _agreed(
         unjudged = dataclasses.replace(f, status=UNVERIFIED)
         finding, conflict = beside_facts(finding, conflict, unjudged, known, now)
     return finding if finding.status == CONSISTENT and conflict is None else None
-
-
-def _said_elsewhere(
-    said: Values, differ: list[Aligned], agree: list[Aligned], relation: set[str]
-) -> bool:
-    """Whether the owner of the event that differs states the sentence's value in another event
-    about the same thing: said by the same person, holding every relation word the differing
-    event shares with the sentence, and (for a date) stating the date itself rather than being
-    timed by when it was said. Then the two events are two occasions or a change, and the
-    sentence agrees with one of them: no conflict, however closely either is aligned."""
-    for d in differ:
-        theirs = _shared(d, relation)
-        for a in agree:
-            if a.event.role.lower() != d.event.role.lower() or not a.core:
-                continue
-            if said.periods and not a.timed:
-                continue
-            if theirs <= _shared(a, relation):
-                return True
-    return False
-
-
-def _shared(a: Aligned, relation: set[str]) -> set[str]:
-    return relation & {lemma(w) for w in words_of(a.sentence)}
 
 
 def _owned(observations: list[EventLine], turns: list[EventLine]) -> list[EventLine]:
