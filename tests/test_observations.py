@@ -551,7 +551,7 @@ def test_a_feeling_or_a_judgement_that_names_its_thing_is_kept() -> None:
         "Caroline chose furniture that looks great and is comfy too."
     )
     assert _said("This picture reminds me of a road trip we took last year.") == (
-        "This picture reminds Caroline of a road trip Caroline and others took in 2022."
+        "Caroline and others took a road trip in 2022."  # the deed it reminds of
     )
 
 
@@ -692,3 +692,120 @@ def test_a_deed_after_a_reaction_an_aside_and_a_photo_of_when_are_read_right(
     text: str, expected: str | None
 ) -> None:
     assert _said(text) == expected
+
+
+def test_a_reply_that_leans_says_what_it_leans_on() -> None:
+    # "this X" is what the other speaker called "your X"
+    assert _replied(
+        "Wow, your new hair color looks amazing! What made you choose that shade?",
+        "Joanna",
+        "Thanks Jo! I picked this color because it's bright and bold - like me!",
+        role="Nate",
+    ) == ("Nate picked their new hair color because it's bright and bold.")
+    # "X was the best part": the part of what the other exclaimed over, the deed after it
+    assert _replied(
+        "Wow, what a great day! Glad everyone could make it. What was your favorite part?",
+        "Caroline",
+        "Marrying my partner and promising to be together forever was the best part.",
+        role="Melanie",
+    ) == (
+        "The best part of Melanie's day was marrying their partner and promising to be "
+        "together forever."
+    )
+    assert _replied(
+        "That must have been amazing. What was your favorite part of the trip?",
+        "Nate",
+        "Seeing the northern lights was my favorite part.",
+        role="Joanna",
+    ) == ("Joanna's favorite part of their trip was seeing the northern lights.")
+    # nothing it could be the part of: the deed is still said first, "for" its owner
+    assert _said("Hiking to the top of the volcano with my sister was the best part.") == (
+        "The best part for Caroline was hiking to the top of the volcano with their sister."
+    )
+    # "we can both ..." said to the one spoken to is the two of them
+    assert _replied(
+        "I'm not doing anything then, so you're completely welcome to!",
+        "Nate",
+        "Awesome! I'll bring some of my recipes so we can both share desserts!",
+        role="Joanna",
+    ) == ("Joanna will bring some of their recipes so Joanna and Nate can both share desserts.")
+
+
+def test_it_that_has_done_something_leans_unless_the_sentence_names_it() -> None:
+    assert _said("Mental health is important to me, and it's made such an improvement!") == (
+        "Mental health is important to Caroline."
+    )
+    assert _said("Lately I've been networking and it's gotten me some good stuff.") == (
+        "Lately Caroline has been networking and it's gotten them some good stuff."
+    )
+    assert _said("I joined a running club and it's helped me a lot with my stress.") == (
+        "Caroline joined a running club and it's helped them a lot with their stress."
+    )
+
+
+def test_a_thing_that_reminds_one_of_a_deed_is_the_deed() -> None:
+    assert _said(
+        "This picture reminds me of a road trip we took last year; even with bumps along the "
+        "way, there's still beauty and hope.",
+        role="John",
+    ) == ("John and others took a road trip in 2022.")
+    assert _said("It reminds me of the film camera I had as a kid, I took plenty of pics.") == (
+        "Caroline had a film camera as a kid."
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "we" with its company named in its clause is the speaker alone
+        (
+            "I had a quiet weekend after we went camping with my fam two weekends ago.",
+            "Caroline had a quiet weekend after they went camping with their fam two weekends "
+            "before 2023-05-08.",
+        ),
+        (
+            "We're going hiking with my friends next weekend.",
+            "Caroline is going hiking with their friends the weekend after 2023-05-08.",
+        ),
+        # "our" beside "our area" is the place's, not the speaker's
+        (
+            "It was really interesting hearing how it affects our area. I'm really upset seeing "
+            "the state of our education.",
+            "Caroline is really upset seeing the state of the area's education.",
+        ),
+        # a deed and what was done in it after a dash are said together
+        (
+            "I had a wicked day out with the gang last weekend - we went biking and saw some "
+            "pretty cool stuff.",
+            "Caroline had a wicked day out with the gang the weekend before 2023-05-08 - "
+            "Caroline and others went biking and saw some pretty cool stuff.",
+        ),
+        # leave-taking with a plan in it is the plan
+        (
+            "Cheers! I'm off to bake some cakes. Talk to you soon!",
+            "Caroline is going to bake some cakes.",
+        ),
+        ("Well, I'm off to go do some research.", "Caroline is going to do some research."),
+    ],
+)
+def test_we_our_a_relative_weekend_and_a_plan_at_leaving_are_said_right(
+    text: str, expected: str
+) -> None:
+    assert _said(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks, Nate! I'll definitely keep pursuing my passion for writing. It means a lot.",
+        "I'm gonna keep practicing my guitar solos, thanks!",
+        "Gotta go walk the dog now, talk soon!",
+    ],
+)
+def test_a_resolve_said_back_and_leave_taking_are_no_observation(text: str) -> None:
+    assert _said(text) is None
+
+
+def test_news_of_keeping_at_something_and_a_dated_trip_are_kept() -> None:
+    assert _said("I keep getting rejections from publishers this month.") is not None
+    assert _said("I have to go to Spain next week for my job.") is not None

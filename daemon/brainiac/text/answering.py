@@ -8,8 +8,10 @@ turn before it, the second says nothing. So, given the previous turn:
 
 - "the X" the other speaker called "my X" is theirs ("Jon's show"), "your X" the speaker's own
   ("my show"): the line names whose it is, as the exchange did;
-- "this X", "that X", "these X" or "those X", when the other speaker asked about an X, points at
-  what was asked about and is not in the reply: the sentence is no observation alone;
+- "this X", "that X", "these X" or "those X" is the speaker's X the other speaker named as
+  "your X" ("your new hair color" → "I picked this color" is "my new hair color"), when they
+  named exactly one; else, when they asked about an X, it points at what was asked about and is
+  not in the reply: the sentence is no observation alone;
 - "I love the X" when the other speaker just shared a photo is a reaction to it, not news.
 
 Only the turn just before, by the other speaker, is read: what it says is the context a listener
@@ -37,6 +39,19 @@ _OWNED_RE = re.compile(
 _LIKED_RE = re.compile(
     r"^I\s+(?:\w+ly\s+|just\s+)?(?:love|like|adore|dig)\s+(?:the|that|this|those|these|how)\b", re.I
 )
+# "Marrying my partner was the best part (of ...)": a deed judged the best part of something.
+_PART_RE = re.compile(
+    r"^(?P<act>[A-Z]?[a-z]+ing\b[^.!?]*?)\s+(?:was|is)\s+(?:(?:definitely|probably|really|"
+    r"honestly)\s+)?(?P<whose>the|my)\s+(?P<part>(?:best|favou?rite|most \w+|coolest|hardest)\s+part)"
+    r"(?P<of>\s+(?:of|about)\s+[^.!?]+?)?\W*$",
+    re.IGNORECASE,
+)
+# The thing a question asks the part of ("the best part of your trip?"), or one exclaimed over
+# ("What a great day!").
+_THING_RE = re.compile(
+    r"\bpart\s+(?:of|about)\s+(?:your|the|that|this)\s+(?P<noun>[a-z-]+)", re.IGNORECASE
+)
+_EXCLAIMED_RE = re.compile(r"\bwhat an?\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*!", re.I)
 _THE_RE = re.compile(r"\bthe\s+(?P<noun>[a-z][a-z'-]+)\b", re.IGNORECASE)
 _POINTED_RE = re.compile(r"\b(?:this|that|these|those)\s+(?P<noun>[a-z][a-z'-]+)\b", re.I)
 _WORD_RE = re.compile(r"[a-z][a-z'-]+")
@@ -53,10 +68,14 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     "the X" that `previous` called "my X" said as `other`'s and "your X" as the speaker's;
     None when it points ("this X") at the thing `previous` asked about. `sentence` as it is
     without a previous turn."""
+    part = _PART_RE.match(sentence)
+    if part is not None:  # "Marrying my partner was the best part": the part of what, first
+        sentence = _part_first(part, previous or "")
     if not previous:
         return sentence
     if "[image:" in previous and _LIKED_RE.match(sentence) and not _NAME_RE.search(sentence):
         return None  # "I love the self-acceptance theme" of a painting just shown: a reaction
+    sentence = _POINTED_RE.sub(lambda m: _yours(m, previous), sentence)
     asked = {_stem(w) for q in _questions(previous) for w in _WORD_RE.findall(q.lower())}
     for m in _POINTED_RE.finditer(sentence):
         noun = m.group("noun").lower()
@@ -86,6 +105,42 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
         turns = [e for _, e in sorted(timed, key=lambda t: t[0])]
         before.update((b.id, a) for a, b in itertools.pairwise(turns))
     return before
+
+
+def _part_first(m: re.Match[str], previous: str) -> str:
+    """ "Marrying my partner was the best part" as "The best part of my day was marrying my
+    partner": the part of the one thing `previous` exclaimed over ("what a great day!") or asked
+    about ("the best part of your trip?"), else the part "for me"; the deed after it, so that
+    "my" is not read as the subject's."""
+    of = m.group("of")
+    if not of:
+        asked = [q for q in _questions(previous) if re.search(r"\bpart\b", q, re.I)]
+        things = {
+            t.group("noun").lower()
+            for t in _THING_RE.finditer(" ".join(asked) if asked else "")
+            if t.group("noun").lower() not in _TIMES | {"part"}
+        }
+        if not things and asked:  # "What a great day! ... What was your favorite part?"
+            things = {t.group("noun").lower() for t in _EXCLAIMED_RE.finditer(previous)}
+        mine = m.group("whose").lower() == "my"  # "my favorite part" is the speaker's already
+        of = f" of my {next(iter(things))}" if len(things) == 1 else "" if mine else " for me"
+    act = m.group("act")
+    whose = m.group("whose").title()
+    return f"{whose} {m.group('part').lower()}{of} was {act[0].lower()}{act[1:]}"
+
+
+def _yours(m: re.Match[str], previous: str) -> str:
+    """ "this color" as "my new hair color" when `previous` (the other speaker's) called exactly
+    one thing of that noun "your new hair color": what the reply points at is named."""
+    noun = m.group("noun")
+    if noun.lower() in _TIMES:
+        return m.group(0)
+    yours = re.compile(rf"\byour\s+((?:[a-z'-]+\s+){{0,2}}?){re.escape(noun)}s?\b", re.I)
+    said = {" ".join(y.group(1).lower().split()) for y in yours.finditer(previous)}
+    if len(said) != 1:
+        return m.group(0)
+    words = next(iter(said))
+    return f"my {words} {noun}" if words else f"my {noun}"
 
 
 def _owned(m: re.Match[str], owners: dict[str, str]) -> str:

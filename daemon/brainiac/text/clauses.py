@@ -12,6 +12,7 @@ shared my book" → "I was nervous ...". Pure text: no I/O.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from brainiac.text.lexicon import word_set
@@ -62,6 +63,12 @@ _BEEN_RE = re.compile(
 )
 
 
+_DEED_RE = re.compile(
+    r"^(?:I|[Ww]e)\s+(?:(?:just|also|finally|all)\s+)?(?:\w+ed|had|went|made|took|saw|got|did|"
+    r"spent|ran|won|met)\b"
+)
+
+
 def clauses(sentence: str) -> list[str]:
     """The sentence's statements: parts joined by a dash are weighed alone when the part after
     the dash is a clause; a noun phrase after a dash stays with the part it explains, and a
@@ -76,6 +83,13 @@ def clauses(sentence: str) -> list[str]:
             out.append(part)
         elif _APPOSITIVE_RE.match(part):
             out[-1] = f"{out[-1].rstrip(' ,;:')}: {part}"
+    # A deed said, then what was done in it after a dash: weighed whole too ("I had a day out
+    # with the gang - we went biking"), so that the line says what the day was.
+    out += [
+        f"{a} - {b}"
+        for a, b in itertools.pairwise(out)
+        if _DEED_RE.match(a) and _DEED_RE.match(b)
+    ]
     # What follows ", but" is weighed alone too, for when the part before it is a wish or a
     # reaction ("Wish I had a vacation, but right now my writing is consuming me").
     return out + [m.group(1) for part in out for m in [BUT_RE.search(part)] if m is not None]

@@ -6,13 +6,15 @@ guy", "I'm super keen to spread that intensity", "The colors make me feel calm":
 before); a mood ("I'm feeling a rollercoaster of emotions"); a resolve said back to
 encouragement ("I won't quit", "I'm gonna keep grinding and moving ahead"); an act or a time
 judged with nothing done ("Being able to show my vision is awesome", "Tomorrow's gonna be an
-awesome night"); a thing valued in a word ("Family's super important to me"). One that names
+awesome night"); a thing valued in a word ("Family's super important to me"); leave-taking ("Gotta
+go"). One that names
 its thing ("I love the Harry Potter books", "my
 new studio", "2 years", "last week") or says it plainly ("I love painting") stands alone.
 
 Frames: a report to the listener ("I just wanted to let you know (that) ..."), an order to look
-after the statement ("I've done an abstract painting too, take a look!") and a comment on how it
-felt ("..., it's such an awesome feeling") go; what they frame stays. Pure text: no I/O.
+after the statement ("I've done an abstract painting too, take a look!"), a comment on how it
+felt ("..., it's such an awesome feeling") and a thing shown that reminds one of a deed ("This
+picture reminds me of a road trip we took last year") go; what they frame stays. Pure text: no I/O.
 """
 
 from __future__ import annotations
@@ -100,7 +102,19 @@ _PERSEVERE_RE = re.compile(
     r"plugging|believing|moving|grinding|hustling|growing)\b"
     r"|\bmov(?:e|ing) (?:ahead|forward|on)\W*$"
     r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b|\balways (?:up|down) (?:for|to)\b"
-    r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b",
+    r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b"
+    # a future "keep doing" is a resolve, whatever is kept at: "I'll definitely keep pursuing my
+    # passion for writing" (said now, "I keep getting rejected", is news)
+    r"|\b(?:will|'ll|gonna|going to)\s+(?:\w+ly\s+)?(?:just\s+)?keep\s+(?:on\s+)?\w+ing\b",
+    re.IGNORECASE,
+)
+# Leave-taking: "Gotta go walk the dog", "I have to run": going now, no plan (a time says it is
+# one: "I have to go to Spain next week"); "I'm off to bake some cakes" is said as the plan it is
+# (observe.py).
+_SIGN_OFF_RE = re.compile(
+    r"^(?:I\s+)?(?:gotta|got to|have to|need to|must)\s+(?:go|run|head out|bounce)\b"
+    r"(?!.*\b(?:tomorrow|tonight|next|week|weekend|month|year|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|\d)\b)",
     re.IGNORECASE,
 )
 # A report to the listener around the statement: "I just wanted to let you know (that) ...".
@@ -118,6 +132,16 @@ _TAIL_RE = re.compile(
 )
 
 
+# A thing shown that reminds one of a deed of one's own: "This picture reminds me of a road trip
+# we took last year; ..." is the deed, "we took a road trip last year".
+_REMINDS_RE = re.compile(
+    r"^(?:this|that|the|it)\s+(?:[a-z-]+\s+)?remind(?:s|ed)\s+me\s+of\s+(?P<det>a|an|the|my|our)"
+    r"\s+(?P<thing>(?:[\w'-]+\s+){0,3}?[\w'-]+)\s+(?:that\s+)?(?P<who>I|we)\s+(?P<verb>[a-z]+ed|"
+    r"took|had|went|made|did|saw|spent|built|wrote|ran|won|met|got)\b(?P<rest>[^,;:.!?]*)",
+    re.IGNORECASE,
+)
+
+
 def hollow(s: str) -> bool:
     """Whether the statement `s` (first person, whole) says nothing read alone: a mood, a
     resolve said back, or a feeling whose thing is only pointed at (a thing after "that",
@@ -125,7 +149,7 @@ def hollow(s: str) -> bool:
     or thing of the speaker's in it."""
     if _MOOD_RE.match(s) or _AT_PEACE_RE.search(s) or _JUDGED_RE.match(s):
         return True
-    if _PERSEVERE_RE.search(s):
+    if _PERSEVERE_RE.search(s) or _SIGN_OFF_RE.match(s):
         return True
     if _NAMED_RE.search(s):
         return False
@@ -139,4 +163,9 @@ def hollow(s: str) -> bool:
 
 def unframed(s: str) -> str:
     """`s` without a report to the listener around it or an order to look after it."""
+    reminds = _REMINDS_RE.match(s)
+    if reminds is not None:
+        det, thing, who, verb, rest = reminds.group("det", "thing", "who", "verb", "rest")
+        det = "a" if det.lower() == "the" else det  # "the film camera I had": one, read alone
+        s = f"{who} {verb} {det} {thing}{rest}"
     return _TOLD_RE.sub("", _TAIL_RE.sub("", s))

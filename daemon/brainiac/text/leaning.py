@@ -36,8 +36,17 @@ _REFERENT_RE = re.compile(
 )
 # "It" that stands for no thing: "it's hard to switch off", "it was cool to see", "we made it to
 # the top".
+# "it's made such an improvement", "it's helped me": "it" has done something, so it is a thing
+# ("it's called the X", "it's crowded" are no deed).
+_DEED = (
+    r"(?:'s|\s+has)\s+(?:really\s+|just\s+|already\s+)?"
+    r"(?!(?:been|called|named|located|based|set|supposed|meant|got)\b)(?:\w+ed|made|given|taught|"
+    r"brought|become|shown|done|kept|gotten)\s+(?:a|an|such|me|my|us|our|so|all|everything)\b"
+)
+_DEED_RE = re.compile(_DEED, re.IGNORECASE)
 _EMPTY_IT_RE = re.compile(
     r"^(?!(?:'s|\s+is|\s+was)\s+(?:a|an|the|my|our|one)\b)"
+    r"(?!" + _DEED + ")"
     r"(?:'s\b|\s+(?:is|was|feels|felt|seems|seemed|takes|took|has|had|really|just)\b)",
     re.IGNORECASE,
 )
@@ -128,6 +137,10 @@ def leaning(s: str) -> int | None:
         if m.group("it") or m.group("they"):
             before = _REDUCED_RE.sub("", before) if _GIVES_RE.match(after) else before
         gerund = _GERUND_RE.search(re.sub(r"\S+\s*$", "", before))  # not "keep doing it"
+        if gerund is None and m.group("it") and _DEED_RE.match(s, m.end("it")):
+            # what has done something may be what one has been doing: "I've been networking
+            # and it's gotten me some good stuff"
+            gerund = re.search(r"\b[a-z]{3,}ing\b", before)
         if m.group("person"):
             found = _PERSON_RE.search(before) is not None
         elif m.group("they"):

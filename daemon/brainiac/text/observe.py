@@ -50,7 +50,7 @@ from brainiac.text.observation_lines import SECTION as SECTION  # the section ob
 from brainiac.text.observation_lines import by_source as by_source
 from brainiac.text.observation_lines import sources as sources
 from brainiac.text.observation_lines import without as without
-from brainiac.text.third_person import AS_IS
+from brainiac.text.third_person import AS_IS, placed
 from brainiac.text.third_person import third_person as third_person
 
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
@@ -208,6 +208,9 @@ _HEDGE_TAIL_RE = re.compile(
     r"|,\s*even if)\b.*$",
     re.IGNORECASE,
 )
+_OFF_TO_RE = re.compile(
+    r"^I(?:'m| am)\s+off\s+to\s+(?:go\s+(?=do\b))?(?!(?:the|a|an|my|our|go)\b)", re.IGNORECASE
+)
 _CONTENT_MIN = 3
 _MIN_WORDS = 5
 # A habit, a taste, a role or a deed says enough in three words when its thing is named: "I play
@@ -357,9 +360,13 @@ def observations(
         chosen = f"I shared a photo of {what.strip()}"
     if chosen is None:
         return []
+    # "I'm off to bake some cakes" at the end of a chat: the plan, not the leave-taking
+    chosen = _OFF_TO_RE.sub("I'm going to ", chosen)
     # "My family and I went" → "Maria and their family went": the speaker named first
     chosen = re.sub(r"\b[Mm]y ((?:\w+ ){0,2}?\w+) and I\b", r"I and my \1", chosen)
-    said = third_person(chosen, owner, family=_OWN_FAMILY_RE.search(text) is not None)
+    family = _OWN_FAMILY_RE.search(text) is not None
+    chosen = placed(chosen, text)
+    said = third_person(chosen, owner, family=family, listener=(other or "") if before else "")
     said = re.sub(r"\b(they|" + re.escape(owner) + r") ands\b", r"\1 and", said)
     if event.at is not None:
         said = when.absolute(said, event.at)

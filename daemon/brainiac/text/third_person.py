@@ -5,7 +5,9 @@ The speaker is named once, for the first "I", "me" or "my"; after that "they", "
 "their" (singular "they": the speaker's gender is not known), with the verb after the first
 "I" said of one person ("I also use" → "also uses") and one after a later "I" said as "they"
 takes it ("I was" → "they were"). "We" names the speaker and their family (or others) once and
-is "they" after. Pure text: no I/O.
+is "they" after; a "we" the sentence itself says the company of ("we went camping with my fam")
+is the speaker alone, and "we ... both" said to a listener is the speaker and the listener.
+Pure text: no I/O.
 """
 
 from __future__ import annotations
@@ -31,6 +33,23 @@ AS_IS = word_set(
     wouldn't can't won't shouldn't hadn't mustn't needn't finally
     """
 )
+# The company a "we" went with, named in its own clause: "we" is then the speaker alone ("we
+# went camping with my fam" is not "Melanie and family went camping with their fam").
+_COMPANY_RE = re.compile(
+    r"[^,;:.!?]*?\bwith\s+(?:(?:my|our)\s+(?:\w+\s+)?(?:fam|family|kids|children|son|sons|daughter|"
+    r"daughters|husband|wife|partner|hubby|friends?|mom|dad|parents|sisters?|brothers?|siblings|"
+    r"cousins|grandparents|folks|gang|crew|buddies|pals|colleagues|coworkers|team)"
+    r"|the\s+(?:fam|family|gang|crew))\b",
+    re.IGNORECASE,
+)
+# "Our" of a place the speaker shares with others: "how it affects our area".
+_OUR_PLACE_RE = re.compile(
+    r"\bour\s+(area|community|city|town|neighborhood|neighbourhood|country|district|region)\b",
+    re.IGNORECASE,
+)
+_WE_RE = re.compile(r"\b[Ww]e('re|'ve|'d|'ll|)\b(\s+(?:are|were)\b)?")
+# "We can both ...", "we'll both": the speaker and the one spoken to.
+_BOTH_RE = re.compile(r"^(?:'re|'ll|'ve|'d)?(?:\s+(?!both\b)\w+){0,2}\s+both\b", re.IGNORECASE)
 _BASE_ED = word_set("need feed bleed proceed succeed exceed speed breed seed shred wed embed")
 _IRREGULAR = {
     "am": "is",
@@ -44,10 +63,11 @@ _IRREGULAR = {
 }
 
 
-def third_person(sentence: str, name: str, family: bool = False) -> str:
+def third_person(sentence: str, name: str, family: bool = False, listener: str = "") -> str:
     """`sentence` as said about `name`: "I", "me" and the first "my" name them, a later "my" is
-    "their"; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others)."""
-    s = sentence.replace("’", "'")
+    "their"; verbs agree ("I also use" → "also uses"); "we" is them and their family (or others),
+    them alone when the clause names their company, them and `listener` for "we ... both"."""
+    s = _alone(sentence.replace("’", "'"))
     s = re.sub(r"\bI'm\b|\bI am\b", "I 'm", s)
     s = re.sub(r"\bI've\b|\bI have\b", "I 've", s)
     s = re.sub(r"\bI'd\b", "I would", s)
@@ -74,6 +94,9 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
     s = re.sub(subject, subjects, s)
     named = name in s  # before "we" names them
     group = f"{name} and {'family' if family else 'others'}"
+    first_we = _WE_RE.search(s)
+    if listener and first_we is not None and _BOTH_RE.match(s[first_we.end() :]):
+        group = f"{name} and {listener}"  # "so we can both share desserts"
     verbs = {"'re": " are", "'ve": " have", "'d": " would", "'ll": " will", "": ""}
     groups: list[str] = []
 
@@ -107,6 +130,35 @@ def third_person(sentence: str, name: str, family: bool = False) -> str:
             out.append(part)
             named = named or name in part  # "we ... our trip": "their trip" once named
     return "".join(out)
+
+
+def placed(statement: str, turn: str) -> str:
+    """`statement` with "our" said as the place's when its `turn` speaks of "our area" (or town,
+    community ...) and the statement is the speaker's alone: "I'm upset seeing the state of our
+    education" → "... of the area's education", not the speaker's own ("our area" itself stays
+    theirs)."""
+    place = _OUR_PLACE_RE.search(turn)
+    if place is None or re.search(r"\b(?:we|we're|we've|us)\b", statement, re.I):
+        return statement
+    noun = place.group(1).lower()
+
+    def ours(m: re.Match[str]) -> str:
+        if m.group(1).lower() == noun or _COMPANY_RE.match(f"with my {m.group(1)}"):
+            return m.group(0)  # "our area", "our kids": the speaker's
+        return f"the {noun}'s {m.group(1)}"
+
+    return re.sub(r"\b[Oo]ur\s+([\w'-]+)", ours, statement)
+
+
+def _alone(s: str) -> str:
+    """`s` with its first "we" said as "I" when its clause names the company it went with: "we
+    went camping with my fam" → "I went camping with my fam"."""
+    m = _WE_RE.search(s)
+    if m is None or not _COMPANY_RE.match(s, m.end()):
+        return s
+    contracted = {"'re": "'m"}.get(m.group(1).lower(), m.group(1))
+    verb = {"are": "am", "were": "was"}.get((m.group(2) or "").strip().lower(), "")
+    return f"{s[: m.start()]}I{contracted}{' ' + verb if verb else ''}{s[m.end() :]}"
 
 
 def _agreed(adverbs: str, verb: str) -> str:

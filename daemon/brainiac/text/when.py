@@ -32,7 +32,8 @@ _MONTH_RE = re.compile(r"\b(" + "|".join(MONTHS) + r")\b", re.IGNORECASE)
 _YEAR_RE = re.compile(r"\b(19\d\d|20\d\d)\b")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "a couple of": 2, "few": 3}
 _AGO_RE = re.compile(
-    r"\b(\d+|a|an|one|two|three|four|a couple of|a few)\s+(day|week|month|year)s?\s+ago\b",
+    r"\b(\d+|a|an|one|two|three|four|a couple of|a few)\s+"
+    r"(day|weekend|week|month|year)s?\s+ago\b",
     re.IGNORECASE,
 )
 _LAST_RE = re.compile(r"\b(last|next)\s+(week|weekend|month|year)\b", re.IGNORECASE)
@@ -85,7 +86,7 @@ def _resolved(day: dt.date, text: str) -> list[dt.date]:
     a year back is enough to name the month)."""
     out: list[dt.date] = []
     for m in _AGO_RE.finditer(text):
-        raw, unit = m.group(1).lower(), m.group(2).lower()
+        raw, unit = m.group(1).lower(), m.group(2).lower().replace("weekend", "week")
         n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, _NUMBERS.get(raw[2:], 1))
         out.append(_shift(day, unit, -min(n, 100)))
     for m in _LAST_RE.finditer(text):
@@ -111,7 +112,7 @@ def _shift(day: dt.date, unit: str, n: int) -> dt.date:
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _RELATIVE_RE = re.compile(
     r"\b(?:(?P<ago>(?:\d+|a|an|one|two|three|four|a couple of|a few)\s+"
-    r"(?:day|week|month|year)s?\s+ago)"
+    r"(?:day|weekend|week|month|year)s?\s+ago)"
     r"|(?P<step>(?:last|next|this)\s+(?:week|weekend|month|year))"
     r"|(?P<weekday>last\s+(?:" + "|".join(_WEEKDAYS) + r"))"
     r"|(?P<day>yesterday|last night|tomorrow|today|tonight|this morning|this afternoon"
@@ -156,7 +157,8 @@ def _absolute(m: re.Match[str], day: dt.date) -> str:
         return _in(_shift(day, unit, step), unit)
     raw, unit = " ".join(words[:-2]), words[-2].rstrip("s")
     n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, _NUMBERS.get(raw[2:], 1))
-    if unit in ("day", "week"):
+    # "two weekends ago" → "two weekends before 2023-07-17", as "last weekend" is said
+    if unit in ("day", "week", "weekend"):
         return f"{raw} {words[-2]} before {day}"
     return _in(_shift(day, unit, -min(n, 100)), unit)
 
