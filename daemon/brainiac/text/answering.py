@@ -42,7 +42,8 @@ _LIKED_RE = re.compile(
 # "Marrying my partner was the best part (of ...)": a deed judged the best part of something.
 _PART_RE = re.compile(
     r"^(?P<act>[A-Z]?[a-z]+ing\b[^.!?]*?)\s+(?:was|is)\s+(?:(?:definitely|probably|really|"
-    r"honestly)\s+)?(?P<whose>the|my)\s+(?P<part>(?:best|favou?rite|most \w+|coolest|hardest)\s+part)"
+    r"honestly)\s+)?(?P<whose>the|my)\s+"
+    r"(?P<part>(?:best|favou?rite|most \w+|coolest|hardest)\s+part)"
     r"(?P<of>\s+(?:of|about)\s+[^.!?]+?)?\W*$",
     re.IGNORECASE,
 )

@@ -86,9 +86,7 @@ def clauses(sentence: str) -> list[str]:
     # A deed said, then what was done in it after a dash: weighed whole too ("I had a day out
     # with the gang - we went biking"), so that the line says what the day was.
     out += [
-        f"{a} - {b}"
-        for a, b in itertools.pairwise(out)
-        if _DEED_RE.match(a) and _DEED_RE.match(b)
+        f"{a} - {b}" for a, b in itertools.pairwise(out) if _DEED_RE.match(a) and _DEED_RE.match(b)
     ]
     # What follows ", but" is weighed alone too, for when the part before it is a wish or a
     # reaction ("Wish I had a vacation, but right now my writing is consuming me").
