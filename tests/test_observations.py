@@ -729,6 +729,13 @@ def test_a_reply_that_leans_says_what_it_leans_on() -> None:
         "Awesome! I'll bring some of my recipes so we can both share desserts!",
         role="Joanna",
     ) == ("Joanna will bring some of their recipes so Joanna and Nate can both share desserts.")
+    # yes to "the show" the turn before never named: nothing it could be, no line
+    invited = "My studio is putting on an awesome night of performances. Come join us!"
+    assert _replied(invited, "Jon", "Sounds great! I'm definitely in for the show.") is None
+    mine = "My show is next Friday at the studio. Come join us!"
+    assert _replied(mine, "Jon", "Sounds great! I'm definitely in for the show.") == (
+        "Gina is definitely in for Jon's show."
+    )
 
 
 def test_it_that_has_done_something_leans_unless_the_sentence_names_it() -> None:
@@ -799,7 +806,7 @@ def test_we_our_a_relative_weekend_and_a_plan_at_leaving_are_said_right(
     [
         "Thanks, Nate! I'll definitely keep pursuing my passion for writing. It means a lot.",
         "I'm gonna keep practicing my guitar solos, thanks!",
-        "Gotta go walk the dog now, talk soon!",
+        "I have to run and feed my cats, bye!",
     ],
 )
 def test_a_resolve_said_back_and_leave_taking_are_no_observation(text: str) -> None:

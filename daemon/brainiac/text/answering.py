@@ -12,7 +12,8 @@ turn before it, the second says nothing. So, given the previous turn:
   "your X" ("your new hair color" → "I picked this color" is "my new hair color"), when they
   named exactly one; else, when they asked about an X, it points at what was asked about and is
   not in the reply: the sentence is no observation alone;
-- "I love the X" when the other speaker just shared a photo is a reaction to it, not news.
+- "I love the X" when the other speaker just shared a photo is a reaction to it, not news;
+- "I'm in for the X" whose X the other speaker never called theirs says yes to nothing named.
 
 Only the turn just before, by the other speaker, is read: what it says is the context a listener
 has. Pure text: no I/O.
@@ -53,6 +54,13 @@ _THING_RE = re.compile(
     r"\bpart\s+(?:of|about)\s+(?:your|the|that|this)\s+(?P<noun>[a-z-]+)", re.IGNORECASE
 )
 _EXCLAIMED_RE = re.compile(r"\bwhat an?\s+(?:[a-z-]+\s+){0,2}?(?P<noun>[a-z-]+)\s*!", re.I)
+# Saying yes to what was just offered, with the thing only "the X": "I'm definitely in for the
+# show" (when the other called it "my show" it reads "Jon's show" and stays).
+_IN_FOR_RE = re.compile(
+    r"^I(?:'m| am)\s+(?:(?:so|definitely|totally|absolutely|\w+ly)\s+)*in\s+for\s+the\s+"
+    r"[a-z-]+\W*$",
+    re.IGNORECASE,
+)
 _THE_RE = re.compile(r"\bthe\s+(?P<noun>[a-z][a-z'-]+)\b", re.IGNORECASE)
 _POINTED_RE = re.compile(r"\b(?:this|that|these|those)\s+(?P<noun>[a-z][a-z'-]+)\b", re.I)
 _WORD_RE = re.compile(r"[a-z][a-z'-]+")
@@ -91,7 +99,10 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
         for noun in (w.lower() for w in (m.group("noun"), m.group("second")) if w):
             # said of both, or "our": whose is not clear
             owners[noun] = mine if owners.get(noun, mine) == mine else ""
-    return _THE_RE.sub(lambda m: _owned(m, owners), sentence)
+    said = _THE_RE.sub(lambda m: _owned(m, owners), sentence)
+    if _IN_FOR_RE.match(said):
+        return None  # "I'm definitely in for the show": whose show or what, the turn never says
+    return said
 
 
 def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
