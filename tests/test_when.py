@@ -17,6 +17,11 @@ def test_an_event_is_indexed_under_its_month_and_the_months_it_points_to() -> No
     assert when.event_terms(T, "We moved last year.") == "july 2021 2022"
     assert when.event_terms(T, "It started three weeks ago.") == "june 2022 july"
     assert when.event_terms(None, "last month") == ""
+    # "two weekends ago" counts back in weeks, as "last weekend" does
+    assert when.event_terms(T, "We went camping two weekends ago.") == "june 2022 july"
+    assert when.absolute("We went camping two weekends ago.", T) == (
+        "We went camping two weekends before 2022-07-01."
+    )
 
 
 def test_a_prompt_names_months_and_years_not_the_verb_may() -> None:
