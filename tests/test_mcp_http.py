@@ -24,13 +24,17 @@ import pytest
 
 from brainiac import Memory
 from brainiac.api.hooks import HookInputError
+from brainiac.search import sentence_model
+from brainiac.search.vector_store import VectorStore
+from brainiac.store.locations import Locations
 from conftest import run_cli
-from helpers import wait_for
+from helpers import run_daemon, wait_for
 from llm_standin import StandIn
 from test_hooks import SAMPLE, _event
 from test_llm_check import RESPONSE, _answer, _grey_cat_id
 from test_llm_check import _remember as _remember_miso
 from test_mcp import TOOLS, _structured, needs_mcp
+from test_semantic import BIKE, DECOYS, FILLER
 
 pytestmark = needs_mcp
 
@@ -363,3 +367,67 @@ def test_a_remote_stop_without_a_transcript_path_is_told_what_the_event_lacks(
     event = json.dumps({"session_id": "s", "hook_event_name": "Stop", "cwd": "/x"})
     with pytest.raises(HookInputError, match="the event has no transcript_path"):
         hook_routes.import_transcript(memory, {"event": event, "project": ""}, "stop")
+
+
+LONG_TERM = "## Relevant Long-Term Memory"
+
+
+def _saved(folder: Path) -> int:
+    """How many vectors the daemon has committed in `folder` (read as the server reads them)."""
+    store = VectorStore(folder, sentence_model.MODEL_ID, sentence_model.DIMENSIONS, read_only=True)
+    store.open()
+    return store.count
+
+
+SNEAKERS = "Our dog Biscuit chewed through the new sneakers"
+
+
+async def _contexts(url: str, prompts: list[str], remember: list[str]) -> list[str]:
+    """The long-term part of a context for each prompt, over one SDK session; then `remember`
+    each text in turn."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(f"{url}/mcp") as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        found = []
+        for prompt in prompts:
+            args = {"prompt": prompt, "budget": 300}
+            text = _structured(await session.call_tool("context", args))["text"]
+            found.append(text.split(LONG_TERM, 1)[1] if LONG_TERM in text else "")
+        for text in remember:
+            await session.call_tool("remember", {"text": text})
+        return found
+
+
+def test_beside_a_daemon_the_server_answers_by_meaning_from_the_daemons_vectors(
+    tmp_path: Path,
+) -> None:
+    """Beside a daemon the server reads the vectors the daemon made (never writes them): a prompt
+    that shares no word with the memory that answers it finds it, as the daemon's own context
+    does; an event remembered over HTTP is found by its meaning once the daemon embedded it."""
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True)
+    for text in [BIKE, *DECOYS, *FILLER]:
+        run_cli("--vault", str(vault), "remember", text, check=True)
+    folder = Locations.for_vault(vault).vectors_dir
+    every = 1 + len(DECOYS) + len(FILLER)
+    with run_daemon(vault, tmp_path / "daemon.log"):
+        wait_for(lambda: _saved(folder) >= every, "the daemon's vectors", BESIDE_DEADLINE_S)
+        with serving(vault, tmp_path) as url:
+            newer = [f"Memo {i}: the {w} invoice is paid" for i, w in enumerate("abcdefghijkl")]
+            [bike] = anyio.run(
+                _contexts, url, ["How did I get to work on my bicycle?"], [SNEAKERS, *newer]
+            )
+            assert BIKE in bike  # no word shared: found by its meaning
+            wait_for(
+                lambda: _saved(folder) >= every + 1 + len(newer),
+                "the daemon's vectors of the new events",
+                BESIDE_DEADLINE_S,
+            )
+            [shoes] = anyio.run(_contexts, url, ["Which pet ruined my footwear?"], [])
+            assert SNEAKERS in shoes
+        assert "vectors" not in (tmp_path / "serve.stderr").read_text()

@@ -310,3 +310,32 @@ def test_a_closed_memory_leaves_the_vectors_table_closed(vault: Path) -> None:
         again.remember("Anna prefers green tea")
         again.context("a hot drink", budget=300)
         assert again.semantic is not None and again.semantic.pending == 0
+
+
+def test_a_reader_follows_the_writers_commits_and_never_removes_its_files(
+    tmp_path: Path,
+) -> None:
+    """Beside a daemon a server reads the daemon's vectors (daemon_vectors.py): it sees each
+    commit, never what is appended but not committed, and a table caught mid-write (here torn)
+    leaves what it read before in use, the daemon's files where they are."""
+    rng = np.random.default_rng(5)
+    writer = _opened(tmp_path)
+    writer.append(list(range(100)), _unit(rng, 100))
+    writer.commit()
+    reader = VectorStore(tmp_path, "m", DIMS, read_only=True)
+    reader.open()
+    assert reader.count == 100 and not reader.catch_up()  # unchanged: a stat
+    writer.append(list(range(100, 150)), _unit(rng, 50))
+    assert not reader.catch_up() and reader.count == 100  # appended, not committed
+    writer.commit()
+    assert reader.catch_up() and reader.count == 150 and reader.rows_of([149]).tolist() == [149]
+    table = tmp_path / TABLE_FILE
+    good = table.read_bytes()
+    table.write_bytes(good[:20] + bytes([good[20] ^ 0xFF]) + good[21:])
+    assert not reader.catch_up() and reader.count == 150 and reader.problem
+    assert table.exists() and _rows_file(tmp_path).exists()  # left for the daemon
+    with pytest.raises(OSError, match="read-only"):
+        reader.append([999], _unit(rng, 1))
+    table.write_bytes(good)  # the writer's next commit
+    writer.compact(np.arange(0, 150, 2))
+    assert reader.catch_up() and reader.count == 75 and reader.row_of(148) == 74

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from brainiac.lifecycle import jobs as jobs_mod
     from brainiac.lifecycle import journal
     from brainiac.model.llm import LLM
+    from brainiac.search import daemon_vectors
     from brainiac.search import semantic as semantic_mod
     from brainiac.store.names import NameBook
 else:
@@ -75,6 +76,7 @@ else:
     journal = lazy_module("brainiac.lifecycle.journal")
     # numpy and the sentence model: only a context with a prompt needs them (~0.2 s to load).
     semantic_mod = lazy_module("brainiac.search.semantic")
+    daemon_vectors = lazy_module("brainiac.search.daemon_vectors")
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +165,7 @@ class Memory:
         # unless the owner makes them itself (the daemon, in the background).
         self._meaning = meaning
         self._semantic: semantic_mod.SemanticIndex | None = None
+        self._daemon_vectors: daemon_vectors.DaemonVectors | None = None  # beside a daemon
         self.fill_before_context = True
 
     @property
@@ -220,11 +223,18 @@ class Memory:
 
     @property
     def semantic(self) -> semantic_mod.SemanticIndex | None:
-        """The events' vectors (search/semantic.py), or None when recall by meaning is off, its
-        model is missing (logged once) or the index is the daemon's."""
+        """The events' vectors (search/semantic.py), or None when recall by meaning is off or its
+        model is missing (logged once). Beside a daemon, the vectors it made, read-only
+        (daemon_vectors.py)."""
         on = self.config.meaning if self._meaning is None else self._meaning
-        if self._semantic is None and on and self.index_writes:
-            self._semantic = semantic_mod.attached(self.indexer, self.locations.vectors_dir)
+        if self._semantic is None and on:
+            folder = self.locations.vectors_dir
+            if self.index_writes:
+                self._semantic = semantic_mod.attached(self.indexer, folder)
+            else:
+                reader = daemon_vectors.DaemonVectors.attached(self.indexer.index, folder)
+                self._daemon_vectors = reader
+                self._semantic = reader.semantic if reader is not None else None
             if self._semantic is None:
                 self._meaning = on = False  # no model: words only from here on
         return self._semantic if on else None
@@ -253,6 +263,8 @@ class Memory:
             # it was when it opened, and meet the files of segments the daemon merged away since.
             if self._indexer is not None:
                 self._indexer.index.catch_up()
+                if self._daemon_vectors is not None:
+                    self._daemon_vectors.catch_up()
             return None
         now = time.monotonic()
         if not force and now - self._last_reconcile < self.refresh_interval_s:

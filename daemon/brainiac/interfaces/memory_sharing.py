@@ -93,9 +93,9 @@ class Shared:
         self._watcher: Watcher | None = None
 
     def start(self) -> None:
+        _ = self.memory.semantic  # made here, before two calls could make it at once
         if not self.memory.index_writes:
             return  # beside a daemon: it reconciles and makes the vectors
-        _ = self.memory.semantic  # made here, before two calls could make it at once
         self.memory.fill_before_context = False  # made by the writes, one at a time
         watcher = Watcher(self.memory.vault.root, self._hint, self._changed.set)
         try:

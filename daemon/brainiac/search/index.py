@@ -35,7 +35,7 @@ import math
 import threading
 import uuid
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -881,6 +881,25 @@ class Index:
                 leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
             }
             return out
+
+    def segment_events(
+        self, known: Collection[str]
+    ) -> tuple[list[str], dict[str, list[tuple[str, str, str]]]]:
+        """The searcher's segments, in order, and the events of each one not in `known`, as
+        (key, text, role): what a reader of another process's index reads as that index grows
+        (daemon_vectors.py), a new segment at a time; a segment's events are never re-read."""
+        with self._searching:
+            reader = self._searcher.reader()
+            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            order: list[str] = []
+            read: dict[str, list[tuple[str, str, str]]] = {}
+            for leaf, _ in leaves:
+                segment = leaf.segment().segment_id()
+                order.append(segment)
+                if segment not in known:
+                    read[segment] = []
+                    self._event_tables[segment] = _event_table(leaf, read[segment])
+            return order, read
 
     def event_texts(self, keys: Iterable[str]) -> dict[str, str]:
         """The text of each live indexed event keyed `keys` (a key not indexed is left out):

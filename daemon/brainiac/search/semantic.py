@@ -204,8 +204,12 @@ class SemanticIndex:
         folder: Path,
         model: Callable[[], SentenceModel] = SentenceModel,
         texts_of: Callable[[list[str]], Mapping[str, str]] | None = None,
+        read_only: bool = False,
     ) -> None:
         self.folder = folder
+        # Another process's vectors (the daemon's, read beside it: daemon_vectors.py): only
+        # prompts are embedded here; the events' vectors are what its last commit holds.
+        self.read_only = read_only
         self._make_model = model
         # Where the texts of `known` events are read back when their turn to be embedded comes
         # (the index), so that a first fill does not hold every event's text meanwhile; None:
@@ -214,7 +218,8 @@ class SemanticIndex:
         self._model: SentenceModel | None = None
         self.unavailable = ""  # why there is no model, once that is known
         self._lock = threading.RLock()
-        self._store = VectorStore(folder, MODEL_ID, DIMENSIONS)  # the rows, mapped from disk
+        # the rows, mapped from disk
+        self._store = VectorStore(folder, MODEL_ID, DIMENSIONS, read_only=read_only)
         self._digest_of: dict[str, int] = {}  # event key -> digest of its text
         self._texts: dict[int, str] = {}  # digest -> text, for those with no row yet
         self._waiting: dict[int, str] = {}  # digest -> event key, the same, read back to embed
@@ -275,7 +280,7 @@ class SemanticIndex:
                 self._speaker_names = None
             digest = text_digest(text)
             self._digest_of[key] = digest
-            if self._store.row_of(digest) is None:
+            if self._store.row_of(digest) is None and not self.read_only:
                 if keep_texts:
                     self._texts[digest] = text
                 else:
@@ -291,8 +296,8 @@ class SemanticIndex:
     def fill(self, seconds: float | None = None) -> int:
         """Embed the events that have no vector yet: a batch at least, then more while
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
-        if not self._texts and not self._waiting:  # read without the lock: a stale answer is
-            return 0  # harmless
+        if self.read_only or (not self._texts and not self._waiting):  # read without the lock:
+            return 0  # a stale answer is harmless
         if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
             return 0
         started = time.monotonic()
@@ -507,9 +512,29 @@ class SemanticIndex:
             return
         self._loaded = True
         self._store.open()
-        self._import_legacy()
+        if not self.read_only:
+            self._import_legacy()
         self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
         self._waiting = {d: k for d, k in self._waiting.items() if self._store.row_of(d) is None}
+
+    def follow(self, digests: Mapping[str, int] | None, roles: Iterable[str]) -> None:
+        """Read-only: the writer's latest committed vectors, and, when given, the events as the
+        index has them now (key -> digest of the text) with the roles that speak in them."""
+        with self._lock:
+            if not self._loaded:
+                self._loaded = True
+                self._store.open()
+                changed = True
+            else:
+                changed = self._store.catch_up()
+            if digests is not None:
+                self._digest_of = dict(digests)
+                self._known = True
+                if not self._speakers.issuperset(roles):
+                    self._speakers.update(roles)
+                    self._speaker_names = None
+            if changed or digests is not None:
+                self._live = None
 
     def _import_legacy(self) -> None:
         """The vectors of the format before vector_store.py's (three .npy and text files), added
@@ -540,7 +565,7 @@ class SemanticIndex:
         are in the file already: vector_store.py). Vectors of texts no event has any more are
         dropped when they are most of the file."""
         with self._lock:
-            if not self._loaded:
+            if not self._loaded or self.read_only:
                 return
             try:
                 keep = self._kept_if_compacted()

@@ -59,12 +59,18 @@ _FIRST_CAPACITY = 1024
 
 class VectorStore:
     """The committed and appended rows of one model's vectors in `folder`; not thread-safe
-    (semantic.py holds its lock around every call)."""
+    (semantic.py holds its lock around every call).
 
-    def __init__(self, folder: Path, model_id: str, dims: int) -> None:
+    `read_only`: another process's store (the daemon's, read by a server beside it), followed by
+    `catch_up` as its writer commits; nothing is ever written or removed, so files that do not
+    check out (a compaction caught halfway) are only left unused until they do."""
+
+    def __init__(self, folder: Path, model_id: str, dims: int, read_only: bool = False) -> None:
         self.folder = folder
         self.model_id = model_id
         self.dims = dims
+        self.read_only = read_only
+        self._seen: tuple[int, int, int] | None = None  # the table's stat when last read
         self.count = 0  # rows written (committed or not)
         self._committed = 0
         self._rows_crc = 0
@@ -136,12 +142,16 @@ class VectorStore:
         """Use the committed vectors in the folder, if they check out; otherwise start empty
         (the files that did not check out are removed: their vectors are made again)."""
         self.problem = ""
+        seen = self._table_stat()
         try:
             found = self._read()
         except OSError as exc:
             found = None
             self.problem = f"the vectors could not be read ({exc})"
         if found is None:
+            if self.read_only:
+                log.debug("%s: %s", self.folder, self.problem or "no vectors yet")
+                return  # what was read before stays in use
             if self.problem:
                 log.info("%s: %s; made again", self.folder, self.problem)
             self._start_empty()
@@ -153,7 +163,28 @@ class VectorStore:
         if self.count:  # read-only until the first append (a reader may look at a live store)
             with open(self._rows_path(self._generation), "rb") as f:
                 self._map_rows(f.fileno(), self.count)
-        self._remove_other_rows_files()
+        self._seen = seen
+        if not self.read_only:
+            self._remove_other_rows_files()
+
+    def catch_up(self) -> bool:
+        """Read-only: use the writer's latest commit when the table changed since it was read (a
+        stat when it did not); whether anything changed. A table that does not check out now (a
+        commit or a compaction caught halfway) leaves the vectors read before in use, and is
+        read again at the next look."""
+        seen = self._table_stat()
+        if seen is None or seen == self._seen:
+            return False
+        count, generation = self._committed, self._generation
+        self.open()
+        return (self._committed, self._generation) != (count, generation)
+
+    def _table_stat(self) -> tuple[int, int, int] | None:
+        try:
+            st = os.stat(self.folder / TABLE_FILE)
+        except OSError:
+            return None
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _read(self) -> tuple[Any, Any] | None:
         """The committed digests and scales, after checking the header and both checksums;
@@ -179,7 +210,6 @@ class VectorStore:
         if len(records) != count * _RECORD.itemsize or zlib.crc32(records) != table_crc:
             self.problem = f"{TABLE_FILE} does not match its checksum"
             return None
-        self._generation = generation
         rows_path = self._rows_path(generation)
         crc = 0
         remaining = count * dims
@@ -203,6 +233,7 @@ class VectorStore:
             return None
         table_records = np.frombuffer(records, _RECORD)
         self._committed, self._rows_crc, self._table_crc = count, rows_crc, table_crc
+        self._generation = generation
         self._sketches = sketches
         return table_records["digest"].copy(), table_records["scale"].copy()
 
@@ -268,6 +299,8 @@ class VectorStore:
         """Add the unit vectors (float32, one row per digest) of texts that have none yet, as
         int8 rows with a scale each (cosines within 0.01 of the float32 ones). Written to the
         files at once; committed by `commit`, or on the way every COMMIT_EVERY rows."""
+        if self.read_only:
+            raise OSError(f"{self.folder}: the vectors are another process's, read-only here")
         if self._rows_fd is None:
             self._open_files()
         fresh = [i for i, d in enumerate(digests) if self.row_of(d) is None]
@@ -339,6 +372,8 @@ class VectorStore:
     def compact(self, keep: Any) -> None:
         """Keep only the rows numbered `keep` (in that order): written to a new rows file and a
         new table, which is renamed over the old one (the commit), so a crash leaves either."""
+        if self.read_only:
+            raise OSError(f"{self.folder}: the vectors are another process's, read-only here")
         keep = np.asarray(keep, np.int64)
         generation = secrets.randbits(63)
         rows_path = self._rows_path(generation)

@@ -1,0 +1,73 @@
+"""Recall by meaning in a process beside the daemon (`brainiac serve --http`, `brainiac mcp`):
+the daemon's vectors, read, never written.
+
+The daemon owns the index and the events' vectors (semantic.py, vector_store.py): it embeds
+every event and commits the vectors. A process beside it reads its index already; this module
+lets it read the vectors too, so its contexts rank by meaning as the daemon's do. Only the
+prompt is embedded here (the sentence model is loaded in this process for that).
+
+What is followed, before each read (`catch_up`, after the index's own catch-up):
+
+- the vectors: the daemon's latest commit of them, when their table changed (a stat when it
+  did not); an event the daemon has not embedded yet is found by its words, as in the daemon;
+- which events exist, for the nearness is by event: read from the index a segment at a time.
+  A segment is immutable but for deletions, so only segments new since the last look are read
+  (a remember adds a small one); the index's first segments once, at the first context. An
+  event deleted from a segment that stays (a note edited, then reindexed) keeps its place in
+  the comparison until the daemon merges that segment away; its key then finds no document, so
+  it lifts nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from brainiac.search import semantic as semantic_mod
+from brainiac.search.index import Index
+
+log = logging.getLogger(__name__)
+
+_Events = list[tuple[str, int, str]]  # (key, digest of its text, role)
+
+
+class DaemonVectors:
+    """The daemon's vectors for the events of `index` (a reader of the daemon's index)."""
+
+    def __init__(self, index: Index, folder: Path) -> None:
+        self.index = index
+        self.semantic = semantic_mod.SemanticIndex(folder, read_only=True)
+        self._segments: dict[str, _Events] = {}  # segment id -> its events, when first read
+        self._order: list[str] = []
+        self._lock = threading.Lock()  # one catch-up at a time: reads run side by side
+
+    @classmethod
+    def attached(cls, index: Index, folder: Path) -> DaemonVectors | None:
+        """None when the model cannot be had (semantic.py has logged why)."""
+        reader = cls(index, folder)
+        if not reader.semantic.available:
+            return None
+        reader.catch_up()
+        return reader
+
+    def catch_up(self) -> None:
+        """The daemon's latest vectors and the index's events as the searcher has them now."""
+        with self._lock:
+            order, read = self.index.segment_events(self._segments.keys())
+            if order == self._order:
+                self.semantic.follow(None, ())
+                return
+            for segment, events in read.items():
+                self._segments[segment] = [
+                    (key, semantic_mod.text_digest(text), role) for key, text, role in events
+                ]
+            self._segments = {s: self._segments[s] for s in order}
+            self._order = order
+            every = [event for events in self._segments.values() for event in events]
+            digests = {key: digest for key, digest, _ in every}  # a later segment's wins
+            roles = {role for _, _, role in every if role}
+            self.semantic.follow(digests, roles)
+
+    def close(self) -> None:
+        self.semantic.close()
