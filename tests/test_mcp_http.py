@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import signal
@@ -431,3 +432,46 @@ def test_beside_a_daemon_the_server_answers_by_meaning_from_the_daemons_vectors(
             [shoes] = anyio.run(_contexts, url, ["Which pet ruined my footwear?"], [])
             assert SNEAKERS in shoes
         assert "vectors" not in (tmp_path / "serve.stderr").read_text()
+
+
+async def _context_in_time(url: str, prompt: str) -> str:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        streamable_http_client(f"{url}/mcp") as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        with anyio.fail_after(BESIDE_DEADLINE_S):
+            got = _structured(await session.call_tool("context", {"prompt": prompt}))
+        return str(got["text"])
+
+
+def test_a_stuck_state_disk_holds_up_no_agents_context(vault: Path, tmp_path: Path) -> None:
+    """Which notes a context used is written after the answer, on a thread of its own, as the
+    daemon does: a state folder that does not take the write (here the access log is a pipe
+    nobody reads yet, as a stalled network disk would be) does not hold the answer, and the
+    record is written once it can be, nothing lost."""
+    note = vault / "memory/long_term/orchard.md"
+    note.write_text("---\ntitle: Orchard\n---\nThe quokkaberry bush fruits in May.\n")
+    state = Locations.for_vault(vault).state
+    state.mkdir(parents=True, exist_ok=True)
+    log = state / "access.jsonl"
+    os.mkfifo(log)
+    with serving(vault, tmp_path) as url:
+        text = anyio.run(_context_in_time, url, "When does the quokkaberry bush fruit?")
+        assert "The quokkaberry bush fruits in May." in text
+        reader = os.open(log, os.O_RDONLY | os.O_NONBLOCK)  # the disk takes the write now
+        written = bytearray()
+        try:
+            wait_for(lambda: b"\n" in _read_into(reader, written), "the record of the notes used")
+        finally:
+            os.close(reader)
+    assert "memory/long_term/orchard.md" in json.loads(written)["paths"]
+
+
+def _read_into(fd: int, into: bytearray) -> bytearray:
+    with contextlib.suppress(BlockingIOError):
+        into += os.read(fd, 4096)
+    return into

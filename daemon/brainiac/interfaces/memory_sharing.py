@@ -28,12 +28,13 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from typing import Protocol
 
 from brainiac.api.memory import Memory
 from brainiac.core.errors import VaultError
+from brainiac.runtime.bookkeeping import Bookkeeper
 from brainiac.runtime.watcher import Watcher
 
 log = logging.getLogger(__name__)
@@ -78,10 +79,11 @@ class Shared:
         self.interval_s = interval_s
         self._writes = threading.Lock()
         self._reads = threading.BoundedSemaphore(READERS)
-        # Which notes a context used is written as it is made (the next `feedback` reads it),
-        # one at a time: two contexts at once would race for the same temporary file.
-        self._records = threading.Lock()
-        memory.record_later = self._record
+        # Which notes a context used is written after the answer, on one thread, as the daemon
+        # does (bookkeeping.py): in order, never two at once (they would race for the same
+        # temporary file), and a slow disk holds up no agent.
+        self._bookkeeper = Bookkeeper()
+        memory.record_later = self._bookkeeper.later
         self._walker: threading.Thread | None = None
         self._walked = threading.Condition()
         self._walk_began = -float("inf")  # monotonic: the start of the last walk finished
@@ -93,6 +95,7 @@ class Shared:
         self._watcher: Watcher | None = None
 
     def start(self) -> None:
+        self._bookkeeper.start()
         _ = self.memory.semantic  # made here, before two calls could make it at once
         if not self.memory.index_writes:
             return  # beside a daemon: it reconciles and makes the vectors
@@ -117,6 +120,7 @@ class Shared:
             self._walker.join(timeout=_JOIN_S)
         if self._watcher is not None:
             self._watcher.stop()
+        self._bookkeeper.stop()
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -127,6 +131,10 @@ class Shared:
     @contextlib.contextmanager
     def writing(self) -> Iterator[None]:
         with self._writes:
+            # The records handed over before are written first: a `feedback` reads the last.
+            written = threading.Event()
+            self._bookkeeper.later(written.set)
+            written.wait()
             yield
             semantic = self.memory.semantic if self._walker is not None else None
             if semantic is not None:
@@ -134,10 +142,6 @@ class Shared:
 
     def _hint(self, rel: str, completed: bool) -> None:
         self._changed.set()
-
-    def _record(self, work: Callable[[], None]) -> None:
-        with self._records:
-            work()
 
     def _fresh(self) -> None:
         """Ask for a walk when the last is over `interval_s` old; wait for one after a quiet
