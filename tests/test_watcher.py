@@ -7,10 +7,12 @@ keeps that order, so by then every hint the operations caused has been delivered
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
 import queue
+import re
 import shutil
 import threading
 import time
@@ -581,3 +583,26 @@ def test_inotify_limits_are_read_from_proc() -> None:
     assert set(limits) == {"max_user_watches", "max_user_instances", "max_queued_events"}
     if Path("/proc/sys/fs/inotify").is_dir():
         assert all(isinstance(v, int) and v > 0 for v in limits.values())
+
+
+def _inotify_masks() -> list[int]:
+    """The event masks of this process's inotify watches, as the kernel keeps them."""
+    masks = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{fd}") != "anon_inode:inotify":
+                continue
+            info = Path(f"/proc/self/fdinfo/{fd}").read_text()
+            masks += [int(m, 16) for m in re.findall(r"^inotify .* mask:([0-9a-f]+)", info, re.M)]
+    return masks
+
+
+def test_reading_notes_queues_no_event(watching: Watcher) -> None:
+    """Every context opens and reads notes: the watcher asks inotify for changes only, so the
+    kernel queues nothing for a read (IN_OPEN 0x20, IN_CLOSE_NOWRITE 0x10) for its thread to
+    parse and drop; a change (IN_MODIFY 0x2, IN_CLOSE_WRITE 0x8) is still asked for."""
+    masks = _inotify_masks()
+    assert masks, "the watcher's inotify watches"
+    for mask in masks:
+        assert mask & 0x30 == 0, hex(mask)
+        assert mask & 0x0A == 0x0A, hex(mask)

@@ -31,7 +31,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserverVFS
 
@@ -256,6 +267,21 @@ def _not_a_stop_race(record: logging.LogRecord) -> bool:
     return "called when the thread is inactive" not in record.getMessage()
 
 
+# The events the handler acts on, and so the only ones inotify is asked for: an open, a close
+# after reading and a folder's own change alter no note, and every context an agent asks for opens
+# notes (two events a note read, which the observer's thread would parse only to drop them).
+_EVENTS = [
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
+
+
 class _Handler(FileSystemEventHandler):  # type: ignore[misc]  # watchdog is untyped for mypy
     """Turns watchdog events into path hints. Never raises: that would kill the observer."""
 
@@ -366,7 +392,9 @@ class Watcher:
         try:
             observer = Observer()  # starts its inotify reader thread; EMFILE surfaces here
             observer.name = "brainiac-watcher"
-            observer.schedule(self._handler(), str(self.root), recursive=True)
+            observer.schedule(
+                self._handler(), str(self.root), recursive=True, event_filter=_EVENTS
+            )
             observer.start()  # adds one inotify watch per folder; ENOSPC surfaces here
         except OSError as exc:
             self._abort(observer)
@@ -433,7 +461,9 @@ class Watcher:
         )
         observer.name = "brainiac-watcher"
         try:
-            observer.schedule(self._handler(), str(self.root), recursive=True)
+            observer.schedule(
+                self._handler(), str(self.root), recursive=True, event_filter=_EVENTS
+            )
             observer.start()  # takes the first snapshot here
         except BaseException:
             self._abort(observer)
