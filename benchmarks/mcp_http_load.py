@@ -13,7 +13,10 @@ process, each with the bearer token, each opened before the clock starts. The lo
   saturated server; its calls a second are the most the server answers.
 
 Each load also gives the server's CPU time per call (user + system, from /proc): on a machine
-whose other work moves the wall times, what the server spent is the steadier figure.
+whose other work moves the wall times, what the server spent is the steadier figure; the time its
+threads were ready to run but waited for a core, summed over them (from /proc's schedstat: the
+machine's other work, or the server's own threads queued behind one another), per call; and the load average when the
+load ended.
 
     .venv/bin/python benchmarks/mcp_http_load.py --vault /tmp/v10k --clients 50
 
@@ -67,6 +70,18 @@ def server_cpu_s(pid: int) -> float:
     """The user + system CPU seconds process `pid` has used so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def server_waited_s(pid: int) -> float:
+    """The seconds the threads of process `pid` alive now have spent ready to run but waiting
+    for a core (Linux schedstat; threads that have ended are not counted)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that ended meanwhile
+    return total / 1e9
 
 
 def start_server(
@@ -127,18 +142,27 @@ async def run_loads(
 
         results: dict[str, dict[str, float]] = {}
 
+        waited = [0.0]
+
         def measured(name: str, ms: list[float], cpu_before: float, began: float) -> None:
             took = time.perf_counter() - began
             results[name] = _summary(ms)
             results[name]["calls_per_s"] = round(len(ms) / took, 2)
             cpu = server_cpu_s(pid) - cpu_before
             results[name]["server_cpu_ms_per_call"] = round(1000 * cpu / len(ms), 1)
+            now = server_waited_s(pid)
+            results[name]["server_wait_ms_per_call"] = round(1000 * (now - waited[0]) / len(ms), 1)
+            results[name]["load_average"] = round(os.getloadavg()[0], 1)
+
+        def start() -> tuple[float, float]:
+            waited[0] = server_waited_s(pid)
+            return server_cpu_s(pid), time.perf_counter()
 
         warm: list[float] = []
         for prompt in prompts[:5]:  # the server's first calls load what later calls reuse
             await call(sessions[0], prompt, warm)
         single: list[float] = []
-        cpu, began = server_cpu_s(pid), time.perf_counter()
+        cpu, began = start()
         for i in range(calls * 2):
             await call(sessions[0], prompts[i % len(prompts)], single)
         measured("single", single, cpu, began)
@@ -154,7 +178,7 @@ async def run_loads(
                     await anyio.sleep(rng.expovariate(1 / mean_s))
                     await call(sessions[n], prompts[(n * calls + i) % len(prompts)], into)
 
-            cpu, began = server_cpu_s(pid), time.perf_counter()
+            cpu, began = start()
             async with anyio.create_task_group() as tg:
                 for n in range(clients):
                     tg.start_soon(paced_client, n, paced, interval, rng)
@@ -167,7 +191,7 @@ async def run_loads(
             for i in range(calls):
                 await call(sessions[n], prompts[(n * calls + i) % len(prompts)], closed)
 
-        cpu, began = server_cpu_s(pid), time.perf_counter()
+        cpu, began = start()
         async with anyio.create_task_group() as tg:
             for n in range(clients):
                 tg.start_soon(closed_client, n)
