@@ -19,7 +19,12 @@ spell (the last turn began over `STALE_S` ago) waits for a turn begun after it c
 made meanwhile is seen. The vectors of recall by meaning are made as part of each write, walks
 included, so the first call waits until every event has one and a remembered event has its vector
 by the next context; one thread at a time makes them while reads use the vectors there are, as
-the daemon's embedder does. Beside a daemon the daemon does both; a read opens its latest commit.
+the daemon's embedder does. Beside a daemon the daemon does both; a read opens its latest commit
+of the index and of the vectors (daemon_vectors.py).
+
+Which notes a context used is written after the answer, on one thread (bookkeeping.py), as in
+the daemon; a write waits until what was handed over before it is written (a `feedback` reads
+the record of the last context).
 """
 
 from __future__ import annotations
