@@ -432,6 +432,24 @@ def test_beside_a_daemon_the_server_answers_by_meaning_from_the_daemons_vectors(
             [shoes] = anyio.run(_contexts, url, ["Which pet ruined my footwear?"], [])
             assert SNEAKERS in shoes
         assert "vectors" not in (tmp_path / "serve.stderr").read_text()
+        # `brainiac mcp` (stdio) beside the daemon is the same Memory: meaning too
+        stdio = anyio.run(_stdio_context, vault, tmp_path, "How did I get to work on my bicycle?")
+        assert BIKE in stdio.split(LONG_TERM, 1)[1]
+
+
+async def _stdio_context(vault: Path, tmp_path: Path, prompt: str) -> str:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    args = ["-m", "brainiac", "--vault", str(vault), "mcp"]
+    params = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ))
+    with (tmp_path / "stdio.stderr").open("w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            got = await session.call_tool("context", {"prompt": prompt, "budget": 300})
+            return str(_structured(got)["text"])
 
 
 async def _context_in_time(url: str, prompt: str) -> str:
