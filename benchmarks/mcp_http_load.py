@@ -15,8 +15,8 @@ process, each with the bearer token, each opened before the clock starts. The lo
 Each load also gives the server's CPU time per call (user + system, from /proc): on a machine
 whose other work moves the wall times, what the server spent is the steadier figure; the time its
 threads were ready to run but waited for a core, summed over them (from /proc's schedstat: the
-machine's other work, or the server's own threads queued behind one another), per call; and the load average when the
-load ended.
+machine's other work, or the server's own threads queued behind one another), per call; and the
+load average when the load ended.
 
     .venv/bin/python benchmarks/mcp_http_load.py --vault /tmp/v10k --clients 50
 

@@ -392,9 +392,7 @@ class Watcher:
         try:
             observer = Observer()  # starts its inotify reader thread; EMFILE surfaces here
             observer.name = "brainiac-watcher"
-            observer.schedule(
-                self._handler(), str(self.root), recursive=True, event_filter=_EVENTS
-            )
+            observer.schedule(self._handler(), str(self.root), recursive=True, event_filter=_EVENTS)
             observer.start()  # adds one inotify watch per folder; ENOSPC surfaces here
         except OSError as exc:
             self._abort(observer)
@@ -461,9 +459,7 @@ class Watcher:
         )
         observer.name = "brainiac-watcher"
         try:
-            observer.schedule(
-                self._handler(), str(self.root), recursive=True, event_filter=_EVENTS
-            )
+            observer.schedule(self._handler(), str(self.root), recursive=True, event_filter=_EVENTS)
             observer.start()  # takes the first snapshot here
         except BaseException:
             self._abort(observer)
