@@ -262,9 +262,9 @@ class Memory:
             # A reader that lives on (the MCP server's) would otherwise answer from the index as
             # it was when it opened, and meet the files of segments the daemon merged away since.
             if self._indexer is not None:
-                self._indexer.index.catch_up()
+                changed = self._indexer.index.catch_up()
                 if self._daemon_vectors is not None:
-                    self._daemon_vectors.catch_up()
+                    self._daemon_vectors.catch_up(changed)
             return None
         now = time.monotonic()
         if not force and now - self._last_reconcile < self.refresh_interval_s:

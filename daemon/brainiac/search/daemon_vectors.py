@@ -51,9 +51,13 @@ class DaemonVectors:
         reader.catch_up()
         return reader
 
-    def catch_up(self) -> None:
-        """The daemon's latest vectors and the index's events as the searcher has them now."""
+    def catch_up(self, index_changed: bool = True) -> None:
+        """The daemon's latest vectors and, when the index's searcher changed (or may have),
+        its events as the searcher has them now."""
         with self._lock:
+            if not index_changed and self._order:
+                self.semantic.follow(None, ())
+                return
             order, read = self.index.segment_events(self._segments.keys())
             if order == self._order:
                 self.semantic.follow(None, ())

@@ -399,28 +399,30 @@ class Index:
             reader = self._searcher.reader()
             return len(reader.leaf_readers()) if reader.doc_count_all() else 0
 
-    def catch_up(self) -> None:
+    def catch_up(self) -> bool:
         """Open the index's latest commit if the searcher is older: what a reader beside the
-        daemon calls before it reads (the daemon's own searcher is swapped at each commit)."""
+        daemon calls before it reads (the daemon's own searcher is swapped at each commit).
+        Whether it was older."""
         try:
-            self._refresh()
+            return self._refresh()
         except Exception as exc:
             raise SearchError(
                 f"{self.directory}: the daemon's latest index could not be opened ({exc}); "
                 "try again in a moment, or run `brainiac reindex` when the daemon is stopped"
             ) from exc
 
-    def _refresh(self) -> None:
+    def _refresh(self) -> bool:
         # A fresh searcher after every commit, not Searcher.refresh(): refresh reuses the readers
         # of unchanged segments and misses deletions made in them, so a deleted note stayed
         # findable and an updated one was found twice (whoosh3 3.54.0). The cost is
         # one reader open per commit, on the edit path only; queries keep the long-lived searcher.
         with self._searching:
             if self._searcher.up_to_date():
-                return
+                return False
             old = self._searcher
             self._searcher = self._new_searcher()
             old.close()
+            return True
 
     def _new_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
