@@ -267,3 +267,40 @@ def test_an_age_is_one_kind_of_count_however_it_is_said(memory: Memory) -> None:
     (conflict,) = memory.check(claim.format("twenty"), now=now).conflicts
     assert "fifteen" in conflict.correction
     assert memory.check(claim.format("fifteen"), now=now).status == "consistent"
+
+
+def test_a_name_opening_a_sentence_as_someones_favourite_is_the_value(memory: Memory) -> None:
+    # The turn says the favourite in the other order ("Spider-Man has always been a favorite of
+    # mine"), beside the sentence most about superheroes (the rarer word): that name is the
+    # value, so "Batman" given as the favourite is a conflict naming the turn.
+    at = dt.datetime(2022, 5, 20, 10, 0)
+    _said(memory, "Nate", "My favorite food is pizza, my favorite game is chess.", at)
+    _said(memory, "Joanna", "Pizza is a favorite of mine too!", at + dt.timedelta(minutes=1))
+    said = (
+        "Thanks, Nate! Spider-Man has always been a favorite of mine. I love his struggles. "
+        "But I'm kind of a sucker for any superhero, everyone has their own rad story."
+    )
+    _said(memory, "Joanna", said, at + dt.timedelta(minutes=2))
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Joanna's favorite superhero is Batman.", now=now).conflicts
+    assert "any superhero" in conflict.correction  # the turn, by its sentence most about it
+    right = memory.check("Joanna's favorite superhero is Spider-Man.", now=now)
+    assert right.status == "consistent", right.findings
+    # a name opening a sentence that states no preference gives no value ("Max is a good boy")
+    _said(memory, "Nate", "Max is a good boy, a superhero fan.", at + dt.timedelta(days=2))
+    other = memory.check("Nate's favorite superhero is Thor.", now=at + dt.timedelta(days=3))
+    assert other.status == "unverified", other.findings
+
+
+def test_a_british_spelling_is_the_same_word(memory: Memory) -> None:
+    # The conversation says "favorite color", the response "favourite colour": the spelling
+    # says nothing of which event is meant, so the sentence is about that turn, whose value is
+    # compared.
+    at = dt.datetime(2022, 5, 20, 10, 0)
+    _said(memory, "Nate", "My favorite color is blue, like the sea.", at)
+    _said(memory, "Joanna", "Nice, blue is so calming!", at + dt.timedelta(minutes=1))
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Nate's favourite colour is green.", now=now).conflicts
+    assert "blue" in conflict.correction
+    right = memory.check("Nate's favourite colour is blue.", now=now)
+    assert right.status == "consistent", right.findings

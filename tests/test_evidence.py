@@ -10,7 +10,7 @@ import pytest
 
 from brainiac.guard.evidence.alignment import EventLine, align, event_lines, subject_of
 from brainiac.guard.evidence.values import Period, read, relation_words
-from brainiac.guard.evidence.words import lemma, owners
+from brainiac.guard.evidence.words import american, lemma, owners
 from brainiac.search.index_documents import Hit
 
 MONDAY = dt.datetime(2023, 5, 8, 10, 0)
@@ -22,10 +22,29 @@ def _day(month: int, day: int, year: int = 2023) -> dt.date:
 
 @pytest.mark.parametrize(
     ("inflected", "plain"),
-    [("went", "go"), ("painted", "paint"), ("donated", "donate"), ("running", "run")],
+    [
+        ("went", "go"),
+        ("painted", "paint"),
+        ("donated", "donate"),
+        ("running", "run"),
+        ("favourite", "favorite"),
+        ("colours", "color"),
+        ("behaviour", "behavior"),
+        ("practising", "practice"),
+        ("organised", "organize"),
+        ("centre", "center"),
+    ],
 )
 def test_a_word_and_its_plain_form_have_one_lemma(inflected: str, plain: str) -> None:
     assert lemma(inflected) == lemma(plain)
+
+
+def test_a_british_spelling_joins_only_its_american_form() -> None:
+    # "four", "hour", "flour", "tour": too short before "our" to be "colour"
+    assert {american(w) for w in ("four", "hour", "flour", "tour", "your", "rise")} == {
+        "four", "hour", "flour", "tour", "your", "rise"
+    }  # fmt: skip
+    assert lemma("four") != lemma("for") and lemma("favourite") != lemma("four")
 
 
 def test_whose_each_thing_is() -> None:

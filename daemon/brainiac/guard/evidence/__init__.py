@@ -79,6 +79,7 @@ from brainiac.guard.evidence.whose import has_owner, said_elsewhere
 from brainiac.guard.evidence.words import (
     LIGHT_LEMMAS,
     VERB_FORMS,
+    american,
     bare,
     lemma,
     owners,
@@ -405,8 +406,14 @@ def _unheard(tail: list[str], drop: set[str], index: Any) -> set[str]:
         if bare(w) not in drop
         and len(w) > 2
         and lemma(w) not in LIGHT_LEMMAS | _CALENDAR
-        and not index.frequency(w)
+        and not _heard(w, index)
     }
+
+
+def _heard(word: str, index: Any) -> int:
+    """How many documents hold `word` in either spelling ("colours" where the conversation
+    says "colors"): a word the memory said the other way is no word it never said."""
+    return int(index.frequency(word) or index.frequency(american(word)))
 
 
 def _verb_form(word: str) -> bool:
@@ -463,7 +470,7 @@ def _judge_object(
         best = max(naming, key=lambda a: a.score)
         return _finding(memory, claim, CONSISTENT, best, relation), None
     index = memory.indexer.index
-    if clauses != 1 or any(index.frequency(w) for w in thing):
+    if clauses != 1 or any(_heard(w, index) for w in thing):
         return None
     close = [a for a in aligned if a.core and a.score >= _ALIGNED]
     if not close:

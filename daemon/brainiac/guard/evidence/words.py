@@ -81,6 +81,60 @@ FIRST_PERSON = lexicon.word_set("i i'm i've i'll i'd me my mine myself we we're 
 YOU = lexicon.word_set("you you're you've your yours yourself")
 
 
+# A response and the conversation it is checked against may spell one word two ways ("your
+# favourite superhero" against "Spider-Man has always been a favorite of mine"): the spelling
+# says nothing of which event is meant, so British forms are read as the American ones. Each
+# rule only joins words that differ in the spelling alone ("flour", "four", "tour", "hour":
+# too short before "our" to be "colour").
+_OUR_RE = re.compile(
+    r"(?<=[a-z]{2}[b-df-hj-np-tv-z])our(?=s|ed|ing|ite|ites|able|ful|$)|(?<=vi)our"
+)
+_ISE_RE = re.compile(r"(?<=[a-z]{3})([iy])s(e|ed|es|ing|ation|ations|er|ers)$")
+_SPELLED = {
+    "practise": "practice",
+    "practised": "practiced",
+    "practises": "practices",
+    "practising": "practicing",
+    "centre": "center",
+    "centres": "centers",
+    "theatre": "theater",
+    "theatres": "theaters",
+    "metre": "meter",
+    "metres": "meters",
+    "litre": "liter",
+    "litres": "liters",
+    "fibre": "fiber",
+    "grey": "gray",
+    "programme": "program",
+    "programmes": "programs",
+    "jewellery": "jewelry",
+    "cosy": "cozy",
+    "catalogue": "catalog",
+    "dialogue": "dialog",
+    "pyjamas": "pajamas",
+    "aeroplane": "airplane",
+    "moustache": "mustache",
+    "doughnut": "donut",
+    "doughnuts": "donuts",
+    "sceptical": "skeptical",
+    "ageing": "aging",
+    "licence": "license",
+    "defence": "defense",
+    "offence": "offense",
+    "mould": "mold",
+    "skilful": "skillful",
+    "enrol": "enroll",
+}
+
+
+def american(word: str) -> str:
+    """`word` (lower case) spelt as in American English: "favourite" is "favorite", "organising"
+    is "organizing", "practise" is "practice"; any other word as it is."""
+    if word in _SPELLED:
+        return _SPELLED[word]
+    return _ISE_RE.sub(r"\1z\2", _OUR_RE.sub("or", word))
+
+
 @functools.lru_cache(maxsize=65536)  # a conversation repeats its words: read each once
 def lemma(word: str) -> str:
     """A word's plain form, enough to match "went" with "go", "painted" with "paint" and
@@ -90,7 +144,7 @@ def lemma(word: str) -> str:
 
 
 def _lemma(word: str) -> str:
-    word = word.lower().replace("’", "'").removesuffix("'s").strip("'")
+    word = american(word.lower().replace("’", "'").removesuffix("'s").strip("'"))
     if word in _IRREGULAR:
         return _IRREGULAR[word]
     for suffix, keep in (
