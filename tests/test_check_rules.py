@@ -304,3 +304,15 @@ def test_a_british_spelling_is_the_same_word(memory: Memory) -> None:
     assert "blue" in conflict.correction
     right = memory.check("Nate's favourite colour is blue.", now=now)
     assert right.status == "consistent", right.findings
+
+
+def test_a_colour_is_a_value_of_a_closed_kind(memory: Memory) -> None:
+    # "green" is a word the memory knows (another turn); the turn about the hair says "purple".
+    at = dt.datetime(2022, 4, 20, 9, 0)
+    _said(memory, "Nate", "The park was so green after the rain.", at)
+    _said(memory, "Nate", "I dyed my hair purple yesterday, come see!", at + dt.timedelta(1))
+    now = at + dt.timedelta(days=2)
+    (conflict,) = memory.check("Nate dyed his hair green on 20 April 2022.", now=now).conflicts
+    assert "purple" in conflict.correction
+    right = memory.check("Nate dyed his hair purple on 20 April 2022.", now=now)
+    assert right.status == "consistent", right.findings

@@ -22,7 +22,7 @@ the facts could not judge is also compared with the events it is about:
    more than a few days off (a month or a year said as such: another month or year), another
    count of the same thing (a measure counts its unit: "a 5K run"), another name given in the
    value's place, a thing ending the sentence that the memory never said where the event about
-   the rest agrees, another relative;
+   the rest agrees, another relative or colour;
 5. read beside the facts the deciding event gave (their sources name it): a conflict is
    reported under that fact's note and key, and a value a later event replaced neither
    contradicts nor confirms (repeating it is a superseded conflict).
@@ -39,8 +39,9 @@ This package's top decides (step 4, `with_events`); each other step is its own m
 `alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
 `values.py` (3: dates, counts and names, and the relation words left beside them), `named.py`
 (3: the names given as a value), `words.py` (the plain forms those are compared in),
-`observations.py` (1: the notes' observations), `whose.py` (4: whose the sentence is, and the
-owner's evidence that clears it) and `given_facts.py` (5).
+`kinds.py` (3: the values of a closed kind: relatives, colours), `observations.py` (1: the
+notes' observations), `whose.py` (4: whose the sentence is, and the owner's evidence that
+clears it) and `given_facts.py` (5).
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ from brainiac.guard.evidence.alignment import (
     subject_of,
 )
 from brainiac.guard.evidence.given_facts import beside_facts
+from brainiac.guard.evidence.kinds import another_of_kind, of_kinds
 from brainiac.guard.evidence.observations import observation_lines_of
 from brainiac.guard.evidence.values import Period, Values, read, relation_words
 from brainiac.guard.evidence.whose import has_owner, said_elsewhere
@@ -85,7 +87,7 @@ from brainiac.guard.evidence.words import (
     owners,
     words_of,
 )
-from brainiac.text import claims, lexicon, life_words
+from brainiac.text import claims, lexicon
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
 if TYPE_CHECKING:
@@ -225,8 +227,8 @@ def _judge_sentence(
     # aside like an unknown name, then judged by the event the rest of the sentence is about.
     tail = _tail(sentence, said)
     novel = _unheard(tail, speakers | names, index)
-    # "with her aunt": whom it was with, a value of a closed kind (mother, aunt, colleague...)
-    kin = {lemma(w) for w in tail if w in life_words.RELATIVES}
+    # "with her aunt", "dyed his hair green": a value of a closed kind (a relative, a colour)
+    kin = of_kinds(tail)
     if said.periods or said.numbers or names:
         thing = set()  # a typed value is the claim's value; the thing is only said beside it
     value_names = unknown if (said.periods or said.numbers) else names
@@ -235,7 +237,9 @@ def _judge_sentence(
     own_words = relation_words(sentence, said, speakers | {"user"})
     slot = named.value_names(sentence, own_words) - speakers
     relation = relation_words(
-        sentence, said, speakers | value_names | slot | thing | novel | kin | {"user"}
+        sentence,
+        said,
+        speakers | value_names | slot | thing | novel | set().union(*kin.values()) | {"user"},
     )
     if not relation - LIGHT_LEMMAS:
         return None  # "Melanie went there on 7 May": nothing says which event
@@ -276,9 +280,10 @@ def _judge_sentence(
             return _conflict_of(memory, sentence.strip(), best, relation)
         agree = []
     if kin:
-        # the event about it agrees on the rest but says it was with someone else
+        # the event about it agrees on the rest but says it was with someone else, or another
+        # colour: of a kind the sentence gives, the event gives only other values
         close = [a for a in agree if a.core and a.score >= needed]
-        other = [a for a in close if _relatives(a.sentence) and not kin & _relatives(a.sentence)]
+        other = [a for a in close if another_of_kind(kin, a.sentence)]
         if other and len(other) == len(close):
             return _conflict_of(
                 memory, sentence.strip(), max(other, key=lambda a: a.score), relation
@@ -390,10 +395,6 @@ def _tail(sentence: str, said: Values) -> list[str]:
     if not words or words[-1] not in _OPENERS:
         return []
     return tail[:_TAIL_WORDS]
-
-
-def _relatives(text: str) -> set[str]:
-    return {lemma(w) for w in words_of(text) if w in life_words.RELATIVES}
 
 
 def _unheard(tail: list[str], drop: set[str], index: Any) -> set[str]:
