@@ -816,3 +816,87 @@ def test_a_resolve_said_back_and_leave_taking_are_no_observation(text: str) -> N
 def test_news_of_keeping_at_something_and_a_dated_trip_are_kept() -> None:
     assert _said("I keep getting rejections from publishers this month.") is not None
     assert _said("I have to go to Spain next week for my job.") is not None
+
+
+def test_this_x_is_the_one_x_named_before_it() -> None:
+    # named once by the other speaker, or shown in the photo they shared
+    asked = "Love the necklace, any special meaning to it?"
+    reply = "Thanks! This necklace is super special to me - a gift from my grandma back home."
+    assert _replied(asked, "Melanie", reply, role="Caroline") == (
+        "The necklace is super special to Caroline: a gift from their grandma back home."
+    )
+    # named once by the speaker, a sentence before
+    said = "My sister knitted a blue scarf for me. I wear this scarf to work every single day."
+    assert _said(said) == "Caroline wears the blue scarf to work every single day."
+    # a titled work: the one title in quotes
+    titled = 'Have you read "The Name of the Wind" yet?'
+    finished = "Yes! I finished this book last night and loved the ending."
+    assert _replied(titled, "Melanie", finished, role="Caroline") == (
+        'Caroline finished the book "The Name of the Wind" on 2023-05-07 and loved the ending.'
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "reply"),
+    [
+        # two candidates: which one is not said, the line stays as it was
+        ('Have you read "The Name of the Wind" or "Dune"?', "I finished this book last night."),
+        ("I saw a red car and a blue car outside.", "I bought this car from my uncle last summer."),
+        # "that" opening a clause is no pointer
+        ("What's next for you, the counseling?", "I'm still thinking that counseling is the way."),
+    ],
+)
+def test_this_x_with_no_one_referent_is_left_as_it_was(before: str, reply: str) -> None:
+    found = _replied(before, "Melanie", reply, role="Caroline")
+    assert found is None or (" the book " not in found and " the counseling" not in found)
+    assert found is None or ("the red car" not in found and "the blue car" not in found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a resolve not to give up and the reason said with it
+        "Thanks, Gina! I'm not gonna give up on my dreams - my dance studio and biz ventures "
+        "need the hard work I'm putting in.",
+        # a wish with no thing in it
+        "Thanks, Gina! Your faith in me is a real boost. I'm gonna make my dreams come true!",
+        "Yeah, Caroline! I'll start thinking about what we can do.",
+    ],
+)
+def test_a_resolve_or_a_wish_with_nothing_named_is_no_observation(text: str) -> None:
+    assert _said(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Pushing boundaries is how we grow and find out what we're really capable of. I "
+            "joined a climbing gym.",
+            "Caroline joined a climbing gym.",
+        ),
+        (
+            "I've been working on a project lately. I also adopted a puppy named Max.",
+            "Caroline also adopted a puppy named Max.",
+        ),
+        # said alone, the turn's only line stays (annotators note it)
+        (
+            "I've been working on a project lately - it's been pretty cool. What about you?",
+            "Caroline has been working on a project lately.",
+        ),
+        # the speaker's own in a clause of people at large: theirs
+        (
+            "People seem to really like my designs, so I'm always on the hunt for new pieces.",
+            "People seem to really like Caroline's designs, so Caroline is always on the hunt "
+            "for new pieces.",
+        ),
+    ],
+)
+def test_people_at_large_or_a_project_never_named_give_way_to_another_line(
+    text: str, expected: str
+) -> None:
+    assert _said(text) == expected
+
+
+def test_news_beside_a_resolve_is_kept() -> None:
+    assert _said("I won't give up - I signed up for a pottery class last week.") is not None

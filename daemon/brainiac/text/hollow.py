@@ -105,7 +105,39 @@ _PERSEVERE_RE = re.compile(
     r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b"
     # a future "keep doing" is a resolve, whatever is kept at: "I'll definitely keep pursuing my
     # passion for writing" (said now, "I keep getting rejected", is news)
-    r"|\b(?:will|'ll|gonna|going to)\s+(?:\w+ly\s+)?(?:just\s+)?keep\s+(?:on\s+)?\w+ing\b",
+    r"|\b(?:will|'ll|gonna|going to)\s+(?:\w+ly\s+)?(?:just\s+)?keep\s+(?:on\s+)?\w+ing\b"
+    # a wish with no thing in it: "I'm gonna make my dreams come true", "I'll start thinking
+    # about what we can do" (what is to be done is not said)
+    r"|\b(?:make|making|made)\s+(?:my|our)\s+dreams?\s+(?:\w+\s+)?come\s+true\W*$"
+    r"|\b(?:will|'ll|gonna|going to)\s+(?:\w+ly\s+)?(?:start\s+)?(?:think(?:ing)?\s+about|"
+    r"figur(?:e|ing)\s+out|look(?:ing)?\s+into)\s+(?:what|how)\s+(?:we|I)\s+(?:can|could|"
+    r"should|will|'ll)\s+do\W*$",
+    re.IGNORECASE,
+)
+# A resolve in a sentence: "I'm not gonna give up on my dreams - my dance studio and biz
+# ventures need the hard work I'm putting in": the clause beside it is the resolve's reason,
+# said back to encouragement, not news (observe.py skips every clause of such a sentence).
+_GIVE_UP_RE = re.compile(
+    r"\b(?:won't|will not|never|not gonna|not going to)\s+(?:ever\s+)?(?:quit|give up|stop)\b"
+    r"(?!.*\b(?:yesterday|last|ago|\d)\b)",
+    re.IGNORECASE,
+)
+# A statement of people at large, in the present: an act as its subject said to be how one
+# grows ("Pushing boundaries is how we grow"), or things with no owner doing something now
+# ("Worries and stress seem to vanish, ..."): no one's news. Its own clause must be free of
+# the speaker ("People seem to really like my designs" is the speaker's).
+_AT_LARGE_RE = re.compile(
+    r"^[a-z]+ing\s+(?:[\w'-]+\s+){0,4}?(?:is|are)\s+(?:how|what|why)\s+(?:we|you|one|people)\b"
+    r"|^(?!(?:this|that|these|those|the|my|our|your|his|her|their|some|any|all|people|"
+    r"everyone|everybody|things|kids|we|they)\b)[a-z]+s(?:(?:,\s*|\s+and\s+)[a-z]+){0,3}\s+"
+    r"(?:seem|tend|appear)s?\s+to\s+(?![^,;]*\b(?:I|me|my|I'm|I've|we|us|our)\b)[^,;]*(?:[,;]|$)",
+    re.IGNORECASE,
+)
+# "I've been working on a project lately": which project is not said.
+_SOME_PROJECT_RE = re.compile(
+    r"\bworking\s+on\s+(?:a|an|some|this|that|the|my)\s+(?:(?:new|cool|big|fun|little|side|"
+    r"secret|few|couple of)\s+)?(?:project|projects|thing|things|something|stuff)\b"
+    r"(?:\s+(?:lately|recently|right now|these days|at the moment|for a while))?\W*$",
     re.IGNORECASE,
 )
 # Leave-taking: "Gotta go walk the dog", "I have to run": going now, no plan (a time says it is
@@ -159,6 +191,20 @@ def hollow(s: str) -> bool:
     if not words & _EVALUATIVE:
         return False
     return _POINTED_RE.search(s) is not None or _THE_MAKES_RE.match(s) is not None
+
+
+def weak(s: str) -> bool:
+    """Whether the statement `s` says little read alone, so that it is the turn's line only when
+    the turn gives no other: a statement of people at large ("Pushing boundaries is how we
+    grow", "Worries and stress seem to vanish") or a project never named ("I've been working on
+    a project lately"). Annotators note such turns when nothing else is said in them."""
+    return _AT_LARGE_RE.match(s) is not None or _SOME_PROJECT_RE.search(s) is not None
+
+
+def said_back(sentence: str) -> bool:
+    """Whether `sentence` holds a resolve not to give up, so that none of its clauses is news:
+    "I'm not gonna give up on my dreams - my studio needs the hard work I'm putting in"."""
+    return _GIVE_UP_RE.search(sentence) is not None
 
 
 def unframed(s: str) -> str:

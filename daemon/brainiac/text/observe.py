@@ -42,7 +42,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import answering, clauses, extract, hollow, leaning, when
+from brainiac.text import answering, clauses, hollow, leaning, pointing, when
 from brainiac.text import events as ev
 from brainiac.text.lexicon import STOP_WORDS, word_set
 from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
@@ -388,7 +388,7 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
     speaker as its subject), read as a reply to `previous` (said by `other`); None when there
     is none."""
     best: tuple[int, str] | None = None
-    for raw in (c for sentence in extract.sentences(text) for c in clauses.clauses(sentence)):
+    for raw in pointing.candidates(text, previous):
         s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
         s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:
@@ -398,7 +398,7 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
-        score -= 2 * bool(_words(s) & _FEELINGS)
+        score -= 2 * bool(_words(s) & _FEELINGS) + 100 * hollow.weak(s)
         if best is None or score > best[0]:
             best = (score, s)
     return best[1] if best else None

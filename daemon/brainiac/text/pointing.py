@@ -1,0 +1,85 @@
+"""What "this X" or "that X" in a turn stands for, when the turn or the one before names it once.
+
+"I got a new guitar last week. This guitar sounds amazing!" read alone says "This guitar ...":
+which guitar? The speaker named it a sentence before, so the line says "The new guitar sounds
+amazing". Only a referent the listener cannot mistake is put in: the same noun, named exactly
+once with "a", "an", "the", "my" or "our" in the speaker's earlier sentences of the turn, or
+with "a", "an" or "the" in the other speaker's turn just before (their "my X" is theirs, their
+"your X" the speaker's: answering.py says whose); or, for a titled work ("this book", "that
+film"), the one title in quotes there. Two candidates, or a "this X" there too, and the
+sentence stays as it was. Also the clauses a turn offers as its statements (observe.py picks
+one). Pure text: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from brainiac.text import clauses, extract, hollow
+from brainiac.text.lexicon import word_set
+
+# "this X", "that delicious X": the pointer, one describing word, the noun.
+# "this X", "that delicious X": the pointer, up to two describing words, the noun, which ends
+# the phrase (a mark, a preposition, a verb or a pronoun follows: "this stained glass window to
+# remind" is no "this stained glass").
+_THIS_RE = re.compile(
+    r"(?P<pre>\b(?:of|on|for|about|with|at|in|from|by|to)\s+)?\b(?P<det>[Tt]his|that)\s+(?P<adj>(?:[a-z-]+\s+){0,2}?)(?P<noun>[a-z]{3,})\b(?!['-])"
+    r"(?=\s*(?:[,.!;:?)-]|$)|\s+(?:is|was|are|were|has|had|to|for|with|from|of|in|on|at|and|"
+    r"but|so|that|which|because|since|when|always|really|I|we|you|it|last|yesterday|today|"
+    r"twice|again|every|too|now)\b)"
+)
+# What is no thing after "this" or "that": a time, a way, a word of degree, a verb.
+_NO_THING = word_set(
+    """
+    day days week weekend month year time morning night evening moment way much many kind sort
+    one ones is was are were has had have feels made makes means gives helps looks
+    """
+)
+# Works that have titles: "this book" is the one quoted title named before it.
+# A describing word before a noun: no preposition nor joining word ("a piece of cake" is no
+# "piece cake").
+_WORD = r"(?:(?!(?:of|for|to|in|on|and|or|with|at|from|by)\b)[a-z-]+\s+)"
+_TITLED = word_set("book novel film movie show series trilogy song album game play poem story")
+_TITLE_RE = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
+
+
+def candidates(text: str, previous: str | None) -> Iterator[str]:
+    """The clauses of `text` that may be its statement, each with "this X" put as what it
+    stands for; a sentence that holds a resolve not to give up offers none (hollow.py)."""
+    before = ""
+    for sentence in extract.sentences(text):
+        if not hollow.said_back(sentence):
+            for clause in clauses.clauses(sentence):
+                yield named(clause, before, previous or "")
+        before += " " + sentence
+
+
+def named(s: str, own: str, other: str) -> str:
+    """`s` with its "this X" or "that X" put as the one X named in `own` (the speaker's words
+    before it) or `other` (the other speaker's turn before), when exactly one is."""
+
+    def put(m: re.Match[str]) -> str:
+        pre, det, adj, noun = m.group("pre") or "", m.group("det"), m.group("adj"), m.group("noun")
+        if {noun, *adj.lower().split()} & _NO_THING or (det == "that" and not pre):
+            return m.group()  # "I'm thinking that counseling is ...": "that" opens a clause
+        pointed = rf"\b(?:this|that|these|those|your)\s+(?:[\w'-]+\s+)?{noun}\b"
+        if re.search(pointed, own + " " + other, re.IGNORECASE):
+            return m.group()  # pointed at there too, or the listener's: not named once
+        found = {
+            f.group(0).lower()
+            for text, dets in ((own, "a|an|the|my|our"), (other, "a|an|the"))
+            for f in re.finditer(rf"\b(?:{dets})\s+{_WORD}{{0,2}}?{noun}\b(?![\w'-])", text, re.I)
+        }
+        titles = set(_TITLE_RE.findall(own + " " + other)) if noun in _TITLED else set()
+        if len(found) + len(titles) != 1:
+            return m.group()
+        if titles:
+            said = f'the {noun} "{titles.pop()}"'
+        else:
+            head = found.pop().split()
+            first = head[0] if head[0] in ("my", "our") else "the"
+            said = " ".join([first, *(head[1:-1] or adj.split()), noun])
+        return pre + (said[0].upper() + said[1:] if m.start() == 0 else said)
+
+    return _THIS_RE.sub(put, s)
