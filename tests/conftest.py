@@ -7,6 +7,7 @@ import logging
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,44 @@ from types import ModuleType
 import pytest
 
 from brainiac import Memory
+
+# tmpfs where the machine has one: every vault write is fsynced (store/safe_io.py), and on a disk
+# those waits are most of the suite's wall time. The code under test runs as it does anywhere
+# (fsync is called, only cheap); tests marked `on_disk` keep their files on the disk's temp dir.
+SHM = Path("/dev/shm")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Put pytest's temp root on tmpfs unless a --basetemp or a temp root was chosen."""
+    if config.option.basetemp or os.environ.get("PYTEST_DEBUG_TEMPROOT"):
+        return
+    if SHM.is_dir() and os.access(SHM, os.W_OK | os.X_OK):
+        os.environ["PYTEST_DEBUG_TEMPROOT"] = str(SHM)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slow tests first, each followed by a quick one: the workers (pytest-xdist, addopts in
+    pyproject.toml) take two tests each to start with, so each starts on a different slow test
+    and the quick ones fill in around them, instead of one worker meeting several at the end."""
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    quick = [item for item in items if not item.get_closest_marker("slow")]
+    ordered: list[pytest.Item] = []
+    for item in slow:
+        ordered.append(item)
+        if quick:
+            ordered.append(quick.pop(0))
+    items[:] = ordered + quick
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """pytest's tmp_path, or for a test marked `on_disk` (the crash and race harnesses, where the
+    time a write spends in fsync shapes what they test) a folder in the disk's temp dir."""
+    if request.node.get_closest_marker("on_disk") is None:
+        yield tmp_path
+        return
+    with tempfile.TemporaryDirectory(prefix="brainiac-test-") as folder:
+        yield Path(folder)
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,9 @@ import pytest
 
 from conftest import load_benchmark
 
+# The time a write spends in fsync on a real disk shapes where the kills and races land.
+pytestmark = pytest.mark.on_disk
+
 
 @pytest.mark.slow
 def test_no_edit_and_no_event_is_lost_to_concurrent_saves(tmp_path: Path) -> None:

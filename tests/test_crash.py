@@ -15,6 +15,9 @@ import pytest
 
 from conftest import load_benchmark
 
+# The time a write spends in fsync on a real disk shapes where the kills and races land.
+pytestmark = pytest.mark.on_disk
+
 
 @pytest.mark.slow
 def test_random_kills_leave_every_note_whole_and_every_event_once(tmp_path: Path) -> None:

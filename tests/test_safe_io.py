@@ -8,6 +8,9 @@ import pytest
 from brainiac.core.errors import StaleWriteError
 from brainiac.store import safe_io
 
+# The time a write spends in fsync on a real disk shapes where the kills and races land.
+pytestmark = pytest.mark.on_disk
+
 
 def _leftovers(d: Path) -> list[str]:
     return [p.name for p in d.iterdir() if p.name.endswith(safe_io.TMP_SUFFIX)]

@@ -20,6 +20,9 @@ from brainiac.core.errors import StaleWriteError
 from brainiac.store import safe_io
 from brainiac.store.vault import is_conflict_copy
 
+# The time a write spends in fsync on a real disk shapes where the kills and races land.
+pytestmark = pytest.mark.on_disk
+
 
 def _folder(tmp_path: Path) -> Path:
     """A folder of its own (tmp_path holds the test's XDG folders too)."""
