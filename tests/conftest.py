@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,15 +46,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items[:] = ordered + quick
 
 
+FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[pytest.TestReport]:
+    report: pytest.TestReport = yield
+    if report.failed:
+        item.stash[FAILED] = True
+    return report
+
+
 @pytest.fixture
 def tmp_path(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     """pytest's tmp_path, or for a test marked `on_disk` (the crash and race harnesses, where the
-    time a write spends in fsync shapes what they test) a folder in the disk's temp dir."""
+    time a write spends in fsync shapes what they test) a folder in the disk's temp dir, kept
+    when the test fails, as pytest keeps its own."""
     if request.node.get_closest_marker("on_disk") is None:
         yield tmp_path
         return
-    with tempfile.TemporaryDirectory(prefix="brainiac-test-") as folder:
-        yield Path(folder)
+    folder = Path(tempfile.mkdtemp(prefix=f"brainiac-{request.node.name[:40]}-"))
+    yield folder
+    if not request.node.stash.get(FAILED, False):
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -20,6 +20,7 @@ pytestmark = pytest.mark.on_disk
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a hang guard: beside three other workers on two cores
 def test_no_edit_and_no_event_is_lost_to_concurrent_saves(tmp_path: Path) -> None:
     result = load_benchmark("concurrent_edits").run(15, seed=3, workdir=tmp_path)
     assert result.ok, result.report() + "\n" + result.daemon_log_tail

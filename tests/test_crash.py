@@ -20,6 +20,7 @@ pytestmark = pytest.mark.on_disk
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a hang guard: beside three other workers on two cores
 def test_random_kills_leave_every_note_whole_and_every_event_once(tmp_path: Path) -> None:
     result = load_benchmark("crash").crash_run(30, seed=6, workdir=tmp_path)
     assert result.trials == 30

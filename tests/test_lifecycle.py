@@ -290,7 +290,7 @@ def test_dry_run_changes_nothing(memory: Memory, vault: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1800)  # a hang guard: beside three other workers on two cores
 def test_a_simulated_120_days(vault: Path) -> None:
     """Thousands of events over 120 days, jobs on their schedules: unused notes fade to the
     archive, used ones survive, a person's text is never altered, every event exactly once."""

@@ -175,6 +175,7 @@ def _paths(index: Index, word: str, limit: int = 100_000) -> list[str]:
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # a hang guard: beside three other workers on two cores
 def test_a_git_checkout_of_5000_notes_leaves_the_index_equal_to_the_vault(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     Memory.init(vault)
