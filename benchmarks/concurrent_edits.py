@@ -144,7 +144,8 @@ def _with_marker(text: str, marker: str, short_term: bool) -> str:
     return text.rstrip("\n") + f"\n\n{line}\n"
 
 
-def editor(vault: str, until: float, seed: int, log_path: str) -> None:
+def editor(vault: str, seconds: float, seed: int, log_path: str) -> None:
+    until = time.time() + seconds
     rng = random.Random(seed)
     root = Path(vault)
     counter = 0
@@ -182,11 +183,12 @@ def editor(vault: str, until: float, seed: int, log_path: str) -> None:
             time.sleep(rng.uniform(0, 0.2))  # a few saves a second, each file every second or so
 
 
-def agent(vault: str, until: float, seed: int, log_path: str) -> None:
+def agent(vault: str, seconds: float, seed: int, log_path: str) -> None:
     rng = random.Random(seed)
     at = dt.datetime.now().replace(microsecond=0) - dt.timedelta(hours=6)
     with Memory(vault, refresh_interval_s=3600) as memory, open(log_path, "a") as log:
         memory.index_writes = False  # the daemon keeps the index; this process only writes
+        until = time.time() + seconds
         i = 0
         while time.time() < until:
             i += 1
@@ -231,9 +233,10 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
         daemon = subprocess.Popen([*cli, "run"], env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
         _wait_ready(vault, daemon)
-        until = time.time() + seconds
         edits_log, agent_log = root / "editor.jsonl", root / "agent.jsonl"
         # Separate processes, as a person's editor and an agent are: the script runs itself.
+        # Each races for `seconds` from when it is running (imports done, the agent's memory
+        # open), so that a slow start on busy cores does not eat a short run's window.
         workers = [
             subprocess.Popen(
                 [
@@ -243,8 +246,8 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
                     role,
                     "--vault",
                     str(vault),
-                    "--until",
-                    str(until),
+                    "--seconds",
+                    str(seconds),
                     "--seed",
                     str(seed + n),
                     "--log",
@@ -349,11 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="run in this folder and keep it")
     parser.add_argument("--worker", choices=("editor", "agent"), help=argparse.SUPPRESS)
     parser.add_argument("--vault", help=argparse.SUPPRESS)
-    parser.add_argument("--until", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--log", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        (editor if args.worker == "editor" else agent)(args.vault, args.until, args.seed, args.log)
+        (editor if args.worker == "editor" else agent)(
+            args.vault, args.seconds, args.seed, args.log
+        )
         return 0
     result = run(args.seconds, args.seed, args.keep)
     print(result.report())
