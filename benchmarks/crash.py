@@ -21,7 +21,9 @@ One vault lives through all the trials. Each trial starts one command as a subpr
 The harness sleeps a random 0 to --max-kill-ms ms, then SIGKILLs the process; if it had already
 exited, the trial counts as "completed". The default, 1200 ms, spans a whole command on a 2-core
 machine: the interpreter and brainiac alone take ~400 ms to start, so with 0-400 ms almost every
-kill lands before brainiac writes anything (docs/reliability.md).
+kill lands before brainiac writes anything (docs/reliability.md). Where a whole command (the
+`init` that starts a run) takes longer than half the window, as on busy cores, the window grows
+to twice that command's time, so that kills still land along whole commands.
 
 Then the invariants are checked, and the next trial goes on from that state (the next
 `jobs run` finishes a promotion plan left behind, the next `import` an import left behind):
@@ -355,6 +357,8 @@ class Harness:
         started = time.monotonic()
         if self.run("init", str(self.vault)) != 0:
             raise SystemExit("brainiac init failed")
+        # A fixed window shorter than a command's start would kill every command before it ends.
+        self.max_kill_ms = max(self.max_kill_ms, int(2000 * (time.monotonic() - started)))
         (self.vault / ".brainiac").mkdir(exist_ok=True)
         (self.vault / ".brainiac/config.toml").write_text(DAEMON_CONFIG)
         self.check(0, "init")
