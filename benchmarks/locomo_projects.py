@@ -17,7 +17,9 @@ Three systems, scored by the official scorer (`locomo_eval.evaluate`, one call p
 It prints the 1-4 macro recall of each conversation and overall per system and budget, the
 scoped - alone difference, whether every conversation is within `--tolerance` (0.005) of
 itself alone at each budget, and the mean time of a context per system with scoped / alone
-(issue 35: within 1.1x); exit status 1 when a conversation is not within the tolerance. Skipped
+(issue 35: within 1.1x), the systems asked in turn question by question so that the load of
+a shared machine falls on each alike, and the questions whose evidence found scoped differs
+from alone; exit status 1 when a conversation is not within the tolerance. Skipped
 (exit status 0) without the data.
 """
 
@@ -108,22 +110,107 @@ class SharedView:
         pass
 
 
-class Timed:
-    """A system whose context calls are timed in CPU seconds of this process, by budget: on a
-    shared machine wall times say as much about the other processes as about this one."""
+class Replay:
+    """The scorer's system for one conversation: the contexts already asked, in the order the
+    scorer asks for them (its questions, then its budgets), so the official `evaluate` scores
+    them while the asking itself is interleaved across systems (`ask_interleaved`)."""
 
-    def __init__(self, inner: Any, times: dict[int, list[float]]) -> None:
-        self.inner = inner
-        self.times = times
+    def __init__(self, name: str, contexts: dict[str, list[str]]) -> None:
+        self.name = name
+        self.contexts = contexts
+        self._queue: list[str] = []
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    def ingest(self, conversation: Any) -> None:
+        self._queue = list(reversed(self.contexts[conversation.sample_id]))
 
     def context(self, question: str, budget: int) -> str:
-        started = time.process_time()
-        text: str = self.inner.context(question, budget)
-        self.times.setdefault(budget, []).append(time.process_time() - started)
-        return text
+        return self._queue.pop()
+
+    def close(self) -> None:
+        pass
+
+
+def embed_prompt(system: Any, question: str) -> None:
+    """Make the events' vectors not made yet and keep the prompt's vector in `system`'s memory
+    (semantic.py keeps the last few prompts'), so the timed contexts measure the search and not
+    the model, which costs every system the same but would fall on whichever of two views of
+    one memory asks first."""
+    memory = system.shared.memory if isinstance(system, SharedView) else system._memory
+    if memory is not None and memory.semantic is not None:
+        memory.semantic.fill()
+        memory.semantic.nearness(question)
+
+
+def ask_interleaved(
+    convs: Sequence[Any],
+    systems: dict[str, Callable[[Any], Any]],
+    budgets: Sequence[int],
+    limit: int | None,
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[int, list[float]]]]:
+    """Every system's context for every question and budget, asked in turn, question by question:
+    the systems' order rotates with each question, so a machine shared with other processes
+    loads each system alike and none is always the first to ask (the prompt's embedding is
+    made before the timing: `embed_prompt`). `systems` maps a name to the system of a
+    conversation. The CPU seconds of this process per context, by system and budget."""
+    contexts: dict[str, dict[str, list[str]]] = {name: {} for name in systems}
+    cpu: dict[str, dict[int, list[float]]] = {name: {b: [] for b in budgets} for name in systems}
+    names = list(systems)
+    for c in convs:
+        asked = {name: systems[name](c) for name in names}
+        qas = [q for q in c.qa if q.evidence][: limit or None]
+        for name in names:
+            contexts[name][c.sample_id] = []
+        for i, qa in enumerate(qas):
+            for name in names:  # the prompt's embedding, untimed: the same cost for every system
+                embed_prompt(asked[name], qa.question)
+            order = names[i % len(names) :] + names[: i % len(names)]
+            for budget in budgets:
+                for name in order:
+                    started = time.process_time()
+                    text: str = asked[name].context(qa.question, budget)
+                    cpu[name][budget].append(time.process_time() - started)
+                    contexts[name][c.sample_id].append(text)
+        print(f"asked {c.sample_id}: {len(qas)} questions", file=sys.stderr, flush=True)
+    return contexts, cpu
+
+
+def questions_apart(
+    convs: Sequence[Any],
+    contexts: dict[str, dict[str, list[str]]],
+    budgets: Sequence[int],
+    limit: int | None,
+    locomo_eval: Any,
+) -> list[dict[str, Any]]:
+    """The questions whose evidence found scoped differs from alone: which, at which budget,
+    and which evidence each context holds (what a gap between the two is made of)."""
+    out = []
+    for c in convs:
+        qas = [q for q in c.qa if q.evidence][: limit or None]
+        for i, qa in enumerate(qas):
+            for j, budget in enumerate(budgets):
+                k = i * len(budgets) + j
+                texts = {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")}
+                found = {
+                    s: [
+                        e
+                        for e in qa.evidence
+                        if locomo_eval.norm_ws(c.by_id[e].text) in locomo_eval.norm_ws(t)
+                    ]
+                    for s, t in texts.items()
+                }
+                if found["alone"] != found["scoped"]:
+                    out.append(
+                        {
+                            "conversation": c.sample_id,
+                            "question": i,
+                            "category": qa.category,
+                            "budget": budget,
+                            "text": qa.question,
+                            "evidence": qa.evidence,
+                            **found,
+                        }
+                    )
+    return out
 
 
 def recall(result: dict[str, Any], budget: int) -> tuple[float, int]:
@@ -147,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--shared-first",
         action="store_true",
-        help="the shared vault's figures first, then each conversation alone",
+        help="build the shared vault first, then each conversation's own",
     )
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
@@ -162,33 +249,62 @@ def main(argv: list[str] | None = None) -> int:
     limit = args.limit_questions or None
     alone_factory: Callable[[], Any] = BrainiacNoJobs if args.no_jobs else BrainiacSystem
 
-    cpu: dict[str, dict[int, list[float]]] = {}
+    alone: dict[str, Any] = {}
+    alone_ingest = 0.0
 
-    def run(name: str, factory: Callable[[], Any]) -> dict[str, dict[str, Any]]:
-        times = cpu.setdefault(name, {})
-        out = {}
+    def build_alone() -> None:
+        nonlocal alone_ingest
         for c in convs:
-            out[c.sample_id] = found = locomo_eval.evaluate(
-                [c], lambda: Timed(factory(), times), budgets, limit, progress=False
-            )
-            # A long run's figures as they come, to stderr (the table is printed at the end).
-            cells = ", ".join(f"{b}: {recall(found, b)[0]:.3f}" for b in budgets)
-            print(f"{name} {c.sample_id}: {cells}", file=sys.stderr, flush=True)
-        return out
+            started = time.perf_counter()
+            alone[c.sample_id] = system = alone_factory()
+            system.ingest(c)
+            alone_ingest += time.perf_counter() - started
 
-    results: dict[str, dict[str, dict[str, Any]]] = {}
     if not args.shared_first:
-        results["alone"] = run("alone", alone_factory)
+        build_alone()
     shared = SharedVault(convs, run_jobs=not args.no_jobs)
     try:
-        results["scoped"] = run("scoped", lambda: SharedView(shared, scoped=True))
-        results["unscoped"] = run("unscoped", lambda: SharedView(shared, scoped=False))
+        if args.shared_first:
+            build_alone()
+        views = {}
+        for scoped in (True, False):
+            view = SharedView(shared, scoped)
+            views[view.name] = view
+
+        def viewed(name: str) -> Callable[[Any], Any]:
+            def system(c: Any) -> Any:
+                views[name].ingest(c)
+                return views[name]
+
+            return system
+
+        contexts, cpu = ask_interleaved(
+            convs,
+            {
+                "alone": lambda c: alone[c.sample_id],
+                "scoped": viewed("scoped"),
+                "unscoped": viewed("unscoped"),
+            },
+            budgets,
+            limit,
+        )
         status = shared.memory.indexer.index.project_counts()
     finally:
         shared.close()
-    if args.shared_first:
-        results = {"alone": run("alone", alone_factory), **results}
-    alone_ingest = sum(r["ingest_s"] for r in results["alone"].values())
+        for system in alone.values():
+            system.close()
+
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, asked in contexts.items():
+        results[name] = {}
+        for c in convs:
+            replay = Replay(name, asked)
+            results[name][c.sample_id] = found = locomo_eval.evaluate(
+                [c], lambda replay=replay: replay, budgets, limit, progress=False
+            )
+            cells = ", ".join(f"{b}: {recall(found, b)[0]:.3f}" for b in budgets)
+            print(f"{name} {c.sample_id}: {cells}", file=sys.stderr, flush=True)
+    differing = questions_apart(convs, contexts, budgets, limit, locomo_eval)
 
     jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
     print(f"LoCoMo, {len(convs)} conversations, {jobs}: 1-4 macro recall")
@@ -212,30 +328,29 @@ def main(argv: list[str] | None = None) -> int:
         within &= ok
         verdict = "yes" if ok else "NO"
         print(f"\nevery conversation within {args.tolerance} of itself alone: {verdict}")
-        ms = {
-            s: sum(r["budgets"][str(budget)]["mean_query_ms"] for r in pc.values()) / len(pc)
-            for s, pc in results.items()
-        }
-        median = {s: 1000 * statistics.median(t[budget]) for s, t in cpu.items() if t}
-        cpu_ratio = median["scoped"] / median["alone"] if median.get("alone") else 0.0
-        wall_ratio = ms["scoped"] / ms["alone"] if ms["alone"] else 0.0
-        print(
-            "mean context ms (wall): "
-            + ", ".join(f"{s} {v:.1f}" for s, v in ms.items())
-            + f"; scoped / alone {wall_ratio:.2f}x"
-        )
-        print(
-            "median context ms (CPU): "
-            + ", ".join(f"{s} {v:.1f}" for s, v in median.items())
-            + f"; scoped / alone {cpu_ratio:.2f}x\n"
-        )
+        apart = [d for d in differing if d["budget"] == budget]
+        for d in apart:
+            print(
+                f"  {d['conversation']} q{d['question']} (category {d['category']}): evidence"
+                f" found alone {d['alone']}, scoped {d['scoped']} of {d['evidence']}"
+            )
+        median = {s: 1000 * statistics.median(t[budget]) for s, t in cpu.items() if t[budget]}
+        mean = {s: 1000 * statistics.fmean(t[budget]) for s, t in cpu.items() if t[budget]}
+        for label, ms in (("median", median), ("mean", mean)):
+            ratio = ms["scoped"] / ms["alone"] if ms.get("alone") else 0.0
+            print(
+                f"{label} context ms (CPU, asked in turn): "
+                + ", ".join(f"{s} {v:.1f}" for s, v in ms.items())
+                + f"; scoped / alone {ratio:.2f}x"
+            )
+        print()
     out = (
         Path(args.out)
         if args.out
         else HERE / "results" / f"locomo-projects-{time.strftime('%Y%m%d-%H%M%S')}.json"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
-    record = {"argv": sys.argv, "results": results, "cpu_s": cpu}
+    record = {"argv": sys.argv, "results": results, "cpu_s": cpu, "scoped_vs_alone": differing}
     out.write_text(json.dumps(record, indent=1, default=str))
     print(f"results: {out}")
     return 0 if within else 1
