@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from brainiac import Memory
+from brainiac.search.project_search import own_event_keys
+from brainiac.store import projects
 from brainiac.store.locations import Locations
 from locomo_adapter import (
     BrainiacNoJobs,
@@ -136,9 +138,13 @@ def embed_prompt(system: Any, question: str) -> None:
     the model, which costs every system the same but would fall on whichever of two views of
     one memory asks first."""
     memory = system.shared.memory if isinstance(system, SharedView) else system._memory
-    if memory is not None and memory.semantic is not None:
-        memory.semantic.fill()
-        memory.semantic.nearness(question)
+    if memory is None or memory.semantic is None:
+        return
+    memory.semantic.fill()
+    project = system._project if isinstance(system, SharedView) else None
+    scope = projects.Scope.of(project, memory.config)
+    # As the context asks: in a project, among its events (its speakers' names taken out).
+    memory.semantic.nearness(question, among=own_event_keys(memory.indexer.index, scope))
 
 
 def ask_interleaved(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.search import project_search
 from brainiac.store import config as config_mod
 from brainiac.store import projects
 from brainiac.store.vault import SHORT_TERM
@@ -459,3 +460,38 @@ def test_a_projects_ranking_is_unchanged_when_another_project_shares_its_words(
     assert ranked[True] == ranked[False]
     assert contexts[True] == contexts[False]
     assert scores[True] == pytest.approx(scores[False], rel=0.01)
+
+
+def test_a_name_that_speaks_only_in_another_project_keeps_its_meaning_in_this_one(
+    tmp_path: Path,
+) -> None:
+    # Speakers' names are taken out of a prompt before it is embedded (semantic.py): in a
+    # project, only the names of those who speak in it, as in a vault of its own. "John" speaks
+    # only in delta; in gamma he is someone its speakers talk about.
+    gamma = [
+        ("Gina", "John and I took a short trip to Rome last spring."),
+        ("Jon", "The staging server ran out of disk during the load test."),
+        ("Gina", "I bought new dance shoes for the studio."),
+        ("Jon", "John says Paris is lovely in May."),
+    ] + [("Gina", f"Lunch with the team, topic {i}.") for i in range(12)]
+    delta = [("John", f"Rollback number {i} of the payments service.") for i in range(12)]
+    prompt = "Which city have both Jean and John visited?"
+    near: dict[bool, dict[str, float]] = {}
+    contexts: dict[bool, str] = {}
+    for with_delta in (False, True):
+        vault = tmp_path / ("shared" if with_delta else "alone")
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            at = NOW - dt.timedelta(days=3)
+            for i, (role, text) in enumerate(gamma):
+                m.remember(text, role=role, at=at + dt.timedelta(minutes=2 * i), project="gamma")
+                if with_delta and i < len(delta):
+                    role, text = delta[i]
+                    later = at + dt.timedelta(minutes=2 * i + 1)
+                    m.remember(text, role=role, at=later, project="delta")
+            contexts[with_delta] = m.context(prompt, budget=500, now=NOW, project="gamma").text
+            assert m.semantic is not None
+            among = project_search.own_event_keys(m.indexer.index, projects.Scope("gamma"))
+            near[with_delta] = m.semantic.nearness(prompt, among=among)
+    assert near[True] and near[True] == pytest.approx(near[False], abs=1e-6)
+    assert contexts[True] == contexts[False]

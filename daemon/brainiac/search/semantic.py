@@ -108,6 +108,13 @@ def text_digest(text: str) -> int:
     return int.from_bytes(digest, "little")
 
 
+def _names_pattern(names: Iterable[str]) -> re.Pattern[str]:
+    """Any of `names` as a whole word, with a possessive: the longest first."""
+    ordered = sorted((n for n in names if n.strip()), key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in ordered)
+    return re.compile(rf"\b(?:{alternatives})(?:'s|’s)?\b" if alternatives else r"(?!)", re.I)
+
+
 def _release_freed_memory() -> None:
     """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a
     batch's temporaries would stay resident after a fill)."""
@@ -227,6 +234,9 @@ class SemanticIndex:
         self._known = False  # every indexed event is in _digest_of (see known())
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
         self._speaker_names: re.Pattern[str] | None = None
+        self._role_of: dict[str, str] = {}  # event key -> its role, for a scope's speakers
+        # (among, the names of its events' speakers): _without_speakers for the last `among`
+        self._speakers_among: tuple[Collection[str], re.Pattern[str]] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
         # (among, its (keys, rows)): _live_rows for the last `among` asked
         self._live_among: tuple[Collection[str], tuple[list[str], Any]] | None = None
@@ -257,6 +267,7 @@ class SemanticIndex:
         with self._lock:
             self._load()
             self._digest_of = {}
+            self._role_of = {}
             self._texts = {}
             self._waiting = {}
             self._add(events, keep_texts=self._texts_of is None)
@@ -270,14 +281,17 @@ class SemanticIndex:
             self._load()
             for key in deleted:
                 self._digest_of.pop(key, None)
+                self._role_of.pop(key, None)
             self._add(added)
             self._live = None
 
     def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
         for key, text, role in events:
-            if role and role not in self._speakers:
-                self._speakers.add(role)
-                self._speaker_names = None
+            if role:
+                self._role_of[key] = role
+                if role not in self._speakers:
+                    self._speakers.add(role)
+                    self._speaker_names = None
             digest = text_digest(text)
             self._digest_of[key] = digest
             if self._store.row_of(digest) is None and not self.read_only:
@@ -367,7 +381,7 @@ class SemanticIndex:
         the most. Empty when there is no model or no vector. `among`: only the events with
         these keys, nearest and scaled among themselves (a project's: as if alone)."""
         model = self._get_model()
-        prompt = self._without_speakers(prompt)
+        prompt = self._without_speakers(prompt, among)
         if model is None or not prompt.strip():
             return {}
         with self._lock:
@@ -471,19 +485,24 @@ class SemanticIndex:
             closest[i] = np.inf
         return order
 
-    def _without_speakers(self, prompt: str) -> str:
+    def _without_speakers(self, prompt: str, among: Collection[str] | None = None) -> str:
         """`prompt` with the names of the events' speakers taken out ("What does Melanie paint?"
         is asked as "What does paint?"). An event is embedded without its speaker, so a name in
         the prompt can only bring the meaning of the turns that say the name, mostly greetings
-        ("Thanks, Melanie!"); who said it is the words' part (retrieval.named_speaker)."""
+        ("Thanks, Melanie!"); who said it is the words' part (retrieval.named_speaker).
+        `among`: the speakers of those events only (a project's: a name that speaks only in
+        another project is a word of the prompt here, as it would be in a vault of its own)."""
         with self._lock:
-            if self._speaker_names is None:
-                names = sorted(self._speakers, key=len, reverse=True)
-                alternatives = "|".join(re.escape(n) for n in names if n.strip())
-                self._speaker_names = re.compile(
-                    rf"\b(?:{alternatives})(?:'s|’s)?\b" if alternatives else r"(?!)", re.I
-                )
-            pattern = self._speaker_names
+            if among is None:
+                if self._speaker_names is None:
+                    self._speaker_names = _names_pattern(self._speakers)
+                pattern = self._speaker_names
+            elif self._speakers_among is not None and self._speakers_among[0] is among:
+                pattern = self._speakers_among[1]
+            else:
+                role_of = self._role_of
+                pattern = _names_pattern({role_of[k] for k in among if k in role_of})
+                self._speakers_among = (among, pattern)
         return pattern.sub(" ", prompt)
 
     def _live_rows(self, among: Collection[str] | None = None) -> tuple[list[str], Any]:
