@@ -28,7 +28,7 @@ import heapq
 import math
 import operator
 from array import array
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Container, Iterable
 from typing import Any
 
 from whoosh import scoring
@@ -58,8 +58,12 @@ def match_scores(
         restrict = set(searcher.docs_for_query(mask_q))
     context = searcher.context()
     found: Scores = {}
-    for subsearcher, offset in searcher.leaf_searchers():
-        scores = _scores(query.matcher(subsearcher, context))
+    leaves = searcher.leaf_searchers()
+    for subsearcher, offset in leaves:
+        # Only the allowed postings are scored (a project's, in a vault shared by projects): the
+        # others are read, as they must be to be skipped, but cost no score.
+        keep = _in_leaf(allow, offset, subsearcher.doc_count_all(), len(leaves) == 1)
+        scores = _scores(query.matcher(subsearcher, context), keep)
         if offset:
             scores = {d + offset: s for d, s in scores.items()}
         found.update(scores)
@@ -68,6 +72,16 @@ def match_scores(
     if restrict:
         found = {d: s for d, s in found.items() if d not in restrict}
     return found
+
+
+def _in_leaf(
+    allow: Collection[int] | None, offset: int, count: int, only: bool
+) -> Container[int] | None:
+    """The documents of `allow` (the searcher's numbers) in the leaf at `offset` holding
+    `count`, by the leaf's own numbers; None: every one."""
+    if allow is None or (only and not offset):
+        return allow
+    return {d - offset for d in allow if offset <= d < offset + count}
 
 
 def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
@@ -79,22 +93,23 @@ def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     return [(d, -negated) for negated, d in ranked]
 
 
-def _scores(m: Any) -> Scores:
-    """The scores of the postings `m` has from where it stands: the matcher is consumed."""
+def _scores(m: Any, keep: Container[int] | None = None) -> Scores:
+    """The scores of the postings `m` has from where it stands, of the documents `keep` holds
+    (None: all): the matcher is consumed."""
     if not m.is_active():
         return {}
     kind = type(m)
     if kind is UnionMatcher:
-        return _union(_scores(m.a), _scores(m.b))
+        return _union(_scores(m.a, keep), _scores(m.b, keep))
     if kind is WrappingMatcher or kind is FilterMatcher:
-        inner = _scores(m.child)
+        inner = _scores(m.child, keep)
         if kind is FilterMatcher:
             # The matcher skips to its first kept posting when made; its child stands there.
             ids, exclude = whoosh_internals.filter_kept(m)
             inner = {d: s for d, s in inner.items() if (d in ids) != exclude}
         boost = m.boost
         return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
-    return _leaf_blocks(m) if _block_readable(m) else _one_by_one(m)
+    return _leaf_blocks(m, keep) if _block_readable(m) else _one_by_one(m, keep)
 
 
 def _union(left: Scores, right: Scores) -> Scores:
@@ -110,10 +125,12 @@ def _union(left: Scores, right: Scores) -> Scores:
     return left
 
 
-def _one_by_one(m: Any) -> Scores:
+def _one_by_one(m: Any, keep: Container[int] | None = None) -> Scores:
     out: Scores = {}
     while m.is_active():
-        out[m.id()] = m.score()
+        d = m.id()
+        if keep is None or d in keep:
+            out[d] = m.score()
         m.next()
     return out
 
@@ -127,7 +144,7 @@ def _block_readable(m: Any) -> bool:
     )
 
 
-def _leaf_blocks(m: Any) -> Scores:
+def _leaf_blocks(m: Any, keep: Container[int] | None = None) -> Scores:
     """A leaf's postings block by block, each scored with Whoosh's BM25F formula
     (`scoring.bm25`, written out with the same operations in the same order)."""
     scorer = m.scorer
@@ -135,7 +152,8 @@ def _leaf_blocks(m: Any) -> Scores:
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
     for ids, weights, first, end in whoosh_internals.posting_blocks(m):
-        for i in range(first, end):
+        span = range(first, end)
+        for i in span if keep is None else (i for i in span if ids[i] in keep):
             d = ids[i]
             tf = weights[i]
             out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))

@@ -166,7 +166,13 @@ def recent(events: Sequence[ev.Event], n: int, scope: Scope) -> list[ev.Event]:
         return []
     if scope.project is None:
         return list(events[-n:])
-    return [e for e in events if in_scope(e, scope)][-n:]
+    found: list[ev.Event] = []
+    for e in reversed(events):  # from the newest: a long log is not read past the window
+        if in_scope(e, scope):
+            found.append(e)
+            if len(found) == n:
+                break
+    return found[::-1]
 
 
 def past_window(events: Sequence[ev.Event], window: int) -> list[ev.Event]:
