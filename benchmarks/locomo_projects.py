@@ -152,12 +152,14 @@ def ask_interleaved(
     systems: dict[str, Callable[[Any], Any]],
     budgets: Sequence[int],
     limit: int | None,
+    on_done: Callable[[Any, dict[str, dict[str, list[str]]]], None] | None = None,
 ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[int, list[float]]]]:
     """Every system's context for every question and budget, asked in turn, question by question:
     the systems' order rotates with each question, so a machine shared with other processes
     loads each system alike and none is always the first to ask (the prompt's embedding is
     made before the timing: `embed_prompt`). `systems` maps a name to the system of a
-    conversation. The CPU seconds of this process per context, by system and budget."""
+    conversation; `on_done` gets each conversation asked and the contexts so far. The CPU
+    seconds of this process per context, by system and budget."""
     contexts: dict[str, dict[str, list[str]]] = {name: {} for name in systems}
     cpu: dict[str, dict[int, list[float]]] = {name: {b: [] for b in budgets} for name in systems}
     names = list(systems)
@@ -177,6 +179,8 @@ def ask_interleaved(
                     cpu[name][budget].append(time.process_time() - started)
                     contexts[name][c.sample_id].append(text)
         print(f"asked {c.sample_id}: {len(qas)} questions", file=sys.stderr, flush=True)
+        if on_done is not None:
+            on_done(c, contexts)
     return contexts, cpu
 
 
@@ -284,6 +288,18 @@ def main(argv: list[str] | None = None) -> int:
 
             return system
 
+        results: dict[str, dict[str, dict[str, Any]]] = {}
+
+        def score(c: Any, contexts: dict[str, dict[str, list[str]]]) -> None:
+            """One conversation's figures as soon as it is asked (a long run's, to stderr)."""
+            for name, asked in contexts.items():
+                replay = Replay(name, asked)
+                results.setdefault(name, {})[c.sample_id] = found = locomo_eval.evaluate(
+                    [c], lambda replay=replay: replay, budgets, limit, progress=False
+                )
+                cells = ", ".join(f"{b}: {recall(found, b)[0]:.3f}" for b in budgets)
+                print(f"{name} {c.sample_id}: {cells}", file=sys.stderr, flush=True)
+
         contexts, cpu = ask_interleaved(
             convs,
             {
@@ -293,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             },
             budgets,
             limit,
+            score,
         )
         status = shared.memory.indexer.index.project_counts()
     finally:
@@ -300,16 +317,6 @@ def main(argv: list[str] | None = None) -> int:
         for system in alone.values():
             system.close()
 
-    results: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, asked in contexts.items():
-        results[name] = {}
-        for c in convs:
-            replay = Replay(name, asked)
-            results[name][c.sample_id] = found = locomo_eval.evaluate(
-                [c], lambda replay=replay: replay, budgets, limit, progress=False
-            )
-            cells = ", ".join(f"{b}: {recall(found, b)[0]:.3f}" for b in budgets)
-            print(f"{name} {c.sample_id}: {cells}", file=sys.stderr, flush=True)
     differing = questions_apart(convs, contexts, budgets, limit, locomo_eval)
 
     jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
