@@ -17,7 +17,6 @@ from brainiac.store import config as config_mod
 from brainiac.store import projects
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import events as ev
-from brainiac.text import ltm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 24, 12, 0)
@@ -496,37 +495,3 @@ def test_a_name_that_speaks_only_in_another_project_keeps_its_meaning_in_this_on
             near[with_delta] = m.semantic.nearness(prompt, among=among)
     assert near[True] and near[True] == pytest.approx(near[False], abs=1e-6)
     assert contexts[True] == contexts[False]
-
-
-def test_a_projects_notes_keep_their_strength_when_jobs_run_at_another_projects_times(
-    tmp_path: Path,
-) -> None:
-    # In a shared vault the memory jobs also run when another project's session ends: there
-    # organization writes a note's decay (once 5% is lost) that, in a vault of its own, was still
-    # pending when promotion next added to the note. The decay counts the same either way.
-    start = NOW - dt.timedelta(days=10)
-
-    def session(m: Memory, day: int, project: str, n: int, label: str) -> None:
-        at = start + dt.timedelta(days=day)
-        for i in range(n):
-            text = f"Standup {day}.{i}: the {project} build {i} passed."
-            when = at + dt.timedelta(minutes=i)
-            m.remember(text, role="dev", session=label, at=when, project=project)
-        m.run_job("all", now=at + dt.timedelta(minutes=n))
-
-    strengths: dict[bool, dict[str, float]] = {}
-    for with_delta in (False, True):
-        vault = tmp_path / ("shared" if with_delta else "alone")
-        Memory.init(vault)
-        with Memory(vault, refresh_interval_s=0) as m:
-            session(m, 0, "gamma", 14, "standup")
-            if with_delta:
-                session(m, 4, "delta", 1, "review")
-            session(m, 6, "gamma", 14, "standup")
-        strengths[with_delta] = {
-            note.name: ltm.parse(note.read_text(encoding="utf-8"), note.name).strength
-            for note in (vault / "memory" / "long_term").glob("*.md")
-            if "[gamma]" in note.read_text(encoding="utf-8")
-        }
-    assert strengths[False]
-    assert strengths[True] == pytest.approx(strengths[False], rel=1e-3)

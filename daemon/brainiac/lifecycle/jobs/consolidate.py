@@ -61,21 +61,18 @@ def add_events(
     learned: Mapping[str, Sequence[facts.Fact]] | None = None,
     observed: Mapping[str, str] | None = None,
     observer: Callable[[ev.Event], list[observe.Observation]] | None = None,
-    decay_per_day: float = 1.0,
 ) -> tuple[str, list[facts.Change]]:
     """`text` with `new` events appended to its Sources (ids already there skipped), its facts
     updated from them (and from the facts `learned` from them before, by event id: see
     model_facts.py), their observations (or the lines `observed` holds for them, by event id;
     by the rules or by `observer`: a model's, model_observations.py), its generated summary
     and `related` [[links]] added, strength raised by `strength_gain` when something was
-    added, after the decay (`decay_per_day`) not yet written. Returns the text and the fact
-    changes."""
+    added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
     present = ev.ids(note.sources)
     added = [e for e in new if e.id not in present]
     if not added:
         return text, []
-    text = decayed_until(text, note, now, decay_per_day)
     body = _section_body(text, ltm.SOURCES)
     body = body.rstrip("\n") + ("\n" if body.strip() else "")
     body += "".join(ev.render(e) for e in added)
@@ -92,26 +89,6 @@ def add_events(
         )
     text = notes.set_frontmatter_field(text, "updated", now.date().isoformat())
     return with_projects(text, added), changes
-
-
-def decayed_until(text: str, note: ltm.LongTermNote, now: dt.datetime, per_day: float) -> str:
-    """`text` with the whole days of decay since the note's decay start applied (strength and
-    `decayed`), as organization would write them. A note that gets new sources is `updated`,
-    which starts its decay afresh: days organization had not written yet (it writes once 5% is
-    lost) would be dropped, and a note's strength would depend on how often organization ran
-    between two promotions (in a vault shared by projects, at every project's session end)."""
-    start = note.decay_start
-    if per_day >= 1.0 or start is None or note.status == "pinned":
-        return text
-    days = int(max((now - start).total_seconds() / 86400.0, 0.0))
-    if days < 1:
-        return text
-    text = notes.set_frontmatter_field(
-        text, "strength", notes.yaml_number(note.strength * per_day**days, 4)
-    )
-    return notes.set_frontmatter_field(
-        text, "decayed", (start + dt.timedelta(days=days)).isoformat(timespec="minutes")
-    )
 
 
 def with_projects(text: str, added: Sequence[ev.Event]) -> str:

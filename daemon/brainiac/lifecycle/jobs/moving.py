@@ -127,7 +127,6 @@ def carry_out(
                 learned=learned,
                 observed=observed,
                 observer=observer,
-                decay_per_day=memory.config.decay_per_day,
             )
             changes[:] = [f"{c.key}: {c.old} → {c.new}" for c in fact_changes if c.old]
             return new
@@ -347,7 +346,6 @@ def _how_many_fit(
             summary=target.summary,
             learned=learned,
             observer=observer,
-            decay_per_day=memory.config.decay_per_day,
         )
         return len(new.encode("utf-8"))
 

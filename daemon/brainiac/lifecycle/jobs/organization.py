@@ -419,10 +419,7 @@ def _merge(
             return None
         # The duplicate's observations go with its events, a person's edits of them kept.
         observed = observe.by_source(dup_note.section(observe.SECTION))
-        per_day = memory.config.decay_per_day
-        new, _ = consolidate.add_events(
-            text, moving, now, 0.0, observed=observed, decay_per_day=per_day
-        )
+        new, _ = consolidate.add_events(text, moving, now, 0.0, observed=observed)
         note = ltm.parse(new, keep.rel)
         have = {normalise(a) for a in [note.title, *note.aliases]}
         extra = [a for a in aliases if normalise(a) not in have] if alias else []
