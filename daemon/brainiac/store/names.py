@@ -51,6 +51,10 @@ class Entry:
     # (projects.group_key): what promotion adds to the note again.
     sessions: tuple[str, ...] = ()
     links: tuple[str, ...] = ()  # what its [[links]] name (link_key)
+    # Of a note promotion made from a conversation (tagged `session`): the names its events
+    # say mid-sentence (normalised), so a name said again in a later session finds the events
+    # that said it before without reading every note (plan.py: a name in two sessions).
+    said: tuple[str, ...] = ()
 
 
 class NameBook:
@@ -134,6 +138,7 @@ class NameBook:
             note.private,
             tuple(k for k in dict.fromkeys(map(projects.group_key, note.sources)) if k),
             tuple(dict.fromkeys(link_key(t) for t in note.links)),
+            _said(note) if "session" in note.tags else (),
         )
         self._entries[rel] = (key, entry)
         return entry
@@ -287,3 +292,10 @@ def link_target(rel: str) -> str:
     """What a wikilink names for the file at `rel`: its file name without `.md`."""
     name = rel.rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
+
+
+def _said(note: ltm.LongTermNote) -> tuple[str, ...]:
+    """The names a note's events say mid-sentence, normalised (mentions.confirmed_names)."""
+    from brainiac.text import mentions
+
+    return tuple(sorted(mentions.confirmed_names([e.text for e in note.sources], normalise)))

@@ -161,6 +161,25 @@ def summary_by_person(text: str) -> bool:
     return bool(marks.person_lines(_section_body(text, ltm.SUMMARY)))
 
 
+# The sections a note promotion makes has; a section of any other name is a person's.
+_OWN_SECTIONS = frozenset({ltm.SUMMARY, ltm.FACTS, observe.SECTION, ltm.SOURCES, ltm.RELATED})
+
+
+def edited_by_person(text: str) -> bool:
+    """Whether a person has written in a note the jobs made: lines of their own in its summary,
+    an alias, a section of their own, or text before its first section. Its events then stay
+    where the person sees them (a job never takes them elsewhere)."""
+    if summary_by_person(text):
+        return True
+    parsed = notes.parse(text)
+    if parsed.meta_list("aliases"):
+        return True
+    if any(s.title not in _OWN_SECTIONS for s in parsed.sections):
+        return True
+    first = min((s.heading_line for s in parsed.sections), default=len(parsed.lines))
+    return any(line.strip() for line in parsed.lines[parsed.body_line : first])
+
+
 def refresh_summary(text: str, llm_summary: str | None = None) -> str:
     """Regenerate the summary's generated lines from the note's sources; a person's lines stay
     (and when a person wrote the summary, nothing is added to it)."""

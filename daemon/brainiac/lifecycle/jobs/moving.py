@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -138,6 +139,10 @@ def carry_out(
             memory.names.forget(target.rel)
     if memory.on_progress is not None:
         memory.on_progress("writing notes", len(plan.targets), len(plan.targets))
+    if outcome.skipped:
+        return False  # an event leaves its note only once the note it goes to holds it
+    for rel, ids in sorted(plan.take.items()):
+        update(vault, rel, functools.partial(_taken_out, gone=set(ids)), outcome, False)
     for month, lines in sorted(plan.archive.items()):
         update(vault, month, _append_archive(month, lines, "Event Log"), outcome, False)
     for month, lines in sorted(plan.ledger.items()):
@@ -226,6 +231,16 @@ def _observed(memory: MemoryLike) -> dict[str, str]:
     if not readable or text is None:
         return {}
     return observe.by_source(stm.parse(text).note.section_text(observe.SECTION) or "")
+
+
+def _taken_out(text: str | None, gone: set[str]) -> str | None:
+    """A topic note without the events that went to a note of their own (Plan.take), nor their
+    observation lines (they went with them), its generated summary made again."""
+    new = without(text, gone, ltm.SOURCES)
+    if new is None:
+        return None
+    new = _without_observed(new, new, gone) or new
+    return consolidate.refresh_summary(new)
 
 
 def _without_observed(new: str | None, old: str | None, remove: set[str]) -> str | None:

@@ -23,6 +23,7 @@ files and the events the Event Log loses; moving.py carries it out, written ahea
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import itertools
 import json
@@ -33,12 +34,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac.lifecycle.jobs import consolidate, continuing
+from brainiac.core.errors import BrainiacError
+from brainiac.lifecycle.jobs import consolidate, continuing, segments
 from brainiac.lifecycle.jobs.reflection import SELF_ROLE
 from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
-from brainiac.text import answering, extract, headline, lexicon, mentions, observe, topics
+from brainiac.text import answering, extract, headline, lexicon, ltm, mentions, observe, topics
 from brainiac.text import events as ev
 
 if TYPE_CHECKING:
@@ -55,6 +57,10 @@ MIN_EVENTS_FOR_NEW_ENTITY = 3
 
 
 _MAX_TAGS = 3
+
+# A topic note past this many events is no longer read as one note (benchmarks/readability.py
+# counts such notes): a topic that goes on past it continues in a new note linking it.
+MAX_TOPIC_EVENTS = 100
 
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
@@ -85,6 +91,9 @@ class Plan:
     archive: dict[str, list[str]] = field(default_factory=dict)  # month file -> event lines
     ledger: dict[str, list[str]] = field(default_factory=dict)  # month file -> "went to" lines
     remove: list[str] = field(default_factory=list)  # event ids leaving the Event Log
+    # note -> ids of events leaving its Sources for a note founded for a name they say (a name
+    # said again in a later session): written after the note they go to, so never lost.
+    take: dict[str, list[str]] = field(default_factory=dict)
 
     def save(self, path: Path) -> None:
         safe_io.replace_file(path, json.dumps(asdict(self), indent=1).encode("utf-8"))
@@ -98,6 +107,7 @@ class Plan:
             raw["archive"],
             raw["ledger"],
             raw["remove"],
+            raw.get("take", {}),
         )
 
 
@@ -143,11 +153,11 @@ def make_plan(
             target.events.append(ev.render(unplaced.pop()))  # the question it answers
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
-    session_notes = {s: e for e in table.values() if "session" in e.tags for s in e.sessions}
+    topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
     titles = set(table)  # the names notes answer to: a new note's title must be new
+    place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes)
     for group in _by_session(unplaced):
-        place = _Placing(targets, plan, taken, roles, now, turn_before)
-        _place_new(group, place, memory, session_notes, titles)
+        _place_new(group, place, titles)
     plan.targets = list(targets.values())
     plan.ledger = ledger_of(plan.targets, now)
     return plan
@@ -175,51 +185,127 @@ class _Placing:
     roles: set[str]  # the speakers, normalised
     now: dt.datetime
     turn_before: dict[str, str]  # event id -> the id of the turn before it
+    memory: MemoryLike
+    # The topic notes of conversations (tagged `session`): those of the vault, then the ones
+    # this plan starts, so a later segment (of this run or of an import's next session) finds
+    # the note it continues.
+    topics: list[Entry]
 
 
-def _place_new(
-    group: list[ev.Event],
-    place: _Placing,
-    memory: MemoryLike,
-    session_notes: dict[str, Entry],
-    titles: set[str],
-) -> None:
-    """Events of one session that no note claims: entity notes, the session's note (the one an
-    earlier promotion started for this session, or a new one), or the archive. `titles`: the
-    names notes already answer to (normalised); the new session note's title is added."""
+def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
+    """Events of one session that no note claims: entity notes, topic notes (the earlier one
+    each segment continues, or a new one), or the archive. `titles`: the names notes already
+    answer to (normalised); each new note's title is added."""
     # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso" note
     # beside a "Miso the cat" note holding half of it; its small talk stays in it.
-    rest = list(group) if _imported(group[0].session) else _founding_entities(group, place)
-    targets, taken, roles = place.targets, place.taken, place.roles
+    imported = _imported(group[0].session)
+    rest = list(group) if imported else _founding_entities(group, place)
+    if not rest:
+        return
     # A session is its label within its project: "session 1" of two projects is two sessions.
     # Events said outside a session join the note an earlier run started for their day: a new
     # one each run would share its title, and organization would merge it away into a stub.
-    existing = session_notes.get(projects.group_key(rest[0])) if rest else None
-    if existing is not None:
-        target = targets.setdefault(
-            existing.rel, Target(existing.rel, existing.title, create=False)
-        )
-        target.events += [ev.render(e) for e in rest]
-    elif rest:
-        answered = answering.turns_before(rest)
-        observed = [o for e in rest for o in observe.observations(e, previous=answered.get(e.id))]
-        title = _session_title(rest, memory, roles, observed)
+    key = projects.group_key(rest[0])
+    own = [e for e in place.topics if key in e.sessions]
+    if own and (imported or not rest[0].session):
+        _add_to(own[-1], rest, place)
+        return
+    semantic = getattr(place.memory, "semantic_if_open", None)
+    last: Entry | None = None
+    if own and not imported:
+        # The rest of a session an earlier run began: the exchange in progress there (the
+        # answer to a question that run took) goes on in the note that holds its start.
+        last, last_event = _latest(own, place)
+        opening = segments.exchanges(rest, place.turn_before)[0]
+        if last_event is not None and segments.bound(rest[0], last_event):
+            _add_to(last, opening, place)
+            rest = rest[len(opening) :]
+    parts = [rest] if imported else segments.segments(rest, place.turn_before, semantic)
+    for part in parts:
+        answered = answering.turns_before(part)
+        observed = [o for e in part for o in observe.observations(e, previous=answered.get(e.id))]
+        title = _session_title(part, place.memory, place.roles, observed)
+        # The earlier topic note this segment goes on with: by meaning where this process has
+        # the model loaded (the daemon), else by words (continuing.py).
+        before = continuing.continued(title, place.topics, place.roles, semantic)
+        if before is not None and _held(before, place) + len(part) <= MAX_TOPIC_EVENTS:
+            _add_to(before, part, place)
+            continue
+        if last is not None and len(part) < segments.MIN_SEGMENT_EVENTS:
+            # Too little to be a topic of its own (the goodbyes closing a session): it stays
+            # with the talk it ends.
+            _add_to(last, part, place)
+            continue
         if normalise(title) in titles:
             # Two sessions about the same thing on one day: the session tells them apart (the
             # same title would make organization merge them, and a note per session would
             # grow without bound).
-            title = _beside_session(title, rest)
+            title = _beside_session(title, part)
         titles.add(normalise(title))
-        tags = ["session", *_topic_tags(rest, roles)]
-        session = rest[0].session or ""
-        target = _new_target(title, tags, targets, taken, key=f"session:{session}:{title}")
-        target.events += [ev.render(e) for e in rest]
-        earlier = list({e.rel: e for e in session_notes.values()}.values())
-        # By meaning where this process has the model loaded (the daemon), else by words.
-        semantic = getattr(memory, "semantic_if_open", None)
-        before = continuing.continued(title, earlier, roles, semantic)
-        if before is not None:  # the note of an earlier session about the same thing
+        tags = ["session", *_topic_tags(part, place.roles)]
+        session = part[0].session or ""
+        key_of = f"session:{session}:{title}"
+        target = _new_target(title, tags, place.targets, place.taken, key=key_of)
+        target.events += [ev.render(e) for e in part]
+        if before is not None:  # a topic too long for one note goes on in a note linking it
             target.related.append(link(before.rel, before.title))
+        place.topics.append(
+            Entry(
+                target.rel,
+                title,
+                (normalise(title),),
+                "active",
+                0,
+                tags=tuple(tags),
+                sessions=(key,),
+            )
+        )
+
+
+def _add_to(entry: Entry, events: Sequence[ev.Event], place: _Placing) -> None:
+    """Events go on in an existing topic note (of the vault, or one this plan starts)."""
+    made = next((t for t in place.targets.values() if t.rel == entry.rel), None)
+    target = made or place.targets.setdefault(
+        entry.rel, Target(entry.rel, entry.title, create=False)
+    )
+    target.events += [ev.render(e) for e in events]
+    key = projects.group_key(events[0])
+    if key not in entry.sessions:
+        grown = dataclasses.replace(entry, sessions=(*entry.sessions, key))
+        place.topics[:] = [grown if e.rel == entry.rel else e for e in place.topics]
+
+
+def _latest(own: Sequence[Entry], place: _Placing) -> tuple[Entry, ev.Event | None]:
+    """Of the notes holding a session's earlier events, the one holding its latest event, and
+    that event."""
+    best: tuple[Entry, ev.Event | None] = (own[-1], None)
+    for entry in own:
+        for event in _events_of(entry, place):
+            if event.at is not None and (
+                best[1] is None or best[1].at is None or event.at >= best[1].at
+            ):
+                best = (entry, event)
+    return best
+
+
+def _events_of(entry: Entry, place: _Placing) -> list[ev.Event]:
+    """The events a note holds, and those this plan adds to it."""
+    try:
+        held = ltm.parse(place.memory.vault.read(entry.rel).text, entry.rel).sources
+    except (OSError, BrainiacError):
+        held = []
+    made = place.targets.get(entry.rel) or next(
+        (t for t in place.targets.values() if t.rel == entry.rel), None
+    )
+    return [*held, *(ev.parse_text(line)[0] for line in (made.events if made else []))]
+
+
+def _held(entry: Entry, place: _Placing) -> int:
+    """How many events a topic note holds once this plan has added its own."""
+    made = place.targets.get(entry.rel) or next(
+        (t for t in place.targets.values() if t.rel == entry.rel), None
+    )
+    return entry.sources + (len(made.events) if made else 0)
 
 
 def _topic_tags(events: Sequence[ev.Event], speakers: Collection[str]) -> list[str]:
@@ -252,16 +338,36 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
     for keys in keys_of:
         keys[:] = dict.fromkeys(f"the {k}" if f"the {k}" in counts else k for k in keys)
     counts = Counter(k for keys in keys_of for k in set(keys))
-    founding = {k for k, n in counts.items() if n >= MIN_EVENTS_FOR_NEW_ENTITY}
+    # A name said before, in another session, counts the events that said it there too (a
+    # name in two sessions recurs); they move to its note with it (`Plan.take`).
+    said_before = earlier_mentions(
+        [k for k, n in counts.items() if n < MIN_EVENTS_FOR_NEW_ENTITY],
+        projects.group_key(group[0]),
+        place,
+    )
+    founding = {
+        k for k, n in counts.items() if n + len(said_before.get(k, ())) >= MIN_EVENTS_FOR_NEW_ENTITY
+    }
     while True:
         homes = _entity_homes(group, keys_of, founding, place.turn_before)
         held = Counter(homes.values())
         # An event goes to one name, so a name can keep fewer events than it was said in: below
         # the floor, it founds nothing and its events go to their other names or stay.
-        thin = {k for k in founding if held[k] < MIN_EVENTS_FOR_NEW_ENTITY}
+        thin = {
+            k for k in founding if held[k] + len(said_before.get(k, ())) < MIN_EVENTS_FOR_NEW_ENTITY
+        }
         if not thin:
             break
         founding -= thin
+    for name in sorted(founding & said_before.keys()):
+        target = _new_target(
+            names[name], ["entity"], place.targets, place.taken, key=f"entity:{name}"
+        )
+        for rel, title, event in said_before[name]:
+            target.events.append(ev.render(event))
+            place.plan.take.setdefault(rel, []).append(event.id)
+            target.related.append(link(rel, title))
+        target.related = list(dict.fromkeys(target.related))
     rest: list[ev.Event] = []
     for i, event in enumerate(group):
         home = homes.get(i)
@@ -275,6 +381,39 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
         else:
             rest.append(event)
     return rest
+
+
+def earlier_mentions(
+    keys: Sequence[str], session: str, place: _Placing
+) -> dict[str, list[tuple[str, str, ev.Event]]]:
+    """Name -> the events of other sessions' topic notes that say it (note path, its title,
+    the event), each with the rest of its exchange there, in order. Not from a note a person
+    has edited (their note stays as they wrote it), nor the last events of a note (it would be
+    left empty); an event goes to the first name it says."""
+    wanted = set(keys)
+    holders = [e for e in place.topics if wanted & set(e.said) and session not in e.sessions]
+    out: dict[str, list[tuple[str, str, ev.Event]]] = {}
+    claimed: set[str] = set()
+    for entry in holders:
+        try:
+            text = place.memory.vault.read(entry.rel).text
+            note = ltm.parse(text, entry.rel)
+        except (OSError, BrainiacError):
+            continue
+        if note.private or consolidate.edited_by_person(text):
+            continue
+        sources = note.sources
+        said = [dict.fromkeys(normalise(x) for x in mentions.entities(e.text)) for e in sources]
+        keys_of = [[k for k in keys if k in wanted] for keys in said]
+        chain = {b.id: a.id for a, b in itertools.pairwise(sources)}
+        homes = _entity_homes(sources, keys_of, wanted & set(entry.said), chain)
+        if len(homes) >= len(sources):
+            continue
+        for i in sorted(homes):
+            if sources[i].id not in claimed:
+                claimed.add(sources[i].id)
+                out.setdefault(homes[i], []).append((entry.rel, entry.title, sources[i]))
+    return out
 
 
 def _entity_homes(
@@ -324,8 +463,10 @@ def _speaker(key: str, roles: set[str]) -> bool:
     ("Mel" for Melanie): a speaker is in every exchange, so a note about one would gather the
     whole conversation, not a topic. Two letters are
     enough when they start the name and the name is longer ("Jo" for Joanna)."""
-    return key in roles or (
-        len(key) >= 2 and topics.is_speaker_word(key, topics.speaker_words(roles))
+    banned = topics.speaker_words(roles)
+    # "Woah Joanna", "Hey Mel": a speaker's name inside a run of capitals is still the speaker.
+    return key in roles or any(
+        len(w) >= 2 and topics.is_speaker_word(w, banned) for w in key.split()
     )
 
 
@@ -377,7 +518,9 @@ def _session_title(
         return f"{titled.group(1)}{day}"
     about = headline.title_of(events, observed)
     if not about:
-        words = mentions.keywords(texts, 1)
+        # Not a speaker's name: who talks is in every note, never what one is about.
+        said = mentions.keywords(texts, 5)
+        words = [w for w in said if normalise(w) not in speakers] or said
         about = words[0].capitalize() if words else ""
     if _readable(session):
         label = session.replace("-", " ").replace("_", " ").strip()
