@@ -340,10 +340,12 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
     counts = Counter(k for keys in keys_of for k in set(keys))
     # A name said before, in another session, counts the events that said it there too (a
     # name in two sessions recurs); they move to its note with it (`Plan.take`).
+    sizes: dict[str, int] = {}  # note -> how many events it holds
     said_before = earlier_mentions(
         [k for k, n in counts.items() if n < MIN_EVENTS_FOR_NEW_ENTITY],
         projects.group_key(group[0]),
         place,
+        sizes,
     )
     founding = {
         k for k, n in counts.items() if n + len(said_before.get(k, ())) >= MIN_EVENTS_FOR_NEW_ENTITY
@@ -356,9 +358,14 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
         thin = {
             k for k in founding if held[k] + len(said_before.get(k, ())) < MIN_EVENTS_FOR_NEW_ENTITY
         }
-        if not thin:
-            break
         founding -= thin
+        # A note whose every event would go to names keeps them: it is about them already, and
+        # emptied it would be a title over nothing (and every link to it would lead nowhere).
+        taken = Counter(rel for k in founding for rel, _t, _e in said_before.get(k, ()))
+        emptied = {rel for rel, n in taken.items() if n >= sizes[rel]}
+        said_before = {k: [x for x in v if x[0] not in emptied] for k, v in said_before.items()}
+        if not thin and not emptied:
+            break
     for name in sorted(founding & said_before.keys()):
         target = _new_target(
             names[name], ["entity"], place.targets, place.taken, key=f"entity:{name}"
@@ -384,12 +391,12 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
 
 
 def earlier_mentions(
-    keys: Sequence[str], session: str, place: _Placing
+    keys: Sequence[str], session: str, place: _Placing, sizes: dict[str, int]
 ) -> dict[str, list[tuple[str, str, ev.Event]]]:
     """Name -> the events of other sessions' topic notes that say it (note path, its title,
     the event), each with the rest of its exchange there, in order. Not from a note a person
-    has edited (their note stays as they wrote it), nor the last events of a note (it would be
-    left empty); an event goes to the first name it says."""
+    has edited (their note stays as they wrote it); an event goes to the first name it says.
+    `sizes` gets the number of events of each note read."""
     wanted = set(keys)
     holders = [e for e in place.topics if wanted & set(e.said) and session not in e.sessions]
     out: dict[str, list[tuple[str, str, ev.Event]]] = {}
@@ -403,12 +410,19 @@ def earlier_mentions(
         if note.private or consolidate.edited_by_person(text):
             continue
         sources = note.sources
-        said = [dict.fromkeys(normalise(x) for x in mentions.entities(e.text)) for e in sources]
-        keys_of = [[k for k in keys if k in wanted] for keys in said]
+        keys_of = [
+            [k for k in dict.fromkeys(map(normalise, mentions.entities(e.text))) if k]
+            for e in sources
+        ]
+        # Names as _founding_entities reads them: said mid-sentence, not a speaker ("Ha" and
+        # "Glad" open sentences).
+        confirmed = set(entry.said)
+        keys_of = [
+            [k for k in keys if k in confirmed and not _speaker(k, place.roles)] for keys in keys_of
+        ]
         chain = {b.id: a.id for a, b in itertools.pairwise(sources)}
         homes = _entity_homes(sources, keys_of, wanted & set(entry.said), chain)
-        if len(homes) >= len(sources):
-            continue
+        sizes[entry.rel] = len(sources)
         for i in sorted(homes):
             if sources[i].id not in claimed:
                 claimed.add(sources[i].id)
@@ -437,6 +451,7 @@ def _entity_homes(
         if (
             after < len(group)
             and after not in homes
+            and not keys_of[after]  # a turn naming someone else is about them
             and turn_before.get(group[after].id) == group[i].id
             and _replies_to(group[after], group[i])
             and _answers(group[after], group[i])
@@ -445,6 +460,7 @@ def _entity_homes(
         if (
             before >= 0
             and before not in homes
+            and not keys_of[before]
             and turn_before.get(group[i].id) == group[before].id
             and _asks_for(group[i], group[before])
         ):

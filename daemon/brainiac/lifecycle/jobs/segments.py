@@ -68,9 +68,12 @@ def segments(
         _across(texts[max(0, k - 2) : k], texts[k : k + 2], semantic) for k in range(1, len(units))
     ]
     depths = _depths(gaps)
-    # A cut where the drop stands out among the session's own drops: more than one standard
-    # deviation above their mean (a session that drifts evenly is not cut at all).
-    floor = statistics.fmean(depths) + statistics.pstdev(depths)
+    # A cut where the drop is deeper than the session's own drops are on average: judged
+    # against the session, not a fixed cosine, so a chatty session and a terse one are cut
+    # alike (a session that drifts evenly has no drop above its mean and is not cut). Hearst's
+    # cutoffs lie below the mean (mean less half or all of a deviation); the mean cuts fewer,
+    # as a note per topic wants topics, not every aside.
+    floor = statistics.fmean(depths)
     order = sorted(range(len(depths)), key=lambda k: -depths[k])
     cuts: list[int] = []  # unit indexes a new segment starts at
     for k in order:
