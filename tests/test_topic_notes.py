@@ -140,13 +140,13 @@ def test_a_session_about_two_things_makes_two_notes_and_keeps_each_exchange(
 
 
 BUDDY_1 = [
-    ("Jon", "My neighbour's dog Buddy got out again this morning."),
+    ("Jon", "My neighbour's dog Buddy got out again this morning, Oscar saw him run."),
     ("Gina", "Oh no, is he okay?"),
     ("Jon", "Yes, I found Buddy by the river chasing ducks, muddy but happy."),
     ("Gina", "Ha, a muddy dog by the river. Glad he is safe."),
 ]
 BUDDY_2 = [
-    ("Gina", "How is that runaway dog doing?"),
+    ("Gina", "Oscar from my class says hi. How is that runaway dog doing?"),
     ("Jon", "Buddy is learning to stay now, my neighbour hired a trainer."),
     ("Gina", "A trainer is a good idea for a dog that runs off."),
     ("Jon", "The trainer says Buddy is a fast learner, he sits on command already."),
@@ -174,32 +174,12 @@ def test_a_name_said_in_two_sessions_founds_its_note_with_three_events(
     assert len(buddy.sources) >= 3
     assert sorted(_all_ids(vault)) == sorted(set(_all_ids(vault)))  # moved, not copied
     assert len(_all_ids(vault)) == 12
+    # Oscar, said once in each session, is no one to write a note about.
+    assert "Oscar" not in [n.title for n in notes]
     # The note of the first session keeps the rest of its talk, and Buddy's events left it.
     [first] = [n for n in notes if n.title == _home(notes, "hunting for a spot")]
     assert "Buddy" not in " ".join(e.text for e in first.sources)
     assert len(first.sources) == len(STUDIO_SEARCH)
-
-
-def test_a_name_said_once_in_each_of_two_sessions_founds_no_note(
-    memory: Memory, vault: Path
-) -> None:
-    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(
-        memory,
-        [*STUDIO_SEARCH[:2], ("Jon", "Oscar from my class helped me look."), *STUDIO_SEARCH[2:]],
-        "session 1",
-        T0,
-    )
-    _run(memory, T0 + dt.timedelta(hours=1))
-    later = T0 + dt.timedelta(days=3)
-    _say(
-        memory,
-        [*ROME[:2], ("Gina", "Oscar told me the Colosseum is best at night."), *ROME[2:]],
-        "session 2",
-        later,
-    )
-    _run(memory, later + dt.timedelta(hours=1))
-    assert "Oscar" not in [n.title for n in _notes(vault)]
 
 
 ANNAS_1 = [

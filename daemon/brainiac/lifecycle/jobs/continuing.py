@@ -1,9 +1,10 @@
-"""Which earlier note a new note continues: the session note about the same thing, by meaning.
+"""Which earlier note a new topic continues: the topic note about the same thing, by meaning.
 
 A chat comes back to what it talked about before: the dance studio Jon was hunting a spot for
 in January is the one he opens in June, the LGBTQ support group Caroline went to in May is
-where she joins an activist group in July. The note promotion makes for the later session
-links the earlier note it continues, so one reads on from the other.
+where she joins an activist group in July. The later topic's events go on in the earlier
+topic's note (plan.py), so one note tells the story in order; a note too full to take them is
+linked instead.
 
 What is compared is what each note says happened, its title (headline.py: "Caroline went to a
 LGBTQ support group"), without its date and the speakers' names (in every session of a chat,
@@ -14,7 +15,7 @@ daemon's embedder; the jobs never open the index for it), the nearest above `NEA
 one sharing the most content words, `NEAR_WORDS` at least. A title's vector is
 kept (semantic.likeness), so a chat of many sessions embeds each title once.
 
-One concept: finding the note a new one continues; plan.py links it (`Target.related`).
+One concept: finding the note a new topic continues; plan.py puts the topic there.
 """
 
 from __future__ import annotations

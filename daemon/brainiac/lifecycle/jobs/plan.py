@@ -6,19 +6,28 @@ Each event goes to exactly one place:
    one note that already holds a fact it states (so "the deadline moved to Monday" joins the note
    that has the deadline);
 2. otherwise, events of one session that keep naming someone new (in three events or more, not
-   a speaker) start a note for that name, whole ("J.K. Rowling", "The Name of the Wind"); a name
-   said once or twice stays in its session's note, where what is said about it is;
-3. otherwise, the rest of the session becomes one new note, titled with what happened in it and
-   its date (headline.py), linked to the note of an earlier session it continues, the nearest
-   in meaning (continuing.py);
+   a speaker) start a note for that name, whole ("J.K. Rowling", "The Name of the Wind"); the
+   events of earlier sessions' topic notes that said it count too, and move to it (`Plan.take`:
+   a name in two sessions recurs); a name said once or twice stays in its topic note, where
+   what is said about it is;
+3. otherwise, the rest of the session is cut into topics (segments.py, never inside an
+   exchange), and each goes on in the earlier topic note it continues, the nearest in meaning
+   (continuing.py), or becomes a new note titled with what happened in it and its date
+   (headline.py);
 4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
 
 An exchange is never split: the turn that answers an event placed by what it names goes with
 it, and so does the question it answers ("What did you name him?" / "I named him Buddy!" /
 "Congrats!" read apart lose their meaning).
 
-A `Plan` lists the notes to write (`Target`: their events, facts and links), the archive's month
-files and the events the Event Log loses; moving.py carries it out, written ahead.
+A `Plan` lists the notes to write (`Target`: their events, facts and links), the events leaving
+earlier notes for a name's new note, the archive's month files and the events the Event Log
+loses; moving.py carries it out, written ahead.
+
+One concept: where each event goes. Every rule reads and grows the same state (the notes'
+names, the targets planned so far, the file names taken, the topic notes a later segment may
+continue), and the rules are tried in order for each event; exchanges and topic cuts
+(segments.py) and the note a topic continues (continuing.py) are apart already.
 """
 
 from __future__ import annotations
@@ -139,7 +148,7 @@ def make_plan(
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
         placed_by_name = home is not None
-        if home is None and previous is not None and _replies_to(event, previous[0]):
+        if home is None and previous is not None and segments.replies_to(event, previous[0]):
             # The answer goes with its question: an exchange read apart loses its meaning (the
             # question has the words someone will search with, the answer the facts).
             home = previous[1]
@@ -149,7 +158,7 @@ def make_plan(
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
         asked = unplaced[-1] if unplaced and placed_by_name else None
-        if asked and turn_before.get(event.id) == asked.id and _asks_for(event, asked):
+        if asked and turn_before.get(event.id) == asked.id and segments.asks_for(event, asked):
             target.events.append(ev.render(unplaced.pop()))  # the question it answers
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
@@ -453,8 +462,8 @@ def _entity_homes(
             and after not in homes
             and not keys_of[after]  # a turn naming someone else is about them
             and turn_before.get(group[after].id) == group[i].id
-            and _replies_to(group[after], group[i])
-            and _answers(group[after], group[i])
+            and segments.replies_to(group[after], group[i])
+            and segments.answers(group[after], group[i])
         ):
             homes[after] = key
         if (
@@ -462,7 +471,7 @@ def _entity_homes(
             and before not in homes
             and not keys_of[before]
             and turn_before.get(group[i].id) == group[before].id
-            and _asks_for(group[i], group[before])
+            and segments.asks_for(group[i], group[before])
         ):
             homes[before] = key
     return homes
@@ -574,34 +583,6 @@ def _fact_homes(table: dict[str, Entry]) -> dict[str, Entry]:
         for key in entry.fact_keys:
             homes[key] = None if key in homes and homes[key] != entry else entry
     return {k: v for k, v in homes.items() if v is not None}
-
-
-def _replies_to(event: ev.Event, before: ev.Event) -> bool:
-    """Whether `event` is the next turn after `before` in the same conversation."""
-    return bool(event.session) and event.session == before.session and event.role != before.role
-
-
-# Words by which a turn points back at the one before it ("Congrats! That's so sweet", "Is he
-# getting along?") or reacts to it ("Wow!", "Aw"): a turn with none, sharing no word with the one
-# before, opens something new ("I just got back from a hike").
-_POINTING_BACK = lexicon.word_set(
-    "it its it's that that's this these those there he him his he's she her she's they them "
-    "their they're congrats congratulations wow aw aww omg haha lol yay sorry same too"
-)
-
-
-def _answers(reply: ev.Event, event: ev.Event) -> bool:
-    """Whether `reply` answers `event` (points back at it, reacts to it, or shares a content
-    word with it), rather than opening a topic of its own."""
-    words = set(re.findall(r"[\w']+", reply.text.replace("’", "'").lower()))
-    if words & _POINTING_BACK:
-        return True
-    return bool(set(mentions.keywords([reply.text], 20)) & set(mentions.keywords([event.text], 20)))
-
-
-def _asks_for(event: ev.Event, before: ev.Event) -> bool:
-    """Whether `before` is a question the other speaker asked just before `event`, its answer."""
-    return _replies_to(event, before) and extract.questions(before.text) != []
 
 
 def _holder_of_fact(event: ev.Event, mentioned: Sequence[Entry]) -> Entry | None:

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 MIN_SEGMENT_EVENTS = 6
 
 # Words by which a turn points back at the one before it ("Congrats! That's so sweet", "Is he
-# getting along?") or reacts to it ("Wow!", "Aw").
+# getting along?") or reacts to it ("Wow!", "Aw"): a turn with none, sharing no word with the one
+# before, opens something new ("I just got back from a hike").
 POINTING_BACK = lexicon.word_set(
     "it its it's that that's this these those there he him his he's she her she's they them "
     "their they're congrats congratulations wow aw aww omg haha lol yay sorry same too"
@@ -102,21 +103,41 @@ def exchanges(group: Sequence[ev.Event], turn_before: dict[str, str]) -> list[li
 
 
 def bound(event: ev.Event, before: ev.Event) -> bool:
-    """Whether `event`, the next turn after `before`, belongs to its exchange: it only reacts
-    or answers, telling no news of its own ("Congrats! That's so sweet", "Buddy!"), or it
-    takes up the words of the question `before` asked ("What did you name the studio?" / "I
-    named the studio Groove"). A turn with news of its own after a question that names
-    nothing ("How about you?") opens what it tells."""
-    if not event.session or event.session != before.session or event.role == before.role:
+    """Whether `event`, the next turn after `before`, belongs to its exchange: it opens with a
+    reaction to it, it only reacts or answers, telling no news of its own ("Congrats! That's
+    so sweet", "Buddy!"), or it takes up the words of the question `before` asked ("What did
+    you name the studio?" / "I named the studio Groove"). A turn with news of its own after a
+    question that names nothing ("How about you?") opens what it tells."""
+    if not replies_to(event, before):
         return False
     asked = extract.questions(before.text)
     if _reacts_first(event):
         return True  # "Thanks, Joanna! Winning was ...": the thanks belongs to the congrats
     if not observe.observations(event, previous=before):
         # No news of its own: a reaction, or an answer, to the turn before.
-        return bool(asked) or _points_back(event, before)
+        return bool(asked) or answers(event, before)
     topic = set(mentions.keywords(asked, 20)) if asked else set()
     return bool(topic & set(mentions.keywords([event.text], 20)))
+
+
+def replies_to(event: ev.Event, before: ev.Event) -> bool:
+    """Whether `event` is the next turn after `before` in the same conversation."""
+    return bool(event.session) and event.session == before.session and event.role != before.role
+
+
+def answers(reply: ev.Event, event: ev.Event) -> bool:
+    """Whether `reply` answers `event` (points back at it, reacts to it, or shares a content
+    word with it), rather than opening a topic of its own."""
+    words = set(re.findall(r"[\w']+", reply.text.replace("’", "'").lower()))
+    if words & POINTING_BACK:
+        return True
+    said = set(mentions.keywords([reply.text], 20))
+    return bool(said & set(mentions.keywords([event.text], 20)))
+
+
+def asks_for(event: ev.Event, before: ev.Event) -> bool:
+    """Whether `before` is a question the other speaker asked just before `event`, its answer."""
+    return replies_to(event, before) and extract.questions(before.text) != []
 
 
 def _reacts_first(event: ev.Event) -> bool:
@@ -125,14 +146,6 @@ def _reacts_first(event: ev.Event) -> bool:
     first = next(iter(sentences(event.text)), "")
     words = re.findall(r"[\w']+", first.replace("’", "'").lower())
     return 0 < len(words) <= _REACTION_WORDS and bool(set(words) & REACTIONS)
-
-
-def _points_back(event: ev.Event, before: ev.Event) -> bool:
-    words = set(re.findall(r"[\w']+", event.text.replace("’", "'").lower()))
-    if words & POINTING_BACK:
-        return True
-    said = set(mentions.keywords([event.text], 20))
-    return bool(said & set(mentions.keywords([before.text], 20)))
 
 
 def _across(left: Sequence[str], right: Sequence[str], semantic: SemanticIndex | None) -> float:
