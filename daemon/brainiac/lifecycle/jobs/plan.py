@@ -236,7 +236,7 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         title = _session_title(part, place.memory, place.roles, observed)
         # The earlier topic note this segment goes on with: by meaning where this process has
         # the model loaded (the daemon), else by words (continuing.py).
-        before = continuing.continued(title, place.topics, place.roles, semantic)
+        before = continuing.continued(title, _in_project(place.topics, key), place.roles, semantic)
         if before is not None and _held(before, place) + len(part) <= MAX_TOPIC_EVENTS:
             _add_to(before, part, place)
             continue
@@ -282,6 +282,13 @@ def _add_to(entry: Entry, events: Sequence[ev.Event], place: _Placing) -> None:
     if key not in entry.sessions:
         grown = dataclasses.replace(entry, sessions=(*entry.sessions, key))
         place.topics[:] = [grown if e.rel == entry.rel else e for e in place.topics]
+
+
+def _in_project(topics: Sequence[Entry], key: str) -> list[Entry]:
+    """The topic notes of the project a group's key (projects.group_key) is in: one project's
+    talk never goes on in another's note."""
+    project = key.partition("\x1f")[2]
+    return [e for e in topics if all(k.partition("\x1f")[2] == project for k in e.sessions)]
 
 
 def _latest(own: Sequence[Entry], place: _Placing) -> tuple[Entry, ev.Event | None]:
@@ -407,7 +414,11 @@ def earlier_mentions(
     has edited (their note stays as they wrote it); an event goes to the first name it says.
     `sizes` gets the number of events of each note read."""
     wanted = set(keys)
-    holders = [e for e in place.topics if wanted & set(e.said) and session not in e.sessions]
+    holders = [
+        e
+        for e in _in_project(place.topics, session)
+        if wanted & set(e.said) and session not in e.sessions
+    ]
     out: dict[str, list[tuple[str, str, ev.Event]]] = {}
     claimed: set[str] = set()
     for entry in holders:
