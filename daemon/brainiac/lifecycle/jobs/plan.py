@@ -229,7 +229,9 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         if last_event is not None and segments.bound(rest[0], last_event):
             _add_to(last, opening, place)
             rest = rest[len(opening) :]
-    parts = [rest] if imported else segments.segments(rest, place.turn_before, semantic)
+    # Cut by words: embedding every exchange of every session would double an import's time
+    # (the sentence model reads whole turns); what a topic continues is judged by meaning.
+    parts = [rest] if imported else segments.segments(rest, place.turn_before)
     for part in parts:
         answered = answering.turns_before(part)
         observed = [o for e in part for o in observe.observations(e, previous=answered.get(e.id))]

@@ -8,8 +8,9 @@ topic note it continues).
 An exchange is never cut. A turn is bound to the one before it when it answers a question that
 turn asked ("What did you name him?" / "Buddy!"), or when it only reacts to it and tells no news
 of its own ("Congrats! That's so sweet"): read apart, either half loses its meaning. The cuts
-fall only between exchanges, where the words (or, where the process has the sentence model
-loaded, the meaning) of what comes before and what comes after are furthest apart: a depth
+fall only between exchanges, where the words (or, given a SemanticIndex, the meaning; plan.py
+cuts by words, as embedding every exchange would double an import's time) of what comes before
+and what comes after are furthest apart: a depth
 score, as TextTiling measures topic shifts (Hearst 1997), judged against the session's own
 scores rather than a fixed cosine, so a chatty session and a terse one are cut alike.
 """
