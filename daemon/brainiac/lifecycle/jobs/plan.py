@@ -229,9 +229,11 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         if last_event is not None and segments.bound(rest[0], last_event):
             _add_to(last, opening, place)
             rest = rest[len(opening) :]
-    # Cut by words: embedding every exchange of every session would double an import's time
-    # (the sentence model reads whole turns); what a topic continues is judged by meaning.
-    parts = [rest] if imported else segments.segments(rest, place.turn_before)
+    # A session's talk stays in one note, never cut into topics: a question reads the turns
+    # of one session together (what was said before an answer, the news a reaction is to),
+    # and cut, those land in notes that compete for one context budget. What a session goes
+    # on with across sessions is the topic (continuing.py).
+    parts = [rest]
     for part in parts:
         answered = answering.turns_before(part)
         observed = [o for e in part for o in observe.observations(e, previous=answered.get(e.id))]
