@@ -10,10 +10,9 @@ Each event goes to exactly one place:
    events of earlier sessions' topic notes that said it count too, and move to it (`Plan.take`:
    a name in two sessions recurs); a name said once or twice stays in its topic note, where
    what is said about it is;
-3. otherwise, the rest of the session is cut into topics (segments.py, never inside an
-   exchange), and each goes on in the earlier topic note it continues, the nearest in meaning
-   (continuing.py), or becomes a new note titled with what happened in it and its date
-   (headline.py);
+3. otherwise, the rest of the session, whole, goes on in the earlier topic note it continues,
+   the nearest in meaning (continuing.py), or becomes a new note titled with what happened in
+   it and its date (headline.py);
 4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
 
 An exchange is never split: the turn that answers an event placed by what it names goes with
@@ -25,9 +24,9 @@ earlier notes for a name's new note, the archive's month files and the events th
 loses; moving.py carries it out, written ahead.
 
 One concept: where each event goes. Every rule reads and grows the same state (the notes'
-names, the targets planned so far, the file names taken, the topic notes a later segment may
-continue), and the rules are tried in order for each event; exchanges and topic cuts
-(segments.py) and the note a topic continues (continuing.py) are apart already.
+names, the targets planned so far, the file names taken, the topic notes a later session may
+continue), and the rules are tried in order for each event; exchanges (segments.py) and the
+note a topic continues (continuing.py) are apart already.
 """
 
 from __future__ import annotations
@@ -196,14 +195,14 @@ class _Placing:
     turn_before: dict[str, str]  # event id -> the id of the turn before it
     memory: MemoryLike
     # The topic notes of conversations (tagged `session`): those of the vault, then the ones
-    # this plan starts, so a later segment (of this run or of an import's next session) finds
+    # this plan starts, so a later session (of this run or of an import) finds
     # the note it continues.
     topics: list[Entry]
 
 
 def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
     """Events of one session that no note claims: entity notes, topic notes (the earlier one
-    each segment continues, or a new one), or the archive. `titles`: the names notes already
+    the session continues, or a new one), or the archive. `titles`: the names notes already
     answer to (normalised); each new note's title is added."""
     # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso" note
     # beside a "Miso the cat" note holding half of it; its small talk stays in it.
@@ -229,50 +228,44 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         if last_event is not None and segments.bound(rest[0], last_event):
             _add_to(last, opening, place)
             rest = rest[len(opening) :]
+    if not rest:
+        return
     # A session's talk stays in one note, never cut into topics: a question reads the turns
     # of one session together (what was said before an answer, the news a reaction is to),
     # and cut, those land in notes that compete for one context budget. What a session goes
     # on with across sessions is the topic (continuing.py).
-    parts = [rest]
-    for part in parts:
-        answered = answering.turns_before(part)
-        observed = [o for e in part for o in observe.observations(e, previous=answered.get(e.id))]
-        title = _session_title(part, place.memory, place.roles, observed)
-        # The earlier topic note this segment goes on with: by meaning where this process has
-        # the model loaded (the daemon), else by words (continuing.py).
-        before = continuing.continued(title, _in_project(place.topics, key), place.roles, semantic)
-        if before is not None and _held(before, place) + len(part) <= MAX_TOPIC_EVENTS:
-            _add_to(before, part, place)
-            continue
-        if last is not None and len(part) < segments.MIN_SEGMENT_EVENTS:
-            # Too little to be a topic of its own (the goodbyes closing a session): it stays
-            # with the talk it ends.
-            _add_to(last, part, place)
-            continue
-        if normalise(title) in titles:
-            # Two sessions about the same thing on one day: the session tells them apart (the
-            # same title would make organization merge them, and a note per session would
-            # grow without bound).
-            title = _beside_session(title, part)
-        titles.add(normalise(title))
-        tags = ["session", *_topic_tags(part, place.roles)]
-        session = part[0].session or ""
-        key_of = f"session:{session}:{title}"
-        target = _new_target(title, tags, place.targets, place.taken, key=key_of)
-        target.events += [ev.render(e) for e in part]
-        if before is not None:  # a topic too long for one note goes on in a note linking it
-            target.related.append(link(before.rel, before.title))
-        place.topics.append(
-            Entry(
-                target.rel,
-                title,
-                (normalise(title),),
-                "active",
-                0,
-                tags=tuple(tags),
-                sessions=(key,),
-            )
+    answered = answering.turns_before(rest)
+    observed = [o for e in rest for o in observe.observations(e, previous=answered.get(e.id))]
+    title = _session_title(rest, place.memory, place.roles, observed)
+    # The earlier topic note this session goes on with: by meaning where this process has the
+    # model loaded (the daemon), else by words (continuing.py).
+    before = continuing.continued(title, _in_project(place.topics, key), place.roles, semantic)
+    if before is not None and _held(before, place) + len(rest) <= MAX_TOPIC_EVENTS:
+        _add_to(before, rest, place)
+        return
+    if last is not None and len(rest) < segments.MIN_SEGMENT_EVENTS:
+        # Too little to be a topic of its own (the goodbyes closing a session): it stays with
+        # the talk it ends.
+        _add_to(last, rest, place)
+        return
+    if normalise(title) in titles:
+        # Two sessions about the same thing on one day: the session tells them apart (the same
+        # title would make organization merge them, and a note per session would grow without
+        # bound).
+        title = _beside_session(title, rest)
+    titles.add(normalise(title))
+    tags = ["session", *_topic_tags(rest, place.roles)]
+    target = _new_target(
+        title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
+    )
+    target.events += [ev.render(e) for e in rest]
+    if before is not None:  # a topic too long for one note goes on in a note linking it
+        target.related.append(link(before.rel, before.title))
+    place.topics.append(
+        Entry(
+            target.rel, title, (normalise(title),), "active", 0, tags=tuple(tags), sessions=(key,)
         )
+    )
 
 
 def _add_to(entry: Entry, events: Sequence[ev.Event], place: _Placing) -> None:
