@@ -66,10 +66,6 @@ MIN_EVENTS_FOR_NEW_ENTITY = 3
 
 _MAX_TAGS = 3
 
-# A topic note past this many events is no longer read as one note (benchmarks/readability.py
-# counts such notes): a topic that goes on past it continues in a new note linking it.
-MAX_TOPIC_EVENTS = 100
-
 _SMALL_TALK_CHARS = 40  # "ok", "thanks!", "haha yes": no content word and short
 
 
@@ -206,8 +202,7 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
     answer to (normalised); each new note's title is added."""
     # An imported conversation stays one note: "Miso the cat" is one read, not a "Miso" note
     # beside a "Miso the cat" note holding half of it; its small talk stays in it.
-    imported = _imported(group[0].session)
-    rest = list(group) if imported else _founding_entities(group, place)
+    rest = list(group) if _imported(group[0].session) else _founding_entities(group, place)
     if not rest:
         return
     # A session is its label within its project: "session 1" of two projects is two sessions.
@@ -215,39 +210,19 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
     # one each run would share its title, and organization would merge it away into a stub.
     key = projects.group_key(rest[0])
     own = [e for e in place.topics if key in e.sessions]
-    if own and (imported or not rest[0].session):
+    if own:
+        # The rest of a session an earlier run began (the Event Log keeps the newest events, so
+        # a session is often promoted in two runs) goes on in the note holding its start.
         _add_to(own[-1], rest, place)
         return
-    semantic = getattr(place.memory, "semantic_if_open", None)
-    last: Entry | None = None
-    if own and not imported:
-        # The rest of a session an earlier run began: the exchange in progress there (the
-        # answer to a question that run took) goes on in the note that holds its start.
-        last, last_event = _latest(own, place)
-        opening = segments.exchanges(rest, place.turn_before)[0]
-        if last_event is not None and segments.bound(rest[0], last_event):
-            _add_to(last, opening, place)
-            rest = rest[len(opening) :]
-    if not rest:
-        return
-    # A session's talk stays in one note, never cut into topics: a question reads the turns
-    # of one session together (what was said before an answer, the news a reaction is to),
-    # and cut, those land in notes that compete for one context budget. What a session goes
-    # on with across sessions is the topic (continuing.py).
+    # A session's talk stays in one note, never cut into topics, and a later session about the
+    # same thing gets a note of its own that links the earlier one, never goes on in it: a
+    # question reads the turns of one session together (what was said before an answer, the
+    # news a reaction is to, the date it was said on), and spread over notes holding other
+    # sessions, those compete for one context budget with talk of other days.
     answered = answering.turns_before(rest)
     observed = [o for e in rest for o in observe.observations(e, previous=answered.get(e.id))]
     title = _session_title(rest, place.memory, place.roles, observed)
-    # The earlier topic note this session goes on with: by meaning where this process has the
-    # model loaded (the daemon), else by words (continuing.py).
-    before = continuing.continued(title, _in_project(place.topics, key), place.roles, semantic)
-    if before is not None and _held(before, place) + len(rest) <= MAX_TOPIC_EVENTS:
-        _add_to(before, rest, place)
-        return
-    if last is not None and len(rest) < segments.MIN_SEGMENT_EVENTS:
-        # Too little to be a topic of its own (the goodbyes closing a session): it stays with
-        # the talk it ends.
-        _add_to(last, rest, place)
-        return
     if normalise(title) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same
         # title would make organization merge them, and a note per session would grow without
@@ -259,7 +234,11 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
     )
     target.events += [ev.render(e) for e in rest]
-    if before is not None:  # a topic too long for one note goes on in a note linking it
+    # The earlier topic note this session continues, by meaning where this process has the
+    # model loaded (the daemon), else by words (continuing.py).
+    semantic = getattr(place.memory, "semantic_if_open", None)
+    before = continuing.continued(title, _in_project(place.topics, key), place.roles, semantic)
+    if before is not None:
         target.related.append(link(before.rel, before.title))
     place.topics.append(
         Entry(
@@ -286,39 +265,6 @@ def _in_project(topics: Sequence[Entry], key: str) -> list[Entry]:
     talk never goes on in another's note."""
     project = key.partition("\x1f")[2]
     return [e for e in topics if all(k.partition("\x1f")[2] == project for k in e.sessions)]
-
-
-def _latest(own: Sequence[Entry], place: _Placing) -> tuple[Entry, ev.Event | None]:
-    """Of the notes holding a session's earlier events, the one holding its latest event, and
-    that event."""
-    best: tuple[Entry, ev.Event | None] = (own[-1], None)
-    for entry in own:
-        for event in _events_of(entry, place):
-            if event.at is not None and (
-                best[1] is None or best[1].at is None or event.at >= best[1].at
-            ):
-                best = (entry, event)
-    return best
-
-
-def _events_of(entry: Entry, place: _Placing) -> list[ev.Event]:
-    """The events a note holds, and those this plan adds to it."""
-    try:
-        held = ltm.parse(place.memory.vault.read(entry.rel).text, entry.rel).sources
-    except (OSError, BrainiacError):
-        held = []
-    made = place.targets.get(entry.rel) or next(
-        (t for t in place.targets.values() if t.rel == entry.rel), None
-    )
-    return [*held, *(ev.parse_text(line)[0] for line in (made.events if made else []))]
-
-
-def _held(entry: Entry, place: _Placing) -> int:
-    """How many events a topic note holds once this plan has added its own."""
-    made = place.targets.get(entry.rel) or next(
-        (t for t in place.targets.values() if t.rel == entry.rel), None
-    )
-    return entry.sources + (len(made.events) if made else 0)
 
 
 def _topic_tags(events: Sequence[ev.Event], speakers: Collection[str]) -> list[str]:
