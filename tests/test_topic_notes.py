@@ -1,5 +1,5 @@
-"""Notes by topic, not by session (issue 30): a session's talk stays in one note, a later
-session joins the earlier topic note it continues, a name said in two sessions
+"""Notes by topic (issue 30): a session's talk stays in one note, a later session about the
+same thing links the earlier topic note, a name said in two sessions
 founds its own note once it has three events, and a person's edits and a second run change
 nothing they should not.
 
@@ -99,7 +99,7 @@ _EVENT_LINE = re.compile(r"\(session \d+\): .* \^(e-[0-9a-f]{10})$")
 
 
 @pytest.mark.parametrize("meaning", [True, False], ids=["by-meaning", "by-words"])
-def test_a_topic_that_comes_back_in_a_later_session_grows_its_note(
+def test_a_topic_that_comes_back_in_a_later_session_links_its_note(
     vault: Path, meaning: bool
 ) -> None:
     with Memory(vault, refresh_interval_s=0, meaning=meaning) as memory:
@@ -113,13 +113,16 @@ def test_a_topic_that_comes_back_in_a_later_session_grows_its_note(
             _say(memory, turns, session, start)
             _run(memory, start + dt.timedelta(hours=1))
     notes = _notes(vault)
-    # The studio's opening goes on in the note of the search for its spot, weeks and a trip to
-    # Rome later: one note, its events in the order they happened; the trip has its own.
-    studio = _home(notes, "hunting for a spot")
-    assert _home(notes, "I opened my dance studio") == studio
-    assert _home(notes, "back from Rome") != studio
-    [note] = [n for n in notes if n.title == studio]
-    assert [e.session for e in note.sources] == ["session 1"] * 4 + ["session 3"] * 4
+    # The studio's opening, weeks and a trip to Rome later, has its own note (a question about
+    # it reads that session's turns together), which links the note of the search for its spot;
+    # the trip's note links neither.
+    studio, opening = _home(notes, "hunting for a spot"), _home(notes, "I opened my dance studio")
+    rome = _home(notes, "back from Rome")
+    assert len({studio, opening, rome}) == 3
+    [note] = [n for n in notes if n.title == opening]
+    assert any(studio in line for line in note.links)
+    [trip] = [n for n in notes if n.title == rome]
+    assert not any(studio in line or opening in line for line in trip.links)
     assert sorted(_all_ids(vault)) == sorted(set(_all_ids(vault)))  # none lost, none doubled
     assert len(_all_ids(vault)) == 12
 
@@ -231,8 +234,8 @@ def test_a_note_a_person_edited_keeps_their_words_and_its_events(
     # Its events stay where the person sees them: none is taken into a "Buddy" note ...
     assert "found Buddy by the river" in text
     assert "Buddy" not in [n.title for n in _notes(vault)]
-    # ... and it is still the topic's note: the studio's opening goes on there.
-    assert "I opened my dance studio" in text
+    # ... and the studio's opening has a note of its own.
+    assert "I opened my dance studio" not in text
     assert sorted(_all_ids(vault)) == sorted(set(_all_ids(vault)))
 
 

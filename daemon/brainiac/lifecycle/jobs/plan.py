@@ -10,9 +10,9 @@ Each event goes to exactly one place:
    events of earlier sessions' topic notes that said it count too, and move to it (`Plan.take`:
    a name in two sessions recurs); a name said once or twice stays in its topic note, where
    what is said about it is;
-3. otherwise, the rest of the session, whole, goes on in the earlier topic note it continues,
-   the nearest in meaning (continuing.py), or becomes a new note titled with what happened in
-   it and its date (headline.py);
+3. otherwise, the rest of the session, whole, goes on in the note an earlier run started for
+   it, or becomes a new note titled with what happened in it and its date (headline.py), which
+   links the earlier topic note it continues, the nearest in meaning (continuing.py);
 4. small talk with nothing to remember ("ok", "thanks!") goes to the monthly archive.
 
 An exchange is never split: the turn that answers an event placed by what it names goes with
