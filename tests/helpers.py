@@ -210,3 +210,9 @@ def run_all_jobs(
     checked)."""
     args = ("--vault", str(vault), "jobs", "run", "all", "--now", STEPS_DONE, *options)
     return run_cli(*args, check=check, in_process=True)
+
+
+def say_turns(memory: Any, turns: list[tuple[str, str]], session: str, start: dt.datetime) -> None:
+    """A conversation's turns remembered a minute apart from `start`, each with its speaker."""
+    for i, (role, text) in enumerate(turns):
+        memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i))

@@ -18,6 +18,7 @@ from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import extract as ex
 from brainiac.text import ltm, topics
+from helpers import say_turns
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 
@@ -38,11 +39,6 @@ DANCE = [
 ]
 
 
-def _talk(memory: Memory, turns: list[tuple[str, str]], session: str) -> None:
-    for i, (role, text) in enumerate(turns):
-        memory.remember(text, role=role, session=session, at=T0 + dt.timedelta(minutes=i))
-
-
 def _notes(vault: Path) -> list[ltm.LongTermNote]:
     """The long-term notes the test's events went to (not the template's examples)."""
     found = []
@@ -60,7 +56,7 @@ def _promote_all(memory: Memory, vault: Path) -> list[ltm.LongTermNote]:
 
 
 def test_a_session_note_is_titled_with_what_happened_in_it(memory: Memory, vault: Path) -> None:
-    _talk(memory, DANCE, "session 5")
+    say_turns(memory, DANCE, "session 5", T0)
     [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
     # Not "Session 5 - dance, studio, clothing", nor the words said most ("Dance studio and
     # clothing store"): the news the session turns on, in the third person, and the day.
@@ -79,14 +75,14 @@ def test_a_title_names_the_main_event_not_the_words_said_most(memory: Memory, va
         ("Caroline", "The support group made me feel accepted, I'll go again next week."),
         ("Melanie", "So glad the support group helps. Can't wait to catch up more!"),
     ]
-    _talk(memory, turns, "session 1")
+    say_turns(memory, turns, "session 1", T0)
     [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
     # "dog" is said most; the session's news is the support group Caroline went to.
     assert note.title == "Caroline went to a LGBTQ support group (2023-05-11)"
 
 
 def test_a_summary_is_made_of_the_notes_observations(memory: Memory, vault: Path) -> None:
-    _talk(memory, DANCE, "session 5")
+    say_turns(memory, DANCE, "session 5", T0)
     [note] = [n for n in _promote_all(memory, vault) if "session" in n.tags]
     lines = [
         re.sub(r"\s*\^g-[0-9a-f]{6}$", "", line)
@@ -113,7 +109,7 @@ def test_a_summary_is_made_of_the_notes_observations(memory: Memory, vault: Path
 def test_words_that_open_sentences_and_speakers_found_no_entity_note(
     memory: Memory, vault: Path
 ) -> None:
-    _talk(memory, DANCE, "session 5")
+    say_turns(memory, DANCE, "session 5", T0)
     titles = {n.title for n in _promote_all(memory, vault)}
     for word in ("Wow", "Yeah", "Thanks", "Jon", "Gina", "Congrats", "Great"):
         assert word not in titles, titles
@@ -126,7 +122,7 @@ def test_what_a_speaker_is_called_for_short_founds_no_note(memory: Memory, vault
         ("Nate", "Wow, Jo, the screenplay contest sounds really cool!"),
         ("Joanna", "Thanks Nate! Jo the screenwriter, finally."),
     ]
-    _talk(memory, turns, "session 11")
+    say_turns(memory, turns, "session 11", T0)
     titles = {n.title for n in _promote_all(memory, vault)}
     assert not any(t.split(" (")[0] in {"Jo", "Nate", "Joanna"} for t in titles), titles
 
@@ -141,7 +137,7 @@ def test_a_name_written_in_lower_case_more_than_capitalised_founds_no_note(
         ("b", "Say hi to Max from me."),
         ("a", "Will do, Max still talks about your barbecue."),
     ]
-    _talk(memory, turns, "day out")
+    say_turns(memory, turns, "day out", T0)
     entities = {n.title for n in _promote_all(memory, vault) if "entity" in n.tags}
     assert entities == {"Max"}
 
@@ -155,7 +151,7 @@ def test_an_imported_conversation_stays_in_one_note(memory: Memory, vault: Path)
         ("assistant", "Try catnip on the post so Miso goes there."),
         ("user", "ok"),
     ]
-    _talk(memory, turns, "Miso the cat 6f1c2a9e")
+    say_turns(memory, turns, "Miso the cat 6f1c2a9e", T0)
     notes = _promote_all(memory, vault)
     assert [n.title for n in notes] == ["Miso the cat (2023-05-11)"]
     assert len(notes[0].sources) == len(turns)
@@ -207,8 +203,8 @@ def test_a_sentence_that_states_a_fact_still_gives_it(
 def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
     memory: Memory, vault: Path
 ) -> None:
-    _talk(memory, DANCE[:6], "chat 1")
-    _talk(memory, DANCE[:6], "chat 2")
+    say_turns(memory, DANCE[:6], "chat 1", T0)
+    say_turns(memory, DANCE[:6], "chat 2", T0)
     titles = sorted(n.title for n in _promote_all(memory, vault))
     assert titles == [
         "Jon signed the lease for their dance studio (2023-05-11)",

@@ -18,6 +18,7 @@ import pytest
 from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import ltm
+from helpers import say_turns
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 
@@ -56,11 +57,6 @@ PUPPY_THEN_MARATHON = [
     ("Gina", "My legs were sore for three days after the race, but the finish line felt great."),
     ("Jon", "Running a marathon in Chicago, what an achievement for a first race."),
 ]
-
-
-def _say(memory: Memory, turns: list[tuple[str, str]], session: str, start: dt.datetime) -> None:
-    for i, (role, text) in enumerate(turns):
-        memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i))
 
 
 def _run(memory: Memory, now: dt.datetime) -> None:
@@ -110,7 +106,7 @@ def test_a_topic_that_comes_back_in_a_later_session_links_its_note(
             [(STUDIO_SEARCH, "session 1"), (ROME, "session 2"), (STUDIO_OPENING, "session 3")]
         ):
             start = T0 + dt.timedelta(days=10 * day)
-            _say(memory, turns, session, start)
+            say_turns(memory, turns, session, start)
             _run(memory, start + dt.timedelta(hours=1))
     notes = _notes(vault)
     # The studio's opening, weeks and a trip to Rome later, has its own note (a question about
@@ -129,7 +125,7 @@ def test_a_topic_that_comes_back_in_a_later_session_links_its_note(
 
 def test_a_session_about_two_things_stays_one_note(memory: Memory, vault: Path) -> None:
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(memory, PUPPY_THEN_MARATHON, "session 4", T0)
+    say_turns(memory, PUPPY_THEN_MARATHON, "session 4", T0)
     _run(memory, T0 + dt.timedelta(hours=1))
     notes = _notes(vault)
     # A question reads one session's turns together: the puppy and the marathon, each
@@ -157,12 +153,12 @@ def test_a_name_said_in_two_sessions_founds_its_note_with_three_events(
     memory: Memory, vault: Path
 ) -> None:
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
     _run(memory, T0 + dt.timedelta(hours=1))
     # Said in two events of one session: Buddy stays with what was said around him.
     assert "Buddy" not in [n.title for n in _notes(vault)]
     later = T0 + dt.timedelta(days=3)
-    _say(memory, BUDDY_2, "session 2", later)
+    say_turns(memory, BUDDY_2, "session 2", later)
     _run(memory, later + dt.timedelta(hours=1))
     notes = _notes(vault)
     # Said again in a later session: his note, with the events of both (and their exchanges).
@@ -198,10 +194,10 @@ ANNAS_2 = [
 
 def test_a_shared_first_name_never_joins_two_people(memory: Memory, vault: Path) -> None:
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(memory, ANNAS_1 + STUDIO_SEARCH, "session 1", T0)
+    say_turns(memory, ANNAS_1 + STUDIO_SEARCH, "session 1", T0)
     _run(memory, T0 + dt.timedelta(hours=1))
     later = T0 + dt.timedelta(days=3)
-    _say(memory, ANNAS_2, "session 2", later)
+    say_turns(memory, ANNAS_2, "session 2", later)
     _run(memory, later + dt.timedelta(hours=1))
     notes = _notes(vault)
     # Anna Kim, said in both sessions, gets her note; Gina's neighbour Anna is someone else,
@@ -219,7 +215,7 @@ def test_a_note_a_person_edited_keeps_their_words_and_its_events(
     memory: Memory, vault: Path
 ) -> None:
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
     _run(memory, T0 + dt.timedelta(hours=1))
     [path] = [p for p in (vault / LONG_TERM_DIR).glob("*.md") if "found Buddy" in p.read_text()]
     mine = "My own words about the studio hunt, kept as I wrote them."
@@ -227,7 +223,7 @@ def test_a_note_a_person_edited_keeps_their_words_and_its_events(
     path.write_text(edited)
     for day, (turns, session) in enumerate([(BUDDY_2, "session 2"), (STUDIO_OPENING, "session 3")]):
         start = T0 + dt.timedelta(days=3 + 10 * day)
-        _say(memory, turns, session, start)
+        say_turns(memory, turns, session, start)
         _run(memory, start + dt.timedelta(hours=1))
     text = path.read_text()
     assert f"## Summary\n{mine}\n" in text
@@ -249,10 +245,10 @@ def _files(vault: Path) -> dict[str, bytes]:
 
 def test_a_second_run_changes_nothing(memory: Memory, vault: Path) -> None:
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-    _say(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
     _run(memory, T0 + dt.timedelta(hours=1))
     later = T0 + dt.timedelta(days=3)
-    _say(memory, BUDDY_2, "session 2", later)
+    say_turns(memory, BUDDY_2, "session 2", later)
     _run(memory, later + dt.timedelta(hours=1))
     assert "Buddy" in [n.title for n in _notes(vault)]
     before = _files(vault)
