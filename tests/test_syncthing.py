@@ -58,6 +58,11 @@ pytestmark = [
     ),
     pytest.mark.timeout(600),
     pytest.mark.slow,
+    # One after the other on one worker, their vaults on the disk: each test runs two Syncthing
+    # instances and two daemons whose convergence waits on scans and file events, and these
+    # are the conditions the convergence checks hold in.
+    pytest.mark.xdist_group("syncthing"),
+    pytest.mark.on_disk,
 ]
 
 FOLDER = "vault"
