@@ -216,3 +216,15 @@ def say_turns(memory: Any, turns: list[tuple[str, str]], session: str, start: dt
     """A conversation's turns remembered a minute apart from `start`, each with its speaker."""
     for i, (role, text) in enumerate(turns):
         memory.remember(text, role=role, session=session, at=start + dt.timedelta(minutes=i))
+
+
+def sourced_notes(vault: Path) -> list[Any]:
+    """Every long-term note of the vault that holds events, parsed (`ltm.LongTermNote`)."""
+    from brainiac.store.vault import LONG_TERM_DIR
+    from brainiac.text import ltm
+
+    parsed = (
+        ltm.parse(path.read_text(encoding="utf-8"), path.name)
+        for path in sorted((vault / LONG_TERM_DIR).glob("*.md"))
+    )
+    return [note for note in parsed if note.sources]

@@ -18,7 +18,7 @@ from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import extract as ex
 from brainiac.text import ltm, topics
-from helpers import say_turns
+from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 
@@ -41,12 +41,11 @@ DANCE = [
 
 def _notes(vault: Path) -> list[ltm.LongTermNote]:
     """The long-term notes the test's events went to (not the template's examples)."""
-    found = []
-    for path in sorted((vault / LONG_TERM_DIR).glob("*.md")):
-        note = ltm.parse(path.read_text(encoding="utf-8"), path.name)
-        if note.sources and all(e.at and e.at.date() == T0.date() for e in note.sources):
-            found.append(note)
-    return found
+    return [
+        note
+        for note in sourced_notes(vault)
+        if all(e.at and e.at.date() == T0.date() for e in note.sources)
+    ]
 
 
 def _promote_all(memory: Memory, vault: Path) -> list[ltm.LongTermNote]:

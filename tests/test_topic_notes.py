@@ -18,7 +18,7 @@ import pytest
 from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
 from brainiac.text import ltm
-from helpers import say_turns
+from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
 
@@ -66,12 +66,7 @@ def _run(memory: Memory, now: dt.datetime) -> None:
 
 def _notes(vault: Path) -> list[ltm.LongTermNote]:
     """The long-term notes holding the test's events (not the template's examples)."""
-    found = []
-    for path in sorted((vault / LONG_TERM_DIR).glob("*.md")):
-        note = ltm.parse(path.read_text(encoding="utf-8"), path.name)
-        if note.sources and "example" not in note.tags:
-            found.append(note)
-    return found
+    return [note for note in sourced_notes(vault) if "example" not in note.tags]
 
 
 def _home(notes: list[ltm.LongTermNote], words: str) -> str:

@@ -29,7 +29,6 @@ from collections.abc import Iterable
 from brainiac.text import events as ev
 from brainiac.text.lexicon import word_set
 
-# A thing the other speaker owns or gave to the speaker: "my show", "your new hair".
 # A thing the other speaker owns or gave to the speaker: "my show", "your new hair" (each of the
 # two words after "my" may be the noun).
 _OWNED_RE = re.compile(
