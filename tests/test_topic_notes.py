@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
-from brainiac.store.vault import LONG_TERM_DIR
-from brainiac.text import ltm
+from brainiac.lifecycle.jobs.plan import make_plan
+from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
+from brainiac.text import events as ev
+from brainiac.text import ltm, stm
 from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
@@ -171,6 +173,32 @@ def test_a_name_said_in_two_sessions_founds_its_note_with_three_events(
     [first] = [n for n in notes if n.title == _home(notes, "hunting for a spot")]
     assert "Buddy" not in " ".join(e.text for e in first.sources)
     assert len(first.sources) == len(STUDIO_SEARCH)
+
+
+def test_an_event_both_in_the_event_log_and_in_a_note_is_placed_once(
+    memory: Memory, vault: Path
+) -> None:
+    """A save from an older copy can bring an event back into its note after the journal put
+    it back in the Event Log (between promotion's survey and its plan). The name founded then
+    takes it from the note and from the Event Log both: it is written once."""
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    _run(memory, T0 + dt.timedelta(hours=1))
+    [back] = [e for n in _notes(vault) for e in n.sources if "found Buddy by the river" in e.text]
+    later = T0 + dt.timedelta(days=3)
+    say_turns(memory, BUDDY_2, "session 2", later)
+    logged = stm.parse((vault / SHORT_TERM).read_text(encoding="utf-8")).events
+    leaving = [back, *logged]
+    memory.names.refresh(memory.vault, memory.config.private_folders)
+    plan = make_plan(leaving, memory.names, leaving, later + dt.timedelta(hours=1), memory)
+    assert back.id in {i for ids in plan.take.values() for i in ids}
+    written = [
+        ev.parse_text(line)[0].id
+        for lines in [*(t.events for t in plan.targets), *plan.archive.values()]
+        for line in lines
+    ]
+    assert sorted(written) == sorted(set(written))
+    assert {back.id} | {e.id for e in logged} <= set(written)
 
 
 ANNAS_1 = [

@@ -62,15 +62,19 @@ def add_events(
     observed: Mapping[str, str] | None = None,
     observer: Callable[[ev.Event], list[observe.Observation]] | None = None,
 ) -> tuple[str, list[facts.Change]]:
-    """`text` with `new` events appended to its Sources (ids already there skipped), its facts
-    updated from them (and from the facts `learned` from them before, by event id: see
-    model_facts.py), their observations (or the lines `observed` holds for them, by event id;
-    by the rules or by `observer`: a model's, model_observations.py), its generated summary
-    and `related` [[links]] added, strength raised by `strength_gain` when something was
-    added. Returns the text and the fact changes."""
+    """`text` with `new` events appended to its Sources (ids already there, or given twice,
+    skipped), its facts updated from them (and from the facts `learned` from them before, by
+    event id: see model_facts.py), their observations (or the lines `observed` holds for them,
+    by event id; by the rules or by `observer`: a model's, model_observations.py), its
+    generated summary and `related` [[links]] added, strength raised by `strength_gain` when
+    something was added. Returns the text and the fact changes."""
     note = ltm.parse(text, "<note>")
-    present = ev.ids(note.sources)
-    added = [e for e in new if e.id not in present]
+    seen = ev.ids(note.sources)
+    added: list[ev.Event] = []
+    for event in new:
+        if event.id not in seen:
+            seen.add(event.id)
+            added.append(event)
     if not added:
         return text, []
     body = _section_body(text, ltm.SOURCES)

@@ -163,8 +163,28 @@ def make_plan(
     for group in _by_session(unplaced):
         _place_new(group, place, titles)
     plan.targets = list(targets.values())
+    _each_in_one_place(plan)
     plan.ledger = ledger_of(plan.targets, now)
     return plan
+
+
+def _each_in_one_place(plan: Plan) -> None:
+    """Keep the first place of an event the plan would write twice. A save from an older copy
+    can bring an event back into a note after journal.py's survey found it missing and put it
+    back in the Event Log: the name founded here then takes it from that note (`Plan.take`) and
+    from the Event Log both, and its note would hold it twice."""
+    seen: set[str] = set()
+
+    def first_time(line: str) -> bool:
+        event_id = ev.parse_text(line)[0].id
+        new = event_id not in seen
+        seen.add(event_id)
+        return new
+
+    for target in plan.targets:
+        target.events = [line for line in target.events if first_time(line)]
+    for month, lines in plan.archive.items():
+        plan.archive[month] = [line for line in lines if first_time(line)]
 
 
 def ledger_of(targets: Sequence[Target], now: dt.datetime) -> dict[str, list[str]]:
