@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -387,6 +388,20 @@ def stop_daemons(*devices: Device) -> None:
         stop(device.daemon)
 
 
+def _status_once_caught_up(device: Device, kept: list[str]) -> dict[str, Any]:
+    """The device's status once it lists exactly the conflict copies the tree keeps (a kept copy
+    is reported, one merged and deleted is not). The daemon hears of a deletion from its
+    watcher, which may still be catching up with Syncthing's last writes when the trees agree."""
+    statuses: list[dict[str, Any]] = []
+
+    def reported() -> bool:
+        statuses.append(json.loads(device.cli("status", "--json")))
+        return sorted(statuses[-1]["conflicts"]) == sorted(kept)
+
+    wait_for(reported, f"{device.name}'s status to list the copies kept {kept}", 60)
+    return statuses[-1]
+
+
 def assert_converged_state(
     desk: Device, laptop: Device, tree: dict[str, bytes], remembered: set[str], edits: list[str]
 ) -> None:
@@ -402,9 +417,8 @@ def assert_converged_state(
         for rel, data in tree.items():
             if rel.endswith(".md"):
                 notes.parse(data.decode("utf-8"), rel)  # every file parses
-        status = json.loads(device.cli("status", "--json"))
+        status = _status_once_caught_up(device, kept)
         assert status["problems"] == {}, status["problems"]
-        assert sorted(status["conflicts"]) == sorted(kept)  # a kept copy is reported
 
     # The same searches give the same answer on both devices: a broad one finds the same hits
     # with scores within SCORE_TOLERANCE, each sampled event's own words find it where it is
