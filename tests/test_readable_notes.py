@@ -16,8 +16,9 @@ import pytest
 
 from brainiac import Memory
 from brainiac.store.vault import LONG_TERM_DIR
+from brainiac.text import events as ev
 from brainiac.text import extract as ex
-from brainiac.text import ltm, topics
+from brainiac.text import headline, ltm, observe, topics
 from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
@@ -305,3 +306,31 @@ def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
     titles = [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x).title for x in linked]
     assert titles == [search.title], opening.links
     assert not [x for x in rome.links if not x.startswith("#")], rome.links
+
+
+def test_an_act_in_a_clause_about_a_thing_is_not_the_title() -> None:
+    """ "This book I read last year reminds me ..." says what the book does: "I read" qualifies
+    the book and is no news; "This morning I went ..." opens with a time and is."""
+    said = [
+        (
+            "Melanie",
+            "So glad you got the support! This book I read last year reminds me to always "
+            "pursue my dreams, just like you are doing!",
+        ),
+        ("Caroline", "Thanks! Books guide me and help me discover who I am."),
+        ("Melanie", "This morning I went running by the lake with my kids."),
+    ]
+    events = [
+        ev.Event(
+            id=f"e-{i:010x}",
+            at=T0 + dt.timedelta(minutes=i),
+            role=role,
+            text=text,
+            session="session 7",
+        )
+        for i, (role, text) in enumerate(said)
+    ]
+    observations = [o for e in events for o in observe.observations(e)]
+    assert headline.title_of(events, observations) == (
+        "Melanie went running by the lake with their kids"
+    )

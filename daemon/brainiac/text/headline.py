@@ -85,6 +85,14 @@ _LEAD_WORDS = 4
 # Words after which a clause starts: "... and I", "freaked when my son", "tell ya I just".
 _CLAUSE_LEADS = word_set("and but so then that when after because ya you what")
 _EARLY = 4  # the first turns of a group, where its news is told
+# A short lead that is a noun phrase ("This book I read last year reminds me ...", "the trip we
+# took") is what the clause after it qualifies: its act is not the news. Unless it is a time
+# ("This morning I went", "The other day we hiked").
+_NOUN_LEAD_RE = re.compile(r"(?i)^(?:this|that|these|those|the|a|an|my|our|his|her|their)\s")
+_TIME_NOUNS = word_set(
+    "morning afternoon evening night weekend week month year summer winter spring fall autumn "
+    "day days weeks months years time"
+)
 
 
 @dataclass(frozen=True)
@@ -176,13 +184,18 @@ def _acts(event: ev.Event, i: int) -> list[_Candidate]:
 
 def _opens_clause(before: str) -> bool:
     """Whether a subject after `before` opens its clause: at the start, after a comma or a
-    conjunction, or after a short lead ("Last week", "After finishing my screenplay")."""
+    conjunction, or after a short lead ("Last week", "After finishing my screenplay") that is
+    not the noun the clause qualifies ("This book I read")."""
     before = before.strip()
+    words = before.split()
     return (
         not before
         or before[-1] in ",;:-–—"
-        or before.split()[-1].lower() in _CLAUSE_LEADS
-        or len(before.split()) <= _LEAD_WORDS
+        or words[-1].lower() in _CLAUSE_LEADS
+        or (
+            len(words) <= _LEAD_WORDS
+            and not (_NOUN_LEAD_RE.match(before) and words[-1].lower() not in _TIME_NOUNS)
+        )
     )
 
 
