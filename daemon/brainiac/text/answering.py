@@ -78,7 +78,10 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     without a previous turn."""
     part = _PART_RE.match(sentence)
     if part is not None:  # "Marrying my partner was the best part": the part of what, first
-        sentence = _part_first(part, previous or "")
+        first = _part_first(part, previous or "")
+        if first is None:
+            return None  # "Seeing my characters come alive was my favorite part": of what?
+        sentence = first
     if not previous:
         return sentence
     if "[image:" in previous and _LIKED_RE.match(sentence) and not _NAME_RE.search(sentence):
@@ -118,7 +121,7 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
     return before
 
 
-def _part_first(m: re.Match[str], previous: str) -> str:
+def _part_first(m: re.Match[str], previous: str) -> str | None:
     """ "Marrying my partner was the best part" as "The best part of my day was marrying my
     partner": the part of the one thing `previous` exclaimed over ("what a great day!") or asked
     about ("the best part of your trip?"), else the part "for me"; the deed after it, so that
@@ -133,8 +136,9 @@ def _part_first(m: re.Match[str], previous: str) -> str:
         }
         if not things and asked:  # "What a great day! ... What was your favorite part?"
             things = {t.group("noun").lower() for t in _EXCLAIMED_RE.finditer(previous)}
-        mine = m.group("whose").lower() == "my"  # "my favorite part" is the speaker's already
-        of = f" of my {next(iter(things))}" if len(things) == 1 else "" if mine else " for me"
+        if len(things) != 1:
+            return None  # the part of what, neither the turn nor the one before says
+        of = f" of my {next(iter(things))}"
     act = m.group("act")
     whose = m.group("whose").title()
     return f"{whose} {m.group('part').lower()}{of} was {act[0].lower()}{act[1:]}"

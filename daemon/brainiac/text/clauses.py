@@ -58,8 +58,12 @@ _INTENT_RE = re.compile(
 _DID_NOT_RE = re.compile(
     r"^(?:didn't|wasn't|couldn't|was(?=\s.*\b(?:I|my)\b))\s+(?=\w)", re.IGNORECASE
 )
+# "Been only to Rome once", "Never been to Paris": where the speaker has been, a place named.
 _BEEN_RE = re.compile(
-    r"^(?:just\s+)?been\s+(?:(?:busy|really|real|so|pretty|super|very)\s+)*\w+ing\b", re.I
+    r"^(?:just\s+)?been\s+(?:(?:busy|really|real|so|pretty|super|very)\s+)*\w+ing\b"
+    r"|^(?:never\s+|only\s+|just\s+)?been\s+(?:(?:only|just|never|once|twice)\s+)?to\s+"
+    r"(?=(?:the\s+)?(?-i:[A-Z]))",
+    re.I,
 )
 
 

@@ -68,6 +68,38 @@ _JUDGED_RE = re.compile(
     r"the world|a lot)\s+to me\W*$",
     re.IGNORECASE,
 )
+# A feeling as what a thing or an act does to the speaker, and nothing else: "Being able to make
+# a difference brings me joy", "Seeing the impact fills me with hope", "Mental health is
+# important to me", "I'm proud of what I achieved" (with a thing of the speaker's named, "my
+# daughter's recital", it is news: the caller checks that first).
+# Thanks for one's people or one's luck, and nothing else: "I'm so lucky to have such a great
+# support system around me", "I'm really grateful to have my family on this journey with me",
+# "I'm grateful for the chance to share my story": said back to kind words, not news ("I'm lucky
+# to have my husband and kids; they keep me motivated" says more, and stays).
+_GRATEFUL_RE = re.compile(
+    r"^I(?:'m| am| feel)\s+(?:(?:so|really|very|super|truly|just|also)\s+)*"
+    r"(?:lucky|grateful|thankful|blessed)\s+(?:to have|for)\s+(?:(?:such|a|an|my|the|all|these|"
+    r"our|great|amazing|awesome|wonderful|supportive|loving|good|solid|caring)\s+)*"
+    r"(?:(?:family|friends|support system|support|people|fam|team|community|them|you)\b"
+    r"(?:\s+(?:around|in|on|with|by|behind)\b[^,;:.!?]*)?"
+    r"|(?:chance|opportunity|opportunities)\b[^,;:.!?]*)\W*$",
+    re.IGNORECASE,
+)
+_FELT_RE = re.compile(
+    r"^(?!(?:I|I'm|we|we're)\b)(?:(?!\bme\b)[\w' -]){2,80}?\s+"
+    r"(?:brings?|brought|gives?|gave|fills?|filled)\s+me\s+(?:with\s+)?(?:(?:so|such|much|a lot of|a sense of|great|real|true|pure|"
+    r"so much)\s+)*(?:joy|happiness|hope|peace|comfort|fulfillment|satisfaction)\W*$"
+    r"|^(?!(?:I|we|it|this|that)\b)[\w' -]{2,40}?\s+(?:is|are|means|'s)\s+(?:(?:so|super|really|"
+    r"very|just)\s+)?(?:important|special|precious|everything|the world|a lot)\s+to me\W*$"
+    r"|^I(?:'m| am)\s+(?:(?:so|really|very|super|just)\s+)?proud of what (?:I|we)\s+"
+    r"(?:achieved|accomplished|did|have done|'ve done)\W*$"
+    # "Seeing how huge the world is made me feel small", "Having my fam around helps a lot"
+    r"|^(?:seeing|having|knowing|being|watching|hearing|realizing)\b[^,;]*?\s+(?:made|makes)\s+"
+    r"me\s+feel\b"
+    r"|^(?:having|being|knowing)\b[^,;]*?\s+(?:helps|helped)\s+(?:(?:me\s+)?(?:a lot|so much|"
+    r"a ton|loads))?\W*$",
+    re.IGNORECASE,
+)
 # "This design reminds me of ...": what a thing shown means to one; with no name or time in it
 # ("This picture reminds me of a road trip we took last year" has one), a reaction to it.
 _SHOWN_RE = re.compile(r"^this\s+[a-z]+\s+(?:reminds|means)\b", re.IGNORECASE)
@@ -101,6 +133,11 @@ _PERSEVERE_RE = re.compile(
     r"|\bkeep (?:on )?(?:going|pushing|trying|chasing|spreading|doing|at it|it up|working hard|"
     r"plugging|believing|moving|grinding|hustling|growing)\b"
     r"|\bmov(?:e|ing) (?:ahead|forward|on)\W*$"
+    # good to come, unnamed: "there's nothing but good stuff coming", "great things ahead"
+    r"|\b(?:good|great|better|big|awesome)\s+(?:stuff|things)\s+(?:coming|ahead|to come)\b"
+    # a plan with nothing named: "I'm going to do some research"
+    r"|\b(?:do|doing|did)\s+(?:some|more|a bit of|a little)\s+(?:research|reading|thinking|"
+    r"digging|planning|reflecting)\W*$"
     r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b|\balways (?:up|down) (?:for|to)\b"
     r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b"
     # a future "keep doing" is a resolve, whatever is kept at: "I'll definitely keep pursuing my
@@ -181,10 +218,12 @@ def hollow(s: str) -> bool:
     or thing of the speaker's in it."""
     if _MOOD_RE.match(s) or _AT_PEACE_RE.search(s) or _JUDGED_RE.match(s):
         return True
-    if _PERSEVERE_RE.search(s) or _SIGN_OFF_RE.match(s):
+    if _PERSEVERE_RE.search(s) or _SIGN_OFF_RE.match(s) or _GRATEFUL_RE.match(s):
         return True
     if _NAMED_RE.search(s):
         return False
+    if _FELT_RE.match(s):
+        return True  # "Seeing the impact fills me with joy": how one feels, of nothing named
     if _SHOWN_RE.match(s):
         return True  # "This design reminds me of the grit it takes": a thing shown
     words = set(re.findall(r"[a-z'-]+", s.replace("’", "'").lower()))
@@ -207,11 +246,29 @@ def said_back(sentence: str) -> bool:
     return _GIVE_UP_RE.search(sentence) is not None
 
 
+# Things shown, named by a deed of the speaker's: "These figurines I bought yesterday remind me
+# of family love", "Check out these kids I met at the shelter!" say "I bought some figurines
+# yesterday", "I met some kids at the shelter"; what the things do after it goes.
+_SHOWN_DEED_RE = re.compile(
+    r"^(?:(?:check out|look at|here are|meet)\s+)?(?P<det>these|those|this)\s+"
+    r"(?P<thing>(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+(?:that\s+)?(?P<who>I|we)\s+"
+    r"(?P<verb>[a-z]+ed|bought|made|met|took|got|found|saw|built|drew|wrote|won|did)\b"
+    r"(?P<rest>(?:\s+(?!(?:remind|reminds|reminded|is|are|was|were|make|makes|made|mean|means|"
+    r"look|looks|have|has|bring|brings|and)\b)[\w'-]+)*)",
+    re.IGNORECASE,
+)
+
+
 def unframed(s: str) -> str:
     """`s` without a report to the listener around it or an order to look after it."""
     reminds = _REMINDS_RE.match(s)
     if reminds is not None:
         det, thing, who, verb, rest = reminds.group("det", "thing", "who", "verb", "rest")
         det = "a" if det.lower() == "the" else det  # "the film camera I had": one, read alone
+        s = f"{who} {verb} {det} {thing}{rest}"
+    shown = _SHOWN_DEED_RE.match(s)
+    if shown is not None:
+        det, thing, who, verb, rest = shown.group("det", "thing", "who", "verb", "rest")
+        det = "a" if det.lower() == "this" else "some"  # one shown, read alone, is "a" one
         s = f"{who} {verb} {det} {thing}{rest}"
     return _TOLD_RE.sub("", _TAIL_RE.sub("", s))

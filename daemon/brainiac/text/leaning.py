@@ -81,6 +81,9 @@ _GERUND_RE = re.compile(
 
 # What "this" before it makes a pointer, not a noun it introduces: "making this lately".
 _NOT_A_NOUN = word_set("one lately now too again recently already yet anymore before more")
+# A verb that judges its subject: "this" before it is no noun introduced but what was judged,
+# a thing said before ("this seemed like the perfect way to do it").
+_JUDGING = word_set("seemed seems felt feels sounded sounds looked looks")
 # A noun phrase just before "it" or "they" and the verb a clause about it opens with ("the
 # freedom and connection it brings"): what "it" is is not that phrase.
 _REDUCED_RE = re.compile(r"\b(?:the|a|an|all the|such)\s+[a-z][\w\s'-]{0,40}?\s*$", re.I)
@@ -114,6 +117,8 @@ def leaning(s: str) -> int | None:
         after = m.group("after")
         word = re.sub(r"^\W+", "", after).lower()
         introduces = word not in STOP_WORDS | _NOT_A_NOUN and not word.endswith("ly")
+        if m.group("this") and word in _JUDGING:
+            return m.start()  # "and this seemed like the perfect way": what was, said before
         if m.group("this") and introduces and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
         if (

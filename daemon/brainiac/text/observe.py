@@ -79,7 +79,7 @@ _REACTION_RE = re.compile(
     r"sure|here for|with you|rooting)|"
     r"i (?:bet|know|agree|understand|hope|wish|appreciate|can't wait|cannot wait|totally|"
     r"feel you|see|guess|mean|think|believe|suppose|wonder|love (?:that|it|this|those|these|how|"
-    r"the way|the thought|the idea|hearing|seeing)|can (?:imagine|see|tell)|couldn't agree)|"
+    r"the way|the thought|the idea|hearing|seeing)|can (?:imagine|picture|see|tell)|couldn't agree)|"
     r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
     r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
@@ -198,13 +198,16 @@ _ATTITUDE = _FEELINGS | word_set(
     find finding make making take taking get getting go try trying do doing put right attitude
     harder progress impact difference change pursue pursuing chase chasing continue striving
     towards adventure quite ahead looking
+    helping people others friends around being having time great company together
     """
 )
 # A hedge after the statement: ", so maybe we can work together", "just to see how others might
-# like it", "even if just for a bit": what comes before it stands.
+# like it", "even if just for a bit", ", it would be great to have a pup": what comes before it
+# stands.
 _HEDGE_TAIL_RE = re.compile(
     r"(?:,?\s*(?:so|and|but)?\s*\b(?:maybe|perhaps|hopefully)"
     r"|,?\s+(?:just\s+)?to see (?:how|if|what)"
+    r"|,\s*(?:it|that|which)(?:'d|\s+(?:would|could|might))"
     r"|,\s*even if)\b.*$",
     re.IGNORECASE,
 )
@@ -395,6 +398,8 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
         done = _SUBJECT_RE.match(s) and _words(s) & clauses.DONE_WORDS
+        # "I've been to Rome once": where one has been says enough when the place is named
+        done = done or re.match(r"I've (?:never |only |just )?been (?:\w+ )?to (?:the )?[A-Z]", s)
         if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))

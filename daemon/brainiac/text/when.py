@@ -157,8 +157,9 @@ def _absolute(m: re.Match[str], day: dt.date) -> str:
         return _in(_shift(day, unit, step), unit)
     raw, unit = " ".join(words[:-2]), words[-2].rstrip("s")
     n = int(raw) if raw.isdigit() else _NUMBERS.get(raw, _NUMBERS.get(raw[2:], 1))
-    # "two weekends ago" → "two weekends before 2023-07-17", as "last weekend" is said
-    if unit in ("day", "week", "weekend"):
+    # "two weekends ago" → "two weekends before 2023-07-17", as "last weekend" is said; "a few
+    # years ago" names no year, so the line says no more than the speaker did
+    if unit in ("day", "week", "weekend") or raw in ("a few", "a couple of"):
         return f"{raw} {words[-2]} before {day}"
     return _in(_shift(day, unit, -min(n, 100)), unit)
 
