@@ -914,7 +914,7 @@ def test_news_beside_a_resolve_is_kept() -> None:
         "Cooking for friends is really important to me.",
         "It wasn't easy, but I'm proud of what I achieved.",
         "Seeing how big the ocean is made me feel so tiny.",
-        "Having good people around helps a lot.",
+        "Having friends around helps me a lot.",
         # thanks for one's people or one's luck, said back to kind words
         "I'm so lucky to have such a great support system around me.",
         "Your words mean a lot. I'm grateful for the chance to share my story and give hope.",
