@@ -790,12 +790,11 @@ def test_a_thing_that_reminds_one_of_a_deed_is_the_deed() -> None:
             "Caroline had a wicked day out with the gang the weekend before 2023-05-08 - "
             "Caroline and others went biking and saw some pretty cool stuff.",
         ),
-        # leave-taking with a plan in it is the plan
+        # leave-taking with a time in it is the plan
         (
-            "Cheers! I'm off to bake some cakes. Talk to you soon!",
-            "Caroline is going to bake some cakes.",
+            "Cheers! I'm off to Lisbon next week for a conference. Talk to you soon!",
+            "Caroline is going to Lisbon the week after 2023-05-08 for a conference.",
         ),
-        ("Well, I'm off to go do some baking.", "Caroline is going to do some baking."),
     ],
 )
 def test_we_our_a_relative_weekend_and_a_plan_at_leaving_are_said_right(
@@ -810,6 +809,8 @@ def test_we_our_a_relative_weekend_and_a_plan_at_leaving_are_said_right(
         "Thanks, Nate! I'll definitely keep pursuing my passion for writing. It means a lot.",
         "I'm gonna keep practicing my guitar solos, thanks!",
         "I have to run and feed my cats, bye!",
+        "Cheers! I'm off to bake some cakes. Talk to you soon!",
+        "Well, I'm off to go do some baking.",
     ],
 )
 def test_a_resolve_said_back_and_leave_taking_are_no_observation(text: str) -> None:
@@ -968,3 +969,48 @@ def test_a_place_been_to_a_hedge_after_and_things_shown_by_a_deed_are_read() -> 
     assert _said("So much has happened! Check out these kids I met at the shelter!") == (
         "Caroline met some kids at the shelter."
     )
+
+
+def test_a_rough_time_ago_and_a_joining_word_are_said_as_a_line_alone_reads() -> None:
+    assert _said("I started volunteering there about a year ago after a friend asked me.") == (
+        "Caroline started volunteering there about a year before 2023-05-08 after a friend "
+        "asked them."
+    )
+    assert _said("No, I didn't. But having a furry pal really brightens my mornings.") == (
+        "Having a furry pal really brightens Caroline's mornings."
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "expected"),
+    [
+        (
+            "That sculpture is lovely! How long have you been carving wood?",
+            "Since I was 12 or so. It calms me down.",
+            "Caroline has been carving wood since they were 12 or so.",
+        ),
+        (
+            "Happy anniversary! How long have you been married?",
+            "8 years already! Time flies!",
+            "Caroline has been married for 8 years already.",
+        ),
+        (
+            "Looks fun! How often do you go climbing?",
+            "Thanks! Twice a week, usually after work.",
+            "Caroline goes climbing twice a week.",
+        ),
+        (
+            "I've never tried kayaking. Have you been kayaking before?",
+            "Yeah, plenty of times. It's so freeing.",
+            "Caroline has been kayaking plenty of times.",
+        ),
+    ],
+)
+def test_a_reply_of_a_few_words_is_made_whole_from_the_question(
+    question: str, reply: str, expected: str
+) -> None:
+    assert _replied(question, "Melanie", reply, role="Caroline") == expected
+
+
+def test_an_answer_to_no_such_question_is_no_line() -> None:
+    assert _replied("What a view!", "Melanie", "Since I was 12 or so.", role="Caroline") is None

@@ -107,6 +107,72 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     return said
 
 
+# A question about the listener's own life a reply may answer in a few words ("How long have
+# you been married?" "5 years already!"), and the answer such a reply opens on: how long, how
+# often, how many times.
+_ASKED_RE = re.compile(
+    r"^\s*(?:how long have you (?P<long>been|had) (?P<long_what>[^?]+?)"
+    r"|how often do you (?P<often>[^?]+?)"
+    r"|have you (?:ever )?been (?P<been>[^?]+?)(?: before)?)\s*\?+\s*$",
+    re.IGNORECASE,
+)
+_YES = r"(?:(?:yes|yeah|yep|yup|sure|oh|definitely|totally)\b[,!.]?\s*)*"
+_HOW_LONG_RE = re.compile(
+    _YES + r"(?P<ans>(?:since|for|about|around|almost|over|nearly|\d+|one|two|three|four|five|six|"
+    r"seven|eight|nine|ten|a few|a couple of)\b[^.!?;,]*)",
+    re.IGNORECASE,
+)
+_HOW_OFTEN_RE = re.compile(
+    _YES + r"(?P<ans>(?:about |around |at least |usually |mostly )?(?:once|twice|"
+    r"(?:\d+|two|three|four|five|six|a few|a couple of) times|every)\b[^.!?;,]*)",
+    re.IGNORECASE,
+)
+_TIMES_RE = re.compile(
+    _YES + r"(?P<ans>(?:plenty of|many|a few|lots of|several|a couple of|so many|loads of|"
+    r"a bunch of|countless) times)\b",
+    re.IGNORECASE,
+)
+_YOURS = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "you've": "I've"}
+
+
+def answered(reply: str, previous: str | None) -> str | None:
+    """The reply made whole from the question it answers, when it opens on a few words that
+    answer how long, how often or how many times ("How long have you been painting?" "Since I
+    was 17." → "I've been painting since I was 17"); None when it does not. The question is the
+    other speaker's last one, about the listener ("you"), said back as the speaker's own."""
+    asked = _questions(previous or "")
+    m = _ASKED_RE.match(asked[-1]) if asked else None
+    if m is None:
+        return None
+    # the answer opens the reply, or follows a thank-you: "Thanks! Three times a week."
+    reply = re.sub(r"^(?:(?:thanks|thank you|aw+|haha|lol|wow)\b[^.!?]*[.!?]+\s*)+", "", reply, flags=re.I)
+    if m.group("long"):
+        a, head = _HOW_LONG_RE.match(reply), f"I've {m.group('long')} {_mine(m.group('long_what'))}"
+    elif m.group("often"):
+        what = _mine(m.group("often"))  # "you all" asked is "we" said back
+        head = f"We {what[4:]}" if what.startswith("all ") else f"I {what}"
+        a = _HOW_OFTEN_RE.match(reply)
+    else:
+        a, head = _TIMES_RE.match(reply), f"I've been {_mine(m.group('been'))}"
+    if a is None:
+        return None
+    ans = a.group("ans").strip()
+    ans = ans[0].lower() + ans[1:]
+    if m.group("long") and not re.match(r"(?:since|for)\b", ans):
+        ans = "for " + ans  # "5 years already" → "for 5 years already"
+    return f"{head} {ans}"
+
+
+def _mine(words: str) -> str:
+    """A question's words about "you" said by the one asked: "your walks" → "my walks"."""
+    return re.sub(
+        r"\b(?:you've|yourself|yours|your|you)\b",
+        lambda w: _YOURS[w.group(0).lower()],
+        " ".join(words.split()),
+        flags=re.IGNORECASE,
+    )
+
+
 def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
     """The turn before each of `events` (by id) in its session, among `events`, in time order:
     what a reply answers. An event said outside a session, or undated, has none."""

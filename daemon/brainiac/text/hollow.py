@@ -177,11 +177,12 @@ _SOME_PROJECT_RE = re.compile(
     r"(?:\s+(?:lately|recently|right now|these days|at the moment|for a while))?\W*$",
     re.IGNORECASE,
 )
-# Leave-taking: "Gotta go walk the dog", "I have to run": going now, no plan (a time says it is
-# one: "I have to go to Spain next week"); "I'm off to bake some cakes" is said as the plan it is
-# (observe.py).
+# Leave-taking: "Gotta go walk the dog", "I have to run", "I'm off to bake some cakes": going
+# now, no plan (a time says it is one: "I have to go to Spain next week", "I'm off to Rome next
+# month" is said as the plan it is, observe.py).
 _SIGN_OFF_RE = re.compile(
-    r"^(?:I\s+)?(?:gotta|got to|have to|need to|must)\s+(?:go|run|head out|bounce)\b"
+    r"^(?:(?:I\s+)?(?:gotta|got to|have to|need to|must)\s+(?:go|run|head out|bounce)|"
+    r"I(?:'m| am)\s+off\s+to)\b"
     r"(?!.*\b(?:tomorrow|tonight|next|week|weekend|month|year|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|\d)\b)",
     re.IGNORECASE,

@@ -69,6 +69,9 @@ _OPENER_RE = re.compile(
     r"(?:\s+[A-Z][a-z]+)?\s*[,!.:;—-]+\s*)+",
     re.IGNORECASE,
 )
+# A conjunction that joins the sentence to the one before: "But having a pup brightens my days"
+# reads alone without it.
+_CONJUNCTION_RE = re.compile(r"^(?:but|and|plus|or)\s+(?=[a-z])", re.IGNORECASE)
 # The start of a reaction to what the other said, not something about oneself.
 _REACTION_RE = re.compile(
     r"^(?:thanks|thank you|congrat\w*|way to go|wow|sorry|looking forward|"
@@ -391,8 +394,9 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
     speaker as its subject), read as a reply to `previous` (said by `other`); None when there
     is none."""
     best: tuple[int, str] | None = None
-    for raw in pointing.candidates(text, previous):
-        s = _statement(_OPENER_RE.sub("", raw.strip()).strip())
+    whole = answering.answered(text, previous)  # "Since I was 17" to "How long have you ...?"
+    for raw in [*([whole] if whole else []), *pointing.candidates(text, previous)]:
+        s = _statement(_CONJUNCTION_RE.sub("", _OPENER_RE.sub("", raw.strip()).strip()))
         s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:
             continue

@@ -121,6 +121,7 @@ _RELATIVE_RE = re.compile(
 )
 
 _SUBJECT_AFTER_RE = re.compile(r"'s\b|\s+(?:was|is|has|had|will|were)\b")
+_ROUGHLY_RE = re.compile(r"\b(?:about|around|roughly|nearly|almost|over|maybe)\s+$", re.I)
 
 
 def absolute(text: str, at: dt.datetime) -> str:
@@ -130,6 +131,9 @@ def absolute(text: str, at: dt.datetime) -> str:
     day = at.date()
 
     def said(m: re.Match[str]) -> str:
+        if m.group("ago") and _ROUGHLY_RE.search(text, 0, m.start()):
+            # "about a year ago" names no year: "about a year before 2023-08-03"
+            return f"{m.group('ago')[: -len('ago')]}before {day}"
         out = _absolute(m, day)
         # "Yesterday was crazy": the time is the subject, so no "on" before it.
         if _SUBJECT_AFTER_RE.match(text, m.end()):
