@@ -1014,3 +1014,14 @@ def test_a_reply_of_a_few_words_is_made_whole_from_the_question(
 
 def test_an_answer_to_no_such_question_is_no_line() -> None:
     assert _replied("What a view!", "Melanie", "Since I was 12 or so.", role="Caroline") is None
+
+
+def test_going_how_often_with_nowhere_named_leans() -> None:
+    assert _said("We don't go often, usually only once or twice a year.") is None
+    assert _replied(
+        "Do you take the kids to the lake much?",
+        "Melanie",
+        "Yeah, we go a few times a week. We had a great time last weekend.",
+        role="Caroline",
+    ) == ("Caroline and others had a great time the weekend before 2023-05-08.")
+    assert _said("We go to the lake a few times a week with the kids.") is not None

@@ -89,6 +89,12 @@ _JUDGING = word_set("seemed seems felt feels sounded sounds looked looks")
 _REDUCED_RE = re.compile(r"\b(?:the|a|an|all the|such)\s+[a-z][\w\s'-]{0,40}?\s*$", re.I)
 _GIVES_RE = re.compile(r"\s+(?:brings?|gives?|gave|offers?|provides?|has|had|creates?)\b", re.I)
 _OF_RE = re.compile(r"\b(?:a|an|the|my|our|some|any)\s+(?:[\w'-]+\s+){0,3}?of\s*$", re.I)
+# Going, how often, with nowhere named: "we go a few times a week", "we don't go often".
+_GO_HOW_OFTEN_RE = re.compile(
+    r"\b(?:go|goes|went|going)\s+(?:there\s+)?(?=(?:often|much|a lot|regularly|sometimes|"
+    r"every|once|twice|a few times|a couple of times|\w+ times|all the time)\b)",
+    re.IGNORECASE,
+)
 # A preposition with nothing after it: "I powered through", "so I'm looking forward to".
 _STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|where|that)\b", re.IGNORECASE)
@@ -110,6 +116,9 @@ def leaning(s: str) -> int | None:
     like = _LIKE_THIS_RE.search(s)
     if like is not None:
         return like.start()  # "a doll like this", "moments like these": what one is shown
+    going = _GO_HOW_OFTEN_RE.search(s)
+    if going is not None:
+        return going.start()  # "We go a few times a week": go where, the turn before said
     stranded = _STRANDED_RE.search(s)
     if stranded is not None and not _WH_RE.search(s):
         return stranded.start()  # "I powered through": through what
