@@ -671,8 +671,9 @@ def test_a_past_told_whole_a_subject_left_out_and_a_short_habit_are_found(
         ),
         (
             "Woohoo! I'm feeling a rollercoaster of emotions - relief, excitement, some anxiety - "
-            "over finishing this project.",
-            "Caroline is feeling a rollercoaster of emotions over finishing this project.",
+            "over finishing my first screenplay.",
+            "Caroline is feeling a rollercoaster of emotions over finishing their first "
+            "screenplay.",
         ),
         (
             "Here's a pic from when I was dancing - it was a tough road.",
@@ -1025,3 +1026,13 @@ def test_going_how_often_with_nowhere_named_leans() -> None:
         role="Caroline",
     ) == ("Caroline and others had a great time the weekend before 2023-05-08.")
     assert _said("We go to the lake a few times a week with the kids.") is not None
+
+
+def test_a_feeling_or_resolve_ending_on_this_x_leans_and_a_deed_on_ones_own_thing_stands() -> None:
+    assert _said("Thanks, Mel! I'm stoked to start this new chapter.") is None
+    assert _said("I'm determined to make this bakery work.") is None
+    assert _said("I'm stoked about this new song I wrote.") is not None
+    assert _said("I love making this vegan lemon cake with blueberries.") is not None
+    assert _said("Your help matters to me. I am writing all my goals down.") == (
+        "Caroline is writing all their goals down."
+    )

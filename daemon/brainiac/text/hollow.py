@@ -48,6 +48,13 @@ _POINTED_RE = re.compile(
     rf"\b(?:that|these|those)\s+(?:(?!{_NOT_NOUN})[a-z-]+\s+)?(?!{_NOT_NOUN})[a-z][a-z-]*"
     r"(?=\W*$|\s*[,.!;]|\s+(?:with|for|too|again|so|and|but|in|at|on|from)\b)",
 )
+# A feeling or a resolve that ends on a thing pointed at with "this": "I'm stoked to start this
+# new chapter", "I'm determined to make this studio work" (which chapter, which studio, the
+# turn before said; "I love making this cake with raspberries" says what it is, and "I'm stoked
+# about this new script" that there is one).
+_THIS_END_RE = re.compile(
+    r"(?<!\babout )\bthis\s+(?:[a-z-]+\s+)?[a-z]+(?:\s+(?:work|happen|come true|a success))?\W*$"
+)
 # "The colors make me feel calm", "This journey has been amazing": what makes one feel, or what
 # is judged, is named only by "the" or "this".
 _THE_MAKES_RE = re.compile(
@@ -230,7 +237,8 @@ def hollow(s: str) -> bool:
     words = set(re.findall(r"[a-z'-]+", s.replace("’", "'").lower()))
     if not words & _EVALUATIVE:
         return False
-    return _POINTED_RE.search(s) is not None or _THE_MAKES_RE.match(s) is not None
+    pointed = _POINTED_RE.search(s) or _THIS_END_RE.search(s)
+    return pointed is not None or _THE_MAKES_RE.match(s) is not None
 
 
 def weak(s: str) -> bool:

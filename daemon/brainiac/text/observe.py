@@ -404,6 +404,8 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         done = _SUBJECT_RE.match(s) and _words(s) & clauses.DONE_WORDS
         # "I've been to Rome once": where one has been says enough when the place is named
         done = done or re.match(r"I've (?:never |only |just )?been (?:\w+ )?to (?:the )?[A-Z]", s)
+        # "I'm writing all my plans down": a deed going on, on a thing of one's own
+        done = done or re.match(r"I(?:'m| am) (?:\w+ly )?[a-z]{3,}ing\b.*\bmy \w", s)
         if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
