@@ -721,12 +721,15 @@ def test_a_reply_that_leans_says_what_it_leans_on() -> None:
     ) == ("Joanna's favorite part of their trip was seeing the northern lights.")
     # nothing it could be the part of, in the turn or the one before: the best part of what?
     assert _said("Hiking to the top of the volcano with my sister was the best part.") is None
-    assert _replied(
-        "Wow, the ending was so moving!",
-        "Nate",
-        "Seeing the characters I drew come alive on screen was my favorite part.",
-        role="Joanna",
-    ) is None
+    assert (
+        _replied(
+            "Wow, the ending was so moving!",
+            "Nate",
+            "Seeing the characters I drew come alive on screen was my favorite part.",
+            role="Joanna",
+        )
+        is None
+    )
     # "we can both ..." said to the one spoken to is the two of them
     assert _replied(
         "I'm not doing anything then, so you're completely welcome to!",

@@ -13,7 +13,10 @@ turn before it, the second says nothing. So, given the previous turn:
   named exactly one; else, when they asked about an X, it points at what was asked about and is
   not in the reply: the sentence is no observation alone;
 - "I love the X" when the other speaker just shared a photo is a reaction to it, not news;
-- "I'm in for the X" whose X the other speaker never called theirs says yes to nothing named.
+- "I'm in for the X" whose X the other speaker never called theirs says yes to nothing named;
+- a reply of a few words to how long, how often or how many times ("How long have you been
+  married?" "5 years already!") is made whole from the question: "I've been married for 5 years
+  already".
 
 Only the turn just before, by the other speaker, is read: what it says is the context a listener
 has. Pure text: no I/O.
@@ -132,6 +135,7 @@ _TIMES_RE = re.compile(
     r"a bunch of|countless) times)\b",
     re.IGNORECASE,
 )
+_THANKS_RE = re.compile(r"^(?:(?:thanks|thank you|aw+|haha|lol|wow)\b[^.!?]*[.!?]+\s*)+", re.I)
 _YOURS = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "you've": "I've"}
 
 
@@ -145,7 +149,7 @@ def answered(reply: str, previous: str | None) -> str | None:
     if m is None:
         return None
     # the answer opens the reply, or follows a thank-you: "Thanks! Three times a week."
-    reply = re.sub(r"^(?:(?:thanks|thank you|aw+|haha|lol|wow)\b[^.!?]*[.!?]+\s*)+", "", reply, flags=re.I)
+    reply = _THANKS_RE.sub("", reply)
     if m.group("long"):
         a, head = _HOW_LONG_RE.match(reply), f"I've {m.group('long')} {_mine(m.group('long_what'))}"
     elif m.group("often"):
@@ -190,8 +194,8 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
 def _part_first(m: re.Match[str], previous: str) -> str | None:
     """ "Marrying my partner was the best part" as "The best part of my day was marrying my
     partner": the part of the one thing `previous` exclaimed over ("what a great day!") or asked
-    about ("the best part of your trip?"), else the part "for me"; the deed after it, so that
-    "my" is not read as the subject's."""
+    about ("the best part of your trip?"), the deed after it, so that "my" is not read as the
+    subject's; None when the part is of nothing said (read alone, the part of what?)."""
     of = m.group("of")
     if not of:
         asked = [q for q in _questions(previous) if re.search(r"\bpart\b", q, re.I)]

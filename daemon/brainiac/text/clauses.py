@@ -104,3 +104,15 @@ def subject(s: str) -> str:
     s = _BEEN_RE.sub(lambda m: "I've " + m.group(0).lower(), s)
     s = _DID_NOT_RE.sub(lambda m: "I " + m.group(0).lower(), s)
     return _INTENT_RE.sub(lambda m: "I'm " + m.group(0).lower(), s)
+
+
+# Where one has been, the place named ("I've been to Rome once"); a deed going on, on a thing of
+# one's own ("I'm writing all my plans down").
+_BEEN_TO_RE = re.compile(r"I've (?:never |only |just )?been (?:\w+ )?to (?:the )?[A-Z]")
+_DOING_MINE_RE = re.compile(r"I(?:'m| am) (?:\w+ly )?[a-z]{3,}ing\b.*\bmy \w")
+
+
+def seen(s: str) -> bool:
+    """Whether `s` (a statement in the first person) says where the speaker has been or a deed
+    of theirs going on, on a thing of their own: a deed, which says enough in a few words."""
+    return _BEEN_TO_RE.match(s) is not None or _DOING_MINE_RE.match(s) is not None

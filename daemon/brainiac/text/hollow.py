@@ -94,8 +94,9 @@ _GRATEFUL_RE = re.compile(
 )
 _FELT_RE = re.compile(
     r"^(?!(?:I|I'm|we|we're)\b)(?:(?!\bme\b)[\w' -]){2,80}?\s+"
-    r"(?:brings?|brought|gives?|gave|fills?|filled)\s+me\s+(?:with\s+)?(?:(?:so|such|much|a lot of|a sense of|great|real|true|pure|"
-    r"so much)\s+)*(?:joy|happiness|hope|peace|comfort|fulfillment|satisfaction)\W*$"
+    r"(?:brings?|brought|gives?|gave|fills?|filled)\s+me\s+(?:with\s+)?"
+    r"(?:(?:so|such|much|a lot of|a sense of|great|real|true|pure|so much)\s+)*"
+    r"(?:joy|happiness|hope|peace|comfort|fulfillment|satisfaction)\W*$"
     r"|^(?!(?:I|we|it|this|that)\b)[\w' -]{2,40}?\s+(?:is|are|means|'s)\s+(?:(?:so|super|really|"
     r"very|just)\s+)?(?:important|special|precious|everything|the world|a lot)\s+to me\W*$"
     r"|^I(?:'m| am)\s+(?:(?:so|really|very|super|just)\s+)?proud of what (?:I|we)\s+"

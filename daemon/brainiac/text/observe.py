@@ -82,7 +82,8 @@ _REACTION_RE = re.compile(
     r"sure|here for|with you|rooting)|"
     r"i (?:bet|know|agree|understand|hope|wish|appreciate|can't wait|cannot wait|totally|"
     r"feel you|see|guess|mean|think|believe|suppose|wonder|love (?:that|it|this|those|these|how|"
-    r"the way|the thought|the idea|hearing|seeing)|can (?:imagine|picture|see|tell)|couldn't agree)|"
+    r"the way|the thought|the idea|hearing|seeing)|can (?:imagine|picture|see|tell)|"
+    r"couldn't agree)|"
     r"can't wait|cannot wait|hope|wish|miss|let's|let us|keep (?:it )?up|take care|"
     r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
@@ -401,11 +402,7 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         if s is None:
             continue
         words = [w for w in re.findall(r"[a-z']+", s.lower()) if w not in STOP_WORDS]
-        done = _SUBJECT_RE.match(s) and _words(s) & clauses.DONE_WORDS
-        # "I've been to Rome once": where one has been says enough when the place is named
-        done = done or re.match(r"I've (?:never |only |just )?been (?:\w+ )?to (?:the )?[A-Z]", s)
-        # "I'm writing all my plans down": a deed going on, on a thing of one's own
-        done = done or re.match(r"I(?:'m| am) (?:\w+ly )?[a-z]{3,}ing\b.*\bmy \w", s)
+        done = bool(_SUBJECT_RE.match(s) and _words(s) & clauses.DONE_WORDS) or clauses.seen(s)
         if len(words) < _CONTENT_MIN - bool(done) - 2 * bool(_SHORT_RE.match(s)):
             continue  # "I made this bowl in my class": a deed says enough in fewer words
         score = len(words) + 3 * bool(_SUBJECT_RE.match(s)) + 2 * bool(_TIME_RE.search(s))
