@@ -1039,3 +1039,8 @@ def test_a_feeling_or_resolve_ending_on_this_x_leans_and_a_deed_on_ones_own_thin
     assert _said("Your help matters to me. I am writing all my goals down.") == (
         "Caroline is writing all their goals down."
     )
+
+
+def test_having_someone_around_judged_to_help_is_no_observation() -> None:
+    assert _said("Yeah for sure. Having my sister around helps a lot.") is None
+    assert _said("Having my sister around, I finished the marathon in May.") is not None

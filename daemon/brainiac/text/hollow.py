@@ -101,10 +101,14 @@ _FELT_RE = re.compile(
     r"very|just)\s+)?(?:important|special|precious|everything|the world|a lot)\s+to me\W*$"
     r"|^I(?:'m| am)\s+(?:(?:so|really|very|super|just)\s+)?proud of what (?:I|we)\s+"
     r"(?:achieved|accomplished|did|have done|'ve done)\W*$"
-    # "Seeing how huge the world is made me feel small", "Having my fam around helps a lot"
+    # "Seeing how huge the world is made me feel small"
     r"|^(?:seeing|having|knowing|being|watching|hearing|realizing)\b[^,;]*?\s+(?:made|makes)\s+"
-    r"me\s+feel\b"
-    r"|^(?:having|being|knowing)\b[^,;]*?\s+(?:helps|helped)\s+(?:(?:me\s+)?(?:a lot|so much|"
+    r"me\s+feel\b",
+    re.IGNORECASE,
+)
+# Having someone near, judged to help, whoever they are: "Having my fam around helps a lot".
+_HELPS_RE = re.compile(
+    r"^(?:having|being|knowing)\b[^,;]*?\s+(?:helps|helped)\s+(?:(?:me\s+)?(?:a lot|so much|"
     r"a ton|loads))?\W*$",
     re.IGNORECASE,
 )
@@ -225,7 +229,7 @@ def hollow(s: str) -> bool:
     resolve said back, or a feeling whose thing is only pointed at (a thing after "that",
     "these" or "those" that ends there, or "the X makes me feel"), with no name, number, time
     or thing of the speaker's in it."""
-    if _MOOD_RE.match(s) or _AT_PEACE_RE.search(s) or _JUDGED_RE.match(s):
+    if _MOOD_RE.match(s) or _AT_PEACE_RE.search(s) or _JUDGED_RE.match(s) or _HELPS_RE.match(s):
         return True
     if _PERSEVERE_RE.search(s) or _SIGN_OFF_RE.match(s) or _GRATEFUL_RE.match(s):
         return True
