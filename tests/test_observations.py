@@ -1044,3 +1044,19 @@ def test_a_feeling_or_resolve_ending_on_this_x_leans_and_a_deed_on_ones_own_thin
 def test_having_someone_around_judged_to_help_is_no_observation() -> None:
     assert _said("Yeah for sure. Having my sister around helps a lot.") is None
     assert _said("Having my sister around, I finished the marathon in May.") is not None
+
+
+def test_yes_to_do_you_like_and_a_place_one_goes_to_are_said_whole() -> None:
+    assert _replied(
+        "Love the colors! Do you like painting birds?",
+        "Melanie",
+        "Thanks! Glad you like it. Yeah, I love to. It's so calming.",
+        role="Caroline",
+    ) == ("Caroline loves painting birds.")
+    assert _replied("Do you like jazz?", "Melanie", "Not really, no.", role="Caroline") is None
+    assert _replied(
+        "Is that a gym or a dance hall?",
+        "Melanie",
+        "Yup, it's a climbing gym I go to often. The staff are great.",
+        role="Caroline",
+    ) == ("Caroline goes to a climbing gym often.")

@@ -116,7 +116,14 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
 _ASKED_RE = re.compile(
     r"^\s*(?:how long have you (?P<long>been|had) (?P<long_what>[^?]+?)"
     r"|how often do you (?P<often>[^?]+?)"
-    r"|have you (?:ever )?been (?P<been>[^?]+?)(?: before)?)\s*\?+\s*$",
+    r"|have you (?:ever )?been (?P<been>[^?]+?)(?: before)?"
+    r"|(?:also,?\s+|so,?\s+)?do you (?P<like>like|love|enjoy) (?P<like_what>[^?]+?))\s*\?+\s*$",
+    re.IGNORECASE,
+)
+# Yes to "do you like ...?", in a sentence of its own: "Yeah, I love to.", "I do!"
+_LIKE_RE = re.compile(
+    r"(?:^|[.!]\s+)" + r"(?:(?:yes|yeah|yep|yup|sure|oh|definitely|totally)\b[,!.]?\s*)*"
+    r"I (?P<verb>love|like|enjoy|adore|do)(?:\s+(?:to|it|them|that))?\s*(?:[.!]|$)",
     re.IGNORECASE,
 )
 _YES = r"(?:(?:yes|yeah|yep|yup|sure|oh|definitely|totally)\b[,!.]?\s*)*"
@@ -148,6 +155,10 @@ def answered(reply: str, previous: str | None) -> str | None:
     m = _ASKED_RE.match(asked[-1]) if asked else None
     if m is None:
         return None
+    if m.group("like"):  # "Do you like painting animals?" "Yeah, I love to." in the reply
+        yes = _LIKE_RE.search(reply)
+        verb = m.group("like") if yes is None or yes.group("verb") == "do" else yes.group("verb")
+        return f"I {verb.lower()} {_mine(m.group('like_what'))}" if yes else None
     # the answer opens the reply, or follows a thank-you: "Thanks! Three times a week."
     reply = _THANKS_RE.sub("", reply)
     if m.group("long"):

@@ -264,9 +264,11 @@ def said_back(sentence: str) -> bool:
 # of family love", "Check out these kids I met at the shelter!" say "I bought some figurines
 # yesterday", "I met some kids at the shelter"; what the things do after it goes.
 _SHOWN_DEED_RE = re.compile(
-    r"^(?:(?:check out|look at|here are|meet)\s+)?(?P<det>these|those|this)\s+"
+    r"^(?:(?:check out|look at|here are|meet)\s+)?(?P<det>these|those|this|"
+    r"(?:it's|it is|that's|this is)\s+(?:a|an))\s+"
     r"(?P<thing>(?:[\w'-]+\s+){0,2}?[\w'-]+)\s+(?:that\s+)?(?P<who>I|we)\s+"
-    r"(?P<verb>[a-z]+ed|bought|made|met|took|got|found|saw|built|drew|wrote|won|did)\b"
+    r"(?P<verb>[a-z]+ed|bought|made|met|took|got|found|saw|built|drew|wrote|won|did|"
+    r"go to|visit|use)\b"
     r"(?P<rest>(?:\s+(?!(?:remind|reminds|reminded|is|are|was|were|make|makes|made|mean|means|"
     r"look|looks|have|has|bring|brings|and)\b)[\w'-]+)*)",
     re.IGNORECASE,
@@ -283,6 +285,7 @@ def unframed(s: str) -> str:
     shown = _SHOWN_DEED_RE.match(s)
     if shown is not None:
         det, thing, who, verb, rest = shown.group("det", "thing", "who", "verb", "rest")
-        det = "a" if det.lower() == "this" else "some"  # one shown, read alone, is "a" one
+        # one shown, read alone, is "a" one: "it's a studio I go to" is "I go to a studio"
+        det = det.split()[-1] if " " in det else "a" if det.lower() == "this" else "some"
         s = f"{who} {verb} {det} {thing}{rest}"
     return _TOLD_RE.sub("", _TAIL_RE.sub("", s))
