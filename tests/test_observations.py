@@ -1060,3 +1060,9 @@ def test_yes_to_do_you_like_and_a_place_one_goes_to_are_said_whole() -> None:
         "Yup, it's a climbing gym I go to often. The staff are great.",
         role="Caroline",
     ) == ("Caroline goes to a climbing gym often.")
+
+
+def test_a_promise_said_back_is_no_observation() -> None:
+    assert _said("Thanks, Maria! I'll definitely stick up for our neighborhood.") is None
+    assert _said("Yeah! I'm finally living my true self.") is None
+    assert _said("I'm living in a small flat by the river now.") is not None

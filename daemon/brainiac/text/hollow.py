@@ -152,6 +152,9 @@ _PERSEVERE_RE = re.compile(
     r"digging|planning|reflecting)\W*$"
     r"|\bdo (?:my|our) best\b|\bhere (?:for|to help|to lend)\b|\balways (?:up|down) (?:for|to)\b"
     r"|\bremember this\b|\bmake (?:everything|it|things) (?:just )?right\b"
+    # a promise said back: "I'll definitely stick up for our community", "I'm living my truth"
+    r"|\b(?:will|'ll)\s+(?:definitely|always)\s+(?:stick|stand)\s+up\s+for\b"
+    r"|^I(?:'m| am)\s+(?:\w+\s+)?living (?:my|our) (?:true self|best life|truth)\W*$"
     # a future "keep doing" is a resolve, whatever is kept at: "I'll definitely keep pursuing my
     # passion for writing" (said now, "I keep getting rejected", is news)
     r"|\b(?:will|'ll|gonna|going to)\s+(?:\w+ly\s+)?(?:just\s+)?keep\s+(?:on\s+)?\w+ing\b"
