@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whoosh.filedb import filetables
 from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
-from brainiac.search.index_scoring import best, match_scores
+from brainiac.search.index_scoring import SegmentLengthsBM25F, best, match_scores
 from brainiac.search.retrieval import ParsedNotes
 from brainiac.store.vault import Vault
 
@@ -230,3 +231,82 @@ def test_stored_fields_read_past_whoosh_are_whooshs(index: Index) -> None:
     live = [d for d in range(reader.doc_count_all()) if not reader.is_deleted(d)]
     assert len(live) > 100
     assert all(stored(d) == searcher.stored_fields(d) for d in live)
+
+
+def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str, str]] = []
+    make = SegmentLengthsBM25F._made_scorer
+
+    def counted(self: Any, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
+        made.append((fieldname, text))
+        return make(self, searcher, fieldname, text, qf)
+
+    monkeypatch.setattr(SegmentLengthsBM25F, "_made_scorer", counted)
+    index = Index(tmp_path / "index")
+    rng = random.Random(3)
+    for batch in range(2):
+        index.apply(_docs(batch, rng), [])
+    try:
+        first = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
+        assert made
+        made.clear()
+        again = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
+        assert again == first and made == []  # the same searcher: every scorer kept
+        # A commit changes the statistics (more documents hold "kiln"): new scorers, and the
+        # scores of an index opened afresh on the same files.
+        extra = Document(key="k.md", path="k.md", kind="note", title="Kiln", body="kiln " * 5)
+        index.apply([extra.with_digest()], [])
+        after = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
+        assert made and after != first and "k.md" in dict(after)
+        fresh = Index(tmp_path / "index", writable=False)
+        try:
+            assert after == [
+                (h.key, h.score) for h in fresh.search("kiln glaze", limit=50, feedback=True)
+            ]
+        finally:
+            fresh.close()
+    finally:
+        index.close()
+
+
+def test_a_segments_terms_are_looked_up_in_its_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[bytes] = []
+    lookup = filetables.HashReader.ranges_for_key
+
+    def counted(self: Any, key: bytes) -> Any:
+        looked_up.append(key)
+        return lookup(self, key)
+
+    monkeypatch.setattr(filetables.HashReader, "ranges_for_key", counted)
+    index = Index(tmp_path / "index")
+    index.apply(_docs(0, random.Random(4)), [])
+    try:
+        first = [(h.key, h.score) for h in index.search("spain trip", limit=20, feedback=True)]
+        assert looked_up
+        # Each term of each field was asked several times (is it there, its postings, its
+        # frequency, its size) and read once.
+        assert len(looked_up) == len(set(looked_up))
+        looked_up.clear()
+        again = [(h.key, h.score) for h in index.search("spain trip", limit=20, feedback=True)]
+        assert again == first and looked_up == []
+        assert index.search("zanzibar", limit=5) == []
+        extra = Document(key="z.md", path="z.md", kind="note", title="Z", body="zanzibar ferry")
+        index.apply([extra.with_digest()], [])  # a new segment, and a new reader of the old
+        assert [h.key for h in index.search("zanzibar", limit=5)] == ["z.md"]
+    finally:
+        index.close()
+
+
+def test_a_context_finds_the_words_a_note_gains_and_not_those_it_lost(vault: Path) -> None:
+    note = vault / "memory/long_term/ferry.md"
+    with Memory(vault, refresh_interval_s=0) as m:
+        assert "Ferry" not in m.context("when does the zanzibar ferry leave?", budget=2000).text
+        note.write_text(_note("Ferry", "The zanzibar ferry leaves at nine."), encoding="utf-8")
+        assert "leaves at nine" in m.context("when does the zanzibar ferry leave?").text
+        note.write_text(_note("Ferry", "The lamu dhow leaves at ten."), encoding="utf-8")
+        assert "zanzibar ferry leaves" not in m.context("when does the zanzibar ferry leave?").text
+        assert "lamu dhow leaves at ten" in m.context("when does the lamu dhow leave?").text

@@ -420,6 +420,49 @@ def test_memories_that_say_the_same_make_room_for_others(
     assert order.index(4) < order.index(2)  # a text with no vector goes by its relevance
 
 
+def _mmr_over_all(gain: np.ndarray, known: list[int], vectors: np.ndarray) -> list[int]:
+    """Maximal marginal relevance over every text at each step, texts without a vector
+    included (as `diversified` placed them): what `_mmr_order` must give."""
+    count = len(gain)
+    similar = np.zeros((count, count), np.float32)
+    if known:
+        similar[np.ix_(known, known)] = vectors @ vectors.T
+    closest = np.zeros(count, np.float32)
+    value = np.empty(count, np.float32)
+    order = []
+    for _ in range(count):
+        np.multiply(closest, 1.0 - semantic_mod._RELEVANCE_SHARE, out=value)
+        np.subtract(gain, value, out=value)
+        i = int(np.argmax(value))
+        order.append(i)
+        np.maximum(closest, similar[i], out=closest)
+        closest[i] = np.inf
+    return order
+
+
+def test_texts_without_a_vector_are_placed_as_when_every_text_was_compared() -> None:
+    rng = np.random.default_rng(5)
+    for trial in range(400):
+        count = int(rng.integers(1, 40))
+        known = sorted(int(i) for i in np.flatnonzero(rng.random(count) < 0.6))
+        vectors = rng.standard_normal((len(known), 8)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        if len(known) > 2:
+            vectors[1] = vectors[0]  # the same text twice
+        # Ties on purpose: equal relevances, between texts with and without a vector too.
+        relevance = rng.choice([0.0, 0.3, 0.5, 0.8, 1.0], count).tolist()
+        if trial % 2:
+            relevance = rng.random(count).round(1).tolist()
+        best = max(max(relevance), 1e-9)
+        for gain in (
+            semantic_mod._RELEVANCE_SHARE * np.asarray(relevance, np.float32) / best,
+            semantic_mod._RELEVANCE_SHARE * np.asarray(relevance) / np.float64(best),
+        ):
+            assert semantic_mod._mmr_order(gain, known, vectors) == _mmr_over_all(
+                gain, known, vectors
+            )
+
+
 def test_a_prompt_asked_again_is_not_embedded_again(tmp_path: Path, model: SentenceModel) -> None:
     calls: list[int] = []
 

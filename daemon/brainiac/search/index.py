@@ -427,11 +427,10 @@ class Index:
     def _new_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
         reader = searcher.reader()
-        self._weighting.keep_only(
-            {leaf.segment().segment_id() for leaf, _ in reader.leaf_readers()}
-            if reader.doc_count_all()
-            else set()
-        )
+        leaves = [leaf for leaf, _ in reader.leaf_readers()] if reader.doc_count_all() else []
+        self._weighting.keep_only({leaf.segment().segment_id() for leaf in leaves})
+        for leaf in leaves:
+            whoosh_internals.keep_term_lookups(leaf)
         return searcher
 
     # -- reading -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 import heapq
 import math
 import operator
+import weakref
 from array import array
 from collections.abc import Callable, Collection, Container, Iterable
 from typing import Any
@@ -39,6 +40,9 @@ from whoosh.util.numeric import byte_to_length
 from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
+# Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
+# each, and a context asks for a few dozen.
+_SCORERS_KEPT = 4096
 
 
 def match_scores(
@@ -193,8 +197,30 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         # The statistics a search scores with when it is scoped to projects (Index._search sets
         # it for the search's duration, under the index's search lock); None: every document's.
         self.scope: ScopeStatistics | None = None
+        # (searcher, field, term, query frequency, scope) -> its scorer, for the searcher
+        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes).
+        self._scorers: dict[tuple[Any, ...], Any] = {}
+        self._scorers_for: weakref.ref[Any] | None = None
 
     def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
+        """The scorer of `text` in `fieldname` for `searcher` (a segment's, or the whole
+        index's), made once per open searcher and scope: its statistics (a term's document
+        frequency, a field's length over every segment) stay what they are until a commit opens
+        a new searcher, and a context's queries ask for the same terms' scorers again (each
+        field of each prompt word, in each segment; the words prompts share)."""
+        parent = searcher.get_parent()
+        if self._scorers_for is None or self._scorers_for() is not parent:
+            self._scorers.clear()
+            self._scorers_for = weakref.ref(parent)
+        key = (searcher, fieldname, text, qf, self.scope)
+        scorer = self._scorers.get(key)
+        if scorer is None:
+            if len(self._scorers) >= _SCORERS_KEPT:
+                self._scorers.clear()
+            scorer = self._scorers[key] = self._made_scorer(searcher, fieldname, text, qf)
+        return scorer
+
+    def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
         scorer = super().scorer(searcher, fieldname, text, qf)
         if hasattr(scorer, "dfl"):
             lengths = self._segment_lengths(searcher.reader(), fieldname)

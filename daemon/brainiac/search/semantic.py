@@ -199,6 +199,52 @@ def _cosines_of(matrix: Any, scales: Any, picked: Any, query: Any) -> Any:
     return cosine
 
 
+def _mmr_order(gain: Any, known: list[int], vectors: Any) -> list[int]:
+    """Maximal marginal relevance over texts of `gain` (float32, each text's share of the
+    relevance), of which those numbered `known` (ascending) have `vectors` (unit rows): each
+    next text the one whose gain less (1 - _RELEVANCE_SHARE) x its cosine with the closest
+    placed text is the highest, the lowest number on a tie. Its cosine is never below 0 (a text
+    unlike every placed one is placed by its gain).
+
+    A text with no vector is like no other, so its value is its gain throughout: those are
+    taken in the order of their gains, and only the texts with a vector are compared anew after
+    each placing of one of them (the same float32 operations on each as over all of them: the
+    same order).
+    """
+    order: list[int] = []
+    # A text's value as the value array holds it, float32 (as `gain` is when made of floats).
+    alone_value = gain.astype(np.float32)
+    alone = sorted(set(range(len(gain))) - set(known), key=lambda i: (-float(alone_value[i]), i))
+    next_alone = 0
+    gain_known = gain[known]
+    similar = vectors @ vectors.T
+    # Each text's cosine with the nearest placed one; a placed text's is infinite, so that its
+    # value is minus infinity and it is not picked again.
+    closest = np.zeros(len(known), np.float32)
+    value = np.empty(len(known), np.float32)
+    left = len(known)
+    stale = True
+    while left or next_alone < len(alone):
+        if left and stale:
+            np.multiply(closest, 1.0 - _RELEVANCE_SHARE, out=value)
+            np.subtract(gain_known, value, out=value)
+            j = int(np.argmax(value))
+            stale = False
+        if next_alone < len(alone):
+            i = alone[next_alone]
+            mine = alone_value[i]
+            if not left or mine > value[j] or (mine == value[j] and i < known[j]):
+                order.append(i)
+                next_alone += 1
+                continue
+        order.append(known[j])
+        np.maximum(closest, similar[j], out=closest)
+        closest[j] = np.inf
+        left -= 1
+        stale = True
+    return order
+
+
 class SemanticIndex:
     """The vectors of the indexed events' texts, in `folder`, and prompts' nearness to them.
 
@@ -467,23 +513,9 @@ class SemanticIndex:
             vectors = store.rows[picked].astype(np.float32) * store.scales[picked][:, None]
         best = max(max(relevance), 1e-9)
         gain = _RELEVANCE_SHARE * np.asarray(relevance, np.float32) / best
-        similar = np.zeros((count, count), np.float32)
-        if len(known) > 1:
-            where = np.array(known, np.int64)
-            similar[np.ix_(where, where)] = vectors @ vectors.T
-        # Each text's cosine with the nearest placed one; a placed text's is infinite, so that
-        # its value is minus infinity and it is not picked again.
-        closest = np.zeros(count, np.float32)
-        value = np.empty(count, np.float32)
-        order = []
-        for _ in range(count):
-            np.multiply(closest, 1.0 - _RELEVANCE_SHARE, out=value)
-            np.subtract(gain, value, out=value)
-            i = int(np.argmax(value))
-            order.append(i)
-            np.maximum(closest, similar[i], out=closest)
-            closest[i] = np.inf
-        return order
+        if len(known) < 2:
+            known, vectors = [], vectors[:0]  # alone, a vector is like nothing placed
+        return _mmr_order(gain, known, vectors)
 
     def _without_speakers(self, prompt: str, among: Collection[str] | None = None) -> str:
         """`prompt` with the names of the events' speakers taken out ("What does Melanie paint?"

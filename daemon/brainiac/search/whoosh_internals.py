@@ -26,6 +26,7 @@ from typing import Any, BinaryIO
 import whoosh
 from whoosh import externalsort, matching, reading, writing
 from whoosh.codec import whoosh3
+from whoosh.filedb import filetables
 
 log = logging.getLogger(__name__)
 
@@ -106,6 +107,22 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "SegmentReader._perdoc (W3PerDocReader's _cached_reader and stored_fields)",
         "stored fields and field lengths are read through Whoosh's checks (index.py, "
         "index_scoring.py)",
+    ),
+    "term lookups kept": (
+        lambda: (
+            _reads(reading.SegmentReader.__init__, "_terms")
+            and _reads(whoosh3.W3TermsReader.__init__, "_tindex")
+            and all(
+                _reads(method, "ranges_for_key")
+                for method in (
+                    filetables.HashReader.range_for_key,
+                    filetables.HashReader.__contains__,
+                    filetables.HashReader.all,
+                )
+            )
+        ),
+        "SegmentReader._terms (W3TermsReader._tindex, whose lookups all go through ranges_for_key)",
+        "a term is looked up in a segment's on-disk table each time a search asks (index.py)",
     ),
 }
 
@@ -242,3 +259,37 @@ def posting_blocks(
         yield m._ids, m._weights, m._i, m._blocklength
         m._i = m._blocklength
         m._next_block()
+
+
+# Lookups a segment's term table keeps before it starts afresh: each is a key of a few dozen
+# bytes and its place in the file, so at most a few megabytes a segment.
+_LOOKUPS_KEPT = 8192
+
+
+def keep_term_lookups(leaf: Any) -> None:
+    """Make one segment reader answer a term it was asked about before without reading its
+    on-disk term table again. Building a query's matchers looks each term up four times (is it
+    there, its postings, its frequency for the scorer, its size for the matcher tree), each a
+    hash, seeks and reads in Python; a segment never changes once written, so its answer
+    stays right for as long as the reader lives. Nothing is done when Whoosh keeps the table
+    otherwise."""
+    if "term lookups kept" not in USABLE:
+        return
+    table = getattr(getattr(leaf, "_terms", None), "_tindex", None)
+    if table is None or "ranges_for_key" in vars(table):
+        return
+    lookup = table.ranges_for_key
+    found: dict[bytes, tuple[tuple[int, int], ...]] = {}
+
+    def ranges_for_key(key: bytes) -> Iterator[tuple[int, int]]:
+        ranges = found.get(key)
+        if ranges is None:
+            ranges = tuple(lookup(key))
+            if len(found) >= _LOOKUPS_KEPT:
+                found.clear()
+            found[key] = ranges
+        return iter(ranges)
+
+    # An instance attribute: the table's own range_for_key, __contains__ and all (its
+    # __getitem__) call self.ranges_for_key, and so find this one.
+    table.ranges_for_key = ranges_for_key
