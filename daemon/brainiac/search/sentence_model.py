@@ -67,6 +67,7 @@ _BLOCKED_TOKENS = 64
 # kernel that sums in another order. Every width divides every matrix's columns.
 _BLOCK_WIDTHS = (96, 192, 384)
 _BLOCK_OUTPUTS = 768
+_BLOCK_COLUMNS = 96  # how the int8 weights are kept (`_Matrix`): the narrowest block width
 # What LayerNorm's mean divides by, as numpy's mean does: an integer scalar (`_mean`).
 _WIDTH = np.intp(DIMENSIONS)
 
@@ -160,29 +161,46 @@ def _initializers(data: bytes) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
 class _Matrix:
     """A weight matrix as the file has it: int8, (in, out), with a float32 scale per output
     column. Kept so (a quarter of the memory of floats) and turned into floats one matrix (or
-    block of columns) at a time, just before its product: x @ (q * scale) == (x @ q) * scale."""
+    block of columns) at a time, just before its product: x @ (q * scale) == (x @ q) * scale.
 
-    q: Any
-    scale: Any
+    Kept as blocks of _BLOCK_COLUMNS columns, each block's rows side by side in memory: a
+    short input's block of columns is then turned into floats from one run of bytes, not from
+    a slice of every row (a third less time), and the floats are the same either way."""
+
+    def __init__(self, q: Any, scale: Any) -> None:
+        self.shape: tuple[int, int] = q.shape
+        inputs, columns = q.shape
+        self._blocks = np.ascontiguousarray(
+            q.reshape(inputs, columns // _BLOCK_COLUMNS, _BLOCK_COLUMNS).transpose(1, 0, 2)
+        )
+        self.scale = scale
 
     def times(self, x: Any, scratch: Any = None) -> Any:
         """x @ (q * scale); with `scratch` (float32, room for 1536 x _block_width of x's rows)
         a block of columns at a time through it, for an input of a few rows."""
+        inputs, columns = self.shape
+        blocks = self._blocks
         if scratch is None:
-            out = x @ self.q.astype(np.float32)
+            whole = np.empty((inputs, len(blocks), _BLOCK_COLUMNS), np.float32)
+            np.copyto(whole, blocks.transpose(1, 0, 2), casting="unsafe")
+            out = x @ whole.reshape(inputs, columns)
         else:
-            inputs, columns = self.q.shape
             rows = x.shape[0]
             width = _block_width(rows)
+            step = width // _BLOCK_COLUMNS
             out = np.empty((rows, columns), np.float32)
             block = scratch[: inputs * width].reshape(inputs, width)
-            for at in range(0, columns, width):
-                np.copyto(block, self.q[:, at : at + width], casting="unsafe")
-                np.matmul(x, block, out=out[:, at : at + width])
+            parts = block.reshape(inputs, step, _BLOCK_COLUMNS)
+            for at in range(0, len(blocks), step):
+                if step == 1:
+                    np.copyto(block, blocks[at], casting="unsafe")
+                else:
+                    np.copyto(parts, blocks[at : at + step].transpose(1, 0, 2), casting="unsafe")
+                start = at * _BLOCK_COLUMNS
+                np.matmul(x, block, out=out[:, start : start + width])
         out *= self.scale
         return out
 
@@ -223,13 +241,14 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
     prefix = "inner.encoder.layer."
     layers = []
     for i in range(_LAYERS):
-        q, k, v, attention_out, inner, out = (matrix(n) for n in matrices[6 * i : 6 * i + 6])
+        q, k, v = matrices[6 * i : 6 * i + 3]
+        attention_out, inner, out = (matrix(n) for n in matrices[6 * i + 3 : 6 * i + 6])
         p = f"{prefix}{i}."
         bias = [init[f"{p}attention.self.{part}.bias"] for part in ("query", "key", "value")]
         layer = _Layer(
             qkv=_Matrix(
-                np.ascontiguousarray(np.concatenate([q.q, k.q, v.q], axis=1)),
-                np.concatenate([q.scale, k.scale, v.scale], axis=1),
+                np.concatenate([init[f"{n}_q"] for n in (q, k, v)], axis=1),
+                np.concatenate([init[f"{n}_scale"].astype(np.float32) for n in (q, k, v)], axis=1),
             ),
             qkv_bias=np.concatenate(bias),
             attention_out=attention_out,
@@ -244,7 +263,7 @@ def _weights(init: dict[str, Any]) -> tuple[Any, Any, Any, tuple[Any, Any], list
             out_bias=init[f"{p}output.dense.bias"],
             norm2=(init[f"{p}output.LayerNorm.weight"], init[f"{p}output.LayerNorm.bias"]),
         )
-        shapes = (layer.qkv.q.shape, layer.inner.q.shape, layer.out.q.shape)
+        shapes = (layer.qkv.shape, layer.inner.shape, layer.out.shape)
         if shapes != ((384, 1152), (384, 1536), (1536, 384)):
             raise ValueError(f"layer {i}: unexpected weight shapes {shapes}")
         layers.append(layer)
