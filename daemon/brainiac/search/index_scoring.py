@@ -32,6 +32,7 @@ from array import array
 from collections.abc import Callable, Collection, Container, Iterable
 from typing import Any
 
+import numpy as np
 from whoosh import scoring
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
 from whoosh.scoring import BM25FScorer
@@ -40,6 +41,8 @@ from whoosh.util.numeric import byte_to_length
 from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
+# Matches from which `best` ranks in arrays rather than with a heap of tuples.
+_BEST_IN_NUMPY = 256
 # Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
 # each, and a context asks for a few dozen.
 _SCORERS_KEPT = 4096
@@ -91,10 +94,22 @@ def _in_leaf(
 def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     """The `limit` best of `scores` in Whoosh's order (score descending, then document number),
     without sorting all of them: a context keeps ~150 of a few thousand matches."""
-    ranked = heapq.nsmallest(
-        limit, zip(map(operator.neg, scores.values()), scores.keys(), strict=True)
-    )
-    return [(d, -negated) for negated, d in ranked]
+    count = len(scores)
+    if count < _BEST_IN_NUMPY or limit <= 0:
+        ranked = heapq.nsmallest(
+            limit, zip(map(operator.neg, scores.values()), scores.keys(), strict=True)
+        )
+        return [(d, -negated) for negated, d in ranked]
+    # The same order, from arrays: the matches that tie with the `limit`-th best or beat it,
+    # sorted by score descending, then document number (the same float comparisons).
+    negated = -np.fromiter(scores.values(), np.float64, count)
+    docs = np.fromiter(scores.keys(), np.int64, count)
+    if limit < count:
+        cut = np.partition(negated, limit - 1)[limit - 1]
+        kept = np.flatnonzero(negated <= cut)
+        negated, docs = negated[kept], docs[kept]
+    order = np.lexsort((docs, negated))[:limit]
+    return list(zip(docs[order].tolist(), (-negated[order]).tolist(), strict=True))
 
 
 def _scores(m: Any, keep: Container[int] | None = None) -> Scores:
