@@ -310,3 +310,17 @@ def test_a_context_finds_the_words_a_note_gains_and_not_those_it_lost(vault: Pat
         note.write_text(_note("Ferry", "The lamu dhow leaves at ten."), encoding="utf-8")
         assert "zanzibar ferry leaves" not in m.context("when does the zanzibar ferry leave?").text
         assert "lamu dhow leaves at ten" in m.context("when does the lamu dhow leave?").text
+
+
+def test_the_best_of_many_matches_are_a_full_sorts_first() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        count = rng.randint(0, 2000)
+        # Ties on purpose (equal scores, broken by document number), among thousands.
+        values = [
+            rng.choice([0.5, 2.25]) if rng.random() < 0.3 else rng.random() for _ in "x" * count
+        ]
+        scores = dict(zip(rng.sample(range(50_000), count), values, strict=True))
+        ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+        for limit in (0, 1, 5, 150, count, count + 3):
+            assert best(scores, limit) == ordered[:limit]
