@@ -45,7 +45,7 @@ Scores = dict[int, float]
 _BEST_IN_NUMPY = 256
 # Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
 # each, and a context asks for a few dozen.
-_SCORERS_KEPT = 4096
+_SCORERS_KEPT = 2048
 
 
 def match_scores(

@@ -262,8 +262,8 @@ def posting_blocks(
 
 
 # Lookups a segment's term table keeps before it starts afresh: each is a key of a few dozen
-# bytes and its place in the file, so at most a few megabytes a segment.
-_LOOKUPS_KEPT = 8192
+# bytes and its place in the file, so at most a megabyte a segment.
+_LOOKUPS_KEPT = 4096
 
 
 def keep_term_lookups(leaf: Any) -> None:
