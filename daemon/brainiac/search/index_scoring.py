@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import heapq
 import math
-import operator
 import weakref
 from array import array
 from collections.abc import Callable, Collection, Container, Iterable
 from typing import Any
 
-import numpy as np
 from whoosh import scoring
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
 from whoosh.scoring import BM25FScorer
@@ -41,8 +39,6 @@ from whoosh.util.numeric import byte_to_length
 from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
-# Matches from which `best` ranks in arrays rather than with a heap of tuples.
-_BEST_IN_NUMPY = 256
 # Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
 # each, and a context asks for a few dozen.
 _SCORERS_KEPT = 2048
@@ -94,22 +90,17 @@ def _in_leaf(
 def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     """The `limit` best of `scores` in Whoosh's order (score descending, then document number),
     without sorting all of them: a context keeps ~150 of a few thousand matches."""
-    count = len(scores)
-    if count < _BEST_IN_NUMPY or limit <= 0:
-        ranked = heapq.nsmallest(
-            limit, zip(map(operator.neg, scores.values()), scores.keys(), strict=True)
-        )
-        return [(d, -negated) for negated, d in ranked]
-    # The same order, from arrays: the matches that tie with the `limit`-th best or beat it,
-    # sorted by score descending, then document number (the same float comparisons).
-    negated = -np.fromiter(scores.values(), np.float64, count)
-    docs = np.fromiter(scores.keys(), np.int64, count)
-    if limit < count:
-        cut = np.partition(negated, limit - 1)[limit - 1]
-        kept = np.flatnonzero(negated <= cut)
-        negated, docs = negated[kept], docs[kept]
-    order = np.lexsort((docs, negated))[:limit]
-    return list(zip(docs[order].tolist(), (-negated[order]).tolist(), strict=True))
+    if limit <= 0 or not scores:
+        return []
+    if limit < len(scores):
+        # The `limit`-th best score, found among the bare floats (compared in C, no tuple
+        # made); only the matches that reach it are ordered, the ties at the cut with them.
+        cut = heapq.nlargest(limit, scores.values())[-1]
+        kept = [(-s, d) for d, s in scores.items() if s >= cut]
+    else:
+        kept = [(-s, d) for d, s in scores.items()]
+    kept.sort()
+    return [(d, -negated) for negated, d in kept[:limit]]
 
 
 def _scores(m: Any, keep: Container[int] | None = None) -> Scores:
