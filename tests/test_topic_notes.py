@@ -201,6 +201,34 @@ def test_an_event_both_in_the_event_log_and_in_a_note_is_placed_once(
     assert {back.id} | {e.id for e in logged} <= set(written)
 
 
+BUDDY_ADOPTED = [
+    ("Jon", "Guess what, I adopted Buddy from my neighbour yesterday, he is my dog now!"),
+    ("Gina", "Congrats! How is Buddy settling in?"),
+    ("Jon", "Buddy sleeps on my couch all day and goes crazy for the park."),
+    ("Gina", "I baked cookies for my class today, they loved them."),
+    ("Jon", "Yum, home-made cookies for a class sound great."),
+]
+
+
+def test_a_sessions_title_names_its_news_where_a_names_note_took_it(
+    memory: Memory, vault: Path
+) -> None:
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    _run(memory, T0 + dt.timedelta(hours=1))
+    later = T0 + dt.timedelta(days=3)
+    say_turns(memory, BUDDY_ADOPTED, "session 2", later)
+    _run(memory, later + dt.timedelta(hours=1))
+    notes = _notes(vault)
+    # The adoption is Buddy's, and his note holds it ...
+    assert _home(notes, "I adopted Buddy") == "Buddy"
+    # ... but the session's news is still what its note is called (not the cookies said
+    # after it), and that note leads to where the news is.
+    [session] = [n for n in notes if n.title == _home(notes, "home-made cookies")]
+    assert session.title.startswith("Jon adopted Buddy"), session.title
+    assert any("Buddy" in line for line in session.links), session.links
+
+
 ANNAS_1 = [
     ("Jon", "Anna Kim from the studio board approved my lease for the dance studio."),
     ("Gina", "That is great news about the lease!"),

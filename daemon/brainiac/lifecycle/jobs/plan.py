@@ -240,9 +240,12 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
     # question reads the turns of one session together (what was said before an answer, the
     # news a reaction is to, the date it was said on), and spread over notes holding other
     # sessions, those compete for one context budget with talk of other days.
-    answered = answering.turns_before(rest)
-    observed = [o for e in rest for o in observe.observations(e, previous=answered.get(e.id))]
-    title = _session_title(rest, place.memory, place.roles, observed)
+    # The title says what happened in the session, its news included where a name's note took
+    # it ("Caroline went to an LGBTQ conference" with the conference in `LGBTQ`): the note
+    # links the notes its session's other events went to.
+    answered = answering.turns_before(group)
+    observed = [o for e in group for o in observe.observations(e, previous=answered.get(e.id))]
+    title = _session_title(group, place.memory, place.roles, observed)
     if normalise(title) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same
         # title would make organization merge them, and a note per session would grow without
@@ -254,6 +257,7 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
     )
     target.events += [ev.render(e) for e in rest]
+    target.related += _homes_of(set(ev.ids(group)) - set(ev.ids(rest)), place.targets, target)
     # The earlier topic note this session continues, by meaning where this process has the
     # model loaded (the daemon), else by words (continuing.py).
     semantic = getattr(place.memory, "semantic_if_open", None)
@@ -265,6 +269,15 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
             target.rel, title, (normalise(title),), "active", 0, tags=tuple(tags), sessions=(key,)
         )
     )
+
+
+def _homes_of(moved: set[str], targets: dict[str, Target], besides: Target) -> list[str]:
+    """Links to the notes this plan gives any of the `moved` events, `besides` aside."""
+    return [
+        link(t.rel, t.title)
+        for t in targets.values()
+        if t is not besides and moved & {ev.parse_text(line)[0].id for line in t.events}
+    ]
 
 
 def _add_to(entry: Entry, events: Sequence[ev.Event], place: _Placing) -> None:
