@@ -316,3 +316,90 @@ def test_a_colour_is_a_value_of_a_closed_kind(memory: Memory) -> None:
     assert "purple" in conflict.correction
     right = memory.check("Nate dyed his hair purple on 20 April 2022.", now=now)
     assert right.status == "consistent", right.findings
+
+
+def test_a_value_beside_a_word_both_say_is_compared(memory: Memory) -> None:
+    # No typed value (no date, count, name): the sentence and the turn share "ensemble" and each
+    # gives its own word right before it, so those are the values; a paraphrase that keeps the
+    # turn's word, or leaves the place empty, agrees.
+    at = dt.datetime(2023, 3, 4, 18, 0)
+    _said(memory, "Kai", "Big news: I joined a jazz ensemble downtown, we rehearse weekly!", at)
+    _said(
+        memory,
+        "Lena",
+        "That's wonderful, Kai! I'm still learning the cello.",
+        at + dt.timedelta(minutes=1),
+    )
+    _said(
+        memory, "Kai", "Our ensemble plays at the library next month.", at + dt.timedelta(minutes=2)
+    )
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Kai joined a choral ensemble.", now=now).conflicts
+    assert "jazz ensemble" in conflict.correction
+    assert not memory.check("Kai joined a jazz ensemble downtown.", now=now).conflicts
+    assert not memory.check("Kai joined an ensemble.", now=now).conflicts
+
+
+def test_the_value_after_a_shared_word_and_what_is_no_value(memory: Memory) -> None:
+    # After the shared word, through the same small words ("a mix of"): "horror and comedy"
+    # against "sci-fi and romance". A pronoun or a verb's words between ("sending someone to
+    # fix") open no thing's place.
+    at = dt.datetime(2023, 3, 4, 18, 0)
+    _said(memory, "Lena", "My new novel is a mix of sci-fi and romance, finally drafted!", at)
+    _said(
+        memory,
+        "Lena",
+        "Gary is sending someone to fix the boiler on Monday.",
+        at + dt.timedelta(minutes=2),
+    )
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Lena's novel is a mix of horror and comedy.", now=now).conflicts
+    assert "sci-fi and romance" in conflict.correction
+    assert not memory.check("Lena's novel is a mix of sci-fi and romance.", now=now).conflicts
+    said = "Gary is sending someone to look at Lena's boiler on Monday."
+    assert not memory.check(said, now=now).conflicts
+
+
+def test_a_reply_is_about_what_it_was_asked(memory: Memory) -> None:
+    # The reply names neither the reading night nor who came: the question before it does, so
+    # the reply is the event the sentence is about, and its count is compared.
+    at = dt.datetime(2023, 5, 12, 19, 0)
+    _said(memory, "Lena", "We finally held the book club's reading night yesterday!", at)
+    _said(
+        memory,
+        "Kai",
+        "Amazing! How many people came to the reading night?",
+        at + dt.timedelta(minutes=1),
+    )
+    _said(
+        memory,
+        "Lena",
+        "There were 9 people there, more than ever before!",
+        at + dt.timedelta(minutes=2),
+    )
+    _said(memory, "Kai", "I walked 12 miles on the coast path today.", at + dt.timedelta(minutes=3))
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Twelve people came to Lena's reading night.", now=now).conflicts
+    assert "There were 9 people there" in conflict.correction
+    right = memory.check("Nine people came to Lena's reading night.", now=now)
+    assert right.status == "consistent", right.findings
+
+
+def test_a_speaker_who_drops_the_i_still_speaks_of_themselves(memory: Memory) -> None:
+    # "Just started doing aerial silks": no "I", and no one else the turn speaks of or to, so
+    # it is Omar's; a turn opening on someone else ("Zoe is ...") is not.
+    at = dt.datetime(2023, 6, 10, 9, 0)
+    _said(memory, "Omar", "Been swamped at work. Just started doing aerial silks, so fun!", at)
+    _said(memory, "Zoe", "Whoa, Omar, that sounds intense!", at + dt.timedelta(minutes=1))
+    _said(
+        memory,
+        "Omar",
+        "Zoe is a great swimmer, she started swimming in May 2022.",
+        at + dt.timedelta(minutes=2),
+    )
+    now = at + dt.timedelta(days=1)
+    (conflict,) = memory.check("Omar started doing aerial silks in March 2023.", now=now).conflicts
+    assert "Just started doing aerial silks" in conflict.correction
+    right = memory.check("Omar started doing aerial silks in June 2023.", now=now)
+    assert right.status == "consistent", right.findings
+    assert not memory.check("Omar started swimming in March 2023.", now=now).conflicts

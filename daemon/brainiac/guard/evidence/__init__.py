@@ -64,7 +64,7 @@ from brainiac.guard.check_facts.verdicts import (
     Finding,
     Known,
 )
-from brainiac.guard.evidence import named
+from brainiac.guard.evidence import exchange, named, slots
 from brainiac.guard.evidence.alignment import (
     Aligned,
     EventLine,
@@ -153,7 +153,7 @@ def with_events(
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
-    turns = event_lines(hits)
+    turns = exchange.with_context(memory, event_lines(hits))
     events = turns + _owned(observation_lines_of(memory, found or hits), turns)
     for f in result.findings:
         if _current(f, result):
@@ -199,8 +199,10 @@ def _judge_sentence(
 
     said = read(sentence, now)
     thing = _object(sentence)
-    if not (said.periods or said.numbers or said.names or thing) or not hits:
+    if not hits:
         return None
+    # a sentence with no typed value may still give one beside a word the event says (slots.py)
+    typed = bool(said.periods or said.numbers or said.names or thing)
     speakers = {e.role.lower() for e in hits if e.role}
     # "you" is the user where only the user and the assistant speak: the owners observations
     # name (people the user talks about) do not make it a conversation of named speakers
@@ -249,10 +251,23 @@ def _judge_sentence(
     weights = {w: math.log(1.0 + total / (1.0 + index.frequency(w))) for w in relation}
     aligned = [
         a
-        for a in (align(e, subject, relation, weights, said.names, owned) for e in hits)
+        for a in (
+            align(e, subject, relation, weights, said.names, owned, frozenset(speakers))
+            for e in hits
+        )
         if a is not None
     ]
     if not aligned:
+        return None
+    # A sentence of several clauses ("..., so your two review hours are free") says several
+    # things: its values may belong to any of them, so an event must be plainly about it.
+    needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
+    beside = _slot_conflict(
+        sentence, said, aligned, hits, relation - names, weights, speakers, needed
+    )
+    if beside is not None:
+        return _conflict_of(memory, sentence.strip(), beside, relation)
+    if not typed:
         return None
     if thing:
         return _judge_object(memory, sentence.strip(), thing, aligned, relation, len(clauses))
@@ -269,9 +284,6 @@ def _judge_sentence(
     top = max(a.score for a, _ in judged)
     near = [(a, v) for a, v in judged if a.score >= top - _MARGIN]
     agree = [a for a, v in near if v]
-    # A sentence of several clauses ("..., so your two review hours are free") says several
-    # things: its values may belong to any of them, so an event must be plainly about it.
-    needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
     if novel:
         # the event about it agrees on the date but never names the thing the sentence ends on
         close = [a for a in agree if a.core and a.score >= needed]
@@ -301,6 +313,56 @@ def _judge_sentence(
     if not differ:
         return None
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
+
+
+def _slot_conflict(
+    sentence: str,
+    said: Values,
+    aligned: list[Aligned],
+    events: list[EventLine],
+    relation: set[str],
+    weights: dict[str, float],
+    speakers: set[str],
+    needed: float,
+) -> Aligned | None:
+    """The event plainly about the sentence that gives another value beside a word both say
+    ("hot yoga" against "aerial yoga": slots.py), where no event about it gives the sentence's;
+    None otherwise. Plainly about it: holding most of the sentence's relation words once the
+    value's own words are set aside, as a date's are ("horror and comedy" are the value, not
+    what the turn must say)."""
+    anchors = relation - LIGHT_LEMMAS
+    if not anchors:
+        return None
+    drop = speakers | {"user"}
+    differ: list[tuple[Aligned, str]] = []
+    for a in aligned:
+        if not a.core:
+            continue
+        turn = _CAPTION_RE.sub(" ", a.event.text)
+        mine = slots.differs(sentence, a.sentence, turn, anchors, drop)
+        if mine is None:
+            continue
+        rest = relation - mine.words
+        held = rest & {lemma(w) for w in words_of(f"{turn} {a.event.context}")}
+        if not held - LIGHT_LEMMAS - {mine.anchor}:
+            continue  # the anchor alone ("played ... Chess") says no more than a verb
+        share = sum(weights[w] for w in held) / (sum(weights[w] for w in rest) or 1.0)
+        if share < needed:
+            continue
+        if (
+            said.periods
+            and a.values.periods
+            and not any(_close(p, q) for p in said.periods for q in a.values.periods)
+        ):
+            continue  # another time: another occasion, whatever it gave
+        differ.append((a, mine.anchor))
+    if not differ:
+        return None
+    # the sentence's value said beside the same word in any event found: two occasions, or a
+    # change, not a wrong value
+    if any(slots.holds(sentence, e.text, anchor, drop) for _, anchor in differ for e in events):
+        return None
+    return max((a for a, _ in differ), key=lambda a: a.score)
 
 
 def _current(f: Finding, result: CheckResult) -> bool:

@@ -25,12 +25,16 @@ from brainiac.guard.evidence.words import (
     owners,
     words_of,
 )
-from brainiac.text import extract
+from brainiac.text import extract, lexicon
+from brainiac.text.life_facts import USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
+_THIRD_PERSON = lexicon.word_set("he she they his her their he's she's they're")
+# what follows a subject that opens a sentence ("Max is", "She has")
+_SAYS_OF = lexicon.word_set("is was has had loves likes are were")
 _JOINT = frozenset({"you and", "and you", "and i", "me and", "i and"})
 _CANDIDATES = 40  # events compared, best first
 # The share of the sentence's relation words an event must hold to confirm it (an agreement
@@ -51,6 +55,8 @@ class EventLine:
     # turn itself: `id` is the event it was read from, `line` where it is written (1-based).
     observation: bool = False
     line: int | None = None
+    # the turns this one answers (exchange.py): which event it is, not what it states
+    context: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,20 +113,35 @@ def align(
     weights: dict[str, float],
     names: frozenset[str],
     owned: dict[str, str],
+    speakers: frozenset[str] = frozenset(),
 ) -> Aligned | None:
+    """`event` aligned with a sentence about `subject` saying `relation` (module docstring);
+    `speakers`: the conversation's, whose names in a reply ("Thanks, Caroline!") state nothing."""
     role = event.role.lower()
     text = event.text
     lowered = set(words_of(text))
     if subject is not None:
-        by_subject = role == subject and bool(FIRST_PERSON & lowered)
+        # a speaker's turn is about them when it says "I", or, between named people, when it
+        # speaks to no one: chat drops the pronoun ("Just started doing aerial yoga, it's
+        # great"), where a user's message to an assistant is often a note about someone else
+        # ("Gary is sending someone Monday"); a turn that says "you" outside its questions may
+        # be about the one spoken to
+        by_subject = role == subject and (
+            bool(FIRST_PERSON & lowered) or (role not in USER_ROLES and _drops_i(text))
+        )
         names_subject = subject in {bare(w) for w in lowered}
         if not (by_subject or names_subject):
             return None
     best: tuple[float, str, Values, bool] | None = None
     # Words first (cheap), values only for a turn that holds enough of the claim's words.
     words_all = {lemma(w) for w in lowered}
+    # a reply's question says what it is about ("How often do you work out?" "Three times")
+    asked = relation_words(event.context, read(event.context, event.at), {role}) & relation
     turn_score = _share(relation & words_all, weights)
-    if turn_score < _RELATED:
+    # only a turn that is not about the sentence on its own words is read as a reply: one
+    # that is keeps the verdict it had, and the turns after it do not take its words
+    replying = turn_score < _RELATED
+    if replying and _share(relation & (words_all | asked), weights) < _RELATED:
         return None
     whole = read(text, event.at)
     for sentence in extract.sentences(text):
@@ -137,6 +158,8 @@ def align(
             continue  # "your birthday" is not "my sister Lena's birthday"
         values = read(sentence, event.at)
         shared = relation & relation_words(sentence, values, {role})
+        if replying and (shared - LIGHT_LEMMAS or _states(values, speakers | {role})):
+            shared |= asked  # "It was Matt Patterson!": about what it was asked
         if not shared - LIGHT_LEMMAS:
             continue
         score = _share(shared, weights)
@@ -151,8 +174,11 @@ def align(
     if best is None:
         return None
     score, sentence, values, core = best
-    # The turn's other sentences often carry the time ("It was awesome! I talked about ...").
+    # The turn's other sentences often carry the time ("It was awesome! I talked about ...");
+    # a reply aligned only through its question states no time but its own
     timed = bool(values.periods)
+    if replying and not timed:
+        return Aligned(event, sentence, max(score, turn_score * 0.9), values, timed, core)
     if not timed and len({(p.start, p.end) for p in whole.periods}) == 1:
         values = dataclasses.replace(values, periods=whole.periods)
         timed = True
@@ -160,6 +186,35 @@ def align(
         day = event.at.date()
         values = dataclasses.replace(values, periods=(Period(day - dt.timedelta(days=1), day),))
     return Aligned(event, sentence, max(score, turn_score * 0.9), values, timed, core)
+
+
+def _states(values: Values, speakers: frozenset[str] | set[str]) -> bool:
+    """Whether a sentence states a value: a date, a count, a name other than a speaker's."""
+    return bool(values.periods or values.numbers or values.names - speakers)
+
+
+def _drops_i(text: str) -> bool:
+    """Whether a turn that never says "I" is still about its speaker: it speaks to no one
+    ("you", outside its questions) and no sentence of it opens on someone else ("Max is a
+    good boy", "She loves it")."""
+    for sentence in extract.sentences(text):
+        if sentence.rstrip().endswith("?"):
+            continue
+        words = words_of(sentence)
+        if YOU & set(words):
+            return False
+        if words and (words[0] in _THIRD_PERSON or _opens_on_subject(words)):
+            return False
+    return True
+
+
+def _opens_on_subject(words: list[str]) -> bool:
+    """Whether a sentence opens on what it is about ("Max is a good boy", "Yoga is great"),
+    not on a greeting or a dropped "I" ("Hey John!", "Just started doing yoga")."""
+    first = bare(words[0])
+    if first in lexicon.COMMON_STARTS or first in lexicon.STOP_WORDS:
+        return False
+    return len(words) > 1 and words[1] in _SAYS_OF
 
 
 def line_of(memory: MemoryLike, event: EventLine) -> int | None:
