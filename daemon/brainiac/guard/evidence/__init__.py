@@ -339,11 +339,14 @@ def _slot_conflict(
         if not a.core:
             continue
         turn = _CAPTION_RE.sub(" ", a.event.text)
-        mine = slots.differs(sentence, a.sentence, turn, anchors, drop)
+        # a word the exchange says anywhere (the turn, the question it answers) is not another
+        # value: "Marley flooring" against "the floor" where "hardwood" came up just before
+        exchange_said = f"{turn} {a.event.context}"
+        mine = slots.differs(sentence, a.sentence, exchange_said, anchors, drop)
         if mine is None:
             continue
         rest = relation - mine.words
-        held = rest & {lemma(w) for w in words_of(f"{turn} {a.event.context}")}
+        held = rest & {lemma(w) for w in words_of(exchange_said)}
         if not held - LIGHT_LEMMAS - {mine.anchor}:
             continue  # the anchor alone ("played ... Chess") says no more than a verb
         share = sum(weights[w] for w in held) / (sum(weights[w] for w in rest) or 1.0)

@@ -126,10 +126,10 @@ def slots_of(text: str, anchors: set[str], drop: set[str]) -> list[Slot]:
         j = i + 1
         while j < len(words) and words[j] in _BETWEEN and j - i <= _SKIPPED:
             j += 1
-        # "sending someone to look": a pronoun or a verb's words between, not a thing's place
-        after = (
-            _run(words, j, 1, drop) if j == len(words) or words[j] not in lexicon.STOP_WORDS else []
-        )
+        # "sending someone to look": a pronoun or a verb's words between, not a thing's place;
+        # right after a word that is no verb ("the store sells ..."), its own verb may follow
+        placed = j == len(words) or words[j] not in lexicon.STOP_WORDS
+        after = _run(words, j, 1, drop) if placed and (j > i + 1 or _verb_form(w)) else []
         if after:
             out.append(
                 slot(base, after, True, tuple(w for w in words[i + 1 : j] if w not in _ARTICLES))
