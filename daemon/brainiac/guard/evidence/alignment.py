@@ -136,13 +136,15 @@ def align(
     # Words first (cheap), values only for a turn that holds enough of the claim's words.
     words_all = {lemma(w) for w in lowered}
     # a reply's question says what it is about ("How often do you work out?" "Three times")
-    asked = relation_words(event.context, read(event.context, event.at), {role}) & relation
     turn_score = _share(relation & words_all, weights)
     # only a turn that is not about the sentence on its own words is read as a reply: one
     # that is keeps the verdict it had, and the turns after it do not take its words
     replying = turn_score < _RELATED
-    if replying and _share(relation & (words_all | asked), weights) < _RELATED:
-        return None
+    asked: set[str] = set()
+    if replying:
+        asked = {lemma(w) for w in words_of(event.context)} & relation - {role}
+        if _share(relation & (words_all | asked), weights) < _RELATED:
+            return None
     whole = read(text, event.at)
     for sentence in extract.sentences(text):
         if subject is not None and role != subject:
