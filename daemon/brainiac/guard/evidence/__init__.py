@@ -263,7 +263,7 @@ def _judge_sentence(
     # things: its values may belong to any of them, so an event must be plainly about it.
     needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
     beside = _slot_conflict(
-        sentence, said, aligned, hits, relation - names, weights, speakers, needed
+        sentence, said, aligned, hits, relation - names, weights, speakers, needed, index
     )
     if beside is not None:
         return _conflict_of(memory, sentence.strip(), beside, relation)
@@ -324,6 +324,7 @@ def _slot_conflict(
     weights: dict[str, float],
     speakers: set[str],
     needed: float,
+    index: Any,
 ) -> Aligned | None:
     """The event plainly about the sentence that gives another value beside a word both say
     ("hot yoga" against "aerial yoga": slots.py), where no event about it gives the sentence's;
@@ -343,7 +344,10 @@ def _slot_conflict(
         # value: "Marley flooring" against "the floor" where "hardwood" came up just before
         exchange_said = f"{turn} {a.event.context}"
         mine = slots.differs(sentence, a.sentence, exchange_said, anchors, drop)
-        if mine is None:
+        if mine is None or all(_heard(w, index) for w in mine.written):
+            # a value the memory has said somewhere may be a paraphrase of the turn's ("a
+            # fashion store" for "my clothing store"): only one it never said is plainly
+            # another, as a thing the sentence ends on is (`_unheard`)
             continue
         rest = relation - mine.words
         held = rest & {lemma(w) for w in words_of(exchange_said)}

@@ -19,6 +19,7 @@ from brainiac.guard.evidence.values import Period, Values, read, relation_words
 from brainiac.guard.evidence.words import (
     FIRST_PERSON,
     LIGHT_LEMMAS,
+    VERB_FORMS,
     YOU,
     bare,
     lemma,
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
 
 _THIRD_PERSON = lexicon.word_set("he she they his her their he's she's they're")
+# words before the verb of a sentence whose "I" is dropped ("Just started", "Finally got")
+_LEADS = lexicon.word_set("just finally recently also still actually so and but oh")
 # what follows a subject that opens a sentence ("Max is", "She has")
 _SAYS_OF = lexicon.word_set("is was has had loves likes are were")
 _JOINT = frozenset({"you and", "and you", "and i", "me and", "i and"})
@@ -127,7 +130,8 @@ def align(
         # ("Gary is sending someone Monday"); a turn that says "you" outside its questions may
         # be about the one spoken to
         by_subject = role == subject and (
-            bool(FIRST_PERSON & lowered) or (role not in USER_ROLES and _drops_i(text))
+            bool(FIRST_PERSON & lowered)
+            or (role not in USER_ROLES and _drops_i(text, bool(event.context)))
         )
         names_subject = subject in {bare(w) for w in lowered}
         if not (by_subject or names_subject):
@@ -195,10 +199,14 @@ def _states(values: Values, speakers: frozenset[str] | set[str]) -> bool:
     return bool(values.periods or values.numbers or values.names - speakers)
 
 
-def _drops_i(text: str) -> bool:
-    """Whether a turn that never says "I" is still about its speaker: it speaks to no one
-    ("you", outside its questions) and no sentence of it opens on someone else ("Max is a
-    good boy", "She loves it")."""
+def _drops_i(text: str, answers: bool) -> bool:
+    """Whether a turn that never says "I" is still about its speaker: a sentence of it opens
+    on what the speaker did ("Just started doing aerial yoga", "Been busy", "Took a trip"), or
+    it `answers` the other's question ("There were 9 people there"); and it speaks to no one
+    ("you", outside its questions: "Congrats on the new job!" is about the one spoken to,
+    said or not) and no sentence opens on someone else ("Max is a good boy", "She loves it").
+    """
+    dropped = answers
     for sentence in extract.sentences(text):
         if sentence.rstrip().endswith("?"):
             continue
@@ -207,7 +215,16 @@ def _drops_i(text: str) -> bool:
             return False
         if words and (words[0] in _THIRD_PERSON or _opens_on_subject(words)):
             return False
-    return True
+        acts = [w for w in words[:3] if w not in _LEADS]
+        dropped = dropped or bool(acts and _did(acts[0]))
+    return dropped
+
+
+def _did(word: str) -> bool:
+    """A verb's past or -ing form opening a sentence: what the speaker did or is doing."""
+    return (
+        word in VERB_FORMS or word == "been" or (word.endswith(("ed", "ing")) and "-" not in word)
+    )
 
 
 def _opens_on_subject(words: list[str]) -> bool:

@@ -65,6 +65,7 @@ class Slot:
     # a name ("Marley flooring", "the coast of New England") is of another kind than a
     # description ("a classic movie"): only names are compared with names
     named: bool = False
+    written: tuple[str, ...] = ()  # the value's words as written (lowercased)
 
 
 def _verb_form(word: str) -> bool:
@@ -113,7 +114,7 @@ def slots_of(text: str, anchors: set[str], drop: set[str]) -> list[Slot]:
     def slot(anchor: str, at: list[int], after: bool, joined: tuple[str, ...]) -> Slot:
         value = frozenset(lemma(words[k].rstrip("-")) for k in at)
         named = any(k > 0 and written[k][:1].isupper() for k in at)
-        return Slot(anchor, after, value, joined, named)
+        return Slot(anchor, after, value, joined, named, tuple(words[k].rstrip("-") for k in at))
 
     out: list[Slot] = []
     for i, w in enumerate(words):
