@@ -8,6 +8,7 @@ import datetime as dt
 
 import pytest
 
+from brainiac.guard.evidence import slots
 from brainiac.guard.evidence.alignment import EventLine, align, event_lines, subject_of
 from brainiac.guard.evidence.values import Period, read, relation_words
 from brainiac.guard.evidence.words import american, lemma, owners
@@ -152,3 +153,48 @@ def test_an_event_is_aligned_when_it_is_the_subjects_and_holds_the_claims_words(
     assert not aligned.timed and aligned.values.periods == (Period(_day(5, 7), _day(5, 8)),)
     other = EventLine("e3", "memory/short_term.md", "caroline", MONDAY, "I ran a charity race!")
     assert align(other, "melanie", relation, weights, said.names, {}) is None  # not hers
+
+
+def test_a_speakers_turn_without_i_is_theirs_only_when_it_says_what_they_did() -> None:
+    claim = "Melanie started a pottery class last Saturday"
+    said = read(claim, MONDAY)
+    relation = relation_words(claim, said, {"melanie"})
+    weights = dict.fromkeys(relation, 1.0)
+
+    def turn(text: str, context: str = "") -> EventLine:
+        return EventLine("e4", "memory/short_term.md", "melanie", MONDAY, text, context=context)
+
+    # the "I" dropped before what she did: hers
+    assert align(turn("Just started a pottery class, so fun!"), "melanie", relation, weights,
+                 said.names, {}) is not None  # fmt: skip
+    # said to the other ("Congrats on ...") or of someone else ("Max is ..."): not hers
+    for text in ("Congrats on the pottery class! Started already?", "Max started a pottery "
+                 "class, he is so proud."):  # fmt: skip
+        assert align(turn(text), "melanie", relation, weights, said.names, {}) is None, text
+    # an answer to the other's question is hers
+    answer = turn("Started a pottery class.", "How was your week? What did you do?")
+    assert align(answer, "melanie", relation, weights, said.names, {}) is not None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "event", "differs"),
+    [
+        ("She started doing hot yoga.", "Just started doing aerial yoga.", "yoga"),
+        ("It is a mix of horror and comedy.", "It's a mix of drama and romance!", "mix"),
+        # the turn says the sentence's word somewhere: a paraphrase, not another value
+        (
+            "They went to the homeless shelter.",
+            "Went to the local shelter, the homeless one.",
+            None,
+        ),
+        # a name is compared with a name only, not with a description
+        ('She watched "Inception" again.', "I watched a classic movie again.", None),
+        # a verb after a word that is no verb opens another clause; a pronoun opens no place
+        ("Her car accident was scary.", "A car ran a red light.", None),
+        ("Gary is sending someone to look at it.", "Gary is sending someone to fix it.", None),
+    ],
+)
+def test_the_values_beside_a_shared_word(sentence: str, event: str, differs: str | None) -> None:
+    anchors = {lemma(w) for w in ("yoga", "mix", "shelter", "watched", "car", "sending")}
+    found = slots.differs(sentence, event, event, anchors, set())
+    assert (found.anchor if found else None) == (lemma(differs) if differs else None)
