@@ -9,12 +9,15 @@ the facts could not judge is also compared with the events it is about:
    `## Observations` lines, compared exactly as the turns they were read from);
 2. align: an event (a turn) is about the sentence when it is said by, or names, the sentence's
    subject (a speaker named in it, or the user for "you") and holds most of the sentence's other
-   content words once its values are set aside (light lemmatising: "went" is "go");
+   content words once its values are set aside (light lemmatising: "went" is "go"); a reply
+   is read with the question it answers (exchange.py: "Three times a week" after "How often
+   do you work out?");
 3. read typed values on both sides: dates as periods, with the event's relative dates resolved
    against the event's own time ("yesterday", "last Saturday", "last week", "next month",
    "two years ago"), numbers with the noun they count, proper names (people, places), a name
    given as the value ("named Shadow", "colleague Rob": named.py), the thing the sentence ends
-   on ("a line of sneakers") and whom it was with ("with her aunt");
+   on ("a line of sneakers"), whom it was with ("with her aunt"), and the words beside a word
+   both say, of any kind ("hot yoga" and "aerial yoga": slots.py);
 4. decide: a value the event states the same way -> consistent; only when every aligned event
    that has a value of the sentence's kind states another one (and the sentence's value is said
    by none of them) -> conflict, with the event id, file, line, its sentence and the correction;
@@ -37,11 +40,12 @@ said otherwise is cleared by an event stating the sentence's date for a past hap
 
 This package's top decides (step 4, `with_events`); each other step is its own module:
 `alignment.py` (1 and 2: the events among the hits, which of them a sentence is about),
-`values.py` (3: dates, counts and names, and the relation words left beside them), `named.py`
-(3: the names given as a value), `words.py` (the plain forms those are compared in),
-`kinds.py` (3: the values of a closed kind: relatives, colours), `observations.py` (1: the
-notes' observations), `whose.py` (4: whose the sentence is, and the owner's evidence that
-clears it) and `given_facts.py` (5).
+`exchange.py` (2: the question a reply answers), `slots.py` (3 and 4: the value beside a
+shared word), `values.py` (3: dates, counts and names, and the relation words left beside
+them), `named.py` (3: the names given as a value), `words.py` (the plain forms those are
+compared in), `kinds.py` (3: the values of a closed kind: relatives, colours),
+`observations.py` (1: the notes' observations), `whose.py` (4: whose the sentence is, and
+the owner's evidence that clears it) and `given_facts.py` (5).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ from brainiac.guard.check_facts.verdicts import (
 )
 from brainiac.guard.evidence import exchange, named, slots
 from brainiac.guard.evidence.alignment import (
+    CAPTION_RE,
     Aligned,
     EventLine,
     align,
@@ -75,20 +80,19 @@ from brainiac.guard.evidence.alignment import (
 )
 from brainiac.guard.evidence.given_facts import beside_facts
 from brainiac.guard.evidence.kinds import another_of_kind, of_kinds
-from brainiac.guard.evidence.observations import observation_lines_of
+from brainiac.guard.evidence.observations import observation_lines_of, owned
 from brainiac.guard.evidence.values import Period, Values, read, relation_words
 from brainiac.guard.evidence.whose import has_owner, said_elsewhere
 from brainiac.guard.evidence.words import (
     LIGHT_LEMMAS,
-    VERB_FORMS,
     american,
     bare,
     lemma,
     owners,
+    verb_form,
     words_of,
 )
 from brainiac.text import claims, lexicon
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
@@ -122,7 +126,6 @@ _OPENERS = _COPULAS | lexicon.word_set(
 )
 _TAIL_WORDS = 5  # the words of the phrase a sentence ends on ("a mint chocolate chip ice cream")
 _WHOLE_MONTH = dt.timedelta(days=27)  # a period this long was said as a month or a year
-_CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
 
 # The past said as the past (check_facts/clauses.py's list, less "old" and "earlier": "her old
 # car" is a car, and the events are all past anyway).
@@ -154,7 +157,7 @@ def with_events(
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
     turns = exchange.with_context(memory, event_lines(hits))
-    events = turns + _owned(observation_lines_of(memory, found or hits), turns)
+    events = turns + owned(observation_lines_of(memory, found or hits), turns)
     for f in result.findings:
         if _current(f, result):
             # A fact's date said otherwise, where an event about the sentence states the
@@ -215,7 +218,7 @@ def _judge_sentence(
     # A name the memory knows (said in any of these events) is not a wrong name: it may be
     # context ("lodged with Dublin City Council"), so only unknown names can contradict. An
     # image's caption is a model's guess at a picture, not something said: it knows no name.
-    said_texts = [_CAPTION_RE.sub(" ", e.text) for e in hits]
+    said_texts = [CAPTION_RE.sub(" ", e.text) for e in hits]
     known_names = {n for t in said_texts for n in claims.names(t)} | {
         bare(w) for t in said_texts for w in words_of(t) if len(w) > 3
     }
@@ -262,8 +265,19 @@ def _judge_sentence(
     # A sentence of several clauses ("..., so your two review hours are free") says several
     # things: its values may belong to any of them, so an event must be plainly about it.
     needed = _ALIGNED if len(clauses) == 1 else _ALIGNED_CLAUSES
-    beside = _slot_conflict(
-        sentence, said, aligned, hits, relation - names, weights, speakers, needed, index
+    # an event of another time is another occasion, whatever it gave beside a shared word
+    same_time = [
+        a
+        for a in aligned
+        if not (said.periods and a.values.periods)
+        or any(_close(p, q) for p in said.periods for q in a.values.periods)
+    ]
+    beside = slots.beside(
+        sentence,
+        slots.Asked(relation - names, weights, speakers | {"user"}, needed),
+        same_time,
+        hits,
+        lambda word: bool(_heard(word, index)),
     )
     if beside is not None:
         return _conflict_of(memory, sentence.strip(), beside, relation)
@@ -315,63 +329,6 @@ def _judge_sentence(
     return _conflict_of(memory, claim, max(differ, key=lambda a: a.score), relation)
 
 
-def _slot_conflict(
-    sentence: str,
-    said: Values,
-    aligned: list[Aligned],
-    events: list[EventLine],
-    relation: set[str],
-    weights: dict[str, float],
-    speakers: set[str],
-    needed: float,
-    index: Any,
-) -> Aligned | None:
-    """The event plainly about the sentence that gives another value beside a word both say
-    ("hot yoga" against "aerial yoga": slots.py), where no event about it gives the sentence's;
-    None otherwise. Plainly about it: holding most of the sentence's relation words once the
-    value's own words are set aside, as a date's are ("horror and comedy" are the value, not
-    what the turn must say)."""
-    anchors = relation - LIGHT_LEMMAS
-    if not anchors:
-        return None
-    drop = speakers | {"user"}
-    differ: list[tuple[Aligned, str]] = []
-    for a in aligned:
-        if not a.core:
-            continue
-        turn = _CAPTION_RE.sub(" ", a.event.text)
-        # a word the exchange says anywhere (the turn, the question it answers) is not another
-        # value: "Marley flooring" against "the floor" where "hardwood" came up just before
-        exchange_said = f"{turn} {a.event.context}"
-        mine = slots.differs(sentence, a.sentence, exchange_said, anchors, drop)
-        if mine is None or all(_heard(w, index) for w in mine.written):
-            # a value the memory has said somewhere may be a paraphrase of the turn's ("a
-            # fashion store" for "my clothing store"): only one it never said is plainly
-            # another, as a thing the sentence ends on is (`_unheard`)
-            continue
-        rest = relation - mine.words
-        held = rest & {lemma(w) for w in words_of(exchange_said)}
-        if not held - LIGHT_LEMMAS - {mine.anchor}:
-            continue  # the anchor alone ("played ... Chess") says no more than a verb
-        share = sum(weights[w] for w in held) / (sum(weights[w] for w in rest) or 1.0)
-        if share < needed:
-            continue
-        if (
-            said.periods
-            and a.values.periods
-            and not any(_close(p, q) for p in said.periods for q in a.values.periods)
-        ):
-            continue  # another time: another occasion, whatever it gave
-        differ.append((a, mine.anchor))
-    if not differ:
-        return None
-    # the sentence's value said beside the same word in any event found: two occasions, or a
-    # change, not a wrong value
-    if any(slots.holds(sentence, e.text, anchor, drop) for _, anchor in differ for e in events):
-        return None
-    return max((a for a, _ in differ), key=lambda a: a.score)
-
-
 def _current(f: Finding, result: CheckResult) -> bool:
     """Whether `f` is the fact path's conflict with a fact's current value (not a superseded
     value restated, which no event can clear: the event that said it is older)."""
@@ -405,17 +362,6 @@ def _agreed(
         unjudged = dataclasses.replace(f, status=UNVERIFIED)
         finding, conflict = beside_facts(finding, conflict, unjudged, known, now)
     return finding if finding.status == CONSISTENT and conflict is None else None
-
-
-def _owned(observations: list[EventLine], turns: list[EventLine]) -> list[EventLine]:
-    """Observations whose owner speaks as the turns' speakers do: in a conversation between
-    named people an observation's first name is its owner only when it is one of them ("Lisbon
-    was amazing" is nobody's); where only the user and the assistant speak, the people the
-    observations name are the speakers to tell apart."""
-    said = {e.role.lower() for e in turns if e.role}
-    if not said - USER_ROLES - NOBODY_ROLES:
-        return observations
-    return [o if o.role.lower() in said else dataclasses.replace(o, role="") for o in observations]
 
 
 def _conflict_of(
@@ -454,7 +400,7 @@ def _tail(sentence: str, said: Values) -> list[str]:
     tail: list[str] = []
     # back to the verb or the word that opens the phrase: "... happened" ends on no thing
     while words and not (
-        words[-1] in lexicon.STOP_WORDS or _verb_form(words[-1]) or "'" in words[-1]
+        words[-1] in lexicon.STOP_WORDS or verb_form(words[-1]) or "'" in words[-1]
     ):
         tail.append(words.pop())
     if not tail and len(words) > 1 and words[-1].endswith("ing") and words[-2] in _COPULAS:
@@ -484,11 +430,6 @@ def _heard(word: str, index: Any) -> int:
     """How many documents hold `word` in either spelling ("colours" where the conversation
     says "colors"): a word the memory said the other way is no word it never said."""
     return int(index.frequency(word) or index.frequency(american(word)))
-
-
-def _verb_form(word: str) -> bool:
-    """A verb's past or -ing form; "pie-eating" is a thing's name."""
-    return word in VERB_FORMS or (word.endswith(("ed", "ing")) and "-" not in word)
 
 
 def _near(name: str, words: set[str]) -> bool:
@@ -585,12 +526,12 @@ def _compare(
     theirs = set(a.values.names) - {a.event.role.lower()} - speakers - known
     if slot:
         # the name given as the value: the event names it, or gives another in its place
-        said_here = {bare(w) for w in words_of(_CAPTION_RE.sub(" ", a.event.text))}
+        said_here = {bare(w) for w in words_of(CAPTION_RE.sub(" ", a.event.text))}
         if all(n in said_here or _near(n, said_here) for n in slot):
             verdicts.append(True)
         else:
             nouns = relation & {lemma(w) for w in words_of(a.event.text)}
-            given = named.value_names(_CAPTION_RE.sub(" ", a.event.text), nouns)
+            given = named.value_names(CAPTION_RE.sub(" ", a.event.text), nouns)
             if given - slot - speakers - {a.event.role.lower()}:
                 verdicts.append(False)
     if unknown:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ _THIRD_PERSON = lexicon.word_set("he she they his her their he's she's they're")
 _LEADS = lexicon.word_set("just finally recently also still actually so and but oh")
 # what follows a subject that opens a sentence ("Max is", "She has")
 _SAYS_OF = lexicon.word_set("is was has had loves likes are were")
+CAPTION_RE = re.compile(r"\[image:[^\]]*\]")  # a shared picture's caption, a model's guess
 _JOINT = frozenset({"you and", "and you", "and i", "me and", "i and"})
 _CANDIDATES = 40  # events compared, best first
 # The share of the sentence's relation words an event must hold to confirm it (an agreement

@@ -12,6 +12,7 @@ month file of the archive an event is logged in, the short-term document), read 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from brainiac.core.errors import BrainiacError
 from brainiac.guard.evidence.alignment import EventLine
 from brainiac.store.vault import SHORT_TERM
 from brainiac.text import claims, observation_lines
+from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit
@@ -75,3 +77,14 @@ def _owner(statement: str) -> str:
         if word.lower() in names:
             return word
     return ""
+
+
+def owned(observations: list[EventLine], turns: list[EventLine]) -> list[EventLine]:
+    """Observations whose owner speaks as the turns' speakers do: in a conversation between
+    named people an observation's first name is its owner only when it is one of them ("Lisbon
+    was amazing" is nobody's); where only the user and the assistant speak, the people the
+    observations name are the speakers to tell apart."""
+    said = {e.role.lower() for e in turns if e.role}
+    if not said - USER_ROLES - NOBODY_ROLES:
+        return observations
+    return [o if o.role.lower() in said else dataclasses.replace(o, role="") for o in observations]

@@ -13,21 +13,24 @@ A slot differs only when both sides give content words there, none of the senten
 the slot is said anywhere in the event's turn, and none of the event's is in the sentence: a
 paraphrase that keeps one word ("the local shelter" and "the homeless shelter near me", where
 the turn says "homeless") agrees. Words that judge or size a thing ("great", "new", "little",
-"first") or say when are no value. Pure reading: no I/O.
+"first") or say when are no value. Pure reading: no I/O (`beside` is handed whether the
+memory has said a word).
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from brainiac.guard.evidence.alignment import CAPTION_RE, Aligned, EventLine
 from brainiac.guard.evidence.words import (
     FIRST_PERSON,
     LIGHT_LEMMAS,
-    VERB_FORMS,
     YOU,
     lemma,
+    verb_form,
     words_of,
 )
 from brainiac.text import claims, lexicon
@@ -68,11 +71,6 @@ class Slot:
     written: tuple[str, ...] = ()  # the value's words as written (lowercased)
 
 
-def _verb_form(word: str) -> bool:
-    """A verb's past or -ing form ("ran", "happened", "going"); "pie-eating" names a thing."""
-    return word in VERB_FORMS or (word.endswith(("ed", "ing")) and "-" not in word)
-
-
 def _plain(word: str, drop: set[str]) -> str | None:
     """The lemma of a word that may be part of a value, None for one that may not."""
     if word in lexicon.STOP_WORDS or word in FIRST_PERSON or word in YOU or len(word) < 3:
@@ -96,7 +94,7 @@ def _run(words: list[str], start: int, step: int, drop: set[str]) -> list[int]:
         if step > 0 and w in _JOINERS and found:
             i += step
             continue
-        if w in lexicon.STOP_WORDS or "'" in w or "’" in w or _verb_form(w):
+        if w in lexicon.STOP_WORDS or "'" in w or "’" in w or verb_form(w):
             break  # a value is a thing: a verb after the anchor opens another clause
         base = _plain(w, drop)
         if base is None:
@@ -130,7 +128,7 @@ def slots_of(text: str, anchors: set[str], drop: set[str]) -> list[Slot]:
         # "sending someone to look": a pronoun or a verb's words between, not a thing's place;
         # right after a word that is no verb ("the store sells ..."), its own verb may follow
         placed = j == len(words) or words[j] not in lexicon.STOP_WORDS
-        after = _run(words, j, 1, drop) if placed and (j > i + 1 or _verb_form(w)) else []
+        after = _run(words, j, 1, drop) if placed and (j > i + 1 or verb_form(w)) else []
         if after:
             out.append(
                 slot(base, after, True, tuple(w for w in words[i + 1 : j] if w not in _ARTICLES))
@@ -179,3 +177,61 @@ def _misspelt(word: str, told: set[str]) -> bool:
         for w in told
         if w[:1] == word[:1]
     )
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What `beside` needs of the sentence beyond its text: its relation words (lemmas) and
+    their weights, the words that are no value (the speakers' names), and the share of the
+    relation an event must hold to be plainly about it."""
+
+    relation: set[str]
+    weights: dict[str, float]
+    drop: set[str]
+    needed: float
+
+
+def beside(
+    sentence: str,
+    asked: Asked,
+    aligned: list[Aligned],
+    events: list[EventLine],
+    heard: Callable[[str], bool],
+) -> Aligned | None:
+    """The event plainly about the sentence that gives another value beside a word both say
+    ("hot yoga" against "aerial yoga"), where no event found gives the sentence's; None
+    otherwise. Plainly about it: holding most of the sentence's relation words once the
+    value's own words are set aside, as a date's are ("horror and comedy" are the value, not
+    what the turn must say), and more than the anchor. `heard`: whether the memory has said a
+    word in any form."""
+    anchors = asked.relation - LIGHT_LEMMAS
+    if not anchors:
+        return None
+    differ: list[tuple[Aligned, str]] = []
+    for a in aligned:
+        if not a.core:
+            continue
+        # a word the exchange says anywhere (the turn, the question it answers) is not another
+        # value; an image's caption is a model's guess, not something said
+        exchange = f"{CAPTION_RE.sub(' ', a.event.text)} {a.event.context}"
+        mine = differs(sentence, a.sentence, exchange, anchors, asked.drop)
+        if mine is None or all(heard(w) for w in mine.written):
+            # a value the memory has said somewhere may be a paraphrase of the turn's ("a
+            # fashion store" for "my clothing store"): only one it never said is plainly
+            # another, as a thing the sentence ends on is (evidence/__init__.py `_unheard`)
+            continue
+        rest = asked.relation - mine.words
+        held = rest & {lemma(w) for w in words_of(exchange)}
+        if not held - LIGHT_LEMMAS - {mine.anchor}:
+            continue  # the anchor alone ("played ... Chess") says no more than a verb
+        weights = asked.weights
+        if sum(weights[w] for w in held) < asked.needed * sum(weights[w] for w in rest):
+            continue
+        differ.append((a, mine.anchor))
+    if not differ:
+        return None
+    # the sentence's value said beside the same word in any event found: two occasions, or a
+    # change, not a wrong value
+    if any(holds(sentence, e.text, anchor, asked.drop) for _, anchor in differ for e in events):
+        return None
+    return max((a for a, _ in differ), key=lambda a: a.score)

@@ -77,6 +77,13 @@ _IRREGULAR = {
 }
 # The irregular verb forms above ("met Jean" says whom, not what someone is called).
 VERB_FORMS = frozenset(_IRREGULAR) - lexicon.word_set("kids kid children mom mum dad fest")
+
+
+def verb_form(word: str) -> bool:
+    """A verb's past or -ing form ("ran", "happened", "going"); "pie-eating" is a thing's name."""
+    return word in VERB_FORMS or (word.endswith(("ed", "ing")) and "-" not in word)
+
+
 FIRST_PERSON = lexicon.word_set("i i'm i've i'll i'd me my mine myself we we're we've us our")
 YOU = lexicon.word_set("you you're you've your yours yourself")
 
