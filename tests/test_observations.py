@@ -1066,3 +1066,71 @@ def test_a_promise_said_back_is_no_observation() -> None:
     assert _said("Thanks, Maria! I'll definitely stick up for our neighborhood.") is None
     assert _said("Yeah! I'm finally living my true self.") is None
     assert _said("I'm living in a small flat by the river now.") is not None
+
+
+def test_it_in_a_reply_is_the_one_thing_the_question_asked_about() -> None:
+    # "it" the sentence gives nothing to stand for: the "your X" the question asked about
+    assert _replied(
+        "Hey Lena! So, what about your new novel now? Any plans?",
+        "Omar",
+        "I've been doing lots of research and networking non-stop for it.",
+        role="Lena",
+    ) == ("Lena has been doing lots of research and networking non-stop for their new novel.")
+    assert _replied(
+        "Welcome back! How was your trip to Lisbon?",
+        "Omar",
+        "I loved it, and I walked all over the old town every single day.",
+        role="Lena",
+    ) == ("Lena loved their trip to Lisbon, and walked all over the old town every single day.")
+    # two things asked about, or "your X" only named in passing: "it" stays, and leans
+    assert (
+        _replied(
+            "How was your trip? And your new flat?",
+            "Omar",
+            "I loved it, and I walked all over the old town every single day.",
+            role="Lena",
+        )
+        is None
+    )
+    assert _replied(
+        "Could that book spark any ideas for your bakery?",
+        "Omar",
+        "Listening to customers matters, so I'm gonna try it out next month.",
+        role="Lena",
+    ) != ("Listening to customers matters, so Lena is gonna try their bakery out next month.")
+
+
+def test_what_we_did_in_reply_to_how_was_it_says_where_or_is_no_line() -> None:
+    # the question's thing is only "it": what "we" did, named by nothing, is at what?
+    assert (
+        _replied(
+            "Looks like you had a lovely afternoon! How was it?",
+            "Omar",
+            "So fun! We sang songs, baked bread, and just chilled together.",
+            role="Lena",
+        )
+        is None
+    )
+    assert (
+        _replied(
+            "No way, that's so cool. What was the most exciting part of it?",
+            "Omar",
+            "We all shared big plans, sketched together, and kept each other going.",
+            role="Lena",
+        )
+        is None
+    )
+    # "there" is the one place the turn before pointed at
+    assert _replied(
+        "Wow, that lake looks so calm! What do you and the kids do there?",
+        "Omar",
+        "We love swimming, fishing, and skipping stones.",
+        role="Lena",
+    ) == ("Lena and others love swimming, fishing, and skipping stones at the lake.")
+    # what "we" did, with its thing named, stands as it is
+    assert _replied(
+        "Looks like you had a lovely afternoon! How was it?",
+        "Omar",
+        "We baked sourdough bread at the community kitchen.",
+        role="Lena",
+    ) == ("Lena and others baked sourdough bread at the community kitchen.")

@@ -107,7 +107,54 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     said = _THE_RE.sub(lambda m: _owned(m, owners), sentence)
     if _IN_FOR_RE.match(said):
         return None  # "I'm definitely in for the show": whose show or what, the turn never says
+    asked_it = _questions(previous)
+    if asked_it and _ASKED_IT_RE.search(asked_it[-1]) and _NOTHING_NAMED_RE.match(said):
+        return _there(said, previous, asked_it[-1])
     return said
+
+
+def _there(said: str, previous: str, question: str) -> str | None:
+    """What "we" did, said in reply to a question about "there", put at the one place the turn
+    before named ("That playground looks cool! What do you do there?" "We love climbing" →
+    "We love climbing at the playground"); None when the question asks about "it" or "that",
+    or names no single place (read alone: at what?)."""
+    if not re.search(r"\bthere\s*\?\s*$", question, re.IGNORECASE):
+        return None  # "How was it?" "We played games and ate good food": at what, not said
+    before = previous[: previous.rfind(question)]
+    places = {
+        (m.group("det").lower(), m.group("noun").lower())
+        for m in _PLACE_RE.finditer(before)
+        if m.group("noun").lower() not in _TIMES
+    }
+    if len(places) != 1:
+        return None
+    det, noun = places.pop()
+    return f"{said.rstrip(' .!')} at {'my' if det == 'your' else 'the'} {noun}"
+
+
+# A question whose thing is only a pronoun: "How was it?", "What was the best part of it?",
+# "What did you do there?". What it stands for is in a turn before it, or in a photo.
+_ASKED_IT_RE = re.compile(
+    r"(?:\b(?:of|about|with|do|did|doing|from|at)\s+(?:it|that|there|this)|"
+    r"\bhow\s+(?:was|is|did)\s+it(?:\s+go)?)\s*\?\s*$",
+    re.IGNORECASE,
+)
+# What "we" did, named by nothing: no name, no title, no thing after a determiner, no time:
+# "We played games, ate good food, and just hung out together".
+_NOTHING_NAMED_RE = re.compile(
+    r"^[Ww]e(?:'ve|'re| all| both| just| really| even)*\s+"
+    r"(?!.*\b(?:a|an|the|my|our|his|her|their|this|that|these|those|some|\d+)\s)"
+    r"(?!.*(?<=\w\s)[A-Z])(?!.*[\"“])"
+    r"(?!.*\b(?:yesterday|today|tonight|last|ago|week|weekend|month|year)\b)[^.!?]*\W*$"
+)
+
+
+# A place the turn before points at: "that playground looks cool", "your new studio".
+_PLACE_RE = re.compile(
+    r"\b(?P<det>that|this|the|your)\s+(?:(?:new|little|local|old|big)\s+)?(?P<noun>[a-z]{3,})\b"
+    r"(?=\s+(?:looks|is|was|seems|sounds)\b)",
+    re.IGNORECASE,
+)
 
 
 # A question about the listener's own life a reply may answer in a few words ("How long have

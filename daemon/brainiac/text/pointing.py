@@ -8,7 +8,13 @@ with "a", "an" or "the" in the other speaker's turn just before (their "my X" is
 "your X" the speaker's: answering.py says whose); or, for a titled work ("this book", "that
 film"), the one title in quotes there. Two candidates, or a "this X" there too, and the
 sentence stays as it was. Also the clauses a turn offers as its statements (observe.py picks
-one). Pure text: no I/O.
+one).
+
+"It" in a reply is the thing the other speaker's question asked about as "your X" ("So, what
+about your new script?" "I've been networking non-stop for it" → "for my new script"), when the
+question asks about exactly one such thing: the question names the topic a listener has in mind.
+Only an "it" the sentence itself gives nothing to stand for (leaning.py), or one left at the end
+after a preposition, is put. Pure text: no I/O.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from brainiac.text import clauses, extract, hollow
+from brainiac.text import clauses, extract, hollow, leaning
 from brainiac.text.lexicon import word_set
 
 # "this X", "that delicious X": the pointer, one describing word, the noun.
@@ -51,7 +57,7 @@ def candidates(text: str, previous: str | None) -> Iterator[str]:
     for sentence in extract.sentences(text):
         if not hollow.said_back(sentence):
             for clause in clauses.clauses(sentence):
-                yield named(clause, before, previous or "")
+                yield asked(named(clause, before, previous or ""), previous or "")
         before += " " + sentence
 
 
@@ -83,3 +89,36 @@ def named(s: str, own: str, other: str) -> str:
         return pre + (said[0].upper() + said[1:] if m.start() == 0 else said)
 
     return _THIS_RE.sub(put, s)
+
+
+# A question about one thing of the listener's: "what about your script?", "how's your new
+# house coming along?", "any news on your book?". The words after "your" up to a word that ends
+# the noun phrase are the thing.
+_ASKED_RE = re.compile(
+    r"\b(?:what about|how(?:'s|\s+is|\s+was|\s+are|\s+were|\s+did|\s+does)|"
+    r"any (?:news|updates?|progress|luck) (?:on|with|about)|what's (?:new|up|happening) with)"
+    r"\s+your\s+(?P<thing>(?:(?!(?:now|lately|going|coming|doing|so|been|for|to|with|at|in|on|of|"
+    r"and|or|is|was|are|these|days)\b)[a-z'-]+\s*){1,3}"
+    r"(?-i:(?:(?:to|in|at|from)\s+[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)?))[^?.!]*\?",
+    re.IGNORECASE,
+)
+# "It" at the end after a preposition: "networking non-stop for it", "I put a lot into it".
+_END_IT_RE = re.compile(r"\b(?:for|on|into|with|about|at|to|from)\s+(?P<it>it)\W*$", re.I)
+
+
+def asked(s: str, other: str) -> str:
+    """`s` with its "it" put as the one thing the other speaker's question (in `other`, the
+    turn before) asked about as "your X": "my X". `s` as it is when the question asks about no
+    such thing, or about two, or when "it" stands for something the sentence names."""
+    things = {" ".join(m.group("thing").split()) for m in _ASKED_RE.finditer(other)}
+    if len(things) != 1 or len(re.findall(r"\byour\b", other, re.IGNORECASE)) != 1:
+        return s  # "How was your trip? And your house?": which one "it" is, is not clear
+    at = leaning.leaning(s)
+    end = _END_IT_RE.search(s)
+    if at is not None and re.match(r"it\b", s[at:]):
+        start = at
+    elif end is not None:
+        start = end.start("it")
+    else:
+        return s
+    return f"{s[:start]}my {things.pop()}{s[start + 2 :]}"
