@@ -1127,6 +1127,20 @@ def test_what_we_did_in_reply_to_how_was_it_says_where_or_is_no_line() -> None:
         "We love swimming, fishing, and skipping stones.",
         role="Lena",
     ) == ("Lena and others love swimming, fishing, and skipping stones at the lake.")
+    # what "I" did, in reply to "how did you do that?", is at the one place named before it
+    assert _replied(
+        "You're making a real difference at the animal shelter. How did you manage to do that?",
+        "Omar",
+        "It took a while, but I slowly earned trust by showing up and staying patient.",
+        role="Lena",
+    ) == ("Lena slowly earned trust by showing up and staying patient at the animal shelter.")
+    # with no place named, what "I" did stays as it was said
+    assert _replied(
+        "That sounds scary. How did you handle it?",
+        "Omar",
+        "I tried to stay calm and called for roadside assistance.",
+        role="Lena",
+    ) == ("Lena tried to stay calm and called for roadside assistance.")
     # what "we" did, with its thing named, stands as it is
     assert _replied(
         "Looks like you had a lovely afternoon! How was it?",

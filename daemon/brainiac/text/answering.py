@@ -114,20 +114,22 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
 
 
 def _there(said: str, previous: str, question: str) -> str | None:
-    """What "we" did, said in reply to a question about "there", put at the one place the turn
-    before named ("That playground looks cool! What do you do there?" "We love climbing" →
-    "We love climbing at the playground"); None when the question asks about "it" or "that",
-    or names no single place (read alone: at what?)."""
-    if not re.search(r"\bthere\s*\?\s*$", question, re.IGNORECASE):
-        return None  # "How was it?" "We played games and ate good food": at what, not said
+    """What the speaker did, named by nothing, said in reply to a question about "it" or
+    "there", put at the one place the turn before named ("That playground looks cool! What do
+    you do there?" "We love climbing" → "We love climbing at the playground"; "... at the
+    shelter. How did you manage that?" "I listened" → "I listened at the shelter"). With no
+    single place, what "we" did is no line (read alone: at what?); what "I" did stays."""
     before = previous[: previous.rfind(question)]
     places = {
-        (m.group("det").lower(), m.group("noun").lower())
+        (
+            (m.group("det") or m.group("at")).lower(),
+            " ".join(w for w in (m.group("noun") or m.group("at_noun"), m.group("second")) if w),
+        )
         for m in _PLACE_RE.finditer(before)
-        if m.group("noun").lower() not in _TIMES
+        if (m.group("noun") or m.group("at_noun")).lower() not in _TIMES | {"moment", "end"}
     }
     if len(places) != 1:
-        return None
+        return said if said.startswith("I") else None
     det, noun = places.pop()
     return f"{said.rstrip(' .!')} at {'my' if det == 'your' else 'the'} {noun}"
 
@@ -142,7 +144,7 @@ _ASKED_IT_RE = re.compile(
 # What "we" did, named by nothing: no name, no title, no thing after a determiner, no time:
 # "We played games, ate good food, and just hung out together".
 _NOTHING_NAMED_RE = re.compile(
-    r"^[Ww]e(?:'ve|'re| all| both| just| really| even)*\s+"
+    r"^(?:[Ww]e|I)(?:'ve|'re|'m| all| both| just| really| even| slowly| finally)*\s+"
     r"(?!.*\b(?:a|an|the|my|our|his|her|their|this|that|these|those|some|\d+)\s)"
     r"(?!.*(?<=\w\s)[A-Z])(?!.*[\"“])"
     r"(?!.*\b(?:yesterday|today|tonight|last|ago|week|weekend|month|year)\b)[^.!?]*\W*$"
@@ -152,7 +154,10 @@ _NOTHING_NAMED_RE = re.compile(
 # A place the turn before points at: "that playground looks cool", "your new studio".
 _PLACE_RE = re.compile(
     r"\b(?P<det>that|this|the|your)\s+(?:(?:new|little|local|old|big)\s+)?(?P<noun>[a-z]{3,})\b"
-    r"(?=\s+(?:looks|is|was|seems|sounds)\b)",
+    r"(?=\s+(?:looks|is|was|seems|sounds)\b)"
+    r"|\bat\s+(?P<at>the|your)\s+(?:(?:new|little|local|old|big)\s+)?(?P<at_noun>[a-z]{3,})"
+    r"(?:\s+(?P<second>shelter|center|centre|park|school|studio|club|gym|hospital|library|"
+    r"church|market|fair|festival|camp|museum))?\b",
     re.IGNORECASE,
 )
 
