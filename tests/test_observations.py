@@ -1120,6 +1120,15 @@ def test_what_we_did_in_reply_to_how_was_it_says_where_or_is_no_line() -> None:
         )
         is None
     )
+    assert (
+        _replied(
+            "Looks fun! Is it more of a team sport or a solo one?",
+            "Omar",
+            "It can be both. We were racing hard, but still had loads of laughs.",
+            role="Lena",
+        )
+        is None
+    )
     # "there" is the one place the turn before pointed at
     assert _replied(
         "Wow, that lake looks so calm! What do you and the kids do there?",

@@ -135,10 +135,12 @@ def _there(said: str, previous: str, question: str) -> str | None:
 
 
 # A question whose thing is only a pronoun: "How was it?", "What was the best part of it?",
-# "What did you do there?". What it stands for is in a turn before it, or in a photo.
+# "What did you do there?", "Is it more of a team game?". What it stands for is in a turn before
+# it, or in a photo.
 _ASKED_IT_RE = re.compile(
     r"(?:\b(?:of|about|with|do|did|doing|from|at)\s+(?:it|that|there|this)|"
-    r"\bhow\s+(?:was|is|did)\s+it(?:\s+go)?)\s*\?\s*$",
+    r"\bhow\s+(?:was|is|did)\s+it(?:\s+go)?)\s*\?\s*$"
+    r"|^\W*(?:\w+\W+){0,3}?(?:is|was|does|did)\s+(?:it|that)\b[^?]*\?\s*$",
     re.IGNORECASE,
 )
 # What "we" did, named by nothing: no name, no title, no thing after a determiner, no time:
