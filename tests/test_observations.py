@@ -1157,3 +1157,34 @@ def test_what_we_did_in_reply_to_how_was_it_says_where_or_is_no_line() -> None:
         "We baked sourdough bread at the community kitchen.",
         role="Lena",
     ) == ("Lena and others baked sourdough bread at the community kitchen.")
+
+
+def test_a_work_pointed_at_is_the_one_title_named_before() -> None:
+    # "this one", "it" or "a copy" of a work: the one title in quotes the turn before names
+    assert _replied(
+        'I just started "Hollow Knight" - have you tried it? What made you pick it up?',
+        "Omar",
+        "I've actually been wanting to play this one for a while because my cousin loves it.",
+        role="Lena",
+    ) == (
+        'Lena has actually been wanting to play "Hollow Knight" for a while because their '
+        "cousin loves it."
+    )
+    assert _said(
+        'My favourite film is "Arrival". I even went out and bought a signed copy last week!',
+        role="Lena",
+    ) == ('Lena even went out and bought a signed copy of "Arrival" the week before 2023-05-08.')
+    # two titles, or none: which work is not clear, and the line says so no better
+    assert _replied(
+        'Have you seen "Arrival" or "Dune"?',
+        "Omar",
+        "I watched it twice last year with my brother at the cinema downtown.",
+        role="Lena",
+    ) != ('Lena watched "Arrival" twice in 2022 with their brother at the cinema downtown.')
+    # "it" the sentence names stays: "a new puppy", not the title
+    assert _replied(
+        'I loved "Arrival"! Any news?',
+        "Omar",
+        "I adopted a new puppy last week and I just love it to bits.",
+        role="Lena",
+    ) == ("Lena adopted a new puppy the week before 2023-05-08 and just loves it to bits.")

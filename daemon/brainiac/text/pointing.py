@@ -14,7 +14,10 @@ one).
 about your new script?" "I've been networking non-stop for it" → "for my new script"), when the
 question asks about exactly one such thing: the question names the topic a listener has in mind.
 Only an "it" the sentence itself gives nothing to stand for (leaning.py), or one left at the end
-after a preposition, is put. Pure text: no I/O.
+after a preposition, is put. Likewise a work read, watched or played as "it", "this one" or "that
+one", or "a copy" of nothing said, is the one title in quotes the turn or the one before names
+("Have you seen "Arrival"?" "Yes! I even bought a copy" → "a copy of "Arrival""). Pure text: no
+I/O.
 """
 
 from __future__ import annotations
@@ -57,7 +60,8 @@ def candidates(text: str, previous: str | None) -> Iterator[str]:
     for sentence in extract.sentences(text):
         if not hollow.said_back(sentence):
             for clause in clauses.clauses(sentence):
-                yield asked(named(clause, before, previous or ""), previous or "")
+                said = named(clause, before, previous or "")
+                yield asked(titled(said, before, previous or ""), previous or "")
         before += " " + sentence
 
 
@@ -122,3 +126,32 @@ def asked(s: str, other: str) -> str:
     else:
         return s
     return f"{s[:start]}my {things.pop()}{s[start + 2 :]}"
+
+
+# A work pointed at by a pronoun: "I've been wanting to play this one", "I watched it twice",
+# "I even got a physical copy".
+_WORK_IT_RE = re.compile(
+    r"\b(?P<verb>(?:read|reading|reads|watch|watched|watching|watches|seen|saw|see|play|played|"
+    r"playing|plays|finish|finished|finishing|loved|love|enjoyed|enjoy|rewatched|rewatch|"
+    r"listened to|listen to|recommend|recommended)(?:\s+(?:it|this one|that one)))\b"
+    r"|\b(?P<copy>an?\s+(?:[a-z]+\s+)?copy)\b(?!\s+of\b)",
+    re.IGNORECASE,
+)
+
+
+def titled(s: str, own: str, other: str) -> str:
+    """`s` with a work it points at ("play this one", "watched it", "a physical copy") put as
+    the one title in quotes in `own` (the speaker's words before it) or `other` (the turn
+    before); `s` as it is with no title there, or two."""
+    titles = set(_TITLE_RE.findall(own + " " + other))
+    m = _WORK_IT_RE.search(s)
+    if m is None or len(titles) != 1:
+        return s
+    title = f'"{titles.pop().strip()}"'
+    if m.group("copy"):
+        return f"{s[: m.end()]} of {title}{s[m.end() :]}"
+    at = leaning.leaning(s)
+    if at is None or not m.start() <= at < m.end():
+        return s  # "I got a new puppy and love it": "it" is what the sentence names
+    verb = re.sub(r"\s+(?:it|this one|that one)$", "", m.group("verb"), flags=re.IGNORECASE)
+    return f"{s[: m.start()]}{verb} {title}{s[m.end() :]}"
