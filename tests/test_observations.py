@@ -1122,6 +1122,15 @@ def test_what_we_did_in_reply_to_how_was_it_says_where_or_is_no_line() -> None:
     )
     assert (
         _replied(
+            "Glad you got away for a bit. How was it? Anything fun?",
+            "Omar",
+            "It was great! We hiked, swam, and just hung out together.",
+            role="Lena",
+        )
+        is None
+    )
+    assert (
+        _replied(
             "Looks fun! Is it more of a team sport or a solo one?",
             "Omar",
             "It can be both. We were racing hard, but still had loads of laughs.",

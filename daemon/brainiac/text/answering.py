@@ -107,9 +107,10 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     said = _THE_RE.sub(lambda m: _owned(m, owners), sentence)
     if _IN_FOR_RE.match(said):
         return None  # "I'm definitely in for the show": whose show or what, the turn never says
-    asked_it = _questions(previous)
-    if asked_it and _ASKED_IT_RE.search(asked_it[-1]) and _NOTHING_NAMED_RE.match(said):
-        return _there(said, previous, asked_it[-1])
+    # "How was it? Anything fun?": any question of the turn may be the one about "it"
+    asked_it = [q for q in _questions(previous) if _ASKED_IT_RE.search(q)]
+    if asked_it and _NOTHING_NAMED_RE.match(said):
+        return _there(said, previous, asked_it[0])
     return said
 
 
