@@ -1197,3 +1197,14 @@ def test_a_work_pointed_at_is_the_one_title_named_before() -> None:
         "I adopted a new puppy last week and I just love it to bits.",
         role="Lena",
     ) == ("Lena adopted a new puppy the week before 2023-05-08 and just loves it to bits.")
+
+
+def test_parts_of_a_thing_never_named_lean() -> None:
+    # the parts listed and judged: of which book, which film?
+    assert _said("Yeah, for sure! The plot, the music, and the acting always blow me away!") is None
+    assert _said("The costumes and set design were just stunning.") is None
+    # with the thing named, or parts that are no judgment, the line stands
+    assert _said('The plot and music of "Arrival" always blow me away.') == (
+        'The plot and music of "Arrival" always blow Caroline away.'
+    )
+    assert _said("The kids and the dogs were so happy at the beach with me yesterday.") is not None

@@ -95,6 +95,17 @@ _GO_HOW_OFTEN_RE = re.compile(
     r"every|once|twice|a few times|a couple of times|\w+ times|all the time)\b)",
     re.IGNORECASE,
 )
+# Parts of a thing, listed and judged, with the thing never named: "The world building, battles,
+# and storytelling always blow me away", "The plot and the music were amazing" (of which book,
+# which film?). With "of ..." the sentence says whose parts they are.
+_ASPECTS_RE = re.compile(
+    r"^The\s+(?![^.!?]*\bof\b)[a-z -]+(?:,\s*(?:the\s+)?[a-z -]+)*,?\s+and\s+(?:the\s+)?"
+    r"[a-z -]+?\s+(?:(?:always|really|totally|just|all|so|truly)\s+)*"
+    r"(?:(?:blow|blew|amaze|amazed|impress|impressed|grab|grabbed|hook|hooked|inspire|inspired|"
+    r"get|got|move|moved|draw|drew)\s+me\b|(?:are|were)\s+(?:(?:so|just|really|all)\s+)*"
+    r"(?:amazing|awesome|incredible|great|stunning|epic|beautiful|fantastic|brilliant|top-notch|"
+    r"spot on|on point|mind-blowing)\b)",
+)
 # A preposition with nothing after it: "I powered through", "so I'm looking forward to".
 _STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|where|that)\b", re.IGNORECASE)
@@ -113,6 +124,8 @@ def leaning(s: str) -> int | None:
     nothing it could stand for earlier in the sentence ("I've had them for 3 years", "I also use
     it to speak up", "I had to dig deep into those topics"). Read alone, such a line says
     nothing."""
+    if _ASPECTS_RE.match(s):
+        return 0  # "The world building, battles and storytelling blow me away": of what?
     like = _LIKE_THIS_RE.search(s)
     if like is not None:
         return like.start()  # "a doll like this", "moments like these": what one is shown
