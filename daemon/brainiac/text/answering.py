@@ -17,6 +17,10 @@ turn before it, the second says nothing. So, given the previous turn:
 - a reply of a few words to how long, how often or how many times ("How long have you been
   married?" "5 years already!") is made whole from the question: "I've been married for 5 years
   already".
+- what the speaker did, naming nothing ("We played games and ate good food"), in reply to a
+  question about "it" or "there" ("How was it?", "What do you do there?") is put at the one place
+  the turn before pointed at ("that playground looks cool" → "... at the playground"); with no
+  such place, what "we" did is no observation (at what?) and what "I" did stays as it was said.
 
 Only the turn just before, by the other speaker, is read: what it says is the context a listener
 has. Pure text: no I/O.

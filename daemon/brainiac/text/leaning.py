@@ -7,7 +7,9 @@ What a pronoun may stand for is looked for before it in the same sentence, by it
 determiner, a name, a plural or a gerund. "It" that stands for no thing ("it's hard to switch
 off", "we made it to the top") leans on nothing; "this" before a noun introduces it ("I adopted
 this cute pup"), while "that", "these" and "those" before one point at something shown or said
-before ("that place", "those topics"), as does "like this". Pure text: no I/O.
+before ("that place", "those topics"), as does "like this". Parts of a thing listed and judged
+with the thing never named ("The plot and the music were amazing": of which film?) lean too.
+Pure text: no I/O.
 """
 
 from __future__ import annotations
