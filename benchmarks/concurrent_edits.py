@@ -52,8 +52,8 @@ from pathlib import Path
 
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import note
 from brainiac.store.vault import is_conflict_copy
-from brainiac.text import note
 
 ID_RE = re.compile(r"\^(e-[0-9a-f]{6,32})\b")
 MARKER_RE = re.compile(r"person-edit-(\d+)")

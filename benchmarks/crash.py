@@ -62,10 +62,10 @@ from pathlib import Path
 
 from brainiac.exchange import importer
 from brainiac.exchange.chatlogs import Message
+from brainiac.formats import events as ev
+from brainiac.formats import note
 from brainiac.store import safe_io
 from brainiac.store.vault import EXPORTS_DIR, INBOX_DIR
-from brainiac.text import events as ev
-from brainiac.text import note
 
 FAULTS = (
     "import.intent-written",

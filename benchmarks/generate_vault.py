@@ -5,7 +5,7 @@
 The vault is the `brainiac init` template plus N notes under memory/long_term/ in the template's
 format: YAML frontmatter (title, tags, aliases, strength, reinforcement, created, updated,
 last_accessed, status), `## Summary`, `## Facts`, free prose (`## Notes`), `## Sources` with event
-lines whose ids come from brainiac.text.events, and `## Related` with [[links]] to other notes. The
+lines whose ids come from brainiac.formats.events, and `## Related` with [[links]] to other notes. The
 short-term document gets a working-memory line and an Event Log.
 
 Notes are about people, projects, places and topics; their prose mixes a Zipf-distributed English
@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 
+from brainiac.formats import events as ev
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
 from brainiac.store.vault import init as init_vault
-from brainiac.text import events as ev
 
 
 def _split(text: str) -> list[str]:

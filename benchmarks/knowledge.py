@@ -229,7 +229,7 @@ def resolve_evidence(raw: list[Any], valid: set[str]) -> list[str]:
 
 def turn_event_ids(conv: Conversation) -> dict[str, str]:
     """dia id -> the id of the event `remember` makes of that turn (locomo_adapter's way)."""
-    from brainiac.text import events as ev
+    from brainiac.formats import events as ev
 
     ids = {}
     for session in conv.sessions:
@@ -286,7 +286,7 @@ def note_owner(title: str, aliases: list[str], speakers: set[str]) -> set[str]:
 
 def read_vault(vault: Path, speakers: set[str]) -> Knowledge:
     """Every observation and fact of the vault's notes, month files and short-term document."""
-    from brainiac.text import ltm, stm
+    from brainiac.formats import ltm, stm
 
     found = Knowledge()
     for path in sorted((vault / "memory").rglob("*.md")):
@@ -311,7 +311,7 @@ def read_vault(vault: Path, speakers: set[str]) -> Knowledge:
 
 
 def _facts(section: str, rel: str, owner: set[str], speakers: set[str]) -> list[Held]:
-    from brainiac.text import facts
+    from brainiac.language import facts
 
     out = []
     for line in facts.parse(section):
@@ -405,7 +405,7 @@ def _annotated(h: Held, pairs: set[tuple[str, str]]) -> bool:
 
 
 def _content(text: str, speakers: set[str]) -> set[str]:
-    from brainiac.text.lexicon import STOP_WORDS
+    from brainiac.language.lexicon import STOP_WORDS
 
     names = {n for s in speakers for n in s.split()}
     words = re.findall(r"[a-z0-9]+", _SOURCE_RE.sub("", text.replace("’", "'").casefold()))

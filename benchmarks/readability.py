@@ -112,7 +112,7 @@ def not_topic_words(texts: list[str]) -> set[str]:
     "really" ("so unique"), or one with an adjective's ending ("unique", "nervous"); but not
     a word also said as a thing, after "a", "the", "my" and before a stop ("the leaves.",
     "my writing is")."""
-    from brainiac.text.lexicon import STOP_WORDS
+    from brainiac.language.lexicon import STOP_WORDS
 
     tokens_of = [[*_TOKEN.findall(t.replace("’", "'").casefold()), "."] for t in texts]
     after: dict[str, set[str]] = {"to": set(), "be": set(), "so": set()}
@@ -169,8 +169,9 @@ def is_bad_title(title: str, speakers: set[str], not_topics: set[str] | None = N
 
 
 def inspect(vault: Path, conversation: str, speakers: set[str], texts: list[str]) -> Findings:
-    from brainiac.text import facts, ltm
-    from brainiac.text import note as notes
+    from brainiac.formats import ltm
+    from brainiac.formats import note as notes
+    from brainiac.language import facts
 
     lower, capital = word_uses(texts)
     not_topics = not_topic_words(texts)
@@ -271,7 +272,7 @@ class Issue30:
 
 def vault_events(vault: Path) -> dict[str, Any]:
     """Every timed event of the vault by id, wherever it lives (Event Log, Sources, month files)."""
-    from brainiac.text import events as ev
+    from brainiac.formats import events as ev
 
     found: dict[str, Any] = {}
     for path in sorted((vault / "memory").rglob("*.md")):
@@ -328,7 +329,7 @@ def is_cut_name(title: str, speakers: set[str], texts: list[str]) -> bool:
 
 def is_stated_intention(goal: str, texts: list[str]) -> bool:
     """Whether a goal or task line (its phrase) is what some turn states as an intention."""
-    from brainiac.text import marks
+    from brainiac.formats import marks
 
     phrase = re.sub(r"^- (?:\[.?\] )?", "", marks.unmark(goal).strip()).strip()
     words = phrase.replace("’", "'").casefold().split()
@@ -348,7 +349,7 @@ def is_stated_intention(goal: str, texts: list[str]) -> bool:
 def issue30_checks(vault: Path, speakers: set[str], texts: list[str]) -> Issue30:
     """Issue 30's readability checks over a vault's notes, short-term Goals and Tasks;
     `speakers` are the conversation's speakers' full names, folded."""
-    from brainiac.text import ltm, stm
+    from brainiac.formats import ltm, stm
 
     out = Issue30()
     events = vault_events(vault)
@@ -383,7 +384,8 @@ def issue30_checks(vault: Path, speakers: set[str], texts: list[str]) -> Issue30
 def _cross_owner(note: Any, speakers: set[str], events: dict[str, Any]) -> list[str]:
     """A note's facts whose older value was someone else's: "dance: Jon's passion" superseded
     by "dance: something Gina loves" makes Gina's taste look like Jon's changed mind."""
-    from brainiac.text import facts, ltm
+    from brainiac.formats import ltm
+    from brainiac.language import facts
 
     out = []
     for line in facts.parse(note.section(ltm.FACTS)):

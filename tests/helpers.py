@@ -220,8 +220,8 @@ def say_turns(memory: Any, turns: list[tuple[str, str]], session: str, start: dt
 
 def sourced_notes(vault: Path) -> list[Any]:
     """Every long-term note of the vault that holds events, parsed (`ltm.LongTermNote`)."""
+    from brainiac.formats import ltm
     from brainiac.store.vault import LONG_TERM_DIR
-    from brainiac.text import ltm
 
     parsed = (
         ltm.parse(path.read_text(encoding="utf-8"), path.name)

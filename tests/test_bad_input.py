@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError, ConfigError, ImportFormatError, NoteParseError
 from brainiac.exchange import chatlogs
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, note, stm
 from brainiac.store import config
 from brainiac.store.vault import SHORT_TERM, Vault, template_dir
-from brainiac.text import events as ev
-from brainiac.text import ltm, note, stm
 from conftest import run_cli
 
 SAMPLES = Path(__file__).parent / "samples" / "imports"

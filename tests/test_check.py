@@ -14,7 +14,7 @@ import pytest
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError
 from brainiac.guard.check_facts.verdicts import Conflict
-from brainiac.text import claims
+from brainiac.language import claims
 from conftest import run_cli
 
 BENCHMARK = Path(__file__).resolve().parents[1] / "benchmarks" / "check_corpus.py"

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from brainiac import Memory
-from brainiac.text import observation_lines
+from brainiac.formats import observation_lines
 from conftest import run_cli
 
 _CAROLINE = """---

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac.core.errors import BudgetError
+from brainiac.formats import events as ev
 from brainiac.search import context as c
-from brainiac.text import events as ev
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 HEADINGS = [

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from brainiac.text.stm import parse as parse_stm
+from brainiac.formats.stm import parse as parse_stm
 from conftest import run_cli
 from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
 from helpers import running_daemon as _daemon  # test_mcp.py imports it from here

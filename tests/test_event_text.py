@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import note as notes
+from brainiac.formats import stm
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import note as notes
-from brainiac.text import stm
 
 T0 = dt.datetime(2026, 11, 20, 9, 0)
 _SCALE = int(os.environ.get("BRAINIAC_FUZZ_EXAMPLES", "0"))

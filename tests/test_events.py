@@ -5,7 +5,7 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from brainiac.text import events as ev
+from brainiac.formats import events as ev
 
 T = dt.datetime(2026, 11, 20, 9, 12)
 

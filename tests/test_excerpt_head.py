@@ -13,10 +13,10 @@ import pytest
 
 from brainiac import Memory
 from brainiac.api import memory as memory_mod
+from brainiac.formats import ltm, marks
 from brainiac.search import corpus, excerpt_head, retrieval
 from brainiac.search.retrieval import ParsedNotes, _note_item
 from brainiac.store.vault import Vault
-from brainiac.text import ltm, marks
 
 NOW = dt.datetime(2026, 11, 20, 9, 0)
 _WORDS = ["kiln", "glaze", "clay", "wheel", "studio", "firing", "pottery"]

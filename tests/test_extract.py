@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainiac.text import extract as ex
-from brainiac.text import mentions
-from brainiac.text.facts import Fact
+from brainiac.language import extract as ex
+from brainiac.language import mentions
+from brainiac.language.facts import Fact
 
 T = dt.datetime(2026, 11, 18, 16, 40)
 

@@ -5,8 +5,8 @@ import datetime as dt
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brainiac.text import facts as fx
-from brainiac.text.facts import Change, Fact, Superseded
+from brainiac.language import facts as fx
+from brainiac.language.facts import Change, Fact, Superseded
 
 FRIDAY = Fact("deadline", "Friday 2026-11-27", dt.datetime(2026, 10, 2, 9, 15), "e-1ed40f4a38")
 MONDAY = Fact("deadline", "Monday 2026-11-30", dt.datetime(2026, 11, 18, 16, 40), "e-4e4c6739ca")

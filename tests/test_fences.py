@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from brainiac.exchange import chatlogs
-from brainiac.text import facts, note
-from brainiac.text.fences import Fences
+from brainiac.formats import note
+from brainiac.formats.fences import Fences
+from brainiac.language import facts
 
 
 def _code_lines(text: str) -> list[bool]:

@@ -18,10 +18,10 @@ import pytest
 from brainiac import Memory
 from brainiac.exchange import importer
 from brainiac.exchange.chatlogs import FORMATS, Message
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.interfaces.cli.exchange_commands import IMPORT_FORMATS
 from brainiac.store.vault import EXPORTS_DIR, SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import stm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)

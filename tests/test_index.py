@@ -290,8 +290,8 @@ def test_a_build_past_the_multiprocess_threshold_streams_every_document(
 ) -> None:  # type: ignore[no-untyped-def]
     # Above MULTIPROCESS_ABOVE documents Whoosh's two sub-writers index while the indexer is
     # still parsing: every document must arrive once, and a later sync must find nothing new.
+    from brainiac.formats import events as ev
     from brainiac.search import index as index_mod
-    from brainiac.text import events as ev
 
     monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)  # the same path, a smaller vault
     vault = tmp_path / "vault"
@@ -365,7 +365,7 @@ def test_notes_are_listed_from_the_index(memory: Memory, vault: Path) -> None:
 
 
 def ev_lines(count: int) -> str:
-    from brainiac.text import events as ev
+    from brainiac.formats import events as ev
 
     return "".join(
         ev.render(ev.make_event(f"saw it hover, time {i}", at=T + dt.timedelta(days=i)))

@@ -11,11 +11,11 @@ from whoosh import index as windex
 from whoosh.filedb.filestore import FileStorage
 
 from brainiac import Memory
+from brainiac.formats import events as ev
 from brainiac.search import corpus
 from brainiac.search import index as index_mod
 from brainiac.search.index_fields import Terms, document_fields, index_schema
 from brainiac.search.index_runs import BATCH, BatchedPostingPool
-from brainiac.text import events as ev
 
 T = dt.datetime(2026, 3, 1, 9, 0)
 STOCK_POOL = BatchedPostingPool.__base__  # Whoosh's own PostingPool

@@ -54,7 +54,7 @@ def test_context_and_the_hook_load_what_they_use_and_no_more(vault: Path) -> Non
     assert {"whoosh", "brainiac.search.retrieval", "brainiac.search.indexer", "sqlite3"} <= names
     assert not names & HEAVY
     # The name book and the fact parser are the jobs' (Memory.names, NameBook.add).
-    assert not names & {"brainiac.text.facts", "brainiac.text.extract"}
+    assert not names & {"brainiac.language.facts", "brainiac.language.extract"}
     payload = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "Anna Berg"})
     names, out = _imported("--vault", str(vault), "hook", "user-prompt-submit", input=payload)
     assert "Anna Berg" in out and not names & HEAVY

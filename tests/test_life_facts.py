@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import ltm
+from brainiac.language import extract as ex
+from brainiac.language import facts, life_facts
 from brainiac.store.vault import LONG_TERM_DIR
-from brainiac.text import extract as ex
-from brainiac.text import facts, life_facts, ltm
 
 AT = dt.datetime(2024, 3, 9, 18, 30)
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.lifecycle.jobs import moving
 from brainiac.lifecycle.jobs.edits import Outcome
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import stm
 
 T0 = dt.datetime(2026, 11, 1, 9, 0)
 _EVENT_ID_RE = re.compile(r"\^(e-[0-9a-f]{10})\s*$")

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac import Memory
-from brainiac.text import masking
-from brainiac.text.masking import mask
+from brainiac.language import masking
+from brainiac.language.masking import mask
 
 
 @pytest.mark.parametrize(

@@ -160,7 +160,7 @@ def test_a_note_promotion_made_shows_its_events_not_its_generated_summary(
 def test_generated_short_term_lines_are_shown_beside_a_prompt_only_when_about_it(
     memory: Memory, vault: Path
 ) -> None:
-    from brainiac.text import marks
+    from brainiac.formats import marks
 
     stm_path = vault / "memory" / "short_term.md"
     text = stm_path.read_text()

@@ -18,13 +18,14 @@ from typing import Any
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import note as notes
+from brainiac.formats import observation_lines, stm
+from brainiac.language import observe
 from brainiac.lifecycle.jobs import model_observations
 from brainiac.model.llm import LLM
 from brainiac.store.config import Config
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import note as notes
-from brainiac.text import observation_lines, observe, stm
 from llm_standin import Reply, StandIn
 from test_lifecycle import event_places
 

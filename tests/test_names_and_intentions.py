@@ -14,8 +14,8 @@ import datetime as dt
 from pathlib import Path
 
 from brainiac import Memory
+from brainiac.formats import ltm, stm
 from brainiac.store.vault import LONG_TERM_DIR
-from brainiac.text import ltm, stm
 from conftest import run_cli
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)

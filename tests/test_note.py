@@ -5,7 +5,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from brainiac.core.errors import NoteParseError
-from brainiac.text import note
+from brainiac.formats import note
 
 SAMPLE = """---
 title: Anna Berg

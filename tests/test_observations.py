@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from brainiac.formats import events as ev
+from brainiac.formats import ltm
+from brainiac.language import facts, observe
 from brainiac.store.vault import LONG_TERM_DIR
-from brainiac.text import events as ev
-from brainiac.text import facts, ltm, observe
 from conftest import run_cli
 
 AT = dt.datetime(2023, 5, 8, 13, 56)  # a Monday

@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from brainiac import Memory
+from brainiac.formats import events as ev
 from brainiac.lifecycle.jobs import consolidate
 from brainiac.store import names, working_memory
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, WORKING_MEMORY, Vault
-from brainiac.text import events as ev
 
 START = dt.datetime(2026, 12, 1, 8, 0)
 DAYS = 30

@@ -18,8 +18,8 @@ import pytest
 
 from brainiac import Memory
 from brainiac.core.errors import TooLargeError
+from brainiac.formats import stm
 from brainiac.store.vault import ATTACHMENTS_DIR, EXPORTS_DIR, LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import stm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)

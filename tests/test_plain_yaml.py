@@ -11,7 +11,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from brainiac.text import note, plain_yaml
+from brainiac.formats import note, plain_yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

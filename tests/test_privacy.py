@@ -157,7 +157,7 @@ T0 = dt.datetime(2026, 11, 20, 9, 0)
 
 
 def _source(at: dt.datetime, text: str) -> str:
-    from brainiac.text import events as ev
+    from brainiac.formats import events as ev
 
     return ev.render(ev.make_event(text, role="user", session="s", at=at))
 
@@ -274,7 +274,7 @@ def test_routing_and_links_ignore_a_private_notes_title_and_aliases(vault: Path,
 
 
 def test_a_note_made_private_loses_the_generated_links_to_it(memory: Memory, vault: Path) -> None:
-    from brainiac.text import marks
+    from brainiac.formats import marks
 
     lt = vault / "memory/long_term"
     public = lt / "Kestrel.md"

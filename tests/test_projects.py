@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
 from brainiac.search import project_search
 from brainiac.store import config as config_mod
 from brainiac.store import projects
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 24, 12, 0)

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import ltm
+from brainiac.language import extract as ex
+from brainiac.language import headline, observe, topics
 from brainiac.store.vault import LONG_TERM_DIR
-from brainiac.text import events as ev
-from brainiac.text import extract as ex
-from brainiac.text import headline, ltm, observe, topics
 from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)

@@ -29,11 +29,11 @@ import pytest
 
 from brainiac import Memory
 from brainiac.core.errors import BrainiacError, SearchError, StorageError
+from brainiac.formats.note import parse as parse_note
 from brainiac.store import working_memory as working
 from brainiac.store.daemon_requests import read_status
 from brainiac.store.locations import Locations
 from brainiac.store.vault import Vault
-from brainiac.text.note import parse as parse_note
 from conftest import run_cli
 from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
 

@@ -180,7 +180,7 @@ def test_an_answered_command_loads_neither_the_index_nor_the_parser(
         "whoosh",
         "markdown_it",
         "yaml",
-        "brainiac.text.note",
+        "brainiac.formats.note",
     }
     heavy |= {
         "click",

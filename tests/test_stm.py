@@ -5,9 +5,9 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.store.vault import template_dir
-from brainiac.text import events as ev
-from brainiac.text import stm
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 TEMPLATE = (template_dir() / stm.RELPATH).read_text(encoding="utf-8")

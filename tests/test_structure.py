@@ -29,11 +29,11 @@ OWNERS = {
     },
     "watchdog": {"runtime/watcher.py"},
     "apscheduler": {"runtime/scheduler.py"},
-    "frontmatter": {"text/note.py"},
+    "frontmatter": {"formats/note.py"},
     # Frontmatter: note.py loads it; plain_yaml.py reads the plainest of it without loading, by
     # PyYAML's own table of implicit types (so a word is a string exactly when YAML says so).
-    "yaml": {"text/note.py", "text/plain_yaml.py"},
-    "markdown_it": {"text/note.py"},
+    "yaml": {"formats/note.py", "formats/plain_yaml.py"},
+    "markdown_it": {"formats/note.py"},
     # a folder: every module of the cli package, the one `brainiac` command
     "click": {"interfaces/cli/"},
     # The MCP SDK and pydantic, which turns its tools' signatures into schemas: served_notes.py

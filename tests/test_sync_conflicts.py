@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm, sync_merge
 from brainiac.lifecycle.jobs import job_lock
 from brainiac.store.locations import Locations
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import ltm, stm, sync_merge
 from conftest import remember_steps, run_cli
 from helpers import JOBS_OFF, run_daemon, stop, wait_for
 

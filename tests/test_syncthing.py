@@ -38,10 +38,10 @@ from typing import Any
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import note as notes
+from brainiac.formats import stm, sync_merge
 from brainiac.store.vault import SHORT_TERM, is_conflict_copy
-from brainiac.text import events as ev
-from brainiac.text import note as notes
-from brainiac.text import stm, sync_merge
 from conftest import run_cli
 from helpers import JOBS_OFF, run_daemon, stop, wait_for
 

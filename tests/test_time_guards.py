@@ -17,9 +17,9 @@ import pytest
 
 from brainiac import Memory
 from brainiac.core import clock
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import stm
 from conftest import run_cli
 
 NOW = dt.datetime(2026, 11, 22, 12, 0)

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from brainiac import Memory
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm
 from brainiac.lifecycle.jobs.plan import make_plan
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import ltm, stm
 from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)

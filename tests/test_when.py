@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from brainiac import Memory
-from brainiac.text import when
+from brainiac.language import when
 
 T = dt.datetime(2022, 7, 1, 10, 0)
 

@@ -22,7 +22,7 @@ from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
 from tokenizers.models import WordPiece as ReferenceWordPiece
 
 import brainiac.search
-from brainiac.text.wordpiece import WordPiece, words
+from brainiac.language.wordpiece import WordPiece, words
 
 VOCABULARY = Path(brainiac.search.__file__).with_name("minilm") / "vocab.txt"
 

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 import knowledge  # noqa: E402  (benchmarks/, for the data file's speakers)
-from brainiac.text.lexicon import word_set  # noqa: E402
+from brainiac.language.lexicon import word_set  # noqa: E402
 
 _REACTION = re.compile(
     r"^(?:thanks|thank you|thx|congrats|congratulations|wow|whoa|aww|oh|omg|haha|lol|yay|hey|hi|"
@@ -160,7 +160,7 @@ def absolute_dates(sentence: str, at: dt.datetime) -> str:
 
 
 def observations(text: str, name: str, at: dt.datetime, per_turn: int) -> list[str]:
-    from brainiac.text import extract
+    from brainiac.language import extract
 
     text = re.sub(r"\s*\[image: [^\]]*\]$", "", text)
     out: list[str] = []
@@ -184,8 +184,8 @@ def annotate_vault(
     vault: Path, speakers: dict[str, str], per_turn: int, verbatim: bool = False
 ) -> int:
     """Write observations into every memory file holding speakers' events; how many."""
-    from brainiac.text import events as ev
-    from brainiac.text import note as notes
+    from brainiac.formats import events as ev
+    from brainiac.formats import note as notes
 
     written = 0
     for path in sorted((vault / "memory").rglob("*.md")):

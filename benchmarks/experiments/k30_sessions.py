@@ -34,7 +34,7 @@ def draw(data: Path, n: int) -> list[tuple[knowledge.Conversation, knowledge.Ses
 
 def homes(vault: Path) -> dict[str, str]:
     """Event id -> the title of the note (long-term, faded or month file) whose Sources hold it."""
-    from brainiac.text import ltm
+    from brainiac.formats import ltm
 
     out: dict[str, str] = {}
     for path in sorted((vault / "memory").rglob("*.md")):

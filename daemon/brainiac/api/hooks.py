@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
-from brainiac.text.events import clean_project
+from brainiac.formats.events import clean_project
 
 if TYPE_CHECKING:
     from brainiac.api.memory import Memory

@@ -37,6 +37,10 @@ from typing import TYPE_CHECKING
 from brainiac.core import clock
 from brainiac.core.errors import NoteParseError, VaultError
 from brainiac.core.lazy import lazy_module
+from brainiac.formats import events as ev
+from brainiac.formats import marks, stm
+from brainiac.formats.note import parse as parse_note
+from brainiac.language import masking
 from brainiac.lifecycle import feedback as feedback_mod
 from brainiac.search import context as ctx_mod
 from brainiac.search import project_search
@@ -51,9 +55,6 @@ from brainiac.store.locations import Locations, daemon_locations
 from brainiac.store.lock import holder_of
 from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import IDENTITY, SHORT_TERM, Vault, is_vault
-from brainiac.text import events as ev
-from brainiac.text import marks, masking, stm
-from brainiac.text.note import parse as parse_note
 
 if TYPE_CHECKING:
     from brainiac.api import job_table

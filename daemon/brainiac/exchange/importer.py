@@ -51,10 +51,10 @@ from brainiac.core import clock, faults
 from brainiac.core.errors import ImportFormatError, StaleWriteError
 from brainiac.exchange import chatlogs
 from brainiac.exchange.chatlogs import Message
+from brainiac.formats import events as ev
 from brainiac.lifecycle import journal
 from brainiac.store import attachments, safe_io
 from brainiac.store.vault import EXPORTS_DIR, INBOX_DIR
-from brainiac.text import events as ev
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

@@ -40,8 +40,8 @@ from brainiac.guard.check_facts.verdicts import (
     Known,
 )
 from brainiac.guard.evidence.alignment import EventLine, event_lines, line_of
+from brainiac.language import facts
 from brainiac.model.llm import Verdict
-from brainiac.text import facts
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit

@@ -14,10 +14,10 @@ from pathlib import PurePosixPath, PureWindowsPath
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import StaleWriteError, VaultError
+from brainiac.formats import ltm
 from brainiac.store import config as config_mod
 from brainiac.store import privacy
 from brainiac.store.vault import LONG_TERM_DIR, FileText
-from brainiac.text import ltm
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import NoteRecord

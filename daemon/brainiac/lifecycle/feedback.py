@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from brainiac.core.errors import VaultError
+from brainiac.formats import ltm
+from brainiac.formats.note import set_frontmatter_field
 from brainiac.store import access, safe_io
 from brainiac.store.vault import LONG_TERM_DIR, Vault
-from brainiac.text import ltm
-from brainiac.text.note import set_frontmatter_field
 
 log = logging.getLogger(__name__)
 

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError, NoteParseError, StaleWriteError
+from brainiac.formats import events as ev
 from brainiac.store import safe_io
 from brainiac.store.lock import lock_file
 from brainiac.store.vault import kind_of
-from brainiac.text import events as ev
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

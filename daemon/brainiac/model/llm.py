@@ -26,9 +26,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from brainiac.language.lexicon import word_set
 from brainiac.model.llm_endpoint import Endpoint, LLMError, excerpt
 from brainiac.store.config import Config
-from brainiac.text.lexicon import word_set
 
 log = logging.getLogger(__name__)
 _Item = TypeVar("_Item")

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from brainiac.core.errors import BudgetError
-from brainiac.text.events import Event, stored_lines
+from brainiac.formats.events import Event, stored_lines
 
 TokenCounter = Callable[[str], int]
 RECENT_HEADER = "[CRITICAL_CONTEXT_LAST_10_STEPS]"

@@ -13,11 +13,11 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm
 from brainiac.search import excerpt_head
 from brainiac.store import projects
 from brainiac.store.vault import kind_of
-from brainiac.text import events as ev
-from brainiac.text import ltm, stm
 
 NOTE = "note"
 EVENT = "event"

@@ -11,7 +11,8 @@ One concept: the fixed part of a note's excerpt.
 
 from __future__ import annotations
 
-from brainiac.text import ltm, marks, masking
+from brainiac.formats import ltm, marks
+from brainiac.language import masking
 
 SUMMARY_CHARS = 600
 

@@ -46,6 +46,7 @@ from whoosh.index import TOC, LockError, clean_files
 from whoosh.query import Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.language import when
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
 from brainiac.search.index_documents import (
@@ -68,7 +69,6 @@ from brainiac.search.index_scoring import (
     best_widened,
     match_scores,
 )
-from brainiac.text import when
 
 log = logging.getLogger(__name__)
 

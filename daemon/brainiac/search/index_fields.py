@@ -15,9 +15,9 @@ from whoosh.analysis import STOP_WORDS, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from whoosh.lang.porter import stem as porter_stem
 
+from brainiac.language import when
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
 from brainiac.search.index_documents import context_digest, session_time_term
-from brainiac.text import when
 
 _CONTEXT_BOOST = 0.5
 

@@ -13,14 +13,14 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from brainiac.formats import events as ev
+    from brainiac.formats.stm import ShortTerm
     from brainiac.model.llm import LLM
     from brainiac.search.indexer import Indexer, SyncReport
     from brainiac.store.config import Config
     from brainiac.store.locations import Locations
     from brainiac.store.names import NameBook
     from brainiac.store.vault import Vault
-    from brainiac.text import events as ev
-    from brainiac.text.stm import ShortTerm
 
 
 class Assembled(Protocol):

@@ -23,6 +23,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
+from brainiac.formats import ltm, marks
+from brainiac.formats.events import Event
+from brainiac.language import lexicon
 from brainiac.search import corpus, excerpt_head
 from brainiac.search.context import (
     LazyItem,
@@ -38,8 +41,6 @@ from brainiac.store import names
 from brainiac.store.config import Config
 from brainiac.store.safe_io import StatKey, stat_key
 from brainiac.store.vault import Vault
-from brainiac.text import lexicon, ltm, marks
-from brainiac.text.events import Event
 
 # An order of ranked memories, given their texts ("" for a note) and scores (semantic.py).
 Diversify = Callable[[Sequence[str], Sequence[float]], list[int]]
@@ -385,7 +386,7 @@ def _fact_about(block: str, query_words: set[str]) -> bool:
     name (a speaker's name is in most of the questions about them) and not the tail's date."""
     # Here, not at the top: only a note promotion made asks, and a CLI context call without the
     # daemon should not load the two.
-    from brainiac.text import facts
+    from brainiac.language import facts
 
     parsed = facts.parse(block.split("\n", 1)[0])
     if not parsed:

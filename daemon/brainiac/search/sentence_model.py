@@ -4,7 +4,7 @@ What it is: sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0; 6 layers, 384 w
 a billion sentence pairs to put texts that mean the same near each other), as one ONNX file with
 int8 weights (a scale per output column, or per row for the embedding tables), 23 MB, pinned by
 its SHA-256. The file and the tokenizer's vocabulary ship inside brainiac's package, in `minilm/`
-(with their Apache-2.0 LICENSE and a NOTICE of where they come from; text/wordpiece.py splits
+(with their Apache-2.0 LICENSE and a NOTICE of where they come from; language/wordpiece.py splits
 the words): nothing is downloaded and no other package holds them, so no release deleted
 elsewhere can take recall by meaning away. Without a readable file of that SHA-256 the search
 works by words only (`ModelUnavailable`, said once in one line).
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from brainiac.core.errors import BrainiacError
-from brainiac.text.wordpiece import WordPiece
+from brainiac.language.wordpiece import WordPiece
 
 log = logging.getLogger(__name__)
 

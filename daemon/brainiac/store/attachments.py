@@ -23,9 +23,9 @@ import dataclasses
 from dataclasses import dataclass
 
 from brainiac.core.errors import StaleWriteError, VaultError
+from brainiac.formats import events as ev
 from brainiac.store import safe_io
 from brainiac.store.vault import ATTACHMENTS_DIR, Vault
-from brainiac.text import events as ev
 
 _HEAD_BYTES = 4000  # the start kept in the event: enough to find and recognise it
 

@@ -324,6 +324,6 @@ def _folder_names(raw: Any, where: str) -> tuple[tuple[str, str], ...]:
 
 def _project_name_ok(name: str) -> bool:
     """A project name that an event line keeps as it is."""
-    from brainiac.text.events import clean_project
+    from brainiac.formats.events import clean_project
 
     return bool(name.strip()) and clean_project(name) == name.strip()

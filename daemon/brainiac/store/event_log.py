@@ -10,9 +10,9 @@ renamed log are `Memory.remember_many`'s, which calls this.
 from __future__ import annotations
 
 from brainiac.core.errors import StaleWriteError, TooLargeError
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.store.vault import SHORT_TERM, Vault, template_dir
-from brainiac.text import events as ev
-from brainiac.text import stm
 
 _WRITE_ATTEMPTS = 8
 

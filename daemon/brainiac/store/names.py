@@ -16,9 +16,9 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from brainiac.core.errors import NoteParseError
+from brainiac.formats import ltm
 from brainiac.store import privacy, projects
 from brainiac.store.vault import LONG_TERM_DIR, Vault, is_conflict_copy
-from brainiac.text import ltm
 
 _MAX_NAME_WORDS = 6
 _WORD_RE = re.compile(r"[\w][\w'’.-]*")
@@ -118,7 +118,7 @@ class NameBook:
     def add(self, rel: str, text: str, key: tuple[int, int, int] = (0, 0, 0)) -> Entry:
         # Here, not at import: retrieval links to notes with `link` on every context call, and
         # the fact parser's imports are for the jobs that read notes' names.
-        from brainiac.text import facts
+        from brainiac.language import facts
 
         note = ltm.parse(text, rel)
         names = [normalise(n) for n in [note.title, *note.aliases]]
@@ -296,6 +296,6 @@ def link_target(rel: str) -> str:
 
 def _said(note: ltm.LongTermNote) -> tuple[str, ...]:
     """The names a note's events say mid-sentence, normalised (mentions.confirmed_names)."""
-    from brainiac.text import mentions
+    from brainiac.language import mentions
 
     return tuple(sorted(mentions.confirmed_names([e.text for e in note.sources], normalise)))

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac.text import events as ev
-from brainiac.text import marks
+from brainiac.formats import events as ev
+from brainiac.formats import marks
 
 if TYPE_CHECKING:
     from brainiac.store.config import Config

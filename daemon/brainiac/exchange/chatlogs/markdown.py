@@ -17,7 +17,7 @@ import re
 
 from brainiac.core.errors import ImportFormatError
 from brainiac.exchange.chatlogs.records import Out, parse_iso, role_of, title_of
-from brainiac.text.fences import Fences
+from brainiac.formats.fences import Fences
 
 _MD_ROLE = r"(?P<role>user|human|you|assistant|ai|claude|chatgpt|system)"
 

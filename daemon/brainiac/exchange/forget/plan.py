@@ -32,6 +32,9 @@ from brainiac.exchange.forget.tree import (
     scrub_everything,
     scrub_tree,
 )
+from brainiac.formats import events as ev
+from brainiac.formats import ltm
+from brainiac.language import facts
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import consolidate
 from brainiac.store import safe_io
@@ -47,8 +50,6 @@ from brainiac.store.vault import (
     WORKING_MEMORY,
     template_dir,
 )
-from brainiac.text import events as ev
-from brainiac.text import facts, ltm
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

@@ -10,12 +10,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from brainiac.exchange.forget.selection import fold
+from brainiac.formats import events as ev
+from brainiac.formats import marks
+from brainiac.formats import note as notes
+from brainiac.language import extract
 from brainiac.lifecycle.jobs import consolidate
 from brainiac.lifecycle.jobs.reflection import SELF_ROLE
 from brainiac.store.names import link_target, normalise
-from brainiac.text import events as ev
-from brainiac.text import extract, marks
-from brainiac.text import note as notes
 
 _MIN_DERIVED = 8  # a goal or task shorter than this is not traced back to its event
 

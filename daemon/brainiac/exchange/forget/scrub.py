@@ -13,11 +13,12 @@ from brainiac.core.errors import NoteParseError
 from brainiac.exchange.forget.kinds import file_kind
 from brainiac.exchange.forget.rules import Rules
 from brainiac.exchange.forget.selection import Removal, short
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, marks
+from brainiac.formats import note as notes
+from brainiac.formats.fences import Fences
+from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate
-from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks, observe
-from brainiac.text import note as notes
-from brainiac.text.fences import Fences
 
 _QUOTED_ID_RE = re.compile(rf"\^({ev.ID})\s*$")
 

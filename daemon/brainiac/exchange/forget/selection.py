@@ -10,7 +10,7 @@ from typing import Any
 
 from brainiac.core.errors import VaultError
 from brainiac.exchange.forget.kinds import is_note
-from brainiac.text import events as ev
+from brainiac.formats import events as ev
 
 _SHOWN = 110  # characters of a removed line shown in the listing
 

@@ -16,9 +16,9 @@ from brainiac.exchange.forget.rules import Rules
 from brainiac.exchange.forget.scrub import scrub
 from brainiac.exchange.forget.selection import Removal, fold
 from brainiac.exchange.importer import FORGOTTEN_HEAD
+from brainiac.formats import events as ev
 from brainiac.store import safe_io
 from brainiac.store.vault import INBOX_DIR
-from brainiac.text import events as ev
 
 _ROUNDS = 8  # what one removal uncovers (an emptied note, a derived goal) needs a few passes
 

@@ -48,7 +48,7 @@ from brainiac.guard.check_facts.matching import (
     role_matches,
 )
 from brainiac.guard.check_facts.verdicts import CheckResult, Conflict, Finding, Known
-from brainiac.text import extract, life_facts
+from brainiac.language import extract, life_facts
 
 
 def compare(text: str, known: Sequence[Known], now: dt.datetime | None = None) -> CheckResult:

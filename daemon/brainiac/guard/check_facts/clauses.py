@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import lexicon
+from brainiac.language import lexicon
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 SYNONYMS: dict[str, tuple[str, ...]] = {

@@ -27,7 +27,7 @@ from brainiac.guard.check_facts.verdicts import (
     conflict_finding,
     fact_conflict,
 )
-from brainiac.text import claims, facts, lexicon
+from brainiac.language import claims, facts, lexicon
 
 # Words that tie a key to its value: "your manager, Marco Lenz", "Dr. Costa is your GP".
 LINKING = lexicon.word_set(

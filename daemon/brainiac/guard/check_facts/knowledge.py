@@ -11,12 +11,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm
 from brainiac.guard.check_facts.clauses import mentions_phrase, stems
 from brainiac.guard.check_facts.verdicts import Known
+from brainiac.language import claims, extract, facts, lexicon
+from brainiac.language.facts import Superseded
 from brainiac.store.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import claims, extract, facts, lexicon, ltm, stm
-from brainiac.text import events as ev
-from brainiac.text.facts import Superseded
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit

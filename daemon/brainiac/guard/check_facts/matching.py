@@ -21,7 +21,7 @@ from brainiac.guard.check_facts.clauses import (
 )
 from brainiac.guard.check_facts.judging import DETERMINER, LINKING, Match, number_in
 from brainiac.guard.check_facts.verdicts import Conflict, Known, fact_conflict
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 _DETERMINERS = lexicon.word_set("the a an your my our his her their its this that")
 

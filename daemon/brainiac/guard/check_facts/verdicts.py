@@ -7,8 +7,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from brainiac.text import facts
-from brainiac.text.facts import Superseded
+from brainiac.language import facts
+from brainiac.language.facts import Superseded
 
 
 @dataclass(frozen=True)

@@ -92,7 +92,7 @@ from brainiac.guard.evidence.words import (
     verb_form,
     words_of,
 )
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit

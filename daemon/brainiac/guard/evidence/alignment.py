@@ -27,8 +27,8 @@ from brainiac.guard.evidence.words import (
     owners,
     words_of,
 )
-from brainiac.text import extract, lexicon
-from brainiac.text.life_facts import USER_ROLES
+from brainiac.language import extract, lexicon
+from brainiac.language.life_facts import USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit

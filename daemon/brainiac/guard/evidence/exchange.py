@@ -18,8 +18,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import events as ev
 from brainiac.guard.evidence.alignment import EventLine
-from brainiac.text import events as ev
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

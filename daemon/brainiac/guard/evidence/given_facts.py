@@ -20,10 +20,10 @@ from brainiac.guard.check_facts.verdicts import (
     fact_conflict,
 )
 from brainiac.guard.evidence.words import lemma, words_of
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 if TYPE_CHECKING:
-    from brainiac.text.facts import Superseded
+    from brainiac.language.facts import Superseded
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ other values ("My mom and I made some dinner", "I dyed my hair purple"). Pure re
 from __future__ import annotations
 
 from brainiac.guard.evidence.words import lemma, words_of
-from brainiac.text import lexicon, life_words
+from brainiac.language import lexicon, life_words
 
 # Closed kinds of value a sentence may end on: the people it was with, a colour.
 _COLOURS = lexicon.word_set(

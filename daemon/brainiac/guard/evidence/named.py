@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from brainiac.guard.evidence.words import VERB_FORMS, lemma
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 _NAME = r"[A-ZÀ-ÖØ-Þ][\w&'’-]*(?:\s+[A-ZÀ-ÖØ-Þ][\w&'’-]*)*"
 # "named Max", "called Oscar", "his name is Kyle", "Her name's Coco"

@@ -18,10 +18,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import observation_lines
 from brainiac.guard.evidence.alignment import EventLine
+from brainiac.language import claims
+from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import claims, observation_lines
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
 
 if TYPE_CHECKING:
     from brainiac.search.index_documents import Hit

@@ -33,7 +33,7 @@ from brainiac.guard.evidence.words import (
     verb_form,
     words_of,
 )
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")  # as words_of reads them, with their capitals
 _RUN = 4  # content words a slot holds at most ("coconut cream frosting")

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brainiac.guard.evidence.words import FIRST_PERSON, YOU, bare, lemma, words_of
-from brainiac.text import claims, lexicon
+from brainiac.language import claims, lexicon
 
 # Words that frame a time ("the week before", "around", "early"): part of the value, not the event.
 _WHEN_WORDS = lexicon.word_set(

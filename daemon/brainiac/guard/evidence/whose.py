@@ -16,8 +16,8 @@ import re
 from brainiac.guard.evidence.alignment import Aligned, EventLine
 from brainiac.guard.evidence.values import Values
 from brainiac.guard.evidence.words import FIRST_PERSON, YOU, bare, lemma, words_of
-from brainiac.text import lexicon
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
+from brainiac.language import lexicon
+from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 
 # Words that make a sentence about a person (with the speakers' names): "The Grand Canyon is
 # popular" is about no one

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from brainiac.text import lexicon
+from brainiac.language import lexicon
 
 _WORD_RE = re.compile(r"[^\W\d_][\w'’-]*")  # "siobhán" is one word
 # Verbs and nouns that say little about which event is meant.

@@ -23,16 +23,16 @@ from brainiac.store.lock import holder_of
 from brainiac.store.vault import SHORT_TERM, WORKING_MEMORY, Vault
 
 if TYPE_CHECKING:
+    from brainiac.formats import stm
     from brainiac.lifecycle import jobs as jobs_mod
     from brainiac.runtime import systemd
     from brainiac.store import config
     from brainiac.store import projects as projects_mod
-    from brainiac.text import stm
 else:
     jobs_mod = lazy_module("brainiac.lifecycle.jobs")
     config = lazy_module("brainiac.store.config")
     projects_mod = lazy_module("brainiac.store.projects")
-    stm = lazy_module("brainiac.text.stm")
+    stm = lazy_module("brainiac.formats.stm")
     systemd = lazy_module("brainiac.runtime.systemd")
 
 

@@ -2,7 +2,7 @@
 
 A sync engine (Syncthing, Dropbox, Obsidian Sync) leaves a conflict copy when two devices changed
 one file before either saw the other's change (docs/multi-device.md). For the short-term document,
-a note or an archive file, the copy is merged into its original (text/sync_merge.py: events by id,
+a note or an archive file, the copy is merged into its original (formats/sync_merge.py: events by id,
 the person's text kept) and then deleted, since everything it held is in the original. When a
 person changed their own text differently on both sides, the copy stays beside the original with
 its events merged, and `status` lists it until the person has compared the two and deleted it.
@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import sync_merge
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import JobReport
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import is_conflict_copy, kind_of
-from brainiac.text import sync_merge
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

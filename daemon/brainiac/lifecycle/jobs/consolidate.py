@@ -12,12 +12,13 @@ import dataclasses
 import datetime as dt
 from collections.abc import Callable, Collection, Mapping, Sequence
 
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, marks, observation_lines
+from brainiac.formats import note as notes
+from brainiac.language import facts, headline, observe, topics
 from brainiac.lifecycle.jobs import model_facts
 from brainiac.store import projects
 from brainiac.store.names import link_key, normalise
-from brainiac.text import events as ev
-from brainiac.text import facts, headline, ltm, marks, observation_lines, observe, topics
-from brainiac.text import note as notes
 
 _SUMMARY_QUOTE_CHARS = 160
 _SUMMARY_SENTENCES = 2  # quoted from the events: what the note says, in its own words

@@ -24,8 +24,8 @@ import re
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
+from brainiac.language.lexicon import STOP_WORDS
 from brainiac.store.names import Entry
-from brainiac.text.lexicon import STOP_WORDS
 
 if TYPE_CHECKING:
     from brainiac.search.semantic import SemanticIndex

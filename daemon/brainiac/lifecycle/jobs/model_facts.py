@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from brainiac.text import events as ev
-from brainiac.text import extract
-from brainiac.text import facts as facts_mod
-from brainiac.text.facts import Fact, normalise_value
+from brainiac.formats import events as ev
+from brainiac.language import extract
+from brainiac.language import facts as facts_mod
+from brainiac.language.facts import Fact, normalise_value
 
 if TYPE_CHECKING:
     from brainiac.model.llm import LLM

@@ -1,5 +1,5 @@
 """The observations a configured model writes, in place of the rules' (issue 30: with a model,
-the model writes the observations; without one, text/observe.py's rules do, offline).
+the model writes the observations; without one, language/observe.py's rules do, offline).
 
 The rules take one sentence of a turn as it was said and put it in the third person; a model can
 say what a turn tells however it was said ("Got the keys today!!" → "Caroline moved into her new
@@ -28,11 +28,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from brainiac.formats import events as ev
+from brainiac.formats.observation_lines import ID
+from brainiac.language import extract, observe, when
+from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.store import projects
-from brainiac.text import events as ev
-from brainiac.text import extract, observe, when
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
-from brainiac.text.observation_lines import ID
 
 if TYPE_CHECKING:
     from brainiac.model.llm import LLM

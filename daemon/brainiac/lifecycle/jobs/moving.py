@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import NoteParseError, StaleWriteError
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm
+from brainiac.formats import note as notes
+from brainiac.language import answering, observe
+from brainiac.language.facts import Fact
 from brainiac.lifecycle.jobs import consolidate, model_facts, model_observations, reflection
 from brainiac.lifecycle.jobs.edits import Outcome, Transform, update
 from brainiac.lifecycle.jobs.plan import Plan, Target, ledger_of, make_plan
 from brainiac.store.names import filename_for, link, markdown_names
 from brainiac.store.vault import LONG_TERM_DIR, SHORT_TERM
-from brainiac.text import answering, ltm, observe, stm
-from brainiac.text import events as ev
-from brainiac.text import note as notes
-from brainiac.text.facts import Fact
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

@@ -30,14 +30,15 @@ from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import BrainiacError, NoteParseError
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, marks
+from brainiac.formats import note as notes
+from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
 from brainiac.store.names import Entry, link, normalise, whole_names
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
-from brainiac.text import events as ev
-from brainiac.text import facts, ltm, marks, observe
-from brainiac.text import note as notes
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import events as ev
+from brainiac.formats import stm
 from brainiac.lifecycle.jobs.moving import consolidate_history
 from brainiac.lifecycle.journal import Survey, record, survey
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import stm
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

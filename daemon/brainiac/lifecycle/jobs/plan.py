@@ -43,13 +43,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import events as ev
+from brainiac.formats import ltm
+from brainiac.language import answering, extract, headline, lexicon, mentions, observe, topics
 from brainiac.lifecycle.jobs import consolidate, continuing, segments
 from brainiac.lifecycle.jobs.reflection import SELF_ROLE
 from brainiac.store import projects, safe_io
 from brainiac.store.names import Entry, NameBook, filename_for, link, markdown_names, normalise
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR
-from brainiac.text import answering, extract, headline, lexicon, ltm, mentions, observe, topics
-from brainiac.text import events as ev
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike

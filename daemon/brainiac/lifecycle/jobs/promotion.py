@@ -21,6 +21,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from brainiac.core.errors import BrainiacError
+from brainiac.formats import events as ev
+from brainiac.formats import ltm, stm
+from brainiac.formats import note as notes
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import placement
 from brainiac.lifecycle.jobs.edits import Outcome, update
@@ -28,9 +31,6 @@ from brainiac.lifecycle.jobs.moving import INTENT_FILE, carry_out, without
 from brainiac.lifecycle.jobs.plan import Plan, make_plan
 from brainiac.store import privacy, projects
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import events as ev
-from brainiac.text import ltm, stm
-from brainiac.text import note as notes
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport

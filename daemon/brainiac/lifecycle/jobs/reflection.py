@@ -12,7 +12,7 @@ and a person's fact value stands (`facts.apply`). What it maintains:
   they outlive the events' promotion.
 - Facts learned from events leave the short-term Facts a week after their event left the Event
   Log (promotion applied them to the long-term note the event went to); a person's stay.
-- Observations: what each new event says about its speaker (text/observe.py; with an LLM
+- Observations: what each new event says about its speaker (language/observe.py; with an LLM
   endpoint configured, what the model writes, asked once per session's batch of new events:
   model_observations.py), until promotion carries the line with its event to a note.
 - Facts: `- key: value (since …, e-id)` with superseded values kept as history; with an LLM
@@ -30,14 +30,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core import clock
+from brainiac.formats import events as ev
+from brainiac.formats import marks, stm
+from brainiac.formats import note as notes
+from brainiac.language import answering, extract, facts, mentions, observe, topics
+from brainiac.language.facts import Fact
 from brainiac.lifecycle.jobs import model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import safe_io
 from brainiac.store.vault import SHORT_TERM
-from brainiac.text import answering, extract, facts, marks, mentions, observe, stm, topics
-from brainiac.text import events as ev
-from brainiac.text import note as notes
-from brainiac.text.facts import Fact
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from brainiac.text import events as ev
-from brainiac.text import extract, lexicon, mentions
+from brainiac.formats import events as ev
+from brainiac.language import extract, lexicon, mentions
 
 # Words by which a turn points back at the one before it ("Congrats! That's so sweet", "Is he
 # getting along?") or reacts to it ("Wow!", "Aw"): a turn with none, sharing no word with the one

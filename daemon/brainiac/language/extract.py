@@ -16,9 +16,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac.text import life_facts
-from brainiac.text.facts import Fact
-from brainiac.text.lexicon import (
+from brainiac.language import life_facts
+from brainiac.language.facts import Fact
+from brainiac.language.lexicon import (
     DETERMINERS,
     NAME,
     NEGATIONS_RE,

@@ -27,9 +27,9 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from brainiac.text import events as ev
-from brainiac.text import marks, stm
-from brainiac.text import note as notes
+from brainiac.formats import events as ev
+from brainiac.formats import marks, stm
+from brainiac.formats import note as notes
 
 # The part of a conflict copy's name that the sync tool added (see vault.is_conflict_copy).
 _MARKER_RE = re.compile(

@@ -33,8 +33,8 @@ import itertools
 import re
 from collections.abc import Iterable
 
-from brainiac.text import events as ev
-from brainiac.text.lexicon import word_set
+from brainiac.formats import events as ev
+from brainiac.language.lexicon import word_set
 
 # A thing the other speaker owns or gave to the speaker: "my show", "your new hair" (each of the
 # two words after "my" may be the noun).

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from brainiac.core import clock
-from brainiac.text import events as ev
-from brainiac.text.fences import Fences
+from brainiac.formats import events as ev
+from brainiac.formats.fences import Fences
 
 _TIME_RE = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{1,2}):(\d{2})(?::\d{2})?(?P<offset>[+-]\d{2}:\d{2})?)?$"
@@ -380,7 +380,7 @@ def _restates(old: str, new: str) -> bool:
     """Whether `new` only repeats `old`: every word of it is in `old`, or it says the same day,
     date, time, amount and names in other words ("Monday the 30th" for "Monday 2026-11-30")."""
     # claims reads values with extract's vocabulary, and extract builds on this module.
-    from brainiac.text import claims
+    from brainiac.language import claims
 
     old_words = set(normalise_value(old).split())
     new_words = set(normalise_value(new).split())

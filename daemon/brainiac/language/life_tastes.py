@@ -25,8 +25,15 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac.text import lexicon as lex
-from brainiac.text.life_words import BUSINESSES, FRAME, GROUPS, NOT_PASTIMES, is_job, unless_negated
+from brainiac.language import lexicon as lex
+from brainiac.language.life_words import (
+    BUSINESSES,
+    FRAME,
+    GROUPS,
+    NOT_PASTIMES,
+    is_job,
+    unless_negated,
+)
 
 # What the speaker loves or likes, as a habit of taste: "I love camping", "I'm a big fan of
 # pottery", "I've always had a love for horses", "my love for dance". Keyed by the thing (one

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from brainiac.text.lexicon import STOP_WORDS, word_set
+from brainiac.language.lexicon import STOP_WORDS, word_set
 
 # Who or what a pronoun stands for: "it", "they", "them", "he", "her" and the like, "this" and
 # "that" alone ("dreaming of this", "sad about that"), "these" and "those" before a noun ("those

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from brainiac.text.lexicon import word_set
+from brainiac.language.lexicon import word_set
 
 # A dash between two clauses joins two statements: each is weighed alone ("A lot's happened - I
 # got accepted for an internship", "I made it yesterday - can't wait").

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from brainiac.text.lexicon import word_set
+from brainiac.language.lexicon import word_set
 
 # Words of a feeling, a taste or a judgement.
 _EVALUATIVE = word_set(

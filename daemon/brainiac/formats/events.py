@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from brainiac.core import clock
-from brainiac.text.note import split_lines
+from brainiac.formats.note import split_lines
 
 _HEAD_RE = re.compile(
     r"^- (?P<at>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)"

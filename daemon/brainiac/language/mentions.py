@@ -11,8 +11,15 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
-from brainiac.text.extract import sentences
-from brainiac.text.lexicon import COMMON_STARTS, MONTHS, PRONOUNS, STOP_WORDS, WEEKDAYS, word_set
+from brainiac.language.extract import sentences
+from brainiac.language.lexicon import (
+    COMMON_STARTS,
+    MONTHS,
+    PRONOUNS,
+    STOP_WORDS,
+    WEEKDAYS,
+    word_set,
+)
 
 _NAME_JOINERS = word_set("of de van von der den da del di du la")
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from brainiac.text import clauses, extract, hollow, leaning
-from brainiac.text.lexicon import word_set
+from brainiac.language import clauses, extract, hollow, leaning
+from brainiac.language.lexicon import word_set
 
 # "this X", "that delicious X": the pointer, one describing word, the noun.
 # "this X", "that delicious X": the pointer, up to two describing words, the noun, which ends

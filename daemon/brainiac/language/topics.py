@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from brainiac.text import extract, lexicon
+from brainiac.language import extract, lexicon
 
 # Words that say how someone feels or keep a conversation going: frequent in every chat, never
 # what one is about. (Added to `lexicon.STOP_WORDS` and its opinions; generic English, not words

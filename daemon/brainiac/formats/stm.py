@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from brainiac.core import clock
-from brainiac.text import events as ev
-from brainiac.text import note as notes
+from brainiac.formats import events as ev
+from brainiac.formats import note as notes
 
 RELPATH = "memory/short_term.md"
 EVENT_LOG = "Event Log"

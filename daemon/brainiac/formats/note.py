@@ -24,8 +24,8 @@ import frontmatter
 import yaml
 
 from brainiac.core.errors import NoteParseError
-from brainiac.text import plain_yaml
-from brainiac.text.fences import Fences
+from brainiac.formats import plain_yaml
+from brainiac.formats.fences import Fences
 
 _FENCE_RE = re.compile(r"^---[ \t]*\r?$")
 _END_RE = re.compile(r"^(---|\.\.\.)[ \t]*\r?$")

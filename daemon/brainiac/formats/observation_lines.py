@@ -19,8 +19,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from brainiac.text import note as note_mod
-from brainiac.text.fences import Fences
+from brainiac.formats import note as note_mod
+from brainiac.formats.fences import Fences
 
 SECTION = "Observations"
 # The id of an observation's source event, as the writer (observe.py) names it.

@@ -23,10 +23,10 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import events as ev
-from brainiac.text import extract, observe, third_person, topics
-from brainiac.text.lexicon import STOP_WORDS, word_set
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
+from brainiac.formats import events as ev
+from brainiac.language import extract, observe, third_person, topics
+from brainiac.language.lexicon import STOP_WORDS, word_set
+from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 
 # Verbs of something done or undergone: a title names an act, not a taste ("I love dance").
 _DONE = (

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from brainiac.text.lexicon import STOP_WORDS
+from brainiac.language.lexicon import STOP_WORDS
 
 _WEEKDAY_SHORT = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 

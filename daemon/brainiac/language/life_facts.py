@@ -52,9 +52,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac.text import lexicon as lex
-from brainiac.text import life_tastes
-from brainiac.text.life_words import (
+from brainiac.language import lexicon as lex
+from brainiac.language import life_tastes
+from brainiac.language.life_words import (
     BUSINESSES,
     FRAME,
     GROUPS,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from brainiac.text.lexicon import word_set
+from brainiac.language.lexicon import word_set
 
 _ADVERBS = word_set(
     """

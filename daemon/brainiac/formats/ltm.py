@@ -27,8 +27,8 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from brainiac.text import events as ev
-from brainiac.text import note as notes
+from brainiac.formats import events as ev
+from brainiac.formats import note as notes
 
 SUMMARY = "Summary"
 FACTS = "Facts"

@@ -12,7 +12,7 @@ of a single rule (what is no taste, a goal's verbs, an identity's adjectives) st
 
 from __future__ import annotations
 
-from brainiac.text import lexicon as lex
+from brainiac.language import lexicon as lex
 
 RELATIVES = lex.word_set(
     """

@@ -42,16 +42,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from brainiac.text import answering, clauses, hollow, leaning, pointing, when
-from brainiac.text import events as ev
-from brainiac.text.lexicon import STOP_WORDS, word_set
-from brainiac.text.life_facts import NOBODY_ROLES, USER_ROLES
-from brainiac.text.observation_lines import SECTION as SECTION  # the section observe writes
-from brainiac.text.observation_lines import by_source as by_source
-from brainiac.text.observation_lines import sources as sources
-from brainiac.text.observation_lines import without as without
-from brainiac.text.third_person import AS_IS, placed
-from brainiac.text.third_person import third_person as third_person
+from brainiac.formats import events as ev
+from brainiac.formats.observation_lines import SECTION as SECTION  # the section observe writes
+from brainiac.formats.observation_lines import by_source as by_source
+from brainiac.formats.observation_lines import sources as sources
+from brainiac.formats.observation_lines import without as without
+from brainiac.language import answering, clauses, hollow, leaning, pointing, when
+from brainiac.language.lexicon import STOP_WORDS, word_set
+from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
+from brainiac.language.third_person import AS_IS, placed
+from brainiac.language.third_person import third_person as third_person
 
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _PHOTO_RE = re.compile(

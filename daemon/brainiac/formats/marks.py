@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from brainiac.text.stm import strip_hints
+from brainiac.formats.stm import strip_hints
 
 _MARK_RE = re.compile(r"\s\^g-(?P<hash>[0-9a-f]{6})\s*$")
 

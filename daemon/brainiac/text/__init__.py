@@ -1,1 +1,0 @@
-"""Pure text: the language readers and the vault's Markdown formats. No files, no index."""
