@@ -5,8 +5,8 @@
 The vault is the `brainiac init` template plus N notes under memory/long_term/ in the template's
 format: YAML frontmatter (title, tags, aliases, strength, reinforcement, created, updated,
 last_accessed, status), `## Summary`, `## Facts`, free prose (`## Notes`), `## Sources` with event
-lines whose ids come from brainiac.formats.events, and `## Related` with [[links]] to other notes. The
-short-term document gets a working-memory line and an Event Log.
+lines whose ids come from brainiac.formats.events, and `## Related` with [[links]] to other notes.
+The short-term document gets a working-memory line and an Event Log.
 
 Notes are about people, projects, places and topics; their prose mixes a Zipf-distributed English
 vocabulary with a generated jargon lexicon (product names, codenames), people, places and dates,

@@ -49,7 +49,8 @@ OWNERS = {
 # and the layers below it. Within a layer the import graph itself gives the order (no cycle).
 LAYERS = (
     "core",
-    "text",
+    "formats",
+    "language",
     "store",
     "model",
     "search",

@@ -1,9 +1,10 @@
 """Modules imported on first use: the `brainiac` command's fast start.
 
 Every CLI call imports the cli package, but each command needs only a few of the modules it
-names; a module held as `lazy_module("brainiac.formats.stm")` is imported when one of its attributes is
-first read (through the normal import system, so under its lock and into sys.modules as usual).
-Type checkers see the real import (`if TYPE_CHECKING:`), so names and signatures stay checked.
+names; a module held as `lazy_module("brainiac.formats.stm")` is imported when one of its
+attributes is first read (through the normal import system, so under its lock and into
+sys.modules as usual). Type checkers see the real import (`if TYPE_CHECKING:`), so names and
+signatures stay checked.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 A sync engine (Syncthing, Dropbox, Obsidian Sync) leaves a conflict copy when two devices changed
 one file before either saw the other's change (docs/multi-device.md). For the short-term document,
-a note or an archive file, the copy is merged into its original (formats/sync_merge.py: events by id,
-the person's text kept) and then deleted, since everything it held is in the original. When a
+a note or an archive file, the copy is merged into its original (formats/sync_merge.py: events by
+id, the person's text kept) and then deleted, since everything it held is in the original. When a
 person changed their own text differently on both sides, the copy stays beside the original with
 its events merged, and `status` lists it until the person has compared the two and deleted it.
 Copies of other files (the core identity) are only reported.
