@@ -209,6 +209,13 @@ BUDDY_ADOPTED = [
     ("Jon", "Yum, home-made cookies for a class sound great."),
 ]
 
+BUDDY_WINS = [
+    ("Jon", "I won first prize with Buddy at the county dog show yesterday!"),
+    ("Gina", "No way, congrats to Buddy!"),
+    ("Gina", "I painted my kitchen blue this weekend, it looks so fresh."),
+    ("Jon", "Blue kitchens are lovely, send me a picture of it."),
+]
+
 
 def test_a_sessions_title_names_its_news_where_a_names_note_took_it(
     memory: Memory, vault: Path
@@ -226,6 +233,16 @@ def test_a_sessions_title_names_its_news_where_a_names_note_took_it(
     # after it), and that note leads to where the news is.
     [session] = [n for n in notes if n.title == _home(notes, "home-made cookies")]
     assert session.title.startswith("Jon adopted Buddy"), session.title
+    assert any("Buddy" in line for line in session.links), session.links
+    # Once his note stands, it claims by name what a later session says of him, that
+    # session's news among it; the session's note is still called by it.
+    last = later + dt.timedelta(days=4)
+    say_turns(memory, BUDDY_WINS, "session 3", last)
+    _run(memory, last + dt.timedelta(hours=1))
+    notes = _notes(vault)
+    assert _home(notes, "county dog show") == "Buddy"
+    [session] = [n for n in notes if n.title == _home(notes, "painted my kitchen")]
+    assert session.title.startswith("Jon won first prize with Buddy"), session.title
     assert any("Buddy" in line for line in session.links), session.links
 
 

@@ -161,6 +161,7 @@ def make_plan(
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
     titles = set(table)  # the names notes answer to: a new note's title must be new
     place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes)
+    place.sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
     for group in _by_session(unplaced):
         _place_new(group, place, titles)
     plan.targets = list(targets.values())
@@ -215,6 +216,9 @@ class _Placing:
     # this plan starts, so a later session (of this run or of an import) finds
     # the note it continues.
     topics: list[Entry]
+    # Group key (projects.group_key) -> every event of the session leaving, those a note
+    # claimed by name included: what the session's note is titled by.
+    sessions: dict[str, list[ev.Event]] = field(default_factory=dict)
 
 
 def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
@@ -244,9 +248,10 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
     # The title says what happened in the session, its news included where a name's note took
     # it ("Caroline went to an LGBTQ conference" with the conference in `LGBTQ`): the note
     # links the notes its session's other events went to.
-    answered = answering.turns_before(group)
-    observed = [o for e in group for o in observe.observations(e, previous=answered.get(e.id))]
-    title = _session_title(group, place.memory, place.roles, observed)
+    whole = place.sessions.get(key, group)
+    answered = answering.turns_before(whole)
+    observed = [o for e in whole for o in observe.observations(e, previous=answered.get(e.id))]
+    title = _session_title(whole, place.memory, place.roles, observed)
     if normalise(title) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same
         # title would make organization merge them, and a note per session would grow without
@@ -258,7 +263,7 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
     )
     target.events += [ev.render(e) for e in rest]
-    target.related += _homes_of(set(ev.ids(group)) - set(ev.ids(rest)), place.targets, target)
+    target.related += _homes_of(ev.ids(whole) - ev.ids(rest), place.targets, target)
     # The earlier topic note this session continues, by meaning where this process has the
     # model loaded (the daemon), else by words (continuing.py).
     semantic = getattr(place.memory, "semantic_if_open", None)
