@@ -13,10 +13,12 @@ process, each with the bearer token, each opened before the clock starts. The lo
   saturated server; its calls a second are the most the server answers.
 
 Each load also gives the server's CPU time per call (user + system, from /proc): on a machine
-whose other work moves the wall times, what the server spent is the steadier figure; the time its
-threads were ready to run but waited for a core, summed over them (from /proc's schedstat: the
-machine's other work, or the server's own threads queued behind one another), per call; and the
-load average when the load ended.
+whose other work moves the wall times, what the server spent is the steadier figure; the same
+less what the server spends at rest with every session open (`idle`, measured over `--idle-s`
+before the loads: its timers and the pings of the sessions' event streams, which a sparse load
+divides among few calls); the time its threads were ready to run but waited for a core, summed
+over them (from /proc's schedstat: the machine's other work, or the server's own threads queued
+behind one another), per call; and the load average when the load ended.
 
     .venv/bin/python benchmarks/mcp_http_load.py --vault /tmp/v10k --clients 50
 
@@ -143,6 +145,7 @@ async def run_loads(
         results: dict[str, dict[str, float]] = {}
 
         waited = [0.0]
+        idle_cpu_per_s = [0.0]
 
         def measured(name: str, ms: list[float], cpu_before: float, began: float) -> None:
             took = time.perf_counter() - began
@@ -150,6 +153,8 @@ async def run_loads(
             results[name]["calls_per_s"] = round(len(ms) / took, 2)
             cpu = server_cpu_s(pid) - cpu_before
             results[name]["server_cpu_ms_per_call"] = round(1000 * cpu / len(ms), 1)
+            busy = cpu - idle_cpu_per_s[0] * took
+            results[name]["server_busy_cpu_ms_per_call"] = round(1000 * busy / len(ms), 1)
             now = server_waited_s(pid)
             results[name]["server_wait_ms_per_call"] = round(1000 * (now - waited[0]) / len(ms), 1)
             results[name]["load_average"] = round(os.getloadavg()[0], 1)
@@ -161,6 +166,12 @@ async def run_loads(
         warm: list[float] = []
         for prompt in prompts[:5]:  # the server's first calls load what later calls reuse
             await call(sessions[0], prompt, warm)
+        # What the server spends with every session open and no call (its timers, the pings
+        # of the sessions' event streams): over a sparse load, a share of each call's CPU.
+        cpu, began = start()
+        await anyio.sleep(setup.idle_s)
+        idle_cpu_per_s[0] = (server_cpu_s(pid) - cpu) / (time.perf_counter() - began)
+        results["idle"] = {"server_cpu_ms_per_s": round(1000 * idle_cpu_per_s[0], 1)}
         single: list[float] = []
         cpu, began = start()
         for i in range(calls * 2):
@@ -213,6 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--interval", type=float, help="one paced load only: --intervals N")
     ap.add_argument("--server-path", type=Path, help="first on the server's PYTHONPATH")
+    ap.add_argument(
+        "--idle-s",
+        type=float,
+        default=10.0,
+        help="seconds of no calls, every session open, to measure the server's CPU at rest",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.interval is not None:
