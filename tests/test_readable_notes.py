@@ -19,7 +19,6 @@ from brainiac.formats import events as ev
 from brainiac.formats import ltm
 from brainiac.language import extract as ex
 from brainiac.language import headline, observe, topics
-from brainiac.store.vault import LONG_TERM_DIR
 from helpers import say_turns, sourced_notes
 
 T0 = dt.datetime(2023, 5, 11, 14, 0)
@@ -256,60 +255,6 @@ def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
 )
 def test_a_title_names_a_thing_not_a_verb_or_an_adjective(texts: list[str], expected: str) -> None:
     assert topics.title(texts) == expected
-
-
-STUDIO_SEARCH = [
-    ("Jon", "I started hunting for a spot for my dance studio last week, downtown maybe."),
-    ("Gina", "Nice! What do you need in a dance studio space?"),
-    ("Jon", "Good flooring for the dancers, Marley floors, and big mirrors on one wall."),
-    ("Gina", "Marley floors are perfect for dancers. Good luck with the search!"),
-]
-ROME = [
-    ("Gina", "I just got back from Rome, I ate pasta and gelato every single day."),
-    ("Jon", "Rome! Did you see the Colosseum?"),
-    ("Gina", "Yes, the Colosseum at night was stunning, and the Vatican museums too."),
-    ("Jon", "Italy sounds like a dream trip."),
-]
-STUDIO_OPENING = [
-    ("Jon", "I opened my dance studio last week, the first class had twelve dancers!"),
-    ("Gina", "Congrats! How did the dancers like the studio?"),
-    ("Jon", "They loved the Marley floor and the mirrors. I teach contemporary dance there now."),
-    ("Gina", "So proud of you, the studio sounds amazing."),
-]
-
-
-@pytest.mark.parametrize("meaning", [True, False], ids=["by-meaning", "by-words"])
-def test_a_later_session_links_the_note_of_the_earlier_one_it_continues(
-    vault: Path, meaning: bool
-) -> None:
-    with Memory(vault, refresh_interval_s=0, meaning=meaning) as memory:
-        memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
-        # As in the daemon, whose embedder has the model loaded: the jobs compare by meaning.
-        assert (memory.semantic is not None) == meaning
-        for day, (turns, session) in enumerate(
-            [(STUDIO_SEARCH, "session 1"), (ROME, "session 2"), (STUDIO_OPENING, "session 3")]
-        ):
-            start = T0 + dt.timedelta(days=10 * day)
-            for i, (role, text) in enumerate(turns):
-                at = start + dt.timedelta(minutes=i)
-                memory.remember(text, role=role, session=session, at=at)
-            for report in memory.run_job("all", now=start + dt.timedelta(hours=1)):
-                assert report.ok, report.summary
-    notes = {}
-    for path in sorted((vault / LONG_TERM_DIR).glob("*.md")):
-        note = ltm.parse(path.read_text(encoding="utf-8"), path.name)
-        if "session" in note.tags:
-            notes[note.sources[0].session] = note
-    search, rome, opening = notes["session 1"], notes["session 2"], notes["session 3"]
-    # The studio's opening continues the search for its spot, weeks and a trip to Rome later:
-    # its note links that one, and only that one; the trip links nothing before it. Any other
-    # link leads to the note of a name that took some of the session's events ("Marley").
-    linked = [x for x in opening.links if not x.startswith("#")]
-    parsed = [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x) for x in linked]
-    assert [n.title for n in parsed if "session" in n.tags] == [search.title], opening.links
-    for other in (n for n in parsed if "session" not in n.tags):
-        assert any(e.session == "session 3" for e in other.sources), other.title
-    assert not [x for x in rome.links if not x.startswith("#")], rome.links
 
 
 def test_an_act_in_a_clause_about_a_thing_is_not_the_title() -> None:

@@ -116,6 +116,14 @@ def test_a_topic_that_comes_back_in_a_later_session_links_its_note(
     assert any(studio in line for line in note.links)
     [trip] = [n for n in notes if n.title == rome]
     assert not any(studio in line or opening in line for line in trip.links)
+    # It links that one and no other session's note, the trip none before it; any other link
+    # leads to the note of a name that took some of the session's events.
+    linked = [x for x in note.links if not x.startswith("#")]
+    parsed = [ltm.parse((vault / LONG_TERM_DIR / f"{x}.md").read_text(), x) for x in linked]
+    assert [n.title for n in parsed if "session" in n.tags] == [studio], note.links
+    for other in (n for n in parsed if "session" not in n.tags):
+        assert any(e.session == "session 3" for e in other.sources), other.title
+    assert not [x for x in trip.links if not x.startswith("#")], trip.links
     assert sorted(_all_ids(vault)) == sorted(set(_all_ids(vault)))  # none lost, none doubled
     assert len(_all_ids(vault)) == 12
 
@@ -231,9 +239,7 @@ def test_a_sessions_title_names_its_news_where_a_names_note_took_it(
     assert _home(notes, "I adopted Buddy") == "Buddy"
     # ... but the session's news is still what its note is called (not the cookies said
     # after it), and that note leads to where the news is.
-    [session] = [n for n in notes if n.title == _home(notes, "home-made cookies")]
-    assert session.title.startswith("Jon adopted Buddy"), session.title
-    assert any("Buddy" in line for line in session.links), session.links
+    _assert_titled_and_linked(notes, "home-made cookies", "Jon adopted Buddy", "Buddy")
     # Once his note stands, it claims by name what a later session says of him, that
     # session's news among it; the session's note is still called by it.
     last = later + dt.timedelta(days=4)
@@ -241,9 +247,18 @@ def test_a_sessions_title_names_its_news_where_a_names_note_took_it(
     _run(memory, last + dt.timedelta(hours=1))
     notes = _notes(vault)
     assert _home(notes, "county dog show") == "Buddy"
-    [session] = [n for n in notes if n.title == _home(notes, "painted my kitchen")]
-    assert session.title.startswith("Jon won first prize with Buddy"), session.title
-    assert any("Buddy" in line for line in session.links), session.links
+    _assert_titled_and_linked(
+        notes, "painted my kitchen", "Jon won first prize with Buddy", "Buddy"
+    )
+
+
+def _assert_titled_and_linked(
+    notes: list[ltm.LongTermNote], holding: str, title: str, linked: str
+) -> None:
+    """The note holding the event that says `holding` is titled `title...` and links `linked`."""
+    [session] = [n for n in notes if n.title == _home(notes, holding)]
+    assert session.title.startswith(title), session.title
+    assert any(linked in line for line in session.links), session.links
 
 
 ANNAS_1 = [

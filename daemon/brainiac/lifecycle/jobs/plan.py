@@ -160,8 +160,8 @@ def make_plan(
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
     titles = set(table)  # the names notes answer to: a new note's title must be new
-    place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes)
-    place.sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
+    sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
+    place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes, sessions)
     for group in _by_session(unplaced):
         _place_new(group, place, titles)
     plan.targets = list(targets.values())
@@ -218,7 +218,7 @@ class _Placing:
     topics: list[Entry]
     # Group key (projects.group_key) -> every event of the session leaving, those a note
     # claimed by name included: what the session's note is titled by.
-    sessions: dict[str, list[ev.Event]] = field(default_factory=dict)
+    sessions: dict[str, list[ev.Event]]
 
 
 def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
@@ -279,6 +279,8 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
 
 def _homes_of(moved: set[str], targets: dict[str, Target], besides: Target) -> list[str]:
     """Links to the notes this plan gives any of the `moved` events, `besides` aside."""
+    if not moved:  # an imported conversation, or a session no note claimed any of
+        return []
     return [
         link(t.rel, t.title)
         for t in targets.values()
