@@ -124,6 +124,61 @@ def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
     assert _said(text, role="Melanie") == "Melanie shared a photo of their pottery."
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a thing of the speaker's own, shown with a photo
+        (
+            "Got your back - dance is awesome for expressing yourself. Here's one of my trophies "
+            "from a dance contest, nice reminder of the hard work it takes. [image: a trophy]",
+            "Gina shared a photo of one of their trophies from a dance contest.",
+        ),
+        (
+            "Trips like these are great! Here's one from our vacation! [image: kids in waves]",
+            "Gina shared a photo from their vacation.",
+        ),
+        # a photo the speaker took, and when or where
+        (
+            "It feels great to help people! Here's a shot I got when I volunteered. Reminds me "
+            "being kind matters! [image: people around a table]",
+            "Gina shared a photo from when they volunteered.",
+        ),
+        (
+            "Oh, and here's a pic I got from my walk last week. [image: a sunset over the ocean]",
+            "Gina shared a photo from their walk the week before 2023-05-08.",
+        ),
+    ],
+)
+def test_a_photo_of_ones_own_thing_or_deed_says_what_it_shows(text: str, expected: str) -> None:
+    assert _said(text, role="Gina") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here's a pic from the event! It was awesome! [image: a crowd in a street]",  # which?
+        "Yeah, here's one I did last week. [image: a painting of a sunset]",  # one what?
+        "Here's one of my favorite quotes: keep going.",  # no photo came with the turn
+    ],
+)
+def test_a_photo_of_nothing_named_as_the_speakers_says_nothing(text: str) -> None:
+    assert _said(text, role="Gina") is None
+
+
+def test_an_it_that_stands_for_nothing_before_a_deed_of_ones_own_is_kept() -> None:
+    text = (
+        "Glad you have a good support system, John. It's been great having people behind me "
+        "while volunteering at the homeless shelter. Positive influences make a big impact."
+    )
+    assert _said(text, role="Maria") == (
+        "It's been great having people behind Maria while volunteering at the homeless shelter."
+    )
+    # a feeling, or a deed that names nothing, is still no line
+    assert _said("It's so freeing to express myself and have people back me up.") is None
+    assert _said("It feels good to use my skills to make a difference.") is None
+    assert _said("It's great to see how far I've come.") is None
+
+
 def test_the_line_names_its_event_and_never_ends_in_a_block_id() -> None:
     event = ev.make_event("I adopted a dog named Buddy last week.", role="Jon", at=AT)
     [o] = observe.observations(event)

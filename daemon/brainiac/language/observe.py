@@ -47,20 +47,22 @@ from brainiac.formats.observation_lines import SECTION as SECTION  # the section
 from brainiac.formats.observation_lines import by_source as by_source
 from brainiac.formats.observation_lines import sources as sources
 from brainiac.formats.observation_lines import without as without
-from brainiac.language import answering, clauses, hollow, leaning, pointing, when
+from brainiac.language import (
+    answering,
+    clauses,
+    expletive,
+    hollow,
+    leaning,
+    photos,
+    pointing,
+    when,
+)
 from brainiac.language.lexicon import STOP_WORDS, word_set
 from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.language.third_person import AS_IS, placed
 from brainiac.language.third_person import third_person as third_person
 
 _IMAGE_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
-_PHOTO_RE = re.compile(
-    r"\b(?:here(?:'s| is| are)|this is|check (?:out|this)|sharing|look at)\b[^.!?]*?"
-    r"\b(?:photo|pic|picture|snap|shot)s?\s+(?:of|from)\s+(?P<what>(?:my|our)\s+[^.!?,]+|"
-    r"when\s+(?:I|we)\s+[^.!?,]+|"
-    r"[^.!?,]+?\bI\s+(?:made|took|painted|drew|baked|built|did|snapped|found|got)\b[^.!?,]*)",
-    re.IGNORECASE,
-)
 # Words that open a sentence and say nothing: discourse markers, interjections, a vocative.
 _OPENER_RE = re.compile(
     r"^(?:(?:btw|by the way|so|well|still|also|anyway|anyways|oh|ah|aw+|wow|whoa|woah|yeah|yes|yep|"
@@ -359,12 +361,8 @@ def observations(
     other = _owner(previous, user) if previous is not None else None
     before = previous.text if previous is not None and other not in (None, owner) else None
     chosen = _best_sentence(text, before, other or "")
-    shared = _PHOTO_RE.search(chosen if chosen is not None else text)
-    if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
-        what = shared.group("what")
-        if what.lower().startswith("when "):  # "from when I was dancing - it was a tough road"
-            what = re.split(r"\s[-–—]\s", what)[0]
-        chosen = f"I shared a photo of {what.strip()}"
+    # "Here's a pic of my pottery!": what they showed, and whose
+    chosen = photos.shared(chosen or text, event.text, alone=chosen is None) or chosen
     if chosen is None:
         return []
     # "I'm off to bake some cakes" at the end of a chat: the plan, not the leave-taking
@@ -472,7 +470,7 @@ def _statement(s: str) -> str | None:
     fragment = _FRAGMENT_RE.match(s) and not especially
     if not _OWN_RE.search(s) or _REACTION_RE.match(s) or fragment:
         return None
-    if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s):
+    if _POINTER_RE.match(s) and not _PAST_SCENE_RE.match(s) and not expletive.judged_deed(s):
         # "It took time, but I slowly formed connections": the part about the speaker
         clause = _CLAUSE_START_RE.search(s)
         s = s[clause.end() :] if clause is not None else ""
