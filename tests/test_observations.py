@@ -1264,3 +1264,44 @@ def test_parts_of_a_thing_never_named_lean() -> None:
         'The plot and music of "Arrival" always blow Caroline away.'
     )
     assert _said("The kids and the dogs were so happy at the beach with me yesterday.") is not None
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "expected"),
+    [
+        (
+            "We're thinking about going camping next month. Any fun plans for the summer?",
+            "Researching adoption agencies — it's been a dream to have a family.",
+            "Gina is researching adoption agencies — it's been a dream to have a family.",
+        ),
+        (
+            "It's been a great outlet for me. Do you have any projects you're working on?",
+            "Yeah actually - creating gaming content for YouTube. It's a cool way to unwind.",
+            "Gina is creating gaming content for YouTube.",
+        ),
+    ],
+)
+def test_a_gerund_answering_what_one_is_doing_is_the_speakers_doing(
+    question: str, reply: str, expected: str
+) -> None:
+    assert _replied(question, "Jon", reply) == expected
+
+
+def test_a_gerund_that_answers_no_question_of_what_one_does_is_no_line() -> None:
+    # a maxim, and a reaction to what the other said: no question asked what they do
+    said = "Taking care of ourselves is vital. Any fun plans for the summer?"
+    assert _replied(said, "Jon", "Loving the inclusivity and support.") is None
+    asked = "I started a pottery class. How was your weekend?"
+    assert _replied(asked, "Jon", "Researching adoption agencies, mostly.") is None
+
+
+def test_a_thing_named_then_likened_to_one_shown_is_said_without_the_likeness() -> None:
+    text = "I had a little doll like this and it always made me feel better. [image: a doll]"
+    assert _said(text, role="John") == "John had a little doll and it always made them feel better."
+    text = "I used to have a dog back in Michigan with that name, but then I got allergic."
+    assert _said(text, role="Joanna") == (
+        "Joanna used to have a dog back in Michigan, but then got allergic."
+    )
+    # a likeness after a verb, or of things owned by no one, still leans
+    assert _said("Moments like these remind me to appreciate the ones I love.") is None
+    assert _said("I feel like that too sometimes.") is None

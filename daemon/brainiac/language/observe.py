@@ -50,9 +50,11 @@ from brainiac.formats.observation_lines import without as without
 from brainiac.language import (
     answering,
     clauses,
+    doing,
     expletive,
     hollow,
     leaning,
+    likeness,
     photos,
     pointing,
     when,
@@ -393,7 +395,8 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
     speaker as its subject), read as a reply to `previous` (said by `other`); None when there
     is none."""
     best: tuple[int, str] | None = None
-    whole = answering.answered(text, previous)  # "Since I was 17" to "How long have you ...?"
+    # "Since I was 17" to "How long have you ...?", "Researching agencies" to "Any plans?"
+    whole = answering.answered(text, previous) or doing.answered(text, previous)
     for raw in [*([whole] if whole else []), *pointing.candidates(text, previous)]:
         s = _statement(_CONJUNCTION_RE.sub("", _OPENER_RE.sub("", raw.strip()).strip()))
         s = answering.resolve(s, previous, other) if s is not None else None
@@ -476,6 +479,7 @@ def _statement(s: str) -> str | None:
         s = s[clause.end() :] if clause is not None else ""
         if len(s.split()) < _MIN_WORDS:
             return None
+    s = likeness.unlikened(s)  # "a little doll like this": the doll is named
     leans = leaning.leaning(s)
     if leans is None and hollow.hollow(s):
         return None  # "I'll cherish that little guy", "I'll keep grinding": nothing named
