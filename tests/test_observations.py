@@ -290,7 +290,7 @@ def test_one_persons_fact_never_supersedes_anothers() -> None:
         "I had to be vulnerable and dig deep into those topics.",  # which topics
         "I've been dreaming of this for a while now, can't wait to see what happens!",
         "Thanks for the kind words. We're all still sad about it.",
-        "I had a little doll like this and it always made me feel better.",  # shown, not said
+        "I bake cakes like this every week.",  # like what: shown, not said
         "I talked to him afterwards and linked him up with a housing program.",  # who
         "I named her Tilly, and she's always with me while I write.",
         "Joanna is working on one with her writing group.",
