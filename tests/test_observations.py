@@ -1305,3 +1305,15 @@ def test_a_thing_named_then_likened_to_one_shown_is_said_without_the_likeness() 
     # a likeness after a verb, or of things owned by no one, still leans
     assert _said("Moments like these remind me to appreciate the ones I love.") is None
     assert _said("I feel like that too sometimes.") is None
+
+
+def test_could_in_a_clause_naming_the_thing_is_no_hedge() -> None:
+    text = "After my last run, I saw the impact I could make in the community through politics."
+    assert _said(text, role="John") == (
+        "After John's last run, John saw the impact they could make in the community through "
+        "politics."
+    )
+    # a hedge or a wish still is one
+    assert _said("I said I could help with the bake sale next week.") is None
+    assert _said("Something I could do is volunteer at the shelter.") is None
+    assert _said("I wish I could visit my family in Sweden.") is None

@@ -52,6 +52,7 @@ from brainiac.language import (
     clauses,
     doing,
     expletive,
+    hedges,
     hollow,
     leaning,
     likeness,
@@ -106,12 +107,6 @@ _AFTER_REACTION_RE = re.compile(
 )
 _LISTENER_RE = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd|ya|u)\b", re.I)
 _FIRST_RE = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
-_HYPOTHETICAL = word_set(
-    """
-    if unless would could should might maybe perhaps probably possibly hopefully suppose
-    imagine hypothetically wish wonder guess unsure reckon someday think i'd
-    """
-)
 # How the speaker feels, as the whole of what they say ("I'm feeling so motivated and
 # supported, ...", "I felt so proud and grateful"): a mood, without what it is about.
 _MOOD = (
@@ -496,7 +491,7 @@ def _statement(s: str) -> str | None:
     if len(s.split()) < _MIN_WORDS - bool(timed) and not _SHORT_RE.match(s):
         return None
     s = _HEDGE_TAIL_RE.sub("", s) if len(_HEDGE_TAIL_RE.sub("", s).split()) >= _MIN_WORDS else s
-    hedge = _words(s) & _HYPOTHETICAL
+    hedge = hedges.hedging(s)
     if hedge:  # "I'm thinking about starting a project, so maybe we can work together"
         cut = [m.start() for m in _COORDINATE_RE.finditer(s) if not _words(s[: m.start()]) & hedge]
         s = s[: cut[-1]] if cut and len(s[: cut[-1]].split()) >= _MIN_WORDS else s
@@ -504,7 +499,7 @@ def _statement(s: str) -> str | None:
     # look at it" is a habit, and a "when" alone a cut clause
     past = re.match(r"when\s[^,]*\b(?:was|were|\w+ed)\b[^,]*,", s, re.I)
     when_clause = s.lower().startswith("when ") and not (past and _main_clause(s))
-    if when_clause or s.lower().startswith(("what if", "let's")) or _words(s) & _HYPOTHETICAL:
+    if when_clause or s.lower().startswith(("what if", "let's")) or hedges.hedging(s):
         return None
     if not {w for w in _content_words(s) if w not in _ATTITUDE}:
         return None  # only a resolve or a feeling: "I'm going for my dreams!"
