@@ -134,18 +134,14 @@ def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
             "Gina shared a photo of one of their trophies from a dance contest.",
         ),
         (
-            "Trips like these are great! Here's one from our vacation! [image: kids in waves]",
-            "Gina shared a photo from their vacation.",
+            "Thanks! Here's my new studio. [image: a room with a mirror]",
+            "Gina shared a photo of their new studio.",
         ),
         # a photo the speaker took, and when or where
         (
             "It feels great to help people! Here's a shot I got when I volunteered. Reminds me "
             "being kind matters! [image: people around a table]",
             "Gina shared a photo from when they volunteered.",
-        ),
-        (
-            "Oh, and here's a pic I got from my walk last week. [image: a sunset over the ocean]",
-            "Gina shared a photo from their walk the week before 2023-05-08.",
         ),
     ],
 )
@@ -159,6 +155,9 @@ def test_a_photo_of_ones_own_thing_or_deed_says_what_it_shows(text: str, expecte
         "Here's a pic from the event! It was awesome! [image: a crowd in a street]",  # which?
         "Yeah, here's one I did last week. [image: a painting of a sunset]",  # one what?
         "Here's one of my favorite quotes: keep going.",  # no photo came with the turn
+        # which vacation, which walk: only that there was one
+        "Trips like these are great! Here's one from our vacation! [image: kids in waves]",
+        "Oh, and here's a pic I got from my walk last week. [image: a sunset over the ocean]",
     ],
 )
 def test_a_photo_of_nothing_named_as_the_speakers_says_nothing(text: str) -> None:

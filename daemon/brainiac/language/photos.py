@@ -2,12 +2,12 @@
 was taken at, as observe.py writes it ("Melanie shared a photo of their pottery").
 
 A photo named as one ("Here's a pic of my pottery!", "a photo from when I was dancing", "a
-shot I took when I volunteered", "a pic I got from my walk last week") says what it shows; a
-turn that shares one without naming it as one ("Here's one of my trophies from a dance
-contest", "Here's one from our vacation!") says so only when a photo came with the turn (its
-caption, `[image: ...]`). What is shown must be the speaker's own ("my", "our") or a deed of
-theirs: "Here's a pic from the event" (which event?) and "Here's one I did last week" (one
-what?) say nothing read alone. Pure text: no I/O.
+shot I took when I volunteered") says what it shows; a turn that shares one without naming it
+as one ("Here's one of my trophies from a dance contest", "Here's my new studio") says so only
+when a photo came with the turn (its caption, `[image: ...]`). What is shown must be the
+speaker's own ("my", "our") or a deed of theirs: "Here's a pic from the event" (which event?),
+"Here's one I did last week" (one what?) and "Here's one from our vacation" (which one?) say
+nothing read alone. Pure text: no I/O.
 """
 
 from __future__ import annotations
@@ -21,19 +21,17 @@ _PHOTO_RE = re.compile(
     r"[^.!?,]+?\bI\s+(?:made|took|painted|drew|baked|built|did|snapped|found|got)\b[^.!?,]*)",
     re.IGNORECASE,
 )
-# A photo the speaker took, and where or when: "a shot I got when I volunteered", "a pic I took
-# from my walk last week" → "a photo from when I volunteered", "a photo from my walk last week".
+# A photo the speaker took at a deed of theirs: "a shot I got when I volunteered" → "a photo
+# from when I volunteered" ("a pic I got from my walk" says only that there was a walk).
 _TAKEN_RE = re.compile(
     r"\bhere(?:'s| is)\s+(?:a|another|one)\s+(?:(?:photo|pic|picture|snap|shot)\s+)?"
-    r"(?:that\s+)?I\s+(?:took|got|snapped)\s+(?P<what>(?:from|at|on)\s+(?:my|our)\s+[^.!?,]+|"
-    r"when\s+(?:I|we)\s+[^.!?,]+)",
+    r"(?:that\s+)?I\s+(?:took|got|snapped)\s+(?P<what>when\s+(?:I|we)\s+[^.!?,]+)",
     re.IGNORECASE,
 )
 # One of the speaker's own things shown, with a photo: "Here's one of my trophies from a dance
-# contest", "Here's one from our vacation!", "Here's my new studio".
+# contest", "Here's my new studio" ("Here's one from our vacation" says only that there was one).
 _OWN_SHOWN_RE = re.compile(
-    r"\bhere(?:'s| is| are)\s+(?P<what>(?:one|some|a few)\s+(?:of|from)\s+(?:my|our)\s+[^.!?,]+|"
-    r"(?:my|our)\s+[^.!?,]+)",
+    r"\bhere(?:'s| is| are)\s+(?P<what>(?:(?:one|some|a few)\s+of\s+)?(?:my|our)\s+[^.!?,]+)",
     re.IGNORECASE,
 )
 _IMAGE = "[image:"
@@ -53,13 +51,6 @@ def shared(sentence: str, turn: str, alone: bool = True) -> str | None:
         return None
     taken = _TAKEN_RE.search(sentence)
     if taken is not None:  # "a shot I got when I volunteered": from when
-        what = taken.group("what")
-        what = re.sub(r"^(?:at|on)\s+", "from ", what, flags=re.IGNORECASE)
-        return f"I shared a photo {'from ' if what.lower().startswith('when') else ''}{what}"
+        return f"I shared a photo from {taken.group('what')}"
     own = _OWN_SHOWN_RE.search(sentence) if _IMAGE in turn else None
-    if own is not None:
-        what = own.group("what").strip()
-        joint = "from" if re.match(r"one from\b", what, re.IGNORECASE) else "of"
-        what = what[len("one from ") :] if joint == "from" else what
-        return f"I shared a photo {joint} {what}"
-    return None
+    return f"I shared a photo of {own.group('what').strip()}" if own is not None else None
