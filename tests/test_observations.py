@@ -1292,6 +1292,9 @@ def test_a_gerund_that_answers_no_question_of_what_one_does_is_no_line() -> None
     assert _replied(said, "Jon", "Loving the inclusivity and support.") is None
     asked = "I started a pottery class. How was your weekend?"
     assert _replied(asked, "Jon", "Researching adoption agencies, mostly.") is None
+    # a gerund that names nothing done
+    asked = "What have you been doing lately?"
+    assert _replied(asked, "Jon", "Keeping busy, same old stuff.") is None
 
 
 def test_a_thing_named_then_likened_to_one_shown_is_said_without_the_likeness() -> None:

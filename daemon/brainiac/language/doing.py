@@ -5,14 +5,17 @@ actually - creating gaming content for YouTube." → "I'm creating gaming conten
 
 Only the other speaker's last question, asked of the listener ("you") about what they do, plan
 or work on, makes the gerund the speaker's own; the gerund must open the reply (after "yeah",
-"actually" ...) and stand without a verb of its own ("Taking care of ourselves is vital" is a
-maxim, "Loving the inclusivity!" a reaction to what was said: no question asked what they do).
+"actually" ...), stand without a verb of its own ("Taking care of ourselves is vital" is a
+maxim, "Loving the inclusivity!" a reaction to what was said: no question asked what they do)
+and name what is done ("Keeping busy, same old stuff" says nothing).
 Pure text: no I/O.
 """
 
 from __future__ import annotations
 
 import re
+
+from brainiac.language.lexicon import STOP_WORDS, word_set
 
 # A question about what the listener does, plans or works on.
 _ASKED_RE = re.compile(
@@ -42,7 +45,14 @@ _FINITE_RE = re.compile(
     re.IGNORECASE,
 )
 _LISTENER_RE = re.compile(r"\b(?:you|your|yours|ya)\b", re.IGNORECASE)
-_REST_MIN = 2  # "Researching adoption agencies": the gerund and what it is done on
+# Words that name nothing done: "Keeping busy, same old stuff", "Trying to figure things out".
+_VAGUE = word_set(
+    """
+    things thing stuff busy same old it this that lot lots much more something anything
+    everything nothing well fine good great ok okay out up figure usual
+    """
+)
+_NAMED_MIN = 2  # "Researching adoption agencies": two words name what is done
 
 
 def answered(reply: str, previous: str | None) -> str | None:
@@ -57,7 +67,9 @@ def answered(reply: str, previous: str | None) -> str | None:
     if m is None:
         return None
     rest = m.group("rest").strip(" ,")
-    if len(rest.split()) < _REST_MIN or _FINITE_RE.search(rest) or _LISTENER_RE.search(rest):
+    words = re.findall(r"[a-z'-]+", rest.lower())
+    named = [w for w in words if w not in STOP_WORDS and w not in _VAGUE]
+    if len(named) < _NAMED_MIN or _FINITE_RE.search(rest) or _LISTENER_RE.search(rest):
         return None
     # the whole sentence, what follows a dash too: "... agencies - it's been a dream to ..."
     sentence = re.match(r"[^.!?]*", said)
