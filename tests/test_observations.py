@@ -12,7 +12,7 @@ import pytest
 
 from brainiac.formats import events as ev
 from brainiac.formats import ltm
-from brainiac.language import facts, observe
+from brainiac.language import answering, facts, observe
 from brainiac.store.vault import LONG_TERM_DIR
 from conftest import run_cli
 
@@ -1209,3 +1209,124 @@ def test_parts_of_a_thing_never_named_lean() -> None:
         'The plot and music of "Arrival" always blow Caroline away.'
     )
     assert _said("The kids and the dogs were so happy at the beach with me yesterday.") is not None
+
+
+def _exchange(*turns: tuple[str, str]) -> str | None:
+    """The observation of the last of `turns` (role, text), each said in one session in turn,
+    read with the turns before it as the jobs read them (answering.py)."""
+    said = [
+        ev.Event(AT + dt.timedelta(seconds=30 * i), role, text, "s1", f"e-{i:010d}")
+        for i, (role, text) in enumerate(turns)
+    ]
+    before, earlier = answering.turns_before(said), answering.own_before(said)
+    last = said[-1].id
+    found = observe.observations(said[-1], previous=before.get(last), earlier=earlier.get(last))
+    return found[0].text if found else None
+
+
+def test_what_a_reply_points_at_is_named_from_the_speakers_own_turn_before() -> None:
+    # "this new script", "this book": named once in the speaker's turn before the question
+    assert _exchange(
+        ("Joanna", "Woodhaven's past sparked ideas for my next script."),
+        ("Nate", "Real-life stories are the best for inspiration. Keep it up!"),
+        ("Joanna", "Thanks, Nate! I'm stoked about this new script."),
+    ) == ("Joanna is stoked about their next script.")
+    assert _exchange(
+        ("Jon", 'I\'m currently reading "The Lean Startup" for tips for my biz.'),
+        ("Gina", "It sounds great! Could it spark any ideas for your dance studio?"),
+        ("Jon", "Yeah, I finished this book last night and took lots of notes."),
+    ) == ('Jon finished the book "The Lean Startup" on 2023-05-07 and took lots of notes.')
+    # the turn before the question is someone else's: it says nothing of the speaker's things
+    assert (
+        answering.own_before(
+            [
+                ev.Event(AT, "Nate", "I'm writing a script.", "s1", "e-0000000000"),
+                ev.Event(AT + dt.timedelta(seconds=30), "Nate", "Cool?", "s1", "e-0000000001"),
+                ev.Event(AT + dt.timedelta(seconds=60), "Nate", "Yes.", "s1", "e-0000000002"),
+            ]
+        )
+        == {}
+    )
+
+
+def test_an_idea_with_nothing_it_is_for_is_for_what_the_question_asked_about() -> None:
+    assert _exchange(
+        ("Gina", "I just teamed up with a local artist for some cool designs."),
+        ("Jon", "It looks awesome. How'd you come up with these cool designs?"),
+        (
+            "Gina",
+            "Thanks Jon! I got the idea from a fashion mag and saw there wasn't much like it.",
+        ),
+    ) == (
+        "Gina got the idea for their cool designs from a fashion mag and saw there wasn't much "
+        "like it."
+    )
+    # "them" in the question: the one thing the turn called "your X"
+    assert _exchange(
+        ("Joanna", "They're drawings to help me write."),
+        ("Nate", "A cool way into your characters. Where did you get your ideas for them?"),
+        (
+            "Joanna",
+            "I got ideas from everywhere: people I know, stuff I saw, even what I imagined.",
+        ),
+    ) == (
+        "Joanna got ideas for their characters from everywhere: people they know, stuff they "
+        "saw, even what they imagined."
+    )
+    # a question that names nothing: the line says no more than it did
+    assert _exchange(
+        ("Maria", "It's a castle in a shadow box."),
+        ("John", "That pic is so cool! What gave you the idea for this?"),
+        ("Maria", "I got the idea from a trip to England a few years ago."),
+    ) == ("Maria got the idea from a trip to England a few years before 2023-05-08.")
+
+
+def test_a_motive_said_in_reply_is_the_motive_of_the_deed_asked_about() -> None:
+    assert _exchange(
+        ("Maria", "I went hiking last weekend with my church friends."),
+        ("John", "Sounds like you had a great time! What inspired you to go on the hike?"),
+        ("Maria", "I wanted to make connections, laugh together and take in nature's beauty."),
+    ) == (
+        "Maria went on the hike because they wanted to make connections, laugh together and "
+        "take in nature's beauty."
+    )
+    assert _exchange(
+        ("Nate", "I started creating gaming content for YouTube."),
+        ("Joanna", "Wow! What inspired you to start making gaming videos?"),
+        ("Nate", "I'm hoping to share my love of gaming and connect with other gamers."),
+    ) == (
+        "Nate started making gaming videos because they are hoping to share their love of "
+        "gaming and connect with other gamers."
+    )
+    assert _exchange(
+        ("John", "I'm running for office again."),
+        ("Maria", "Congrats! What made you decide to run again?"),
+        ("John", "I wanted to fix the roads in my town."),
+    ) == ("John decided to run again because they wanted to fix the roads in their town.")
+    # a deed asked about as "it": what it was, the line cannot say
+    assert _exchange(
+        ("John", "I joined a veterans group."),
+        ("Maria", "Cool! What inspired you to join it?"),
+        ("John", "I wanted to show my support for our military."),
+    ) == ("John wanted to show their support for their military.")
+
+
+def test_the_jobs_read_a_reply_with_the_speakers_own_turn_before_the_question(
+    vault: Path,
+) -> None:
+    turns = [
+        ("Gina", "I teamed up with a local artist for some cool designs for my store."),
+        ("Jon", "It looks awesome. How'd you come up with these cool designs?"),
+        ("Gina", "I got the idea from a fashion mag and saw there wasn't much around like it."),
+        ("Jon", "I sparked ideas for my next script on the road trip."),
+        ("Gina", "Real-life stories are the best. Keep it up!"),
+        ("Jon", "Thanks! I'm stoked about this new script."),
+    ]
+    for i, (role, text) in enumerate(turns):
+        at = (AT + dt.timedelta(seconds=30 * i)).isoformat(timespec="seconds")
+        _cli(vault, "remember", text, "--role", role, "--session", "s1", "--at", at)
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-08T15:00")
+    text = (vault / "memory" / "short_term.md").read_text(encoding="utf-8")
+    section = ltm.parse(text, "stm").section("Observations")
+    assert "- Gina got the idea for their cool designs from a fashion mag and saw" in section
+    assert "- Jon is stoked about their next script. (2023-05-08, e-" in section

@@ -261,6 +261,22 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
     return before
 
 
+def own_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
+    """The speaker's own turn before the one each of `events` (by id) answers, in its session:
+    of "I made coconut milk ice cream" / "Will you give it another go?" / "I'm looking forward
+    to trying out other flavors", the first, where the thing a reply leaves unnamed was named.
+    None when the turn before is the speaker's own too (then nothing was asked in between)."""
+    turns = list(events)
+    before = turns_before(turns)
+    earlier: dict[str, ev.Event] = {}
+    for event in turns:
+        asked = before.get(event.id)
+        own = before.get(asked.id) if asked is not None else None
+        if asked is not None and own is not None and own.role == event.role != asked.role:
+            earlier[event.id] = own
+    return earlier
+
+
 def _part_first(m: re.Match[str], previous: str) -> str | None:
     """ "Marrying my partner was the best part" as "The best part of my day was marrying my
     partner": the part of the one thing `previous` exclaimed over ("what a great day!") or asked

@@ -47,7 +47,7 @@ from brainiac.formats.observation_lines import SECTION as SECTION  # the section
 from brainiac.formats.observation_lines import by_source as by_source
 from brainiac.formats.observation_lines import sources as sources
 from brainiac.formats.observation_lines import without as without
-from brainiac.language import answering, clauses, hollow, leaning, pointing, when
+from brainiac.language import answering, clauses, hollow, leaning, pointing, repair, when
 from brainiac.language.lexicon import STOP_WORDS, word_set
 from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.language.third_person import AS_IS, placed
@@ -347,18 +347,26 @@ class Observation:
 
 
 def observations(
-    event: ev.Event, user: str = "the user", previous: ev.Event | None = None
+    event: ev.Event,
+    user: str = "the user",
+    previous: ev.Event | None = None,
+    earlier: ev.Event | None = None,
 ) -> list[Observation]:
     """What `event` says about its speaker worth noting: at most one observation. `user` is how
     the vault's user is named (their events have a role of USER_ROLES, or none); `previous`,
-    the turn before it, what a reply's "the show" or "this color" may stand for (answering.py)."""
+    the turn before it, what a reply's "the show" or "this color" may stand for (answering.py);
+    `earlier`, the speaker's own turn before that one, where the thing a reply leaves unnamed
+    may have been named (answering.own_before, repair.py)."""
     owner = _owner(event, user)
     if owner is None:
         return []
     text = _IMAGE_RE.sub("", event.text)
     other = _owner(previous, user) if previous is not None else None
     before = previous.text if previous is not None and other not in (None, owner) else None
-    chosen = _best_sentence(text, before, other or "")
+    mine = earlier is not None and before is not None and _owner(earlier, user) == owner
+    own = _IMAGE_RE.sub("", earlier.text) if earlier is not None and mine else None
+    chosen = _best_sentence(text, before, other or "", own)
+    chosen = repair.repaired(chosen, before or "", own or "") if chosen is not None else None
     shared = _PHOTO_RE.search(chosen if chosen is not None else text)
     if shared is not None:  # "Here's a pic of my pottery!": what they showed, and whose
         what = shared.group("what")
@@ -390,13 +398,15 @@ def _owner(event: ev.Event, user: str) -> str | None:
     return None if no_one else user if not role or role.casefold() in USER_ROLES else role
 
 
-def _best_sentence(text: str, previous: str | None = None, other: str = "") -> str | None:
+def _best_sentence(
+    text: str, previous: str | None = None, other: str = "", earlier: str | None = None
+) -> str | None:
     """The plain statement about the speaker that says the most (content words, a time, the
-    speaker as its subject), read as a reply to `previous` (said by `other`); None when there
-    is none."""
+    speaker as its subject), read as a reply to `previous` (said by `other`) after the
+    speaker's own `earlier` turn; None when there is none."""
     best: tuple[int, str] | None = None
     whole = answering.answered(text, previous)  # "Since I was 17" to "How long have you ...?"
-    for raw in [*([whole] if whole else []), *pointing.candidates(text, previous)]:
+    for raw in [*([whole] if whole else []), *pointing.candidates(text, previous, earlier)]:
         s = _statement(_CONJUNCTION_RE.sub("", _OPENER_RE.sub("", raw.strip()).strip()))
         s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:

@@ -53,10 +53,11 @@ _TITLED = word_set("book novel film movie show series trilogy song album game pl
 _TITLE_RE = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 
 
-def candidates(text: str, previous: str | None) -> Iterator[str]:
+def candidates(text: str, previous: str | None, earlier: str | None = None) -> Iterator[str]:
     """The clauses of `text` that may be its statement, each with "this X" put as what it
-    stands for; a sentence that holds a resolve not to give up offers none (hollow.py)."""
-    before = ""
+    stands for; a sentence that holds a resolve not to give up offers none (hollow.py).
+    `earlier`: the speaker's own turn before `previous`, read as their words before `text`."""
+    before = earlier or ""
     for sentence in extract.sentences(text):
         if not hollow.said_back(sentence):
             for clause in clauses.clauses(sentence):

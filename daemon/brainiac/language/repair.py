@@ -1,0 +1,194 @@
+"""A reply's line made whole from the question it answers: what the reply leaves unnamed, the
+question named.
+
+A reply names its thing by the question before it, and read alone, as an observation is, it
+says too little:
+
+- "How'd you come up with these cool designs?" "I got the idea from a fashion mag" → "I got
+  the idea for my cool designs from a fashion mag": an idea, ideas or an inspiration with
+  nothing it is for is for the one thing the question asked about ("come up with X", "ideas for
+  X", "the inspiration behind X"); when the question says "them" or "it" there, the one thing
+  its turn called "your X" ("That's a cool way into your characters. Where did you get your
+  ideas for them?");
+- "What inspired you to go on the hike?" "I wanted to make connections" → "I went on the hike
+  because I wanted to make connections": a motive ("I wanted to", "I was hoping to", "I needed
+  to") in reply to what made the speaker do something is the motive of that deed, said in the
+  past ("What made you decide to run again?" → "I decided to run again because ...").
+
+Only a question that names its thing is read: "What gave you the idea for this?" names nothing
+a line could say, and the line stays as it was. `earlier`, the speaker's own turn before the
+question, is where a thing the question points at ("these designs") was named: a thing the
+question names that the speaker named there is theirs. Pure text: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+
+from brainiac.language.lexicon import word_set
+
+# An idea or inspiration with nothing it is for: "I got the idea from a fashion mag", "I got
+# ideas from everywhere"; not "the idea for this script", "the idea of moving".
+_IDEA_RE = re.compile(
+    r"\b(?:the|an|my|some|a few|lots of|many|great|new)?\s*(?:ideas?|inspiration)\b"
+    r"(?!\s+(?:for|of|behind|about|to|that|on|was|is|came|come|comes|i|we)\b)",
+    re.IGNORECASE,
+)
+# What a question asks the idea for: "come up with these cool designs?", "your ideas for
+# them?", "the inspiration behind your painting?", "What inspired you to write that song?".
+_IDEA_ASKED_RE = re.compile(
+    r"\b(?:(?:come|came|coming)\s+up\s+with|think\s+of|(?:ideas?|inspiration)\s+(?:for|behind)|"
+    r"inspired\s+you\s+to\s+(?:create|make|write|paint|draw|design|build|compose)|"
+    r"inspired)\s+(?:(?P<det>the|these|those|this|that|your)\s+(?P<thing>(?:[a-z'-]+\s+){0,2}?"
+    r"[a-z'-]+)|(?P<pronoun>them|it))\s*\?",
+    re.IGNORECASE,
+)
+# The one thing of the speaker's the other's turn names, for a question's "them" or "it".
+_YOUR_RE = re.compile(r"\byour\s+(?P<thing>(?:[a-z-]+\s+)?[a-z-]+?)(?=[\s,.!?;:])", re.I)
+# What made the speaker do something: "What inspired you to go on the hike?", "What made you
+# decide to run again?", "What got you into running?".
+_MOTIVE_ASKED_RE = re.compile(
+    r"\b(?:what|who)\s+(?:inspired|made|motivated|led|prompted|drove|pushed|encouraged|got)\s+"
+    r"you\s+(?:(?P<into>into)\s+|to\s+)?(?:(?P<decide>decide|choose)\s+to\s+)?"
+    r"(?P<deed>[a-z][a-z' -]*?)\s*\?",
+    re.IGNORECASE,
+)
+# A motive, said as the whole line: "I wanted to make connections", "We were hoping to".
+_MOTIVE_RE = re.compile(
+    r"^(?P<who>I|We)(?:\s+|(?='))(?:(?:just|really|always|also|simply)\s+)*"
+    r"(?:wanted|want|needed|hoped|was hoping|were hoping|'m hoping|'re hoping|am hoping|"
+    r"was trying|'m trying)\s+to\s",
+)
+# What a deed asked about may not hold: a pointer the line could not say ("to join it").
+_POINTERS = word_set("it this that these those them there one here")
+_PAST = {
+    "be": "",
+    "become": "became",
+    "begin": "began",
+    "build": "built",
+    "buy": "bought",
+    "choose": "chose",
+    "come": "came",
+    "do": "did",
+    "draw": "drew",
+    "drive": "drove",
+    "eat": "ate",
+    "feel": "felt",
+    "find": "found",
+    "fly": "flew",
+    "get": "got",
+    "give": "gave",
+    "go": "went",
+    "grow": "grew",
+    "hang": "hung",
+    "have": "had",
+    "hold": "held",
+    "keep": "kept",
+    "leave": "left",
+    "make": "made",
+    "meet": "met",
+    "pay": "paid",
+    "put": "put",
+    "quit": "quit",
+    "read": "read",
+    "ride": "rode",
+    "run": "ran",
+    "see": "saw",
+    "sell": "sold",
+    "send": "sent",
+    "set": "set",
+    "sing": "sang",
+    "speak": "spoke",
+    "spend": "spent",
+    "swim": "swam",
+    "take": "took",
+    "teach": "taught",
+    "tell": "told",
+    "think": "thought",
+    "wear": "wore",
+    "win": "won",
+    "write": "wrote",
+}
+
+
+def repaired(s: str, previous: str, earlier: str = "") -> str:
+    """`s` (a first-person statement of a reply to `previous`, after the speaker's own
+    `earlier` turn) with what it leaves unnamed named from the question it answers: the thing
+    an idea was for, the deed a motive was of. `s` as it is when the question names neither."""
+    return _motive(_idea(s, previous, earlier), previous)
+
+
+def _idea(s: str, previous: str, earlier: str) -> str:
+    """ "I got the idea from a fashion mag" to "How'd you come up with these designs?" → "I got
+    the idea for my designs from a fashion mag"."""
+    idea = _IDEA_RE.search(s)
+    if idea is None:
+        return s
+    asked = [m for q in _questions(previous) for m in _IDEA_ASKED_RE.finditer(q)]
+    if len(asked) != 1:
+        return s
+    m = asked[0]
+    if m.group("pronoun"):  # "your ideas for them?": the one other thing called "your X"
+        yours = {
+            " ".join(y.group("thing").lower().split())
+            for y in _YOUR_RE.finditer(previous)
+            if not re.match(r"(?:ideas?|inspiration)\b", y.group("thing"), re.I)
+        }
+        if len(yours) != 1:
+            return s
+        thing = f"my {yours.pop()}"
+    else:
+        det, words = m.group("det").lower(), " ".join(m.group("thing").split())
+        if set(words.lower().split()) & _POINTERS:
+            return s
+        # "your X" is the speaker's, and "these X" when X is what the speaker named before
+        noun = words.split()[-1]
+        named = re.search(rf"\b{re.escape(noun)}\b", earlier, re.IGNORECASE) is not None
+        thing = f"{'my' if det == 'your' or (det != 'the' and named) else 'the'} {words}"
+    return f"{s[: idea.end()]} for {thing}{s[idea.end() :]}"
+
+
+def _motive(s: str, previous: str) -> str:
+    """ "I wanted to make connections" to "What inspired you to go on the hike?" → "I went on
+    the hike because I wanted to make connections"."""
+    said = _MOTIVE_RE.match(s)
+    if said is None:
+        return s
+    asked = [m for q in _questions(previous) for m in _MOTIVE_ASKED_RE.finditer(q)]
+    if len(asked) != 1:
+        return s
+    m = asked[0]
+    deed = re.sub(r"\byour\b", "my", " ".join(m.group("deed").split()), flags=re.IGNORECASE)
+    words = deed.split()
+    if not words or len(words) > 6 or {w.lower() for w in words} & (_POINTERS | {"you"}):
+        return s
+    if m.group("into"):
+        did = f"got into {deed}"
+    elif m.group("decide"):
+        did = f"{_past(m.group('decide').lower())} to {deed}"
+    else:
+        verb = _past(words[0].lower())
+        if not verb:
+            return s
+        did = " ".join([verb, *words[1:]])
+    motive = "we" + s[2:] if said.group("who") == "We" else s
+    return f"{said.group('who')} {did} because {motive}"
+
+
+def _past(verb: str) -> str:
+    """The past of a verb's plain form ("go" → "went", "plan" → "planned"); "" for "be" (a
+    motive of being something is no deed)."""
+    if verb in _PAST:
+        return _PAST[verb]
+    if verb.endswith("e"):
+        return verb + "d"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ied"
+    if re.fullmatch(r"[^aeiou]*[aeiou][bdgmnprt]", verb):  # "plan", "stop": one short vowel
+        return verb + verb[-1] + "ed"
+    return verb + "ed"
+
+
+def _questions(text: str) -> list[str]:
+    """The questions of `text`: each sentence ending in a question mark."""
+    return re.findall(r"[^.!?]*\?", text)
