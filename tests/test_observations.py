@@ -1330,3 +1330,47 @@ def test_the_jobs_read_a_reply_with_the_speakers_own_turn_before_the_question(
     section = ltm.parse(text, "stm").section("Observations")
     assert "- Gina got the idea for their cool designs from a fashion mag and saw" in section
     assert "- Jon is stoked about their next script. (2023-05-08, e-" in section
+
+
+def test_a_thing_said_bare_or_pointed_at_is_the_one_the_turns_before_named() -> None:
+    # "the X" said bare: the one X the turns before described
+    assert _exchange(
+        ("Jon", "Check this pic I got from the last networking event!"),
+        ("Gina", "Nice one, Jon! How did it go?"),
+        ("Jon", "The event was awesome and I met some investors who gave me advice."),
+    ) == ("The networking event was awesome and Jon met some investors who gave them advice.")
+    # "another X" named it as much as "a X" does
+    assert _exchange(
+        ("Joanna", "I am writing another movie script! It's a love story."),
+        ("Nate", "That's incredible! Where'd you get the idea for it?"),
+        ("Joanna", "I got the idea for this script from a dream I had in March."),
+    ) == ("Joanna got the idea for the movie script from a dream they had in March.")
+    # "this one" after a work's verb is the one title named, whatever else the sentence names
+    assert _exchange(
+        ("Nate", 'I\'m currently playing this fantasy RPG called "Xenoblade Chronicles"!'),
+        ("Joanna", "What made you start playing it?"),
+        (
+            "Nate",
+            "I'm a big fan of Nintendo games, and I've been wanting to play this one for a year.",
+        ),
+    ) == (
+        'Nate is a big fan of Nintendo games, and has been wanting to play "Xenoblade '
+        'Chronicles" for a year.'
+    )
+    # "this" alone as an object leans: the clause before it stands
+    assert _said(
+        "I just finished the intro to my next movie script, and I decided to include this at the "
+        "beginning."
+    ) == ("Caroline just finished the intro to their next movie script.")
+    # a line opening on the bare answer to "how long" says it whole
+    assert _exchange(
+        ("Caroline", "I've painted since I was 17."),
+        ("Melanie", "Wow! How long have you been into art?"),
+        (
+            "Caroline",
+            "Seven years now, and I've finally found my real muses: painting and pottery.",
+        ),
+    ) == (
+        "Caroline has been into art for seven years now, and has finally found their real muses: "
+        "painting and pottery."
+    )

@@ -201,6 +201,7 @@ _TIMES_RE = re.compile(
     r"a bunch of|countless) times)\b",
     re.IGNORECASE,
 )
+_CAPTION_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _THANKS_RE = re.compile(r"^(?:(?:thanks|thank you|aw+|haha|lol|wow)\b[^.!?]*[.!?]+\s*)+", re.I)
 _YOURS = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "you've": "I've"}
 
@@ -259,6 +260,12 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
         turns = [e for _, e in sorted(timed, key=lambda t: t[0])]
         before.update((b.id, a) for a, b in itertools.pairwise(turns))
     return before
+
+
+def said(turn: ev.Event | None) -> str:
+    """What `turn` says, without the caption of an image it shared (a model's guess, not the
+    speaker's words); "" for no turn."""
+    return _CAPTION_RE.sub("", turn.text) if turn is not None else ""
 
 
 def own_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:

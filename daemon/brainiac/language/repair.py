@@ -13,7 +13,12 @@ says too little:
 - "What inspired you to go on the hike?" "I wanted to make connections" → "I went on the hike
   because I wanted to make connections": a motive ("I wanted to", "I was hoping to", "I needed
   to") in reply to what made the speaker do something is the motive of that deed, said in the
-  past ("What made you decide to run again?" → "I decided to run again because ...").
+  past ("What made you decide to run again?" → "I decided to run again because ...");
+- "Seven years now, and I've found my muses" to "How long have you been into art?" opens on
+  the bare answer: it is said whole ("I've been into art for seven years now, and ...");
+- "the X" said bare is the one X the turns before described: "Check this pic from the last
+  networking event!" "How was it?" "The event was awesome" → "The networking event was
+  awesome" (two Xs described, or none, and it stays).
 
 Only a question that names its thing is read: "What gave you the idea for this?" names nothing
 a line could say, and the line stays as it was. `earlier`, the speaker's own turn before the
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from brainiac.language import answering
 from brainiac.language.lexicon import word_set
 
 # An idea or inspiration with nothing it is for: "I got the idea from a fashion mag", "I got
@@ -58,6 +64,26 @@ _MOTIVE_RE = re.compile(
     r"^(?P<who>I|We)(?:\s+|(?='))(?:(?:just|really|always|also|simply)\s+)*"
     r"(?:wanted|want|needed|hoped|was hoping|were hoping|'m hoping|'re hoping|am hoping|"
     r"was trying|'m trying)\s+to\s",
+)
+# "the X" with nothing describing it, X a noun: the word after it is no noun's ("the event was",
+# "at the park,", "the book got me").
+_BARE_THE_RE = re.compile(
+    r"\b(?P<the>[Tt]he)\s+(?P<noun>[a-z]{3,})\b(?![\w'-])(?=\s*[,.!;:?)]|\s*$|\s+(?:is|was|are|"
+    r"were|has|had|got|gave|made|went|in|on|at|with|for|to|and|but|so|last|yesterday|today)\b)"
+)
+# A describing word: no preposition, joining word, pronoun or article ("a trip to the lake" is
+# no "to the lake").
+_WORD = (
+    r"(?!(?:of|for|to|in|on|and|or|with|at|from|by|the|a|an|my|your|our|their|his|her|its|"
+    r"this|that|very|so|really|such|more|most|other|same|whole|first|last|next|few)\b)[a-z-]+\s+"
+)
+# Nouns "the" makes no new thing of: a time, a part, a kind.
+_NOT_DESCRIBED = word_set(
+    """
+    time times day days week weekend month year morning night evening moment way end start
+    beginning rest most best same other others world lot kind sort thing things stuff idea
+    ideas one ones news future past people everyone kids family
+    """
 )
 # What a deed asked about may not hold: a pointer the line could not say ("to join it").
 _POINTERS = word_set("it this that these those them there one here")
@@ -115,7 +141,50 @@ def repaired(s: str, previous: str, earlier: str = "") -> str:
     """`s` (a first-person statement of a reply to `previous`, after the speaker's own
     `earlier` turn) with what it leaves unnamed named from the question it answers: the thing
     an idea was for, the deed a motive was of. `s` as it is when the question names neither."""
-    return _motive(_idea(s, previous, earlier), previous)
+    described = _described(_answer_opened(s, previous), previous, earlier)
+    return _motive(_idea(described, previous, earlier), previous)
+
+
+def _answer_opened(s: str, previous: str) -> str:
+    """ "Seven years now, and I've found my muses" to "How long have you been into art?" → "I've
+    been into art for seven years now, and I've found my muses": a line that opens on the bare
+    answer says it whole (answering.answered), the rest kept."""
+    if re.match(r"(?:I|We)\b", s):
+        return s
+    head = re.match(r"[^,;:]+", s)
+    whole = answering.answered(s, previous)
+    if head is None or whole is None:
+        return s
+    answer = head.group().strip().lower()
+    if not whole.lower().endswith(answer):
+        return s  # the answer is not the whole opening: "Since I was 17 I've painted"
+    return whole + s[head.end() :]
+
+
+def _described(s: str, previous: str, earlier: str) -> str:
+    """ "The event was awesome" after "the last networking event" was named: "the X" said bare
+    is the one X the turns before described ("The networking event was awesome")."""
+
+    def put(m: re.Match[str]) -> str:
+        noun = m.group("noun")
+        if noun.lower() in _NOT_DESCRIBED:
+            return m.group()
+        found = {
+            " ".join(f.group("words").lower().split())
+            for text in (earlier, previous)
+            for f in re.finditer(
+                rf"\b(?:a|an|the|my|our|your|this|that)\s+(?:(?:last|next|first|other)\s+)?"
+                rf"(?P<words>(?:{_WORD}){{1,2}}?)"
+                rf"{re.escape(noun)}\b(?![\w'-])",
+                text,
+                re.IGNORECASE,
+            )
+        }
+        if len(found) != 1:
+            return m.group()
+        return f"{m.group('the')} {found.pop()} {noun}"
+
+    return _BARE_THE_RE.sub(put, s)
 
 
 def _idea(s: str, previous: str, earlier: str) -> str:
