@@ -1374,3 +1374,26 @@ def test_a_thing_said_bare_or_pointed_at_is_the_one_the_turns_before_named() -> 
         "Caroline has been into art for seven years now, and has finally found their real muses: "
         "painting and pottery."
     )
+
+
+def test_a_good_time_had_nowhere_said_was_had_where_the_question_went() -> None:
+    assert _exchange(
+        ("John", "Parenting is full of ups and downs, but the love outweighs it all."),
+        ("Maria", "Parenting can be tough but rewarding. Do you take your kids to the park often?"),
+        ("John", "Yeah, we had a great time last weekend with the swings."),
+    ) == (
+        "John and others had a great time at the park the weekend before 2023-05-08 with the "
+        "swings."
+    )
+    # the place in the speaker's own turn before the question
+    assert _exchange(
+        ("Melanie", "Here's to a good time at the café last weekend - they had signs like this!"),
+        ("Caroline", "Whoa, Mel, that sign looks serious. Did anything happen?"),
+        ("Melanie", "The sign was just a precaution, I had a great time."),
+    ) == ("The sign was just a precaution, Melanie had a great time at the café.")
+    # two places, or a time had somewhere said: the line stays as it was said
+    assert _exchange(
+        ("John", "We went to the park and then to the museum."),
+        ("Maria", "Fun! How was it?"),
+        ("John", "We had a great time last weekend with the kids."),
+    ) == ("John and family had a great time the weekend before 2023-05-08 with the kids.")

@@ -18,7 +18,10 @@ says too little:
   the bare answer: it is said whole ("I've been into art for seven years now, and ...");
 - "the X" said bare is the one X the turns before described: "Check this pic from the last
   networking event!" "How was it?" "The event was awesome" → "The networking event was
-  awesome" (two Xs described, or none, and it stays).
+  awesome" (two Xs described, or none, and it stays);
+- a good time had nowhere said ("We had a great time last weekend") was had at the one place
+  the question or the speaker's turn before it went to ("Do you take the kids to the park
+  often?" → "We had a great time at the park last weekend").
 
 Only a question that names its thing is read: "What gave you the idea for this?" names nothing
 a line could say, and the line stays as it was. `earlier`, the speaker's own turn before the
@@ -85,6 +88,20 @@ _NOT_DESCRIBED = word_set(
     ideas one ones news future past people everyone kids family
     """
 )
+# A good time had, with nowhere said: not "a blast at the fest", "a great time hiking", "fun
+# with my kids", "a great time throwing a party".
+_GOOD_TIME_RE = re.compile(
+    r"\b(?:had|have|having)\s+(?:a\s+|so\s+much\s+|such\s+a\s+)?(?:(?:great|good|fun|"
+    r"awesome|amazing|wonderful|lovely|fantastic)\s+)?(?:time|blast|fun)\b"
+    r"(?=\W*$|\s*[,.!;]|\s+(?:last|yesterday|today|this|on\s+\d|together)\b)",
+    re.IGNORECASE,
+)
+# A place gone to or been at: "to the park", "at the café last weekend".
+_PLACE_RE = re.compile(
+    r"\b(?:at|to)\s+the\s+(?P<place>(?:[a-z'-]+\s+)??[a-zé'-]{3,})"
+    r"(?=\s*[,.!?;]|\s*$|\s+(?:last|yesterday|often|every|this|with|and|today|on)\b)",
+    re.IGNORECASE,
+)
 # What a deed asked about may not hold: a pointer the line could not say ("to join it").
 _POINTERS = word_set("it this that these those them there one here")
 _PAST = {
@@ -142,7 +159,25 @@ def repaired(s: str, previous: str, earlier: str = "") -> str:
     `earlier` turn) with what it leaves unnamed named from the question it answers: the thing
     an idea was for, the deed a motive was of. `s` as it is when the question names neither."""
     described = _described(_answer_opened(s, previous), previous, earlier)
-    return _motive(_idea(described, previous, earlier), previous)
+    return _where(_motive(_idea(described, previous, earlier), previous), previous, earlier)
+
+
+def _where(s: str, previous: str, earlier: str) -> str:
+    """ "We had a great time last weekend" to "Do you take your kids to the park often?" → "We
+    had a great time at the park last weekend": a good time had nowhere said was had at the
+    one place the question or the speaker's turn before it went to."""
+    time = _GOOD_TIME_RE.search(s)
+    if time is None:
+        return s
+    places = {
+        " ".join(m.group("place").lower().split())
+        for text in (previous, earlier)
+        for m in _PLACE_RE.finditer(text)
+        if not set(m.group("place").lower().split()) & _NOT_DESCRIBED
+    }
+    if len(places) != 1:
+        return s
+    return f"{s[: time.end()]} at the {places.pop()}{s[time.end() :]}"
 
 
 def _answer_opened(s: str, previous: str) -> str:
