@@ -156,8 +156,9 @@ _PAST = {
 
 def repaired(s: str, previous: str, earlier: str = "") -> str:
     """`s` (a first-person statement of a reply to `previous`, after the speaker's own
-    `earlier` turn) with what it leaves unnamed named from the question it answers: the thing
-    an idea was for, the deed a motive was of. `s` as it is when the question names neither."""
+    `earlier` turn) with what it leaves unnamed named from them: a bare answer said whole, "the
+    X" as described there, the thing an idea was for, the deed a motive was of, the place a good
+    time was had. `s` as it is where they name none of these."""
     described = _described(_answer_opened(s, previous), previous, earlier)
     return _where(_motive(_idea(described, previous, earlier), previous), previous, earlier)
 
