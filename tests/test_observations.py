@@ -1028,7 +1028,7 @@ def test_going_how_often_with_nowhere_named_leans() -> None:
         "Melanie",
         "Yeah, we go a few times a week. We had a great time last weekend.",
         role="Caroline",
-    ) == ("Caroline and others had a great time the weekend before 2023-05-08.")
+    ) == ("Caroline and others had a great time at the lake the weekend before 2023-05-08.")
     assert _said("We go to the lake a few times a week with the kids.") is not None
 
 

@@ -99,7 +99,8 @@ _GOOD_TIME_RE = re.compile(
 # A place gone to or been at: "to the park", "at the café last weekend".
 _PLACE_RE = re.compile(
     r"\b(?:at|to)\s+the\s+(?P<place>(?:[a-z'-]+\s+)??[a-zé'-]{3,})"
-    r"(?=\s*[,.!?;]|\s*$|\s+(?:last|yesterday|often|every|this|with|and|today|on)\b)",
+    r"(?=\s*[,.!?;]|\s*$|\s+(?:last|yesterday|often|much|a lot|more|again|sometimes|every|"
+    r"this|with|and|today|on)\b)",
     re.IGNORECASE,
 )
 # What a deed asked about may not hold: a pointer the line could not say ("to join it").
