@@ -12,7 +12,7 @@ import pytest
 
 from brainiac.formats import events as ev
 from brainiac.formats import ltm
-from brainiac.language import facts, observe
+from brainiac.language import answering, facts, observe
 from brainiac.store.vault import LONG_TERM_DIR
 from conftest import run_cli
 
@@ -1082,7 +1082,7 @@ def test_going_how_often_with_nowhere_named_leans() -> None:
         "Melanie",
         "Yeah, we go a few times a week. We had a great time last weekend.",
         role="Caroline",
-    ) == ("Caroline and others had a great time the weekend before 2023-05-08.")
+    ) == ("Caroline and others had a great time at the lake the weekend before 2023-05-08.")
     assert _said("We go to the lake a few times a week with the kids.") is not None
 
 
@@ -1319,3 +1319,191 @@ def test_could_in_a_clause_naming_the_thing_is_no_hedge() -> None:
     assert _said("I said I could help with the bake sale next week.") is None
     assert _said("Something I could do is volunteer at the shelter.") is None
     assert _said("I wish I could visit my family in Sweden.") is None
+
+
+def _exchange(*turns: tuple[str, str]) -> str | None:
+    """The observation of the last of `turns` (role, text), each said in one session in turn,
+    read with the turns before it as the jobs read them (answering.py)."""
+    said = [
+        ev.Event(AT + dt.timedelta(seconds=30 * i), role, text, "s1", f"e-{i:010d}")
+        for i, (role, text) in enumerate(turns)
+    ]
+    before, earlier = answering.turns_before(said), answering.own_before(said)
+    last = said[-1].id
+    found = observe.observations(said[-1], previous=before.get(last), earlier=earlier.get(last))
+    return found[0].text if found else None
+
+
+def test_what_a_reply_points_at_is_named_from_the_speakers_own_turn_before() -> None:
+    # "this new script", "this book": named once in the speaker's turn before the question
+    assert _exchange(
+        ("Joanna", "Woodhaven's past sparked ideas for my next script."),
+        ("Nate", "Real-life stories are the best for inspiration. Keep it up!"),
+        ("Joanna", "Thanks, Nate! I'm stoked about this new script."),
+    ) == ("Joanna is stoked about their next script.")
+    assert _exchange(
+        ("Jon", 'I\'m currently reading "The Lean Startup" for tips for my biz.'),
+        ("Gina", "It sounds great! Could it spark any ideas for your dance studio?"),
+        ("Jon", "Yeah, I finished this book last night and took lots of notes."),
+    ) == ('Jon finished the book "The Lean Startup" on 2023-05-07 and took lots of notes.')
+    # the turn before the question is someone else's: it says nothing of the speaker's things
+    assert (
+        answering.own_before(
+            [
+                ev.Event(AT, "Nate", "I'm writing a script.", "s1", "e-0000000000"),
+                ev.Event(AT + dt.timedelta(seconds=30), "Nate", "Cool?", "s1", "e-0000000001"),
+                ev.Event(AT + dt.timedelta(seconds=60), "Nate", "Yes.", "s1", "e-0000000002"),
+            ]
+        )
+        == {}
+    )
+
+
+def test_an_idea_with_nothing_it_is_for_is_for_what_the_question_asked_about() -> None:
+    assert _exchange(
+        ("Gina", "I just teamed up with a local artist for some cool designs."),
+        ("Jon", "It looks awesome. How'd you come up with these cool designs?"),
+        (
+            "Gina",
+            "Thanks Jon! I got the idea from a fashion mag and saw there wasn't much like it.",
+        ),
+    ) == (
+        "Gina got the idea for their cool designs from a fashion mag and saw there wasn't much "
+        "like it."
+    )
+    # "them" in the question: the one thing the turn called "your X"
+    assert _exchange(
+        ("Joanna", "They're drawings to help me write."),
+        ("Nate", "A cool way into your characters. Where did you get your ideas for them?"),
+        (
+            "Joanna",
+            "I got ideas from everywhere: people I know, stuff I saw, even what I imagined.",
+        ),
+    ) == (
+        "Joanna got ideas for their characters from everywhere: people they know, stuff they "
+        "saw, even what they imagined."
+    )
+    # a question that names nothing: the line says no more than it did
+    assert _exchange(
+        ("Maria", "It's a castle in a shadow box."),
+        ("John", "That pic is so cool! What gave you the idea for this?"),
+        ("Maria", "I got the idea from a trip to England a few years ago."),
+    ) == ("Maria got the idea from a trip to England a few years before 2023-05-08.")
+
+
+def test_a_motive_said_in_reply_is_the_motive_of_the_deed_asked_about() -> None:
+    assert _exchange(
+        ("Maria", "I went hiking last weekend with my church friends."),
+        ("John", "Sounds like you had a great time! What inspired you to go on the hike?"),
+        ("Maria", "I wanted to make connections, laugh together and take in nature's beauty."),
+    ) == (
+        "Maria went on the hike because they wanted to make connections, laugh together and "
+        "take in nature's beauty."
+    )
+    assert _exchange(
+        ("Nate", "I started creating gaming content for YouTube."),
+        ("Joanna", "Wow! What inspired you to start making gaming videos?"),
+        ("Nate", "I'm hoping to share my love of gaming and connect with other gamers."),
+    ) == (
+        "Nate started making gaming videos because they are hoping to share their love of "
+        "gaming and connect with other gamers."
+    )
+    assert _exchange(
+        ("John", "I'm running for office again."),
+        ("Maria", "Congrats! What made you decide to run again?"),
+        ("John", "I wanted to fix the roads in my town."),
+    ) == ("John decided to run again because they wanted to fix the roads in their town.")
+    # a deed asked about as "it": what it was, the line cannot say
+    assert _exchange(
+        ("John", "I joined a veterans group."),
+        ("Maria", "Cool! What inspired you to join it?"),
+        ("John", "I wanted to show my support for our military."),
+    ) == ("John wanted to show their support for their military.")
+
+
+def test_the_jobs_read_a_reply_with_the_speakers_own_turn_before_the_question(
+    vault: Path,
+) -> None:
+    turns = [
+        ("Gina", "I teamed up with a local artist for some cool designs for my store."),
+        ("Jon", "It looks awesome. How'd you come up with these cool designs?"),
+        ("Gina", "I got the idea from a fashion mag and saw there wasn't much around like it."),
+        ("Jon", "I sparked ideas for my next script on the road trip."),
+        ("Gina", "Real-life stories are the best. Keep it up!"),
+        ("Jon", "Thanks! I'm stoked about this new script."),
+    ]
+    for i, (role, text) in enumerate(turns):
+        at = (AT + dt.timedelta(seconds=30 * i)).isoformat(timespec="seconds")
+        _cli(vault, "remember", text, "--role", role, "--session", "s1", "--at", at)
+    _cli(vault, "jobs", "run", "all", "--now", "2023-05-08T15:00")
+    text = (vault / "memory" / "short_term.md").read_text(encoding="utf-8")
+    section = ltm.parse(text, "stm").section("Observations")
+    assert "- Gina got the idea for their cool designs from a fashion mag and saw" in section
+    assert "- Jon is stoked about their next script. (2023-05-08, e-" in section
+
+
+def test_a_thing_said_bare_or_pointed_at_is_the_one_the_turns_before_named() -> None:
+    # "the X" said bare: the one X the turns before described
+    assert _exchange(
+        ("Jon", "Check this pic I got from the last networking event!"),
+        ("Gina", "Nice one, Jon! How did it go?"),
+        ("Jon", "The event was awesome and I met some investors who gave me advice."),
+    ) == ("The networking event was awesome and Jon met some investors who gave them advice.")
+    # "another X" named it as much as "a X" does
+    assert _exchange(
+        ("Joanna", "I am writing another movie script! It's a love story."),
+        ("Nate", "That's incredible! Where'd you get the idea for it?"),
+        ("Joanna", "I got the idea for this script from a dream I had in March."),
+    ) == ("Joanna got the idea for the movie script from a dream they had in March.")
+    # "this one" after a work's verb is the one title named, whatever else the sentence names
+    assert _exchange(
+        ("Nate", 'I\'m currently playing this fantasy RPG called "Xenoblade Chronicles"!'),
+        ("Joanna", "What made you start playing it?"),
+        (
+            "Nate",
+            "I'm a big fan of Nintendo games, and I've been wanting to play this one for a year.",
+        ),
+    ) == (
+        'Nate is a big fan of Nintendo games, and has been wanting to play "Xenoblade '
+        'Chronicles" for a year.'
+    )
+    # "this" alone as an object leans: the clause before it stands
+    assert _said(
+        "I just finished the intro to my next movie script, and I decided to include this at the "
+        "beginning."
+    ) == ("Caroline just finished the intro to their next movie script.")
+    # a line opening on the bare answer to "how long" says it whole
+    assert _exchange(
+        ("Caroline", "I've painted since I was 17."),
+        ("Melanie", "Wow! How long have you been into art?"),
+        (
+            "Caroline",
+            "Seven years now, and I've finally found my real muses: painting and pottery.",
+        ),
+    ) == (
+        "Caroline has been into art for seven years now, and has finally found their real muses: "
+        "painting and pottery."
+    )
+
+
+def test_a_good_time_had_nowhere_said_was_had_where_the_question_went() -> None:
+    assert _exchange(
+        ("John", "Parenting is full of ups and downs, but the love outweighs it all."),
+        ("Maria", "Parenting can be tough but rewarding. Do you take your kids to the park often?"),
+        ("John", "Yeah, we had a great time last weekend with the swings."),
+    ) == (
+        "John and others had a great time at the park the weekend before 2023-05-08 with the "
+        "swings."
+    )
+    # the place in the speaker's own turn before the question
+    assert _exchange(
+        ("Melanie", "Here's to a good time at the café last weekend - they had signs like this!"),
+        ("Caroline", "Whoa, Mel, that sign looks serious. Did anything happen?"),
+        ("Melanie", "The sign was just a precaution, I had a great time."),
+    ) == ("The sign was just a precaution, Melanie had a great time at the café.")
+    # two places, or a time had somewhere said: the line stays as it was said
+    assert _exchange(
+        ("John", "We went to the park and then to the museum."),
+        ("Maria", "Fun! How was it?"),
+        ("John", "We had a great time last weekend with the kids."),
+    ) == ("John and family had a great time the weekend before 2023-05-08 with the kids.")

@@ -201,6 +201,7 @@ _TIMES_RE = re.compile(
     r"a bunch of|countless) times)\b",
     re.IGNORECASE,
 )
+_CAPTION_RE = re.compile(r"\s*\[image: [^\]]*\]\s*$")
 _THANKS_RE = re.compile(r"^(?:(?:thanks|thank you|aw+|haha|lol|wow)\b[^.!?]*[.!?]+\s*)+", re.I)
 _YOURS = {"you": "I", "your": "my", "yours": "mine", "yourself": "myself", "you've": "I've"}
 
@@ -259,6 +260,28 @@ def turns_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
         turns = [e for _, e in sorted(timed, key=lambda t: t[0])]
         before.update((b.id, a) for a, b in itertools.pairwise(turns))
     return before
+
+
+def said(turn: ev.Event | None) -> str:
+    """What `turn` says, without the caption of an image it shared (a model's guess, not the
+    speaker's words); "" for no turn."""
+    return _CAPTION_RE.sub("", turn.text) if turn is not None else ""
+
+
+def own_before(events: Iterable[ev.Event]) -> dict[str, ev.Event]:
+    """The speaker's own turn before the one each of `events` (by id) answers, in its session:
+    of "I made coconut milk ice cream" / "Will you give it another go?" / "I'm looking forward
+    to trying out other flavors", the first, where the thing a reply leaves unnamed was named.
+    None when the turn before is the speaker's own too (then nothing was asked in between)."""
+    turns = list(events)
+    before = turns_before(turns)
+    earlier: dict[str, ev.Event] = {}
+    for event in turns:
+        asked = before.get(event.id)
+        own = before.get(asked.id) if asked is not None else None
+        if asked is not None and own is not None and own.role == event.role != asked.role:
+            earlier[event.id] = own
+    return earlier
 
 
 def _part_first(m: re.Match[str], previous: str) -> str | None:

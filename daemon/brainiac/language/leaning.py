@@ -81,6 +81,14 @@ _GERUND_RE = re.compile(
 )
 
 
+# What follows "this" standing alone, as an object: a preposition, a joining word, an adverb
+# ("include this at the start", "I made this too").
+_AFTER_ALONE = word_set(
+    """
+    at in on for to with from by about into and or but so because when as too again now lately
+    already yet anymore before out up today yesterday
+    """
+)
 # What "this" before it makes a pointer, not a noun it introduces: "making this lately".
 _NOT_A_NOUN = word_set("one lately now too again recently already yet anymore before more")
 # A verb that judges its subject: "this" before it is no noun introduced but what was judged,
@@ -145,6 +153,10 @@ def leaning(s: str) -> int | None:
             return m.start()  # "and this seemed like the perfect way": what was, said before
         if m.group("this") and introduces and after[:1].isspace():
             continue  # "this" before a noun introduces it: "I adopted this cute pup"
+        alone = not word or word in _AFTER_ALONE
+        if m.group("this") and alone and not _SUBJECT_SLOT_RE.search(s[: m.start()]):
+            return m.start()  # "I decided to include this at the start": "this" alone, as an
+            # object, is a thing shown or said before, whatever the sentence names
         if (
             m.group("that")
             and after[:1].isspace()

@@ -58,6 +58,7 @@ from brainiac.language import (
     likeness,
     photos,
     pointing,
+    repair,
     when,
 )
 from brainiac.language.lexicon import STOP_WORDS, word_set
@@ -306,6 +307,7 @@ _FRAGMENT_RE = re.compile(
     re.IGNORECASE,
 )
 _MAX_WORDS = 45
+_Turn = ev.Event | None  # a turn a reply is read with, if there is one
 _FINITE = word_set(
     """
     i i'm i've i'd i'll we we're we've we'd we'll is are am was were be been has have do does
@@ -346,18 +348,18 @@ class Observation:
 
 
 def observations(
-    event: ev.Event, user: str = "the user", previous: ev.Event | None = None
+    event: ev.Event, user: str = "the user", previous: _Turn = None, earlier: _Turn = None
 ) -> list[Observation]:
-    """What `event` says about its speaker worth noting: at most one observation. `user` is how
-    the vault's user is named (their events have a role of USER_ROLES, or none); `previous`,
-    the turn before it, what a reply's "the show" or "this color" may stand for (answering.py)."""
+    """What `event` says about its speaker worth noting: at most one observation. `user` names
+    the vault's user (events with a role of USER_ROLES, or none); `previous` (the turn before)
+    and `earlier` (answering.own_before) say what a reply's "the show" or "the idea" stands for."""
     owner = _owner(event, user)
     if owner is None:
         return []
     text = _IMAGE_RE.sub("", event.text)
     other = _owner(previous, user) if previous is not None else None
     before = previous.text if previous is not None and other not in (None, owner) else None
-    chosen = _best_sentence(text, before, other or "")
+    chosen = _best_sentence(text, before, other or "", answering.said(earlier) if before else "")
     # "Here's a pic of my pottery!": what they showed, and whose
     chosen = photos.shared(chosen or text, event.text, alone=chosen is None) or chosen
     if chosen is None:
@@ -385,14 +387,14 @@ def _owner(event: ev.Event, user: str) -> str | None:
     return None if no_one else user if not role or role.casefold() in USER_ROLES else role
 
 
-def _best_sentence(text: str, previous: str | None = None, other: str = "") -> str | None:
+def _best_sentence(text: str, previous: str | None, other: str, earlier: str) -> str | None:
     """The plain statement about the speaker that says the most (content words, a time, the
-    speaker as its subject), read as a reply to `previous` (said by `other`); None when there
-    is none."""
+    speaker as its subject), read as a reply to `previous` (said by `other`) after their own
+    `earlier` turn, made whole from them (repair.py); None when there is none."""
     best: tuple[int, str] | None = None
     # "Since I was 17" to "How long have you ...?", "Researching agencies" to "Any plans?"
     whole = answering.answered(text, previous) or doing.answered(text, previous)
-    for raw in [*([whole] if whole else []), *pointing.candidates(text, previous)]:
+    for raw in [*([whole] if whole else []), *pointing.candidates(text, previous, earlier)]:
         s = _statement(_CONJUNCTION_RE.sub("", _OPENER_RE.sub("", raw.strip()).strip()))
         s = answering.resolve(s, previous, other) if s is not None else None
         if s is None:
@@ -405,7 +407,7 @@ def _best_sentence(text: str, previous: str | None = None, other: str = "") -> s
         score -= 2 * bool(_words(s) & _FEELINGS) + 100 * hollow.weak(s)
         if best is None or score > best[0]:
             best = (score, s)
-    return best[1] if best else None
+    return repair.repaired(best[1], previous or "", earlier) if best else None
 
 
 def _statement(s: str) -> str | None:

@@ -3,10 +3,11 @@
 "I got a new guitar last week. This guitar sounds amazing!" read alone says "This guitar ...":
 which guitar? The speaker named it a sentence before, so the line says "The new guitar sounds
 amazing". Only a referent the listener cannot mistake is put in: the same noun, named exactly
-once with "a", "an", "the", "my" or "our" in the speaker's earlier sentences of the turn, or
-with "a", "an" or "the" in the other speaker's turn just before (their "my X" is theirs, their
-"your X" the speaker's: answering.py says whose); or, for a titled work ("this book", "that
-film"), the one title in quotes there. Two candidates, or a "this X" there too, and the
+once with "a", "an", "another", "the", "my" or "our" in the speaker's earlier sentences of the
+turn or in their own turn before the question this one answers (answering.own_before), or with
+"a", "an" or "the" in the other speaker's turn just before (their "my X" is theirs, their "your
+X" the speaker's: answering.py says whose); or, for a titled work ("this book", "that film"),
+the one title in quotes there. Two candidates, or a "this X" there too, and the
 sentence stays as it was. Also the clauses a turn offers as its statements (observe.py picks
 one).
 
@@ -53,10 +54,11 @@ _TITLED = word_set("book novel film movie show series trilogy song album game pl
 _TITLE_RE = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 
 
-def candidates(text: str, previous: str | None) -> Iterator[str]:
+def candidates(text: str, previous: str | None, earlier: str | None = None) -> Iterator[str]:
     """The clauses of `text` that may be its statement, each with "this X" put as what it
-    stands for; a sentence that holds a resolve not to give up offers none (hollow.py)."""
-    before = ""
+    stands for; a sentence that holds a resolve not to give up offers none (hollow.py).
+    `earlier`: the speaker's own turn before `previous`, read as their words before `text`."""
+    before = earlier or ""
     for sentence in extract.sentences(text):
         if not hollow.said_back(sentence):
             for clause in clauses.clauses(sentence):
@@ -78,7 +80,7 @@ def named(s: str, own: str, other: str) -> str:
             return m.group()  # pointed at there too, or the listener's: not named once
         found = {
             f.group(0).lower()
-            for text, dets in ((own, "a|an|the|my|our"), (other, "a|an|the"))
+            for text, dets in ((own, "a|an|another|the|my|our"), (other, "a|an|the"))
             for f in re.finditer(rf"\b(?:{dets})\s+{_WORD}{{0,2}}?{noun}\b(?![\w'-])", text, re.I)
         }
         titles = set(_TITLE_RE.findall(own + " " + other)) if noun in _TITLED else set()
@@ -151,7 +153,9 @@ def titled(s: str, own: str, other: str) -> str:
     if m.group("copy"):
         return f"{s[: m.end()]} of {title}{s[m.end() :]}"
     at = leaning.leaning(s)
-    if at is None or not m.start() <= at < m.end():
-        return s  # "I got a new puppy and love it": "it" is what the sentence names
+    one = re.search(r"\b(?:this|that) one$", m.group("verb"), re.IGNORECASE) is not None
+    if not one and (at is None or not m.start() <= at < m.end()):
+        return s  # "I got a new puppy and love it": "it" is what the sentence names; "this
+        # one" after a work's verb is a work, never the thing the sentence named before it
     verb = re.sub(r"\s+(?:it|this one|that one)$", "", m.group("verb"), flags=re.IGNORECASE)
     return f"{s[: m.start()]}{verb} {title}{s[m.end() :]}"

@@ -70,11 +70,12 @@ def observer(
     events: Sequence[ev.Event],
     user: str = "the user",
     before: Mapping[str, ev.Event] | None = None,
+    earlier: Mapping[str, ev.Event] | None = None,
 ) -> Observer:
     """The observations of each of `events` as the model writes them, asked once per batch up
     front; the rules' for an event whose batch the model did not answer (and for any event not
-    among `events`), each read with the turn `before` it (by event id). `user` is how the
-    vault's user is named, as in observe.observations."""
+    among `events`), each read with the turn `before` it and the speaker's own turn `earlier`
+    (by event id). `user` is how the vault's user is named, as in observe.observations."""
     written: dict[str, list[observe.Observation]] = {}
     for batch in batches(events):
         read = observations(llm, batch, user)
@@ -84,7 +85,9 @@ def observer(
     def observe_event(event: ev.Event) -> list[observe.Observation]:
         if event.id in written:
             return written[event.id]
-        return observe.observations(event, user, (before or {}).get(event.id))
+        return observe.observations(
+            event, user, (before or {}).get(event.id), (earlier or {}).get(event.id)
+        )
 
     return observe_event
 

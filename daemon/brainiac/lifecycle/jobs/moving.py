@@ -194,9 +194,11 @@ def _observer(
     event of the Event Log reflection looked at gets none here: it was asked about then, and
     gave no line (or a person deleted it)."""
     moved = [ev.parse_text(line)[0] for target in plan.targets for line in target.events]
-    before = answering.turns_before(moved)
+    before, own = answering.turns_before(moved), answering.own_before(moved)
     if not memory.llm.available:
-        return lambda event: observe.observations(event, previous=before.get(event.id))
+        return lambda event: observe.observations(
+            event, previous=before.get(event.id), earlier=own.get(event.id)
+        )
     readable, text = _note_text(memory, SHORT_TERM)
     logged = {e.id for e in stm.parse(text).events} if readable and text is not None else set()
     seen = reflection.looked_through(memory)
@@ -211,7 +213,7 @@ def _observer(
 
     bare = [event for event in moved if event.id not in observed]
     asked = model_observations.observer(
-        memory.llm, [e for e in bare if not decided(e)], before=before
+        memory.llm, [e for e in bare if not decided(e)], before=before, earlier=own
     )
     return lambda event: [] if decided(event) else asked(event)
 

@@ -249,8 +249,12 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
     # it ("Caroline went to an LGBTQ conference" with the conference in `LGBTQ`): the note
     # links the notes its session's other events went to.
     whole = place.sessions.get(key, group)
-    answered = answering.turns_before(whole)
-    observed = [o for e in whole for o in observe.observations(e, previous=answered.get(e.id))]
+    answered, earlier = answering.turns_before(whole), answering.own_before(whole)
+    observed = [
+        o
+        for e in whole
+        for o in observe.observations(e, previous=answered.get(e.id), earlier=earlier.get(e.id))
+    ]
     title = _session_title(whole, place.memory, place.roles, observed)
     if normalise(title) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same

@@ -325,8 +325,9 @@ def _observe(
     to the note it goes to. `activity`: the log's events, where the rules find the turn each
     new one answers."""
     before = answering.turns_before(activity or fresh)
+    own = answering.own_before(activity or fresh)
     rules: model_observations.Observer = lambda e: observe.observations(  # noqa: E731
-        e, previous=before.get(e.id)
+        e, previous=before.get(e.id), earlier=own.get(e.id)
     )
     found = [o for e in fresh for o in (observer or rules)(e)]
     if not found:
