@@ -119,9 +119,37 @@ def test_the_assistant_says_nothing_about_anyone_and_the_user_is_named() -> None
     )
 
 
-def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
-    text = "Here's a photo of my pottery! [image: a photo of a bowl on a table]"
-    assert _said(text, role="Melanie") == "Melanie shared a photo of their pottery."
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # the deed the photo shows, not the sharing; the caption is left out
+            "Unconditional love is so important. Here's a pic of my family camping at the beach. "
+            "We love it! [image: a tent on a beach]",
+            "Melanie's family was camping at the beach.",
+        ),
+        (
+            "Here's a photo of my horse painting I did recently. [image: a horse on a wall]",
+            "Melanie did their horse painting recently.",
+        ),
+        (
+            "We'll keep it up! Here's a pic of my kids at the lake. [image: kids in a lake]",
+            "Melanie's kids were at the lake.",
+        ),
+    ],
+)
+def test_a_photo_shared_says_the_deed_it_shows_not_the_sharing(text: str, expected: str) -> None:
+    assert _said(text, role="Melanie") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here's a photo of my pottery! [image: a photo of a bowl on a table]",
+        "They make sure we do the poses properly. Here's a pic of my last class. [image: a mat]",
+    ],
+)
+def test_a_photo_of_a_thing_said_no_more_of_is_no_line(text: str) -> None:
+    assert _said(text, role="Melanie") is None
 
 
 @pytest.mark.parametrize(
@@ -131,11 +159,11 @@ def test_a_photo_shared_says_whose_and_the_caption_is_left_out() -> None:
         (
             "Got your back - dance is awesome for expressing yourself. Here's one of my trophies "
             "from a dance contest, nice reminder of the hard work it takes. [image: a trophy]",
-            "Gina shared a photo of one of their trophies from a dance contest.",
+            "Gina has trophies from a dance contest.",
         ),
         (
             "Thanks! Here's my new studio. [image: a room with a mirror]",
-            "Gina shared a photo of their new studio.",
+            "Gina has a new studio.",
         ),
         # a photo the speaker took, and when or where
         (
@@ -438,8 +466,7 @@ def test_more_lines_that_lean_or_say_nothing_are_not_kept(text: str) -> None:
         ),
         (  # "they" are others here: the speaker stays named
             "Here's a pic of my family - they're the reason why I never give up.",
-            "Caroline shared a photo of their family - they're the reason why Caroline never "
-            "gives up.",
+            "Caroline's family are the reason why Caroline never gives up.",
         ),
         (  # "since we spoke" is about the two speaking, not the speaker's news
             "Since we spoke last, I've been blogging about politics and the government.",
@@ -1507,3 +1534,38 @@ def test_a_good_time_had_nowhere_said_was_had_where_the_question_went() -> None:
         ("Maria", "Fun! How was it?"),
         ("John", "We had a great time last weekend with the kids."),
     ) == ("John and family had a great time the weekend before 2023-05-08 with the kids.")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (  # an order to look, joined on, is said to the listener; "I'm sunk" meant "I've sunk"
+            "I'm sunk tons of time into the studio lately, and look at my students - they're "
+            "already killing it.",
+            "Jon has sunk tons of time into the studio lately.",
+        ),
+        (  # the time of the chat itself is no time of the deed
+            "Since our last chat, I've been looking into counseling or mental health work more.",
+            "Jon has been looking into counseling or mental health work more.",
+        ),
+        (
+            "Been running longer since our last chat - a great way to destress and clear my mind.",
+            "Jon has been running longer: a great way to destress and clear their mind.",
+        ),
+    ],
+)
+def test_an_order_to_look_and_the_time_of_the_chat_are_cut_cleanly(
+    text: str, expected: str
+) -> None:
+    assert _said(text, role="Jon") == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks, Caroline! I'm excited to see where pottery takes me.",  # a mood, said back
+        "Imagining visiting a military memorial makes me feel humble too.",  # imagined
+    ],
+)
+def test_excitement_for_where_it_leads_and_an_imagined_deed_are_no_line(text: str) -> None:
+    assert _said(text, role="Melanie") is None

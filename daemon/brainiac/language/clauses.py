@@ -99,11 +99,21 @@ def clauses(sentence: str) -> list[str]:
 
 def subject(s: str) -> str:
     """`s` with the speaker put back as the subject it leaves out: "Lost my job" → "I lost my
-    job", "Been busy painting" → "I've been busy painting"."""
+    job", "Been busy painting" → "I've been busy painting", "I'm sunk tons of time" → "I've sunk
+    tons of time"."""
     s = _SUBJECTLESS_RE.sub(lambda m: "I " + m.group(0).lower(), s)
     s = _BEEN_RE.sub(lambda m: "I've " + m.group(0).lower(), s)
     s = _DID_NOT_RE.sub(lambda m: "I " + m.group(0).lower(), s)
+    s = _PERFECT_RE.sub("I've ", s)
     return _INTENT_RE.sub(lambda m: "I'm " + m.group(0).lower(), s)
+
+
+# "I'm" before a participle with its object is the perfect the speaker meant: "I'm sunk tons of
+# time into the studio" is "I've sunk ..." (not "Jon is sunk ...").
+_PERFECT_RE = re.compile(
+    r"\bI'm\s+(?=(?:sunk|spent|put|made|taken|given|gotten|done|seen)\s+(?:tons|lots|a lot|"
+    r"so much|so many|the|my|our|a|an|some|all|hours|days|weeks|months|years)\b)"
+)
 
 
 # Where one has been, the place named ("I've been to Rome once"); a deed going on, on a thing of

@@ -16,7 +16,7 @@ from brainiac.language.lexicon import word_set
 HYPOTHETICAL = word_set(
     """
     if unless would could should might maybe perhaps probably possibly hopefully suppose
-    imagine hypothetically wish wonder guess unsure reckon someday think i'd
+    imagine imagining hypothetically wish wonder guess unsure reckon someday think i'd
     """
 )
 # "Could" in a relative clause after a noun: "the impact I could make" (not "what we could", "I

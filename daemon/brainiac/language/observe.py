@@ -116,10 +116,11 @@ _MOOD = (
     r"peaceful|fulfilled|humbled|honored|overwhelmed|tired|pumped|content|good|great|amazing|"
     r"awesome|determined|hopeful|confident|positive|ready)"
 )
-# After a mood, what says it is of nothing in particular: the end, "for what the future holds".
+# After a mood, what says it is of nothing in particular: the end, "for what the future holds",
+# "to see where pottery takes me".
 _OF_NOTHING_RE = re.compile(
-    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|the future|everything|it all|"
-    r"all)\b",
+    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|where|how|the future|everything|"
+    r"it all|all)\b",
     re.IGNORECASE,
 )
 _FEELING_RE = re.compile(
@@ -295,7 +296,8 @@ _VOCATIVE_RE = re.compile(r"^(?:(?:woah|whoa|wow|hey|hi|oh|yeah)\s+)?[A-Z][a-z]+
 # A short label before a colon, naming no one: "Fun fact:", "Big news here:", "Update:".
 _LABEL_RE = re.compile(r"^(?:(?!I\b|my\b|we\b|our\b)[\w']+\s+){0,2}[\w']+:\s+(?=\S)", re.I)
 _SINCE_RE = re.compile(
-    r",?\s*\bsince (?:we|I) (?:last )?(?:chatted|talked|spoke|caught up)(?: last)?\b,?\s*",
+    r",?\s*\bsince (?:(?:we|I) (?:last )?(?:chatted|talked|spoke|caught up)(?: last)?|"
+    r"(?:our|the) last (?:chat|talk|conversation|catch-up))\b,?\s*",
     re.IGNORECASE,
 )
 # What leans on the sentence before it and says nothing alone: "Almost as silly as when ...".
@@ -457,7 +459,8 @@ def _statement(s: str) -> str | None:
             return None
         # "... watching it, but talking" (to you ...): a clause cut after its first word goes
         s = _DANGLING_RE.sub("", s)
-    s = _LEAD_RE.sub("", _SINCE_RE.sub("", s)).strip()
+    s = _SINCE_RE.sub(lambda m: " " if s[m.end() : m.end() + 1].isalnum() else "", s).strip()
+    s = _LEAD_RE.sub("", s).strip()
     s = _LABEL_RE.sub("", s)  # "Big news here: we got a cat"
     s = re.sub(r",?\s*(?:(?:so|and)\s+)?let's\b.*$", "", s, flags=re.I)  # ", so let's do it"
     s = _VOCATIVE_RE.sub("", s)  # "John, those little things ..."
