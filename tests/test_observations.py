@@ -1569,3 +1569,16 @@ def test_an_order_to_look_and_the_time_of_the_chat_are_cut_cleanly(
 )
 def test_excitement_for_where_it_leads_and_an_imagined_deed_are_no_line(text: str) -> None:
     assert _said(text, role="Melanie") is None
+
+
+def test_advice_to_the_listener_an_aside_and_a_quotes_own_stop_end_the_line_cleanly() -> None:
+    # advice is said to the one spoken to: no line about the speaker
+    assert _said("Thanks, Jon! My advice: stay passionate, focused and resilient.") is None
+    assert (
+        _said("I've developed a video presentation to teach how to style my fashion pieces, btw.")
+        == "Caroline has developed a video presentation to teach how to style their fashion pieces."
+    )
+    assert (
+        _said('We just did a contemporary piece called "Finding Freedom."', role="Gina")
+        == 'Gina and others just did a contemporary piece called "Finding Freedom."'
+    )

@@ -211,11 +211,13 @@ _TOLD_RE = re.compile(
 # An order to look or a comment on how it felt, after the statement: "I've done an abstract
 # painting too, take a look!", "My hard work is paying off, it's such an awesome feeling!"; an
 # order to look at something, joined on ("I've sunk tons of time into the studio, and look at
-# my students"), is a clause said to the listener: the statement ends before it.
+# my students"), is a clause said to the listener: the statement ends before it, as it does
+# before an aside to them at its end (", btw").
 _TAIL_RE = re.compile(
     r",\s*(?:take a look|check it out|have a look|(?:it's|it is|it was|that's|what an?)\s+"
     r"(?:(?:such|so|really|truly|an?)\s+)*(?:[\w-]+\s+)?(?:feeling|experience|relief))\W*$"
-    r"|,\s*(?:and|so|but)\s+(?:just\s+)?(?:look at|check out|guess what|imagine)\b.*$",
+    r"|,\s*(?:and|so|but)\s+(?:just\s+)?(?:look at|check out|guess what|imagine)\b.*$"
+    r"|,\s*(?:btw|by the way|lol|haha+|tbh)\W*$",
     re.IGNORECASE,
 )
 

@@ -94,7 +94,7 @@ _REACTION_RE = re.compile(
     r"talk (?:to you )?soon|see you|catch you|bye|"
     r"no worries|no problem|you're welcome|any time|anytime|long time no|"
     r"we (?:haven't|have not) (?:talked|chatted|spoken|caught up)|check (?:out|this|it)|"
-    r"look at|take a look|moments like (?:these|this)|life(?:'s| is)|"
+    r"look at|take a look|moments like (?:these|this)|life(?:'s| is)|my (?:advice|tips?)|"
     r"a lot(?:'s| has) (?:been|happened)|"
     r"it(?:'s| is) (?:amazing|incredible|crazy|funny|wild) how)\b",
     re.IGNORECASE,
@@ -377,7 +377,8 @@ def observations(
     if event.at is not None:
         said = when.absolute(said, event.at)
         said = re.sub(r"(\d{4}-\d\d-\d\d)'s\b", r"\1 is", said)  # "Tomorrow's gonna be"
-    said = said.rstrip(" .!,;:…-") + "."
+    end = re.compile(r"([.!?][\"”])?[\s.!,;:…-]*$")  # a quote's own stop ends the line: "X."
+    said = end.sub(lambda m: m.group(1) or ".", said, count=1)
     said = said[0].upper() + said[1:]
     return [Observation(owner, said, event.at, event.id)]
 
