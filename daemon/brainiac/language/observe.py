@@ -24,8 +24,8 @@ pronoun with nothing in the sentence it could stand for: "I've had them for 3 ye
 use it to speak up", "those topics", "a doll like this"; the clause before such a one may stand
 alone), a fragment (no verb, an order or a thank-you without its subject, a "when ..." clause
 whose main clause was cut), and whatever the assistant says (life_facts.NOBODY_ROLES). An
-image's caption (a model's guess) is left out; a turn that only shares a photo says whose it is
-("Melanie shared a photo of their pottery").
+image's caption (a model's guess) is left out; a turn that only shares a photo says what it shows
+(photos.py: "Melanie's family was camping at the beach").
 
 A reply is read with the turn before it (answering.py): "the show" the other speaker called
 "my show" is theirs; "this color" when they asked about the color is no observation alone.
