@@ -1571,6 +1571,13 @@ def test_excitement_for_where_it_leads_and_an_imagined_deed_are_no_line(text: st
     assert _said(text, role="Melanie") is None
 
 
+def test_excitement_for_a_named_thing_to_come_is_kept() -> None:
+    assert (
+        _said("I'm excited to see how my kids do at the recital next week.", role="Melanie")
+        == "Melanie is excited to see how their kids do at the recital the week after 2023-05-08."
+    )
+
+
 def test_advice_to_the_listener_an_aside_and_a_quotes_own_stop_end_the_line_cleanly() -> None:
     # advice is said to the one spoken to: no line about the speaker
     assert _said("Thanks, Jon! My advice: stay passionate, focused and resilient.") is None

@@ -119,8 +119,8 @@ _MOOD = (
 # After a mood, what says it is of nothing in particular: the end, "for what the future holds",
 # "to see where pottery takes me".
 _OF_NOTHING_RE = re.compile(
-    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|where|how|the future|everything|"
-    r"it all|all)\b",
+    r"\W*$|\s*[,;:.!-]|\s+(?:for|about|to see)\s+(?:what|whatever|where|how far|the future|"
+    r"everything|it all|all)\b",
     re.IGNORECASE,
 )
 _FEELING_RE = re.compile(
