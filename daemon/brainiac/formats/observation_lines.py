@@ -1,4 +1,5 @@
-"""Reading the lines of a note's `## Observations` section back (what the guard compares with).
+"""The lines of a note's `## Observations` section: written (`render`, `add`) and read back
+(what the guard compares with).
 
 An observation is one top-level line, a third-person statement naming its owner, its relative
 dates already made absolute, with the date it was said and the event it was read from in a tail
@@ -10,13 +11,14 @@ like a fact's (the format benchmarks/knowledge.py's docstring defines):
 The source may also be a link to the event's block (`[[#^e-3f2a1c9b0d]]`,
 `[[note#^e-3f2a1c9b0d|...]]`), and a line may carry a generated-line mark (`^g-...`) at its end.
 A line ending in a bare `^e-...` is an event line, not an observation (the index holds it as an
-event already). Pure reading: no I/O, and not how observations are written.
+event already). No I/O; what a line says is language/observe.py's.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from brainiac.formats import note as note_mod
@@ -141,3 +143,44 @@ def without(section_text: str, gone: set[str]) -> str:
         if not (line.startswith("- ") and set(_SOURCE_RE.findall(line)) & gone)
     ]
     return "\n".join(kept)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One line of an `## Observations` section: whose, what (third person, dates absolute),
+    when it was said and the event it was read from."""
+
+    owner: str
+    text: str
+    said_at: dt.datetime | None
+    source: str
+
+
+def render(o: Observation) -> str:
+    """The line: `- statement (said-at date, e-id)`, a fact's tail (never a bare block id)."""
+    parts = [o.said_at.date().isoformat()] if o.said_at is not None else []
+    return f"- {o.text} ({', '.join([*parts, o.source])})"
+
+
+def add(
+    section_text: str, new: Sequence[Observation], carried: Mapping[str, str] | None = None
+) -> str:
+    """The section with a line for each of `new` appended, unless a line of its event is there
+    already (a person's edit of it included); `carried` (by event id) are lines the event had
+    in the note it came from, written as they are instead. Every other line stays byte for
+    byte."""
+    have = sources(section_text)
+    fresh: list[str] = []
+    for o in new:
+        if o.source not in have:
+            have.add(o.source)
+            fresh.append(render(o))
+    for source, line in (carried or {}).items():
+        if source not in have:
+            have.add(source)
+            fresh.append(line)
+    if not fresh:
+        return section_text
+    body = section_text.rstrip("\n")
+    body = body + "\n" if body.strip() else ""
+    return body + "".join(f"{line}\n" for line in fresh)

@@ -37,14 +37,14 @@ adds nothing and a person's edit of a line (the id kept) stands, as with facts.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from brainiac.formats import events as ev
 from brainiac.formats.observation_lines import SECTION as SECTION  # the section observe writes
+from brainiac.formats.observation_lines import Observation as Observation
+from brainiac.formats.observation_lines import add as add
 from brainiac.formats.observation_lines import by_source as by_source
+from brainiac.formats.observation_lines import render as render
 from brainiac.formats.observation_lines import sources as sources
 from brainiac.formats.observation_lines import without as without
 from brainiac.language import (
@@ -338,17 +338,6 @@ _OWN_FAMILY_RE = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Observation:
-    """One line of an `## Observations` section: whose, what (third person, dates absolute),
-    when it was said and the event it was read from."""
-
-    owner: str
-    text: str
-    said_at: dt.datetime | None
-    source: str
-
-
 def observations(
     event: ev.Event, user: str = "the user", previous: _Turn = None, earlier: _Turn = None
 ) -> list[Observation]:
@@ -570,33 +559,3 @@ def _content_words(s: str) -> list[str]:
 
 def _words(s: str) -> set[str]:
     return set(re.findall(r"[a-z']+", s.replace("’", "'").lower()))
-
-
-def render(o: Observation) -> str:
-    """The line: `- statement (said-at date, e-id)`, a fact's tail (never a bare block id)."""
-    parts = [o.said_at.date().isoformat()] if o.said_at is not None else []
-    return f"- {o.text} ({', '.join([*parts, o.source])})"
-
-
-def add(
-    section_text: str, new: Sequence[Observation], carried: Mapping[str, str] | None = None
-) -> str:
-    """The section with a line for each of `new` appended, unless a line of its event is there
-    already (a person's edit of it included); `carried` (by event id) are lines the event had
-    in the note it came from, written as they are instead. Every other line stays byte for
-    byte."""
-    have = sources(section_text)
-    fresh: list[str] = []
-    for o in new:
-        if o.source not in have:
-            have.add(o.source)
-            fresh.append(render(o))
-    for source, line in (carried or {}).items():
-        if source not in have:
-            have.add(source)
-            fresh.append(line)
-    if not fresh:
-        return section_text
-    body = section_text.rstrip("\n")
-    body = body + "\n" if body.strip() else ""
-    return body + "".join(f"{line}\n" for line in fresh)
