@@ -60,6 +60,7 @@ from brainiac.runtime.resource_faults import ResourceFaults
 from brainiac.runtime.scheduler import Scheduler
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.runtime.watcher import ChangeTracker, Watcher
+from brainiac.search.index_merge import MergeBeside
 from brainiac.store import config as config_mod
 from brainiac.store import daemon_requests, safe_io
 from brainiac.store import working_memory as wm
@@ -140,6 +141,7 @@ class Service:
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self.memory.indexer.on_events_removed = self._events_removed
         self._ranking_stale = False  # the index changed since the working memory was ranked
+        self._merge_beside: MergeBeside | None = None  # the large segments' merge under way
         self._watcher: Watcher | None = None
         self._scheduler: Scheduler | None = None
         self._jobs = JobRunner(self._finish_job)
@@ -208,6 +210,7 @@ class Service:
             lock.acquire()
             stack.callback(lock.release)
             stack.callback(self.memory.close)
+            stack.callback(self._cancel_merge_beside)  # before the index closes
             self._listen_early(stack)
             removed = safe_io.remove_stale_temps(self.memory.vault.root)
             if removed:
@@ -255,6 +258,8 @@ class Service:
                     self._faults.next_retry(),
                     time.monotonic() + 1.0 if self._vault_gone else None,  # is it back?
                     self._conflicts_again_at,
+                    # a merge beside the writer is swapped in within a second of its end
+                    time.monotonic() + 1.0 if self._merge_beside is not None else None,
                 )
                 if t is not None
             )
@@ -264,6 +269,7 @@ class Service:
             if self.reload_event.is_set():
                 self._reload()
             self._process_due()
+            self._finish_merge_beside()
             if (
                 self._conflicts_again_at is not None
                 and time.monotonic() >= self._conflicts_again_at
@@ -558,10 +564,37 @@ class Service:
             self._faults.state_failed(exc, self.memory.locations.manifest_path)
         if "index" in self._faults.troubles:
             return  # a merge now would fail the same way; the retry comes first
+        index = self.memory.indexer.index
         try:
-            self.memory.indexer.index.merge_segments()
+            index.merge_segments()
+            if self._merge_beside is None:
+                self._merge_beside = index.merge_beside_start()
         except Exception as exc:
             self._faults.index_failed(exc, "merging segments")
+
+    def _finish_merge_beside(self) -> None:
+        """Swap in the large segments' merge once its child is done (search/index_merge.py): the
+        writer is held for the swap alone, so edits never wait for the merge itself."""
+        job = self._merge_beside
+        if job is None or not job.done():
+            return
+        self._merge_beside = None
+        try:
+            swapped = self.memory.indexer.index.merge_beside_finish(job)
+        except RuntimeError as exc:  # the child failed: the index is as it was
+            log.warning("%s; the segments stay as they are", exc)
+            return
+        except Exception as exc:
+            self._faults.index_failed(exc, "swapping in the merged segments")
+            return
+        if swapped:
+            log.info("merged %d large index segments into one", len(job.segment_ids))
+            self._status_now = True
+
+    def _cancel_merge_beside(self) -> None:
+        if self._merge_beside is not None:
+            self._merge_beside.cancel()
+            self._merge_beside = None
 
     # -- the vault folder itself ----------------------------------------------------------------
     def _vault_missing(self) -> bool:

@@ -1,8 +1,9 @@
 """The search index: Whoosh, kept outside the vault, a cache that can always be rebuilt.
 
 With index_fields.py (the schema and the terms a document is indexed under), index_scoring.py
-(scoring matches), index_runs.py (the sorted runs of a build) and whoosh_internals.py (every
-private name of Whoosh these use, checked at import), the only modules that import whoosh;
+(scoring matches), index_runs.py (the sorted runs of a build), index_merge.py (the large
+segments merged beside the writer) and whoosh_internals.py (every private name of Whoosh these
+use, checked at import), the only modules that import whoosh;
 index_documents.py holds what comes back (hits, note records, stored events). It follows
 docs/foundations.md, section 4: one writer at a time (the `Index` owner; writers wait for the lock
 rather than fail), commits with `merge=False` on the edit path and a merging commit only when asked
@@ -61,6 +62,7 @@ from brainiac.search.index_documents import (
     stored_session_event,
 )
 from brainiac.search.index_fields import STOP_LIST, Terms, document_fields, index_schema
+from brainiac.search.index_merge import MergeBeside, Source
 from brainiac.search.index_runs import install as _install_batched_runs
 from brainiac.search.index_scoring import (
     ScopeStatistics,
@@ -94,6 +96,9 @@ _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
+# A segment holding at least 1/this of the index's documents is large: Whoosh's merging commits
+# leave it alone, and two of them are merged beside the writer (merge_beside_sources).
+_LARGE_SEGMENT_PARTS = 8
 # Whoosh keeps a replaced document in its segment, marked deleted, until that segment is merged,
 # and BM25 counts it in its statistics: two devices holding the same synced files, whose indexes
 # saw different streams of changes, ranked the same search differently (tests/test_syncthing.py).
@@ -142,6 +147,7 @@ class Index:
         self.writable = writable  # False: a reader beside the daemon, which owns the writer
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
+        self._failed_beside: tuple[str, ...] = ()  # the sources of a merge beside that failed
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
@@ -383,6 +389,73 @@ class Index:
             self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True, optimize=purge)
         self._left_by_merge = self.segment_count()
         return True
+
+    def merge_beside_sources(self) -> tuple[str, ...]:
+        """The segments worth merging beside the writer (index_merge.py), in the index's order,
+        or none: the large ones (each holding at least 1/`_LARGE_SEGMENT_PARTS` of the
+        documents) when there are two or more, in an index a two-process build writes. Whoosh's
+        merging commits leave large segments alone, and small ones are theirs to merge."""
+        with self._searching:
+            reader = self._searcher.reader()
+            total = reader.doc_count_all()
+            if total <= MULTIPROCESS_ABOVE:
+                return ()
+            segments = [leaf.segment() for leaf, _ in reader.leaf_readers()]
+        large = tuple(
+            s.segment_id() for s in segments if s.doc_count_all() * _LARGE_SEGMENT_PARTS >= total
+        )
+        return large if len(large) >= 2 else ()
+
+    def merge_beside_start(self) -> MergeBeside | None:
+        """Start merging the large segments in a child process, without the writer (see
+        index_merge.py); None when there is nothing worth merging. Edits go on meanwhile;
+        `merge_beside_finish` swaps the copy in."""
+        self._check_writable()
+        sources = self.merge_beside_sources()
+        # Not again over the segments it failed on: an idle daemon must not burn CPU retrying.
+        if not sources or sources == self._failed_beside:
+            return None
+        return MergeBeside(self.directory, sources)
+
+    def merge_beside_finish(self, job: MergeBeside) -> bool:
+        """Wait for `job`'s copy and swap it in for its sources, holding the writer only for the
+        swap (index_merge.py, step 3). False, the copy dropped, when a source left the index
+        meanwhile; RuntimeError when the child failed."""
+        self._check_writable()
+        try:
+            try:
+                copied = job.result()
+            except Exception:
+                if not set(job.segment_ids) <= self._segment_ids():
+                    return False  # taken by a merge or a rebuild while the child read them
+                self._failed_beside = job.segment_ids
+                raise
+            if copied is None:
+                return False
+            merged, sources = copied
+            with self._writing("swapping in the merged segments"):
+                writer = self._ix.writer(**_WRITER_OPTIONS)
+                try:
+                    segments = _swapped(writer.segments, merged, sources)
+                    if segments is not None:
+                        job.move_in(merged)
+                        writer.segments = segments
+                except Exception:
+                    _cancel(writer)
+                    raise
+                if segments is None:
+                    _cancel(writer)
+                    return False
+                self._publish(writer, merge=False)
+            return True
+        finally:
+            job.discard()
+
+    def _segment_ids(self) -> set[str]:
+        with self._searching:
+            reader = self._searcher.reader()
+            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            return {leaf.segment().segment_id() for leaf, _ in leaves}
 
     def deleted_share(self) -> float:
         """The share of the index's documents that were replaced or removed but are still in
@@ -1065,6 +1138,24 @@ def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], No
         )
         return lambda: None
     return deletions[0]
+
+
+def _swapped(segments: list[Any], merged: Any, sources: Sequence[Source]) -> list[Any] | None:
+    """`segments` with `merged` in place of `sources` (at the first one's place), `merged`
+    given the deletions made in the sources since they were copied; None when a source is no
+    longer among `segments`."""
+    current = {segment.segment_id(): segment for segment in segments}
+    if any(source.segment_id not in current for source in sources):
+        return None
+    for source in sources:
+        segment = current[source.segment_id]
+        if segment.has_deletions():
+            for docnum in set(segment.deleted_docs()).difference(source.deleted):
+                merged.delete_document(source.moved(docnum))
+    replaced = {source.segment_id for source in sources}
+    at = next(i for i, segment in enumerate(segments) if segment.segment_id() in replaced)
+    rest = [segment for segment in segments if segment.segment_id() not in replaced]
+    return [*rest[:at], merged, *rest[at:]]
 
 
 def _cancel(writer: Any) -> None:

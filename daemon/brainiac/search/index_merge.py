@@ -1,0 +1,181 @@
+"""Merging an index's large segments beside its writer, and swapping the merged one in.
+
+A build of a large vault indexes in two processes and leaves two large segments, and every
+search then looks each term up in both. Whoosh merges them only in a merging commit, which holds
+the index's one writer for as long as it rewrites them (half a minute at 10,000 notes): a save
+made meanwhile would wait for it, far past what an edit may take. Segments never change once
+written (only the set of their deleted documents does, in the table of contents), so the merged
+copy does not need the writer:
+
+1. `MergeBeside.start` runs this module as a child process (`python -m
+   brainiac.search.index_merge INDEX_DIR SEGMENT_ID...`), niced, so the daemon keeps its core for
+   edits and queries. The child opens the index as it is, copies the live documents of the named
+   segments, in order, into a private index of one segment in `INDEX_DIR/merging/` (its own
+   table of contents, lock and sorted runs: nothing it writes is a name the index's writer
+   knows, uses or cleans up), and prints which documents of each source were already deleted.
+2. The daemon keeps indexing meanwhile; its commits add segments and mark replaced documents
+   deleted in the sources.
+3. `Index.merge_beside_finish` (index.py) takes the writer (milliseconds): when every source is
+   still in the index, it moves the merged segment's files into the index folder, marks deleted
+   in it the documents deleted in the sources since the copy (a source's live documents keep
+   their order, so a document's number in the copy is its source's base plus its rank among the
+   documents live at the copy), and commits a table of contents with the copy in place of the
+   sources. Otherwise (a merge or a rebuild replaced a source meanwhile) the copy is dropped.
+
+A crash anywhere leaves the last table of contents and the segments it names untouched: the
+folder `merging/` is deleted by the next merge, and files moved in before a swap's commit are
+named by no table of contents, so the next commit deletes them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from whoosh import index as windex
+
+# The private index the child writes, inside the index folder (the same file system, so its
+# files move in by renaming) under a name Whoosh's clean-up of the index never matches.
+FOLDER = "merging"
+# A niced child: the copy is background work, and the daemon's edits and queries come first.
+_NICENESS = 10
+# The child's writer settings: the index's own (index.py), with Whoosh's default pool.
+_POOL_MB = 128
+
+
+@dataclass(frozen=True)
+class Source:
+    """One segment copied: its id, its documents deleted when it was copied, and the number of
+    its first live document in the copy."""
+
+    segment_id: str
+    deleted: tuple[int, ...]
+    base: int
+
+    def moved(self, docnum: int) -> int:
+        """The number in the copy of the source's live document `docnum`."""
+        return self.base + docnum - bisect.bisect_left(self.deleted, docnum)
+
+
+class MergeBeside:
+    """One merge beside the writer: its child process, until `result` is read."""
+
+    def __init__(self, directory: Path, segment_ids: Sequence[str]) -> None:
+        self.directory = directory
+        self.segment_ids = tuple(segment_ids)
+        self.folder = directory / FOLDER
+        shutil.rmtree(self.folder, ignore_errors=True)  # a crashed merge's
+        self._child = subprocess.Popen(
+            [sys.executable, "-m", __name__, str(directory), *self.segment_ids],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
+    def done(self) -> bool:
+        return self._child.poll() is not None
+
+    def result(self) -> tuple[Any, list[Source]] | None:
+        """Wait for the child; the merged segment (its files still in `folder`) and its sources,
+        or None when a source had left the index before the child opened it. OSError or
+        RuntimeError (saying why) when the child failed."""
+        out, err = self._child.communicate()
+        if self._child.returncode != 0:
+            last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+            raise RuntimeError(
+                f"{self.directory}: merging segments beside the writer failed "
+                f"(exit {self._child.returncode}: {last[0]})"
+            )
+        copied = json.loads(out)
+        if copied is None:
+            return None
+        sources = [Source(s["id"], tuple(s["deleted"]), s["base"]) for s in copied]
+        merged = windex.open_dir(self.folder)
+        try:
+            reader = merged.reader()
+            try:
+                segment = reader.segment()
+            finally:
+                reader.close()
+        finally:
+            merged.close()
+        return segment, sources
+
+    def cancel(self) -> None:
+        """End the child (if it runs) and delete what it wrote."""
+        with contextlib.suppress(OSError):
+            self._child.kill()
+        with contextlib.suppress(OSError, subprocess.SubprocessError):
+            self._child.communicate(timeout=10)
+        self.discard()
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def move_in(self, segment: Any) -> None:
+        """Rename the merged segment's files into the index folder (only under the writer)."""
+        prefix = segment.segment_id() + "."
+        for name in os.listdir(self.folder):
+            if name.startswith(prefix):
+                os.replace(self.folder / name, self.directory / name)
+
+
+def copy(directory: Path, segment_ids: Sequence[str]) -> list[dict[str, Any]] | None:
+    """The child's work: the live documents of `segment_ids` (in the index's order) copied into
+    a one-segment index in `directory/FOLDER`; what each source had deleted, and its base. None
+    when one of them is no longer in the index (a merge or a rebuild took it)."""
+    from brainiac.search.index_runs import install
+
+    install()  # the same batched sorted runs as the index's own writers
+    ix = windex.open_dir(directory)
+    reader = ix.reader()
+    leaves = [leaf for leaf, _ in reader.leaf_readers()] if reader.doc_count_all() else []
+    chosen = [leaf for leaf in leaves if leaf.segment().segment_id() in segment_ids]
+    if len(chosen) != len(segment_ids):
+        reader.close()
+        return None
+    folder = directory / FOLDER
+    folder.mkdir()
+    side = windex.create_in(folder, ix.schema)
+    writer = side.writer(limitmb=_POOL_MB, compound=False)
+    sources = []
+    base = 0
+    try:
+        for leaf in chosen:
+            segment = leaf.segment()
+            deleted = sorted(segment.deleted_docs()) if segment.has_deletions() else []
+            sources.append({"id": segment.segment_id(), "deleted": deleted, "base": base})
+            base += segment.doc_count_all() - len(deleted)
+            writer.add_reader(leaf)
+        writer.commit(merge=False)
+    except BaseException:
+        writer.cancel()
+        raise
+    finally:
+        reader.close()
+    return sources
+
+
+def main(argv: Sequence[str]) -> int:
+    directory, *segment_ids = argv
+    with contextlib.suppress(OSError):
+        os.nice(_NICENESS)
+    sys.stdout.write(json.dumps(copy(Path(directory), segment_ids)) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,137 @@
+"""The large segments of a two-process build merged into one beside the writer
+(search/index_merge.py): edits never wait for the merge, and none is lost to its swap."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from brainiac import Memory
+from brainiac.search import index as index_mod
+from brainiac.search.corpus import Document
+from brainiac.search.index import Index
+from brainiac.search.index_merge import FOLDER
+from brainiac.store.locations import Locations
+from helpers import JOBS_OFF, run_daemon, wait_for
+
+T = dt.datetime(2026, 11, 20, 9, 0)
+
+
+def _note(i: int, body: str | None = None) -> Document:
+    text = body if body is not None else f"word{i} shared"
+    return Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=text).with_digest()
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    """An index built as a large vault's is, in two processes: two large segments (the
+    threshold lowered, the same path)."""
+    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+    index = Index(tmp_path / "idx")
+    assert index.build(_note(i) for i in range(900)) == 900
+    assert index.segment_count() == 2
+    return index
+
+
+def _paths(index: Index, query: str) -> list[str]:
+    return [h.path for h in index.search(query)]
+
+
+def test_a_save_and_a_delete_during_the_merge_hold_after_the_swap(built: Index) -> None:
+    job = built.merge_beside_start()
+    assert job is not None
+    # Edits while the child copies: each is committed and searchable at once (the writer is
+    # free), deleting documents in the very segments being copied.
+    built.apply([_note(5, "rewritten five"), _note(2000, "a brand new note")], ["n7.md"])
+    assert _paths(built, "rewritten") == ["n5.md"] and _paths(built, "brand") == ["n2000.md"]
+    assert _paths(built, "word7") == [] and _paths(built, "word5") == []
+    built.apply([], ["n800.md"])
+    assert built.merge_beside_finish(job)
+    # The copy took the sources' place: one large segment, and the first edit's own.
+    assert built.segment_count() == 2
+    assert built.merge_beside_sources() == ()
+    assert _paths(built, "rewritten") == ["n5.md"] and _paths(built, "brand") == ["n2000.md"]
+    for gone in ("word5", "word7", "word800"):
+        assert _paths(built, gone) == [], gone
+    for kept in (0, 6, 8, 299, 300, 799, 801, 899):
+        assert _paths(built, f"word{kept}") == [f"n{kept}.md"]
+    assert built.doc_count() == 900 - 2 + 1
+    assert not (built.directory / FOLDER).exists()
+    built.close()
+    reopened = Index(built.directory)  # what the swap committed is what is on disk
+    assert reopened.doc_count() == 899 and _paths(reopened, "word800") == []
+    reopened.close()
+
+
+def test_a_merge_whose_sources_were_merged_meanwhile_is_dropped(built: Index) -> None:
+    job = built.merge_beside_start()
+    assert job is not None
+    # A third of the documents deleted: the idle merge rewrites the whole index without them,
+    # under the writer, and the copy's sources are gone.
+    built.apply([_note(1000)], [f"n{i}.md" for i in range(300)])
+    assert built.merge_segments()
+    assert not built.merge_beside_finish(job)
+    assert built.segment_count() == 1 and built.doc_count() == 601
+    assert _paths(built, "word1000") == ["n1000.md"]
+    assert not (built.directory / FOLDER).exists()
+    built.close()
+
+
+def test_a_merge_killed_halfway_leaves_the_index_as_it_was(built: Index) -> None:
+    folder = built.directory / FOLDER
+    job = built.merge_beside_start()
+    assert job is not None
+    wait_for(lambda: folder.is_dir() and any(folder.iterdir()), "the merge's first files")
+    os.kill(job.pid, signal.SIGKILL)
+    with pytest.raises(RuntimeError, match="merging segments beside the writer failed"):
+        built.merge_beside_finish(job)
+    assert built.segment_count() == 2 and built.doc_count() == 900
+    assert built.merge_beside_start() is None  # not retried over the same segments
+    built.close()
+    # The daemon itself killed mid-merge: what the child wrote is left behind. The index opens
+    # as it was, and the next daemon's merge starts afresh.
+    index = Index(built.directory)
+    folder.mkdir()
+    (folder / "_MAIN_1.toc").write_bytes(b"half written")
+    assert index.segment_count() == 2 and _paths(index, "word450") == ["n450.md"]
+    job = index.merge_beside_start()
+    assert job is not None and index.merge_beside_finish(job)
+    assert index.segment_count() == 1 and index.doc_count() == 900
+    index.close()
+
+
+def test_the_daemon_leaves_a_two_process_build_in_one_segment(tmp_path: Path) -> None:
+    """A vault large enough for a two-process build: after `brainiac reindex` the index has two
+    large segments, and the running daemon merges them once it is idle."""
+    from brainiac.formats import events as ev
+
+    vault = tmp_path / "vault"
+    Memory.init(vault)
+    lines = [
+        ev.render(ev.make_event(f"entry {i} mentions marker{i}", at=T + dt.timedelta(minutes=i)))
+        for i in range(index_mod.MULTIPROCESS_ABOVE + 100)
+    ]
+    stm = vault / "memory/short_term.md"
+    stm.write_text(stm.read_text() + "".join(lines))
+    with Memory(vault, refresh_interval_s=0, meaning=False) as memory:
+        memory.reindex()
+        assert memory.indexer.index.segment_count() == 2
+
+    def segments() -> int:
+        beside = Index(Locations.for_vault(vault).index_dir, writable=False)
+        try:
+            return beside.segment_count()
+        finally:
+            beside.close()
+
+    env = {**JOBS_OFF, "BRAINIAC_RETRIEVAL_MEANING": "false"}  # no vectors to make meanwhile
+    with run_daemon(vault, tmp_path / "daemon.log", env):
+        wait_for(lambda: segments() == 1, "the daemon's merge of the two segments")
+        with Memory(vault, index_writes=False, meaning=False) as beside:
+            assert [h.excerpt for h in beside.search("marker1234")][:1] == [
+                "entry 1234 mentions marker1234"
+            ]
