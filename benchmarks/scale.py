@@ -17,7 +17,9 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   searcher) and reconciles with nothing changed; "ready" is time from the parent's spawn to that
   point. Floor: python + `import whoosh` + `open_dir` + `searcher()`.
 - context in-process: p50/p95 of `Memory.context(prompt, budget=2000)` over varied prompts after a
-  warm-up; once as assembly only (no periodic reconcile) and once with the default
+  warm-up, on the index as the idle daemon leaves it after a build (its large segments merged
+  into one beside the writer, search/index_merge.py; the merge's time and CPU are reported);
+  once as assembly only (no periodic reconcile) and once with the default
   `refresh_interval_s=1.0` (a full reconcile every second inside whichever call comes due). Also
   brainiac's `Index.search` alone. Floor: an OR-of-terms search on the floor index with a
   long-lived searcher and the same limit (160) retrieval asks for.
@@ -361,6 +363,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if args.context_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         res["vectors"] = make_vectors(n, vault, env)
+        res["merge_beside"] = merge_like_the_daemon(n, vault, env)
         res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -415,6 +418,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             shutil.rmtree(target, ignore_errors=True)
     res["build"] = {"brainiac": builds, "floor": floors}
     res["vectors"] = make_vectors(n, vault, env)
+    res["merge_beside"] = merge_like_the_daemon(n, vault, env)
     if docs_floors:
         res["build"]["docs_floor"] = docs_floors
     res["segments"] = segment_count(env, vault)
@@ -484,6 +488,34 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return res
+
+
+_MERGE_BESIDE = r"""
+import json, resource, sys, time
+from brainiac import Memory
+m = Memory(sys.argv[1], refresh_interval_s=float("inf"), meaning=False)
+index = m.indexer.index
+before, t = index.segment_count(), time.perf_counter()
+job = index.merge_beside_start()
+swapped = job is not None and index.merge_beside_finish(job)
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"segments_before": before, "segments": index.segment_count(),
+                  "swapped": swapped, "seconds": time.perf_counter() - t,
+                  "child_cpu": child.ru_utime + child.ru_stime}))
+m.close()
+"""
+
+
+def merge_like_the_daemon(n: int, vault: Path, env: dict[str, str]) -> dict[str, Any]:
+    """The large segments of the two-process build merged into one beside the writer, as the
+    idle daemon does after a build (search/index_merge.py), so that the loops measure the index
+    a daemon leaves; its time and the child's CPU."""
+    info: dict[str, Any] = last_json(run([PY, "-c", _MERGE_BESIDE, str(vault)], env)["stdout"])
+    log(
+        f"[{n}] merge beside the writer: {info['segments_before']} -> {info['segments']} "
+        f"segment(s) in {info['seconds']:.1f} s (child CPU {info['child_cpu']:.1f} s)"
+    )
+    return info
 
 
 def make_vectors(n: int, vault: Path, env: dict[str, str]) -> dict[str, Any]:

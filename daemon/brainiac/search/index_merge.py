@@ -103,15 +103,20 @@ class MergeBeside:
         if copied is None:
             return None
         sources = [Source(s["id"], tuple(s["deleted"]), s["base"]) for s in copied]
-        merged = windex.open_dir(self.folder)
         try:
-            reader = merged.reader()
+            merged = windex.open_dir(self.folder)
             try:
-                segment = reader.segment()
+                reader = merged.reader()
+                try:
+                    segment = reader.segment()
+                finally:
+                    reader.close()
             finally:
-                reader.close()
-        finally:
-            merged.close()
+                merged.close()
+        except Exception as exc:  # the index stays as it is: a failed merge, not a broken index
+            raise RuntimeError(
+                f"{self.folder}: the merged copy cannot be read ({type(exc).__name__}: {exc})"
+            ) from exc
         return segment, sources
 
     def cancel(self) -> None:
