@@ -12,7 +12,9 @@ copy does not need the writer:
    edits and queries. The child opens the index as it is, copies the live documents of the named
    segments, in order, into a private index of one segment in `INDEX_DIR/merging/` (its own
    table of contents, lock and sorted runs: nothing it writes is a name the index's writer
-   knows, uses or cleans up), and prints which documents of each source were already deleted.
+   knows, uses or cleans up), and prints which documents of each source were already deleted,
+   and each field's total length as the sources had it (less the deleted documents'), which the
+   copy is given in place of the rounded sum Whoosh's copy makes (so BM25F scores as before).
 2. The daemon keeps indexing meanwhile; its commits add segments and mark replaced documents
    deleted in the sources.
 3. `Index.merge_beside_finish` (index.py) takes the writer (milliseconds): when every source is
@@ -42,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from whoosh import index as windex
+
+from brainiac.search import whoosh_internals
 
 # The private index the child writes, inside the index folder (the same file system, so its
 # files move in by renaming) under a name Whoosh's clean-up of the index never matches.
@@ -102,7 +106,7 @@ class MergeBeside:
         copied = json.loads(out)
         if copied is None:
             return None
-        sources = [Source(s["id"], tuple(s["deleted"]), s["base"]) for s in copied]
+        sources = [Source(s["id"], tuple(s["deleted"]), s["base"]) for s in copied["sources"]]
         try:
             merged = windex.open_dir(self.folder)
             try:
@@ -117,6 +121,7 @@ class MergeBeside:
             raise RuntimeError(
                 f"{self.folder}: the merged copy cannot be read ({type(exc).__name__}: {exc})"
             ) from exc
+        whoosh_internals.set_length_totals(segment, copied["lengths"])
         return segment, sources
 
     def cancel(self) -> None:
@@ -138,10 +143,11 @@ class MergeBeside:
                 os.replace(self.folder / name, self.directory / name)
 
 
-def copy(directory: Path, segment_ids: Sequence[str]) -> list[dict[str, Any]] | None:
+def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     """The child's work: the live documents of `segment_ids` (in the index's order) copied into
-    a one-segment index in `directory/FOLDER`; what each source had deleted, and its base. None
-    when one of them is no longer in the index (a merge or a rebuild took it)."""
+    a one-segment index in `directory/FOLDER`; what each source had deleted, and its base, and
+    each field's total length. None when one of them is no longer in the index (a merge or a
+    rebuild took it)."""
     from brainiac.search.index_runs import install
 
     install()  # the same batched sorted runs as the index's own writers
@@ -157,6 +163,7 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> list[dict[str, Any]] | 
     side = windex.create_in(folder, ix.schema)
     writer = side.writer(limitmb=_POOL_MB, compound=False)
     sources = []
+    lengths = dict.fromkeys(ix.schema.scorable_names(), 0)
     base = 0
     try:
         for leaf in chosen:
@@ -164,6 +171,13 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> list[dict[str, Any]] | 
             deleted = sorted(segment.deleted_docs()) if segment.has_deletions() else []
             sources.append({"id": segment.segment_id(), "deleted": deleted, "base": base})
             base += segment.doc_count_all() - len(deleted)
+            # Whoosh's exact totals (they count deleted documents until a merge), less the
+            # deleted documents' stored lengths: the copy's would be summed from the rounded
+            # stored lengths of all (whoosh_internals.set_length_totals).
+            for field in lengths:
+                lengths[field] += leaf.field_length(field) - sum(
+                    leaf.doc_field_length(docnum, field) for docnum in deleted
+                )
             writer.add_reader(leaf)
         writer.commit(merge=False)
     except BaseException:
@@ -171,7 +185,7 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> list[dict[str, Any]] | 
         raise
     finally:
         reader.close()
-    return sources
+    return {"sources": sources, "lengths": lengths}
 
 
 def main(argv: Sequence[str]) -> int:

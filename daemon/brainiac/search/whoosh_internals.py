@@ -108,6 +108,17 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "stored fields and field lengths are read through Whoosh's checks (index.py, "
         "index_scoring.py)",
     ),
+    "exact length totals": (
+        lambda: (
+            _reads(whoosh3.W3PerDocWriter.close, "_fieldlengths")
+            and _reads(whoosh3.W3PerDocReader.field_length, "_fieldlengths")
+        ),
+        "W3Segment._fieldlengths (set by W3PerDocWriter.close, read by W3PerDocReader's "
+        "field_length)",
+        "a merge beside the writer leaves each field's total length as Whoosh's merges do, "
+        "summed from the one-byte stored lengths, so BM25F's average lengths (and the order of "
+        "a few close results) shift slightly (index_merge.py)",
+    ),
     "term lookups kept": (
         lambda: (
             _reads(reading.SegmentReader.__init__, "_terms")
@@ -293,3 +304,13 @@ def keep_term_lookups(leaf: Any) -> None:
     # An instance attribute: the table's own range_for_key, __contains__ and all (its
     # __getitem__) call self.ranges_for_key, and so find this one.
     table.ranges_for_key = ranges_for_key
+
+
+def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
+    """Give a segment written by copying others their fields' exact total lengths: Whoosh
+    sums a copy's from the documents' one-byte (rounded) lengths, and BM25F divides these totals
+    into its average lengths. Nothing is done when Whoosh keeps them otherwise."""
+    if "exact length totals" in USABLE and isinstance(
+        getattr(segment, "_fieldlengths", None), dict
+    ):
+        segment._fieldlengths = dict(totals)
