@@ -108,10 +108,11 @@ def test_a_merge_killed_halfway_leaves_the_index_as_it_was(built: Index) -> None
     assert built.merge_beside_start() is None  # not retried over the same segments
     built.close()
     # The daemon itself killed mid-merge: what the child wrote is left behind. The index opens
-    # as it was, and the next daemon's merge starts afresh.
-    index = Index(built.directory)
+    # as it was, without it, and the next daemon's merge starts afresh.
     folder.mkdir()
     (folder / "_MAIN_1.toc").write_bytes(b"half written")
+    index = Index(built.directory)
+    assert not folder.exists()  # as large as what it copied: not kept
     assert index.segment_count() == 2 and _paths(index, "word450") == ["n450.md"]
     job = index.merge_beside_start()
     assert job is not None and index.merge_beside_finish(job)

@@ -63,6 +63,7 @@ from brainiac.search.index_documents import (
 )
 from brainiac.search.index_fields import STOP_LIST, Terms, document_fields, index_schema
 from brainiac.search.index_merge import MergeBeside, Source
+from brainiac.search.index_merge import remove_leftovers as remove_merge_leftovers
 from brainiac.search.index_runs import install as _install_batched_runs
 from brainiac.search.index_scoring import (
     ScopeStatistics,
@@ -155,6 +156,8 @@ class Index:
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
         self._ix = self._open_or_create()
+        if self.writable:
+            remove_merge_leftovers(self.directory)
         try:
             self._searcher: Any = self._new_searcher()
         except Exception as exc:  # a table of contents that opens over damaged segments

@@ -25,8 +25,9 @@ copy does not need the writer:
    sources. Otherwise (a merge or a rebuild replaced a source meanwhile) the copy is dropped.
 
 A crash anywhere leaves the last table of contents and the segments it names untouched: the
-folder `merging/` is deleted by the next merge, and files moved in before a swap's commit are
-named by no table of contents, so the next commit deletes them.
+folder `merging/` is deleted when the index is next opened for writing (and by the next merge),
+and files moved in before a swap's commit are named by no table of contents, so the next commit
+deletes them.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class MergeBeside:
         self.directory = directory
         self.segment_ids = tuple(segment_ids)
         self.folder = directory / FOLDER
-        shutil.rmtree(self.folder, ignore_errors=True)  # a crashed merge's
+        remove_leftovers(directory)
         self._child = subprocess.Popen(
             [sys.executable, "-m", __name__, str(directory), *self.segment_ids],
             stdin=subprocess.DEVNULL,
@@ -141,6 +142,12 @@ class MergeBeside:
         for name in os.listdir(self.folder):
             if name.startswith(prefix):
                 os.replace(self.folder / name, self.directory / name)
+
+
+def remove_leftovers(directory: Path) -> None:
+    """Delete what a merge that never finished left in the index folder (a crash, a kill): its
+    private index is as large as the segments it copied."""
+    shutil.rmtree(directory / FOLDER, ignore_errors=True)
 
 
 def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
