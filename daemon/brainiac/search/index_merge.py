@@ -2,12 +2,12 @@
 
 A build of a large vault indexes in two processes and leaves two large segments, and every
 search then looks each term up in both. Whoosh merges them only in a merging commit, which holds
-the index's one writer for as long as it rewrites them (half a minute at 10,000 notes): a save
-made meanwhile would wait for it, far past what an edit may take. Segments never change once
+the index's one writer for as long as it rewrites every document of them: a save made meanwhile
+would wait for all of it, far past what an edit may take. Segments never change once
 written (only the set of their deleted documents does, in the table of contents), so the merged
 copy does not need the writer:
 
-1. `MergeBeside.start` runs this module as a child process (`python -m
+1. `Index.merge_beside_start` (a `MergeBeside`) runs this module as a child process (`python -m
    brainiac.search.index_merge INDEX_DIR SEGMENT_ID...`), niced, so the daemon keeps its core for
    edits and queries. The child opens the index as it is, copies the live documents of the named
    segments, in order, into a private index of one segment in `INDEX_DIR/merging/` (its own
@@ -17,7 +17,7 @@ copy does not need the writer:
    copy is given in place of the rounded sum Whoosh's copy makes (so BM25F scores as before).
 2. The daemon keeps indexing meanwhile; its commits add segments and mark replaced documents
    deleted in the sources.
-3. `Index.merge_beside_finish` (index.py) takes the writer (milliseconds): when every source is
+3. `Index.merge_beside_finish` (index.py) takes the writer for the swap alone: when every source is
    still in the index, it moves the merged segment's files into the index folder, marks deleted
    in it the documents deleted in the sources since the copy (a source's live documents keep
    their order, so a document's number in the copy is its source's base plus its rank among the
@@ -53,7 +53,8 @@ from brainiac.search import whoosh_internals
 FOLDER = "merging"
 # A niced child: the copy is background work, and the daemon's edits and queries come first.
 _NICENESS = 10
-# The child's writer settings: the index's own (index.py), with Whoosh's default pool.
+# The postings the child's writer holds in memory before it writes a sorted run: the index's own
+# writers' (index.py).
 _POOL_MB = 128
 
 
