@@ -7,9 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from whoosh.query import Term
 
 from brainiac import Memory
 from brainiac.formats import events as ev
@@ -495,3 +498,79 @@ def test_a_name_that_speaks_only_in_another_project_keeps_its_meaning_in_this_on
             near[with_delta] = m.semantic.nearness(prompt, among=among)
     assert near[True] and near[True] == pytest.approx(near[False], abs=1e-6)
     assert contexts[True] == contexts[False]
+
+
+def test_a_scoped_context_scores_no_posting_of_another_project_that_cannot_come_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Epsilon's events share a word with gamma's, one every gamma memory is about ("team"), so
+    # none can match clearly better than gamma's best for a prompt gamma knows: the search
+    # reads their postings but scores none of them, and the context is the one gamma has alone.
+    epsilon = [f"The team met about the quarterly budget, item {i}." for i in range(12)]
+    prompt = "What did the team find on the staging server?"
+
+    def remember(vault: Path, others: list[str]) -> None:
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            at = NOW - dt.timedelta(days=3)
+            for i, text in enumerate(GAMMA):
+                m.remember(text, at=at + dt.timedelta(minutes=2 * i), project="gamma", now=NOW)
+                if i < len(others):
+                    later = at + dt.timedelta(minutes=2 * i + 1)
+                    m.remember(others[i], at=later, project="epsilon", now=NOW)
+
+    remember(tmp_path / "alone", [])
+    with Memory(tmp_path / "alone", refresh_interval_s=0) as m:
+        alone = m.context(prompt, budget=500, now=NOW, project="gamma").text
+    remember(tmp_path / "shared", epsilon)
+    with Memory(tmp_path / "shared", refresh_interval_s=0) as m:
+        m.refresh(force=True)
+        index = m.indexer.index
+        scored = _count_scored_postings(index, monkeypatch)
+        epsilon_docs = set(index._searcher.docs_for_query(Term("projects", "epsilon")))
+        assert len(epsilon_docs) == len(epsilon)
+        assert m.context(prompt, budget=500, now=NOW, project="gamma").text == alone
+        found = scored()
+        assert found and not found & epsilon_docs
+        # Unscoped, the same words score epsilon's memories: they do match.
+        m.context(prompt, budget=500, now=NOW)
+        assert scored() & epsilon_docs
+        # A prompt naming epsilon scores its matches, and they come in (docs/projects.md).
+        text = m.context("the team in epsilon", budget=2000, now=NOW, project="gamma").text
+        assert scored() & epsilon_docs
+        assert "quarterly budget" in text
+
+
+def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Callable[[], set[int]]:
+    """Note the document of every posting `index` scores from now on: BM25F looks up each
+    scored document's field length (index_scoring.SegmentLengthsBM25F), once a posting. The
+    returned function gives those noted since it was last called, by the index's numbers."""
+    weighting = index._weighting
+    real = weighting._segment_lengths
+    seen: set[tuple[str, int]] = set()
+
+    class Counted:
+        def __init__(self, lengths: Any, segment: str) -> None:
+            self.lengths, self.segment = lengths, segment
+
+        def __getitem__(self, docnum: int) -> int:
+            seen.add((self.segment, docnum))
+            return int(self.lengths[docnum])
+
+    def counted(reader: Any, fieldname: str) -> Any:
+        found = real(reader, fieldname)
+        if found is None:
+            return None
+        return (Counted(found[0], reader.segment().segment_id()), *found[1:])
+
+    monkeypatch.setattr(weighting, "_segment_lengths", counted)
+    weighting._scorers.clear()  # made again, with the counted lengths
+
+    def taken() -> set[int]:
+        reader = index._searcher.reader()
+        offsets = {leaf.segment().segment_id(): at for leaf, at in reader.leaf_readers()}
+        out = {offsets[segment] + docnum for segment, docnum in seen}
+        seen.clear()
+        return out
+
+    return taken

@@ -70,6 +70,7 @@ from brainiac.search.index_scoring import (
     SegmentLengthsBM25F,
     best,
     best_widened,
+    inside_and_outside,
     match_scores,
 )
 
@@ -601,14 +602,25 @@ class Index:
         projects: Sequence[str],
         others: int,
         nearness: Mapping[str, float] | None = None,
+        at_least: float = 0.0,
     ) -> tuple[list[Hit], list[Hit]]:
         """`search(text, limit, projects=projects, feedback=True, nearness=nearness)`, and the
-        `others` best of `search(text, others, projects=projects, exclude=True)`: one scoring
-        of every match serves both, as the scoped search scores every match anyway."""
+        `others` best of `search(text, others, projects=projects, exclude=True)` among those
+        scoring at least `at_least` times the best match in `projects` (0: all): each term's
+        postings are read once for both, and a match outside that cannot reach the floor is not
+        scored (index_scoring.inside_and_outside)."""
         try:
             with self._searching:
                 return self._search(
-                    text, limit, None, tuple(projects), False, True, nearness or {}, others
+                    text,
+                    limit,
+                    None,
+                    tuple(projects),
+                    False,
+                    True,
+                    nearness or {},
+                    others,
+                    at_least,
                 )
         except SearchError:
             raise
@@ -697,6 +709,7 @@ class Index:
         feedback: bool = False,
         nearness: Mapping[str, float] | None = None,
         others: int = 0,
+        at_least: float = 0.0,
     ) -> tuple[list[Hit], list[Hit]]:
         # Bytes that were not UTF-8 arrive as lone surrogates (a shell argument, a file read with
         # surrogateescape), which the analyser cannot encode: they are no word anyway.
@@ -705,7 +718,7 @@ class Index:
         self._weighting.scope = scope
         try:
             return self._scored_search(
-                text, limit, kind, scope, exclude, feedback, nearness, others
+                text, limit, kind, scope, exclude, feedback, nearness, others, at_least
             )
         finally:
             self._weighting.scope = None
@@ -720,9 +733,11 @@ class Index:
         feedback: bool,
         nearness: Mapping[str, float] | None,
         others: int = 0,
+        at_least: float = 0.0,
     ) -> tuple[list[Hit], list[Hit]]:
         """The hits, and with `others` (a feedback search in a scope) the `others` best matches
-        outside the scope, by their first scores."""
+        outside the scope by their first scores, of those scoring at least `at_least` times
+        the best inside."""
         terms = self._selective(self.terms(text), scope)
         words = {w.lower().strip(".,;:!?\"'()[]") for w in text.split()}
         # Only words that are tags or link targets somewhere: each clause costs a matcher even
@@ -763,15 +778,11 @@ class Index:
             # only for what is returned.
             outside: list[Hit] = []
             if others and scope is not None and allow is not None and clauses:
-                # Scored once: the matches outside the scope, with the same query and the same
+                # Read once: the matches outside the scope, with the same query and the same
                 # statistics, are what the search for them alone would score.
-                every = match_scores(self._searcher, query)
-                matches = {d: sc for d, sc in every.items() if d in allow}
+                matches, beyond = inside_and_outside(self._searcher, query, allow, at_least)
                 stored = self._stored_fields()
-                outside = [
-                    hit_fields(stored(d), sc)
-                    for d, sc in best({d: sc for d, sc in every.items() if d not in allow}, others)
-                ]
+                outside = [hit_fields(stored(d), sc) for d, sc in best(beyond, others)]
             else:
                 matches = (
                     match_scores(self._searcher, query, allow=allow, restrict=hidden)

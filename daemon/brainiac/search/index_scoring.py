@@ -24,11 +24,15 @@ has said so at import).
 
 from __future__ import annotations
 
+import functools
 import heapq
+import itertools
 import math
 import weakref
 from array import array
-from collections.abc import Callable, Collection, Container, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from typing import Any
 
 from whoosh import scoring
@@ -77,14 +81,194 @@ def match_scores(
     return found
 
 
+def inside_and_outside(
+    searcher: Any, query: Any, inside: AbstractSet[int], at_least: float
+) -> tuple[Scores, Scores]:
+    """The scores of the matches of `query` in `inside` (document numbers), and of those outside
+    it that score `at_least` times the best inside or more: each as `match_scores` gives it.
+
+    A context in a project needs the other projects' matches only when one matches clearly
+    better than the project's own (project_search.py), and in a vault shared by projects they
+    are most of the postings. A match's score is the sum of its terms' (a union node adds its
+    children's), and a term's is at most BM25F's at its largest weight and the shortest length
+    it is found in: the terms whose bounds add up to less than the floor, the smallest first,
+    cannot lift a match to it on their own, so only the matches outside that one of the other
+    terms holds are scored (MaxScore). Each term's postings are read once, for both."""
+    context = searcher.context()
+    found: Scores = {}
+    outside: Scores = {}
+    leaves = searcher.leaf_searchers()
+    plans = []
+    for subsearcher, offset in leaves:
+        mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
+        assert mine is not None
+        plan = _read(query.matcher(subsearcher, context), subsearcher)
+        plans.append((plan, mine, offset))
+        scores = _planned_scores(plan, mine)
+        found.update({d + offset: s for d, s in scores.items()} if offset else scores)
+    floor = at_least * max(found.values(), default=0.0)
+    for plan, mine, offset in plans:
+        candidates = _candidates(plan, mine, floor)
+        scores = _planned_scores(plan, candidates)
+        # Below the floor a candidate is of no use either (its stored fields are not read).
+        outside.update({d + offset: s for d, s in scores.items() if s >= floor})
+    return found, outside
+
+
+# A term's bound, and the sums of bounds, taken this much larger: a float sum of scores may
+# exceed the exact one by a few units in the last place.
+_BOUND_MARGIN = 1e-9
+
+
+@dataclass
+class _Leaf:
+    """A leaf matcher's postings as read (`blocks`), or its scores when it cannot be read by
+    blocks (`scored`), with what scores them and the most any of them can score (`bound`;
+    None: not known)."""
+
+    blocks: list[tuple[Sequence[int], Sequence[float], int, int]]
+    scored: Scores | None
+    scorer: Any
+    bound: float | None
+
+
+def _read(m: Any, subsearcher: Any) -> Any:
+    """The matcher tree `m` with each leaf's postings read (`_Leaf`): ("union", a, b),
+    ("boost", boost, child), ("filter", ids, exclude, child), a _Leaf, or None (no match). The
+    matchers are consumed."""
+    if not m.is_active():
+        return None
+    kind = type(m)
+    if kind is UnionMatcher:
+        return ("union", _read(m.a, subsearcher), _read(m.b, subsearcher))
+    if kind is WrappingMatcher:
+        return ("boost", m.boost, _read(m.child, subsearcher))
+    if kind is FilterMatcher:
+        ids, exclude = whoosh_internals.filter_kept(m)
+        return ("boost", m.boost, ("filter", ids, exclude, _read(m.child, subsearcher)))
+    if not _block_readable(m):
+        return _Leaf([], _one_by_one(m), m.scorer, None)
+    blocks = list(whoosh_internals.posting_blocks(m))
+    return _Leaf(blocks, None, m.scorer, _bound(m.scorer, blocks, m.term(), subsearcher))
+
+
+def _bound(
+    scorer: Any,
+    blocks: list[tuple[Sequence[int], Sequence[float], int, int]],
+    term: Any,
+    subsearcher: Any,
+) -> float | None:
+    """The most a posting of `blocks` can score: BM25F at the largest weight and the term's
+    shortest field length (Whoosh's, stored with the lengths' own rounding, so never above a
+    document's); None when the term's lengths cannot be had."""
+    try:
+        shortest = subsearcher.term_info(*term).min_length()
+    except Exception:
+        return None
+    weight = max((max(w[first:end]) for _, w, first, end in blocks if end > first), default=0.0)
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    top = idf * ((weight * (k1 + 1)) / (weight + k1 * ((1 - b) + b * shortest / avgfl)))
+    return float(max(top, 0.0) * (1 + _BOUND_MARGIN))
+
+
+def _planned_scores(plan: Any, keep: AbstractSet[int]) -> Scores:
+    """`_scores` of a read matcher tree (`_read`), for the documents `keep` holds."""
+    if plan is None:
+        return {}
+    if isinstance(plan, _Leaf):
+        if plan.scored is not None:
+            return {d: s for d, s in plan.scored.items() if d in keep}
+        return _block_scores(plan.scorer, plan.blocks, keep)
+    if plan[0] == "union":
+        return _union(_planned_scores(plan[1], keep), _planned_scores(plan[2], keep))
+    if plan[0] == "filter":
+        _, ids, exclude, child = plan
+        return {d: s for d, s in _planned_scores(child, keep).items() if (d in ids) != exclude}
+    boost = plan[1]
+    inner = _planned_scores(plan[2], keep)
+    return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
+
+
+def _candidates(plan: Any, inside: AbstractSet[int], floor: float) -> AbstractSet[int]:
+    """The documents outside `inside` that may score `floor` or more: those in the postings of
+    a term that is not among the smallest bounds adding up to less (all of them without a
+    bound, or a floor of 0)."""
+    leaves: list[tuple[float, _Leaf]] = []
+    if floor <= 0 or not _bounded(plan, 1.0, leaves):
+        return _outside_all(plan, inside)
+    leaves.sort(key=lambda item: item[0])
+    total = 0.0
+    first = len(leaves)
+    for i, (bound, _) in enumerate(leaves):
+        if (total + bound) * (1 + _BOUND_MARGIN) >= floor:
+            first = i
+            break
+        total += bound
+    found: set[int] = set()
+    for _, leaf in leaves[first:]:
+        for ids, _, start, end in leaf.blocks:
+            found.update(ids[start:end])
+    return found - inside
+
+
+def _bounded(plan: Any, boost: float, out: list[tuple[float, _Leaf]]) -> bool:
+    """Each leaf of `plan` with its bound times the boosts above it, into `out`; False when a
+    leaf has no bound (or a boost is negative): every match must then be scored."""
+    if plan is None:
+        return True
+    if isinstance(plan, _Leaf):
+        if plan.bound is None or plan.scored is not None:
+            return False
+        out.append((plan.bound * boost, plan))
+        return True
+    if plan[0] == "union":
+        return _bounded(plan[1], boost, out) and _bounded(plan[2], boost, out)
+    if plan[0] == "filter":
+        return _bounded(plan[3], boost, out)
+    return plan[1] >= 0 and _bounded(plan[2], boost * plan[1], out)
+
+
+def _outside_all(plan: Any, inside: AbstractSet[int]) -> AbstractSet[int]:
+    """Every document of `plan`'s postings outside `inside`."""
+    found: set[int] = set()
+
+    def walk(node: Any) -> None:
+        if node is None:
+            return
+        if isinstance(node, _Leaf):
+            if node.scored is not None:
+                found.update(node.scored)
+            for ids, _, start, end in node.blocks:
+                found.update(ids[start:end])
+        elif node[0] == "union":
+            walk(node[1])
+            walk(node[2])
+        else:
+            walk(node[-1])
+
+    walk(plan)
+    return found - inside
+
+
 def _in_leaf(
     allow: Collection[int] | None, offset: int, count: int, only: bool
-) -> Container[int] | None:
+) -> AbstractSet[int] | None:
     """The documents of `allow` (the searcher's numbers) in the leaf at `offset` holding
     `count`, by the leaf's own numbers; None: every one."""
-    if allow is None or (only and not offset):
-        return allow
+    if allow is None:
+        return None
+    if only and not offset:
+        return allow if isinstance(allow, AbstractSet) else frozenset(allow)
+    if isinstance(allow, frozenset):
+        return _leaf_part(allow, offset, count)
     return {d - offset for d in allow if offset <= d < offset + count}
+
+
+@functools.lru_cache(maxsize=64)
+def _leaf_part(allow: frozenset[int], offset: int, count: int) -> frozenset[int]:
+    """`_in_leaf` of a scope's documents (a frozenset kept per searcher, asked again by every
+    query of a context: its hash is computed once, and the cache finds it by identity)."""
+    return frozenset(d - offset for d in allow if offset <= d < offset + count)
 
 
 def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
@@ -103,7 +287,7 @@ def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     return [(d, -negated) for negated, d in kept[:limit]]
 
 
-def _scores(m: Any, keep: Container[int] | None = None) -> Scores:
+def _scores(m: Any, keep: AbstractSet[int] | None = None) -> Scores:
     """The scores of the postings `m` has from where it stands, of the documents `keep` holds
     (None: all): the matcher is consumed."""
     if not m.is_active():
@@ -135,7 +319,7 @@ def _union(left: Scores, right: Scores) -> Scores:
     return left
 
 
-def _one_by_one(m: Any, keep: Container[int] | None = None) -> Scores:
+def _one_by_one(m: Any, keep: AbstractSet[int] | None = None) -> Scores:
     out: Scores = {}
     while m.is_active():
         d = m.id()
@@ -154,16 +338,28 @@ def _block_readable(m: Any) -> bool:
     )
 
 
-def _leaf_blocks(m: Any, keep: Container[int] | None = None) -> Scores:
-    """A leaf's postings block by block, each scored with Whoosh's BM25F formula
-    (`scoring.bm25`, written out with the same operations in the same order)."""
-    scorer = m.scorer
+def _leaf_blocks(m: Any, keep: AbstractSet[int] | None = None) -> Scores:
+    """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
+    in a vault shared by projects, most of a common word's postings are other projects')."""
+    return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
+
+
+def _block_scores(
+    scorer: Any,
+    blocks: Iterable[tuple[Sequence[int], Sequence[float], int, int]],
+    keep: AbstractSet[int] | None,
+) -> Scores:
+    """The postings of `blocks` that `keep` holds (None: all; picked in C), each scored with
+    Whoosh's BM25F formula (`scoring.bm25`, written out with the same operations in the same
+    order)."""
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
-    for ids, weights, first, end in whoosh_internals.posting_blocks(m):
-        span = range(first, end)
-        for i in span if keep is None else (i for i in span if ids[i] in keep):
+    for ids, weights, first, end in blocks:
+        span: Iterable[int] = range(first, end)
+        if keep is not None:
+            span = itertools.compress(span, map(keep.__contains__, ids[first:end]))
+        for i in span:
             d = ids[i]
             tf = weights[i]
             out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))

@@ -45,13 +45,21 @@ def search(
     own = [scope.project, GLOBAL]
     if scope.isolate:
         return index.search(query, limit=limit, projects=own, feedback=feedback, nearness=nearness)
+    words = {w.casefold() for w in _WORD_RE.findall(query)}
     if feedback:
-        hits, others = index.search_with_others(query, limit, own, MAX_OTHER * 4, nearness)
+        # A hit's score is at least its first (feedback and nearness only add), so another
+        # project's match can pass the rule below only at CLEARLY times the best first score of
+        # P's and the global ones, unless the prompt names its project: the others that cannot
+        # are not scored (they are most of the postings of a vault shared by many projects).
+        names = [p for p in named(index.project_counts()) if p != scope.project]
+        at_least = 0.0 if any(p.casefold() in words for p in names) else CLEARLY
+        hits, others = index.search_with_others(
+            query, limit, own, MAX_OTHER * 4, nearness, at_least
+        )
     else:
         hits = index.search(query, limit=limit, projects=own)
         others = index.search(query, limit=MAX_OTHER * 4, projects=own, exclude=True)
     best = max((h.score for h in hits), default=0.0)
-    words = {w.casefold() for w in _WORD_RE.findall(query)}
     admitted = [
         dataclasses.replace(h, score=h.score * OTHER_WEIGHT)
         for h in others

@@ -18,8 +18,11 @@ insides is this page.
 
 from __future__ import annotations
 
+import itertools
 import logging
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from types import CodeType
 from typing import Any, BinaryIO
 
@@ -98,6 +101,16 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         ),
         "W3LeafMatcher's _read_ids, _read_weights, _next_block, _atend, _i, _blocklength",
         "queries score a posting at a time through Whoosh's matchers (index_scoring.py)",
+    ),
+    "block decoding": (
+        lambda: (
+            _reads(whoosh3.W3LeafMatcher._read_ids, "_data", "_read_data", "_byteids")
+            and _reads(whoosh3.W3LeafMatcher._read_weights, "_data", "_read_data", "_blocklength")
+            and _reads(whoosh3.W3LeafMatcher._read_data, "_data")
+        ),
+        "W3LeafMatcher's _data, _read_data and _byteids (read by its _read_ids, _read_weights)",
+        "a block's document numbers and weights are decoded a posting at a time in Python "
+        "(index_scoring.py)",
     ),
     "per-document reads": (
         lambda: (
@@ -256,20 +269,48 @@ def block_readable(matcher: Any) -> bool:
 
 
 def posting_blocks(
-    matcher: Any,
+    matcher: Any, keep: AbstractSet[int] | None = None
 ) -> Iterator[tuple[Sequence[int], Sequence[float], int, int]]:
     """A leaf matcher's postings from where it stands, a block at a time: (document numbers,
-    weights, first, end), the block's postings being those from `first` to `end`. The matcher is
-    consumed."""
+    weights, first, end), the block's postings being those from `first` to `end`. With `keep`,
+    a block holding none of its documents is passed over, its weights never decoded. The
+    matcher is consumed."""
     m = matcher
+    decode = _DECODING
     while not m._atend and m._i < m._blocklength:
         if m._ids is None:
-            m._read_ids()
-        if m._weights is None:
-            m._read_weights()
-        yield m._ids, m._weights, m._i, m._blocklength
+            _read_ids(m) if decode else m._read_ids()
+        if keep is None or not keep.isdisjoint(m._ids[m._i : m._blocklength]):
+            if m._weights is None:
+                _read_weights(m) if decode else m._read_weights()
+            yield m._ids, m._weights, m._i, m._blocklength
         m._i = m._blocklength
         m._next_block()
+
+
+_DECODING = "block decoding" in USABLE
+
+
+def _read_ids(m: Any) -> None:
+    """W3LeafMatcher._read_ids, the running sum of the stored gaps taken in C (its own sums
+    them in a Python generator): the same document numbers."""
+    if m._data is None:
+        m._read_data()
+    ids = m._data[0]
+    m._ids = ids if m._byteids else tuple(itertools.accumulate(ids))
+
+
+def _read_weights(m: Any) -> None:
+    """W3LeafMatcher._read_weights, a block of equal weights (stored once, or not at all for
+    1.0) repeated in C (its own fills the array from a Python generator): the same floats."""
+    if m._data is None:
+        m._read_data()
+    weights = m._data[1]
+    if weights is None:
+        weights = array("f", (1.0,)) * m._blocklength
+    elif isinstance(weights, float):
+        weights = array("f", (weights,)) * m._blocklength
+    m._weights = weights
 
 
 # Lookups a segment's term table keeps before it starts afresh: each is a key of a few dozen
