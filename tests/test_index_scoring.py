@@ -18,7 +18,12 @@ from brainiac import Memory
 from brainiac.core.errors import NoteParseError
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
-from brainiac.search.index_scoring import SegmentLengthsBM25F, best, match_scores
+from brainiac.search.index_scoring import (
+    SegmentLengthsBM25F,
+    best,
+    inside_and_outside,
+    match_scores,
+)
 from brainiac.search.retrieval import ParsedNotes
 from brainiac.store.vault import Vault
 
@@ -94,6 +99,21 @@ def test_every_match_scores_as_in_whooshs_unlimited_search(
     assert len(whoosh) > 10
     assert best(ours, len(ours)) == whoosh  # same documents, bit-identical scores, same order
     assert best(ours, 7) == whoosh[:7]
+
+
+@pytest.mark.parametrize("name", ["tree", "boosted", "one-term"])
+@pytest.mark.parametrize("at_least", [0.0, 0.5, 1.0, 1.5, 3.0])
+def test_inside_and_the_outside_that_can_reach_the_floor_score_as_in_whoosh(
+    index: Index, name: str, at_least: float
+) -> None:
+    searcher = index._searcher
+    query = _query(index, name)
+    inside = frozenset(searcher.docs_for_query(Term("projects", "atlas")))
+    every = dict(searcher.search(query, limit=None).items())
+    mine, outside = inside_and_outside(searcher, query, inside, at_least)
+    assert mine == {d: s for d, s in every.items() if d in inside}  # bit-identical scores
+    floor = at_least * max(mine.values())
+    assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
 
 
 def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tuple[str, float]]:

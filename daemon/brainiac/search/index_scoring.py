@@ -146,8 +146,8 @@ def _read(m: Any, subsearcher: Any) -> Any:
     if kind is FilterMatcher:
         ids, exclude = whoosh_internals.filter_kept(m)
         return ("boost", m.boost, ("filter", ids, exclude, _read(m.child, subsearcher)))
-    if not _block_readable(m):
-        return _Leaf([], _one_by_one(m), m.scorer, None)
+    if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
+        return _Leaf([], _one_by_one(m), None, None)
     blocks = list(whoosh_internals.posting_blocks(m))
     return _Leaf(blocks, None, m.scorer, _bound(m.scorer, blocks, m.term(), subsearcher))
 
