@@ -532,11 +532,26 @@ class ScopeStatistics:
             df = 0
             reader = searcher.reader()
             if reader.doc_frequency(fieldname, text):
-                # The reader's postings, not the searcher's: those would be scored, by us.
-                docs = self.docs
-                df = sum(1 for d in reader.postings(fieldname, text).all_ids() if d in docs)
+                # Each segment's own postings, not the searcher's: those would be scored, by us.
+                leaves = reader.leaf_readers()
+                for leaf, offset in leaves:
+                    if (fieldname, text) in leaf:
+                        mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
+                        assert mine is not None
+                        df += _count_in(leaf.postings(fieldname, text), mine)
             self._df[key] = df
         return df
+
+
+def _count_in(m: Any, docs: AbstractSet[int]) -> int:
+    """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C
+    (a word's postings in every project, for each new word of a prompt in a project)."""
+    if not whoosh_internals.block_readable(m):
+        return sum(1 for d in m.all_ids() if d in docs)
+    count = 0
+    for ids, _, first, end in whoosh_internals.posting_blocks(m, docs):
+        count += sum(map(docs.__contains__, ids[first:end]))
+    return count
 
 
 def best_widened(
