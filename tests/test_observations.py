@@ -569,7 +569,7 @@ def test_a_reply_that_points_at_what_it_was_asked_about_is_no_observation() -> N
     # game"), is no pointer at what was asked.
     assert _replied(
         "Any plans for the weekend?", "Gina", "I'm hiking with my kids this weekend.", "Nate"
-    ) == ("Nate is hiking with their kids the weekend of 2023-05-08.")
+    ) == ("Nate is hiking with their kids the weekend of 2023-05-13.")
     game = "I tried the local Street Fighter tournament since I play that game a lot."
     assert _replied("What game were you playing?", "Gina", game, "Nate") == (
         "Nate tried the local Street Fighter tournament since they play that game a lot."

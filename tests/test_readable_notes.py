@@ -200,6 +200,18 @@ def test_a_sentence_that_states_a_fact_still_gives_it(
     assert [(f.key, f.value) for f in ex.facts(text)] == expected
 
 
+def test_a_fact_said_of_a_relative_day_keeps_its_date() -> None:
+    # read weeks later, "tomorrow" would be wrong: the value is the day it named
+    said = dt.datetime(2023, 6, 19, 14, 0)
+    assert [
+        (f.key, f.value) for f in ex.facts("The official opening night is tomorrow.", said)
+    ] == [("official opening night", "2023-06-20")]
+    # a weekday or a month stays as said: nothing relative in it
+    assert [(f.key, f.value) for f in ex.facts("The deadline is Friday.", said)] == [
+        ("deadline", "Friday")
+    ]
+
+
 def test_two_sessions_about_one_thing_on_one_day_keep_two_titles(
     memory: Memory, vault: Path
 ) -> None:

@@ -24,6 +24,19 @@ def test_an_event_is_indexed_under_its_month_and_the_months_it_points_to() -> No
     )
 
 
+def test_this_weekend_is_named_by_its_saturday_whatever_the_day_it_is_said() -> None:
+    # said on Monday 22 August it is the coming weekend, not the one just gone; on the Sunday,
+    # the one under way
+    for day in (22, 26, 27, 28):
+        said = dt.datetime(2022, 8, day, 10, 0)
+        assert when.absolute("I'm taking some time off this weekend.", said) == (
+            "I'm taking some time off the weekend of 2022-08-27."
+        )
+    assert when.absolute("We went hiking last weekend.", T) == (
+        "We went hiking the weekend before 2022-07-01."
+    )
+
+
 def test_a_prompt_names_months_and_years_not_the_verb_may() -> None:
     assert when.prompt_terms("Which outdoor spot did Joanna visit in May?") == ["may"]
     assert when.prompt_terms("What movie did she watch on 1 May, 2022?") == ["may", "2022"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac.language import life_facts
+from brainiac.language import life_facts, when
 from brainiac.language.facts import Fact
 from brainiac.language.lexicon import (
     DETERMINERS,
@@ -233,7 +233,7 @@ def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[
         # The generic "X is Y" only when nothing more specific matched ("my favorite color is
         # blue" is one fact, not a second one under the key "favorite color"); who someone is
         # ("my sister Lena") stands beside either.
-        found.extend(specific or _copula(s))
+        found.extend(specific or _copula(s, at))
         found.extend(life_facts.relations(s))
     return found
 
@@ -320,8 +320,10 @@ def _owner(phrase: str) -> str:
     return " ".join(words[1:] if words[0].lower() in DETERMINERS and not keep else words)
 
 
-def _copula(s: str) -> list[tuple[str, str]]:
-    """`the deadline is Friday`, `my sister's name is Lena`, `Anna is my manager`."""
+def _copula(s: str, at: dt.datetime | None = None) -> list[tuple[str, str]]:
+    """`the deadline is Friday`, `my sister's name is Lena`, `Anna is my manager`; a relative
+    time said at `at` made a date ("the opening night is tomorrow": its day), since the fact is
+    read long after "tomorrow" has passed."""
     for m in _COPULA_RE.finditer(s):
         if negated_before(s, m.start()):
             return []
@@ -339,7 +341,8 @@ def _copula(s: str) -> list[tuple[str, str]]:
                 continue
         value = fact_value(re.sub(r"^(?:on|at)\s+", "", raw))
         if value and (name is not None or _value_shaped(value)):
-            return [(subject, value)]
+            dated = when.absolute(value, at) if at is not None else value
+            return [(subject, re.sub(r"^(?:on|in) (?=\d)", "", dated) if dated != value else value)]
     return []
 
 

@@ -155,6 +155,10 @@ def _absolute(m: re.Match[str], day: dt.date) -> str:
     if m.group("step"):
         unit = words[-1]
         step = {"last": -1, "next": 1, "this": 0}[words[0]]
+        if unit == "weekend" and step == 0:
+            # "this weekend" said on a Monday is the coming one: named by its Saturday, as "the
+            # weekend of <Monday>" would read as the one just gone
+            return f"the weekend of {day + dt.timedelta(days=5 - day.weekday())}"
         if unit in ("week", "weekend"):
             where = {-1: "before", 1: "after", 0: "of"}[step]
             return f"the {unit} {where} {day}"
