@@ -42,6 +42,9 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   running, the CLI without any daemon, and `python -c pass`, in the same run. The daemon's
   jobs are off (BRAINIAC_JOBS_*=0, the same for every call) so that a catch-up job does not
   share the two cores with the calls; the daemon's own count of answers is checked.
+- words only (`--words-only`): recall by meaning off in every child and in the daemon
+  (BRAINIAC_RETRIEVAL_MEANING=false), no vectors made; for sizes whose vectors would take longer
+  than the rest of the run.
 - CPU: user + sys time of each build child and the sub-writers it waited for (wait4's rusage).
 - peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
   a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
@@ -340,7 +343,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     # `brainiac` command does (interfaces/entry.py): a second BLAS thread spinning on a busy
     # shared machine made a prompt's vector take 60 times longer.
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    res: dict[str, Any] = {"notes": n}
+    if args.words_only:
+        env["BRAINIAC_RETRIEVAL_MEANING"] = "false"
+    res: dict[str, Any] = {"notes": n, "meaning": not args.words_only}
 
     t = time.perf_counter()
     res["vault"] = generate_vault.generate(vault, n, args.seed)
@@ -354,7 +359,7 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], env)  # compile .pyc once
     if args.daemon_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
-        if not args.daemon_fills:
+        if not args.daemon_fills and not args.words_only:
             res["vectors"] = make_vectors(n, vault, env)
         res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
         if not args.keep:
@@ -362,7 +367,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         return res
     if args.context_only:
         run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
-        res["vectors"] = make_vectors(n, vault, env)
+        if not args.words_only:
+            res["vectors"] = make_vectors(n, vault, env)
         res["merge_beside"] = merge_like_the_daemon(n, vault, env)
         res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
@@ -417,7 +423,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             log(f"[{n}] same-documents floor build {i + 1}/{build_runs}: {docs_floors[-1]}")
             shutil.rmtree(target, ignore_errors=True)
     res["build"] = {"brainiac": builds, "floor": floors}
-    res["vectors"] = make_vectors(n, vault, env)
+    if not args.words_only:
+        res["vectors"] = make_vectors(n, vault, env)
     res["merge_beside"] = merge_like_the_daemon(n, vault, env)
     if docs_floors:
         res["build"]["docs_floor"] = docs_floors
@@ -856,6 +863,12 @@ def main(argv: list[str] | None = None) -> int:
         help="with --context-only: a checkout of another commit, each loop run on it too",
     )
     ap.add_argument("--rounds", type=int, default=2, help="with --context-only")
+    ap.add_argument(
+        "--words-only",
+        action="store_true",
+        help="recall by meaning off in every child (BRAINIAC_RETRIEVAL_MEANING=false): no vectors"
+        " are made, the figures are the words-only path's",
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
     sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
@@ -962,8 +975,13 @@ def _wait_caught_up(
     peak = 0.0
     while True:
         peak = max(peak, _rss(pid)["rss_mb"])
-        meaning = _daemon_status(vault, env).get("meaning")
-        if meaning is None and _daemon_status(vault, env).get("syncs"):
+        status = _daemon_status(vault, env)
+        meaning = status.get("meaning")
+        # Words only (no vectors to wait for): caught up once the start's reconcile is done and,
+        # after edits, once the watcher has synced them. A start with nothing changed syncs
+        # nothing, so `syncs` alone would never say so.
+        synced = status.get("syncs") and not status.get("pending_changes")
+        if meaning is None and status.get("last_reconcile") and (not events_at_least or synced):
             return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": None}
         if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
             return {
