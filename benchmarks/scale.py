@@ -347,18 +347,23 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         env["BRAINIAC_RETRIEVAL_MEANING"] = "false"
     res: dict[str, Any] = {"notes": n, "meaning": not args.words_only}
 
-    t = time.perf_counter()
-    res["vault"] = generate_vault.generate(vault, n, args.seed)
-    res["vault"]["generate_s"] = time.perf_counter() - t
-    res["vault"]["bytes"] = sum(p.stat().st_size for p in vault.rglob("*.md"))
-    log(f"[{n}] vault generated: {res['vault']}")
+    # A vault kept by an earlier run (--reuse) is measured as it is: at 100,000 notes its
+    # generation and build take most of an hour on two shared cores.
+    reused = args.reuse is not None and vault.is_dir()
+    if not reused:
+        t = time.perf_counter()
+        res["vault"] = generate_vault.generate(vault, n, args.seed)
+        res["vault"]["generate_s"] = time.perf_counter() - t
+        res["vault"]["bytes"] = sum(p.stat().st_size for p in vault.rglob("*.md"))
+        log(f"[{n}] vault generated: {res['vault']}")
     prompts = generate_vault.prompts(args.seed, WARMUP + args.prompts, n)
     prompts_file = base / "prompts.json"
     prompts_file.write_text(json.dumps(prompts), encoding="utf-8")
 
     run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], env)  # compile .pyc once
     if args.daemon_only:
-        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        if not reused:
+            run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         if not args.daemon_fills and not args.words_only:
             res["vectors"] = make_vectors(n, vault, env)
         res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
@@ -366,7 +371,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             shutil.rmtree(base, ignore_errors=True)
         return res
     if args.context_only:
-        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        if not reused:
+            run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         if not args.words_only:
             res["vectors"] = make_vectors(n, vault, env)
         res["merge_beside"] = merge_like_the_daemon(n, vault, env)
@@ -375,7 +381,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             shutil.rmtree(base, ignore_errors=True)
         return res
     if args.check_only:
-        run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
+        if not reused:
+            run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         res["loop"] = {"check": _loop("check", vault, prompts_file, env, n)}
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -576,16 +583,26 @@ def _context_rounds(
     if args.baseline:
         trees["baseline"] = {**env, "PYTHONPATH": str(args.baseline.resolve() / "daemon")}
         run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], trees["baseline"])
-    out: dict[str, list[Any]] = {f"{t} {m}": [] for t in trees for m in _CONTEXT_MODES}
+    modes = _loop_modes(args)
+    out: dict[str, list[Any]] = {f"{t} {m}": [] for t in trees for m in modes}
     for i in range(args.rounds):
-        for mode in _CONTEXT_MODES:
+        for mode in modes:
+            # The floor loop searches the raw-Whoosh index a full run built beside the vault.
+            target = vault.parent / "floor-index" if mode == "floor" else vault
             for tree, tree_env in trees.items():
                 log(f"[{n}] round {i + 1}/{args.rounds}: {tree}")
-                out[f"{tree} {mode}"].append(_loop(mode, vault, prompts_file, tree_env, n))
+                out[f"{tree} {mode}"].append(_loop(mode, target, prompts_file, tree_env, n))
     return out
 
 
 _CONTEXT_MODES = ("context-assembly", "context-default")
+
+
+def _loop_modes(args: argparse.Namespace) -> tuple[str, ...]:
+    """`--loops`: the in-process loops `--context-only` runs (default: both context loops)."""
+    if not args.loops:
+        return _CONTEXT_MODES
+    return tuple(m.strip() for m in args.loops.split(",") if m.strip())
 
 
 def context_table(results: list[dict[str, Any]]) -> str:
@@ -593,7 +610,7 @@ def context_table(results: list[dict[str, Any]]) -> str:
     rows = ["| notes | measurement | this tree | baseline | ratio |", "|---:|---|---:|---:|---:|"]
     for r in results:
         rounds = r["context_rounds"]
-        for mode in _CONTEXT_MODES:
+        for mode in sorted({key.split(" ", 1)[1] for key in rounds}):
             for key, label in (
                 ("p50", "p50 (ms)"),
                 ("p95", "p95 (ms)"),
@@ -869,14 +886,29 @@ def main(argv: list[str] | None = None) -> int:
         help="recall by meaning off in every child (BRAINIAC_RETRIEVAL_MEANING=false): no vectors"
         " are made, the figures are the words-only path's",
     )
+    ap.add_argument(
+        "--reuse",
+        type=Path,
+        default=None,
+        help="the work dir of an earlier --keep run: its vaults (n<N>/vault) and indexes are "
+        "measured as they are, not generated and built again (with the -only modes)",
+    )
+    ap.add_argument(
+        "--loops",
+        default="",
+        help="with --context-only: the loops to run, comma-separated, of context-assembly, "
+        "context-default, search, check and floor (the floor needs a full run's floor index)",
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
+    if args.reuse is not None:
+        args.keep = True  # never delete the vaults measured again
     sizes = [200] if args.quick else [int(s) for s in args.sizes.split(",") if s.strip()]
     if args.quick:
         args.prompts, args.cli_runs, args.start_runs = 40, 3, 3
         args.build_runs = args.build_runs or 1
 
-    work = Path(tempfile.mkdtemp(prefix="brainiac-scale-", dir=args.workdir))
+    work = args.reuse or Path(tempfile.mkdtemp(prefix="brainiac-scale-", dir=args.workdir))
     machine = {
         "nproc": os.cpu_count(),
         "python": platform.python_version(),
