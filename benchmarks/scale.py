@@ -999,7 +999,12 @@ def _rss(pid: int) -> dict[str, float]:
 
 
 def _wait_caught_up(
-    vault: Path, env: dict[str, str], pid: int, events_at_least: int = 0, timeout: float = 3600
+    vault: Path,
+    env: dict[str, str],
+    pid: int,
+    events_at_least: int = 0,
+    timeout: float = 3600,
+    syncs_above: int | None = None,
 ) -> dict[str, Any]:
     """Wait until the daemon's status says every event has its vector (and it knows at least
     `events_at_least` events); its peak RSS meanwhile, sampled every 0.2 s."""
@@ -1010,10 +1015,14 @@ def _wait_caught_up(
         status = _daemon_status(vault, env)
         meaning = status.get("meaning")
         # Words only (no vectors to wait for): caught up once the start's reconcile is done and,
-        # after edits, once the watcher has synced them. A start with nothing changed syncs
-        # nothing, so `syncs` alone would never say so.
-        synced = status.get("syncs") and not status.get("pending_changes")
-        if meaning is None and status.get("last_reconcile") and (not events_at_least or synced):
+        # after edits, once the watcher has synced them (more syncs than before the edits). A
+        # start with nothing changed syncs nothing, so `syncs` alone would never say so.
+        synced = syncs_above is None or (
+            status.get("syncs", 0) > syncs_above and not status.get("pending_changes")
+        )
+        # The status file may still be the last daemon's: only this daemon's own counts.
+        mine = status.get("pid") == pid
+        if meaning is None and mine and status.get("last_reconcile") and synced:
             return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": None}
         if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
             return {
@@ -1107,11 +1116,13 @@ def bench_daemon(
             memory["after_calls"] = _rss(daemon.pid)
             if edits:
                 # Counted now, not at ready: the first status may predate the start's reconcile.
-                known = (_daemon_status(vault, env).get("meaning") or {}).get("events", 0)
+                status = _daemon_status(vault, env)
+                known = (status.get("meaning") or {}).get("events", 0)
+                syncs = int(status.get("syncs", 0))
                 for i in range(edits):
                     said = f"Edit {i}: the {prompts[i % len(prompts)]} was checked again today"
                     run([BRAINIAC, "--vault", str(vault), "remember", said], env)
-                caught = _wait_caught_up(vault, env, daemon.pid, known + edits)
+                caught = _wait_caught_up(vault, env, daemon.pid, known + edits, syncs_above=syncs)
                 memory["after_edits"] = {**_rss(daemon.pid), "fill": caught}
             log(f"[{n}] daemon RSS: {memory}")
         finally:
