@@ -1,0 +1,47 @@
+"""benchmarks/scale.py's wait for a words-only daemon, on the status file it reads."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from brainiac.store.daemon_requests import STATUS_FILE
+from brainiac.store.locations import Locations
+from conftest import load_benchmark
+
+scale = load_benchmark("scale")
+
+
+def _status(vault: Path, env: dict[str, str], **fields: object) -> None:
+    state = Locations.for_vault(vault, env).state
+    state.mkdir(parents=True, exist_ok=True)
+    (state / STATUS_FILE).write_text(json.dumps({"meaning": None, **fields}), encoding="utf-8")
+
+
+def test_words_only_daemon_caught_up_after_a_start_that_synced_nothing(tmp_path: Path) -> None:
+    """A start with nothing changed reconciles but never syncs: ready all the same, at once."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    _status(vault, env, pid=os.getpid(), syncs=0, last_reconcile=1.0, pending_changes=0)
+    done = scale._wait_caught_up(vault, env, os.getpid(), timeout=5)
+    assert done["meaning"] is None and done["seconds"] < 5
+
+
+def test_words_only_daemon_wait_ignores_the_last_daemons_status(tmp_path: Path) -> None:
+    """The status file of the daemon that ran before (another pid) says nothing of this one;
+    after edits, only a sync past the count before them says they are indexed."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    _status(vault, env, pid=os.getpid() + 1, syncs=3, last_reconcile=1.0, pending_changes=0)
+    with pytest.raises(RuntimeError, match="did not catch up"):
+        scale._wait_caught_up(vault, env, os.getpid(), timeout=0)
+    _status(vault, env, pid=os.getpid(), syncs=3, last_reconcile=1.0, pending_changes=0)
+    with pytest.raises(RuntimeError, match="did not catch up"):
+        scale._wait_caught_up(vault, env, os.getpid(), 1, timeout=0, syncs_above=3)
+    _status(vault, env, pid=os.getpid(), syncs=4, last_reconcile=1.0, pending_changes=0)
+    assert scale._wait_caught_up(vault, env, os.getpid(), 1, timeout=0, syncs_above=3)
