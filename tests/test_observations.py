@@ -1062,8 +1062,9 @@ def test_a_rough_time_ago_and_a_joining_word_are_said_as_a_line_alone_reads() ->
         "Caroline started volunteering there about a year before 2023-05-08 after a friend "
         "asked them."
     )
-    assert _said("No, I didn't. But having a furry pal really brightens my mornings.") == (
-        "Having a furry pal really brightens Caroline's mornings."
+    # ("having a furry pal brightens my mornings", a pal, any pal, is said of anyone: no line)
+    assert _said("No, I didn't. But walking my dog really brightens my mornings.") == (
+        "Walking Caroline's dog really brightens their mornings."
     )
 
 
@@ -1589,3 +1590,46 @@ def test_advice_to_the_listener_an_aside_and_a_quotes_own_stop_end_the_line_clea
         _said('We just did a contemporary piece called "Finding Freedom."', role="Gina")
         == 'Gina and others just did a contemporary piece called "Finding Freedom."'
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a deed after something only the sentence before named
+        "The gaming party was a great success! We even played some Chess afterward just for fun.",
+        # a claim of anyone, its subject a gerund: a pal, any pal; how anyone grows
+        "No, I didn't. But having a furry pal definitely brightens my days.",
+        "Yeah, pushing boundaries is how we grow and find out what we're really capable of.",
+        # progress with nothing it is progress in
+        "Wow, Caroline. We've come so far, but there's more to do. Your drive is awesome!",
+        # priorities in general
+        "It can be challenging, so I try to organize my time and make sure I'm there for the "
+        "important things.",
+        "Life's been rough but I'm doing alright. I'm taking the time to reflect and find some "
+        "balance.",
+    ],
+)
+def test_a_statement_standing_on_nothing_named_is_no_line(text: str) -> None:
+    assert _said(text, role="Maria") is None
+
+
+def test_a_statement_that_names_what_it_stands_on_is_kept() -> None:
+    # the event "afterwards" follows is named; the gerund names the speaker's own pastime
+    assert (
+        _said("I talked to some of the guys at the tournament afterwards.", role="Nate")
+        == "Nate talked to some of the guys at the tournament afterwards."
+    )
+    assert (
+        _said("Painting helps me express my feelings and be creative.", role="Melanie")
+        == "Painting helps Melanie express their feelings and be creative."
+    )
+
+
+def test_we_is_the_group_named_last_before_it() -> None:
+    said = "My fam's small, but I love spending time with the friends I have. We usually watch "
+    assert (
+        _said(said + "movies, hike, and have game nights at my place.", role="Maria")
+        == "Maria and others usually watch movies, hike, and have game nights at their place."
+    )
+    said = "I'm lucky to have my friends and family helping. We even had a picnic last week!"
+    assert _said(said) == "Caroline and family even had a picnic the week before 2023-05-08."

@@ -59,6 +59,8 @@ from brainiac.language import (
     photos,
     pointing,
     repair,
+    unanchored,
+    we_group,
     when,
 )
 from brainiac.language.lexicon import STOP_WORDS, word_set
@@ -327,15 +329,6 @@ _BARE_VERBS = word_set(
     do does did can could will would should hoping wishing been don't doesn't can't won't
     """
 )
-# "We" is the speaker's family when the turn speaks of their kids or family: not of "a family"
-# they saved, kids they do something "for" or "no other family" ("we" is then a group, "and
-# others").
-_OWN_FAMILY_RE = re.compile(
-    r"(?<!\ba )(?<!\bfor )(?<!\bfor the )(?<!\bfor our )(?<!\bno )(?<!\bother )"
-    r"\b(?:kids|children|son|sons|daughter|"
-    r"daughters|husband|wife|family|fam|partner|hubby|fiance|fiancé)\b",
-    re.IGNORECASE,
-)
 
 
 def observations(
@@ -359,7 +352,7 @@ def observations(
     chosen = _OFF_TO_RE.sub("I'm going to ", chosen)
     # "My family and I went" → "Maria and their family went": the speaker named first
     chosen = re.sub(r"\b[Mm]y ((?:\w+ ){0,2}?\w+) and I\b", r"I and my \1", chosen)
-    family = _OWN_FAMILY_RE.search(text) is not None
+    family = we_group.family(text, chosen)
     chosen = placed(chosen, text)
     said = third_person(chosen, owner, family=family, listener=(other or "") if before else "")
     said = re.sub(r"\b(they|" + re.escape(owner) + r") ands\b", r"\1 and", said)
@@ -471,8 +464,8 @@ def _statement(s: str) -> str | None:
             return None
     s = likeness.unlikened(s)  # "a little doll like this": the doll is named
     leans = leaning.leaning(s)
-    if leans is None and hollow.hollow(s):
-        return None  # "I'll cherish that little guy", "I'll keep grinding": nothing named
+    if leans is None and (hollow.hollow(s) or unanchored.unanchored(s)):
+        return None  # "I'll cherish that little guy", "We've come so far": nothing named
     if leans is not None:
         # "I love DIYs, and I know she does too": the clause before the one that leans
         cut = [m.start() for m in _COORDINATE_RE.finditer(s) if m.start() < leans]
