@@ -1633,3 +1633,25 @@ def test_we_is_the_group_named_last_before_it() -> None:
     )
     said = "I'm lucky to have my friends and family helping. We even had a picnic last week!"
     assert _said(said) == "Caroline and family even had a picnic the week before 2023-05-08."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Last Friday at dance class with a group of friends I felt it.",
+        "Adapting and tweaking from customer feedback is important too, so I'm gonna try it out!",
+        "A few of my old friends weren't able to handle it.",
+    ],
+)
+def test_it_lived_through_or_tried_at_the_end_leans_on_what_came_before(text: str) -> None:
+    # "it" is a situation or an idea said before, whatever things the sentence names
+    assert _said(text, role="Gina") is None
+
+
+def test_a_turn_says_its_news_in_a_sentence_that_leans_on_nothing() -> None:
+    said = (
+        "Thanks, Melanie. It's definitely changed them. Some close friends kept supporting me, "
+        "but a few weren't able to handle it. It wasn't easy, but I'm much happier being around "
+        "those who accept and love me. Now my relationships feel more genuine."
+    )
+    assert _said(said) == "Caroline's relationships feel more genuine."

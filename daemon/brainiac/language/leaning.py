@@ -119,6 +119,14 @@ _ASPECTS_RE = re.compile(
 # A preposition with nothing after it: "I powered through", "so I'm looking forward to".
 _STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|where|that)\b", re.IGNORECASE)
+# "It" at the end as what one lived through or tried: "a few weren't able to handle it", "I felt
+# it", "I'm gonna try it out": a situation or an idea said before, whatever things the sentence
+# names ("friends", "a dance class" are no "it" one handles or feels).
+_LIVED_IT_RE = re.compile(
+    r"\b(?:handle|handled|handling|felt|feel|feeling|(?:deal|dealt|cope|coped)\s+with|"
+    r"(?:get|got|gotten)\s+over|try|tried|trying)\s+it(?:\s+out)?\W*$",
+    re.IGNORECASE,
+)
 
 
 # What says which things "these" or "that" are, after their noun: "these notebooks with my
@@ -142,6 +150,9 @@ def leaning(s: str) -> int | None:
     going = _GO_HOW_OFTEN_RE.search(s)
     if going is not None:
         return going.start()  # "We go a few times a week": go where, the turn before said
+    lived = _LIVED_IT_RE.search(s)
+    if lived is not None:
+        return lived.start()  # "a few weren't able to handle it": handle what
     stranded = _STRANDED_RE.search(s)
     if stranded is not None and not _WH_RE.search(s):
         return stranded.start()  # "I powered through": through what
