@@ -1600,6 +1600,8 @@ def test_advice_to_the_listener_an_aside_and_a_quotes_own_stop_end_the_line_clea
         # a claim of anyone, its subject a gerund: a pal, any pal; how anyone grows
         "No, I didn't. But having a furry pal definitely brightens my days.",
         "Yeah, pushing boundaries is how we grow and find out what we're really capable of.",
+        # a deed with its thing left out: winning what?
+        "Thanks, Joanna! Winning was a huge confidence boost and shows my hard work paid off.",
         # progress with nothing it is progress in
         "Wow, Caroline. We've come so far, but there's more to do. Your drive is awesome!",
         # priorities in general
@@ -1618,6 +1620,10 @@ def test_a_statement_that_names_what_it_stands_on_is_kept() -> None:
     assert (
         _said("I talked to some of the guys at the tournament afterwards.", role="Nate")
         == "Nate talked to some of the guys at the tournament afterwards."
+    )
+    assert (
+        _said("Acting was my first passion, but now I really shine in writing.", role="Joanna")
+        == "Acting was Joanna's first passion, but now Joanna really shines in writing."
     )
     assert (
         _said("Painting helps me express my feelings and be creative.", role="Melanie")
@@ -1641,6 +1647,7 @@ def test_we_is_the_group_named_last_before_it() -> None:
         "Last Friday at dance class with a group of friends I felt it.",
         "Adapting and tweaking from customer feedback is important too, so I'm gonna try it out!",
         "A few of my old friends weren't able to handle it.",
+        "Thanks Nate. I put a lot of effort into it and I'm crossing my fingers.",
     ],
 )
 def test_it_lived_through_or_tried_at_the_end_leans_on_what_came_before(text: str) -> None:

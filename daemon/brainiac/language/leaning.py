@@ -120,11 +120,13 @@ _ASPECTS_RE = re.compile(
 _STRANDED_RE = re.compile(r"\b(?:through|about|with|for|to|of|into|from)\W*$", re.IGNORECASE)
 _WH_RE = re.compile(r"\b(?:what|which|who|whom|where|that)\b", re.IGNORECASE)
 # "It" at the end as what one lived through or tried: "a few weren't able to handle it", "I felt
-# it", "I'm gonna try it out": a situation or an idea said before, whatever things the sentence
-# names ("friends", "a dance class" are no "it" one handles or feels).
+# it", "I'm gonna try it out", or what one's effort went into ("I put a lot of effort into it"):
+# a situation, an idea or a work said before, whatever things the sentence names ("friends", "a
+# dance class" are no "it" one handles or feels).
 _LIVED_IT_RE = re.compile(
     r"\b(?:handle|handled|handling|felt|feel|feeling|(?:deal|dealt|cope|coped)\s+with|"
-    r"(?:get|got|gotten)\s+over|try|tried|trying)\s+it(?:\s+out)?\W*$",
+    r"(?:get|got|gotten)\s+over|try|tried|trying)\s+it(?:\s+out)?\W*$"
+    r"|\b(?:put|putting|poured|pouring)\s+(?:[\w']+\s+){1,5}?into\s+it\b",
     re.IGNORECASE,
 )
 

@@ -8,6 +8,8 @@ for, however many words they have.
   my days" (a pal, any pal: nothing of the speaker's is named), "Pushing boundaries is how we
   grow" (a maxim); "Painting helps me express my feelings" names what the speaker does, and
   stands.
+- A deed with the thing it was done to left out, for a subject: "Winning was a huge confidence
+  boost" (winning what? the turn before said).
 - Progress judged with nothing it is progress in: "We've come so far, but there's more to do".
 - Priorities in general: "I try to make sure I'm there for the important things", "I'm taking
   the time to reflect and find some balance" (which things, balance of what, is not said).
@@ -32,6 +34,13 @@ _GERUND_CLAIM_RE = re.compile(
     r"(?!(?:was|has|had|did)\b)[a-z]+(?<!ss)s\s+(?:my|our|me|us)\b"
     r"|^[A-Za-z][a-z]+ing\b[^,;:]*?\s+(?:is|'s)\s+(?:how|what|why)\s+(?:we|you|people|one)\b",
 )
+# A deed with its thing left out, for a subject: "Winning was a huge confidence boost" (winning
+# what?); "Acting was my first passion" needs no thing, and "Winning the tournament" names it.
+_BARE_DEED_RE = re.compile(
+    r"^(?:winning|losing|finishing|completing|getting|receiving|hearing|meeting|finding|reaching)"
+    r"\s+(?:was|is|has been|felt|feels|made|makes|gave|gives|meant|means)\b",
+    re.IGNORECASE,
+)
 # How far one has come, with nothing it was in: "we've come so far", "I've come a long way".
 _PROGRESS_RE = re.compile(
     r"^(?:I|we)(?:'ve|\s+have)\s+(?:(?:really|all|both)\s+)?come\s+(?:so|this|such\s+a|a)\s+"
@@ -54,5 +63,8 @@ def unanchored(s: str) -> bool:
     if after is not None and not _EVENT_BEFORE_RE.search(s, 0, after.start()):
         return True  # "some Chess" names what was played, not what it came after
     return not _ANCHOR_RE.search(s) and bool(
-        _GERUND_CLAIM_RE.match(s) or _PROGRESS_RE.match(s) or _PRIORITIES_RE.search(s.rstrip())
+        _GERUND_CLAIM_RE.match(s)
+        or _BARE_DEED_RE.match(s)
+        or _PROGRESS_RE.match(s)
+        or _PRIORITIES_RE.search(s.rstrip())
     )
