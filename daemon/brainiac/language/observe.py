@@ -19,13 +19,14 @@ about "you", how something shown "looks"), a pleasantry or a resolve said back (
 show, I'll be tuning in", "I'm going for my dreams", "Friendship means a lot to me", a mood of
 nothing in particular), a hedge, a belief or a hypothetical ("if", "would", "maybe", "I think",
 "I'm sure", "no doubt"), an exhortation ("Let's ..."), a maxim said of anyone ("Together we can
-make a difference", "Pets brighten our days"), a sentence that leans on what came before it (a
-pronoun with nothing in the sentence it could stand for: "I've had them for 3 years", "I also
-use it to speak up", "those topics", "a doll like this"; the clause before such a one may stand
-alone), a fragment (no verb, an order or a thank-you without its subject, a "when ..." clause
-whose main clause was cut), and whatever the assistant says (life_facts.NOBODY_ROLES). An
-image's caption (a model's guess) is left out; a turn that only shares a photo says what it shows
-(photos.py: "Melanie's family was camping at the beach").
+make a difference", "Pets brighten our days"), a statement standing on nothing named ("We even
+played Chess afterward", "Having a furry pal brightens my days": unanchored.py), a sentence that
+leans on what came before it (a pronoun with nothing in the sentence it could stand for: "I've
+had them for 3 years", "I also use it to speak up", "those topics", "a doll like this"; the
+clause before such a one may stand alone), a fragment (no verb, an order or a thank-you without
+its subject, a "when ..." clause whose main clause was cut), and whatever the assistant says
+(life_facts.NOBODY_ROLES). An image's caption (a model's guess) is left out; a turn that only
+shares a photo says what it shows (photos.py: "Melanie's family was camping at the beach").
 
 A reply is read with the turn before it (answering.py): "the show" the other speaker called
 "my show" is theirs; "this color" when they asked about the color is no observation alone.
