@@ -203,3 +203,32 @@ def test_the_conflict_copy_pretest_never_changes_the_answer(parts: list[str], up
     name = "".join(parts)
     name = name.upper() if upper else name
     assert is_conflict_copy("memory/" + name) == bool(vault_mod._CONFLICT_RE.search(name))
+
+
+def test_the_rules_by_folder_and_by_name_decide_as_the_full_sync_does(vault: Path) -> None:
+    """The quick reconcile decides a folder's kind and privacy once for its files; what a file's
+    own name decides (a private_folders entry naming the file, a conflict copy where nothing is
+    indexed, a symlink into a private folder, short-term memory beside long-term folders) must
+    still be decided per file, or the digests would differ and every call pay the full sync."""
+    lt = vault / "memory/long_term"
+    (lt / "mine").mkdir()
+    (lt / "mine/secret.md").write_text("# Secret\n\nThe quokka code is 4471.\n", encoding="utf-8")
+    (lt / "diary.md").write_text("# Diary\n\nThe quokka slept.\n", encoding="utf-8")
+    (lt / "door.md").symlink_to(lt / "mine/secret.md")
+    (vault / "system/notes.sync-conflict-20261120-101010-ABCDEF1.md").write_text("# copy\n")
+    (vault / "memory/archive").mkdir(parents=True, exist_ok=True)
+    (vault / "memory/archive/old.md").write_text("# Old\n\nThe old quay.\n", encoding="utf-8")
+    (vault / ".brainiac/config.toml").write_text(
+        '[vault]\nprivate_folders = ["Memory/Long_Term/Mine", "memory/long_term/diary.md"]\n',
+        encoding="utf-8",
+    )
+    _fresh_sync(vault)
+    assert _found(vault, "quokka") == set()
+    with Memory(vault) as m:
+        quick = m.refresh(force=True)
+        assert quick is not None and m.indexer._manifest is None
+        conflicts = m.indexer.conflicts
+    assert conflicts == ["system/notes.sync-conflict-20261120-101010-ABCDEF1.md"]
+    full = _full_sync(vault)
+    _same(quick, full)
+    assert quick.scanned >= 6  # the private files and the link are walked, then refused

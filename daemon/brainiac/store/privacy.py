@@ -88,6 +88,13 @@ def refusal(
     return None
 
 
+def folder_refusal(folder: str, folders: Iterable[str]) -> str | None:
+    """refusal's verdict by path on every file directly in `folder` (a vault folder path with a
+    trailing slash, "" at the top): a hidden folder or a private one. None leaves it to each
+    file: a dot name, a private_folders entry naming the file itself, a symlink's target."""
+    return _path_refusal(folder, tuple(folders))
+
+
 def _path_refusal(rel: str, folders: tuple[str, ...]) -> str | None:
     if rel.startswith(".") or "/." in rel:  # a part of the path starts with a dot
         # .brainiac/, .obsidian/, .git/: settings and tool data, never notes.

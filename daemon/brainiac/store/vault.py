@@ -33,6 +33,8 @@ INBOX_DIR = "inbox"
 ATTACHMENTS_DIR = "memory/attachments"  # the whole text of imported messages too large for an event
 EXPORTS_DIR = "memory/archive/exports"  # raw chat exports, kept as imported (not indexed)
 WORKING_MEMORY = "context/working_memory.md"
+# The paths whose kind_of is their own, not their folder's (kind_in).
+KIND_BY_NAME = frozenset({SHORT_TERM, IDENTITY})
 CONFIG = ".brainiac/config.toml"
 # One event may take at most this share of [vault] max_note_bytes: the short-term window of
 # events (10 by default) then fills at most half of the short-term document, and a note can
@@ -275,6 +277,13 @@ class Vault:
     def markdown_files(self, under: str = "") -> Iterator[str]:
         """Relative paths of the notes below `under`: `.md` files, skipping dot-paths, the
         generated and inbox folders, and symlinks that lead outside the vault."""
+        for _, rels in self.markdown_folders(under):
+            yield from rels
+
+    def markdown_folders(self, under: str = "") -> Iterator[tuple[str, list[str]]]:
+        """markdown_files folder by folder, in the same order: (the folder's path with a
+        trailing slash, "" at the top; its notes' paths, sorted). A reconcile decides what
+        depends on the folder (kind_of's rules by place, a private folder) once per folder."""
         base = self.path(under) if under else self.root
         if not base.is_dir():
             return
@@ -286,30 +295,33 @@ class Vault:
         prefix = "" if base == self.root else self.rel(base) + "/"
         yield from self._walk_markdown(str(base), prefix)
 
-    def _walk_markdown(self, dirpath: str, prefix: str) -> Iterator[str]:
+    def _walk_markdown(self, dirpath: str, prefix: str) -> Iterator[tuple[str, list[str]]]:
         try:
             with os.scandir(dirpath) as it:
-                entries = list(it)
+                # A dot file or folder is neither listed nor walked into.
+                entries = [entry for entry in it if not entry.name.startswith(".")]
         except OSError:
             return  # os.walk ignores unreadable folders too
-        files: list[os.DirEntry[str]] = []
+        files: list[str] = []
         dirs: list[os.DirEntry[str]] = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()  # follows symlinks, as os.walk does when sorting
             except OSError:
                 is_dir = False
-            (dirs if is_dir else files).append(entry)
-        for entry in sorted(files, key=lambda e: e.name):
-            name = entry.name
-            if name.startswith(".") or not name.endswith(".md"):
-                continue
-            if entry.is_symlink() and not self.inside(Path(entry.path)):
-                continue
-            yield prefix + name
-        for entry in sorted(dirs, key=lambda e: e.name):
+            if is_dir:
+                dirs.append(entry)
+            elif entry.name.endswith(".md") and not (
+                entry.is_symlink() and not self.inside(Path(entry.path))
+            ):
+                files.append(prefix + entry.name)
+        del entries  # not held while the caller works on the folder's files
+        if files:
+            files.sort()
+            yield prefix, files
+        for entry in sorted(dirs, key=_entry_name):
             d = entry.name
-            if d.startswith(".") or d.startswith("__") or (not prefix and d in _SKIPPED_TOP):
+            if d.startswith("__") or (not prefix and d in _SKIPPED_TOP):
                 continue
             if entry.is_symlink():
                 continue  # followlinks=False: not walked into
@@ -318,16 +330,25 @@ class Vault:
             yield from self._walk_markdown(entry.path, prefix + d + "/")
 
 
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
 def kind_of(rel: str) -> str | None:
     """How a vault path is indexed: 'stm', 'note', 'archive', or None (not indexed)."""
     if rel == SHORT_TERM:
         return "stm"
-    if is_conflict_copy(rel):
+    if is_conflict_copy(rel) or rel == IDENTITY:
         return None
-    if rel == IDENTITY or rel.startswith(
-        ("system/", "context/", "inbox/", INDEXES_DIR + "/", EXPORTS_DIR + "/")
-    ):
+    return kind_in(rel[: rel.rfind("/") + 1])
+
+
+def kind_in(folder: str) -> str | None:
+    """kind_of of a note directly in `folder` (a vault folder path with a trailing slash, "" at
+    the top) that is neither SHORT_TERM, IDENTITY nor a conflict copy: the rules by place,
+    which depend on the folder alone (each prefix below ends in a slash, and a name has none)."""
+    if folder.startswith(("system/", "context/", "inbox/", INDEXES_DIR + "/", EXPORTS_DIR + "/")):
         return None
-    if rel.startswith(ARCHIVE_DIR + "/"):
+    if folder.startswith(ARCHIVE_DIR + "/"):
         return "archive"
     return "note"
