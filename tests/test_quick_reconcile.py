@@ -232,3 +232,20 @@ def test_the_rules_by_folder_and_by_name_decide_as_the_full_sync_does(vault: Pat
     full = _full_sync(vault)
     _same(quick, full)
     assert quick.scanned >= 6  # the private files and the link are walked, then refused
+
+
+def test_notes_touched_with_their_text_unchanged_are_checked_once_not_at_every_call(
+    vault: Path,
+) -> None:
+    """A backup restored, a checkout or `touch` gives every note new times and the same text:
+    the full sync reads each once, finds nothing to index, and keeps the new stats, so the next
+    call is answered by the quick reconcile again instead of reading every note at every call."""
+    _fresh_sync(vault)
+    later = (vault / NOTE).stat().st_mtime_ns + 60 * 10**9
+    for note in (vault / "memory").rglob("*.md"):
+        os.utime(note, ns=(later, later))
+    report, loaded = _fresh_sync(vault)
+    assert loaded and report.changed == report.removed == ()
+    report, loaded = _fresh_sync(vault)
+    assert not loaded and report.changed == report.removed == ()
+    _same(report, _full_sync(vault))

@@ -62,6 +62,7 @@ class _Changes:
     removed: list[str] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)  # keys of documents to take out
     undo: dict[str, FileState | None] = field(default_factory=dict)  # manifest entries before
+    touched: bool = False  # a file's stat changed and its text did not (its new stat is kept)
     failure: BaseException | None = None  # what reading the files raised, if anything
 
 
@@ -192,7 +193,9 @@ class Indexer:
         gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
         if gone and self.on_events_removed is not None:
             self.on_events_removed(gone)
-        if changed or removed or full_build:
+        # Touched files too: unsaved, their new stats would differ from the manifest's at every
+        # later process's reconcile, which would then read each of them again (_unchanged).
+        if changed or removed or full_build or changes.touched:
             self.dirty = True
             if not self.defer_save:
                 try:
@@ -303,6 +306,8 @@ class Indexer:
             elif outcome == "removed":
                 changes.removed.append(rel)
                 changes.undo[rel] = before
+            elif outcome == "touched":
+                changes.touched = True
             yield from add
             add.clear()
 
