@@ -94,7 +94,7 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     if "[image:" in previous and _LIKED_RE.match(sentence) and not _NAME_RE.search(sentence):
         return None  # "I love the self-acceptance theme" of a painting just shown: a reaction
     sentence = _POINTED_RE.sub(lambda m: _yours(m, previous), sentence)
-    asked = {_stem(w) for q in _questions(previous) for w in _WORD_RE.findall(q.lower())}
+    asked = {_stem(w) for q in questions(previous) for w in _WORD_RE.findall(q.lower())}
     for m in _POINTED_RE.finditer(sentence):
         noun = m.group("noun").lower()
         # "this weekend" is a time; "Street Fighter ... that game": the sentence names it
@@ -112,7 +112,7 @@ def resolve(sentence: str, previous: str | None, other: str) -> str | None:
     if _IN_FOR_RE.match(said):
         return None  # "I'm definitely in for the show": whose show or what, the turn never says
     # "How was it? Anything fun?": any question of the turn may be the one about "it"
-    asked_it = [q for q in _questions(previous) if _ASKED_IT_RE.search(q)]
+    asked_it = [q for q in questions(previous) if _ASKED_IT_RE.search(q)]
     if asked_it and _NOTHING_NAMED_RE.match(said):
         return _there(said, previous, asked_it[0])
     return said
@@ -211,7 +211,7 @@ def answered(reply: str, previous: str | None) -> str | None:
     answer how long, how often or how many times ("How long have you been painting?" "Since I
     was 17." → "I've been painting since I was 17"); None when it does not. The question is the
     other speaker's last one, about the listener ("you"), said back as the speaker's own."""
-    asked = _questions(previous or "")
+    asked = questions(previous or "")
     m = _ASKED_RE.match(asked[-1]) if asked else None
     if m is None:
         return None
@@ -291,7 +291,7 @@ def _part_first(m: re.Match[str], previous: str) -> str | None:
     subject's; None when the part is of nothing said (read alone, the part of what?)."""
     of = m.group("of")
     if not of:
-        asked = [q for q in _questions(previous) if re.search(r"\bpart\b", q, re.I)]
+        asked = [q for q in questions(previous) if re.search(r"\bpart\b", q, re.I)]
         things = {
             t.group("noun").lower()
             for t in _THING_RE.finditer(" ".join(asked) if asked else "")
@@ -326,7 +326,7 @@ def _owned(m: re.Match[str], owners: dict[str, str]) -> str:
     return f"{whose} {m.group('noun')}" if whose else m.group(0)
 
 
-def _questions(text: str) -> list[str]:
+def questions(text: str) -> list[str]:
     """The questions of `text`: each sentence ending in a question mark."""
     return re.findall(r"[^.!?]*\?", text)
 

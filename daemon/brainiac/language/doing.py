@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from brainiac.language import answering
 from brainiac.language.lexicon import STOP_WORDS, word_set
 
 # A question about what the listener does, plans or works on.
@@ -59,8 +60,8 @@ def answered(reply: str, previous: str | None) -> str | None:
     """`reply`'s first sentence made whole as "I'm <gerund> ..." when it opens on a gerund that
     answers the other speaker's last question about what the listener does or plans; None
     otherwise."""
-    questions = re.findall(r"[^.!?]*\?", previous or "")
-    if not questions or _ASKED_RE.search(questions[-1]) is None:
+    asked = answering.questions(previous or "")
+    if not asked or _ASKED_RE.search(asked[-1]) is None:
         return None
     said = _OPENER_RE.sub("", reply.strip())
     m = _GERUND_RE.match(said)

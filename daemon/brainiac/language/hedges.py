@@ -13,7 +13,7 @@ import re
 
 from brainiac.language.lexicon import word_set
 
-HYPOTHETICAL = word_set(
+_HYPOTHETICAL = word_set(
     """
     if unless would could should might maybe perhaps probably possibly hopefully suppose
     imagine imagining hypothetically wish wonder guess unsure reckon someday think i'd
@@ -33,4 +33,4 @@ def hedging(s: str) -> set[str]:
     """The words of `s` that hedge it (lowercase), less a modal that only says which thing is
     meant."""
     kept = _NOT_A_HEDGE_RE.sub(lambda m: m.group(0)[: m.start("modal") - m.start()], s)
-    return set(re.findall(r"[a-z']+", kept.replace("’", "'").lower())) & HYPOTHETICAL
+    return set(re.findall(r"[a-z']+", kept.replace("’", "'").lower())) & _HYPOTHETICAL

@@ -230,10 +230,9 @@ def _idea(s: str, previous: str, earlier: str) -> str:
     idea = _IDEA_RE.search(s)
     if idea is None:
         return s
-    asked = [m for q in _questions(previous) for m in _IDEA_ASKED_RE.finditer(q)]
-    if len(asked) != 1:
+    m = _asked_once(_IDEA_ASKED_RE, previous)
+    if m is None:
         return s
-    m = asked[0]
     if m.group("pronoun"):  # "your ideas for them?": the one other thing called "your X"
         yours = {
             " ".join(y.group("thing").lower().split())
@@ -260,10 +259,9 @@ def _motive(s: str, previous: str) -> str:
     said = _MOTIVE_RE.match(s)
     if said is None:
         return s
-    asked = [m for q in _questions(previous) for m in _MOTIVE_ASKED_RE.finditer(q)]
-    if len(asked) != 1:
+    m = _asked_once(_MOTIVE_ASKED_RE, previous)
+    if m is None:
         return s
-    m = asked[0]
     deed = re.sub(r"\byour\b", "my", " ".join(m.group("deed").split()), flags=re.IGNORECASE)
     words = deed.split()
     if not words or len(words) > 6 or {w.lower() for w in words} & (_POINTERS | {"you"}):
@@ -295,6 +293,8 @@ def _past(verb: str) -> str:
     return verb + "ed"
 
 
-def _questions(text: str) -> list[str]:
-    """The questions of `text`: each sentence ending in a question mark."""
-    return re.findall(r"[^.!?]*\?", text)
+def _asked_once(pattern: re.Pattern[str], previous: str) -> re.Match[str] | None:
+    """The one place the questions of `previous` match `pattern`; None for none or several (what
+    was asked about is then not one thing)."""
+    asked = [m for q in answering.questions(previous) for m in pattern.finditer(q)]
+    return asked[0] if len(asked) == 1 else None

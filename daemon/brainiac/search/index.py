@@ -399,12 +399,10 @@ class Index:
         or none: the large ones (each holding at least 1/`_LARGE_SEGMENT_PARTS` of the
         documents) when there are two or more, in an index a two-process build writes. Whoosh's
         merging commits leave large segments alone, and small ones are theirs to merge."""
-        with self._searching:
-            reader = self._searcher.reader()
-            total = reader.doc_count_all()
-            if total <= MULTIPROCESS_ABOVE:
-                return ()
-            segments = [leaf.segment() for leaf, _ in reader.leaf_readers()]
+        segments = self._searched_segments()
+        total = sum(s.doc_count_all() for s in segments)
+        if total <= MULTIPROCESS_ABOVE:
+            return ()
         large = tuple(
             s.segment_id() for s in segments if s.doc_count_all() * _LARGE_SEGMENT_PARTS >= total
         )
@@ -456,10 +454,7 @@ class Index:
             job.discard()
 
     def _segment_ids(self) -> set[str]:
-        with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
-            return {leaf.segment().segment_id() for leaf, _ in leaves}
+        return {segment.segment_id() for segment in self._searched_segments()}
 
     def deleted_share(self) -> float:
         """The share of the index's documents that were replaced or removed but are still in
@@ -470,11 +465,15 @@ class Index:
             return (total - reader.doc_count()) / total if total else 0.0
 
     def segment_count(self) -> int:
-        # Of the searcher's view (current after every commit): asking the index itself reads
-        # and unpickles its table of contents from disk each time.
+        return len(self._searched_segments())
+
+    def _searched_segments(self) -> list[Any]:
+        """The index's segments, in order. Of the searcher's view (current after every commit):
+        asking the index itself reads and unpickles its table of contents from disk each time."""
         with self._searching:
             reader = self._searcher.reader()
-            return len(reader.leaf_readers()) if reader.doc_count_all() else 0
+            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            return [leaf.segment() for leaf, _ in leaves]
 
     def catch_up(self) -> bool:
         """Open the index's latest commit if the searcher is older: what a reader beside the
