@@ -469,8 +469,11 @@ def assert_converged_state(
         return ""
 
     seen: list[str] = []
-    with contextlib.suppress(AssertionError):
+    try:
         wait_for(lambda: seen.append(differences()) or not seen[-1], "the same answers", 60)
+    except AssertionError:
+        if not seen:  # a search itself failed (run_cli's message), not a difference timed out
+            raise
     assert not seen[-1], seen[-1]
 
 
