@@ -114,7 +114,10 @@ def _stored_at(fields: dict[str, Any]) -> dt.datetime | None:
 
 
 def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(p for p in (fields.get("projects") or "").split(",") if p)
+    stored = fields.get("projects")
+    if not stored:
+        return ()  # most memories are global: a context makes a hundred hits or more
+    return tuple(p for p in stored.split(",") if p)
 
 
 def hit(r: Any) -> Hit:
