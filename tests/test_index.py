@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import shutil
 from pathlib import Path
@@ -12,7 +13,9 @@ from hypothesis import strategies as st
 
 from brainiac import Memory
 from brainiac.core.errors import StorageError
+from brainiac.search.corpus import Document
 from brainiac.search.index import Index
+from brainiac.search.index_documents import Hit
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 HOUR = dt.timedelta(hours=1)
@@ -635,3 +638,50 @@ def test_an_idle_merge_purges_replaced_documents_so_scores_depend_on_content_onl
     assert answers[0] == answers[1] and answers[0]
     quiet.close()
     busy.close()
+
+
+def test_a_hit_is_the_frozen_dataclass_its_fields_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search's hits are made without Hit's field-by-field `__init__`, and are the same
+    hits: equal, hashed and shown as `Hit(...)` makes them, and frozen."""
+    index = Index(tmp_path / "idx")
+    at = dt.datetime(2024, 3, 5, 10, 11, 12)
+    event = Document(
+        key="memory/short_term.md#e-1",
+        path="memory/short_term.md",
+        kind="event",
+        body="Anna: the regatta is on Sunday",
+        event_id="e-1",
+        text="the regatta is on Sunday",
+        role="Anna",
+        session="s1",
+        at=at,
+        strength=2.5,
+        reinforcement=-0.5,
+        projects=("boats", "family"),
+    )
+    note = Document(key="n.md", path="n.md", kind="note", title="Regatta", body="regatta")
+    index.apply([event.with_digest(), note.with_digest()], [])
+
+    def refused(self: Hit, *args: object, **kwargs: object) -> None:
+        raise AssertionError("made through Hit.__init__")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Hit, "__init__", refused)
+        hits = {h.kind: h for h in index.search("regatta")}
+    index.close()
+    made = hits["event"]
+    expected = Hit(**{f.name: getattr(made, f.name) for f in dataclasses.fields(Hit)})
+    assert (made, hash(made), repr(made)) == (expected, hash(expected), repr(expected))
+    assert vars(made) == vars(expected)
+    assert (made.at, made.projects, made.strength, made.reinforcement) == (
+        at,
+        ("boats", "family"),
+        2.5,
+        -0.5,
+    )
+    assert (made.role, made.session, made.text) == ("Anna", "s1", "the regatta is on Sunday")
+    assert (hits["note"].title, hits["note"].projects, hits["note"].at) == ("Regatta", (), None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.score = 0.0  # type: ignore[misc]

@@ -3,6 +3,7 @@ real index and real files; the daemon as a real subprocess."""
 
 from __future__ import annotations
 
+import _thread
 import hashlib
 import logging
 import os
@@ -10,7 +11,9 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -383,6 +386,48 @@ def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
     assert halves.shape == (count,)
     np.testing.assert_array_equal(halves, one_thread)
     np.testing.assert_allclose(halves, expected, rtol=1e-5, atol=1e-2)
+
+
+def test_the_cosines_do_not_wait_for_their_helper_thread_to_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine a new thread may not run for a while: the caller makes every slice
+    itself meanwhile, the same cosines, and the helper, once it runs, finds none left."""
+    rng = np.random.default_rng(11)
+    count = 8 * 1024 + 777
+    matrix = rng.integers(-127, 128, (count, 384), dtype=np.int8)
+    scales = rng.random(count, dtype=np.float32)
+    query = rng.random(384, dtype=np.float32)
+    with monkeypatch.context() as one_thread:
+        one_thread.setattr(semantic_mod, "_HALVES_ABOVE", 10**9)
+        expected = semantic_mod._cosines(matrix, scales, count, query)
+    start = _thread.start_new_thread
+    held: list[tuple[Any, tuple[Any, ...]]] = []  # threads asked for, not yet running
+
+    def held_back(function: Any, args: tuple[Any, ...], *rest: Any) -> int:
+        held.append((function, args))
+        return 0
+
+    go, done = threading.Event(), threading.Event()
+    found: list[Any] = []
+
+    def caller() -> None:
+        go.wait()
+        found.append(semantic_mod._cosines(matrix, scales, count, query))
+        done.set()
+
+    threading.Thread(target=caller, daemon=True).start()
+    with monkeypatch.context() as busy:
+        busy.setattr(_thread, "start_new_thread", held_back)
+        busy.setattr(threading, "_start_new_thread", held_back)
+        go.set()
+        finished_alone = done.wait(timeout=20)
+    for function, args in held:  # now they run (a caller waiting for one is let go)
+        start(function, args)
+    assert done.wait(timeout=20)
+    assert finished_alone, "the cosines waited for the helper thread to run"
+    assert len(held) == 1
+    np.testing.assert_array_equal(found[0], expected)
 
 
 def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: SentenceModel) -> None:

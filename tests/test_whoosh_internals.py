@@ -10,10 +10,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 import whoosh
 import whoosh.writing
+from whoosh.codec import whoosh3
 from whoosh.writing import SegmentWriter
 
 from brainiac.search import whoosh_internals
@@ -107,3 +109,50 @@ def test_a_commit_whose_deferred_deletion_was_not_captured_logs_an_error(
     assert len(errors) == 1, errors
     assert "committed without calling SegmentWriter._commit_toc" in errors[0]
     assert str(tmp_path / "idx") in errors[0]
+
+
+def test_stored_fields_are_whooshs_own_read_at_their_offsets_without_moving_the_file(
+    tmp_path: Path,
+) -> None:
+    """Each document's stored fields are the ones Whoosh's reader gives, read with a positioned
+    read: the column file Whoosh shares between its readers is neither sought nor read."""
+    index = Index(tmp_path / "idx")
+    docs = [
+        Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", title=f"Note {i}", body=body)
+        for i, body in enumerate(["alpha", "beta gamma " * 200, "", "delta"])
+    ]
+    index.apply([d.with_digest() for d in docs], [])
+    searcher = index._searcher
+    (leaf, _), *_ = searcher.reader().leaf_readers()
+    read = whoosh_internals.stored_fields_reader(leaf)
+    column = leaf._perdoc._cached_reader("_stored", whoosh3.STORED_COLUMN)._child._dbfile
+    column.seek(0)
+    count = searcher.doc_count_all()
+    assert [read(d) for d in range(count)] == [searcher.stored_fields(d) for d in range(count)]
+    column.seek(3)
+    column.file = _NoReads(column.file)
+    try:
+        assert [read(d)["path"] for d in range(count)] == [f"n{i}.md" for i in range(4)]
+        assert column.tell() == 3
+    finally:
+        column.file = column.file.inner
+    index.close()
+
+
+class _NoReads:
+    """A column file whose buffered reads and seeks fail: only its descriptor may be used."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def fileno(self) -> int:
+        return int(self.inner.fileno())
+
+    def tell(self) -> int:
+        return int(self.inner.tell())
+
+    def read(self, *args: Any) -> bytes:
+        raise AssertionError("the column file was read through its buffer")
+
+    def seek(self, *args: Any) -> int:
+        raise AssertionError("the column file was sought")

@@ -114,7 +114,10 @@ def _stored_at(fields: dict[str, Any]) -> dt.datetime | None:
 
 
 def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(p for p in (fields.get("projects") or "").split(",") if p)
+    stored = fields.get("projects")
+    if not stored:
+        return ()  # most memories are global: a context makes a hundred hits or more
+    return tuple(p for p in stored.split(",") if p)
 
 
 def hit(r: Any) -> Hit:
@@ -122,8 +125,15 @@ def hit(r: Any) -> Hit:
 
 
 def hit_fields(r: dict[str, Any], score: float | None) -> Hit:
-    """A hit from a document's stored fields `r` (read once) and its score."""
-    return Hit(
+    """A hit from a document's stored fields `r` (read once) and its score.
+
+    Made by filling a new instance's dictionary at once rather than through the frozen
+    dataclass's `__init__`, which sets each field with `object.__setattr__`, most of what making
+    a hit costs, and a context makes one for each of its hundred-odd candidates. Every field is
+    given here and Hit has no `__post_init__`, so the hit is the one `Hit(...)` makes, frozen as
+    it (tests/test_index.py)."""
+    made = object.__new__(Hit)
+    vars(made).update(
         key=r["key"],
         path=r["path"],
         kind=r["kind"],
@@ -140,6 +150,7 @@ def hit_fields(r: dict[str, Any], score: float | None) -> Hit:
         projects=_stored_projects(r),
         excerpt_floor=int(r.get("excerpt_floor") or 0),
     )
+    return made
 
 
 def segment_notes(leaf: Any) -> list[tuple[int, NoteRecord]]:

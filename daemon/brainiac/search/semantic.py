@@ -30,6 +30,7 @@ One concept: the events' vectors and the nearness of a prompt to each.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import ctypes
 import hashlib
@@ -60,8 +61,8 @@ _RETRY_WRITE_S = 60.0
 # cache for the product, with room to spare for what the product itself keeps there;
 # each row's cosine is the same whatever the slice.
 _SLICE = 256
-# Rows above which the cosines are made in two halves on two threads (`_cosines`): below it,
-# starting the helper thread costs what it saves.
+# Rows above which the cosines are made on two threads (`_cosines`): below it, starting the
+# helper thread costs what it saves.
 _HALVES_ABOVE = 8192
 _FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
@@ -124,36 +125,51 @@ def _release_freed_memory() -> None:
 
 def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
     """The cosine of `query` with each of the first `count` rows, in order (no gather of the
-    matrix). Above `_HALVES_ABOVE` rows, half of them on a helper thread: numpy lets go of the
-    GIL for each slice's conversion and product, so the halves run on two cores."""
-    every = np.empty(count, np.float32)
+    matrix). Above `_HALVES_ABOVE` rows, a helper thread shares the slices: numpy lets go of the
+    GIL for each slice's conversion and product, so the two run on two cores.
 
-    def product(start: int, end: int) -> None:
-        for at in range(start, end, _SLICE):
-            stop = min(at + _SLICE, end)
-            every[at:stop] = matrix[at:stop].astype(np.float32) @ query
+    The slices are shared, not split in halves: each thread takes the next one not taken, and
+    the caller never waits for the helper to start. On a busy machine a new thread may not run
+    for milliseconds; the caller then does every slice itself and waits at most for the one
+    slice the helper is doing. Each slice is made the same way whichever thread makes it."""
+    every = np.empty(count, np.float32)
+    starts = iter(range(0, count, _SLICE))  # taken one at a time by either thread
+    failed: list[BaseException] = []
+
+    def product(at: int) -> None:
+        stop = min(at + _SLICE, count)
+        every[at:stop] = matrix[at:stop].astype(np.float32) @ query
 
     if count > _HALVES_ABOVE:
-        middle = count // 2 // _SLICE * _SLICE
-        failed: list[BaseException] = []
+        # Held by the helper while it takes and makes a slice: once the caller has run out of
+        # slices and holds it, every slice is made.
+        busy = threading.Lock()
 
-        def other_half() -> None:
+        def helper() -> None:
             try:
-                product(middle, count)
+                while True:
+                    with busy:
+                        at = next(starts, None)
+                        if at is None:
+                            return
+                        product(at)
             except BaseException as exc:  # re-raised in the caller's thread
                 failed.append(exc)
 
-        # A thread per call, not a pool: starting one is cheap, and none is left running.
-        helper = threading.Thread(target=other_half, name="brainiac-cosine", daemon=True)
-        helper.start()
+        # Started without waiting for it to run (threading's start waits until the new thread
+        # is scheduled); a thread per call, not a pool, so none is kept between prompts.
+        _thread.start_new_thread(helper, ())
         try:
-            product(0, middle)
+            for at in starts:
+                product(at)
         finally:
-            helper.join()
+            with busy:
+                pass
         if failed:
             raise failed[0]
     else:
-        product(0, count)
+        for at in starts:
+            product(at)
     every *= scales[:count]
     return every
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
+import pickle
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -27,9 +29,9 @@ from types import CodeType
 from typing import Any, BinaryIO
 
 import whoosh
-from whoosh import externalsort, matching, reading, writing
+from whoosh import columns, externalsort, matching, reading, writing
 from whoosh.codec import whoosh3
-from whoosh.filedb import filetables
+from whoosh.filedb import filetables, structfile
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +122,26 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "SegmentReader._perdoc (W3PerDocReader's _cached_reader and stored_fields)",
         "stored fields and field lengths are read through Whoosh's checks (index.py, "
         "index_scoring.py)",
+    ),
+    "stored field reads": (
+        lambda: (
+            _reads(whoosh3.W3PerDocReader.stored_fields, "_cached_reader")
+            and _reads(columns.PickleColumn.Reader.__getitem__, "_child", "loads")
+            and _reads(columns.CompressedBytesColumn.Reader.__getitem__, "_decompress")
+            and _reads(
+                columns.VarBytesColumn.Reader.__getitem__,
+                "_lengths",
+                "_offsets",
+                "_dbfile",
+                "_basepos",
+            )
+            and _reads(structfile.StructFile.__init__, "file")
+        ),
+        "the stored-fields column's reader (PickleColumn's _child over CompressedBytesColumn's "
+        "_decompress over VarBytesColumn's _lengths, _offsets, _basepos, _dbfile) and "
+        "StructFile.file",
+        "each document's stored fields are read through a seek and a buffered read of the "
+        "column file (index.py)",
     ),
     "exact length totals": (
         lambda: (
@@ -238,9 +260,53 @@ def commit_with_toc(
 
 def stored_fields_reader(leaf: Any) -> Callable[[int], dict[str, Any]]:
     """One segment's `stored_fields` read from its per-document reader, past the schema check
-    of Whoosh's method (which stays the reader without it)."""
-    perdoc = getattr(getattr(leaf, "_perdoc", None), "stored_fields", None)
-    return perdoc if perdoc is not None else leaf.stored_fields  # type: ignore[no-any-return]
+    of Whoosh's method (which stays the reader without it); each document's bytes read at their
+    offset in the column file (`_stored_at_offsets`) where Whoosh keeps them as it does here."""
+    perdoc = getattr(leaf, "_perdoc", None)
+    plain = getattr(perdoc, "stored_fields", None)
+    if plain is None:
+        return leaf.stored_fields  # type: ignore[no-any-return]
+    direct = _stored_at_offsets(perdoc) if "stored field reads" in USABLE else None
+    return direct if direct is not None else plain
+
+
+def _stored_at_offsets(perdoc: Any) -> Callable[[int], dict[str, Any]] | None:
+    """The stored fields of a segment's document as Whoosh's column reader gives them (the same
+    bytes, decompressed and unpickled the same way), each read with one positioned read of the
+    column file: Whoosh's seeks its buffered file and reads a buffer's worth around them, two
+    calls into the file system and a copy per document, for the few hundred a context reads.
+    A positioned read leaves the file's position alone, so it is also safe beside another
+    reader of the same file. None where the column is kept otherwise (another column type, a
+    file with no descriptor, a system without positioned reads): Whoosh's reader then."""
+    pread = getattr(os, "pread", None)  # POSIX only
+    if pread is None:
+        return None
+    reader = perdoc._cached_reader("_stored", whoosh3.STORED_COLUMN)
+    child: Any = getattr(reader, "_child", None)
+    if type(reader) is not columns.PickleColumn.Reader:
+        return None
+    if type(child) is not columns.CompressedBytesColumn.Reader:
+        return None
+    raw: Any = getattr(child._dbfile, "file", None)
+    try:
+        raw.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    # The file object's own fileno at each read, not its number now: once the searcher closes
+    # it, a read fails (ValueError) rather than reading whatever file took the number.
+    fileno = raw.fileno
+    lengths, offsets, base = child._lengths, child._offsets, child._basepos
+    decompress, loads = child._decompress, pickle.loads
+
+    def stored_fields(docnum: int) -> dict[str, Any]:
+        length = lengths[docnum]
+        if not length:
+            return {}
+        data = decompress(pread(fileno(), length, base + offsets[docnum]))
+        fields: dict[str, Any] = loads(data) if data else {}
+        return fields
+
+    return stored_fields
 
 
 def length_bytes(leaf: Any, fieldname: str) -> bytes:
