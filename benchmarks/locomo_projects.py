@@ -16,11 +16,11 @@ Three systems, scored by the official scorer (`locomo_eval.evaluate`, one call p
 
 It prints the 1-4 macro recall of each conversation and overall per system and budget, the
 scoped - alone difference, whether every conversation is within `--tolerance` (0.005) of
-itself alone at each budget, and the mean time of a context per system with scoped / alone
-(issue 35: within 1.1x), each index merged as an idle daemon leaves it, the systems asked
-in turn question by question so that the load of a shared machine falls on each alike, and the questions whose evidence found scoped differs
-from alone; exit status 1 when a conversation is not within the tolerance. Skipped
-(exit status 0) without the data.
+itself alone at each budget, the median and mean CPU time of a context per system with
+scoped / alone (issue 35: within 1.1x; each index merged as an idle daemon leaves it, the
+systems asked in turn question by question so that the load of a shared machine falls on each
+alike), and the questions whose evidence found scoped differs from alone; exit status 1 when
+a conversation is not within the tolerance. Skipped (exit status 0) without the data.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
+from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
-from brainiac.search import whoosh_internals
 from brainiac.search.index_scoring import (
     ScopeStatistics,
     SegmentLengthsBM25F,

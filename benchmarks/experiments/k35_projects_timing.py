@@ -42,7 +42,7 @@ from brainiac.store import projects
 from brainiac.store.locations import Locations
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from locomo_projects import merge_like_the_daemon  # noqa: E402
+from locomo_projects import merge_like_the_daemon
 
 BUDGETS = (500, 2000, 4000)
 QUESTIONS = 25
@@ -105,8 +105,7 @@ def timed(folder: Path, out: Path, rounds: int, fresh: bool) -> None:
     # next ones: then each timed question's first context counts its new words' statistics,
     # as in locomo_projects.py, which asks every question once per budget.
     warm = [
-        (c["sample_id"], [q["question"] for q in c["qa"][QUESTIONS : 2 * QUESTIONS]])
-        for c in data
+        (c["sample_id"], [q["question"] for q in c["qa"][QUESTIONS : 2 * QUESTIONS]]) for c in data
     ]
     for project, questions in warm if fresh else asked:
         for q in questions:
