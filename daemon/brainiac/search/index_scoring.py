@@ -556,7 +556,10 @@ def _count_in(m: Any, docs: AbstractSet[int]) -> int:
         m = m.child
     if not whoosh_internals.block_readable(m):
         return sum(1 for d in m.all_ids() if d in docs)
-    return sum(len(docs.intersection(ids)) for ids in whoosh_internals.posting_ids(m))
+    count = 0
+    for ids in whoosh_internals.posting_ids(m):
+        count += sum(map(docs.__contains__, ids))
+    return count
 
 
 def best_widened(
