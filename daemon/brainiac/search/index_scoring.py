@@ -110,6 +110,8 @@ def inside_and_outside(
     floor = at_least * max(found.values(), default=0.0)
     for plan, mine, offset in plans:
         candidates = _candidates(plan, mine, floor)
+        if not candidates:  # a vault of one project, or no other can reach the floor here
+            continue
         scores = _planned_scores(plan, candidates)
         # Below the floor a candidate is of no use either (its stored fields are not read).
         outside.update({d + offset: s for d, s in scores.items() if s >= floor})
