@@ -11,14 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.filedb import filetables
 from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
+from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
 from brainiac.search.index_scoring import (
+    ScopeStatistics,
     SegmentLengthsBM25F,
     best,
     inside_and_outside,
@@ -114,6 +117,32 @@ def test_inside_and_the_outside_that_can_reach_the_floor_score_as_in_whoosh(
     assert mine == {d: s for d, s in every.items() if d in inside}  # bit-identical scores
     floor = at_least * max(mine.values())
     assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
+
+
+@pytest.mark.parametrize("scope", ["atlas", "*"])
+def test_a_scopes_word_counts_are_of_its_live_documents_read_without_weights(
+    index: Index, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A context in a project counts how many of the project's documents hold each new word of
+    # its prompt: the postings' document numbers are all that takes, so their weights are
+    # never decoded, and the documents a segment deleted (still in its postings) not counted.
+    def decoded(*args: Any) -> None:
+        raise AssertionError("a posting's weight was decoded to count documents")
+
+    monkeypatch.setattr(whoosh_internals, "_read_weights", decoded)
+    monkeypatch.setattr(W3LeafMatcher, "_read_weights", decoded)
+    searcher = index._searcher
+    docs = frozenset(searcher.docs_for_query(Term("projects", scope)))
+    assert 0 < len(docs) < searcher.doc_count()
+    counted = 0
+    for word in ["zanzibar", *_WORDS]:
+        for field in ("body", "context"):
+            terms = index.terms(word)
+            held = set(searcher.docs_for_query(Term(field, terms[0]))) if terms else set()
+            found = ScopeStatistics(docs).doc_frequency(searcher, field, terms[0])
+            assert found == len(docs & held), (word, field)
+            counted += found
+    assert counted
 
 
 def _reference_feedback_search(index: Index, text: str, limit: int) -> list[tuple[str, float]]:

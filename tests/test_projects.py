@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from whoosh.query import Term
+from whoosh.reading import SegmentReader
 
 from brainiac import Memory
 from brainiac.formats import events as ev
@@ -574,3 +575,30 @@ def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Calla
         return out
 
     return taken
+
+
+def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every context in a project asks which projects the vault holds (its prompt may name one):
+    # counted once per searcher, not once per context, and a commit's new project counts.
+    counted: list[str] = []
+    doc_frequency = SegmentReader.doc_frequency
+
+    def counting(self: Any, fieldname: str, text: Any) -> Any:
+        if fieldname == "projects":
+            counted.append(str(text))
+        return doc_frequency(self, fieldname, text)
+
+    monkeypatch.setattr(SegmentReader, "doc_frequency", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        for project in ("alpha", "beta"):
+            m.remember(f"The {project} release ships on Friday.", at=NOW, project=project)
+        first = m.context("When does the release ship?", budget=500, now=NOW, project="alpha")
+        assert counted
+        counted.clear()
+        again = m.context("When does the release ship?", budget=500, now=NOW, project="alpha")
+        assert again.text == first.text and counted == []
+        m.remember("The gamma release slipped.", at=NOW, project="gamma")
+        m.context("What did gamma ship?", budget=500, now=NOW, project="alpha")
+        assert set(m.indexer.index.project_counts()) >= {"alpha", "beta", "gamma"}

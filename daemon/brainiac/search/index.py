@@ -139,6 +139,7 @@ class _SearcherMemo:
     notes: frozenset[int] | None = None  # the note documents' numbers
     scopes: dict[tuple[str, ...], ScopeStatistics] = dataclasses.field(default_factory=dict)
     scope_keys: dict[tuple[str, ...], frozenset[str]] = dataclasses.field(default_factory=dict)
+    project_counts: dict[str, int] | None = None  # Index.project_counts's
 
 
 class Index:
@@ -638,17 +639,23 @@ class Index:
         return SearchError(f"{self.directory}: {problem}; {fix}")
 
     def project_counts(self) -> dict[str, int]:
-        """Documents per scope term (project names and "*"), for `status`."""
+        """Documents per scope term (project names and "*"), for `status` and for every
+        context in a project (which names it may be about): counted once per searcher."""
         with self._searching:
-            reader = self._searcher.reader()
-            if "projects" not in reader.schema.names():
-                return {}
-            return {
-                (t.decode("utf-8") if isinstance(t, bytes) else str(t)): int(
-                    self._searcher.doc_frequency("projects", t)
+            memo = self._memo()
+            if memo.project_counts is None:
+                reader = self._searcher.reader()
+                memo.project_counts = (
+                    {
+                        (t.decode("utf-8") if isinstance(t, bytes) else str(t)): int(
+                            self._searcher.doc_frequency("projects", t)
+                        )
+                        for t in reader.lexicon("projects")
+                    }
+                    if "projects" in reader.schema.names()
+                    else {}
                 )
-                for t in reader.lexicon("projects")
-            }
+            return dict(memo.project_counts)
 
     def session_events_keyed(self, keys: Iterable[str]) -> list[StoredEvent]:
         """The indexed events keyed `keys` that have a session (as stored, context left empty)."""

@@ -37,6 +37,7 @@ from typing import Any
 
 from whoosh import scoring
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
+from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
@@ -109,6 +110,8 @@ def inside_and_outside(
     floor = at_least * max(found.values(), default=0.0)
     for plan, mine, offset in plans:
         candidates = _candidates(plan, mine, floor)
+        if not candidates:  # a vault of one project, or no other can reach the floor here
+            continue
         scores = _planned_scores(plan, candidates)
         # Below the floor a candidate is of no use either (its stored fields are not read).
         outside.update({d + offset: s for d, s in scores.items() if s >= floor})
@@ -530,27 +533,34 @@ class ScopeStatistics:
         df = self._df.get(key)
         if df is None:
             df = 0
-            reader = searcher.reader()
-            if reader.doc_frequency(fieldname, text):
-                # Each segment's own postings, not the searcher's: those would be scored, by us.
-                leaves = reader.leaf_readers()
-                for leaf, offset in leaves:
-                    if (fieldname, text) in leaf:
-                        mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
-                        assert mine is not None
-                        df += _count_in(leaf.postings(fieldname, text), mine)
+            # Each segment's own postings, not the searcher's: those would be scored, by us. One
+            # term lookup a segment (a missing term raises), not one for the whole index first.
+            leaves = searcher.reader().leaf_readers()
+            for leaf, offset in leaves:
+                try:
+                    postings = leaf.postings(fieldname, text)
+                except TermNotFound:
+                    continue
+                mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
+                assert mine is not None
+                df += _count_in(postings, mine)
             self._df[key] = df
         return df
 
 
 def _count_in(m: Any, docs: AbstractSet[int]) -> int:
-    """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C
-    (a word's postings in every project, for each new word of a prompt in a project)."""
+    """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C,
+    the weights never decoded (a word's postings in every project, for each new word of a
+    prompt in a project)."""
+    if type(m) is FilterMatcher and whoosh_internals.filter_kept(m)[1]:
+        # A segment's deleted documents left out: `docs` holds live ones only, so the count
+        # is the same without the filter, and the postings underneath read by blocks.
+        m = m.child
     if not whoosh_internals.block_readable(m):
         return sum(1 for d in m.all_ids() if d in docs)
     count = 0
-    for ids, _, first, end in whoosh_internals.posting_blocks(m, docs):
-        count += sum(map(docs.__contains__, ids[first:end]))
+    for ids in whoosh_internals.posting_ids(m):
+        count += sum(map(docs.__contains__, ids))
     return count
 
 

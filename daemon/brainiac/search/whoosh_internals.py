@@ -354,6 +354,19 @@ def posting_blocks(
         m._next_block()
 
 
+def posting_ids(matcher: Any) -> Iterator[Sequence[int]]:
+    """A leaf matcher's document numbers from where it stands, a block at a time, the weights
+    never decoded (what counting them needs). The matcher is consumed."""
+    m = matcher
+    decode = _DECODING
+    while not m._atend and m._i < m._blocklength:
+        if m._ids is None:
+            _read_ids(m) if decode else m._read_ids()
+        yield m._ids[m._i : m._blocklength]
+        m._i = m._blocklength
+        m._next_block()
+
+
 _DECODING = "block decoding" in USABLE
 
 
