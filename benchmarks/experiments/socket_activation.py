@@ -10,7 +10,8 @@ used as XDG_CACHE_HOME and XDG_STATE_HOME; the daemon writes its status and reco
 use a copy another run does not read). Interleaved rounds of: `context` in process
 (BRAINIAC_SOCKET=off), the first call under `systemd-socket-activate` (it starts the daemon, as
 brainiac.socket does), the next CALLS calls at once, CALLS more after the daemon said READY=1,
-and one after IDLE_S seconds; medians and p95 printed. `words` turns recall by meaning off.
+and one after IDLE_S seconds; medians and p95 printed. `words` turns recall by meaning off;
+--jobs-off turns the daemon's jobs off (BRAINIAC_JOBS_*=0, as scale.py --daemon does).
 --base-src DIR: each round also runs the daemon and the CLI of that checkout (its `daemon`
 folder first on PYTHONPATH), so the two are compared in the same run. Needs
 systemd-socket-activate on PATH.
@@ -36,6 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
 PROMPT = "When is the Atlas deadline?"
+JOBS = ("rescan", "merge", "reflection", "promotion", "organization", "inbox", "backup")
 
 
 def parse() -> argparse.Namespace:
@@ -46,6 +48,9 @@ def parse() -> argparse.Namespace:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--calls", type=int, default=1, help="timed calls after the first")
     ap.add_argument("--base-src", type=Path, help="another checkout, measured in turn")
+    ap.add_argument(
+        "--jobs-off", action="store_true", help="the daemon's jobs off, as scale.py's --daemon"
+    )
     return ap.parse_args()
 
 
@@ -80,6 +85,8 @@ def setup(args: argparse.Namespace, base: Path) -> tuple[Path, dict[str, str], l
             env=env,
             capture_output=True,
         )
+    if args.jobs_off:  # every call and the daemon the same: the CLI compares the configuration
+        env.update({f"BRAINIAC_JOBS_{job.upper()}": "0" for job in JOBS})
     if args.words:
         if args.reuse is not None:  # the kept vault's configuration stays as it is
             env["BRAINIAC_RETRIEVAL_MEANING"] = "false"

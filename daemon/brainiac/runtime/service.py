@@ -5,8 +5,8 @@ runs): the main loop below. The file watcher and the scheduler only post work to
 queue, so there is one Whoosh writer and at most one job at a time.
 
 Start, in order: the instance lock, a full reconcile (offline edits are picked up), the
-requests other processes left, then the CLI's calls answered over the socket; beside them, stale
-temp files swept, the working memory written, the watcher, the scheduler, then READY=1. Stop, on
+requests other processes left, then the CLI's calls answered over the socket; beside them, the
+watcher, stale temp files swept, the working memory written, the scheduler, then READY=1. Stop, on
 SIGTERM or SIGINT, the socket first, then the rest in reverse, after the write in flight has
 finished. SIGHUP reloads the configuration.
 
@@ -221,6 +221,13 @@ class Service:
             # are answered from here on (the first one started this daemon under socket
             # activation), while the rest of the start runs beside them.
             self._start_socket(stack)
+            # Next the watcher: a save between the reconcile and its start is seen only by the
+            # hourly rescan (or the file's next save), so that window stays as short as it can.
+            self._watcher = Watcher(
+                self.memory.vault.root, self._on_hint, self._on_overflow, polling_fallback=True
+            )
+            self._watcher.start()
+            stack.callback(self._watcher.stop)
             removed = safe_io.remove_stale_temps(self.memory.vault.root)  # never indexed
             if removed:
                 log.info("removed %d stale temp file(s) left by a crash", len(removed))
@@ -228,11 +235,6 @@ class Service:
                 self._faults.read_only_begins()
             else:
                 self._write_working_memory()
-            self._watcher = Watcher(
-                self.memory.vault.root, self._on_hint, self._on_overflow, polling_fallback=True
-            )
-            self._watcher.start()
-            stack.callback(self._watcher.stop)
             self._jobs.start()
             stack.callback(self._jobs.stop)
             self._start_scheduler()
