@@ -149,6 +149,30 @@ def test_problems_and_conflict_copies_are_reported_as_the_full_sync_reports_them
     _same(quick, _full_sync(vault))
 
 
+def test_the_daemons_status_counts_after_nothing_changed_without_loading_the_manifest(
+    vault: Path,
+) -> None:
+    # The daemon's status line and daemon.json (daemon_status.py) need the number of files and
+    # their problems; a start that found nothing changed answers calls meanwhile, and loading
+    # every row (100,000 at 100,000 notes) would hold the loop's thread for nothing.
+    (vault / "memory/long_term/broken.md").write_text(
+        "---\ntitle: [unclosed\n---\n# Broken\n", encoding="utf-8"
+    )
+    _fresh_sync(vault)
+    with Memory(vault) as m:
+        m.refresh(force=True)
+        loaded = (len(m.indexer.manifest.files), m.indexer.manifest.problems)
+    assert "memory/long_term/broken.md" in loaded[1] and loaded[0] >= 3
+    with Memory(vault, index_writes=True, refresh_interval_s=float("inf")) as m:  # the daemon's
+        m.refresh(force=True)
+        assert m.indexer.counts() == loaded
+        assert m.indexer._manifest is None, "no object per file for two counts"
+        (vault / "memory/long_term/new.md").write_text("# New\n\nA new note.\n")
+        m.refresh(force=True)  # a change loads the manifest: its counts are the loaded ones
+        assert m.indexer._manifest is not None
+        assert m.indexer.counts() == (loaded[0] + 1, loaded[1])
+
+
 def test_the_snapshot_reads_only_a_whole_manifest_and_creates_none(tmp_path: Path) -> None:
     missing = tmp_path / "state" / "manifest.sqlite3"
     assert stat_snapshot(missing) is None and not missing.exists()

@@ -59,10 +59,9 @@ class StatusFile:
         self.embedder: Embedder | None = None  # the daemon's, once it runs (embedder.py)
 
     def line(self) -> str:
-        manifest = self.memory.indexer.manifest
-        problems = len(manifest.problems)
+        files, problems = self.memory.indexer.counts()
         line = (
-            f"{len(manifest.files)} files indexed, {problems} skipped, "
+            f"{files} files indexed, {len(problems)} skipped, "
             f"{len(self._counters.conflicts)} conflicts"
         )
         for what, trouble in sorted(self._faults.troubles.items()):
@@ -97,7 +96,7 @@ class StatusFile:
         if not force and stamp == self._last[0] and now - self._last[1] < _STATUS_HEARTBEAT_S:
             return True
         self._last = (stamp, now)
-        manifest = self.memory.indexer.manifest
+        files, problems = self.memory.indexer.counts()
         next_runs = scheduler.next_runs() if scheduler else {}
         data = {
             "pid": os.getpid(),
@@ -105,12 +104,12 @@ class StatusFile:
             "stopping": stopping,
             "updated": time.time(),
             "last_reconcile": self._counters.last_reconcile,
-            "files_indexed": len(manifest.files) - len(manifest.problems),
+            "files_indexed": files - len(problems),
             "pending_changes": tracker.pending(),
             "syncs": self._counters.syncs,
             "working_memory_writes": self._counters.working_memory_writes,
             "conflicts": sorted(self._counters.conflicts),
-            "problems": manifest.problems,
+            "problems": problems,
             "next_runs": {k: v.isoformat() if v else None for k, v in next_runs.items()},
             "watcher_alive": bool(watcher and watcher.is_alive()),
             "watcher_polling": bool(watcher and watcher.polling),
