@@ -14,6 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac import Memory
+from brainiac.runtime.daemon_status import Counters, StatusFile
+from brainiac.runtime.resource_faults import ResourceFaults
 from brainiac.search.indexer import SyncReport
 from brainiac.store import vault as vault_mod
 from brainiac.store.manifest import stat_snapshot
@@ -161,16 +163,31 @@ def test_the_daemons_status_counts_after_nothing_changed_without_loading_the_man
     _fresh_sync(vault)
     with Memory(vault) as m:
         m.refresh(force=True)
-        loaded = (len(m.indexer.manifest.files), m.indexer.manifest.problems)
-    assert "memory/long_term/broken.md" in loaded[1] and loaded[0] >= 3
+        files, problems = len(m.indexer.manifest.files), m.indexer.manifest.problems
+    assert list(problems) == ["memory/long_term/broken.md"] and files >= 3
+    expected = f"{files} files indexed, 1 skipped, 0 conflicts"
     with Memory(vault, index_writes=True, refresh_interval_s=float("inf")) as m:  # the daemon's
         m.refresh(force=True)
-        assert m.indexer.counts() == loaded
+        status = _daemon_status(m)
+        assert status.line() == expected
         assert m.indexer._manifest is None, "no object per file for two counts"
         (vault / "memory/long_term/new.md").write_text("# New\n\nA new note.\n")
-        m.refresh(force=True)  # a change loads the manifest: its counts are the loaded ones
+        m.refresh(force=True)  # a change loads the manifest: the counts are the loaded ones
         assert m.indexer._manifest is not None
-        assert m.indexer.counts() == (loaded[0] + 1, loaded[1])
+        assert status.line() == f"{files + 1} files indexed, 1 skipped, 0 conflicts"
+
+
+def _daemon_status(m: Memory) -> StatusFile:
+    """The daemon's status (daemon_status.py) over `m`, nothing in trouble."""
+    faults = ResourceFaults(
+        m,
+        full_reconcile=lambda why: None,
+        write_working_memory=lambda: None,
+        write_status_now=lambda: True,
+        submit_job=lambda name: None,
+        changed=lambda: None,
+    )
+    return StatusFile(m, faults, Counters(), {})
 
 
 def test_the_snapshot_reads_only_a_whole_manifest_and_creates_none(tmp_path: Path) -> None:

@@ -106,16 +106,9 @@ class Indexer:
     def manifest(self, value: Manifest) -> None:
         self._manifest = value
 
-    def counts(self) -> tuple[int, dict[str, str]]:
-        """(files in the manifest, the problems that keep some out: path -> problem). Until this
-        process loads the manifest (a reconcile that found nothing changed never does), the
-        saved one's, which is then the same: a daemon's status needs only these two, and a load
-        makes an object per file, on the loop's thread, while the first calls are answered."""
-        if self._manifest is None:
-            saved = manifest_mod.saved_counts(self.manifest_path)
-            if saved is not None:
-                return saved
-        return len(self.manifest.files), self.manifest.problems
+    @property
+    def manifest_loaded(self) -> bool:
+        return self._manifest is not None
 
     def sync(
         self,
