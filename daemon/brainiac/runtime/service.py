@@ -487,7 +487,8 @@ class Service:
                 time.perf_counter() - started,
             )
             if report.changed or report.removed:
-                self._write_working_memory()
+                if why != "start":  # a start writes it once its answers have begun
+                    self._write_working_memory()
                 if self._embedder is not None:
                     self._embedder.wake()
         # At start, the Event Log as it is, for the next save to compare with; later, a vault
