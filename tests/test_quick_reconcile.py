@@ -14,6 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac import Memory
+from brainiac.runtime.daemon_status import Counters, StatusFile
+from brainiac.runtime.resource_faults import ResourceFaults
 from brainiac.search.indexer import SyncReport
 from brainiac.store import vault as vault_mod
 from brainiac.store.manifest import stat_snapshot
@@ -147,6 +149,45 @@ def test_problems_and_conflict_copies_are_reported_as_the_full_sync_reports_them
     assert "memory/long_term/broken.md" in quick.problems
     assert conflicts == ["memory/long_term/project-atlas.sync-conflict-20261120-101010-ABCDEF1.md"]
     _same(quick, _full_sync(vault))
+
+
+def test_the_daemons_status_counts_after_nothing_changed_without_loading_the_manifest(
+    vault: Path,
+) -> None:
+    # The daemon's status line and daemon.json (daemon_status.py) need the number of files and
+    # their problems; a start that found nothing changed answers calls meanwhile, and loading
+    # every row (100,000 at 100,000 notes) would hold the loop's thread for nothing.
+    (vault / "memory/long_term/broken.md").write_text(
+        "---\ntitle: [unclosed\n---\n# Broken\n", encoding="utf-8"
+    )
+    _fresh_sync(vault)
+    with Memory(vault) as m:
+        m.refresh(force=True)
+        files, problems = len(m.indexer.manifest.files), m.indexer.manifest.problems
+    assert list(problems) == ["memory/long_term/broken.md"] and files >= 3
+    expected = f"{files} files indexed, 1 skipped, 0 conflicts"
+    with Memory(vault, index_writes=True, refresh_interval_s=float("inf")) as m:  # the daemon's
+        m.refresh(force=True)
+        status = _daemon_status(m)
+        assert status.line() == expected
+        assert m.indexer._manifest is None, "no object per file for two counts"
+        (vault / "memory/long_term/new.md").write_text("# New\n\nA new note.\n")
+        m.refresh(force=True)  # a change loads the manifest: the counts are the loaded ones
+        assert m.indexer._manifest is not None
+        assert status.line() == f"{files + 1} files indexed, 1 skipped, 0 conflicts"
+
+
+def _daemon_status(m: Memory) -> StatusFile:
+    """The daemon's status (daemon_status.py) over `m`, nothing in trouble."""
+    faults = ResourceFaults(
+        m,
+        full_reconcile=lambda why: None,
+        write_working_memory=lambda: None,
+        write_status_now=lambda: True,
+        submit_job=lambda name: None,
+        changed=lambda: None,
+    )
+    return StatusFile(m, faults, Counters(), {})
 
 
 def test_the_snapshot_reads_only_a_whole_manifest_and_creates_none(tmp_path: Path) -> None:

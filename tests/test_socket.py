@@ -745,23 +745,24 @@ def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
     assert not server.path.exists()  # bound by the server itself: removed on stop
 
 
-@pytest.mark.skipif(
+_NEEDS_ACTIVATE = pytest.mark.skipif(
     shutil.which("systemd-socket-activate") is None, reason="systemd-socket-activate not installed"
 )
-def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every_call(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # systemd-socket-activate binds the path, waits for a connection, then execs the daemon with
-    # the socket as fd 3 and LISTEN_FDS/LISTEN_PID: what brainiac.socket does in the user manager.
-    # It takes no path longer than sun_path: a short runtime folder, as /run/user/<uid> is.
-    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
-    expected = [_cli(vault, *call, BRAINIAC_SOCKET="off") for call in (CALLS[0], CALLS[3])]
+
+
+@contextlib.contextmanager
+def _socket_activated(
+    vault: Path, tmp_path: Path, command: list[str]
+) -> Iterator[tuple[subprocess.Popen[bytes], Notifications, str]]:
+    """`command` (the daemon) under systemd-socket-activate, which binds the vault's socket
+    path, waits for a connection, then execs the daemon with the socket as fd 3 and
+    LISTEN_FDS/LISTEN_PID: what brainiac.socket does in the user manager. Yields the process,
+    the daemon's notifications and the socket's path once the socket is there; stopped after
+    the block. XDG_RUNTIME_DIR must be short: it takes no path longer than sun_path."""
     path = _socket_path(vault)
     Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
     notes = Notifications(tmp_path / "notify.sock")
     env = {**os.environ, "NOTIFY_SOCKET": str(notes.path)}
-    command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"]
     log = (tmp_path / "daemon.log").open("wb")
     # It passes on only the variables named: the test's XDG folders among them.
     setenv = [f"--setenv={name}" for name in env]
@@ -774,6 +775,20 @@ def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every
     try:
         wait_for(lambda: os.path.exists(path), "systemd-socket-activate's socket")
         assert not notes.seen, "no daemon before the first call"
+        yield proc, notes, path
+    finally:
+        stop_or_kill(proc, log.close, notes.close)
+
+
+@_NEEDS_ACTIVATE
+def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every_call(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))  # short: sun_path
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    expected = [_cli(vault, *call, BRAINIAC_SOCKET="off") for call in (CALLS[0], CALLS[3])]
+    command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"]
+    with _socket_activated(vault, tmp_path, command) as (proc, notes, path):
         for (args, stdin), (out, _err, code) in zip((CALLS[0], CALLS[3]), expected, strict=True):
             debug = run_cli("--debug", "--vault", str(vault), *args, input=stdin)
             assert "answered by the daemon over its socket" in debug.stderr, debug.stderr
@@ -781,8 +796,63 @@ def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every
         notes.expect("READY=1")
         stats = _stats(vault)
         assert stats["pid"] == proc.pid and stats["stats"]["answered"] == 2
-    finally:
-        stop_or_kill(proc, log.close, notes.close)
     assert "listening on the socket systemd passed" in (tmp_path / "daemon.log").read_text()
     assert os.path.lexists(path), "the socket file is systemd's: the daemon leaves it"
+    shutil.rmtree(base)
+
+
+# `brainiac run`, its start held where the file watcher would begin until the test opens the
+# FIFO named first on its command line for writing: the steps that follow the start's reconcile
+# (stale temps, the working memory, the watcher, the jobs) take as long as the test likes, as
+# they take seconds on a vault of 100,000 notes.
+_HELD_AT_THE_WATCHER = """
+import sys
+from brainiac.interfaces.entry import main
+from brainiac.runtime import watcher
+gate, start = sys.argv.pop(1), watcher.Watcher.start
+def held(self):
+    with open(gate, "rb"):
+        pass
+    start(self)
+watcher.Watcher.start = held
+main()
+"""
+
+
+def _opened_for_writing(fifo: Path) -> bool:
+    """Open `fifo` for writing and close it: True once a reader has it open (its open returns)."""
+    try:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # ENXIO: nobody reads it yet
+        return False
+    return True
+
+
+@_NEEDS_ACTIVATE
+def test_socket_activation_answers_the_first_call_once_the_reconcile_is_done(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first call waits only for what an answer needs: the index, reconciled with the vault.
+    # The rest of the start runs beside the answers.
+    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))  # short: sun_path
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    (vault / "memory" / "offline.md").write_text(
+        "# Offline\n\nThe Zephyr launch moved to Tuesday.\n", encoding="utf-8"
+    )  # saved while no daemon ran: the first answer has it
+    gate = tmp_path / "gate"
+    os.mkfifo(gate)
+    command = [sys.executable, "-c", _HELD_AT_THE_WATCHER, str(gate), "--vault", str(vault)]
+    with _socket_activated(vault, tmp_path, [*command, "run"]) as (proc, notes, _path):
+        try:
+            first = run_cli("--debug", "--vault", str(vault), "search", "Zephyr launch")
+            assert "answered by the daemon over its socket" in first.stderr, first.stderr
+            assert "memory/offline.md" in first.stdout
+            assert not any("READY=1" in m for m in notes.seen), "the start is still held"
+        finally:
+            wait_for(lambda: _opened_for_writing(gate), "the daemon's start at the watcher")
+        notes.expect("READY=1")
+        (args, stdin) = CALLS[0]
+        later = run_cli("--debug", "--vault", str(vault), *args, input=stdin)
+        assert "answered by the daemon over its socket" in later.stderr, later.stderr
+        assert _stats(vault)["stats"]["answered"] == 2 and _stats(vault)["pid"] == proc.pid
     shutil.rmtree(base)

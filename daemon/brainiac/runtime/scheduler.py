@@ -15,9 +15,6 @@ import datetime as dt
 import logging
 from collections.abc import Callable, Mapping
 
-from apscheduler.schedulers.background import BackgroundScheduler
-from apscheduler.triggers.interval import IntervalTrigger
-
 log = logging.getLogger(__name__)
 # APScheduler logs every run at INFO; the daemon logs each job's outcome itself.
 logging.getLogger("apscheduler").setLevel(logging.WARNING)
@@ -50,6 +47,10 @@ def first_run(
 class Scheduler:
     def __init__(self, submit: Callable[[str], None]) -> None:
         self._submit = submit
+        # Imported here: apscheduler (with asyncio and zoneinfo) would otherwise be loaded before
+        # a starting daemon answers its first call, which needs none of it.
+        from apscheduler.schedulers.background import BackgroundScheduler
+
         self._scheduler = BackgroundScheduler(
             timezone=dt.UTC,
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
@@ -66,6 +67,8 @@ class Scheduler:
         """Schedule each job with a positive interval. `now`, `started` (when the daemon
         started; a reload schedules again without a second quiet minute) and `last_runs` are
         naive UTC; the `heavy` jobs wait out the daemon's first minute."""
+        from apscheduler.triggers.interval import IntervalTrigger
+
         for name, minutes in intervals_minutes.items():
             if minutes <= 0:
                 continue

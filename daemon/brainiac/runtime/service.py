@@ -4,9 +4,11 @@ One thread owns everything that writes (the index, the manifest, the working-mem
 runs): the main loop below. The file watcher and the scheduler only post work to it through a
 queue, so there is one Whoosh writer and at most one job at a time.
 
-Start, in order: the instance lock, stale temp files swept, a full reconcile (offline edits are
-picked up), the working memory written, the watcher, the scheduler, then READY=1. Stop, on SIGTERM
-or SIGINT, in reverse, after the write in flight has finished. SIGHUP reloads the configuration.
+Start, in order: the instance lock, a full reconcile (offline edits are picked up), the
+requests other processes left, then the CLI's calls answered over the socket; beside them, the
+watcher, stale temp files swept, the working memory written, the scheduler, then READY=1. Stop, on
+SIGTERM or SIGINT, the socket first, then the rest in reverse, after the write in flight has
+finished. SIGHUP reloads the configuration.
 
 Freshness: a completed write (close-after-write, a rename onto the path) is acted on at once; a
 bare modification waits for a short quiet period (an in-place writer may still be writing). The
@@ -212,26 +214,32 @@ class Service:
             stack.callback(self.memory.close)
             stack.callback(self._cancel_merge_beside)  # before the index closes
             self._listen_early(stack)
-            removed = safe_io.remove_stale_temps(self.memory.vault.root)
-            if removed:
-                log.info("removed %d stale temp file(s) left by a crash", len(removed))
             self._full_reconcile("start")
             self._start_embedder(stack)
-            if self._faults.vault_read_only():
-                self._faults.read_only_begins()
-            else:
-                self._write_working_memory()
+            self._serve_requests()  # asked while no daemon ran: a forget before any answer
+            # The index is now as current as a CLI call's own reconcile would make it: the calls
+            # are answered from here on (the first one started this daemon under socket
+            # activation), while the rest of the start runs beside them.
+            self._start_socket(stack)
+            # Next the watcher: a save between the reconcile and its start is seen only by the
+            # hourly rescan (or the file's next save), so that window stays as short as it can.
             self._watcher = Watcher(
                 self.memory.vault.root, self._on_hint, self._on_overflow, polling_fallback=True
             )
             self._watcher.start()
             stack.callback(self._watcher.stop)
+            removed = safe_io.remove_stale_temps(self.memory.vault.root)  # never indexed
+            if removed:
+                log.info("removed %d stale temp file(s) left by a crash", len(removed))
+            if self._faults.vault_read_only():
+                self._faults.read_only_begins()
+            else:
+                self._write_working_memory()
             self._jobs.start()
             stack.callback(self._jobs.stop)
             self._start_scheduler()
             stack.callback(self._stop_scheduler)
-            self._serve_requests()  # asked while no daemon ran, or while this one started
-            self._start_socket(stack)
+            stack.callback(self._stop_socket)  # at stop, before the watcher, the jobs, the index
             systemd.notify("READY=1", f"STATUS={self._status.line()}", environ=self.environ)
             log.info("watching %s", self.memory.vault.root)
             if self.on_ready is not None:
@@ -479,7 +487,8 @@ class Service:
                 time.perf_counter() - started,
             )
             if report.changed or report.removed:
-                self._write_working_memory()
+                if why != "start":  # a start writes it once its answers have begun
+                    self._write_working_memory()
                 if self._embedder is not None:
                     self._embedder.wake()
         # At start, the Event Log as it is, for the next save to compare with; later, a vault
@@ -635,7 +644,7 @@ class Service:
         """Under socket activation, read the calls at once: the call that started the daemon
         hears heartbeats while the first reconcile runs, and waits for its answer (up to
         daemon_socket.WAIT_CAP_S) instead of answering itself after ANSWER_TIMEOUT_S of silence.
-        Without a socket from systemd the socket is bound when the daemon is ready, as always."""
+        Without a socket from systemd the socket is bound once the start's reconcile is done."""
         if self._passed_socket is None:
             return
         server = self._socket_server()
@@ -659,7 +668,13 @@ class Service:
             if not self._opened(server):
                 return
         server.answer()
-        stack.callback(server.stop)  # stops first: before the index and the Memory close
+        self._server = server
+        stack.callback(server.stop)  # a start that fails from here: before the index closes
+
+    def _stop_socket(self) -> None:
+        """Stop answering (those in progress finish): the first thing a stopping daemon does."""
+        if self._server is not None:
+            self._server.stop()
 
     def _socket_server(self) -> SocketServer:
         return SocketServer(

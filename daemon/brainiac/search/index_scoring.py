@@ -398,7 +398,7 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         # (segment, field) -> each document's length, how many documents have the field, and
         # the length bytes as stored (0: the document has no such field).
         self._lengths: dict[tuple[str, str], tuple[array[int], int, bytes]] = {}
-        self._byte_to_length = [byte_to_length(b) for b in range(256)]
+        self._length_of_byte = [byte_to_length(b) or 1 for b in range(256)]
         # The statistics a search scores with when it is scoped to projects (Index._search sets
         # it for the search's duration, under the index's search lock); None: every document's.
         self.scope: ScopeStatistics | None = None
@@ -470,8 +470,9 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             if key not in self._lengths:
                 count = reader.doc_count_all()
                 raw = whoosh_internals.length_bytes(reader, fieldname).ljust(count, b"\0")
-                # A length byte of 0 means "none"; Whoosh's scorer then uses 1.
-                lengths = array("I", (self._byte_to_length[b] or 1 for b in raw))
+                # A length byte of 0 means "none"; Whoosh's scorer then uses 1. (A map over
+                # the table's lookups runs in C: every document of every segment, per field.)
+                lengths = array("I", map(self._length_of_byte.__getitem__, raw))
                 self._lengths[key] = (lengths, len(raw) - raw.count(0), raw)
             return self._lengths[key]
         except Exception:
@@ -510,7 +511,7 @@ class ScopeStatistics:
         reader = searcher.reader()
         holding = 0
         scope_sum = every_sum = 0
-        table = weighting._byte_to_length
+        table = weighting._length_of_byte  # (a byte of 0 is skipped below)
         for leaf, offset in reader.leaf_readers():
             lengths = weighting._segment_lengths(leaf, fieldname)
             if lengths is None:

@@ -106,6 +106,10 @@ class Indexer:
     def manifest(self, value: Manifest) -> None:
         self._manifest = value
 
+    @property
+    def manifest_loaded(self) -> bool:
+        return self._manifest is not None
+
     def sync(
         self,
         paths: Iterable[str] | None = None,

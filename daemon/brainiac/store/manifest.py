@@ -315,6 +315,30 @@ def stat_snapshot(path: Path) -> Snapshot | None:
         db.close()
 
 
+def saved_counts(path: Path) -> tuple[int, dict[str, str]] | None:
+    """How many files the manifest as last saved holds, and the problems that keep some of them
+    out (path -> problem), read without a row object per file; None when it is not there as a
+    whole (as stat_snapshot): the caller then loads it."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, isolation_level=None)
+    except (sqlite3.Error, ValueError):
+        return None
+    try:
+        db.execute("BEGIN")  # the count and the problems of one save
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version != _VERSION:
+            return None
+        (files,) = db.execute("SELECT count(*) FROM files").fetchone()
+        problems = dict(db.execute("SELECT rel, problem FROM files WHERE problem != ''"))
+        return int(files), dict(sorted(problems.items()))
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
+
+
 @contextlib.contextmanager
 def _connect(path: Path) -> Iterator[sqlite3.Connection]:
     # isolation_level=None: transactions are begun and ended here, explicitly.
