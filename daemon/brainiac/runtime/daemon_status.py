@@ -62,7 +62,7 @@ class StatusFile:
         manifest = self.memory.indexer.manifest
         problems = len(manifest.problems)
         line = (
-            f"{len(manifest.files)} files indexed, {problems} skipped, "
+            f"{manifest.count()} files indexed, {problems} skipped, "
             f"{len(self._counters.conflicts)} conflicts"
         )
         for what, trouble in sorted(self._faults.troubles.items()):
@@ -97,7 +97,8 @@ class StatusFile:
         if not force and stamp == self._last[0] and now - self._last[1] < _STATUS_HEARTBEAT_S:
             return True
         self._last = (stamp, now)
-        manifest = self.memory.indexer.manifest
+        manifest = self.memory.indexer.manifest  # counted, not read row by row (manifest.py)
+        problems = manifest.problems
         next_runs = scheduler.next_runs() if scheduler else {}
         data = {
             "pid": os.getpid(),
@@ -105,12 +106,12 @@ class StatusFile:
             "stopping": stopping,
             "updated": time.time(),
             "last_reconcile": self._counters.last_reconcile,
-            "files_indexed": len(manifest.files) - len(manifest.problems),
+            "files_indexed": manifest.count() - len(problems),
             "pending_changes": tracker.pending(),
             "syncs": self._counters.syncs,
             "working_memory_writes": self._counters.working_memory_writes,
             "conflicts": sorted(self._counters.conflicts),
-            "problems": manifest.problems,
+            "problems": problems,
             "next_runs": {k: v.isoformat() if v else None for k, v in next_runs.items()},
             "watcher_alive": bool(watcher and watcher.is_alive()),
             "watcher_polling": bool(watcher and watcher.polling),

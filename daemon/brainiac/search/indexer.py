@@ -104,6 +104,8 @@ class Indexer:
 
     @manifest.setter
     def manifest(self, value: Manifest) -> None:
+        if self._manifest is not None and self._manifest is not value:
+            self._manifest.close()
         self._manifest = value
 
     def sync(
@@ -291,12 +293,11 @@ class Indexer:
         `changes`."""
         add: list[corpus.Document] = []
         total = len(rels)
-        for done, rel in enumerate(rels, 1):
+        for done, (rel, before) in enumerate(self.manifest.states(rels), 1):
             if progress is not None and (done % 100 == 0 or done == total):
                 progress(done, total)
-            before = self.manifest.files.get(rel)
             try:
-                outcome = self._check(rel, add, changes.delete)
+                outcome = self._check(rel, before, add, changes.delete)
             except BaseException as exc:
                 changes.failure = exc
                 raise
@@ -342,9 +343,11 @@ class Indexer:
             self.manifest.save(self.manifest_path)
             self.dirty = False
 
-    def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
-        """Compare one file with the manifest, queueing its document changes; say what it was."""
-        known = self.manifest.files.get(rel)
+    def _check(
+        self, rel: str, known: FileState | None, add: list[corpus.Document], delete: list[str]
+    ) -> str:
+        """Compare one file with the manifest's state of it (`known`), queueing its document
+        changes; say what it was."""
         # Performance: one lstat on a string path per file; stat and the vault check only for a
         # symlink (not a Path join, a stat and is_symlink's second lstat per file). For a regular
         # file lstat and stat return the same result.
@@ -372,13 +375,14 @@ class Indexer:
         try:
             text_file = self.vault.read(rel)
         except FileNotFoundError:
-            return self._check(rel, add, delete) if known else "unchanged"
+            return self._check(rel, known, add, delete) if known else "unchanged"
         except NoteParseError as exc:
             return self._record_problem(rel, st, known, str(exc))
         fp = text_file.fingerprint
         if known is not None and known.sha256 == fp.sha256 and not known.problem:
             known.size, known.mtime_ns, known.ino = fp.size, fp.mtime_ns, fp.ino
             known.ctime_ns = st.st_ctime_ns
+            self.manifest.files[rel] = known  # a row read for this check: the change is saved
             return "touched"
         try:
             docs = corpus.documents(rel, text_file.text)
@@ -412,6 +416,8 @@ class Indexer:
             self.flush()
         except OSError as exc:  # the next start re-reads what changed; nothing is lost
             log.warning("could not save %s (%s)", self.manifest_path, exc.strerror)
+        if self._manifest is not None:
+            self._manifest.close()
         with contextlib.suppress(Exception):
             self.index.close()
 
