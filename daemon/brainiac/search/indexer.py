@@ -104,9 +104,7 @@ class Indexer:
 
     @manifest.setter
     def manifest(self, value: Manifest) -> None:
-        if self._manifest is not None and self._manifest is not value:
-            self._manifest.close()
-        self._manifest = value
+        self._manifest = value  # the one replaced closes its database as it is freed
 
     def sync(
         self,
@@ -346,8 +344,7 @@ class Indexer:
     def _check(
         self, rel: str, known: FileState | None, add: list[corpus.Document], delete: list[str]
     ) -> str:
-        """Compare one file with the manifest's state of it (`known`), queueing its document
-        changes; say what it was."""
+        """Compare one file with its manifest state, queueing its document changes; say what."""
         # Performance: one lstat on a string path per file; stat and the vault check only for a
         # symlink (not a Path join, a stat and is_symlink's second lstat per file). For a regular
         # file lstat and stat return the same result.
@@ -417,7 +414,7 @@ class Indexer:
         except OSError as exc:  # the next start re-reads what changed; nothing is lost
             log.warning("could not save %s (%s)", self.manifest_path, exc.strerror)
         if self._manifest is not None:
-            self._manifest.close()
+            self._manifest.close()  # a later use opens it again
         with contextlib.suppress(Exception):
             self.index.close()
 
