@@ -173,6 +173,24 @@ def test_a_manifest_damaged_while_a_process_reads_it_loses_nothing(
         assert again.indexer.manifest.count() == len(set(again.indexer.manifest.files)) >= 3
 
 
+def test_a_manifest_found_damaged_while_in_use_names_no_index(tmp_path: Path) -> None:
+    """Its rows are in the database only: unreadable, they are gone, and the index they
+    described is built again (the manifest names none); the file is set aside."""
+    path = tmp_path / "state" / "manifest.sqlite3"
+    Manifest("ix-1", {"a.md": FileState(1, 2, 3, 4, "ab" * 32, {"a.md": "d1"}, "bad")}).save(path)
+    loaded = Manifest.load(path)
+    loaded.close()  # reopened by the next read, as after Indexer.close
+    for p in path.parent.glob("manifest.sqlite3*"):
+        p.unlink()
+    path.write_bytes(b"\0garbage" * 512)
+    assert (loaded.count(), loaded.problems, loaded.files.get("a.md")) == (0, {}, None)
+    assert loaded.index_id == "" and not path.exists()
+    loaded.files["b.md"] = FileState(5, 6, 7, 8, "cd" * 32, {"b.md": "d2"}, None)
+    loaded.save(path)
+    again = Manifest.load(path)
+    assert again.index_id == "" and set(again.files) == {"b.md"} and again.count() == 1
+
+
 def test_status_reads_the_manifest_from_the_cli(vault: Path) -> None:
     run_cli("--vault", str(vault), "reindex", check=True, in_process=True)
     status = json.loads(

@@ -267,15 +267,18 @@ class Manifest:
 
     def set(self, rel: str, state: FileState | None) -> None:
         """Record the file's new state (None: it left the index), saved by the next save."""
-        if self._totals is not None:
-            self._totals.change(rel, self.state(rel), state)
+        before = self.state(rel) if self._totals is not None else None
+        if self._totals is not None:  # (None again when the read found the database damaged)
+            self._totals.change(rel, before, state)
         self._pending[rel] = state
 
     def _counted(self) -> _Totals:
         if self._totals is None:
             totals = _Totals(0, {})
             if self._path is not None:
-                totals.files = int(self._query("SELECT COUNT(*) FROM files")[0][0])
+                counted = self._query("SELECT COUNT(*) FROM files")
+                totals.files = int(counted[0][0]) if counted else 0
+            if self._path is not None:  # (None when the count found the database damaged)
                 query = "SELECT rel, problem FROM files WHERE problem != ''"
                 totals.problems = {str(rel): str(p) for rel, p in self._query(query)}
             for rel, state in self._pending.items():
