@@ -36,7 +36,7 @@ from brainiac.search.index import Index
 from brainiac.search.index_documents import StoredEvent, context_digest, time_key
 from brainiac.store import manifest as manifest_mod
 from brainiac.store import privacy
-from brainiac.store.manifest import FileState, Manifest, StatRow
+from brainiac.store.manifest import FileState, Manifest
 from brainiac.store.vault import KIND_BY_NAME, Vault, is_conflict_copy, kind_in, kind_of
 
 log = logging.getLogger(__name__)
@@ -233,7 +233,7 @@ class Indexer:
         snapshot = manifest_mod.stat_snapshot(self.manifest_path)
         if snapshot is None or snapshot.index_id != self.index.identity:
             return None
-        seen: list[StatRow] = []
+        seen: list[str] = []  # manifest.stat_line of each file indexed
         conflicts: list[str] = []
         scanned = 0
         private = self.private_folders
@@ -260,11 +260,11 @@ class Indexer:
                         and privacy.refusal(self.vault, rel, private, is_link)
                     ):
                         continue  # not indexed; if it was (private since), the digests differ
-                    seen.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                    seen.append(manifest_mod.stat_line(rel, st))
             except OSError:  # gone or unreadable since the walk: the full sync sees to it
                 return None
         self._check_vault_folder()  # gone during the walk: the listing is not the vault
-        if manifest_mod.stat_digest(seen) != snapshot.digest:
+        if manifest_mod.lines_digest(seen) != snapshot.digest:
             return None  # a new, changed or deleted file, or one the walk does not list
         self.conflicts = conflicts
         if progress is not None:

@@ -446,9 +446,26 @@ def stat_digest(stats: Iterable[StatRow]) -> str:
     """One SHA-256 of the files' paths and stats, whatever their order. A save stores it with
     the rows it sums up (meta `stat_digest`, in the same transaction); a reconcile that computes
     the same from its walk knows every file is as the manifest has it, without reading a row."""
-    lines = [f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n" for rel, size, mtime, ctime, ino in stats]
+    return lines_digest([_line(*row) for row in stats])
+
+
+def stat_line(rel: str, st: os.stat_result) -> str:
+    """A file's line in stat_digest, from its stat: a walk keeps these, not tuples (smaller)."""
+    return _line(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def lines_digest(lines: list[str]) -> str:
+    """stat_digest of the files whose stat_line are `lines` (sorted here, in place)."""
     lines.sort()
-    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+    digest = hashlib.sha256()
+    for start in range(0, len(lines), _BATCH * 4):  # not joined whole: two more copies of it
+        chunk = "".join(lines[start : start + _BATCH * 4])
+        digest.update(chunk.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _line(rel: str, size: int, mtime_ns: int, ctime_ns: int, ino: int) -> str:
+    return f"{rel}\0{size}\0{mtime_ns}\0{ctime_ns}\0{ino}\n"
 
 
 def _saved_stat_digest(db: sqlite3.Connection) -> str:
@@ -459,7 +476,7 @@ def _saved_stat_digest(db: sqlite3.Connection) -> str:
     digest = hashlib.sha256()
     rows = db.execute("SELECT rel, size, mtime_ns, ctime_ns, ino FROM files ORDER BY rel")
     while batch := rows.fetchmany(_BATCH * 4):
-        lines = "".join(f"{rel}\0{size}\0{mt}\0{ct}\0{ino}\n" for rel, size, mt, ct, ino in batch)
+        lines = "".join(_line(*row) for row in batch)
         digest.update(lines.encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
