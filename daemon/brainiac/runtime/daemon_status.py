@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from brainiac.runtime import systemd
-from brainiac.store import manifest as manifest_mod
 from brainiac.store import safe_io
 from brainiac.store.daemon_requests import STATUS_FILE
 
@@ -60,26 +59,14 @@ class StatusFile:
         self.embedder: Embedder | None = None  # the daemon's, once it runs (embedder.py)
 
     def line(self) -> str:
-        files, problems = self._counts()
+        manifest = self.memory.indexer.manifest  # counted, not read row by row (manifest.py)
         line = (
-            f"{files} files indexed, {len(problems)} skipped, "
+            f"{manifest.count()} files indexed, {len(manifest.problems)} skipped, "
             f"{len(self._counters.conflicts)} conflicts"
         )
         for what, trouble in sorted(self._faults.troubles.items()):
             line += f"; {what} not writable: {trouble.problem} (see the log)"
         return line
-
-    def _counts(self) -> tuple[int, dict[str, str]]:
-        """(files in the manifest, the problems that keep some out: path -> problem). Until the
-        daemon loads the manifest (a start that found nothing changed never does), the saved
-        one's, which is then the same: a load makes an object per file, on the loop's thread,
-        while the first calls are answered."""
-        indexer = self.memory.indexer
-        if not indexer.manifest_loaded:
-            saved = manifest_mod.saved_counts(indexer.manifest_path)
-            if saved is not None:
-                return saved
-        return len(indexer.manifest.files), indexer.manifest.problems
 
     def write(
         self,
@@ -109,7 +96,8 @@ class StatusFile:
         if not force and stamp == self._last[0] and now - self._last[1] < _STATUS_HEARTBEAT_S:
             return True
         self._last = (stamp, now)
-        files, problems = self._counts()
+        manifest = self.memory.indexer.manifest  # counted, not read row by row (manifest.py)
+        problems = manifest.problems
         next_runs = scheduler.next_runs() if scheduler else {}
         data = {
             "pid": os.getpid(),
@@ -117,7 +105,7 @@ class StatusFile:
             "stopping": stopping,
             "updated": time.time(),
             "last_reconcile": self._counters.last_reconcile,
-            "files_indexed": files - len(problems),
+            "files_indexed": manifest.count() - len(problems),
             "pending_changes": tracker.pending(),
             "syncs": self._counters.syncs,
             "working_memory_writes": self._counters.working_memory_writes,

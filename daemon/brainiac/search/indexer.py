@@ -36,7 +36,7 @@ from brainiac.search.index import Index
 from brainiac.search.index_documents import StoredEvent, context_digest, time_key
 from brainiac.store import manifest as manifest_mod
 from brainiac.store import privacy
-from brainiac.store.manifest import FileState, Manifest, StatRow
+from brainiac.store.manifest import FileState, Manifest
 from brainiac.store.vault import KIND_BY_NAME, Vault, is_conflict_copy, kind_in, kind_of
 
 log = logging.getLogger(__name__)
@@ -104,11 +104,7 @@ class Indexer:
 
     @manifest.setter
     def manifest(self, value: Manifest) -> None:
-        self._manifest = value
-
-    @property
-    def manifest_loaded(self) -> bool:
-        return self._manifest is not None
+        self._manifest = value  # the one replaced closes its database as it is freed
 
     def sync(
         self,
@@ -237,7 +233,7 @@ class Indexer:
         snapshot = manifest_mod.stat_snapshot(self.manifest_path)
         if snapshot is None or snapshot.index_id != self.index.identity:
             return None
-        seen: list[StatRow] = []
+        seen: list[str] = []  # manifest.stat_line of each file indexed
         conflicts: list[str] = []
         scanned = 0
         private = self.private_folders
@@ -264,11 +260,11 @@ class Indexer:
                         and privacy.refusal(self.vault, rel, private, is_link)
                     ):
                         continue  # not indexed; if it was (private since), the digests differ
-                    seen.append((rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino))
+                    seen.append(manifest_mod.stat_line(rel, st))
             except OSError:  # gone or unreadable since the walk: the full sync sees to it
                 return None
         self._check_vault_folder()  # gone during the walk: the listing is not the vault
-        if manifest_mod.stat_digest(seen) != snapshot.digest:
+        if manifest_mod.lines_digest(seen) != snapshot.digest:
             return None  # a new, changed or deleted file, or one the walk does not list
         self.conflicts = conflicts
         if progress is not None:
@@ -295,12 +291,11 @@ class Indexer:
         `changes`."""
         add: list[corpus.Document] = []
         total = len(rels)
-        for done, rel in enumerate(rels, 1):
+        for done, (rel, before) in enumerate(self.manifest.states(rels), 1):
             if progress is not None and (done % 100 == 0 or done == total):
                 progress(done, total)
-            before = self.manifest.files.get(rel)
             try:
-                outcome = self._check(rel, add, changes.delete)
+                outcome = self._check(rel, before, add, changes.delete)
             except BaseException as exc:
                 changes.failure = exc
                 raise
@@ -346,9 +341,10 @@ class Indexer:
             self.manifest.save(self.manifest_path)
             self.dirty = False
 
-    def _check(self, rel: str, add: list[corpus.Document], delete: list[str]) -> str:
-        """Compare one file with the manifest, queueing its document changes; say what it was."""
-        known = self.manifest.files.get(rel)
+    def _check(
+        self, rel: str, known: FileState | None, add: list[corpus.Document], delete: list[str]
+    ) -> str:
+        """Compare one file with its manifest state, queueing its document changes; say what."""
         # Performance: one lstat on a string path per file; stat and the vault check only for a
         # symlink (not a Path join, a stat and is_symlink's second lstat per file). For a regular
         # file lstat and stat return the same result.
@@ -376,13 +372,14 @@ class Indexer:
         try:
             text_file = self.vault.read(rel)
         except FileNotFoundError:
-            return self._check(rel, add, delete) if known else "unchanged"
+            return self._check(rel, known, add, delete) if known else "unchanged"
         except NoteParseError as exc:
             return self._record_problem(rel, st, known, str(exc))
         fp = text_file.fingerprint
         if known is not None and known.sha256 == fp.sha256 and not known.problem:
             known.size, known.mtime_ns, known.ino = fp.size, fp.mtime_ns, fp.ino
             known.ctime_ns = st.st_ctime_ns
+            self.manifest.files[rel] = known  # a row read for this check: the change is saved
             return "touched"
         try:
             docs = corpus.documents(rel, text_file.text)
@@ -416,6 +413,8 @@ class Indexer:
             self.flush()
         except OSError as exc:  # the next start re-reads what changed; nothing is lost
             log.warning("could not save %s (%s)", self.manifest_path, exc.strerror)
+        if self._manifest is not None:
+            self._manifest.close()  # a later use opens it again
         with contextlib.suppress(Exception):
             self.index.close()
 

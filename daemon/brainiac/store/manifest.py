@@ -5,15 +5,17 @@ its documents, and the problem that kept it out, if any; and it names the index 
 (`index_id`), so a deleted or rebuilt index turns the next sync into a full build (indexer.py).
 
 Why SQLite rather than one JSON file: every CLI call (the agent hook's path) opens the manifest,
-and parsing a 5 MB JSON file took 53 ms at 10,000 notes; a save rewrote all of it. Here a load
-reads the stat columns of every row in one query and decodes a file's document list only when
-the sync needs it (a changed file), and a save writes only the rows that changed, in one
-transaction, so a reader sees the manifest before or after a save, never half of one.
+and parsing a 5 MB JSON file took 53 ms at 10,000 notes; a save rewrote all of it. Here the rows
+stay in the database: a sync reads the row of each file it checks (a full sync a batch of rows
+at a time) and decodes a file's document list only when it needs it (a changed file), so a
+process holds no row per file, whatever the vault's size; a save writes only the rows that
+changed, in one transaction, so a reader sees the manifest before or after a save, never half of
+one.
 
 Crash safety is the same as before: a save commits after the index did (the indexer's order), with
 `synchronous=FULL` as the old fsync-then-rename; a crash before it costs only work (the next sync
 re-reads the files whose stat differs). A manifest that cannot be read (damaged, another
-version) is set aside and the index is built again from the vault, as before. An old
+version, damaged while open) is set aside and the index is built again from the vault. An old
 `manifest.json` beside it is migrated on first load and then removed.
 """
 
@@ -25,9 +27,9 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ CREATE TABLE IF NOT EXISTS files (
     problem TEXT
 ) WITHOUT ROWID;
 """
+_COLUMNS = "rel, size, mtime_ns, ctime_ns, ino, sha256, docs, problem"
+_BATCH = 500  # rows asked for in one query (SQLite allows 999 parameters in old builds)
 _Row = tuple[int, int, int, int, str, str, str | None]
 # A file's stat as the manifest holds it, with its path: (rel, size, mtime_ns, ctime_ns, ino).
 StatRow = tuple[str, int, int, int, int]
@@ -76,7 +80,7 @@ class FileState:
     @classmethod
     def _from_row(cls, row: tuple[str, *_Row]) -> FileState:
         """From a database row (rel first), the document list left encoded. Sets the slots
-        directly: 10,000 of these are made on every CLI call's load."""
+        directly: a full sync makes one for every file."""
         state = cls.__new__(cls)
         _, state.size, state.mtime_ns, state.ctime_ns, state.ino, state.sha256 = row[:6]
         state._docs, state._docs_json, state.problem = None, row[6], row[7]
@@ -123,35 +127,50 @@ class FileState:
 
 
 class Manifest:
-    """The files the index holds (`files`, relative path -> FileState) and the index it names."""
+    """The files the index holds (`files`, relative path -> FileState) and the index it names.
+
+    A loaded manifest keeps its rows in the database and reads a file's row when a sync asks
+    for it: what this object holds is only the changes not saved yet, and the number of files
+    and the problems (counted once, then kept up to date), so a daemon's memory does not grow
+    with the vault. A new one (`Manifest(index_id, files)`, as a full build makes) is held
+    whole until its first save writes it. Not thread-safe: one owner (the indexer's) uses it."""
 
     def __init__(self, index_id: str = "", files: dict[str, FileState] | None = None) -> None:
         self.index_id = index_id
-        self.files: dict[str, FileState] = files if files is not None else {}
-        # The rows as last read or saved, to write only what changed; None: the database is not
-        # known to hold this manifest (a new one, after a full build), so a save rewrites it all.
-        self._saved: dict[str, _Row] | None = None
-        self._saved_rows: list[tuple[str, *_Row]] | None = None  # as read; made `_saved` on save
+        # The changes not saved yet: path -> its state, None where the file left the index.
+        self._pending: dict[str, FileState | None] = dict(files) if files else {}
+        # The database the saved rows are read from; None: this manifest is all in `_pending` (a
+        # new one, or one whose database was lost), so a save writes the database afresh with it.
+        self._path: Path | None = None
+        self._db: sqlite3.Connection | None = None  # `_path` opened; None: closed (reopened)
         self._saved_index_id: str | None = None
+        self._totals: _Totals | None = None  # counted on first use, then kept up to date
+        self.files = ManifestFiles(self)
 
     @classmethod
     def load(cls, path: Path) -> Manifest:
+        db: sqlite3.Connection | None = None
         try:
             if not path.exists():
                 return cls._migrate(path)
-            with _connect(path) as db:
-                manifest = cls._read(db, path)
+            db = _open(path)
+            manifest = cls._read(db, path)
         except sqlite3.OperationalError as exc:  # locked past the timeout, an I/O error: the
             # file may be sound, so it stays; this process works from an empty manifest
+            _close(db)
             log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, exc)
             return cls()
         except sqlite3.Error as exc:  # not a database, malformed: set aside for a fresh one
+            _close(db)
             log.warning("manifest %s damaged (%s); the index will be rebuilt", path, exc)
             _set_aside(path)
             return cls()
         except OSError as exc:
+            _close(db)
             log.warning("manifest %s unreadable (%s); the index will be rebuilt", path, exc)
             return cls()
+        if manifest._db is not db:
+            _close(db)
         return manifest
 
     @classmethod
@@ -162,12 +181,9 @@ class Manifest:
                 log.warning("manifest %s is version %s; rebuilding the index", path, version)
             return cls()
         found = db.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
-        rows = db.execute(
-            "SELECT rel, size, mtime_ns, ctime_ns, ino, sha256, docs, problem FROM files"
-        ).fetchall()
-        files = {row[0]: FileState._from_row(row) for row in rows}
-        manifest = cls(str(found[0]) if found else "", files)
-        manifest._saved_rows, manifest._saved_index_id = rows, manifest.index_id
+        manifest = cls(str(found[0]) if found else "")
+        manifest._path, manifest._db = path, db
+        manifest._saved_index_id = manifest.index_id
         return manifest
 
     @classmethod
@@ -206,8 +222,111 @@ class Manifest:
         log.info("manifest %s moved into %s", legacy, path)
         return manifest
 
+    def close(self) -> None:
+        """Close the database; a later read or save opens it again."""
+        _close(self._db)
+        self._db = None
+
+    # -- reading ----------------------------------------------------------------------------
+    def state(self, rel: str) -> FileState | None:
+        """The file's state as the index has it; None when the index holds none."""
+        if rel in self._pending:
+            return self._pending[rel]
+        return self._saved_state(rel)
+
+    def states(self, rels: list[str]) -> Iterator[tuple[str, FileState | None]]:
+        """Each of `rels` with its state (as `state`), in order, their rows read a batch at a
+        time: a full sync asks for every file, and one query per row would cost several
+        times the sync's stat of it."""
+        for start in range(0, len(rels), _BATCH):
+            batch = rels[start : start + _BATCH]
+            ask = [rel for rel in batch if rel not in self._pending]
+            found: dict[str, FileState] = {}
+            if ask and self._path is not None:
+                marks = ",".join("?" * len(ask))
+                query = f"SELECT {_COLUMNS} FROM files WHERE rel IN ({marks})"
+                found = {row[0]: FileState._from_row(row) for row in self._query(query, ask)}
+            for rel in batch:
+                yield rel, self._pending[rel] if rel in self._pending else found.get(rel)
+
+    def paths(self) -> list[str]:
+        """Every file's path (a full sync's candidates)."""
+        saved = [row[0] for row in self._query("SELECT rel FROM files")] if self._path else []
+        pending = self._pending
+        out = [rel for rel in saved if rel not in pending]
+        out += [rel for rel, state in pending.items() if state is not None]
+        return out
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return dict(sorted(self._counted().problems.items()))
+
+    def count(self) -> int:
+        """How many files the index holds, skipped ones (with a problem) included."""
+        return self._counted().files
+
+    def set(self, rel: str, state: FileState | None) -> None:
+        """Record the file's new state (None: it left the index), saved by the next save."""
+        before = self.state(rel) if self._totals is not None else None
+        if self._totals is not None:  # (None again when the read found the database damaged)
+            self._totals.change(rel, before, state)
+        self._pending[rel] = state
+
+    def _counted(self) -> _Totals:
+        if self._totals is None:
+            totals = _Totals(0, {})
+            if self._path is not None:
+                counted = self._query("SELECT COUNT(*) FROM files")
+                totals.files = int(counted[0][0]) if counted else 0
+            if self._path is not None:  # (None when the count found the database damaged)
+                query = "SELECT rel, problem FROM files WHERE problem != ''"
+                totals.problems = {str(rel): str(p) for rel, p in self._query(query)}
+            for rel, state in self._pending.items():
+                totals.change(rel, self._saved_state(rel), state)
+            self._totals = totals
+        return self._totals
+
+    def _saved_state(self, rel: str) -> FileState | None:
+        if self._path is None:
+            return None
+        rows = self._query(f"SELECT {_COLUMNS} FROM files WHERE rel = ?", (rel,))
+        return FileState._from_row(rows[0]) if rows else None
+
+    def _query(self, sql: str, params: Iterable[object] = ()) -> list[tuple[Any, ...]]:
+        """The rows the query finds. A database damaged since it was opened is set aside and
+        the manifest then names no index (the next sync builds it again from the vault);
+        OSError (with the path) when it cannot be read for now (locked, an I/O error)."""
+        path = self._path
+        assert path is not None
+        try:
+            return self._connection(path).execute(sql, tuple(params)).fetchall()
+        except sqlite3.OperationalError as exc:
+            raise OSError(f"{path}: the manifest cannot be read ({exc})") from exc
+        except sqlite3.DatabaseError as exc:
+            self._lose_saved(exc, path)
+            return []
+
+    def _connection(self, path: Path) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = _open(path)
+        return self._db
+
+    def _lose_saved(self, exc: sqlite3.DatabaseError, path: Path) -> None:
+        """The database is damaged: set it aside. The saved rows are lost with it (unless this
+        manifest is held whole), so it names no index from here: the next sync builds it
+        again."""
+        log.warning("manifest %s damaged (%s); the index will be rebuilt", path, exc)
+        _close(self._db)
+        self._db = None
+        if self._path is not None:
+            self._path = None
+            self.index_id = ""
+            self._totals = None
+        _set_aside(path)
+
+    # -- saving -----------------------------------------------------------------------------
     def save(self, path: Path) -> None:
-        """Write the rows that changed since the last load or save, in one transaction.
+        """Write the changes since the last load or save, in one transaction.
         OSError (with the path) when it cannot be written."""
         try:
             self._write(path)
@@ -215,43 +334,37 @@ class Manifest:
             if isinstance(exc, sqlite3.OperationalError):
                 raise OSError(f"{path}: the manifest cannot be written ({exc})") from exc
             # Damaged under us: start the file again with everything this manifest holds.
-            log.warning("manifest %s damaged (%s); writing it afresh", path, exc)
-            _set_aside(path)
-            self._saved = self._saved_rows = None
+            self._lose_saved(exc, path)
             try:
                 self._write(path)
             except sqlite3.Error as again:
                 raise OSError(f"{path}: the manifest cannot be written ({again})") from again
 
     def _write(self, path: Path) -> None:
+        if self._path is not None and self._path != path:
+            raise ValueError(f"{path}: a manifest is saved where it was loaded ({self._path})")
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        rows = {rel: state.row() for rel, state in self.files.items()}
-        if self._saved_rows is not None:  # built here, not on load: most loads never save
-            self._saved = {row[0]: row[1:] for row in self._saved_rows}
-            self._saved_rows = None
-        saved = self._saved
-        with _connect(path) as db:
+        whole = self._path is None
+        db = _open(path) if whole else self._connection(path)
+        pending = self._pending
+        try:
             db.execute("BEGIN IMMEDIATE")
             try:
-                if saved is None:
+                if whole:
                     db.execute("DELETE FROM files")
-                    changed = rows
-                    gone: list[str] = []
-                else:
-                    changed = {rel: row for rel, row in rows.items() if saved.get(rel) != row}
-                    gone = [rel for rel in saved if rel not in rows]
-                db.executemany("DELETE FROM files WHERE rel = ?", ((rel,) for rel in gone))
+                gone = [(rel,) for rel, state in pending.items() if state is None]
+                db.executemany("DELETE FROM files WHERE rel = ?", gone)
                 db.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    ((rel, *row) for rel, row in changed.items()),
+                    ((rel, *state.row()) for rel, state in pending.items() if state is not None),
                 )
-                if saved is None or self._saved_index_id != self.index_id:
+                if whole or self._saved_index_id != self.index_id:
                     db.execute(
                         "INSERT OR REPLACE INTO meta VALUES ('index_id', ?)", (self.index_id,)
                     )
                 # On a save only: what every later CLI call's reconcile compares its walk with
                 # (indexer.Indexer._unchanged).
-                digest = stat_digest((rel, *row[:4]) for rel, row in rows.items())
+                digest = _saved_stat_digest(db)
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('stat_digest', ?)", (digest,))
                 db.execute(f"PRAGMA user_version = {_VERSION}")
                 db.execute("COMMIT")
@@ -259,11 +372,66 @@ class Manifest:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
                 raise
-        self._saved, self._saved_index_id = rows, self.index_id
+        except BaseException:
+            if whole:
+                _close(db)
+            raise
+        self._path, self._db = path, db
+        pending.clear()
+        self._saved_index_id = self.index_id
 
-    @property
-    def problems(self) -> dict[str, str]:
-        return {rel: s.problem for rel, s in sorted(self.files.items()) if s.problem}
+
+class ManifestFiles(MutableMapping[str, FileState]):
+    """A manifest's files as a mapping, path -> FileState: each lookup reads that file's row
+    (Manifest.state); setting or deleting one is a change the next save writes."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self._manifest = manifest
+
+    def __getitem__(self, rel: str) -> FileState:
+        state = self._manifest.state(rel)
+        if state is None:
+            raise KeyError(rel)
+        return state
+
+    def get(self, rel: str, default: FileState | None = None) -> FileState | None:  # type: ignore[override]
+        state = self._manifest.state(rel)
+        return default if state is None else state
+
+    def __contains__(self, rel: object) -> bool:
+        return isinstance(rel, str) and self._manifest.state(rel) is not None
+
+    def __setitem__(self, rel: str, state: FileState) -> None:
+        self._manifest.set(rel, state)
+
+    def __delitem__(self, rel: str) -> None:
+        if rel not in self:
+            raise KeyError(rel)
+        self._manifest.set(rel, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._manifest.paths())
+
+    def __len__(self) -> int:
+        return self._manifest.count()
+
+    def __repr__(self) -> str:
+        return f"ManifestFiles({len(self)} files)"
+
+
+class _Totals:
+    """How many files a manifest holds and which have a problem, kept as its files change."""
+
+    __slots__ = ("files", "problems")
+
+    def __init__(self, files: int, problems: dict[str, str]) -> None:
+        self.files, self.problems = files, problems
+
+    def change(self, rel: str, before: FileState | None, after: FileState | None) -> None:
+        self.files += (after is not None) - (before is not None)
+        self.problems.pop(rel, None)
+        if after is not None and after.problem:
+            self.problems[rel] = after.problem
 
 
 class Snapshot(NamedTuple):
@@ -278,9 +446,39 @@ def stat_digest(stats: Iterable[StatRow]) -> str:
     """One SHA-256 of the files' paths and stats, whatever their order. A save stores it with
     the rows it sums up (meta `stat_digest`, in the same transaction); a reconcile that computes
     the same from its walk knows every file is as the manifest has it, without reading a row."""
-    lines = [f"{rel}\0{size}\0{mtime}\0{ctime}\0{ino}\n" for rel, size, mtime, ctime, ino in stats]
+    return lines_digest([_line(*row) for row in stats])
+
+
+def stat_line(rel: str, st: os.stat_result) -> str:
+    """A file's line in stat_digest, from its stat: a walk keeps these, not tuples (smaller)."""
+    return _line(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def lines_digest(lines: list[str]) -> str:
+    """stat_digest of the files whose stat_line are `lines` (sorted here, in place)."""
     lines.sort()
-    return hashlib.sha256("".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+    digest = hashlib.sha256()
+    for start in range(0, len(lines), _BATCH * 4):  # not joined whole: two more copies of it
+        chunk = "".join(lines[start : start + _BATCH * 4])
+        digest.update(chunk.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _line(rel: str, size: int, mtime_ns: int, ctime_ns: int, ino: int) -> str:
+    return f"{rel}\0{size}\0{mtime_ns}\0{ctime_ns}\0{ino}\n"
+
+
+def _saved_stat_digest(db: sqlite3.Connection) -> str:
+    """stat_digest of the rows the database holds, read in order a batch at a time rather than
+    all at once. The order is stat_digest's: SQLite orders `rel` by its UTF-8 bytes, which is
+    the order of its code points, and a path has no NUL, so a line's NUL after the path sorts
+    a path before every longer path it begins."""
+    digest = hashlib.sha256()
+    rows = db.execute("SELECT rel, size, mtime_ns, ctime_ns, ino FROM files ORDER BY rel")
+    while batch := rows.fetchmany(_BATCH * 4):
+        lines = "".join(_line(*row) for row in batch)
+        digest.update(lines.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def stat_snapshot(path: Path) -> Snapshot | None:
@@ -315,34 +513,12 @@ def stat_snapshot(path: Path) -> Snapshot | None:
         db.close()
 
 
-def saved_counts(path: Path) -> tuple[int, dict[str, str]] | None:
-    """How many files the manifest as last saved holds, and the problems that keep some of them
-    out (path -> problem), read without a row object per file; None when it is not there as a
-    whole (as stat_snapshot): the caller then loads it."""
-    if not path.is_file():
-        return None
-    try:
-        db = sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, isolation_level=None)
-    except (sqlite3.Error, ValueError):
-        return None
-    try:
-        db.execute("BEGIN")  # the count and the problems of one save
-        (version,) = db.execute("PRAGMA user_version").fetchone()
-        if version != _VERSION:
-            return None
-        (files,) = db.execute("SELECT count(*) FROM files").fetchone()
-        problems = dict(db.execute("SELECT rel, problem FROM files WHERE problem != ''"))
-        return int(files), dict(sorted(problems.items()))
-    except sqlite3.Error:
-        return None
-    finally:
-        db.close()
-
-
-@contextlib.contextmanager
-def _connect(path: Path) -> Iterator[sqlite3.Connection]:
+def _open(path: Path) -> sqlite3.Connection:
+    """The manifest's database, kept open by its Manifest: a sync reads a row per changed file.
+    `check_same_thread=False`: opened by whichever thread first needs it, then used by the
+    manifest's one owner."""
     # isolation_level=None: transactions are begun and ended here, explicitly.
-    db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+    db = sqlite3.connect(path, isolation_level=None, timeout=10.0, check_same_thread=False)
     try:
         db.execute("PRAGMA synchronous = FULL")
         # WAL: a CLI call reads while the daemon writes, neither waiting for the other.
@@ -350,9 +526,16 @@ def _connect(path: Path) -> Iterator[sqlite3.Connection]:
         if mode != "wal":  # a file system without shared memory: the rollback journal works too
             log.debug("manifest %s: journal mode %s", path, mode)
         db.executescript(_SCHEMA)
-        yield db
-    finally:
+    except BaseException:
         db.close()
+        raise
+    return db
+
+
+def _close(db: sqlite3.Connection | None) -> None:
+    if db is not None:
+        with contextlib.suppress(sqlite3.Error):
+            db.close()
 
 
 def _set_aside(path: Path) -> None:

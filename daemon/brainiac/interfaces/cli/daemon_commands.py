@@ -49,7 +49,8 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if holder is None:
         memory.refresh(force=True)  # no daemon: bring the index up to date ourselves
     manifest = memory.indexer.manifest
-    problems = dict(manifest.problems)
+    skipped = manifest.problems
+    problems = dict(skipped)
     log_problem = stm.log_problem(memory.short_term())
     if log_problem is not None:
         problems.setdefault(SHORT_TERM, log_problem)
@@ -68,7 +69,7 @@ def status(ctx: click.Context, as_json: bool) -> None:
             "meaning": daemon.get("meaning") if daemon else None,
         },
         "index": str(memory.locations.index_dir),
-        "files_indexed": sum(1 for s in manifest.files.values() if not s.problem),
+        "files_indexed": manifest.count() - len(skipped),
         "documents": memory.indexer.index.doc_count(),
         "short_term_events": len(memory.short_term().events),
         # documents per project (docs/projects.md); "(global)" counts what every project sees
