@@ -115,6 +115,16 @@ def test_a_texts_vector_is_the_same_bit_for_bit_whatever_it_is_embedded_with(
         assert np.array_equal(in_halves[i], alone), text
 
 
+def test_attention_row_maxima_are_numpys_for_every_length() -> None:
+    """A short text's attention scores take their row maxima a column at a time: the same
+    numbers as numpy's reduction, on both sides of the length where the two ways meet."""
+    rng = np.random.default_rng(34)
+    for length in (1, 2, 3, 30, 48, 49, 128):
+        scores = rng.standard_normal((2, 12, length, length)).astype(np.float32)
+        expected = scores.max(-1, keepdims=True)
+        assert np.array_equal(sentence_model._row_max(scores), expected), length
+
+
 def test_a_prompt_is_embedded_without_a_float_copy_of_a_whole_weight_matrix(
     model: SentenceModel,
 ) -> None:
