@@ -68,7 +68,7 @@ def test_the_model_puts_texts_that_mean_the_same_together(model: SentenceModel) 
     assert bicycle @ bike > bicycle @ tax + 0.3
     # batching and length sorting do not change a text's vector
     alone = model.encode(["a bike"])[0]
-    assert np.allclose(alone, bike, atol=1e-5)
+    assert np.array_equal(alone, bike)
 
 
 # Texts of 3 to about 60 tokens: a one-word prompt, a question, an event's line.
@@ -91,6 +91,41 @@ def test_a_short_texts_vector_is_the_whole_products_bit_for_bit(
     whole = [model.encode([t])[0] for t in SHORT_TEXTS]
     for text, a, b in zip(SHORT_TEXTS, blocked, whole, strict=True):
         assert np.array_equal(a, b), text
+
+
+def test_a_texts_vector_is_the_same_bit_for_bit_whatever_it_is_embedded_with(
+    model: SentenceModel,
+) -> None:
+    """Texts of many lengths embedded together (as a fill's batch is) get exactly the vectors
+    they get alone: a batch is packed without padding, so no text's vector depends on which
+    others share its batch (the store's vectors and a context do not depend on the order the
+    events were embedded in)."""
+    texts = [
+        *SHORT_TEXTS,
+        *FILLER,
+        BIKE,
+        *DECOYS,
+        " ".join(FILLER),
+        "a bike",
+        "Anna prefers green tea over coffee, and the printer is broken again.",
+    ]
+    together = model.encode(texts)
+    in_halves = np.concatenate([model.encode(texts[::2]), model.encode(texts[1::2])])
+    in_halves = in_halves[np.argsort(np.r_[0 : len(texts) : 2, 1 : len(texts) : 2])]
+    for i, text in enumerate(texts):
+        alone = model.encode([text])[0]
+        assert np.array_equal(together[i], alone), text
+        assert np.array_equal(in_halves[i], alone), text
+
+
+def test_attention_row_maxima_are_numpys_for_every_length() -> None:
+    """A short text's attention scores take their row maxima a column at a time: the same
+    numbers as numpy's reduction, on both sides of the length where the two ways meet."""
+    rng = np.random.default_rng(34)
+    for length in (1, 2, 3, 30, 48, 49, 128):
+        scores = rng.standard_normal((2, 12, length, length)).astype(np.float32)
+        expected = scores.max(-1, keepdims=True)
+        assert np.array_equal(sentence_model._row_max(scores), expected), length
 
 
 def test_a_prompt_is_embedded_without_a_float_copy_of_a_whole_weight_matrix(

@@ -4,6 +4,7 @@ while embedding, and one prompt's CPU time.
 
     .venv/bin/python benchmarks/experiments/v34_encoders.py TEXTS.json brainiac [--sample 1500]
     .venv/bin/python benchmarks/experiments/v34_encoders.py TEXTS.json brainiac --package OLD
+    .venv/bin/python benchmarks/experiments/v34_encoders.py TEXTS.json brainiac --batch 64
     .venv/bin/python benchmarks/experiments/v34_encoders.py TEXTS.json wordllama
 
 TEXTS.json: a JSON list of the events' texts, e.g. `Memory(vault).indexer.index.events()`'s
@@ -11,7 +12,9 @@ second fields on a vault of benchmarks/generate_vault.py. `--package OLD`: a fol
 another brainiac package to measure (`git archive 0244400 daemon/brainiac | tar -x -C OLD
 --strip-components=1` for the numpy model before issue 34). `wordllama` needs the wordllama
 package (a static model: a table of token vectors, averaged). Each run in its own process, so
-that the memory figures are its own. A measurement only: nothing is written.
+that the memory figures are its own. `--batch N`: the texts handed to the encoder N at a time,
+as the daemon's fill does (search/semantic.py, 64), instead of all at once. A measurement only:
+nothing is written.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("which", choices=["brainiac", "wordllama"])
     ap.add_argument("--package", type=Path, default=None)
     ap.add_argument("--sample", type=int, default=1500)
+    ap.add_argument("--batch", type=int, default=0, help="texts per encoder call (0: all)")
     args = ap.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the `brainiac` command runs
     texts = json.loads(args.texts.read_text(encoding="utf-8"))
@@ -68,7 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     loaded = _rss_mb()
     encode(sample[:10])
     cpu, wall = time.process_time(), time.perf_counter()
-    encode(sample)
+    step = args.batch or len(sample)
+    for at in range(0, len(sample), step):
+        encode(sample[at : at + step])
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     ctypes.CDLL("libc.so.6").malloc_trim(0)  # as semantic.py does after a fill
     prompt = time.process_time()
@@ -79,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     row = {
         "which": args.which if args.package is None else f"brainiac from {args.package}",
         "texts": len(sample),
+        "batch": step,
         "events_per_cpu_s": round(len(sample) / cpu),
         "events_per_wall_s": round(len(sample) / wall),
         "model_mb": loaded - before,

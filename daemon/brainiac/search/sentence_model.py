@@ -14,7 +14,9 @@ below; no ONNX runtime). The weights stay int8 as the file has them (23 MB with 
 each matrix turned into floats just before its product and dropped after (for a short text, a
 prompt, a block of columns at a time in a buffer the core's cache holds), and a word's row when
 a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
-"Speed" and "Ingest").
+"Speed" and "Ingest"). Many texts at once (a fill's batch) are packed: every text's token rows
+stacked into one matrix for the weight products, attention within each text, no padding; so a
+text's vector is the one it gets alone, bit for bit, whatever it is embedded with.
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
 semantic.py's; the index never sees them.
@@ -23,6 +25,7 @@ semantic.py's; the index never sees them.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,6 +58,12 @@ _HEADS = 12
 _MAX_TOKENS = 128
 _EPS = 1e-12
 _BATCH_TOKENS = 1024
+# Rows of the element-wise steps (LayerNorm, GELU) done at a time: their temporaries (up to
+# 768 KB for the 1536-wide rows) stay in the core's cache instead of going out to memory.
+_ROWS = 128
+# Texts of at most this many tokens take their attention scores' row maxima a column at a time
+# (`_row_max`); longer ones by numpy's reduction, then the faster.
+_COLUMN_MAX_UP_TO = 48
 # Inputs of at most this many tokens (a prompt, a title) are multiplied by each weight matrix a
 # block of columns at a time, turned into floats in a buffer that stays in the core's cache: a
 # whole matrix turned into floats (up to 2.4 MB) is written out to memory and read back by the
@@ -84,6 +93,19 @@ def _mean(x: Any) -> Any:
     total = np.add.reduce(x, axis=-1, keepdims=True)
     np.true_divide(total, _WIDTH, out=total, casting="unsafe")
     return total
+
+
+def _row_max(scores: Any) -> Any:
+    """scores.max(-1, keepdims=True): for short rows, a column at a time (numpy's reduction
+    over a short last axis costs more per number than the whole softmax besides). A maximum is
+    exact, so the result is the same either way."""
+    length = scores.shape[-1]
+    if length > _COLUMN_MAX_UP_TO:
+        return scores.max(-1, keepdims=True)
+    top = scores[..., :1].copy()
+    for column in range(1, length):
+        np.maximum(top, scores[..., column : column + 1], out=top)
+    return top
 
 
 class ModelUnavailable(BrainiacError):
@@ -307,81 +329,116 @@ class SentenceModel:
         self.tokenizer = WordPiece(vocabulary)
 
     def encode(self, texts: Sequence[str]) -> Any:
-        """One unit vector (float32, 384) per text, in order. Texts are embedded in batches of
-        similar length (little of a batch is padding) of at most `_BATCH_TOKENS` tokens: the
-        intermediate activations of a batch are 6 KB a token, and big temporary arrays stay in
-        the process's heap after they are freed."""
+        """One unit vector (float32, 384) per text, in order. Texts are embedded shortest first,
+        up to `_BATCH_TOKENS` tokens at a time (the intermediate activations are 6 KB a token,
+        and big temporary arrays stay in the process's heap after they are freed), each batch
+        packed without padding (`_forward`): a text's vector is the one it gets alone, bit for
+        bit, whatever texts it is embedded with."""
         out = np.zeros((len(texts), DIMENSIONS), np.float32)
         ids = [self.tokenizer.encode(t, _MAX_TOKENS) for t in texts]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         chunk: list[int] = []
+        tokens = 0
         for i in order:
-            if chunk and (len(chunk) + 1) * len(ids[i]) > _BATCH_TOKENS:
+            if chunk and tokens + len(ids[i]) > _BATCH_TOKENS:
                 out[chunk] = self._forward([ids[j] for j in chunk])
-                chunk = []
+                chunk, tokens = [], 0
             chunk.append(i)
+            tokens += len(ids[i])
         if chunk:
             out[chunk] = self._forward([ids[j] for j in chunk])
         return out
 
     @staticmethod
     def _normed(x: Any, weight_bias: tuple[Any, Any]) -> Any:
-        x = x - _mean(x)
-        x *= 1.0 / np.sqrt(_mean(x * x) + _EPS)
-        x *= weight_bias[0]
-        x += weight_bias[1]
+        """LayerNorm of each row of x, in place, `_ROWS` rows at a time (their temporaries stay
+        in the core's cache); each row's result is the same whatever the rows around it."""
+        for at in range(0, len(x), _ROWS):
+            rows = x[at : at + _ROWS]
+            rows -= _mean(rows)
+            rows *= 1.0 / np.sqrt(_mean(rows * rows) + _EPS)
+            rows *= weight_bias[0]
+            rows += weight_bias[1]
         return x
 
-    def _forward(self, batch: list[list[int]]) -> Any:
-        rows, length = len(batch), max(len(b) for b in batch)
-        ids = np.zeros((rows, length), np.int64)
-        mask = np.zeros((rows, length), np.float32)
-        for j, b in enumerate(batch):
-            ids[j, : len(b)] = b
-            mask[j, : len(b)] = 1.0
-        x = self._words[ids].astype(np.float32) * self._word_scale[ids]
-        x += self._positions[:length]
-        x = self._normed(x, self._norm).reshape(rows * length, DIMENSIONS)
-        padding = ((mask - 1.0) * 1e9)[:, None, None, :]  # a padded token gets no attention
-        width = DIMENSIONS // _HEADS
-        # A block of a weight matrix as floats (`_Matrix.times`), for a short input: room for a
-        # block of the tallest matrix.
-        scratch = None
-        if rows * length <= _BLOCKED_TOKENS:
-            scratch = np.empty(4 * DIMENSIONS * _block_width(rows * length), np.float32)
-        for layer in self._layers:
-            qkv = layer.qkv.times(x, scratch)
-            qkv += layer.qkv_bias
-            q, k, v = qkv.reshape(rows, length, 3, _HEADS, width).transpose(2, 0, 3, 1, 4)
-            scores = np.matmul(q, k.transpose(0, 1, 3, 2))
-            scores *= width**-0.5
-            scores += padding
-            scores -= scores.max(-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(-1, keepdims=True)
-            attended = np.matmul(scores, v).transpose(0, 2, 1, 3).reshape(rows * length, -1)
-            h = layer.attention_out.times(attended, scratch)
-            h += layer.attention_out_bias
-            h += x
-            x = self._normed(h, layer.norm1)
-            h = layer.inner.times(x, scratch)
-            h += layer.inner_bias
-            # GELU, in the tanh form: within 1e-3 of the exact one, and numpy has no erf.
-            # In place, two arrays the size of h: each temporary here is 6 KB a token.
-            t = h * h
-            t *= h
+    @staticmethod
+    def _gelu(h: Any, bias: Any) -> Any:
+        """GELU(h + bias) in place, `_ROWS` rows at a time. In the tanh form: within 1e-3 of the
+        exact one, and numpy has no erf."""
+        for at in range(0, len(h), _ROWS):
+            rows = h[at : at + _ROWS]
+            rows += bias
+            t = rows * rows
+            t *= rows
             t *= 0.044715
-            t += h
+            t += rows
             t *= 0.7978845608
             np.tanh(t, out=t)
             t += 1.0
             t *= 0.5
-            h *= t
-            del t
+            rows *= t
+        return h
+
+    @staticmethod
+    def _attended(qkv: Any, groups: list[tuple[int, int, int]]) -> Any:
+        """Self-attention within each text: `groups` are runs of texts of one length, as
+        (first token row, texts, length); the texts' token rows lie one after the other in qkv
+        (query, key and value side by side). A text attends to its own tokens only, with no
+        padding, so its rows are the ones it gets alone."""
+        width = DIMENSIONS // _HEADS
+        attended = np.empty((len(qkv), DIMENSIONS), np.float32)
+        for start, count, length in groups:
+            end = start + count * length
+            part = qkv[start:end].reshape(count, length, 3, _HEADS, width)
+            q, k, v = part.transpose(2, 0, 3, 1, 4)
+            scores = np.matmul(q, k.transpose(0, 1, 3, 2))
+            scores *= width**-0.5
+            scores -= _row_max(scores)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(-1, keepdims=True)
+            heads = np.matmul(scores, v).transpose(0, 2, 1, 3)
+            attended[start:end] = heads.reshape(count * length, DIMENSIONS)
+        return attended
+
+    def _forward(self, batch: list[list[int]]) -> Any:
+        """The unit vectors of `batch` (token ids, shortest first). Every text's token rows are
+        stacked into one matrix, so each weight matrix takes one product for the whole batch;
+        only attention (`_attended`) and the mean are per text."""
+        lengths = [len(b) for b in batch]
+        ids = np.fromiter((i for b in batch for i in b), np.int64, sum(lengths))
+        groups: list[tuple[int, int, int]] = []  # (first row, texts, length) of equal lengths
+        start = 0
+        for length, run in itertools.groupby(lengths):
+            count = len(list(run))
+            groups.append((start, count, length))
+            start += count * length
+        positions = np.concatenate([np.arange(n) for n in lengths])
+        x = self._words[ids].astype(np.float32) * self._word_scale[ids]
+        x += self._positions[positions]
+        x = self._normed(x, self._norm)
+        # A block of a weight matrix as floats (`_Matrix.times`), for a short input: room for a
+        # block of the tallest matrix.
+        scratch = None
+        if len(ids) <= _BLOCKED_TOKENS:
+            scratch = np.empty(4 * DIMENSIONS * _block_width(len(ids)), np.float32)
+        for layer in self._layers:
+            qkv = layer.qkv.times(x, scratch)
+            qkv += layer.qkv_bias
+            h = layer.attention_out.times(self._attended(qkv, groups), scratch)
+            del qkv
+            h += layer.attention_out_bias
+            h += x
+            x = self._normed(h, layer.norm1)
+            h = self._gelu(layer.inner.times(x, scratch), layer.inner_bias)
             out = layer.out.times(h, scratch)
+            del h
             out += layer.out_bias
             out += x
             x = self._normed(out, layer.norm2)
-        x = x.reshape(rows, length, DIMENSIONS)
-        pooled = (x * mask[..., None]).sum(1) / mask.sum(1, keepdims=True)
+        pooled = np.empty((len(batch), DIMENSIONS), np.float32)
+        text = 0
+        for start, count, length in groups:
+            rows = x[start : start + count * length].reshape(count, length, DIMENSIONS)
+            pooled[text : text + count] = rows.sum(1) / np.float32(length)
+            text += count
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), _EPS)
