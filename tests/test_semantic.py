@@ -4,6 +4,7 @@ real index and real files; the daemon as a real subprocess."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import logging
 import os
 import re
@@ -17,6 +18,7 @@ import pytest
 
 import brainiac
 from brainiac import Memory
+from brainiac.runtime.embedder import Embedder
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
 from brainiac.search.index import Index
@@ -25,6 +27,7 @@ from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore
 from brainiac.store.locations import Locations
 from conftest import run_cli
+from helpers import wait_for
 from test_real_editors import run_daemon, stop
 
 BIKE = "I rode my bike to the office this morning"
@@ -575,3 +578,35 @@ def test_a_daemon_whose_model_file_is_damaged_answers_by_words_and_says_so_once(
     assert len(said) == 1, log.read_text()
     assert str(model_dir / "all-MiniLM-L6-v2-int8.onnx") in said[0]
     assert "SHA-256" in said[0] and "words only" in said[0] and "pip install" in said[0]
+
+
+def test_a_fill_looks_for_waiting_calls_every_few_texts(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(100)])
+    seen: list[int] = []
+    assert semantic.fill(before_batch=lambda: seen.append(semantic.stats()["vectors"])) == 100
+    # Before each part of at most 16 texts (a fraction of a second of the model's time), so a
+    # call waits for at most one part.
+    assert seen[0] == 0
+    assert all(0 < b - a <= 16 for a, b in itertools.pairwise(seen))
+    assert 100 - seen[-1] <= 16
+
+
+def test_no_batch_is_embedded_while_a_call_is_answered(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(40)])
+    caught_up: list[int] = []
+    embedder = Embedder(semantic, caught_up.append)
+    try:
+        with embedder.answering():
+            embedder.start()
+            wait_for(lambda: embedder.held, "the embedder to wait for the call")
+            assert semantic.stats()["vectors"] == 0  # the call has the cores to itself
+        wait_for(lambda: caught_up == [40], "the vectors, once the call is answered")
+        assert semantic.pending == 0
+    finally:
+        embedder.stop()
