@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import logging
 import os
 import re
@@ -18,6 +19,7 @@ import pytest
 
 import brainiac
 from brainiac import Memory
+from brainiac.runtime import daemon_socket
 from brainiac.runtime.embedder import Embedder
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
@@ -26,7 +28,7 @@ from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore
 from brainiac.store.locations import Locations
-from conftest import run_cli
+from conftest import load_benchmark, run_cli
 from helpers import wait_for
 from test_real_editors import run_daemon, stop
 
@@ -587,11 +589,11 @@ def test_a_fill_looks_for_waiting_calls_every_few_texts(
     semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(100)])
     seen: list[int] = []
     assert semantic.fill(before_batch=lambda: seen.append(semantic.stats()["vectors"])) == 100
-    # Before each part of at most 16 texts (a fraction of a second of the model's time), so a
-    # call waits for at most one part.
+    # Before each part of at most 8 texts (a tenth of a second of the model's time), so a call
+    # waits for at most one part.
     assert seen[0] == 0
-    assert all(0 < b - a <= 16 for a, b in itertools.pairwise(seen))
-    assert 100 - seen[-1] <= 16
+    assert all(0 < b - a <= 8 for a, b in itertools.pairwise(seen))
+    assert 100 - seen[-1] <= 8
 
 
 def test_no_batch_is_embedded_while_a_call_is_answered(
@@ -610,3 +612,21 @@ def test_no_batch_is_embedded_while_a_call_is_answered(
         assert semantic.pending == 0
     finally:
         embedder.stop()
+
+
+def test_a_call_during_a_first_fill_is_answered_by_the_daemon_before_the_fill_ends(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    load_benchmark("generate_vault").generate(vault, 150, 1)  # about 500 events to embed
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
+        event = {"session_id": "s", "hook_event_name": "UserPromptSubmit", "prompt": "the budget"}
+        done = run_cli("--vault", str(vault), "hook", "user-prompt-submit", input=json.dumps(event))
+        assert done.returncode == 0, done.stderr
+        answered = daemon_socket.stats(
+            daemon_socket.socket_path(str(Locations.for_vault(vault).runtime))
+        )
+        assert answered["stats"]["answered"] == 1
+        # The vectors are saved once every event has one: none yet, the fill goes on.
+        assert _saved(Locations.for_vault(vault).vectors_dir) == 0
+        stop(proc)

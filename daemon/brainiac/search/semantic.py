@@ -64,9 +64,11 @@ _SLICE = 256
 # starting the helper thread costs what it saves.
 _HALVES_ABOVE = 8192
 _FILL_BATCH = 64  # texts read from the index at a time, between two looks at the clock
-# Texts given to the model at a time (a fraction of a second): a daemon's call waiting for an
-# answer waits at most for the end of one part (runtime/embedder.py).
-_ENCODE_AT_ONCE = 16
+# Texts given to the model at a time: a daemon's call waits at most for the end of one short
+# part (runtime/embedder.py), and the model's temporaries are those of a few hundred tokens, not
+# of the thousand it would take at once (sentence_model.py), so a fill keeps less memory
+# resident, for no more time per text.
+_ENCODE_AT_ONCE = 8
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. Mostly relevance: with more weight on difference the
 # second-best memory about the asked thing gives way (docs/changelog.md, "History of the
