@@ -19,6 +19,10 @@ checkout's `daemon/` first on PYTHONPATH) start from the same files. Each run:
 - the fill's wall time (daemon spawn to the status saying nothing is pending) and the daemon's CPU
   time over it (its own and its children's), and the load average at the start and at the end.
 
+`--fill-only`: the fill alone in one process (`Memory` and its embedding, as the daemon's
+embedder slices it, no daemon): its CPU time and resident memory, the model's share of the
+daemon's.
+
 The daemon's count of answers is checked: a call the daemon did not answer (the CLI answered it
 in its own process) would not be a measurement of the daemon.
 """
@@ -211,6 +215,42 @@ def one_run(work: Path, env: dict[str, str], prompts: list[str], args: Any) -> d
     return out
 
 
+# `--fill-only`: the fill alone in a child process, as the daemon's embedder runs it (half-second
+# slices), without the daemon's other threads; its CPU time and resident memory.
+_FILL_ONLY = r"""
+import json, sys, time
+from pathlib import Path
+from brainiac import Memory
+def rss():
+    fields = dict(line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines())
+    return {k: int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "RssAnon", "RssFile")}
+with Memory(sys.argv[1], refresh_interval_s=float("inf")) as memory:
+    memory.fill_before_context = False
+    semantic = memory.semantic
+    opened, peak = rss(), rss()
+    wall, cpu, made = time.monotonic(), time.process_time(), 0
+    while done := semantic.fill(seconds=0.5):
+        made += done
+        peak = {k: max(v, rss()[k]) for k, v in peak.items()}
+    semantic.save()
+    print(json.dumps({"made": made, "wall": time.monotonic() - wall,
+                      "cpu": time.process_time() - cpu, "opened": opened, "peak": peak}))
+"""
+
+
+def fill_only(work: Path, env: dict[str, str]) -> dict[str, Any]:
+    restore(work, env)
+    done = scale.run([scale.PY, "-c", _FILL_ONLY, str(work / "run" / "vault")], env)
+    info: dict[str, Any] = scale.last_json(done["stdout"])
+    scale.log(
+        f"fill alone: {info['made']:,} vectors in {info['wall']:.0f} s, CPU {info['cpu']:.1f} s "
+        f"({info['made'] / info['cpu']:.0f} a CPU second); RSS at open "
+        f"{info['opened']['VmRSS']:.0f} MB, peak {info['peak']['VmRSS']:.0f} MB "
+        f"(heap {info['peak']['RssAnon']:.0f} MB)"
+    )
+    return info
+
+
 def _context(vault: Path, prompt: str) -> list[str]:
     return [BRAINIAC, "--vault", str(vault), "context", "--prompt", prompt, "--budget", "2000"]
 
@@ -262,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--jobs-off", action="store_true", help="the daemon's jobs off (not a user's default)"
     )
+    ap.add_argument(
+        "--fill-only", action="store_true", help="the fill alone in a process, no daemon"
+    )
     ap.add_argument("--json", type=Path, default=None, help="write the results here")
     args = ap.parse_args(argv)
     work = args.workdir.resolve()
@@ -270,7 +313,10 @@ def main(argv: list[str] | None = None) -> int:
         env.update(scale._JOBS_OFF)
     prepare(work, args.notes, args.seed, env)
     prompts = generate_vault.prompts(args.seed, 200, args.notes)
-    results = [one_run(work, env, prompts, args) for _ in range(args.runs)]
+    if args.fill_only:
+        results = [fill_only(work, env) for _ in range(args.runs)]
+    else:
+        results = [one_run(work, env, prompts, args) for _ in range(args.runs)]
     if args.json is not None:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
