@@ -57,6 +57,9 @@ def _environment(work: Path, src: Path | None) -> dict[str, str]:
         XDG_STATE_HOME=str(work / "run" / "state"),
         PYTHONHASHSEED="0",
     )
+    # The model's products on one thread in `--fill-only`'s child too, as the `brainiac` command
+    # has them (interfaces/entry.py).
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     if src is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
     return env
