@@ -29,8 +29,8 @@ log = logging.getLogger(__name__)
 
 _SLICE_S = 0.5  # between looks at the stop flag (a batch may run past it)
 _STOP_WAIT_S = 10.0
-# The longest a batch waits for the calls being answered: a call takes tens of milliseconds,
-# so only calls one after another without a pause keep a batch waiting this long.
+# The longest a batch waits for the calls being answered: a call is short, so only calls one
+# after another without a pause keep a batch waiting this long, and the fill still advances.
 _YIELD_AT_MOST_S = 2.0
 
 
