@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import _thread
 import hashlib
+import itertools
+import json
 import logging
 import os
 import re
@@ -20,6 +22,8 @@ import pytest
 
 import brainiac
 from brainiac import Memory
+from brainiac.runtime import daemon_socket
+from brainiac.runtime.embedder import Embedder
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
 from brainiac.search.index import Index
@@ -27,7 +31,8 @@ from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore
 from brainiac.store.locations import Locations
-from conftest import run_cli
+from conftest import load_benchmark, run_cli
+from helpers import wait_for
 from test_real_editors import run_daemon, stop
 
 BIKE = "I rode my bike to the office this morning"
@@ -655,3 +660,53 @@ def test_a_daemon_whose_model_file_is_damaged_answers_by_words_and_says_so_once(
     assert len(said) == 1, log.read_text()
     assert str(model_dir / "all-MiniLM-L6-v2-int8.onnx") in said[0]
     assert "SHA-256" in said[0] and "words only" in said[0] and "pip install" in said[0]
+
+
+def test_a_fill_looks_for_waiting_calls_every_few_texts(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(100)])
+    seen: list[int] = []
+    assert semantic.fill(before_batch=lambda: seen.append(semantic.stats()["vectors"])) == 100
+    # Before each part of at most 8 texts (a tenth of a second of the model's time), so a call
+    # waits for at most one part.
+    assert seen[0] == 0
+    assert all(0 < b - a <= 8 for a, b in itertools.pairwise(seen))
+    assert 100 - seen[-1] <= 8
+
+
+def test_no_batch_is_embedded_while_a_call_is_answered(
+    tmp_path: Path, model: SentenceModel
+) -> None:
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(40)])
+    caught_up: list[int] = []
+    embedder = Embedder(semantic, caught_up.append)
+    try:
+        with embedder.answering():
+            embedder.start()
+            wait_for(lambda: embedder.held, "the embedder to wait for the call")
+            assert semantic.stats()["vectors"] == 0  # the call has the cores to itself
+        wait_for(lambda: caught_up == [40], "the vectors, once the call is answered")
+        assert semantic.pending == 0
+    finally:
+        embedder.stop()
+
+
+def test_a_call_during_a_first_fill_is_answered_by_the_daemon_before_the_fill_ends(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "vault"
+    load_benchmark("generate_vault").generate(vault, 150, 1)  # about 500 events to embed
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
+        event = {"session_id": "s", "hook_event_name": "UserPromptSubmit", "prompt": "the budget"}
+        done = run_cli("--vault", str(vault), "hook", "user-prompt-submit", input=json.dumps(event))
+        assert done.returncode == 0, done.stderr
+        answered = daemon_socket.stats(
+            daemon_socket.socket_path(str(Locations.for_vault(vault).runtime))
+        )
+        assert answered["stats"]["answered"] == 1
+        # The vectors are saved once every event has one: none yet, the fill goes on.
+        assert _saved(Locations.for_vault(vault).vectors_dir) == 0
+        stop(proc)

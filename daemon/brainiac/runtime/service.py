@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from brainiac.api import job_table
 from brainiac.api.answers import Answerer
@@ -677,11 +678,18 @@ class Service:
             self._server.stop()
 
     def _socket_server(self) -> SocketServer:
-        return SocketServer(
-            self.memory.locations.runtime,
-            Answerer(self.memory).respond,
-            passed=self._passed_socket,
-        )
+        answerer = Answerer(self.memory)
+
+        def respond(request: dict[str, Any]) -> dict[str, Any]:
+            # The embedder starts no batch while a call is answered (embedder.py): an agent
+            # waits on the call, nobody waits on the vectors.
+            embedder = self._embedder
+            if embedder is None:
+                return answerer.respond(request)
+            with embedder.answering():
+                return answerer.respond(request)
+
+        return SocketServer(self.memory.locations.runtime, respond, passed=self._passed_socket)
 
     def _opened(self, server: SocketServer) -> bool:
         try:

@@ -64,7 +64,12 @@ _SLICE = 256
 # Rows above which the cosines are made on two threads (`_cosines`): below it, starting the
 # helper thread costs what it saves.
 _HALVES_ABOVE = 8192
-_FILL_BATCH = 64  # events embedded between two looks at the clock (about 0.6 s)
+_FILL_BATCH = 64  # texts read from the index at a time, between two looks at the clock
+# Texts given to the model at a time: a daemon's call waits at most for the end of one short
+# part (runtime/embedder.py), and the model's temporaries are those of a few hundred tokens, not
+# of the thousand it would take at once (sentence_model.py), so a fill keeps less memory
+# resident, for no more time per text.
+_ENCODE_AT_ONCE = 8
 # Maximal marginal relevance (`diversified`): how much a memory's relevance counts against its
 # likeness to what is already placed. Mostly relevance: with more weight on difference the
 # second-best memory about the asked thing gives way (docs/changelog.md, "History of the
@@ -369,9 +374,13 @@ class SemanticIndex:
         return len(self._texts) + len(self._waiting)
 
     # -- embedding ---------------------------------------------------------------------------
-    def fill(self, seconds: float | None = None) -> int:
+    def fill(
+        self, seconds: float | None = None, before_batch: Callable[[], object] | None = None
+    ) -> int:
         """Embed the events that have no vector yet: a batch at least, then more while
-        `seconds` allows (None: all); how many were embedded. Nothing when there is no model."""
+        `seconds` allows (None: all); how many were embedded. Nothing when there is no model.
+        `before_batch` is called before each batch, without the lock (the daemon's embedder
+        waits there for the calls being answered)."""
         if self.read_only or (not self._texts and not self._waiting):  # read without the lock:
             return 0  # a stale answer is harmless
         if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
@@ -391,24 +400,41 @@ class SemanticIndex:
             batch = self._next_batch()
             if batch is None:
                 break
-            vectors = model.encode([text for _, text in batch])  # outside the lock: slow
-            with self._lock:
-                try:
-                    self._store.append([d for d, _ in batch], vectors)
-                except OSError as exc:  # a cache: the search goes on with the vectors it has
-                    self._write_failed = time.monotonic()
-                    log.warning("%s: the vectors could not be written (%s)", self.folder, exc)
+            # Texts of about the same length in each part: the model pads a part's texts to
+            # its longest, so a part of similar texts costs little more than the texts.
+            batch.sort(key=lambda item: len(item[1]))
+            written = True
+            for at in range(0, len(batch), _ENCODE_AT_ONCE):
+                part = batch[at : at + _ENCODE_AT_ONCE]
+                if before_batch is not None:
+                    before_batch()
+                written = self._embed(model, part)
+                if not written:
                     break
-                for digest, _ in batch:
-                    self._texts.pop(digest, None)
-                    self._waiting.pop(digest, None)
-                self._live = None
-            done += len(batch)
-            if seconds is not None and time.monotonic() - started >= seconds:
+                done += len(part)
+            if not written or (seconds is not None and time.monotonic() - started >= seconds):
                 break
+        with self._lock:
+            self._live = None  # the rows made now, for the next nearness
         if done > _FILL_BATCH:
             _release_freed_memory()
         return done
+
+    def _embed(self, model: SentenceModel, part: list[tuple[int, str]]) -> bool:
+        """The vectors of `part`, (digest, text), added to the store; False when they could
+        not be written."""
+        vectors = model.encode([text for _, text in part])  # outside the lock: slow
+        with self._lock:
+            try:
+                self._store.append([d for d, _ in part], vectors)
+            except OSError as exc:  # a cache: the search goes on with the vectors it has
+                self._write_failed = time.monotonic()
+                log.warning("%s: the vectors could not be written (%s)", self.folder, exc)
+                return False
+            for digest, _ in part:
+                self._texts.pop(digest, None)
+                self._waiting.pop(digest, None)
+        return True
 
     def _next_batch(self) -> list[tuple[int, str]] | None:
         """Up to _FILL_BATCH (digest, text) to embed, None when none waits. Texts waiting by
