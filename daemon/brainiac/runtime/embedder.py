@@ -1,12 +1,12 @@
 """The daemon's thread that makes the vectors of new events (search/semantic.py).
 
-The sentence model embeds about 100 events a second on one core: a burst of imported messages,
-or the first start on a 10,000-note vault (44,854 events, about 8 minutes), must not hold up an
-edit's path, the daemon's start or an agent's call. So the writer loop only indexes, and wakes
-this thread after each sync; it embeds in short batches (the semantic index's lock is held only
-to take a batch and to add its vectors, so contexts are assembled meanwhile with the vectors
-there are), saves the vectors once it has caught up, and says so (the working memory is then
-ranked again, when idle).
+Making a vector is the daemon's costliest work by far (docs/benchmarks.md, "Ingest": minutes of
+a core for a 10,000-note vault): a burst of imported messages, or a first start on a large
+vault, must not hold up an edit's path, the daemon's start or an agent's call. So the writer
+loop only indexes, and wakes this thread after each sync; it embeds in short batches (the
+semantic index's lock is held only to take a batch and to add its vectors, so contexts are
+assembled meanwhile with the vectors there are), saves the vectors once it has caught up, and
+says so (the working memory is then ranked again, when idle).
 
 Calls answered over the socket come first: while one is being answered (`answering`), no next
 batch starts, so the call has the interpreter and the cores to itself but for the end of the
