@@ -400,10 +400,7 @@ class SemanticIndex:
             batch = self._next_batch()
             if batch is None:
                 break
-            # Texts of about the same length in each part: the model pads a part's texts to
-            # its longest, so a part of similar texts costs little more than the texts.
-            batch.sort(key=lambda item: len(item[1]))
-            written = True
+            written = True  # a part's texts need no order: the model packs them (encode)
             for at in range(0, len(batch), _ENCODE_AT_ONCE):
                 part = batch[at : at + _ENCODE_AT_ONCE]
                 if before_batch is not None:
