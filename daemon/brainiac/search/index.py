@@ -33,6 +33,7 @@ import gc
 import itertools
 import logging
 import math
+import os
 import threading
 import uuid
 import warnings
@@ -95,6 +96,11 @@ _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, 
 # every posting of each sub-writer in memory, and the room needed grows with the vault.
 _POOL_MB = 128
 _MERGE_ABOVE_SEGMENTS = 6
+# How often a reader beside the daemon opens the newest commit when the one it was opening had
+# its files deleted by a newer commit meanwhile (Index._fresher): each try is a few file opens,
+# and a newer commit each time would mean the daemon commits faster than a reader opens.
+_READER_ATTEMPTS = 5
+_MOVED_ON = object()  # _try_open's answer when a newer commit deleted what it was reading
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
@@ -181,7 +187,14 @@ class Index:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             ix = self._try_open()
-            if ix is None:
+            # Beside the daemon, a table of contents the daemon's next commit deleted between
+            # the listing and the read (_fresher): the newest one is read instead.
+            for _ in range(_READER_ATTEMPTS - 1):
+                if ix is not _MOVED_ON:
+                    break
+                ix = self._try_open()
+            if ix is None or ix is _MOVED_ON:
+                ix = None
                 gc.collect()
         if ix is None and not self.writable:
             raise SearchError(
@@ -191,6 +204,9 @@ class Index:
         return ix if ix is not None else self._create()
 
     def _try_open(self) -> Any:
+        """The open index; None when nothing usable is there (a writer builds one afresh);
+        _MOVED_ON when a reader beside the daemon met a commit's deletion (_fresher)."""
+        generation = self._generation()
         try:
             if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
                 ix = windex.open_dir(self.directory)
@@ -201,6 +217,8 @@ class Index:
                 ix.close()
                 log.info("index at %s has an older schema; rebuilding", self.directory)
         except Exception as exc:  # any read error means: rebuild from the vault
+            if self._fresher(exc, generation):
+                return _MOVED_ON
             # Log the text, not the exception: a kept log record would keep its traceback's frames
             # alive, and with them the files Whoosh opened.
             log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
@@ -501,10 +519,53 @@ class Index:
             old.close()
             return True
 
+    def _generation(self) -> int:
+        """The newest commit's generation on disk (-1: none, or the folder unreadable)."""
+        try:
+            return whoosh_internals.latest_generation(str(self.directory))
+        except OSError:
+            return -1
+
+    def _fresher(self, exc: Exception, generation: int) -> bool:
+        """Whether `exc`, met by a reader beside the daemon reading the commit that was the
+        newest at `generation`, is a file that commit named deleted by a newer one: the daemon
+        deletes a commit's unused files once its next commit is written. Then the newest
+        commit is worth reading. A file missing from the newest commit is damage (an error)."""
+        return (
+            not self.writable
+            and isinstance(exc, FileNotFoundError)
+            and self._generation() != generation
+        )
+
     def _new_searcher(self) -> Any:
+        """A searcher on the index's newest commit. Beside the daemon, every file it may read
+        is opened with it (whoosh_internals.keep_column_files): the daemon deletes the files a
+        merge replaced as soon as its own searcher moved on, and a search here must read the
+        commit it opened whole, rather than fail ('NoneType' object is not subscriptable) or
+        score with lengths it could not read."""
+        if self.writable:
+            return self._opened_searcher()
+        for attempt in range(1, _READER_ATTEMPTS + 1):
+            generation = self._generation()
+            try:
+                return self._opened_searcher()
+            except Exception as exc:
+                if attempt == _READER_ATTEMPTS or not self._fresher(exc, generation):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _opened_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
         reader = searcher.reader()
         leaves = [leaf for leaf, _ in reader.leaf_readers()] if reader.doc_count_all() else []
+        if not self.writable:
+            try:
+                names = os.listdir(self.directory)  # after the reader read its commit
+                for leaf in leaves:
+                    whoosh_internals.keep_column_files(leaf, names)
+            except BaseException:
+                searcher.close()
+                raise
         self._weighting.keep_only({leaf.segment().segment_id() for leaf in leaves})
         for leaf in leaves:
             whoosh_internals.keep_term_lookups(leaf)
