@@ -232,7 +232,9 @@ def test_an_older_copy_of_a_session_note_a_names_note_took_from_gives_its_events
     assert taken and not any(i in session.read_text(encoding="utf-8") for i in taken)
     session.write_text(older_copy + "\nThe river walk was my idea.\n", encoding="utf-8")
 
-    _run(memory, later + dt.timedelta(hours=2))
+    [report] = memory.run_job("promotion", now=later + dt.timedelta(hours=2))
+
+    assert f"took {len(taken)} Sources line(s) an older copy brought back" in report.summary
 
     text = session.read_text(encoding="utf-8")
     assert not any(i in text for i in taken) and "The river walk was my idea." in text

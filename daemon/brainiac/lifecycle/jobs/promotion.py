@@ -67,13 +67,17 @@ def promote(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         return JobReport("promotion", True, "no short-term document", dry_run=dry_run)
     public = _public_files(memory, {rel for e in doc.events for rel in where.get(e.id, ())})
     placed = {e.id for e in doc.events if where.get(e.id, set()) & public}
-    if not dry_run:
-        _clear_moved_copies(memory, where, outcome)
+    cleared = _clear_moved_copies(memory, where, outcome) if not dry_run else 0
     events = [e for e in doc.events if e.id not in placed]
     window = memory.config.short_term_window
     leaving = projects.past_window(events, window)
     leaving = [e for e in leaving if e.at is None or e.at <= now]
     prefix = f"finished an interrupted run ({finished} events); " if finished else ""
+    if cleared:
+        prefix += (
+            f"took {cleared} Sources line(s) an older copy brought back out of that note again "
+            "(the note they had moved to holds them); "
+        )
     if placed:
         verb = "would drop" if dry_run else "dropped"
         prefix += f"{verb} {len(placed)} Event Log line(s) already in a note (a stale save); "
@@ -121,7 +125,7 @@ def _incomplete(outcome: Outcome) -> JobReport:
     )
 
 
-def _clear_moved_copies(memory: MemoryLike, where: dict[str, set[str]], outcome: Outcome) -> None:
+def _clear_moved_copies(memory: MemoryLike, where: dict[str, set[str]], outcome: Outcome) -> int:
     """Sources lines a job moved out of a note, and an older copy of that note brought back
     (a person's editor saving the copy it held while the job ran): the note they went to holds
     them, so they leave the older note again, which keeps everything else it holds.
@@ -130,7 +134,8 @@ def _clear_moved_copies(memory: MemoryLike, where: dict[str, set[str]], outcome:
     into, and leaves a stub (status `merged`); a name's new note takes, from the session notes
     that said the name, the events that said it (`Plan.take`). So an event in two notes leaves
     a stub, and leaves a session note when a name's note (tagged `entity`, public: the event
-    stays findable) holds it too. Left there, the event would be in two notes for good."""
+    stays findable) holds it too. Left there, the event would be in two notes for good. Returns
+    how many lines it took out."""
     doubled: dict[str, set[str]] = {}
     for event_id, rels in where.items():
         in_notes = rels - {SHORT_TERM}
@@ -140,12 +145,18 @@ def _clear_moved_copies(memory: MemoryLike, where: dict[str, set[str]], outcome:
     kinds = {rel: _moved_from_kind(memory, rel) for rel in doubled}
     names_notes = {rel for rel, kind in kinds.items() if kind == "entity"}
     names_notes &= _public_files(memory, names_notes)
+    cleared = 0
     for rel, ids in sorted(doubled.items()):
         if kinds[rel] == "stub":
-            update(memory.vault, rel, functools.partial(_without_sources, ids), outcome, False)
-        elif kinds[rel] == "session" and (gone := {i for i in ids if where[i] & names_notes}):
+            out = functools.partial(_without_sources, ids)
+        elif kinds[rel] == "session" and (ids := {i for i in ids if where[i] & names_notes}):
             # As the take left it: without their observation lines, its summary made again.
-            update(memory.vault, rel, functools.partial(taken_out, gone=gone), outcome, False)
+            out = functools.partial(taken_out, gone=ids)
+        else:
+            continue
+        if update(memory.vault, rel, out, outcome, False):
+            cleared += len(ids)
+    return cleared
 
 
 def _moved_from_kind(memory: MemoryLike, rel: str) -> str | None:
