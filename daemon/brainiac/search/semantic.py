@@ -20,8 +20,9 @@ Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 even
 vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and appended to as
 vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up to SCAN_ALL_UP_TO
 events the prompt is compared with every row in slices, so no float copy of the whole is ever made
-(float16 rows would be converted slowly by numpy); above it, with each row's signs first and only
-the likeliest rows in full (`_sketched`). The texts that wait for their vector while a process
+(float16 rows would be converted slowly by numpy), or, for a project's events (`among`), with the
+slices that hold them (`_cosines`); above it, with each row's signs first and only the likeliest
+rows in full (`_sketched`). The texts that wait for their vector while a process
 learns every event at once are read back from the index in batches rather than kept. Thread-safe:
 the daemon's socket threads search while its embedder fills.
 
