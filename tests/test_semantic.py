@@ -428,6 +428,55 @@ def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
     np.testing.assert_allclose(halves, expected, rtol=1e-5, atol=1e-2)
 
 
+def test_a_scopes_cosines_are_made_from_the_slices_holding_its_rows_only(
+    tmp_path: Path, model: SentenceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's nearness in a vault shared with others (or the live rows among stale ones)
+    compares the prompt only with the slices of vectors that hold its rows, each slice as the
+    whole scan makes it: the cosines are the whole scan's bit for bit, the last rows' too (a
+    gather would sum those past a multiple of four in another order)."""
+    slice_rows = 8  # slices of a few rows, so that a few texts fill three of them
+    monkeypatch.setattr(semantic_mod, "_SLICE", slice_rows)
+    texts = [f"Event {i}: the {i % 7} crates reached dock {i % 11}" for i in range(2 * slice_rows)]
+    texts += ["I rode my bike to work", "Anna prefers green tea", "The printer is broken"]
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", t, "user") for i, t in enumerate(texts)])
+    semantic.fill()
+    store = semantic._store
+    matrix, scales, count = store.rows, store.scales, store.count
+    assert count == len(texts) and count % 4 == 3
+    read: list[slice] = []
+
+    class Recorded:
+        """The rows, with a note of each slice read."""
+
+        shape = matrix.shape
+
+        def __getitem__(self, rows: slice) -> Any:
+            read.append(rows)
+            return matrix[rows]
+
+    # A project's nearness: only the slices that hold its events' vectors are read.
+    mine = [0, 1, 2, count - 1]
+    holding = {
+        int(r) // slice_rows * slice_rows
+        for r in store.rows_of([semantic_mod.text_digest(texts[i]) for i in mine])
+    }
+    with monkeypatch.context() as recorded:
+        recorded.setattr(VectorStore, "rows", property(lambda _: Recorded()))
+        near = semantic.nearness("bicycle", among=frozenset(f"k{i}" for i in mine))
+    assert set(near) == {f"k{i}" for i in mine}
+    assert {r.start for r in read} == holding and len(holding) < 3
+    # Each slice made as the whole scan makes it: the same cosines bit for bit.
+    query = model.encode(["How did I get to the office on my bicycle?"])[0]
+    whole = semantic_mod._cosines(matrix, scales, count, query)
+    rows = np.array([count - 1, 5, count - 3, 7, 5])  # the first slice and the last: not the middle
+    read.clear()
+    scoped = semantic_mod._cosines(Recorded(), scales, count, query, rows)
+    assert scoped.tobytes() == whole[rows].tobytes()
+    assert sorted(r.start for r in read) == [0, 2 * slice_rows]
+
+
 def test_the_cosines_do_not_wait_for_their_helper_thread_to_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -20,8 +20,9 @@ Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 even
 vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and appended to as
 vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up to SCAN_ALL_UP_TO
 events the prompt is compared with every row in slices, so no float copy of the whole is ever made
-(float16 rows would be converted slowly by numpy); above it, with each row's signs first and only
-the likeliest rows in full (`_sketched`). The texts that wait for their vector while a process
+(float16 rows would be converted slowly by numpy), or, for a project's events (`among`), with the
+slices that hold them (`_cosines`); above it, with each row's signs first and only the likeliest
+rows in full (`_sketched`). The texts that wait for their vector while a process
 learns every event at once are read back from the index in batches rather than kept. Thread-safe:
 the daemon's socket threads search while its embedder fills.
 
@@ -128,24 +129,37 @@ def _release_freed_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
+def _cosines(matrix: Any, scales: Any, count: int, query: Any, rows: Any = None) -> Any:
     """The cosine of `query` with each of the first `count` rows, in order (no gather of the
-    matrix). Above `_HALVES_ABOVE` rows, a helper thread shares the slices: numpy lets go of the
-    GIL for each slice's conversion and product, so the two run on two cores.
+    matrix); with `rows` (row numbers below `count`), with those rows, in their order. Above
+    `_HALVES_ABOVE` rows, a helper thread shares the slices: numpy lets go of the GIL for each
+    slice's conversion and product, so the two run on two cores.
+
+    With `rows`, only the slices that hold one of them are made (a project's events among a
+    shared vault's, rows whose text no event has any more left out), each the slice the whole
+    scan makes: OpenBLAS sums a product's last rows past a multiple of four in another order
+    than the others, so a gather of the rows would give other cosines in their last bits, and
+    a context that differs from the whole scan's.
 
     The slices are shared, not split in halves: each thread takes the next one not taken, and
     the caller never waits for the helper to start. On a busy machine a new thread may not run
     for milliseconds; the caller then does every slice itself and waits at most for the one
     slice the helper is doing. Each slice is made the same way whichever thread makes it."""
     every = np.empty(count, np.float32)
-    starts = iter(range(0, count, _SLICE))  # taken one at a time by either thread
+    if rows is None:
+        made: Any = range(0, count, _SLICE)
+    else:
+        holding = np.zeros((count + _SLICE - 1) // _SLICE, bool)
+        holding[np.asarray(rows, np.intp) // _SLICE] = True
+        made = (np.flatnonzero(holding) * _SLICE).tolist()
+    starts = iter(made)  # taken one at a time by either thread
     failed: list[BaseException] = []
 
     def product(at: int) -> None:
         stop = min(at + _SLICE, count)
         every[at:stop] = matrix[at:stop].astype(np.float32) @ query
 
-    if count > _HALVES_ABOVE:
+    if len(made) * _SLICE > _HALVES_ABOVE:
         # Held by the helper while it takes and makes a slice: once the caller has run out of
         # slices and holds it, every slice is made.
         busy = threading.Lock()
@@ -175,6 +189,8 @@ def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
     else:
         for at in starts:
             product(at)
+    if rows is not None:
+        return every[rows] * scales[rows]
     every *= scales[:count]
     return every
 
@@ -482,6 +498,8 @@ class SemanticIndex:
         if sketches is not None:
             rows, cosine = _sketched(matrix, scales, sketches, rows, query, nearest)
             keys = [keys[i] for i in rows]
+        elif len(rows) < count:
+            cosine = _cosines(matrix, scales, count, query, rows)
         else:
             cosine = _cosines(matrix, scales, count, query)[rows]
         lo, hi = float(cosine.min()), float(cosine.max())
