@@ -89,21 +89,26 @@ def restore(work: Path, env: dict[str, str]) -> None:
 
 
 def _memory(pid: int) -> dict[str, float]:
-    """VmRSS, RssAnon and RssFile of `pid` (MB), and the summed VmRSS of its process tree."""
+    """VmRSS, VmHWM, RssAnon and RssFile of `pid` (MB), the largest VmRSS among its
+    descendants (a fill or a merge beside it), and the summed VmRSS of its process tree."""
     fields: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
-        if name in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+        if name in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
             fields[name] = int(value.split()[0]) / 1024
     tree = fields.get("VmRSS", 0.0)
+    largest = 0.0
     for child in _descendants(pid):
         try:
             for line in Path(f"/proc/{child}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
-                    tree += int(line.split()[1]) / 1024
+                    rss = int(line.split()[1]) / 1024
+                    tree += rss
+                    largest = max(largest, rss)
         except OSError:
             continue
     fields["tree"] = tree
+    fields["child"] = largest
     return fields
 
 
@@ -191,7 +196,8 @@ def one_run(work: Path, env: dict[str, str], prompts: list[str], args: Any) -> d
     total = 2 * (i + args.after)
     if answered != total:
         raise RuntimeError(f"the daemon answered {answered} of {total} calls")
-    peak = {k: max(s.get(k, 0.0) for s in samples) for k in ("VmRSS", "RssAnon", "RssFile", "tree")}
+    kinds = ("VmRSS", "VmHWM", "RssAnon", "RssFile", "child", "tree")
+    peak = {k: max(s.get(k, 0.0) for s in samples) for k in kinds}
     out = {
         "ready_s": ready,
         "fill_s": fill_s,

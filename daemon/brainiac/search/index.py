@@ -151,6 +151,10 @@ class Index:
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._failed_beside: tuple[str, ...] = ()  # the sources of a merge beside that failed
+        # True in the daemon, which merges beside its writer (index_merge.py): a purge of an
+        # index too large for a two-process build's threshold is then left to
+        # merge_beside_start, a child's copy, rather than rewritten in the writer's process.
+        self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
@@ -383,7 +387,9 @@ class Index:
         """
         self._check_writable()
         count = self.segment_count()
-        purge = self.deleted_share() >= _PURGE_DELETED_SHARE
+        purge = self.deleted_share() >= _PURGE_DELETED_SHARE and not (
+            self.purges_beside and not force and self._purged_beside()
+        )
         if (
             not force
             and not purge
@@ -395,15 +401,26 @@ class Index:
         self._left_by_merge = self.segment_count()
         return True
 
+    def _purged_beside(self) -> bool:
+        """Whether a purge of this index is a copy beside the writer (merge_beside_sources)
+        rather than an `optimize` in the writer's process: an index of more documents than a
+        build does in one process, whose rewrite would hold all of its postings in memory."""
+        total: int = sum(s.doc_count_all() for s in self._searched_segments())
+        return total > MULTIPROCESS_ABOVE
+
     def merge_beside_sources(self) -> tuple[str, ...]:
         """The segments worth merging beside the writer (index_merge.py), in the index's order,
-        or none: the large ones (each holding at least 1/`_LARGE_SEGMENT_PARTS` of the
-        documents) when there are two or more, in an index a two-process build writes. Whoosh's
-        merging commits leave large segments alone, and small ones are theirs to merge."""
+        or none. Every segment when `_PURGE_DELETED_SHARE` of the documents are deleted (the
+        copy leaves them out: a purge, made beside the writer); otherwise the large ones (each
+        holding at least 1/`_LARGE_SEGMENT_PARTS` of the documents) when there are two or
+        more, in an index a two-process build writes. Whoosh's merging commits leave large
+        segments alone, and small ones are theirs to merge."""
         segments = self._searched_segments()
         total = sum(s.doc_count_all() for s in segments)
         if total <= MULTIPROCESS_ABOVE:
             return ()
+        if self.deleted_share() >= _PURGE_DELETED_SHARE:
+            return tuple(s.segment_id() for s in segments)
         large = tuple(
             s.segment_id() for s in segments if s.doc_count_all() * _LARGE_SEGMENT_PARTS >= total
         )
