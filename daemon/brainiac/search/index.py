@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import ctypes
 import dataclasses
 import functools
 import gc
@@ -94,6 +95,12 @@ _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, 
 # default). More would skip the runs of a large build (index_runs.py) at the cost of holding
 # every posting of each sub-writer in memory, and the room needed grows with the vault.
 _POOL_MB = 128
+# The same for an edit's commit and a merging commit, in the daemon's process: an edit never
+# fills it, but a job that rewrites thousands of notes (organization) is one sync, and with the
+# build's pool the daemon's heap would hold up to its size in postings, and keep it.
+_EDIT_POOL_MB = 24
+# Documents above which a commit hands the heap's freed pages back to the system afterwards.
+_TRIM_AFTER_DOCS = 500
 _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
@@ -300,7 +307,7 @@ class Index:
             return
         self._check_writable()
         with self._writing("updating the index"):
-            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_POOL_MB)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
             terms = Terms()
             try:
                 for key in delete:
@@ -316,6 +323,8 @@ class Index:
             # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
             # segments.
             self._publish(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
+        if len(add) + len(delete) > _TRIM_AFTER_DOCS:
+            _release_freed_memory()
 
     def build(self, docs: Iterable[Document], files: int = 0) -> int:
         """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
@@ -397,7 +406,9 @@ class Index:
         ):
             return False
         with self._writing("merging the index's segments"):
-            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True, optimize=purge)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
+            self._publish(writer, merge=True, optimize=purge)
+        _release_freed_memory()
         self._left_by_merge = self.segment_count()
         return True
 
@@ -1138,6 +1149,13 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
         return reads[at](docnum - offsets[at])
 
     return stored_fields
+
+
+def _release_freed_memory() -> None:
+    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a large
+    commit's postings would stay resident in a long-lived process)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], None]:
