@@ -64,6 +64,7 @@ from brainiac.runtime.scheduler import Scheduler
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.runtime.watcher import ChangeTracker, Watcher
 from brainiac.search.fill_beside import FillBeside
+from brainiac.search.index import LARGE_SYNC_DOCS, release_freed_memory
 from brainiac.search.index_merge import MergeBeside
 from brainiac.store import config as config_mod
 from brainiac.store import daemon_requests, safe_io
@@ -418,6 +419,8 @@ class Service:
             self._faults.index_failed(exc, f"updating {', '.join(paths)}")
             return
         self._counters.syncs += 1
+        if report.docs_written > LARGE_SYNC_DOCS:  # a job's mass rewrite: its documents are freed
+            release_freed_memory()
         if report.changed or report.removed:
             self._counters.last_change = time.monotonic()
             self._ranking_stale = True

@@ -99,8 +99,9 @@ _POOL_MB = 128
 # fills it, but a job that rewrites thousands of notes (organization) is one sync, and with the
 # build's pool the daemon's heap would hold up to its size in postings, and keep it.
 _EDIT_POOL_MB = 24
-# Documents above which a commit hands the heap's freed pages back to the system afterwards.
-_TRIM_AFTER_DOCS = 500
+# Documents written above which a sync is large: the daemon hands the heap's freed pages back
+# to the system after it (release_freed_memory).
+LARGE_SYNC_DOCS = 500
 _MERGE_ABOVE_SEGMENTS = 6
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
@@ -323,8 +324,6 @@ class Index:
             # daemon idle long enough to merge), the commit lets Whoosh's policy merge the small
             # segments.
             self._publish(writer, merge=self.segment_count() >= _MERGE_AT_SEGMENTS)
-        if len(add) + len(delete) > _TRIM_AFTER_DOCS:
-            _release_freed_memory()
 
     def build(self, docs: Iterable[Document], files: int = 0) -> int:
         """Add `docs` to an index that holds none of them yet (a first build, after `reset`),
@@ -408,7 +407,7 @@ class Index:
         with self._writing("merging the index's segments"):
             writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
             self._publish(writer, merge=True, optimize=purge)
-        _release_freed_memory()
+        release_freed_memory()
         self._left_by_merge = self.segment_count()
         return True
 
@@ -1151,9 +1150,10 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
     return stored_fields
 
 
-def _release_freed_memory() -> None:
+def release_freed_memory() -> None:
     """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a large
-    commit's postings would stay resident in a long-lived process)."""
+    commit's postings, a large sync's documents or a job's files would stay resident in a
+    long-lived process)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 

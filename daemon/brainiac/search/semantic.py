@@ -352,7 +352,9 @@ class SemanticIndex:
             for key in deleted:
                 self._digest_of.pop(key, None)
                 self._role_of.pop(key, None)
-            self._add(added)
+            # By key where the index can give the text back: a job that rewrites thousands of
+            # notes must not leave all their texts in the daemon's heap until their turn.
+            self._add(added, keep_texts=self._texts_of is None)
             self._live = None
 
     def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
