@@ -11,8 +11,9 @@ checkout's `daemon/` first on PYTHONPATH) start from the same files. Each run:
 
 - `brainiac run` with the default settings (jobs on unless `--jobs-off`, recall by meaning on),
   no vectors yet;
-- the daemon's memory every 0.5 s until every event has its vector: its VmRSS, of which anonymous
-  (heap) and file pages (the mapped vectors, libraries), and the summed RSS of its process tree;
+- the daemon's memory every 0.5 s until every event has its vector: its VmRSS and VmHWM, of
+  which anonymous (heap) and file pages (the mapped vectors, libraries), the largest RSS among its
+  children (the fill and the merge beside it), and the summed RSS of its process tree;
 - meanwhile, CLI calls answered by the daemon in turn (`context --prompt P --budget 2000`, then
   `hook user-prompt-submit` with the event's JSON on stdin, then `--pause` seconds), their wall
   time from spawn to exit; then `--after` more of each once the vectors are made;
