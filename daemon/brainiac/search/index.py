@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import ctypes
 import dataclasses
 import functools
 import gc
@@ -95,6 +96,13 @@ _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, 
 # default). More would skip the runs of a large build (index_runs.py) at the cost of holding
 # every posting of each sub-writer in memory, and the room needed grows with the vault.
 _POOL_MB = 128
+# The same for an edit's commit and a merging commit, in the daemon's process: an edit never
+# fills it, but a job that rewrites thousands of notes (organization) is one sync, and with the
+# build's pool the daemon's heap would hold up to its size in postings, and keep it.
+_EDIT_POOL_MB = 24
+# Documents written above which a sync is large: the daemon hands the heap's freed pages back
+# to the system after it (release_freed_memory).
+LARGE_SYNC_DOCS = 500
 _MERGE_ABOVE_SEGMENTS = 6
 # How often a reader beside the daemon opens the newest commit when the one it was opening had
 # its files deleted by a newer commit meanwhile (Index._fresher): each try is a few file opens,
@@ -157,6 +165,10 @@ class Index:
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._failed_beside: tuple[str, ...] = ()  # the sources of a merge beside that failed
+        # True in the daemon, which merges beside its writer (index_merge.py): a purge of an
+        # index too large for a two-process build's threshold is then left to
+        # merge_beside_start, a child's copy, rather than rewritten in the writer's process.
+        self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
@@ -314,7 +326,7 @@ class Index:
             return
         self._check_writable()
         with self._writing("updating the index"):
-            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_POOL_MB)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
             terms = Terms()
             try:
                 for key in delete:
@@ -401,7 +413,9 @@ class Index:
         """
         self._check_writable()
         count = self.segment_count()
-        purge = self.deleted_share() >= _PURGE_DELETED_SHARE
+        purge = self.deleted_share() >= _PURGE_DELETED_SHARE and not (
+            self.purges_beside and not force and self._purged_beside()
+        )
         if (
             not force
             and not purge
@@ -409,19 +423,32 @@ class Index:
         ):
             return False
         with self._writing("merging the index's segments"):
-            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True, optimize=purge)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
+            self._publish(writer, merge=True, optimize=purge)
+        release_freed_memory()
         self._left_by_merge = self.segment_count()
         return True
 
+    def _purged_beside(self) -> bool:
+        """Whether a purge of this index is a copy beside the writer (merge_beside_sources)
+        rather than an `optimize` in the writer's process: an index of more documents than a
+        build does in one process, whose rewrite would hold all of its postings in memory."""
+        total: int = sum(s.doc_count_all() for s in self._searched_segments())
+        return total > MULTIPROCESS_ABOVE
+
     def merge_beside_sources(self) -> tuple[str, ...]:
         """The segments worth merging beside the writer (index_merge.py), in the index's order,
-        or none: the large ones (each holding at least 1/`_LARGE_SEGMENT_PARTS` of the
-        documents) when there are two or more, in an index a two-process build writes. Whoosh's
-        merging commits leave large segments alone, and small ones are theirs to merge."""
+        or none. Every segment when `_PURGE_DELETED_SHARE` of the documents are deleted (the
+        copy leaves them out: a purge, made beside the writer); otherwise the large ones (each
+        holding at least 1/`_LARGE_SEGMENT_PARTS` of the documents) when there are two or
+        more, in an index a two-process build writes. Whoosh's merging commits leave large
+        segments alone, and small ones are theirs to merge."""
         segments = self._searched_segments()
         total = sum(s.doc_count_all() for s in segments)
         if total <= MULTIPROCESS_ABOVE:
             return ()
+        if self.deleted_share() >= _PURGE_DELETED_SHARE:
+            return tuple(s.segment_id() for s in segments)
         large = tuple(
             s.segment_id() for s in segments if s.doc_count_all() * _LARGE_SEGMENT_PARTS >= total
         )
@@ -1182,6 +1209,14 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
         return reads[at](docnum - offsets[at])
 
     return stored_fields
+
+
+def release_freed_memory() -> None:
+    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a large
+    commit's postings, a large sync's documents or a job's files would stay resident in a
+    long-lived process)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], None]:

@@ -326,6 +326,9 @@ class SemanticIndex:
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
         self._texts_seen: OrderedDict[str, Any] = OrderedDict()  # see likeness
         self._loaded = False
+        # The files handed to a fill in a child process (fill_beside.py): read here meanwhile,
+        # written by the child alone.
+        self._beside = False
 
     # -- the model ---------------------------------------------------------------------------
     @property
@@ -365,7 +368,9 @@ class SemanticIndex:
             for key in deleted:
                 self._digest_of.pop(key, None)
                 self._role_of.pop(key, None)
-            self._add(added)
+            # By key where the index can give the text back: a job that rewrites thousands of
+            # notes must not leave all their texts in the daemon's heap until their turn.
+            self._add(added, keep_texts=self._texts_of is None)
             self._live = None
 
     def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
@@ -397,8 +402,8 @@ class SemanticIndex:
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model.
         `before_batch` is called before each batch, without the lock (the daemon's embedder
         waits there for the calls being answered)."""
-        if self.read_only or (not self._texts and not self._waiting):  # read without the lock:
-            return 0  # a stale answer is harmless
+        if self.read_only or self._beside or (not self._texts and not self._waiting):
+            return 0  # read without the lock: a stale answer is harmless
         if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
             return 0
         started = time.monotonic()
@@ -673,7 +678,7 @@ class SemanticIndex:
         are in the file already: vector_store.py). Vectors of texts no event has any more are
         dropped when they are most of the file."""
         with self._lock:
-            if not self._loaded or self.read_only:
+            if not self._loaded or self.read_only or self._beside:
                 return
             try:
                 keep = self._kept_if_compacted()
@@ -683,6 +688,65 @@ class SemanticIndex:
                 self._store.commit()
             except OSError as exc:  # a cache: what is not saved is made again next time
                 log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
+
+    def commit(self) -> None:
+        """Make the vectors appended so far the ones another process reads (no compaction: a
+        fill beside the daemon commits each slice, which the daemon follows)."""
+        with self._lock:
+            if self._loaded and not self.read_only and not self._beside:
+                try:
+                    self._store.commit()
+                except OSError as exc:  # a cache: what is not committed is made again
+                    log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
+
+    # -- a fill in a child process (fill_beside.py) --------------------------------------------
+    def hand_over(self) -> None:
+        """Commit the vectors made here and leave the files to a child's fill: until
+        `take_back`, they are only read here (`follow_beside`) and nothing is embedded."""
+        self.save()
+        with self._lock:
+            self._store.close()
+            self._store = self._opened(read_only=True)
+            self._beside = True
+            self._live = None
+
+    def follow_beside(self) -> bool:
+        """The vectors the child committed since the last look (a stat when none): whether
+        there were any. The files are read without the lock, so searches go on meanwhile."""
+        with self._lock:
+            store = self._store
+        if not self._beside or not store.changed():
+            return False
+        fresh = self._opened(read_only=True)
+        if fresh.problem or fresh.count < store.count:
+            return False  # a commit caught halfway: read again at the next look
+        self._use(fresh)
+        return True
+
+    def take_back(self) -> None:
+        """The child has exited: its last commit is read, and the files are written here again
+        (what it left missing is embedded by the next `fill`)."""
+        fresh = self._opened(read_only=False)
+        with self._lock:
+            self._store.close()
+            self._beside = False
+        self._use(fresh)
+
+    def _opened(self, read_only: bool) -> VectorStore:
+        store = VectorStore(self.folder, MODEL_ID, DIMENSIONS, read_only=read_only)
+        store.open()
+        return store
+
+    def _use(self, store: VectorStore) -> None:
+        """`store` in place of the one in use, and the texts that now have a vector no longer
+        waiting (an array lookup for them all, not one per text)."""
+        with self._lock:
+            self._store = store
+            self._live = None
+            for waiting in (self._texts, self._waiting):
+                digests = np.fromiter(waiting, np.uint64, len(waiting))
+                for digest in digests[store.rows_of(digests) >= 0].tolist():
+                    del waiting[digest]
 
     def close(self) -> None:
         """Save, and let go of the files (a later fill opens them again)."""
