@@ -29,7 +29,7 @@ from types import CodeType
 from typing import Any, BinaryIO
 
 import whoosh
-from whoosh import columns, externalsort, matching, reading, writing
+from whoosh import columns, externalsort, matching, reading, scoring, writing
 from whoosh.codec import whoosh3
 from whoosh.filedb import filetables, structfile
 
@@ -79,6 +79,14 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
     "FilterMatcher._ids and ._exclude": (
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
         "a filtered query's scores are read from them (index_scoring.py)",
+    ),
+    "WeightLengthScorer._maxquality": (
+        lambda: (
+            _reads(scoring.WeightLengthScorer.max_quality, "_maxquality")
+            and _reads(scoring.WeightLengthScorer.setup, "_maxquality")
+        ),
+        "a scorer's bound is made anew from the statistics it scores with, else a top-N search "
+        "drops matches that belong in it (index_scoring.py)",
     ),
 }
 
@@ -317,6 +325,12 @@ def length_bytes(leaf: Any, fieldname: str) -> bytes:
         return b""
     raw: bytes = column._dbfile.get(column._basepos, column._count)
     return raw
+
+
+def set_max_quality(scorer: Any, bound: float) -> None:
+    """Make a length-weighted scorer's `max_quality()` answer `bound` (Whoosh keeps the one it
+    computed when the scorer was made, of the statistics it was made with)."""
+    scorer._maxquality = bound
 
 
 def filter_kept(matcher: Any) -> tuple[Any, bool]:
