@@ -14,16 +14,18 @@ import re
 
 from brainiac.language.lexicon import word_set
 
-# A guess, a supposition or a wish: neither an observation nor a fact is read from it.
+# A guess, a supposition, a wish or a hope: neither an observation nor a fact is read from it.
 _HEDGES = word_set(
     """
-    if unless would could should might maybe perhaps probably possibly suppose imagine
-    imagining hypothetically wish wonder guess unsure reckon think
+    if unless would could should might maybe perhaps probably possibly hopefully suppose
+    imagine imagining hypothetically wish wonder guess unsure reckon think
     """
 )
-# A hope, a "someday" and an "I'd" (I would) are no observation: "Hopefully I'll get there",
-# "I'd love to visit Paris".
-_HYPOTHETICAL = _HEDGES | word_set("hopefully someday i'd")
+# A "someday" and an "I'd" (I would) are no observation, something done: "I'll open a studio
+# someday", "I'd love to visit Paris". Beside a fact they hedge nothing: "The deadline is
+# Friday, someday we'll laugh about it", and "I'd" is as often "I had" ("My sister's name is
+# Lena, I'd forgotten").
+_HYPOTHETICAL = _HEDGES | word_set("someday i'd")
 # A fact's value is what the sentence asserts, so a fact also needs it not wondered about,
 # assumed or believed: "I don't know whether the deadline is Friday", "assuming the launch is
 # on Monday", "I believe it is Friday". An observation says what the speaker did, and such a
