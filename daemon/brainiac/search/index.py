@@ -824,10 +824,7 @@ class Index:
                 leaves = _segments(self._searcher)
                 keys: set[str] = set()
                 for leaf, offset in leaves:
-                    segment = leaf.segment().segment_id()
-                    table = self._event_tables.get(segment)
-                    if table is None:
-                        table = self._event_tables[segment] = _event_table(leaf)
+                    table = self._kept_event_table(leaf)
                     keys.update(k for k, d in table.items() if offset + d in docs)
                 found = memo.scope_keys[wanted] = frozenset(keys)
             return found
@@ -946,16 +943,23 @@ class Index:
         found: dict[str, int] = {}
         wanted = list(keys)
         for leaf, offset in leaves:
-            segment = leaf.segment().segment_id()
-            table = self._event_tables.get(segment)
-            tables[segment] = table if table is not None else _event_table(leaf)
+            table = tables[leaf.segment().segment_id()] = self._kept_event_table(leaf)
             deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
             for key in wanted:
-                docnum = tables[segment].get(key)
+                docnum = table.get(key)
                 if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
         return found
+
+    def _kept_event_table(self, leaf: Any) -> dict[str, int]:
+        """`leaf`'s key -> number table of its events (`_event_table`), read once and kept until
+        a merge removes the segment."""
+        segment = leaf.segment().segment_id()
+        table = self._event_tables.get(segment)
+        if table is None:
+            table = self._event_tables[segment] = _event_table(leaf)
+        return table
 
     def events(self) -> list[tuple[str, str, str]]:
         """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
