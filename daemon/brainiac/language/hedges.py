@@ -52,6 +52,7 @@ def hedging(s: str) -> set[str]:
 
 def unasserted(sentence: str) -> bool:
     """Whether a word of `sentence` keeps a fact from being read of it (a hedge, a supposition,
-    a belief)."""
+    a belief). Every modal counts, also one that only says which thing is meant (`hedging`
+    passes it over): a fact is read precision first."""
     words = {w.lower() for w in re.findall(r"[\w']+", sentence)}
     return bool(words & _UNASSERTED)
