@@ -422,8 +422,12 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         if scorer is None:
             if len(self._scorers) >= _SCORERS_KEPT:
                 self._scorers.clear()
-            made = self._made_scorer(searcher, fieldname, text, qf)
-            scorer = self._scorers[key] = _bounded_anew(made, searcher, fieldname, text)
+            scorer = self._scorers[key] = self._made_scorer(searcher, fieldname, text, qf)
+            if type(scorer) is BM25FScorer:
+                # Whoosh's top-N search drops a term's documents below its bound (max_quality),
+                # which Whoosh made of the statistics _made_scorer replaced: a longer average
+                # length scores a long document above it.
+                whoosh_internals.bound_anew(scorer, searcher.term_info(fieldname, text))
         return scorer
 
     def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
@@ -478,21 +482,6 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             return self._lengths[key]
         except Exception:
             return None
-
-
-def _bounded_anew(scorer: Any, searcher: Any, fieldname: str, text: str) -> Any:
-    """`scorer` with its bound (`max_quality`) of the statistics it scores with. Whoosh's top-N
-    search drops a term's documents once its bound is below the N-th best score so far, and
-    Whoosh computed the bound when the scorer was made, from the idf and average length that
-    `SegmentLengthsBM25F` then replaced: over fewer documents, the average length is longer and
-    a long document's score higher than that bound, so the top N lost it."""
-    if type(scorer) is BM25FScorer:
-        info = searcher.term_info(fieldname, text)
-        bound = scoring.bm25(
-            scorer.idf, info.max_weight(), info.min_length(), scorer.avgfl, scorer.B, scorer.K1
-        )
-        whoosh_internals.set_max_quality(scorer, bound)
-    return scorer
 
 
 class ScopeStatistics:

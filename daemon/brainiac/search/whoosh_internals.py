@@ -80,10 +80,11 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
         "a filtered query's scores are read from them (index_scoring.py)",
     ),
-    "WeightLengthScorer._maxquality": (
+    "WeightLengthScorer._maxquality and ._score": (
         lambda: (
             _reads(scoring.WeightLengthScorer.max_quality, "_maxquality")
-            and _reads(scoring.WeightLengthScorer.setup, "_maxquality")
+            and _reads(scoring.WeightLengthScorer.setup, "_maxquality", "_score")
+            and _has(scoring.BM25FScorer, "_score")
         ),
         "a scorer's bound is made anew from the statistics it scores with, else a top-N search "
         "drops matches that belong in it (index_scoring.py)",
@@ -327,10 +328,11 @@ def length_bytes(leaf: Any, fieldname: str) -> bytes:
     return raw
 
 
-def set_max_quality(scorer: Any, bound: float) -> None:
-    """Make a length-weighted scorer's `max_quality()` answer `bound` (Whoosh keeps the one it
-    computed when the scorer was made, of the statistics it was made with)."""
-    scorer._maxquality = bound
+def bound_anew(scorer: Any, info: Any) -> None:
+    """Make a length-weighted scorer's `max_quality()` its score at the term's largest weight
+    and shortest length (`info`, its term info) as it scores now: Whoosh computes it once, when
+    the scorer is made, with the statistics it was made with."""
+    scorer._maxquality = scorer._score(info.max_weight(), info.min_length())
 
 
 def filter_kept(matcher: Any) -> tuple[Any, bool]:
