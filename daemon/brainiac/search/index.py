@@ -517,8 +517,7 @@ class Index:
         """The index's segments, in order. Of the searcher's view (current after every commit):
         asking the index itself reads and unpickles its table of contents from disk each time."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             return [leaf.segment() for leaf, _ in leaves]
 
     def catch_up(self) -> bool:
@@ -583,8 +582,7 @@ class Index:
 
     def _opened_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
-        reader = searcher.reader()
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if reader.doc_count_all() else []
+        leaves = [leaf for leaf, _ in _segments(searcher)]
         if not self.writable:
             try:
                 names = os.listdir(self.directory)  # after the reader read its commit
@@ -626,8 +624,7 @@ class Index:
         try:
             with self._searching:
                 self._refresh()
-                reader = self._searcher.reader()
-                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                leaves = _segments(self._searcher)
                 kept: dict[str, list[tuple[int, NoteRecord]]] = {}
                 found: list[NoteRecord] = []
                 for leaf, _ in leaves:
@@ -912,14 +909,10 @@ class Index:
             found = memo.scope_keys.get(wanted)
             if found is None:
                 docs = self._scope_statistics(wanted).docs
-                reader = self._searcher.reader()
-                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                leaves = _segments(self._searcher)
                 keys: set[str] = set()
                 for leaf, offset in leaves:
-                    segment = leaf.segment().segment_id()
-                    table = self._event_tables.get(segment)
-                    if table is None:
-                        table = self._event_tables[segment] = _event_table(leaf)
+                    table = self._kept_event_table(leaf)
                     keys.update(k for k, d in table.items() if offset + d in docs)
                 found = memo.scope_keys[wanted] = frozenset(keys)
             return found
@@ -1033,22 +1026,28 @@ class Index:
         left out). Each segment's key -> number table is read once (`_event_table`) and kept
         until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
         for every one of a prompt's nearest events, would cost more than the search."""
-        reader = self._searcher.reader()
-        leaves = reader.leaf_readers() if reader.doc_count_all() else []
+        leaves = _segments(self._searcher)
         tables: dict[str, dict[str, int]] = {}
         found: dict[str, int] = {}
         wanted = list(keys)
         for leaf, offset in leaves:
-            segment = leaf.segment().segment_id()
-            table = self._event_tables.get(segment)
-            tables[segment] = table if table is not None else _event_table(leaf)
+            table = tables[leaf.segment().segment_id()] = self._kept_event_table(leaf)
             deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
             for key in wanted:
-                docnum = tables[segment].get(key)
+                docnum = table.get(key)
                 if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
         return found
+
+    def _kept_event_table(self, leaf: Any) -> dict[str, int]:
+        """`leaf`'s key -> number table of its events (`_event_table`), read once and kept until
+        a merge removes the segment."""
+        segment = leaf.segment().segment_id()
+        table = self._event_tables.get(segment)
+        if table is None:
+            table = self._event_tables[segment] = _event_table(leaf)
+        return table
 
     def events(self) -> list[tuple[str, str, str]]:
         """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
@@ -1056,8 +1055,7 @@ class Index:
         notes), and keeps each segment's key -> number table on the way (_event_docnums): read
         at the first context instead, they made it 0.5 s slower than the next."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             out: list[tuple[str, str, str]] = []
             self._event_tables = {
                 leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
@@ -1071,8 +1069,7 @@ class Index:
         (key, text, role): what a reader of another process's index reads as that index grows
         (daemon_vectors.py), a new segment at a time; a segment's events are never re-read."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             order: list[str] = []
             read: dict[str, list[tuple[str, str, str]]] = {}
             for leaf, _ in leaves:
@@ -1192,11 +1189,18 @@ class Index:
         return [t for t in terms if t in kept]
 
 
+def _segments(searcher: Any) -> list[tuple[Any, int]]:
+    """The readers of `searcher`'s segments, each with the number of its first document; none
+    for an empty index (Whoosh's reader of no segment stands as its own one leaf, with no
+    segment)."""
+    reader = searcher.reader()
+    return reader.leaf_readers() if reader.doc_count_all() else []
+
+
 def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
     """`searcher.stored_fields`, each document read from its segment's per-document reader
     (whoosh_internals.stored_fields_reader; without it, Whoosh's own method)."""
-    reader = searcher.reader()
-    leaves = reader.leaf_readers() if reader.doc_count_all() else []
+    leaves = _segments(searcher)
     if not leaves:
         return searcher.stored_fields  # type: ignore[no-any-return]
     reads = [whoosh_internals.stored_fields_reader(leaf) for leaf, _ in leaves]

@@ -30,7 +30,7 @@ from types import CodeType
 from typing import Any, BinaryIO
 
 import whoosh
-from whoosh import columns, externalsort, matching, reading, writing
+from whoosh import columns, externalsort, matching, reading, scoring, writing
 from whoosh import index as windex
 from whoosh.codec import whoosh3
 from whoosh.filedb import filetables, structfile
@@ -93,6 +93,15 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
     "FilterMatcher._ids and ._exclude": (
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
         "a filtered query's scores are read from them (index_scoring.py)",
+    ),
+    "WeightLengthScorer._maxquality and ._score": (
+        lambda: (
+            _reads(scoring.WeightLengthScorer.max_quality, "_maxquality")
+            and _reads(scoring.WeightLengthScorer.setup, "_maxquality", "_score")
+            and _has(scoring.BM25FScorer, "_score")
+        ),
+        "a scorer's bound is made anew from the statistics it scores with, else a top-N search "
+        "drops matches that belong in it (index_scoring.py)",
     ),
 }
 
@@ -331,6 +340,13 @@ def length_bytes(leaf: Any, fieldname: str) -> bytes:
         return b""
     raw: bytes = column._dbfile.get(column._basepos, column._count)
     return raw
+
+
+def bound_anew(scorer: Any, info: Any) -> None:
+    """Make a length-weighted scorer's `max_quality()` its score at the term's largest weight
+    and shortest length (`info`, its term info) as it scores now: Whoosh computes it once, when
+    the scorer is made, with the statistics it was made with."""
+    scorer._maxquality = scorer._score(info.max_weight(), info.min_length())
 
 
 def filter_kept(matcher: Any) -> tuple[Any, bool]:
