@@ -486,6 +486,20 @@ def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: Sente
     assert semantic.nearness("melanie") == {}
 
 
+def test_a_speaker_is_held_once_however_many_events_it_speaks(tmp_path: Path) -> None:
+    """The index hands each event's role as a string of its own (its stored fields are read
+    apart): a large vault's hundreds of thousands of events would hold as many copies of a
+    few speakers' names."""
+    semantic = SemanticIndex(tmp_path / "v", read_only=True)
+    names = ("Caroline", "Melanie")
+    semantic.known(
+        (f"k{i}", f"line {i}", "".join(list(names[i % 2]))) for i in range(1000)
+    )  # a join makes a new string each time, as unpickling does
+    roles = list(semantic._role_of.values())
+    assert len(roles) == 1000
+    assert len({id(role) for role in roles}) == 2
+
+
 def test_memories_that_say_the_same_make_room_for_others(
     tmp_path: Path, model: SentenceModel
 ) -> None:
