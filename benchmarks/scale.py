@@ -388,7 +388,8 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
             run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
         if not args.words_only and not args.vectors_kept:
             res["vectors"] = make_vectors(n, vault, env)
-        res["merge_beside"] = merge_like_the_daemon(n, vault, env)
+        if not args.no_merge:
+            res["merge_beside"] = merge_like_the_daemon(n, vault, env)
         res["beside_words"] = args.beside_words and not args.baseline
         res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
@@ -909,6 +910,12 @@ def main(argv: list[str] | None = None) -> int:
         "--beside-words",
         action="store_true",
         help="with --context-only: each loop also words only, right after it (no --baseline)",
+    )
+    ap.add_argument(
+        "--no-merge",
+        action="store_true",
+        help="with --context-only: the index as it is, its segments not merged first (as a "
+        "daemon has it before its idle merge)",
     )
     ap.add_argument(
         "--vectors-kept",
