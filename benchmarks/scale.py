@@ -35,6 +35,8 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   `--rounds` times, each beside the same loop on `--baseline DIR` (a checkout of another commit,
   e.g. `git worktree add /tmp/base main`; its `daemon/` first on PYTHONPATH) run right after it,
   so that both see the same load on a shared machine; wall and CPU (process time) p50/p95.
+  `--no-merge`: on the index as it is (a large build's segments not merged first: minutes of
+  CPU at 100,000 notes).
 - via the daemon (`--daemon`, or `--daemon-only` after one `reindex`): `brainiac run` on the
   vault, then wall times of `brainiac context --prompt P --budget 2000` and of `brainiac hook
   user-prompt-submit` (the event JSON on stdin) answered by the daemon over its socket, beside
