@@ -535,6 +535,41 @@ def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: Sente
     assert semantic.nearness("melanie") == {}
 
 
+def test_the_events_read_from_the_index_hold_each_speaker_once(vault: Path) -> None:
+    """Index.events() unpickles each event's stored fields apart: the roles it hands on are
+    one string a speaker, so that the copies are never all alive at once in a large vault."""
+    stm = vault / "memory" / "short_term.md"
+    lines = [
+        f"- 2026-11-0{1 + i % 9}T10:00 **{('Caroline', 'Melanie')[i % 2]}** (s1): line {i} ^e-{i}"
+        for i in range(40)
+    ]
+    stm.write_text(stm.read_text(encoding="utf-8") + "\n".join(lines) + "\n", "utf-8")
+    with Memory(vault, refresh_interval_s=0, meaning=False) as memory:
+        memory.refresh(force=True)
+        directory = memory.locations.index_dir
+    index = Index(directory, writable=False)
+    try:
+        roles = [role for _, _, role in index.events() if role in ("Caroline", "Melanie")]
+    finally:
+        index.close()
+    assert len(roles) == 40
+    assert len({id(role) for role in roles}) == 2
+
+
+def test_a_speaker_is_held_once_however_many_events_it_speaks(tmp_path: Path) -> None:
+    """The index hands each event's role as a string of its own (its stored fields are read
+    apart): a large vault's hundreds of thousands of events would hold as many copies of a
+    few speakers' names."""
+    semantic = SemanticIndex(tmp_path / "v", read_only=True)
+    names = ("Caroline", "Melanie")
+    semantic.known(
+        (f"k{i}", f"line {i}", "".join(list(names[i % 2]))) for i in range(1000)
+    )  # a join makes a new string each time, as unpickling does
+    roles = list(semantic._role_of.values())
+    assert len(roles) == 1000
+    assert len({id(role) for role in roles}) == 2
+
+
 def test_memories_that_say_the_same_make_room_for_others(
     tmp_path: Path, model: SentenceModel
 ) -> None:

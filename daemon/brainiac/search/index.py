@@ -35,6 +35,7 @@ import itertools
 import logging
 import math
 import os
+import sys
 import threading
 import uuid
 import warnings
@@ -1304,5 +1305,8 @@ def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> 
         fields = stored(docnum)
         table[fields["key"]] = docnum
         if noted is not None:
-            noted.append((fields["key"], fields.get("text") or "", fields.get("role") or ""))
+            # The role as one string a speaker, before the next event is read: a copy of its
+            # own per event would stay in the heap among the keys kept, freed or not.
+            role = sys.intern(fields.get("role") or "")
+            noted.append((fields["key"], fields.get("text") or "", role))
     return table

@@ -38,6 +38,7 @@ import hashlib
 import itertools
 import logging
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -376,6 +377,9 @@ class SemanticIndex:
     def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
         for key, text, role in events:
             if role:
+                # One string a speaker, not one an event: each event's stored fields are read
+                # apart, and a large vault's hundreds of thousands of events have few speakers.
+                role = sys.intern(role)
                 self._role_of[key] = role
                 if role not in self._speakers:
                     self._speakers.add(role)
