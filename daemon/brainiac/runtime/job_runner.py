@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from brainiac.api import job_table
 from brainiac.core import clock
+from brainiac.core.heap import release_freed_memory
 from brainiac.lifecycle import jobs as jobs_mod
-from brainiac.search.index import release_freed_memory
 from brainiac.store import config as config_mod
 
 if TYPE_CHECKING:

@@ -52,6 +52,7 @@ from brainiac.core.errors import (
     StorageError,
     is_storage_problem,
 )
+from brainiac.core.heap import release_freed_memory
 from brainiac.lifecycle import jobs as jobs_mod
 from brainiac.lifecycle import journal
 from brainiac.runtime import requests_served, systemd
@@ -64,7 +65,7 @@ from brainiac.runtime.scheduler import Scheduler
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.runtime.watcher import ChangeTracker, Watcher
 from brainiac.search.fill_beside import FillBeside
-from brainiac.search.index import LARGE_SYNC_DOCS, release_freed_memory
+from brainiac.search.index import LARGE_SYNC_DOCS
 from brainiac.search.index_merge import MergeBeside
 from brainiac.store import config as config_mod
 from brainiac.store import daemon_requests, safe_io
@@ -145,6 +146,10 @@ class Service:
         self._counters = Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self.memory.indexer.on_events_removed = self._events_removed
+        # A purge of a large index (most of its documents rewritten) is a copy in a child
+        # process, as the large segments' merge is (_idle_work): rewritten here, the daemon's
+        # heap would hold the postings of every document it copies.
+        self.memory.indexer.index.purges_beside = True
         self._ranking_stale = False  # the index changed since the working memory was ranked
         self._merge_beside: MergeBeside | None = None  # the large segments' merge under way
         self._watcher: Watcher | None = None
@@ -582,11 +587,8 @@ class Service:
         if "index" in self._faults.troubles:
             return  # a merge now would fail the same way; the retry comes first
         index = self.memory.indexer.index
-        # A purge of a large index (most of its documents rewritten) is a copy in a child
-        # process, as the large segments' merge is: rewritten here, the daemon's heap would
-        # hold the postings of every document it copies. Its merging commits wait for the
-        # copy too: one of them could take a segment the copy reads, and drop the copy.
-        index.purges_beside = True
+        # The merging commits wait for a copy beside the writer: one of them could take a
+        # segment the copy reads, and drop the copy.
         if self._merge_beside is not None:
             return
         try:

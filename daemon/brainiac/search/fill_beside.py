@@ -32,10 +32,11 @@ import ctypes
 import logging
 import os
 import signal
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+from brainiac.core.child_process import ChildProcess
 
 log = logging.getLogger(__name__)
 
@@ -51,40 +52,21 @@ _NICENESS = 10
 _PR_SET_PDEATHSIG = 1
 
 
-class FillBeside:
+class FillBeside(ChildProcess):
     """One fill beside the daemon: its child process, until it exits."""
 
     def __init__(self, index_dir: Path, folder: Path) -> None:
         self.folder = folder
-        self._child = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(index_dir), str(folder), str(os.getpid())],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-
-    @property
-    def pid(self) -> int:
-        return self._child.pid
-
-    def done(self) -> bool:
-        return self._child.poll() is not None
+        super().__init__(__name__, [str(index_dir), str(folder), str(os.getpid())])
 
     def failure(self) -> str:
         """Once `done`: empty when the child filled every vector it found, else why not."""
-        err = self._child.communicate()[1] if self._child.stderr else b""
-        code = self._child.returncode
-        if code == 0:
-            return ""
-        last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-        return f"{self.folder}: the fill beside the daemon failed (exit {code}: {last[0]})"
+        why = self.outcome()[1]
+        return f"{self.folder}: the fill beside the daemon failed ({why})" if why else ""
 
     def cancel(self) -> None:
         """End the child (what it committed stays) and wait for it."""
-        with contextlib.suppress(OSError):
-            self._child.kill()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            self._child.communicate(timeout=10)
+        self.end()
 
 
 def _end_with_parent() -> None:

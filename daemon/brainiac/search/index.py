@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import ctypes
 import dataclasses
 import functools
 import gc
@@ -50,6 +49,7 @@ from whoosh.index import TOC, LockError, clean_files
 from whoosh.query import Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.core.heap import release_freed_memory
 from brainiac.language import when
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
@@ -1214,14 +1214,6 @@ def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
         return reads[at](docnum - offsets[at])
 
     return stored_fields
-
-
-def release_freed_memory() -> None:
-    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a large
-    commit's postings, a large sync's documents or a job's files would stay resident in a
-    long-lived process)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _commit(writer: Any, merge: bool, optimize: bool = False) -> Callable[[], None]:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import ctypes
 import hashlib
 import itertools
 import logging
@@ -48,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from brainiac.core.heap import release_freed_memory
 from brainiac.search.indexer import Indexer
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore, sketch
@@ -121,13 +121,6 @@ def _names_pattern(names: Iterable[str]) -> re.Pattern[str]:
     ordered = sorted((n for n in names if n.strip()), key=len, reverse=True)
     alternatives = "|".join(re.escape(n) for n in ordered)
     return re.compile(rf"\b(?:{alternatives})(?:'s|’s)?\b" if alternatives else r"(?!)", re.I)
-
-
-def _release_freed_memory() -> None:
-    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a
-    batch's temporaries would stay resident after a fill)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _cosines(matrix: Any, scales: Any, count: int, query: Any, rows: Any = None) -> Any:
@@ -360,7 +353,7 @@ class SemanticIndex:
             self._add(events, keep_texts=self._texts_of is None)
             self._known = True
             self._live = None
-        _release_freed_memory()  # the caller's list of every event's text, gone now
+        release_freed_memory()  # the caller's list of every event's text, gone now
 
     def update(self, added: Iterable[tuple[str, str, str]], deleted: Iterable[str]) -> None:
         """Events the index added or changed, as (key, text, role), and the keys it deleted."""
@@ -439,7 +432,7 @@ class SemanticIndex:
         with self._lock:
             self._live = None  # the rows made now, for the next nearness
         if done > _FILL_BATCH:
-            _release_freed_memory()
+            release_freed_memory()
         return done
 
     def _embed(self, model: SentenceModel, part: list[tuple[int, str]]) -> bool:
