@@ -75,6 +75,9 @@ def test_text_from_stdin_and_the_exit_statuses(vault: Path) -> None:
         "The Atlas deadline was Friday originally, before Anna moved it.",
         "Is the Atlas deadline still Friday?",
         "If the Atlas deadline were Friday we would be late.",
+        "Supposing the Atlas deadline is Friday, the review moves to Thursday.",
+        "I assume the Atlas deadline is Friday.",
+        "I'm presuming the Atlas deadline is Friday 27 November.",
         "The Atlas deadline is no longer Friday.",
         "I'll remind you on Friday to prepare the Atlas deadline review.",
         "Your dentist appointment is on Friday.",  # nothing known about a dentist

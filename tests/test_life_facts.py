@@ -229,6 +229,9 @@ def test_a_plain_statement_about_ones_life_is_a_fact(
         "Maybe I'm allergic to cats.",
         "I wish I had two kids.",
         "If I were a nurse I'd be tired.",
+        "Supposing the launch is Friday, we ship on Monday.",
+        "I assume the launch is Friday.",
+        "I presume my sister is Lena.",
     ],
 )
 def test_descriptions_others_and_what_is_not_so_are_no_facts(text: str) -> None:

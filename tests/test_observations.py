@@ -86,6 +86,9 @@ def test_a_statement_becomes_a_third_person_line_with_absolute_dates(
         "I'm so happy for you, that sounds amazing.",  # about the listener
         "If I had more time I would learn the violin.",  # a hypothetical
         "Maybe I should start a garden someday.",  # a hedge
+        "Supposing the launch is Friday, we ship on Monday.",  # a supposition
+        "I assume the launch is Friday.",  # an assumption
+        "I'm assuming the team won the race.",
         "Let's make a difference and show them what we've got.",  # an exhortation
         "I know, right.",  # too few words
         "It was gorgeous and the views were stunning.",  # nobody's own

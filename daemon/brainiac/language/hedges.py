@@ -1,6 +1,8 @@
 """The words that make a statement a hedge, a guess or a hypothetical, not something that is:
 "if", "would", "maybe", "I think", "someday" ... observe.py keeps no line for such a one
-(`hedging`), and extract.py reads no fact from it (`unasserted`).
+(`hedging`), extract.py reads no fact from it (`unasserted`), and the consistency guard
+(guard/check_facts/clauses.py) finds no claim in a clause that supposes (`supposes`): one list
+for all three, so a phrasing one of them learns to pass over the others do too.
 
 A modal in a clause that only says which thing is meant does not hedge the statement: "I saw
 the impact I could make in the community" is something seen ("the impact I could make" names
@@ -14,11 +16,21 @@ import re
 
 from brainiac.language.lexicon import word_set
 
-# A guess, a supposition, a wish or a hope: neither an observation nor a fact is read from it.
-_HEDGES = word_set(
+# A condition, a supposition or an assumption: what follows is supposed, not said to be so
+# ("Supposing the launch is Friday, ...", "I assume the launch is Friday"). No observation, no
+# fact, and no claim for the guard to hold against the memory.
+_SUPPOSING = word_set(
     """
-    if unless would could should might maybe perhaps probably possibly hopefully suppose
-    imagine imagining hypothetically wish wonder guess unsure reckon think
+    if unless suppose supposing assume assuming presume presuming imagine imagining
+    hypothetically might maybe perhaps probably possibly wonder
+    """
+)
+# A guess, a wish or a hope beside the suppositions: neither an observation nor a fact is read
+# from it. The guard still reads a claim in "I think the deadline is Friday": said to the user,
+# a wrong value hedged is still a wrong value to correct.
+_HEDGES = _SUPPOSING | word_set(
+    """
+    would could should hopefully wish guess unsure reckon think
     """
 )
 # A "someday" and an "I'd" (I would) are no observation, something done: "I'll open a studio
@@ -32,7 +44,21 @@ _HYPOTHETICAL = _HEDGES | word_set("someday i'd")
 # word beside the deed does not make it a guess ("Maria's aunt believed in volunteering", "I went,
 # whether or not it helps"); the speaker's own belief is no observation by observe.py's
 # _BELIEF_RE.
-_UNASSERTED = _HEDGES | word_set("whether supposing assume assuming believe")
+_UNASSERTED = _HEDGES | word_set("whether believe presumably likely")
+# What the guard takes for a supposition beyond the words: a phrase, a modal that only guesses
+# ("could be", "would be", "were to"), and "whether". "If you want, ..." offers, it supposes
+# nothing the clause then says.
+_SUPPOSING_RE = re.compile(
+    r"\b(?:if(?!\s+(?:you|you'd)\s+(?:want|like|need|prefer|wish)\b)|"
+    + "|".join(sorted(_SUPPOSING - {"if"}))
+    + r"|whether|presumably|likely|in case|not sure|could be|were to|would be)\b",
+    re.IGNORECASE,
+)
+# A sentence that opens with its condition supposes all its clauses ("If they drop the attic,
+# the fee falls").
+_CONDITION_RE = re.compile(
+    r"^(?:if|unless|suppose|supposing|assume|assuming|presuming|in case)\b", re.IGNORECASE
+)
 # "Could" in a relative clause after a noun: "the impact I could make" (not "what we could", "I
 # said I could", "anything I could do", "something I would love": a wish).
 _NOT_A_HEDGE_RE = re.compile(
@@ -56,3 +82,14 @@ def unasserted(sentence: str) -> bool:
     passes it over): a fact is read precision first."""
     words = {w.lower() for w in re.findall(r"[\w']+", sentence)}
     return bool(words & _UNASSERTED)
+
+
+def supposes(clause: str) -> bool:
+    """Whether `clause` supposes, assumes or wonders rather than says (the guard reads no claim
+    of it)."""
+    return bool(_SUPPOSING_RE.search(clause.replace("’", "'")))
+
+
+def opens_a_condition(sentence: str) -> bool:
+    """Whether `sentence` opens with its condition, which then covers every clause of it."""
+    return bool(_CONDITION_RE.match(sentence.lstrip()))

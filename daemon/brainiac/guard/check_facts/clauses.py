@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from brainiac.language import lexicon
+from brainiac.language import hedges, lexicon
 
 # Paraphrases of common key words (all lowercase, compared after a light stemming).
 SYNONYMS: dict[str, tuple[str, ...]] = {
@@ -109,18 +109,6 @@ _ASKING_RE = re.compile(
 )
 
 
-_SUPPOSING_RE = re.compile(
-    r"\b(?:if(?!\s+(?:you|you'd)\s+(?:want|like|need|prefer|wish)\b)|unless|suppose|supposing"
-    r"|imagine|assuming|in case|hypothetically|might|maybe"
-    r"|perhaps|possibly|presumably|probably|likely|could be|not sure|whether|wonder|were to"
-    r"|would be)\b",
-    re.I,
-)
-
-
-_CONDITION_RE = re.compile(r"^(?:if|unless|suppose|supposing|assuming|in case)\b", re.I)
-
-
 _PLANNING_RE = re.compile(
     r"^(?:(?:so|then|and|also|just|please)\s+)*"
     r"(?:i'll|i will|i'd|i can|i could|i've (?:set|added|booked|blocked|put)|let me|let's|shall i"
@@ -177,7 +165,7 @@ def clauses_of(sentence: str) -> list[Clause]:
         parts.append(lead.group().rstrip(", "))
         rest = sentence[lead.end() :]
     parts += [p for p in _CLAUSE_RE.split(rest) if p and p.strip()]
-    supposed = bool(_CONDITION_RE.match(sentence))  # "If they drop the attic, the fee falls"
+    supposed = hedges.opens_a_condition(sentence)  # "If they drop the attic, the fee falls"
     out = []
     for i, part in enumerate(parts):
         stripped = part.strip().rstrip(".!")
@@ -187,7 +175,7 @@ def clauses_of(sentence: str) -> list[Clause]:
                 tuple(stems(stripped)),
                 asks=stripped.endswith("?")
                 or (asked and (i == len(parts) - 1 or bool(_ASKING_RE.match(stripped)))),
-                supposes=supposed or bool(_SUPPOSING_RE.search(stripped)),
+                supposes=supposed or hedges.supposes(stripped),
                 plans=bool(_PLANNING_RE.match(stripped)),
                 negated=bool(_NEGATION_RE.search(stripped)) and not _NOT_UNTIL_RE.search(stripped),
                 history=bool(_HISTORY_RE.search(stripped)),
