@@ -18,6 +18,7 @@ from brainiac.formats import stm
 from brainiac.lifecycle.jobs import moving
 from brainiac.lifecycle.jobs.edits import Outcome
 from brainiac.store.vault import ARCHIVE_DIR, LONG_TERM_DIR, SHORT_TERM
+from conftest import run_cli
 
 T0 = dt.datetime(2026, 11, 1, 9, 0)
 _EVENT_ID_RE = re.compile(r"\^(e-[0-9a-f]{10})\s*$")
@@ -614,3 +615,38 @@ def test_a_speaker_or_a_speakers_short_name_founds_no_entity_note(
     assert reports[0].ok, reports[0].summary
     notes = {p.stem.casefold() for p in (vault / LONG_TERM_DIR).glob("*.md")}
     assert "mel" not in notes and "melanie" not in notes, notes
+
+
+def test_organization_run_twice_on_one_day_changes_nothing_the_second_time(vault: Path) -> None:
+    """Orion Project fades and goes; Orion Telescope, the other note answering to "Orion", is
+    the one the notes naming Orion link then, in the first run already: the second run (a fresh
+    process, which reads every note) writes no file."""
+    lt = vault / LONG_TERM_DIR
+
+    def note(name: str, title: str, strength: float, said: list[str]) -> None:
+        sources = "".join(
+            f"- 2026-11-0{i + 1}T10:00:00 **user** (s): {text} ^e-{len(name):x}{i:09d}\n"
+            for i, text in enumerate(said)
+        )
+        (lt / f"{name}.md").write_text(
+            f"---\ntitle: {title}\naliases: [Orion]\nstrength: {strength}\nstatus: active\n"
+            f"last_accessed: 2026-11-03T10:00\n---\n## Sources\n{sources}"
+        )
+
+    note("orion-project", "Orion Project", 0.11, ["Orion kicked off.", "Orion slipped.", "Ok."])
+    note("orion-telescope", "Orion Telescope", 1.0, ["The Orion telescope came today."])
+    for i in range(4):
+        (lt / f"stars-{i}.md").write_text(
+            f"---\ntitle: Stars {i}\nstrength: 1.0\nstatus: active\n---\n## Sources\n"
+            f"- 2026-11-04T10:00:00 **user** (s): Watched night {i} through Orion. ^e-f{i:09d}\n"
+        )
+    now = "2026-11-20T09:00"
+    first = run_cli("--vault", str(vault), "jobs", "run", "organization", "--now", now)
+    assert first.returncode == 0 and "archived 1 faded note(s)" in first.stdout, first.stdout
+    files = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (vault / "memory").rglob("*.md")}
+    again = run_cli("--vault", str(vault), "jobs", "run", "organization", "--now", now)
+    assert again.returncode == 0 and "0 note(s) updated" in again.stdout, again.stdout
+    assert {
+        p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (vault / "memory").rglob("*.md")
+    } == files
+    assert "[[orion-telescope|Orion Telescope]]" in (lt / "stars-0.md").read_text()

@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 from collections import defaultdict
@@ -43,6 +44,7 @@ from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport
     from brainiac.search.memory_protocol import MemoryLike
+    from brainiac.store.config import Config
 
 ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
 # The most decay one run applies. A month: a person back from a long holiday finds their notes a
@@ -69,73 +71,27 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
     merged |= _fold_stubs(memory, now, outcome, dry_run, said, merged)
-    archived: list[str] = []
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
-    table = memory.names.active()
-    settled = memory.names.organized
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
-    for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
-        rel = entry.rel
-        if rel in merged or entry.status in ("merged", "archived") or entry.private:
-            continue  # a private note is its person's alone: brainiac does not write in it
-        if (
-            settled.get(rel) == entry.key
-            and rel not in accessed
-            and not _decay_due(entry, decay_now, cfg.decay_per_day, cfg.archive_below)
-            and not unlink.intersection(entry.links)
-        ):
-            continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
-        try:
-            text = vault.read(rel).text
-        except (NoteParseError, FileNotFoundError):
-            continue
-        note = ltm.parse(text, rel)
-        if note.status in ("merged", "archived") or note.private:
-            continue  # (made private since the book read it)
-        said_in = {projects.session_key(s) for s in note.sources if s.session}
-        related = [
-            link(e.rel, e.title)
-            for e in memory.names.mentions(
-                " ".join(s.text for s in note.sources), table, sessions=said_in
-            )
-            if e.rel != rel
-        ]
-        fact_notes: list[str] = []
-        strength = [note.strength]  # after this run's decay, as the transform computes it
-
-        def transform(
-            text: str | None,
-            rel: str = rel,
-            related: list[str] = related,
-            fact_notes: list[str] = fact_notes,
-            strength: list[float] = strength,
-        ) -> str | None:
-            if text is None:
-                return None
-            new = _touch_access(text, accessed.get(rel))
-            new = _decay(new, decay_now, cfg.decay_per_day, cfg.archive_below)
-            parsed = ltm.parse(new, rel)
-            strength[0] = parsed.strength
-            new, changes = consolidate.apply_facts(new, parsed.sources)
-            fact_notes[:] = [
-                f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"
-            ]
-            new = consolidate.drop_related(new, unlink)
-            new = consolidate.add_related(new, related)
-            return new
-
-        update(vault, rel, transform, outcome, dry_run)
-        if fact_notes:
-            said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
-        # The transform runs in a dry run too (only the write is skipped): the same decay rule.
-        fading = strength[0] < cfg.archive_below and note.status not in _NEVER_DECAY
-        if fading and _archive(vault, rel, now, outcome, dry_run):
-            archived.append(note.title)
-        elif not dry_run:
-            with contextlib.suppress(OSError):
-                st = os.stat(vault.path(rel))
-                settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    run = _Run(memory, now, decay_now, accessed, merged, unlink, outcome, dry_run, said)
+    # The notes that fade go first, and the links of the rest are found among the notes still
+    # active after them: a name the archived note answered to now leads to the next note
+    # answering to it, and linking the archived one instead would have the next run (a fresh
+    # process reads every note) add that link: one run reaches the fixed point.
+    entries = sorted(memory.names.entries(), key=lambda e: e.rel)
+    fading = [e for e in entries if _will_fade(e, accessed.get(e.rel), decay_now, cfg)]
+    table = memory.names.active()
+    for entry in fading:
+        _care(run, entry, table)
+    if run.archived and not dry_run:
+        memory.names.refresh(vault, memory.config.private_folders)
+        table = memory.names.active()
+    done = {e.rel for e in fading}
+    for entry in entries:
+        if entry.rel not in done:
+            _care(run, entry, table)
+    archived = run.archived
     if archived:
         shown = ", ".join(f"[[{t}]]" for t in archived[:10])
         more = f" and {len(archived) - 10} more" if len(archived) > 10 else ""
@@ -165,6 +121,92 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         tuple(outcome.changed),
         dry_run,
     )
+
+
+@dataclasses.dataclass
+class _Run:
+    """What every note's care in one organization run shares."""
+
+    memory: MemoryLike
+    now: dt.datetime
+    decay_now: dt.datetime
+    accessed: dict[str, dt.datetime]
+    merged: set[str]
+    unlink: set[str]
+    outcome: Outcome
+    dry_run: bool
+    said: list[str]
+    archived: list[str] = dataclasses.field(default_factory=list)
+
+
+def _will_fade(entry: Entry, accessed: dt.datetime | None, now: dt.datetime, cfg: Config) -> bool:
+    """Whether this run's decay takes `entry` below the archive threshold, told from the book
+    (no read). A wrong guess costs only the order: `_care` archives by the strength it writes."""
+    if entry.status in _NEVER_DECAY or entry.status in ("merged", "archived") or entry.private:
+        return False
+    start = entry.decay_start
+    if accessed is not None:
+        start = accessed if start is None else max(start, accessed)
+    step = decay_step(entry.strength, start, now, cfg.decay_per_day, cfg.archive_below)
+    return (entry.strength if step is None else step[0]) < cfg.archive_below
+
+
+def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
+    """Access, decay, facts and Related links of one note, archived when it faded; `table`: the
+    active names its sources may link to."""
+    memory, vault, cfg = run.memory, run.memory.vault, run.memory.config
+    settled, unlink = memory.names.organized, run.unlink
+    rel = entry.rel
+    if rel in run.merged or entry.status in ("merged", "archived") or entry.private:
+        return  # a private note is its person's alone: brainiac does not write in it
+    if (
+        settled.get(rel) == entry.key
+        and rel not in run.accessed
+        and not _decay_due(entry, run.decay_now, cfg.decay_per_day, cfg.archive_below)
+        and not unlink.intersection(entry.links)
+    ):
+        return  # nothing new since the last run: skip the read (daily, 10,000 notes)
+    try:
+        text = vault.read(rel).text
+    except (NoteParseError, FileNotFoundError):
+        return
+    note = ltm.parse(text, rel)
+    if note.status in ("merged", "archived") or note.private:
+        return  # (made private since the book read it)
+    said_in = {projects.session_key(s) for s in note.sources if s.session}
+    related = [
+        link(e.rel, e.title)
+        for e in memory.names.mentions(
+            " ".join(s.text for s in note.sources), table, sessions=said_in
+        )
+        if e.rel != rel
+    ]
+    fact_notes: list[str] = []
+    strength = [note.strength]  # after this run's decay, as the transform computes it
+
+    def transform(text: str | None) -> str | None:
+        if text is None:
+            return None
+        new = _touch_access(text, run.accessed.get(rel))
+        new = _decay(new, run.decay_now, cfg.decay_per_day, cfg.archive_below)
+        parsed = ltm.parse(new, rel)
+        strength[0] = parsed.strength
+        new, changes = consolidate.apply_facts(new, parsed.sources)
+        fact_notes[:] = [f"{c.key}: {c.old} → {c.new}" for c in changes if c.kind == "superseded"]
+        new = consolidate.drop_related(new, unlink)
+        return consolidate.add_related(new, related)
+
+    update(vault, rel, transform, run.outcome, run.dry_run)
+    if fact_notes:
+        run.said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
+    # The transform runs in a dry run too (only the write is skipped): the same decay rule.
+    fading = strength[0] < cfg.archive_below and note.status not in _NEVER_DECAY
+    if fading and _archive(vault, rel, run.now, run.outcome, run.dry_run):
+        run.archived.append(note.title)
+    elif not run.dry_run:
+        with contextlib.suppress(OSError):
+            st = os.stat(vault.path(rel))
+            settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
