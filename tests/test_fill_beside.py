@@ -15,6 +15,7 @@ import numpy as np
 from brainiac.search import semantic as semantic_mod
 from brainiac.search import sentence_model
 from brainiac.search.fill_beside import FILL_BESIDE_FROM
+from brainiac.search.semantic import SemanticIndex
 from brainiac.search.sentence_model import SentenceModel
 from brainiac.search.vector_store import VectorStore
 from brainiac.store.daemon_requests import STATUS_FILE
@@ -151,3 +152,21 @@ def test_a_daemon_killed_during_the_fill_takes_its_child_with_it(tmp_path: Path)
             return stat.rsplit(")", 1)[1].split()[0] == "Z"  # a zombie until init reaps it
 
         wait_for(gone, "the orphaned child's end")
+
+
+def test_during_the_fill_beside_pending_counts_only_live_events(tmp_path: Path) -> None:
+    """While the child holds the files nothing is embedded here, so nothing prunes what waits
+    at the next fill: an event deleted or changed meanwhile must leave the count at once, or
+    `brainiac status` says more vectors are missing than there are events."""
+    semantic = SemanticIndex(tmp_path / "vectors", texts_of=lambda keys: {})
+    semantic.known([(f"k{i}", f"event number {i} about the garden", "user") for i in range(10)])
+    semantic.hand_over()  # as the daemon does when the child starts (daemon_vectors.py)
+    semantic.update([], [f"k{i}" for i in range(6)])  # a note with six events deleted
+    semantic.update([("k6", "event number 6, corrected", "user")], [])  # one edited
+    # a text two events share stays while one of them lives
+    semantic.update([("k10", "event number 7 about the garden", "user")], [])
+    semantic.update([], ["k7"])
+    stats = semantic.stats()
+    assert (stats["events"], stats["pending"]) == (4, 4)  # k6 (its new text), k8, k9, k10
+    semantic.take_back()
+    assert semantic.stats()["pending"] == 4

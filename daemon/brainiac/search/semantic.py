@@ -359,15 +359,30 @@ class SemanticIndex:
         """Events the index added or changed, as (key, text, role), and the keys it deleted."""
         with self._lock:
             self._load()
+            dropped = []
             for key in deleted:
-                self._digest_of.pop(key, None)
+                dropped.append(self._digest_of.pop(key, None))
                 self._role_of.pop(key, None)
             # By key where the index can give the text back: a job that rewrites thousands of
             # notes must not leave all their texts in the daemon's heap until their turn.
-            self._add(added, keep_texts=self._texts_of is None)
+            dropped += self._add(added, keep_texts=self._texts_of is None)
+            self._forget_unembedded(dropped)
             self._live = None
 
-    def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
+    def _forget_unembedded(self, digests: Iterable[int | None]) -> None:
+        """Of `digests` (texts events had), those still waiting for a vector and no event's any
+        more wait no longer: `pending` counts live events only, also while a fill beside (which
+        the next `fill` would have pruned after) holds the files."""
+        gone = {d for d in digests if d is not None and (d in self._texts or d in self._waiting)}
+        if gone:
+            gone -= set(self._digest_of.values())  # a text two events share stays for the other
+        for digest in gone:
+            self._texts.pop(digest, None)
+            self._waiting.pop(digest, None)
+
+    def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> list[int]:
+        """Adds `events`; the digests of the texts they replaced (an event whose text changed)."""
+        replaced = []
         for key, text, role in events:
             if role:
                 # One string a speaker, not one an event: each event's stored fields are read
@@ -378,17 +393,21 @@ class SemanticIndex:
                     self._speakers.add(role)
                     self._speaker_names = None
             digest = text_digest(text)
+            before = self._digest_of.get(key)
+            if before is not None and before != digest:
+                replaced.append(before)
             self._digest_of[key] = digest
             if self._store.row_of(digest) is None and not self.read_only:
                 if keep_texts:
                     self._texts[digest] = text
                 else:
                     self._waiting[digest] = key
+        return replaced
 
     @property
     def pending(self) -> int:
-        """Texts waiting for their vector. One whose event was deleted meanwhile counts until
-        the next `fill` drops it: kept cheap, as the daemon's status asks every few seconds."""
+        """Texts waiting for their vector, of live events only (`update` drops the others):
+        kept cheap, as the daemon's status asks every few seconds."""
         return len(self._texts) + len(self._waiting)
 
     # -- embedding ---------------------------------------------------------------------------
