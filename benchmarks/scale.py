@@ -1047,6 +1047,33 @@ def _rss(pid: int) -> dict[str, float]:
     return {"rss_mb": int(pages[1]) * page / 2**20, "file_mb": int(pages[2]) * page / 2**20}
 
 
+def _indexed_documents(vault: Path, env: dict[str, str]) -> int:
+    """The documents (notes and events) in the daemon's last commit of the index, read beside
+    it: what says the edits are indexed when the status counts no events (words only)."""
+    from brainiac.search.index import Index
+    from brainiac.store.locations import Locations
+
+    index = Index(Locations.for_vault(vault, env).index_dir, writable=False)
+    try:
+        return index.doc_count()
+    finally:
+        index.close()
+
+
+def _all_counted(
+    vault: Path,
+    env: dict[str, str],
+    meaning: dict[str, Any] | None,
+    events: int,
+    documents: int,
+) -> bool:
+    """Whether the daemon has every edit: `events` known to recall by meaning, or, words only,
+    `documents` in the index."""
+    if meaning is not None:
+        return int(meaning["events"]) >= events
+    return not documents or _indexed_documents(vault, env) >= documents
+
+
 def _wait_caught_up(
     vault: Path,
     env: dict[str, str],
@@ -1055,11 +1082,13 @@ def _wait_caught_up(
     timeout: float = 3600,
     syncs_above: int | None = None,
     vectors: bool = True,
+    documents: int = 0,
 ) -> dict[str, Any]:
     """Wait until the daemon's status says every event has its vector (and it knows at least
     `events_at_least` events); its peak RSS meanwhile, sampled every 0.2 s. `vectors=False`
     (a fill left running, `--vectors-kept`): as for words only, the start's reconcile and the
-    syncs only; the vectors made and missing are in `meaning`."""
+    syncs, and the `events_at_least` events known; the vectors made and missing are in
+    `meaning`. Words only, until the index holds `documents` documents."""
     started = time.monotonic()
     peak = 0.0
     while True:
@@ -1074,7 +1103,10 @@ def _wait_caught_up(
         )
         # The status file may still be the last daemon's: only this daemon's own counts.
         mine = status.get("pid") == pid
-        if (meaning is None or not vectors) and mine and status.get("last_reconcile") and synced:
+        # A sync past the count says some edits are indexed, not all of them (one sync can take
+        # the first edits while the last are still being written): the events are counted too.
+        words_only = (meaning is None or not vectors) and mine and status.get("last_reconcile")
+        if words_only and synced and _all_counted(vault, env, meaning, events_at_least, documents):
             return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": meaning}
         if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
             return {
@@ -1180,6 +1212,7 @@ def bench_daemon(
                 status = _daemon_status(vault, env)
                 known = (status.get("meaning") or {}).get("events", 0)
                 syncs = int(status.get("syncs", 0))
+                documents = _indexed_documents(vault, env)
                 for i in range(edits):
                     said = f"Edit {i}: the {prompts[i % len(prompts)]} was checked again today"
                     run([BRAINIAC, "--vault", str(vault), "remember", said], env)
@@ -1190,6 +1223,7 @@ def bench_daemon(
                     known + edits,
                     syncs_above=syncs,
                     vectors=not vectors_kept,
+                    documents=documents + edits,
                 )
                 memory["after_edits"] = {**_rss(daemon.pid), "fill": caught}
             log(f"[{n}] daemon RSS: {memory}")

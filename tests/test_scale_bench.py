@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from brainiac import Memory
 from brainiac.store.daemon_requests import STATUS_FILE
 from brainiac.store.locations import Locations
 from conftest import load_benchmark
@@ -64,3 +65,44 @@ def test_daemon_with_a_fill_left_running_is_ready_without_waiting_for_the_vector
         scale._wait_caught_up(vault, env, os.getpid(), timeout=0)
     done = scale._wait_caught_up(vault, env, os.getpid(), timeout=0, vectors=False)
     assert done["meaning"] == meaning
+
+
+def test_after_edits_a_daemon_with_a_fill_left_running_waits_for_every_edits_event(
+    tmp_path: Path,
+) -> None:
+    """`--vectors-kept`: a sync past the count before the edits may have taken only the first
+    of them; the wait ends once the daemon knows every edit's event."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    known, edits = 350_200, 20
+    meaning = {"events": known + edits - 1, "pending": 200_000, "vectors": 150_200}
+    _status(vault, env, pid=os.getpid(), syncs=4, last_reconcile=1.0, pending_changes=0)
+    state = Locations.for_vault(vault, env).state
+    status = json.loads((state / STATUS_FILE).read_text(encoding="utf-8"))
+    args = (vault, env, os.getpid(), known + edits)
+    (state / STATUS_FILE).write_text(json.dumps({**status, "meaning": meaning}), "utf-8")
+    with pytest.raises(RuntimeError, match="did not catch up"):
+        scale._wait_caught_up(*args, timeout=0, syncs_above=3, vectors=False)
+    meaning["events"] += 1
+    (state / STATUS_FILE).write_text(json.dumps({**status, "meaning": meaning}), "utf-8")
+    assert scale._wait_caught_up(*args, timeout=0, syncs_above=3, vectors=False)
+
+
+def test_after_edits_a_words_only_daemon_waits_until_the_index_holds_them(
+    vault: Path, memory: Memory
+) -> None:
+    """Words only the status counts no events: the index, read beside the daemon, holds every
+    edit's event before the wait ends."""
+    memory.reindex()
+    env = dict(os.environ)
+    documents = scale._indexed_documents(vault, env)
+    memory.remember("Edit 0: the bike was checked again today")
+    _status(vault, env, pid=os.getpid(), syncs=4, last_reconcile=1.0, pending_changes=0)
+    with pytest.raises(RuntimeError, match="did not catch up"):
+        scale._wait_caught_up(
+            vault, env, os.getpid(), timeout=0, syncs_above=3, documents=documents + 2
+        )
+    assert scale._wait_caught_up(
+        vault, env, os.getpid(), timeout=0, syncs_above=3, documents=documents + 1
+    )
