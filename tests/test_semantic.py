@@ -654,12 +654,15 @@ def test_a_prompt_asked_again_is_not_embedded_again(tmp_path: Path, model: Sente
 def test_fill_with_a_time_limit_leaves_the_rest_for_later(
     tmp_path: Path, model: SentenceModel
 ) -> None:
+    # A batch and a few texts more, no more: each text is embedded by the real model, whose
+    # time a machine shared with other work multiplies.
+    n = semantic_mod._FILL_BATCH + 16
     semantic = SemanticIndex(tmp_path / "v", lambda: model)
-    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(600)])
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(n)])
     made = semantic.fill(seconds=0.0)  # one batch, then the clock says stop
-    assert 0 < made < 600
-    assert semantic.pending == 600 - made
-    assert semantic.fill() == 600 - made
+    assert 0 < made < n
+    assert semantic.pending == n - made
+    assert semantic.fill() == n - made
     assert semantic.pending == 0
 
 
@@ -764,7 +767,10 @@ def test_no_batch_is_embedded_while_a_call_is_answered(
     tmp_path: Path, model: SentenceModel
 ) -> None:
     semantic = SemanticIndex(tmp_path / "v", lambda: model)
-    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(40)])
+    # Two parts (semantic.py's _ENCODE_AT_ONCE texts each): the second starts after the call as
+    # well, and the model's work, many times longer on a shared machine, stays small.
+    n = 2 * semantic_mod._ENCODE_AT_ONCE
+    semantic.known([(f"k{i}", f"event number {i} about topic {i % 7}", "user") for i in range(n)])
     caught_up: list[int] = []
     embedder = Embedder(semantic, caught_up.append)
     try:
@@ -772,7 +778,7 @@ def test_no_batch_is_embedded_while_a_call_is_answered(
             embedder.start()
             wait_for(lambda: embedder.held, "the embedder to wait for the call")
             assert semantic.stats()["vectors"] == 0  # the call has the cores to itself
-        wait_for(lambda: caught_up == [40], "the vectors, once the call is answered")
+        wait_for(lambda: caught_up == [n], "the vectors, once the call is answered")
         assert semantic.pending == 0
     finally:
         embedder.stop()
