@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from brainiac.formats.stm import parse as parse_stm
+from brainiac.lifecycle.jobs import LOG_FILE
+from brainiac.store.locations import Locations
 from conftest import run_cli
 from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
 from helpers import running_daemon as _daemon  # test_mcp.py imports it from here
@@ -50,11 +52,15 @@ def daemon(
         notes.close()
 
 
-def _wm(vault: Path) -> str:
+def _read(path: Path) -> str:
     try:
-        return (vault / "context/working_memory.md").read_text()
+        return path.read_text()
     except FileNotFoundError:
         return ""
+
+
+def _wm(vault: Path) -> str:
+    return _read(vault / "context/working_memory.md")
 
 
 def test_editors_saves_reach_the_working_memory_and_sigterm_stops_cleanly(daemon) -> None:  # type: ignore[no-untyped-def]
@@ -239,6 +245,11 @@ def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Pa
         text = stm_path.read_text()
         assert "- [ ] fire the bowls" in text and text.count(event_id) == 1
         wait_for(lambda: "the glaze is drying" in _wm(vault), "the working memory to follow")
+        # The put-back shows before the job ends (it then indexes the log and records its run):
+        # stopped meanwhile, the daemon would let it finish only within the job thread's stop
+        # wait, and say so after "stopping" if at all.
+        jobs_log = Locations.for_vault(vault).state / LOG_FILE
+        wait_for(lambda: "put back 1 event(s)" in _read(jobs_log), "the recovery job's record")
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=DEADLINE_S) == 0
         assert "job recovery: put back 1 event(s)" in proc.stderr.read()  # type: ignore[union-attr]
