@@ -154,6 +154,24 @@ def test_a_daemon_killed_during_the_fill_takes_its_child_with_it(tmp_path: Path)
         wait_for(gone, "the orphaned child's end")
 
 
+def test_notes_deleted_during_the_fill_beside_leave_the_status_pending_count(
+    tmp_path: Path,
+) -> None:
+    """`brainiac status` while the child fills: the events of notes deleted meanwhile are no
+    longer counted among those waiting for their vector (never more waiting than events)."""
+    vault, events = _vault(tmp_path)
+    notes = sorted((vault / "memory" / "long_term").glob("*.md"))
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
+        wait_for(lambda: bool(_fill_children(proc.pid)), "the fill beside the daemon")
+        for note in notes[: len(notes) // 2]:
+            note.unlink()
+        wait_for(lambda: 0 < _meaning(vault).get("events", 0) < len(events), "the deletions")
+        meaning = _meaning(vault)
+        assert meaning["pending"] <= meaning["events"], meaning
+        wait_for(lambda: _filled(vault), "every vector", deadline_s=5 * DEADLINE_S)
+        stop(proc)
+
+
 def test_during_the_fill_beside_pending_counts_only_live_events(tmp_path: Path) -> None:
     """While the child holds the files nothing is embedded here, so nothing prunes what waits
     at the next fill: an event deleted or changed meanwhile must leave the count at once, or
