@@ -1051,17 +1051,23 @@ class Index:
         return table
 
     def events(self) -> list[tuple[str, str, str]]:
-        """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
-        an index it did not see built. Reads each event's stored fields (about 0.6 s at 10,000
-        notes), and keeps each segment's key -> number table on the way (_event_docnums): read
-        at the first context instead, they made it 0.5 s slower than the next."""
+        """Every indexed event, as (key, text, role) (each_event's, in a list)."""
+        return list(self.each_event())
+
+    def each_event(self) -> Iterator[tuple[str, str, str]]:
+        """Every indexed event, as (key, text, role), one at a time: what semantic.py needs to
+        know on opening an index it did not see built, digested as it comes, so that no list
+        of every text is ever made (its heap outlived it: tens of MB at 100,000 notes). Reads
+        each event's stored fields (about 0.6 s at 10,000 notes), and keeps each segment's
+        key -> number table on the way (_event_docnums): read at the first context instead,
+        they made it 0.5 s slower than the next. The searcher is held until the last event is
+        read: read them all, in one thread."""
         with self._searching:
-            leaves = _segments(self._searcher)
-            out: list[tuple[str, str, str]] = []
-            self._event_tables = {
-                leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
-            }
-            return out
+            tables: dict[str, dict[str, int]] = {}
+            for leaf, _ in _segments(self._searcher):
+                table = tables[leaf.segment().segment_id()] = {}
+                yield from _read_event_table(leaf, table)
+            self._event_tables = tables
 
     def segment_events(
         self, known: Collection[str]
@@ -1077,8 +1083,8 @@ class Index:
                 segment = leaf.segment().segment_id()
                 order.append(segment)
                 if segment not in known:
-                    read[segment] = []
-                    self._event_tables[segment] = _event_table(leaf, read[segment])
+                    table = self._event_tables[segment] = {}
+                    read[segment] = list(_read_event_table(leaf, table))
             return order, read
 
     def event_texts(self, keys: Iterable[str]) -> dict[str, str]:
@@ -1283,12 +1289,20 @@ def _cancel(writer: Any) -> None:
             task.join(5)
 
 
-def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> dict[str, int]:
+def _event_table(leaf: Any) -> dict[str, int]:
     """One segment's live events, key -> document number within the segment, read from their
-    stored fields; with `noted`, each one's (key, text, role) is added to it on the way."""
+    stored fields."""
     table: dict[str, int] = {}
+    for _ in _read_event_table(leaf, table):
+        pass
+    return table
+
+
+def _read_event_table(leaf: Any, table: dict[str, int]) -> Iterator[tuple[str, str, str]]:
+    """One segment's live events into `table` (key -> document number within the segment),
+    each one's (key, text, role) given on the way."""
     if ("kind", EVENT) not in leaf:
-        return table
+        return
     deletions = leaf.has_deletions()
     stored = whoosh_internals.stored_fields_reader(leaf)
     for docnum in leaf.postings("kind", EVENT).all_ids():
@@ -1296,9 +1310,6 @@ def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> 
             continue
         fields = stored(docnum)
         table[fields["key"]] = docnum
-        if noted is not None:
-            # The role as one string a speaker, before the next event is read: a copy of its
-            # own per event would stay in the heap among the keys kept, freed or not.
-            role = sys.intern(fields.get("role") or "")
-            noted.append((fields["key"], fields.get("text") or "", role))
-    return table
+        # The role as one string a speaker, before the next event is read: a copy of its own
+        # per event would stay in the heap among the keys kept, freed or not.
+        yield fields["key"], fields.get("text") or "", sys.intern(fields.get("role") or "")
