@@ -38,7 +38,16 @@ import sys
 import threading
 import uuid
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import (
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableSequence,
+    Sequence,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +62,7 @@ from brainiac.core.heap import release_freed_memory
 from brainiac.language import when
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
+from brainiac.search.event_table import KeyNumbers
 from brainiac.search.index_documents import (
     SESSION_HASH_LEN,
     Hit,
@@ -172,7 +182,7 @@ class Index:
         self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
-        self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
+        self._event_tables: dict[str, KeyNumbers] = {}  # see _event_docnums
         self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
@@ -1028,20 +1038,19 @@ class Index:
         until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
         for every one of a prompt's nearest events, would cost more than the search."""
         leaves = _segments(self._searcher)
-        tables: dict[str, dict[str, int]] = {}
+        tables: dict[str, KeyNumbers] = {}
         found: dict[str, int] = {}
         wanted = list(keys)
         for leaf, offset in leaves:
             table = tables[leaf.segment().segment_id()] = self._kept_event_table(leaf)
             deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
-            for key in wanted:
-                docnum = table.get(key)
-                if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
+            for key, docnum in table.found(wanted):
+                if not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
         return found
 
-    def _kept_event_table(self, leaf: Any) -> dict[str, int]:
+    def _kept_event_table(self, leaf: Any) -> KeyNumbers:
         """`leaf`'s key -> number table of its events (`_event_table`), read once and kept until
         a merge removes the segment."""
         segment = leaf.segment().segment_id()
@@ -1063,10 +1072,12 @@ class Index:
         they made it 0.5 s slower than the next. The searcher is held until the last event is
         read: read them all, in one thread."""
         with self._searching:
-            tables: dict[str, dict[str, int]] = {}
+            tables: dict[str, KeyNumbers] = {}
             for leaf, _ in _segments(self._searcher):
-                table = tables[leaf.segment().segment_id()] = {}
-                yield from _read_event_table(leaf, table)
+                keys: list[str] = []
+                numbers = array("l")
+                yield from _read_event_table(leaf, keys, numbers)
+                tables[leaf.segment().segment_id()] = KeyNumbers(keys, numbers)
             self._event_tables = tables
 
     def segment_events(
@@ -1083,8 +1094,10 @@ class Index:
                 segment = leaf.segment().segment_id()
                 order.append(segment)
                 if segment not in known:
-                    table = self._event_tables[segment] = {}
-                    read[segment] = list(_read_event_table(leaf, table))
+                    keys: list[str] = []
+                    numbers = array("l")
+                    read[segment] = list(_read_event_table(leaf, keys, numbers))
+                    self._event_tables[segment] = KeyNumbers(keys, numbers)
             return order, read
 
     def event_texts(self, keys: Iterable[str]) -> dict[str, str]:
@@ -1289,18 +1302,21 @@ def _cancel(writer: Any) -> None:
             task.join(5)
 
 
-def _event_table(leaf: Any) -> dict[str, int]:
+def _event_table(leaf: Any) -> KeyNumbers:
     """One segment's live events, key -> document number within the segment, read from their
     stored fields."""
-    table: dict[str, int] = {}
-    for _ in _read_event_table(leaf, table):
+    keys: list[str] = []
+    numbers = array("l")
+    for _ in _read_event_table(leaf, keys, numbers):
         pass
-    return table
+    return KeyNumbers(keys, numbers)
 
 
-def _read_event_table(leaf: Any, table: dict[str, int]) -> Iterator[tuple[str, str, str]]:
-    """One segment's live events into `table` (key -> document number within the segment),
-    each one's (key, text, role) given on the way."""
+def _read_event_table(
+    leaf: Any, keys: list[str], numbers: MutableSequence[int]
+) -> Iterator[tuple[str, str, str]]:
+    """One segment's live events, their keys and document numbers within the segment appended
+    to `keys` and `numbers`, each one's (key, text, role) given on the way."""
     if ("kind", EVENT) not in leaf:
         return
     deletions = leaf.has_deletions()
@@ -1309,7 +1325,8 @@ def _read_event_table(leaf: Any, table: dict[str, int]) -> Iterator[tuple[str, s
         if deletions and leaf.is_deleted(docnum):
             continue
         fields = stored(docnum)
-        table[fields["key"]] = docnum
+        keys.append(fields["key"])
+        numbers.append(docnum)
         # The role as one string a speaker, before the next event is read: a copy of its own
         # per event would stay in the heap among the keys kept, freed or not.
         yield fields["key"], fields.get("text") or "", sys.intern(fields.get("role") or "")
