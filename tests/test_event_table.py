@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from brainiac.search.event_table import EventTable, KeyNumbers, Waiting
+from brainiac.search.event_table import EventTable, Waiting
 
 
 class _SameHash(str):
@@ -83,18 +83,3 @@ def test_the_waiting_texts_keep_a_dicts_order_and_let_go_of_those_embedded() -> 
         embedded.difference_update(expected)  # a text embedded, then waiting again
         assert waiting.head(len(expected) + 1) == list(expected.items())
         assert len(waiting) == len(expected)
-
-
-def test_a_segments_key_numbers_answer_as_its_dict_did() -> None:
-    """The index's key -> document number table of a segment (index.py `_event_docnums`): a
-    key read twice keeps its last number, a shared hash finds only its own key, and the keys
-    asked come back in their order."""
-    keys = [f"notes/n{i % 9}.md#e-{i % 23}" for i in range(60)]
-    keys += [_SameHash("a"), _SameHash("b"), _SameHash("a")]
-    expected = {key: number for number, key in enumerate(keys)}
-    table = KeyNumbers(keys, range(len(keys)))
-    assert len(table) == len(expected) and dict(table.items()) == expected
-    asked = [*reversed(keys), "notes/n0.md#e-99", _SameHash("c")]
-    assert table.found(asked) == [(k, expected[k]) for k in asked if k in expected]
-    empty = KeyNumbers([], [])
-    assert empty.found(asked) == [] and list(empty.items()) == []

@@ -15,18 +15,14 @@ compared over the whole array at once) and then compared whole, so a shared hash
 wrong. `Waiting` keeps the texts that wait for their vector, each digest once, in the order
 found.
 
-`KeyNumbers` is the index's own table of a segment's events, key -> document number, sorted by
-the key's hash.
-
-One concept: the events' compact tables (which exist, which wait for a vector, and where each
-is in the index).
+One concept: the events' compact tables (which exist, and which wait for a vector).
 """
 
 from __future__ import annotations
 
 import itertools
 from array import array
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import numpy as np
@@ -224,54 +220,3 @@ class Waiting:
             self._digests = self._digests[self._at :].copy()
             self._keys = self._keys[self._at :]
             self._at = 0
-
-
-class KeyNumbers:
-    """One index segment's events, key -> document number within the segment (index.py
-    `_event_docnums`), sorted by the key's hash: a pointer to the key, its hash and the number
-    (20 bytes an event, where a dict took over 40)."""
-
-    def __init__(self, keys: list[str], numbers: Iterable[int]) -> None:
-        hashes = np.fromiter(map(hash, keys), np.int64, len(keys))
-        order = np.argsort(hashes, kind="stable")
-        self._hashes: Any = hashes[order]
-        self._keys = [keys[i] for i in order.tolist()]
-        self._numbers: Any = np.fromiter(numbers, np.int64, len(keys)).astype(np.int32)[order]
-        same = np.flatnonzero(self._hashes[1:] == self._hashes[:-1])
-        if len(same):
-            self._drop_repeated(same)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-    def items(self) -> Iterator[tuple[str, int]]:
-        return zip(self._keys, self._numbers.tolist(), strict=True)
-
-    def found(self, keys: Sequence[str]) -> list[tuple[str, int]]:
-        """(key, number) of those of `keys` in the table, in their order."""
-        if not keys or not self._keys:
-            return []
-        asked = np.fromiter(map(hash, keys), np.int64, len(keys))
-        starts = np.searchsorted(self._hashes, asked).tolist()
-        hashes, table_keys, count = self._hashes, self._keys, len(self._keys)
-        out = []
-        for key, h, at in zip(keys, asked.tolist(), starts, strict=True):
-            while at < count and hashes[at] == h:  # a shared hash: the key itself decides
-                if table_keys[at] == key:
-                    out.append((key, int(self._numbers[at])))
-                    break
-                at += 1
-        return out
-
-    def _drop_repeated(self, same: Any) -> None:
-        """A key twice (a dict's last number kept): the earlier ones dropped."""
-        group = sorted(set(same.tolist()) | set((same + 1).tolist()))
-        last: dict[str, int] = {}
-        for p in group:  # the places of one hash follow the segment's order (a stable sort)
-            last[self._keys[p]] = p
-        kept = np.ones(len(self._keys), bool)
-        for p in group:
-            kept[p] = last[self._keys[p]] == p
-        self._keys = list(itertools.compress(self._keys, kept.tolist()))
-        self._hashes = self._hashes[kept]
-        self._numbers = self._numbers[kept]

@@ -62,7 +62,6 @@ from brainiac.core.heap import release_freed_memory
 from brainiac.language import when
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
-from brainiac.search.event_table import KeyNumbers
 from brainiac.search.index_documents import (
     SESSION_HASH_LEN,
     Hit,
@@ -86,6 +85,7 @@ from brainiac.search.index_scoring import (
     inside_and_outside,
     match_scores,
 )
+from brainiac.search.key_numbers import KeyNumbers
 
 log = logging.getLogger(__name__)
 
