@@ -23,19 +23,17 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
+from array import array
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from brainiac.search import semantic as semantic_mod
 from brainiac.search.index import Index
 
 log = logging.getLogger(__name__)
 
-# A segment's events: their keys, the digests of their texts (uint64, in the same order) and
-# the roles that speak in them: arrays, not a tuple an event (hundreds of thousands of them).
-_Events = tuple[list[str], Any, set[str]]
+# A segment's events: their keys, the digests of their texts (in the same order) and the roles
+# that speak in them: arrays, not a tuple an event (hundreds of thousands of them).
+_Events = tuple[list[str], "array[int]", set[str]]
 
 
 class DaemonVectors:
@@ -72,7 +70,7 @@ class DaemonVectors:
                 digests = (semantic_mod.text_digest(text) for _, text, _ in events)
                 self._segments[segment] = (
                     [key for key, _, _ in events],
-                    np.fromiter(digests, np.uint64, len(events)),
+                    array("Q", digests),
                     {role for _, _, role in events if role},
                 )
             self._segments = {s: self._segments[s] for s in order}
@@ -80,7 +78,7 @@ class DaemonVectors:
             every = self._segments.values()
             self.semantic.follow(
                 itertools.chain.from_iterable(
-                    zip(keys, digests.tolist(), strict=True) for keys, digests, _ in every
+                    zip(keys, digests, strict=True) for keys, digests, _ in every
                 ),
                 set().union(*(roles for _, _, roles in every)),
             )
