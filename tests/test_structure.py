@@ -42,8 +42,14 @@ OWNERS = {
     # answers the tools without either.
     # Over stdio (mcp_server.py) and over HTTP (mcp_http.py, with the hook routes it serves).
     "mcp": {"interfaces/mcp_server.py", "interfaces/mcp_http.py", "interfaces/hook_routes.py"},
-    # The sentence model, the vectors it makes and their file: one seam (recall by meaning).
-    "numpy": {"search/sentence_model.py", "search/semantic.py", "search/vector_store.py"},
+    # The sentence model, the vectors it makes, their file and the events they are the vectors
+    # of (event_table.py): one seam (recall by meaning).
+    "numpy": {
+        "search/sentence_model.py",
+        "search/semantic.py",
+        "search/vector_store.py",
+        "search/event_table.py",
+    },
     "pydantic": {"interfaces/mcp_server.py"},
 }
 

@@ -20,8 +20,10 @@ What is followed, before each read (`catch_up`, after the index's own catch-up):
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
+from array import array
 from pathlib import Path
 
 from brainiac.search import semantic as semantic_mod
@@ -29,7 +31,9 @@ from brainiac.search.index import Index
 
 log = logging.getLogger(__name__)
 
-_Events = list[tuple[str, int, str]]  # (key, digest of its text, role)
+# A segment's events: their keys, the digests of their texts (in the same order) and the roles
+# that speak in them: arrays, not a tuple an event (hundreds of thousands of them).
+_Events = tuple[list[str], "array[int]", set[str]]
 
 
 class DaemonVectors:
@@ -63,15 +67,21 @@ class DaemonVectors:
                 self.semantic.follow(None, ())
                 return
             for segment, events in read.items():
-                self._segments[segment] = [
-                    (key, semantic_mod.text_digest(text), role) for key, text, role in events
-                ]
+                digests = (semantic_mod.text_digest(text) for _, text, _ in events)
+                self._segments[segment] = (
+                    [key for key, _, _ in events],
+                    array("Q", digests),
+                    {role for _, _, role in events if role},
+                )
             self._segments = {s: self._segments[s] for s in order}
             self._order = order
-            every = [event for events in self._segments.values() for event in events]
-            digests = {key: digest for key, digest, _ in every}  # a later segment's wins
-            roles = {role for _, _, role in every if role}
-            self.semantic.follow(digests, roles)
+            every = self._segments.values()
+            self.semantic.follow(
+                itertools.chain.from_iterable(
+                    zip(keys, digests, strict=True) for keys, digests, _ in every
+                ),
+                set().union(*(roles for _, _, roles in every)),
+            )
 
     def close(self) -> None:
         self.semantic.close()

@@ -98,7 +98,7 @@ def fill(index_dir: Path, folder: Path, parent: int) -> int:
     try:
         if not semantic.available:
             raise RuntimeError(semantic.unavailable)
-        semantic.known(index.events())
+        semantic.known(index.each_event())
         while os.getppid() == parent:
             done = semantic.fill(seconds=_SLICE_S)
             semantic.commit()

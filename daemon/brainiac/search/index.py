@@ -38,7 +38,16 @@ import sys
 import threading
 import uuid
 import warnings
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import (
+    Callable,
+    Collection,
+    Iterable,
+    Iterator,
+    Mapping,
+    MutableSequence,
+    Sequence,
+)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,6 +85,7 @@ from brainiac.search.index_scoring import (
     inside_and_outside,
     match_scores,
 )
+from brainiac.search.key_numbers import KeyNumbers
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +182,7 @@ class Index:
         self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
-        self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
+        self._event_tables: dict[str, KeyNumbers] = {}  # see _event_docnums
         self._seen = _SearcherMemo(None)  # see _doc_frequency
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
@@ -1028,20 +1038,19 @@ class Index:
         until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
         for every one of a prompt's nearest events, would cost more than the search."""
         leaves = _segments(self._searcher)
-        tables: dict[str, dict[str, int]] = {}
+        tables: dict[str, KeyNumbers] = {}
         found: dict[str, int] = {}
         wanted = list(keys)
         for leaf, offset in leaves:
             table = tables[leaf.segment().segment_id()] = self._kept_event_table(leaf)
             deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
-            for key in wanted:
-                docnum = table.get(key)
-                if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
+            for key, docnum in table.found(wanted):
+                if not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
         return found
 
-    def _kept_event_table(self, leaf: Any) -> dict[str, int]:
+    def _kept_event_table(self, leaf: Any) -> KeyNumbers:
         """`leaf`'s key -> number table of its events (`_event_table`), read once and kept until
         a merge removes the segment."""
         segment = leaf.segment().segment_id()
@@ -1051,17 +1060,25 @@ class Index:
         return table
 
     def events(self) -> list[tuple[str, str, str]]:
-        """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
-        an index it did not see built. Reads each event's stored fields (about 0.6 s at 10,000
-        notes), and keeps each segment's key -> number table on the way (_event_docnums): read
-        at the first context instead, they made it 0.5 s slower than the next."""
+        """Every indexed event, as (key, text, role) (each_event's, in a list)."""
+        return list(self.each_event())
+
+    def each_event(self) -> Iterator[tuple[str, str, str]]:
+        """Every indexed event, as (key, text, role), one at a time: what semantic.py needs to
+        know on opening an index it did not see built, digested as it comes, so that no list
+        of every text is ever made (its heap outlived it: tens of MB at 100,000 notes). Reads
+        each event's stored fields (about 0.6 s at 10,000 notes), and keeps each segment's
+        key -> number table on the way (_event_docnums): read at the first context instead,
+        they made it 0.5 s slower than the next. The searcher is held until the last event is
+        read: read them all, in one thread."""
         with self._searching:
-            leaves = _segments(self._searcher)
-            out: list[tuple[str, str, str]] = []
-            self._event_tables = {
-                leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
-            }
-            return out
+            tables: dict[str, KeyNumbers] = {}
+            for leaf, _ in _segments(self._searcher):
+                keys: list[str] = []
+                numbers = array("l")
+                yield from _read_event_table(leaf, keys, numbers)
+                tables[leaf.segment().segment_id()] = KeyNumbers(keys, numbers)
+            self._event_tables = tables
 
     def segment_events(
         self, known: Collection[str]
@@ -1077,8 +1094,10 @@ class Index:
                 segment = leaf.segment().segment_id()
                 order.append(segment)
                 if segment not in known:
-                    read[segment] = []
-                    self._event_tables[segment] = _event_table(leaf, read[segment])
+                    keys: list[str] = []
+                    numbers = array("l")
+                    read[segment] = list(_read_event_table(leaf, keys, numbers))
+                    self._event_tables[segment] = KeyNumbers(keys, numbers)
             return order, read
 
     def event_texts(self, keys: Iterable[str]) -> dict[str, str]:
@@ -1283,22 +1302,31 @@ def _cancel(writer: Any) -> None:
             task.join(5)
 
 
-def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> dict[str, int]:
+def _event_table(leaf: Any) -> KeyNumbers:
     """One segment's live events, key -> document number within the segment, read from their
-    stored fields; with `noted`, each one's (key, text, role) is added to it on the way."""
-    table: dict[str, int] = {}
+    stored fields."""
+    keys: list[str] = []
+    numbers = array("l")
+    for _ in _read_event_table(leaf, keys, numbers):
+        pass
+    return KeyNumbers(keys, numbers)
+
+
+def _read_event_table(
+    leaf: Any, keys: list[str], numbers: MutableSequence[int]
+) -> Iterator[tuple[str, str, str]]:
+    """One segment's live events, their keys and document numbers within the segment appended
+    to `keys` and `numbers`, each one's (key, text, role) given on the way."""
     if ("kind", EVENT) not in leaf:
-        return table
+        return
     deletions = leaf.has_deletions()
     stored = whoosh_internals.stored_fields_reader(leaf)
     for docnum in leaf.postings("kind", EVENT).all_ids():
         if deletions and leaf.is_deleted(docnum):
             continue
         fields = stored(docnum)
-        table[fields["key"]] = docnum
-        if noted is not None:
-            # The role as one string a speaker, before the next event is read: a copy of its
-            # own per event would stay in the heap among the keys kept, freed or not.
-            role = sys.intern(fields.get("role") or "")
-            noted.append((fields["key"], fields.get("text") or "", role))
-    return table
+        keys.append(fields["key"])
+        numbers.append(docnum)
+        # The role as one string a speaker, before the next event is read: a copy of its own
+        # per event would stay in the heap among the keys kept, freed or not.
+        yield fields["key"], fields.get("text") or "", sys.intern(fields.get("role") or "")

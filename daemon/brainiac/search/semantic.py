@@ -23,7 +23,9 @@ events the prompt is compared with every row in slices, so no float copy of the 
 (float16 rows would be converted slowly by numpy), or, for a project's events (`among`), with the
 slices that hold them (`_cosines`); above it, with each row's signs first and only the likeliest
 rows in full (`_sketched`). The texts that wait for their vector while a process
-learns every event at once are read back from the index in batches rather than kept. Thread-safe:
+learns every event at once are read back from the index in batches rather than kept; the events
+themselves (each one's key, text digest and speaker) are held in arrays (event_table.py), a few
+tens of bytes an event rather than the hundred and more of dicts of Python objects. Thread-safe:
 the daemon's socket threads search while its embedder fills.
 
 One concept: the events' vectors and the nearness of a prompt to each.
@@ -37,7 +39,6 @@ import hashlib
 import itertools
 import logging
 import re
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -48,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from brainiac.core.heap import release_freed_memory
+from brainiac.search.event_table import EventTable, Waiting
 from brainiac.search.indexer import Indexer
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore, sketch
@@ -99,7 +101,7 @@ def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
     semantic = SemanticIndex(folder, texts_of=indexer.index.event_texts)
     if not semantic.available:
         return None
-    semantic.known(indexer.index.events())
+    semantic.known(indexer.index.each_event())
 
     def told(added: list[tuple[str, str, str]], deleted: list[str], full: bool) -> None:
         if full:
@@ -304,14 +306,14 @@ class SemanticIndex:
         self._lock = threading.RLock()
         # the rows, mapped from disk
         self._store = VectorStore(folder, MODEL_ID, DIMENSIONS, read_only=read_only)
-        self._digest_of: dict[str, int] = {}  # event key -> digest of its text
+        self._events = EventTable()  # event key -> digest of its text, and its role
+        self._checked = -1  # the table's version the waiting texts were last checked against
         self._texts: dict[int, str] = {}  # digest -> text, for those with no row yet
-        self._waiting: dict[int, str] = {}  # digest -> event key, the same, read back to embed
+        self._waiting = Waiting()  # the same by an event's key, its text read back to embed
         self._write_failed = -float("inf")  # when writing the vectors last failed (monotonic)
-        self._known = False  # every indexed event is in _digest_of (see known())
+        self._known = False  # every indexed event is in _events (see known())
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
         self._speaker_names: re.Pattern[str] | None = None
-        self._role_of: dict[str, str] = {}  # event key -> its role, for a scope's speakers
         # (among, the names of its events' speakers): _without_speakers for the last `among`
         self._speakers_among: tuple[Collection[str], re.Pattern[str]] | None = None
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
@@ -343,71 +345,71 @@ class SemanticIndex:
     # -- which events exist ------------------------------------------------------------------
     def known(self, events: Iterable[tuple[str, str, str]]) -> None:
         """All the indexed events, as (key, text, role): what a process that opens a built
-        index reads from it once. Replaces what was reported before."""
+        index reads from it once (Index.each_event: one event at a time, each text digested
+        and let go before the next is read). Replaces what was reported before."""
         with self._lock:
             self._load()
-            self._digest_of = {}
-            self._role_of = {}
             self._texts = {}
-            self._waiting = {}
-            self._add(events, keep_texts=self._texts_of is None)
+            self._events = EventTable.of(self._digested(events))
+            self._waiting = Waiting()
+            if self._texts_of is not None and not self.read_only:
+                missing = np.flatnonzero(self._store.rows_of(self._events.digests) < 0)
+                self._waiting = Waiting.of(self._events, missing)
             self._known = True
             self._live = None
-        release_freed_memory()  # the caller's list of every event's text, gone now
+        release_freed_memory()  # what reading every event's stored fields left in the heap
 
     def update(self, added: Iterable[tuple[str, str, str]], deleted: Iterable[str]) -> None:
         """Events the index added or changed, as (key, text, role), and the keys it deleted."""
         with self._lock:
             self._load()
-            dropped = []
-            for key in deleted:
-                dropped.append(self._digest_of.pop(key, None))
-                self._role_of.pop(key, None)
-            # By key where the index can give the text back: a job that rewrites thousands of
-            # notes must not leave all their texts in the daemon's heap until their turn.
-            dropped += self._add(added, keep_texts=self._texts_of is None)
-            self._forget_unembedded(dropped)
+            digested = list(self._digested(added))
+            self._events.update(digested, deleted)
+            if self._texts_of is not None and not self.read_only:
+                # By key where the index can give the text back: a job that rewrites thousands
+                # of notes must not leave all their texts in the daemon's heap until their turn.
+                digests = np.fromiter((d for _, d, _ in digested), np.uint64, len(digested))
+                missing = (self._store.rows_of(digests) < 0).tolist()
+                self._waiting.add(
+                    (d, k) for (k, d, _), m in zip(digested, missing, strict=True) if m
+                )
+            if self._beside:
+                # No fill runs here to drop them while the child holds the files: `pending`
+                # would count texts no event has any more, more than there are events.
+                self._drop_dead_texts()
             self._live = None
 
-    def _forget_unembedded(self, digests: Iterable[int | None]) -> None:
-        """Of `digests` (texts events had), those still waiting for a vector and no event's any
-        more wait no longer: `pending` counts live events only, also while a fill beside (which
-        the next `fill` would have pruned after) holds the files."""
-        gone = {d for d in digests if d is not None and (d in self._texts or d in self._waiting)}
-        if gone:
-            gone -= set(self._digest_of.values())  # a text two events share stays for the other
-        for digest in gone:
-            self._texts.pop(digest, None)
-            self._waiting.pop(digest, None)
+    def _drop_dead_texts(self) -> None:
+        """The texts waiting for a vector that no live event has any more (deleted or changed
+        before it was embedded) wait no longer; a text two events share stays while one lives.
+        Checked again only when the events changed."""
+        if self._checked == self._events.version:
+            return
+        self._checked = self._events.version
+        live = self._events.digests
+        texts = np.fromiter(self._texts, np.uint64, len(self._texts))
+        for digest in texts[~np.isin(texts, live)].tolist():
+            del self._texts[digest]
+        self._waiting.keep(np.isin(self._waiting.digests(), live))
 
-    def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> list[int]:
-        """Adds `events`; the digests of the texts they replaced (an event whose text changed)."""
-        replaced = []
+    def _digested(self, events: Iterable[tuple[str, str, str]]) -> Iterable[tuple[str, int, str]]:
+        """(key, digest of the text, role) of each of `events`, the speakers noted, and the
+        texts with no vector kept where they cannot be read back from the index."""
+        keep_texts = self._texts_of is None and not self.read_only
         for key, text, role in events:
-            if role:
-                # One string a speaker, not one an event: each event's stored fields are read
-                # apart, and a large vault's hundreds of thousands of events have few speakers.
-                role = sys.intern(role)
-                self._role_of[key] = role
-                if role not in self._speakers:
-                    self._speakers.add(role)
-                    self._speaker_names = None
+            if role and role not in self._speakers:
+                self._speakers.add(role)
+                self._speaker_names = None
             digest = text_digest(text)
-            before = self._digest_of.get(key)
-            if before is not None and before != digest:
-                replaced.append(before)
-            self._digest_of[key] = digest
-            if self._store.row_of(digest) is None and not self.read_only:
-                if keep_texts:
-                    self._texts[digest] = text
-                else:
-                    self._waiting[digest] = key
-        return replaced
+            if keep_texts and self._store.row_of(digest) is None:
+                self._texts[digest] = text
+            yield key, digest, role
 
     @property
     def pending(self) -> int:
-        """Texts waiting for their vector, of live events only (`update` drops the others):
-        kept cheap, as the daemon's status asks every few seconds."""
+        """Texts waiting for their vector. One whose event was deleted meanwhile counts until
+        the next `fill` drops it (at once while a child fills): kept cheap, as the daemon's
+        status asks every few seconds."""
         return len(self._texts) + len(self._waiting)
 
     # -- embedding ---------------------------------------------------------------------------
@@ -427,12 +429,8 @@ class SemanticIndex:
         model = self._get_model()
         if model is None:
             return 0
-        with self._lock:  # once a call, not a batch: the set is every event's digest
-            live = set(self._digest_of.values())
-            for digest in [d for d in self._texts if d not in live]:
-                del self._texts[digest]  # deleted before it was embedded
-            for digest in [d for d in self._waiting if d not in live]:
-                del self._waiting[digest]
+        with self._lock:  # once a call, not a batch, and only when events changed meanwhile
+            self._drop_dead_texts()
         while True:  # a batch at least, then as long as `seconds` allows
             batch = self._next_batch()
             if batch is None:
@@ -467,7 +465,7 @@ class SemanticIndex:
                 return False
             for digest, _ in part:
                 self._texts.pop(digest, None)
-                self._waiting.pop(digest, None)
+            self._waiting.trim(self._store.rows_of)
         return True
 
     def _next_batch(self) -> list[tuple[int, str]] | None:
@@ -478,19 +476,23 @@ class SemanticIndex:
             batch = list(itertools.islice(self._texts.items(), _FILL_BATCH))
             if batch:
                 return batch
-            waiting = list(itertools.islice(self._waiting.items(), _FILL_BATCH))
+            self._waiting.trim(self._store.rows_of)
+            waiting = self._waiting.head(_FILL_BATCH)
         if not waiting:
             return None
         assert self._texts_of is not None
         texts = self._texts_of([key for _, key in waiting])
         found = []
+        gone = []
         with self._lock:
             for digest, key in waiting:
                 text = texts.get(key)
                 if text is not None and text_digest(text) == digest:
                     found.append((digest, text))
                 else:
-                    self._waiting.pop(digest, None)
+                    gone.append(digest)
+            if gone:
+                self._waiting.remove(gone)
         return found or self._next_batch()
 
     # -- nearness ----------------------------------------------------------------------------
@@ -610,17 +612,15 @@ class SemanticIndex:
             elif self._speakers_among is not None and self._speakers_among[0] is among:
                 pattern = self._speakers_among[1]
             else:
-                role_of = self._role_of
-                pattern = _names_pattern({role_of[k] for k in among if k in role_of})
+                pattern = _names_pattern(self._events.speakers_of(among))
                 self._speakers_among = (among, pattern)
         return pattern.sub(" ", prompt)
 
     def _live_rows(self, among: Collection[str] | None = None) -> tuple[list[str], Any]:
         if self._live is None:
-            digests = np.fromiter(self._digest_of.values(), np.uint64, len(self._digest_of))
-            rows = self._store.rows_of(digests)
+            rows = self._store.rows_of(self._events.digests)
             have = rows >= 0
-            keys = list(itertools.compress(self._digest_of, have.tolist()))
+            keys = list(itertools.compress(self._events.keys, have.tolist()))
             self._live = (keys, rows[have])
             self._live_among = None
 
@@ -644,11 +644,12 @@ class SemanticIndex:
         if not self.read_only:
             self._import_legacy()
         self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
-        self._waiting = {d: k for d, k in self._waiting.items() if self._store.row_of(d) is None}
+        self._waiting.keep(self._store.rows_of(self._waiting.digests()) < 0)
 
-    def follow(self, digests: Mapping[str, int] | None, roles: Iterable[str]) -> None:
+    def follow(self, digests: Iterable[tuple[str, int]] | None, roles: Collection[str]) -> None:
         """Read-only: the writer's latest committed vectors, and, when given, the events as the
-        index has them now (key -> digest of the text) with the roles that speak in them."""
+        index has them now, (key, digest of the text) in the index's order (a key given twice:
+        its later digest), with the roles that speak in them."""
         with self._lock:
             if not self._loaded:
                 self._loaded = True
@@ -657,7 +658,7 @@ class SemanticIndex:
             else:
                 changed = self._store.catch_up()
             if digests is not None:
-                self._digest_of = dict(digests)
+                self._events = EventTable.of((k, d, "") for k, d in digests)
                 self._known = True
                 if not self._speakers.issuperset(roles):
                     self._speakers.update(roles)
@@ -759,10 +760,10 @@ class SemanticIndex:
         with self._lock:
             self._store = store
             self._live = None
-            for waiting in (self._texts, self._waiting):
-                digests = np.fromiter(waiting, np.uint64, len(waiting))
-                for digest in digests[store.rows_of(digests) >= 0].tolist():
-                    del waiting[digest]
+            digests = np.fromiter(self._texts, np.uint64, len(self._texts))
+            for digest in digests[store.rows_of(digests) >= 0].tolist():
+                del self._texts[digest]
+            self._waiting.keep(store.rows_of(self._waiting.digests()) < 0)
 
     def close(self) -> None:
         """Save, and let go of the files (a later fill opens them again)."""
@@ -775,7 +776,7 @@ class SemanticIndex:
         any more are most of the rows (worth dropping); None otherwise."""
         if not self._known:
             return None  # which digests are live is not known yet
-        live = np.fromiter(set(self._digest_of.values()), np.uint64)
+        live = np.unique(self._events.digests)
         rows = self._store.rows_of(live)
         rows = np.sort(rows[rows >= 0])
         if self._store.count - len(rows) <= max(1000, len(rows)):
@@ -787,4 +788,4 @@ class SemanticIndex:
         many vectors are kept (stale ones too, until a save drops them)."""
         with self._lock:
             vectors = self._store.count
-            return {"events": len(self._digest_of), "pending": self.pending, "vectors": vectors}
+            return {"events": len(self._events), "pending": self.pending, "vectors": vectors}
