@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from brainiac.core.errors import (
     IndexLockedError,
@@ -40,6 +41,11 @@ from brainiac.store.manifest import FileState, Manifest
 from brainiac.store.vault import KIND_BY_NAME, Vault, is_conflict_copy, kind_in, kind_of
 
 log = logging.getLogger(__name__)
+
+# An incremental sync larger than this is committed in batches (Indexer._applied_in_batches):
+# files per batch, and characters of the documents' text per batch, whichever is reached first.
+SYNC_BATCH_FILES = 500
+SYNC_BATCH_CHARS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -155,63 +161,128 @@ class Indexer:
         else:
             candidates = {p for p in paths if kind_of(p)}
         changes = _Changes()
-        found = self._checked(sorted(candidates), progress, changes)
-        events: list[tuple[str, str, str]] = []  # what on_events_indexed is told
-        try:
-            if full_build:
-                # Streamed: the index's sub-writers index while the files are read and parsed.
-                written = self.index.build(
-                    _noting_events(self._streamed_with_previous_messages(found), events),
-                    files=len(candidates),
-                )
-            else:
-                add = list(found)
-                if add or changes.delete:
-                    add = with_neighbours_contexts(self.index, add, changes.delete)
-                written = len(add)
-                self.index.apply(add, changes.delete)
-                events = [(d.key, d.text, d.role) for d in add if d.kind == corpus.EVENT]
-        except BaseException as exc:
-            # The index did not take these changes (a full disk, a damaged index): the
-            # manifest must not claim it did, or the next sync would find the files unchanged
-            # and never index them.
-            for rel, state in changes.undo.items():
-                if state is None:
-                    self.manifest.files.pop(rel, None)
-                else:
-                    self.manifest.files[rel] = state
-            if exc is changes.failure:
-                raise  # reading the vault failed, not the index
-            if is_storage_problem(exc) and not isinstance(exc, StorageError):
-                raise StorageError(
-                    self.index.directory, exc, "search answers from the index as it was"
-                ) from exc
-            raise
-        changed, removed, delete = changes.changed, changes.removed, changes.delete
-        if self.on_events_indexed is not None and (events or delete or full_build):
-            self.on_events_indexed(events, delete, full_build)
-        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
-        if gone and self.on_events_removed is not None:
-            self.on_events_removed(gone)
+        if full_build:
+            written, deleted = self._built(sorted(candidates), progress, changes), 0
+        else:
+            written, deleted = self._applied_in_batches(sorted(candidates), progress, changes)
+        changed, removed = changes.changed, changes.removed
         # Touched files too: unsaved, their new stats would differ from the manifest's at every
         # later process's reconcile, which would then read each of them again (_unchanged).
         if changed or removed or full_build or changes.touched:
-            self.dirty = True
-            if not self.defer_save:
-                try:
-                    self.flush()
-                except OSError as exc:  # the index is current; the next start re-reads these
-                    log.warning("%s", exc)
+            self._saved_if_due(self.defer_save)
         return SyncReport(
             len(candidates),
             tuple(changed),
             tuple(removed),
             written,
-            len(delete),
+            deleted,
             self.manifest.problems,
             full_build,
             time.perf_counter() - started,
         )
+
+    def _built(
+        self, rels: list[str], progress: Callable[[int, int], None] | None, changes: _Changes
+    ) -> int:
+        """A full build of `rels` into the emptied index, in one commit; how many documents."""
+        events: list[tuple[str, str, str]] = []  # what on_events_indexed is told
+        found = self._checked(rels, progress, changes)
+        try:
+            # Streamed: the index's sub-writers index while the files are read and parsed.
+            written = self.index.build(
+                _noting_events(self._streamed_with_previous_messages(found), events),
+                files=len(rels),
+            )
+        except BaseException as exc:
+            self._undone(changes, exc)
+        self._told(events, changes.delete, full_build=True)
+        return written
+
+    def _applied_in_batches(
+        self, rels: list[str], progress: Callable[[int, int], None] | None, changes: _Changes
+    ) -> tuple[int, int]:
+        """An incremental sync of `rels`, committed a batch of files at a time (at most
+        SYNC_BATCH_FILES files or SYNC_BATCH_CHARS characters of documents' text, a file never
+        split); how many documents were written and deleted.
+
+        A mass change (a job rewriting every note, a `git checkout`, a sync tool delivering a
+        vault) would otherwise hold every changed document, its neighbours' contexts and one
+        commit's postings in the heap at once. Each batch is a sync of its own: its documents
+        with their neighbours' contexts read from the index as the earlier batches left it
+        (so the last batch leaves every context a one-commit sync gives), one commit, then its
+        part of the manifest saved. The manifest never claims a file of a batch the index did
+        not take: a failure undoes that batch's entries only, and a crash between batches
+        leaves the later files' old entries, which the next reconcile finds changed. Searches
+        between two batches see the change in part."""
+        written = deleted = 0
+        pending: list[corpus.Document] = []
+        chars = 0
+        try:
+            for docs in self._checked_files(rels, progress, changes):
+                pending.extend(docs)
+                chars += sum(len(d.text) + len(d.body) for d in docs)
+                # changes.undo: the batch's files changed or removed (unchanged ones cost none)
+                if len(changes.undo) >= SYNC_BATCH_FILES or chars >= SYNC_BATCH_CHARS:
+                    batch = self._batch_applied(pending, changes)
+                    written, deleted = written + batch[0], deleted + batch[1]
+                    # Saved now, even when saves are deferred: what the index holds stays
+                    # known after a crash, and the manifest's unsaved rows do not pile up.
+                    self._saved_if_due(deferred=False)
+                    pending, chars = [], 0
+            batch = self._batch_applied(pending, changes)
+        except BaseException as exc:
+            self._undone(changes, exc)
+        return written + batch[0], deleted + batch[1]
+
+    def _batch_applied(self, add: list[corpus.Document], changes: _Changes) -> tuple[int, int]:
+        """Commit one batch's documents and deletions with their neighbours' contexts, then tell
+        the listeners; the batch's manifest entries are then the index's (no undo)."""
+        delete = changes.delete
+        if add or delete:
+            add = with_neighbours_contexts(self.index, add, delete)
+        self.index.apply(add, delete)
+        changes.undo.clear()
+        changes.delete = []
+        events = [(d.key, d.text, d.role) for d in add if d.kind == corpus.EVENT]
+        self._told(events, delete, full_build=False)
+        return len(add), len(delete)
+
+    def _undone(self, changes: _Changes, exc: BaseException) -> NoReturn:
+        """Put back the manifest entries of what the index did not take (a full disk, a
+        damaged index) and raise: a manifest claiming them would make the next sync find the
+        files unchanged and never index them."""
+        for rel, state in changes.undo.items():
+            if state is None:
+                self.manifest.files.pop(rel, None)
+            else:
+                self.manifest.files[rel] = state
+        changes.undo.clear()
+        if exc is changes.failure:
+            raise exc  # reading the vault failed, not the index
+        if is_storage_problem(exc) and not isinstance(exc, StorageError):
+            raise StorageError(
+                self.index.directory, exc, "search answers from the index as it was"
+            ) from exc
+        raise exc
+
+    def _told(
+        self, events: list[tuple[str, str, str]], delete: list[str], full_build: bool
+    ) -> None:
+        """Tell the listeners what a commit the index took added and took out."""
+        if self.on_events_indexed is not None and (events or delete or full_build):
+            self.on_events_indexed(events, delete, full_build)
+        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
+        if gone and self.on_events_removed is not None:
+            self.on_events_removed(gone)
+
+    def _saved_if_due(self, deferred: bool) -> None:
+        """Mark the manifest changed, and save it unless `deferred`."""
+        self.dirty = True
+        if not deferred:
+            try:
+                self.flush()
+            except OSError as exc:  # the index is current; the next start re-reads these
+                log.warning("%s", exc)
 
     def _unchanged(
         self, progress: Callable[[int, int], None] | None, started: float
@@ -286,9 +357,19 @@ class Indexer:
         progress: Callable[[int, int], None] | None,
         changes: _Changes,
     ) -> Iterator[corpus.Document]:
-        """Check each file against the manifest, in order, yielding the documents to add as each
-        file is parsed; what changed, what to delete and the manifest's entries before go into
-        `changes`."""
+        """The documents to add of each file, in order, as _checked_files yields them."""
+        for docs in self._checked_files(rels, progress, changes):
+            yield from docs
+
+    def _checked_files(
+        self,
+        rels: list[str],
+        progress: Callable[[int, int], None] | None,
+        changes: _Changes,
+    ) -> Iterator[list[corpus.Document]]:
+        """Check each file against the manifest, in order, yielding the documents to add of each
+        file once it is parsed (a list reused for the next file); what changed, what to delete
+        and the manifest's entries before go into `changes`."""
         add: list[corpus.Document] = []
         total = len(rels)
         for done, (rel, before) in enumerate(self.manifest.states(rels), 1):
@@ -307,7 +388,7 @@ class Indexer:
                 changes.undo[rel] = before
             elif outcome == "touched":
                 changes.touched = True
-            yield from add
+            yield add
             add.clear()
 
     def _streamed_with_previous_messages(
