@@ -8,8 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import hashlib
+import os
 import random
 import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +26,13 @@ from brainiac.search.index import Index
 from brainiac.search.index_documents import StoredEvent
 from brainiac.search.whoosh_internals import latest_generation
 from brainiac.store.manifest import Manifest
-from test_session_neighbours import T, WORDS, _indexed_against_vault, _line, _write
+from helpers import JOBS_OFF, run_daemon, stop, wait_for
+from test_session_neighbours import WORDS, T, _indexed_against_vault, _line, _write
+from test_sync_bulk import LONG_TERM, _clean, _index, _note, _paths
 
 NOTES = 60
 BATCH = 8  # files per batch: NOTES / BATCH commits, boundaries inside every session
+KILLED_NOTES = 1_600  # more than three batches of indexer.SYNC_BATCH_FILES
 
 
 def _versions(seed: int) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -153,3 +160,59 @@ def test_a_sync_failing_between_batches_keeps_its_committed_part_and_the_next_st
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)  # a hang guard: beside other workers on two cores
+def test_a_daemon_killed_between_two_batches_of_its_start_loses_and_doubles_nothing(
+    tmp_path: Path,
+) -> None:
+    """1,600 notes rewritten while the daemon was down: its start's reconcile commits them a
+    batch at a time; `kill -9` once the index holds part of the change, and the next start
+    leaves every note indexed once, as the vault has it."""
+    vault = tmp_path / "vault"
+    Memory.init(vault)
+    notes = vault / LONG_TERM
+    for i in range(KILLED_NOTES):
+        (notes / f"n{i:05d}.md").write_bytes(_note(i, "aardvark"))
+    log = tmp_path / "daemon.log"
+    with run_daemon(vault, log, JOBS_OFF) as proc:
+        with _index(vault) as index:
+            assert len(_paths(index, "aardvark")) == KILLED_NOTES
+            before = index.doc_count()
+        stop(proc)
+    for i in range(KILLED_NOTES):
+        (notes / f"n{i:05d}.md").write_bytes(_note(i, "bumblebee"))
+    started = subprocess.Popen(
+        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
+        env={**os.environ, **JOBS_OFF},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+
+        def in_part() -> bool:
+            with _index(vault) as index:
+                return bool(
+                    index.search("bumblebee", limit=1) and index.search("aardvark", limit=1)
+                )
+
+        wait_for(in_part, "a batch of the start's reconcile committed", deadline_s=300)
+        started.send_signal(signal.SIGKILL)
+    finally:
+        if started.poll() is None:
+            started.kill()
+        started.wait(timeout=10)
+    with _index(vault) as index:
+        taken = len(_paths(index, "bumblebee"))
+    assert 0 < taken < KILLED_NOTES
+    after = tmp_path / "after.log"
+    with run_daemon(vault, after, JOBS_OFF) as proc:  # the next start
+        with _index(vault) as index:
+            assert _paths(index, "bumblebee") == sorted(
+                f"{LONG_TERM}/n{i:05d}.md" for i in range(KILLED_NOTES)
+            )
+            assert not index.search("aardvark", limit=1)
+            assert index.doc_count() == before  # each note once
+        stop(proc)
+    _clean(after)
