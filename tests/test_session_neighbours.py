@@ -1,4 +1,4 @@
-"""An incremental sync finds an event's neighbours in its session by time (indexer.py,
+"""An incremental sync finds an event's neighbours in its session by time (neighbours.py,
 with_neighbours_contexts): whatever edits, moves, deletions and syncs happen, every indexed
 event carries the context a full reading of the vault gives it (corpus.previous_messages)."""
 

@@ -14,7 +14,6 @@ mismatch turns the next sync into a full build.
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import logging
 import os
 import stat
@@ -22,6 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 from brainiac.core.errors import (
     IndexLockedError,
@@ -33,13 +33,18 @@ from brainiac.core.errors import (
 )
 from brainiac.search import corpus
 from brainiac.search.index import Index
-from brainiac.search.index_documents import StoredEvent, context_digest, time_key
+from brainiac.search.neighbours import with_neighbours_contexts
 from brainiac.store import manifest as manifest_mod
 from brainiac.store import privacy
 from brainiac.store.manifest import FileState, Manifest
 from brainiac.store.vault import KIND_BY_NAME, Vault, is_conflict_copy, kind_in, kind_of
 
 log = logging.getLogger(__name__)
+
+# An incremental sync larger than this is committed in batches (Indexer._applied_in_batches):
+# files per batch, and characters of the documents' text per batch, whichever is reached first.
+SYNC_BATCH_FILES = 500
+SYNC_BATCH_CHARS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -155,63 +160,128 @@ class Indexer:
         else:
             candidates = {p for p in paths if kind_of(p)}
         changes = _Changes()
-        found = self._checked(sorted(candidates), progress, changes)
-        events: list[tuple[str, str, str]] = []  # what on_events_indexed is told
-        try:
-            if full_build:
-                # Streamed: the index's sub-writers index while the files are read and parsed.
-                written = self.index.build(
-                    _noting_events(self._streamed_with_previous_messages(found), events),
-                    files=len(candidates),
-                )
-            else:
-                add = list(found)
-                if add or changes.delete:
-                    add = with_neighbours_contexts(self.index, add, changes.delete)
-                written = len(add)
-                self.index.apply(add, changes.delete)
-                events = [(d.key, d.text, d.role) for d in add if d.kind == corpus.EVENT]
-        except BaseException as exc:
-            # The index did not take these changes (a full disk, a damaged index): the
-            # manifest must not claim it did, or the next sync would find the files unchanged
-            # and never index them.
-            for rel, state in changes.undo.items():
-                if state is None:
-                    self.manifest.files.pop(rel, None)
-                else:
-                    self.manifest.files[rel] = state
-            if exc is changes.failure:
-                raise  # reading the vault failed, not the index
-            if is_storage_problem(exc) and not isinstance(exc, StorageError):
-                raise StorageError(
-                    self.index.directory, exc, "search answers from the index as it was"
-                ) from exc
-            raise
-        changed, removed, delete = changes.changed, changes.removed, changes.delete
-        if self.on_events_indexed is not None and (events or delete or full_build):
-            self.on_events_indexed(events, delete, full_build)
-        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
-        if gone and self.on_events_removed is not None:
-            self.on_events_removed(gone)
+        if full_build:
+            written, deleted = self._built(sorted(candidates), progress, changes), 0
+        else:
+            written, deleted = self._applied_in_batches(sorted(candidates), progress, changes)
+        changed, removed = changes.changed, changes.removed
         # Touched files too: unsaved, their new stats would differ from the manifest's at every
         # later process's reconcile, which would then read each of them again (_unchanged).
         if changed or removed or full_build or changes.touched:
-            self.dirty = True
-            if not self.defer_save:
-                try:
-                    self.flush()
-                except OSError as exc:  # the index is current; the next start re-reads these
-                    log.warning("%s", exc)
+            self._saved_if_due(self.defer_save)
         return SyncReport(
             len(candidates),
             tuple(changed),
             tuple(removed),
             written,
-            len(delete),
+            deleted,
             self.manifest.problems,
             full_build,
             time.perf_counter() - started,
         )
+
+    def _built(
+        self, rels: list[str], progress: Callable[[int, int], None] | None, changes: _Changes
+    ) -> int:
+        """A full build of `rels` into the emptied index, in one commit; how many documents."""
+        events: list[tuple[str, str, str]] = []  # what on_events_indexed is told
+        found = self._checked(rels, progress, changes)
+        try:
+            # Streamed: the index's sub-writers index while the files are read and parsed.
+            written = self.index.build(
+                _noting_events(self._streamed_with_previous_messages(found), events),
+                files=len(rels),
+            )
+        except BaseException as exc:
+            self._undone(changes, exc)
+        self._told(events, changes.delete, full_build=True)
+        return written
+
+    def _applied_in_batches(
+        self, rels: list[str], progress: Callable[[int, int], None] | None, changes: _Changes
+    ) -> tuple[int, int]:
+        """An incremental sync of `rels`, committed a batch of files at a time (at most
+        SYNC_BATCH_FILES files or SYNC_BATCH_CHARS characters of documents' text, a file never
+        split); how many documents were written and deleted.
+
+        A mass change (a job rewriting every note, a `git checkout`, a sync tool delivering a
+        vault) would otherwise hold every changed document, its neighbours' contexts and one
+        commit's postings in the heap at once. Each batch is a sync of its own: its documents
+        with their neighbours' contexts read from the index as the earlier batches left it
+        (so the last batch leaves every context a one-commit sync gives), one commit, then its
+        part of the manifest saved. The manifest never claims a file of a batch the index did
+        not take: a failure undoes that batch's entries only, and a crash between batches
+        leaves the later files' old entries, which the next reconcile finds changed. Searches
+        between two batches see the change in part."""
+        written = deleted = 0
+        pending: list[corpus.Document] = []
+        chars = 0
+        try:
+            for docs in self._checked_files(rels, progress, changes):
+                pending.extend(docs)
+                chars += sum(len(d.text) + len(d.body) for d in docs)
+                # changes.undo: the batch's files changed or removed (unchanged ones cost none)
+                if len(changes.undo) >= SYNC_BATCH_FILES or chars >= SYNC_BATCH_CHARS:
+                    batch = self._batch_applied(pending, changes)
+                    written, deleted = written + batch[0], deleted + batch[1]
+                    # Saved now, even when saves are deferred: what the index holds stays
+                    # known after a crash, and the manifest's unsaved rows do not pile up.
+                    self._saved_if_due(deferred=False)
+                    pending, chars = [], 0
+            batch = self._batch_applied(pending, changes)
+        except BaseException as exc:
+            self._undone(changes, exc)
+        return written + batch[0], deleted + batch[1]
+
+    def _batch_applied(self, add: list[corpus.Document], changes: _Changes) -> tuple[int, int]:
+        """Commit one batch's documents and deletions with their neighbours' contexts, then tell
+        the listeners; the batch's manifest entries are then the index's (no undo)."""
+        delete = changes.delete
+        if add or delete:
+            add = with_neighbours_contexts(self.index, add, delete)
+        self.index.apply(add, delete)
+        changes.undo.clear()
+        changes.delete = []
+        events = [(d.key, d.text, d.role) for d in add if d.kind == corpus.EVENT]
+        self._told(events, delete, full_build=False)
+        return len(add), len(delete)
+
+    def _undone(self, changes: _Changes, exc: BaseException) -> NoReturn:
+        """Put back the manifest entries of what the index did not take (a full disk, a
+        damaged index) and raise: a manifest claiming them would make the next sync find the
+        files unchanged and never index them."""
+        for rel, state in changes.undo.items():
+            if state is None:
+                self.manifest.files.pop(rel, None)
+            else:
+                self.manifest.files[rel] = state
+        changes.undo.clear()
+        if exc is changes.failure:
+            raise exc  # reading the vault failed, not the index
+        if is_storage_problem(exc) and not isinstance(exc, StorageError):
+            raise StorageError(
+                self.index.directory, exc, "search answers from the index as it was"
+            ) from exc
+        raise exc
+
+    def _told(
+        self, events: list[tuple[str, str, str]], delete: list[str], full_build: bool
+    ) -> None:
+        """Tell the listeners what a commit the index took added and took out."""
+        if self.on_events_indexed is not None and (events or delete or full_build):
+            self.on_events_indexed(events, delete, full_build)
+        gone = [key for key in delete if key.rpartition("#")[2].startswith("e-")]
+        if gone and self.on_events_removed is not None:
+            self.on_events_removed(gone)
+
+    def _saved_if_due(self, deferred: bool) -> None:
+        """Mark the manifest changed, and save it unless `deferred`."""
+        self.dirty = True
+        if not deferred:
+            try:
+                self.flush()
+            except OSError as exc:  # the index is current; the next start re-reads these
+                log.warning("%s", exc)
 
     def _unchanged(
         self, progress: Callable[[int, int], None] | None, started: float
@@ -286,9 +356,19 @@ class Indexer:
         progress: Callable[[int, int], None] | None,
         changes: _Changes,
     ) -> Iterator[corpus.Document]:
-        """Check each file against the manifest, in order, yielding the documents to add as each
-        file is parsed; what changed, what to delete and the manifest's entries before go into
-        `changes`."""
+        """The documents to add of each file, in order, as _checked_files yields them."""
+        for docs in self._checked_files(rels, progress, changes):
+            yield from docs
+
+    def _checked_files(
+        self,
+        rels: list[str],
+        progress: Callable[[int, int], None] | None,
+        changes: _Changes,
+    ) -> Iterator[list[corpus.Document]]:
+        """Check each file against the manifest, in order, yielding the documents to add of each
+        file once it is parsed (a list reused for the next file); what changed, what to delete
+        and the manifest's entries before go into `changes`."""
         add: list[corpus.Document] = []
         total = len(rels)
         for done, (rel, before) in enumerate(self.manifest.states(rels), 1):
@@ -307,7 +387,7 @@ class Indexer:
                 changes.undo[rel] = before
             elif outcome == "touched":
                 changes.touched = True
-            yield from add
+            yield add
             add.clear()
 
     def _streamed_with_previous_messages(
@@ -446,147 +526,6 @@ def _stats_in(
                 yield rel, st, False
     finally:
         os.close(fd)
-
-
-# How far before a changed time the events before it are looked for, widening in turn (the last:
-# from the session's start). A conversation's messages are minutes apart, so the first usually
-# finds the one before it; each step walks only that stretch of the session's times.
-_LOOK_BACK = (dt.timedelta(hours=1), dt.timedelta(days=1), dt.timedelta(days=30), None)
-
-
-def with_neighbours_contexts(
-    index: Index, add: list[corpus.Document], delete: list[str]
-) -> list[corpus.Document]:
-    """An incremental sync's `add` with each event's context set to the message before it in its
-    session, wherever either is filed (as corpus.previous_messages orders a session), plus the
-    indexed events whose preceding message this sync changed: the one after an event added,
-    moved or deleted (a forgotten message must not live on in the next one's context), and a
-    session's opening message when the reply to it changed.
-
-    Only the neighbours in time of what changed are read (index.session_times), so the cost of
-    a sync does not grow with the length of its sessions."""
-    replaced = {d.key for d in add} | set(delete)
-    changed: dict[str, set[str]] = {}  # session -> the times at which it changed
-    for d in add:
-        if d.kind == corpus.EVENT and d.session:
-            changed.setdefault(corpus.thread(d), set()).add(time_key(d.at))
-    for old in index.session_events_keyed(k for k in replaced if "#" in k):
-        changed.setdefault(corpus.thread(old.doc), set()).add(time_key(old.doc.at))
-    if not changed:
-        return add
-    contexts: dict[str, str] = {}
-    again: list[tuple[str, int, corpus.Document]] = []
-    for session in sorted(changed):
-        members = [d for d in add if d.kind == corpus.EVENT and corpus.thread(d) == session]
-        window = _SessionWindow(index, session, replaced)
-        for key, context, stored in window.contexts(changed[session], members):
-            if stored is None:
-                contexts[key] = context
-            elif context_digest(context) != stored.context_digest:
-                again.append((session, stored.docnum, corpus.with_context(stored.doc, context)))
-    out = [corpus.with_context(d, contexts[d.key]) if d.key in contexts else d for d in add]
-    return out + [doc for _, _, doc in sorted(again, key=lambda item: item[:2])]
-
-
-class _SessionWindow:
-    """One session's indexed events near the times a sync changed, read from the index once
-    each, leaving out those the sync replaces or deletes."""
-
-    def __init__(self, index: Index, session: str, replaced: set[str]) -> None:
-        self.index = index
-        self.session = session
-        self.replaced = replaced
-        self._at: dict[str, list[StoredEvent]] = {}
-
-    def events_at(self, when: str) -> list[StoredEvent]:
-        if when not in self._at:
-            self._at[when] = [
-                e
-                for e in self.index.session_events_at(self.session, when)
-                if e.doc.key not in self.replaced
-            ]
-        return self._at[when]
-
-    def first_from(self, start: str, after: bool) -> str | None:
-        """The first time at or after `start` (after it, if `after`) with an event kept."""
-        while True:
-            times = self.index.session_times(self.session, start, limit=8)
-            for when in times:
-                if not (after and when == start) and self.events_at(when):
-                    return when
-            if len(times) < 8:
-                return None
-            start, after = times[-1], True
-
-    def last_before(self, when: str) -> str | None:
-        """The last time before `when` with an event kept."""
-        at = dt.datetime.fromisoformat(when)
-        for span in _LOOK_BACK:
-            start = ""
-            if span is not None:
-                with contextlib.suppress(OverflowError):
-                    start = time_key(at - span)
-            for earlier in reversed(self.index.session_times(self.session, start, end=when)):
-                if self.events_at(earlier):
-                    return earlier
-            if not start:
-                return None
-        return None
-
-    def contexts(
-        self, times: set[str], members: list[corpus.Document]
-    ) -> Iterator[tuple[str, str, StoredEvent | None]]:
-        """(key, context, the stored event or None for one of `members`) for every event whose
-        preceding message may have changed at `times`; `members` are the session's events this
-        sync adds."""
-        spans: list[tuple[str | None, str | None]] = []
-        for when in sorted(times):
-            spans.append((self.last_before(when), self.first_from(when, after=True)))
-        opening = self.first_from("", after=False)
-        for start, end in _merged(spans):
-            yield from self._window(start, end, start is None or start == opening, members)
-
-    def _window(
-        self, start: str | None, end: str | None, opening: bool, members: list[corpus.Document]
-    ) -> Iterator[tuple[str, str, StoredEvent | None]]:
-        """Events from `start` to `end` (both kept times; None: the session's start or end):
-        every one after `start` gets the text of the one before it; those at `start` keep
-        theirs (nothing before them changed), except the session's opening message, which gets
-        its reply's."""
-        stored: list[StoredEvent] = []
-        limit = None if end is None else end + "\x00"  # up to `end`, inclusive
-        for when in self.index.session_times(self.session, start or "", end=limit):
-            stored.extend(self.events_at(when))
-        adds = [d for d in members if (start is None or time_key(d.at) > start)]
-        adds = [d for d in adds if end is None or time_key(d.at) <= end]
-        # Stable, the indexed first: the order corpus.previous_messages gives equal times.
-        window: list[tuple[str, corpus.Document, StoredEvent | None]] = sorted(
-            [(time_key(e.doc.at), e.doc, e) for e in stored]
-            + [(time_key(d.at), d, None) for d in adds],
-            key=lambda item: item[0],
-        )
-        reply = window[1][1].text if len(window) > 1 else ""
-        if opening and len(window) == 1 and end is not None:
-            # The opening message's reply lies past the span (the one after it went).
-            after = self.first_from(end, after=True)
-            reply = self.events_at(after)[0].doc.text if after is not None else ""
-        for i, (when, doc, event) in enumerate(window):
-            if i == 0 and opening:
-                yield doc.key, reply, event
-            elif i > 0 and (start is None or when > start):
-                yield doc.key, window[i - 1][1].text, event
-
-
-def _merged(spans: list[tuple[str | None, str | None]]) -> list[tuple[str | None, str | None]]:
-    """Spans of times (None: open) joined where they overlap or touch."""
-    out: list[tuple[str | None, str | None]] = []
-    for start, end in sorted(spans, key=lambda s: s[0] or ""):
-        if out and (out[-1][1] is None or start is None or start <= out[-1][1]):
-            last_end = out[-1][1]
-            out[-1] = (out[-1][0], None if end is None or last_end is None else max(end, last_end))
-        else:
-            out.append((start, end))
-    return out
 
 
 def _noting_events(
