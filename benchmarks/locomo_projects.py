@@ -237,6 +237,32 @@ def questions_apart(
     return out
 
 
+def write_contexts(
+    folder: Path,
+    convs: Sequence[Any],
+    contexts: dict[str, dict[str, list[str]]],
+    budgets: Sequence[int],
+    limit: int | None,
+) -> int:
+    """Every question's alone and scoped contexts that differ, side by side in `folder`
+    (`<conversation>-q<i>-<budget>.alone.md` and `.scoped.md`, to diff), and how many differ."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    for c in convs:
+        qas = [q for q in c.qa if q.evidence][: limit or None]
+        for i, qa in enumerate(qas):
+            for j, budget in enumerate(budgets):
+                k = i * len(budgets) + j
+                texts = {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")}
+                if texts["alone"] == texts["scoped"]:
+                    continue
+                written += 1
+                for system, text in texts.items():
+                    name = f"{c.sample_id}-q{i}-{budget}.{system}.md"
+                    (folder / name).write_text(f"<!-- {qa.question} -->\n{text}")
+    return written
+
+
 def recall(result: dict[str, Any], budget: int) -> tuple[float, int]:
     """The 1-4 macro recall of one `evaluate` result at `budget`, and its question count."""
     summary = result["budgets"][str(budget)]["answerable_1_4"]
@@ -262,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
+    ap.add_argument(
+        "--contexts",
+        default="",
+        help="a folder to write every question's alone and scoped contexts to, where they differ",
+    )
     args = ap.parse_args(argv)
 
     found = load_scorer(args, "LoCoMo projects benchmark")
@@ -335,6 +366,9 @@ def main(argv: list[str] | None = None) -> int:
             system.close()
 
     differing = questions_apart(convs, contexts, budgets, limit, locomo_eval)
+    if args.contexts:
+        written = write_contexts(Path(args.contexts), convs, contexts, budgets, limit)
+        print(f"contexts that differ, scoped against alone: {written}", file=sys.stderr)
 
     jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
     print(f"LoCoMo, {len(convs)} conversations, {jobs}: 1-4 macro recall")

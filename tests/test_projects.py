@@ -602,3 +602,55 @@ def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(
         m.remember("The gamma release slipped.", at=NOW, project="gamma")
         m.context("What did gamma ship?", budget=500, now=NOW, project="alpha")
         assert set(m.indexer.index.project_counts()) >= {"alpha", "beta", "gamma"}
+
+
+# A project's sessions, and another's said in between them: the memory jobs run at each session's
+# end, as the daemon runs them, over the one log both write to.
+EPSILON = [
+    "The rollback of the staging server took an hour. I want to fix the staging disk.",
+    "Staging ran out of disk during the load test, said Maria.",
+    "Staging keeps a copy of last week's data. We need to buy more disk for Maria's team.",
+    "The release notes mention the rollback plan. Should we tell Oscar?",
+] + [f"Lunch with the team at Luigi's, topic {i}." for i in range(14)]
+ZETA = [
+    f"Rollback number {i} of the payments service. I plan to call Maria about Stripe."
+    f" I love {('camping trips', 'board games')[i % 2]}."
+    for i in range(18)
+]
+
+
+def test_a_scoped_context_in_a_shared_vault_is_the_projects_own_with_the_jobs_run(
+    tmp_path: Path,
+) -> None:
+    # Reflection digests the short-term log (summary, working memory, goals, tasks, facts): in a
+    # shared vault each project's digest is its own, made from its events, so a context in it
+    # holds no line another project's events gave, and its ranking none of their words.
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            at = NOW - dt.timedelta(days=10)
+            for i, text in enumerate(EPSILON):
+                session, when = f"session {i // 4}", at + dt.timedelta(hours=5 * i)
+                project = "epsilon" if shared else None
+                m.remember(text, "bob" if i % 2 else "ann", session, when, NOW, project)
+                if shared:
+                    role = "dee" if i % 2 else "cy"
+                    later = when + dt.timedelta(minutes=1)
+                    m.remember(ZETA[i], role, session, later, NOW, "zeta")
+                if i % 4 == 3:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            m.run_job("all", now=at + dt.timedelta(hours=5 * len(EPSILON)))
+
+    prompts = ("staging rollback disk", "What did Maria say about the disk?", "Oscar rollback plan")
+    contexts: dict[bool, list[str]] = {}
+    for shared in (False, True):
+        vault = tmp_path / ("shared" if shared else "alone")
+        remember(vault, shared)
+        with Memory(vault, refresh_interval_s=0) as m:
+            contexts[shared] = [
+                m.context(prompt, budget=budget, now=NOW, project="epsilon").text
+                for prompt in prompts
+                for budget in (500, 2000)
+            ]
+    assert "Stripe" not in "".join(contexts[True])
+    assert contexts[True] == contexts[False]

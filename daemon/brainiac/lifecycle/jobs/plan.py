@@ -131,10 +131,15 @@ def make_plan(
     taken = markdown_names(memory.vault) | {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
-    previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
-    # Each event's turn before it, so an exchange is told by its turns, not by the order of what
-    # is left unplaced (an event between them may have gone to a note by name).
-    turn_before = {b.id: a.id for a, b in itertools.pairwise(leaving)}
+    # Per project, the last event placed by what it names: the projects' turns interleave in
+    # the log, and a turn of one never answers another's.
+    previous: dict[str | None, tuple[ev.Event, Entry]] = {}
+    # Each event's turn before it (in its project), so an exchange is told by its turns, not by
+    # the order of what is left unplaced (an event between them may have gone to a note by name).
+    said_in: dict[str | None, list[ev.Event]] = {}
+    for e in leaving:
+        said_in.setdefault(e.project, []).append(e)
+    turn_before = {b.id: a.id for turns in said_in.values() for a, b in itertools.pairwise(turns)}
     for event in leaving:
         if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
@@ -144,18 +149,21 @@ def make_plan(
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
         placed_by_name = home is not None
-        if home is None and previous is not None and segments.replies_to(event, previous[0]):
+        last = previous.pop(event.project, None)
+        if home is None and last is not None and segments.replies_to(event, last[0]):
             # The answer goes with its question: an exchange read apart loses its meaning (the
             # question has the words someone will search with, the answer the facts).
-            home = previous[1]
-        previous = (event, home) if placed_by_name and home is not None else None
+            home = last[1]
+        if placed_by_name and home is not None:
+            previous[event.project] = (event, home)
         if home is None:
             unplaced.append(event)
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
-        asked = unplaced[-1] if unplaced and placed_by_name else None
+        at = _last_of(unplaced, event.project) if placed_by_name else -1
+        asked = unplaced[at] if at >= 0 else None
         if asked and turn_before.get(event.id) == asked.id and segments.asks_for(event, asked):
-            target.events.append(ev.render(unplaced.pop()))  # the question it answers
+            target.events.append(ev.render(unplaced.pop(at)))  # the question it answers
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
@@ -168,6 +176,14 @@ def make_plan(
     _each_in_one_place(plan)
     plan.ledger = ledger_of(plan.targets, now)
     return plan
+
+
+def _last_of(events: Sequence[ev.Event], project: str | None) -> int:
+    """The index of the last of `events` said in `project`, -1 when none is."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].project == project:
+            return i
+    return -1
 
 
 def _each_in_one_place(plan: Plan) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ from brainiac.language import answering, extract, facts, mentions, observe, topi
 from brainiac.language.facts import Fact
 from brainiac.lifecycle.jobs import model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, update
-from brainiac.store import safe_io
+from brainiac.store import projects, safe_io
 from brainiac.store.vault import SHORT_TERM
 
 if TYPE_CHECKING:
@@ -141,36 +141,35 @@ def refresh(
     activity = [e for e in events if e.role != SELF_ROLE]
     said: list[str] = []
 
-    # Working memory first: an expiry adds an event to the log.
-    wm_body = doc.note.section_text("Working Memory") or ""
-    last = max((e.at for e in activity if e.at), default=None)
-    generated_wm = [marks.unmark(x) for x in wm_body.split("\n") if marks.is_generated(x)]
-    if last is not None and now >= last + ttl:
-        if generated_wm:
-            expiry = ev.make_event(
-                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in generated_wm),
-                role=SELF_ROLE,
-                at=last + ttl,
-            )
-            text, _ = stm.append_events(text, [expiry])
-            text = notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
-            said.append("working memory expired and was recorded as an event")
-    elif last is not None:
-        lines = _working_memory(activity, doc, last, ttl)
-        new_body = marks.merge_lines(wm_body, lines)
-        if new_body.strip("\n") != wm_body.strip("\n"):
-            text = notes.replace_section(text, "Working Memory", new_body)
-    text = _refresh_summary(text, activity, llm_summary)
     # Goals and tasks come from events not looked at before (`extracted_through`), so a goal or
     # task a person deleted does not come back while its event is still in the log.
     # As instants: an event in the second time round of the hour repeated at fall-back is after
     # one of the first, though its clock reads earlier.
     after = clock.instant(since) if since is not None else -math.inf
     fresh = [e for e in activity if e.at is not None and clock.instant(e.at) > after]
-    goals = [f"- {g}" for e in fresh for g in intentions(extract.goals(e.text))]
-    tasks = [f"- [ ] {t}" for e in fresh for t in intentions(extract.tasks(e.text))]
+    groups = projects.digest_groups(activity)
+    mixed = any(g is not None for g in groups)
+    # In a log with projects, each project's digest is its own, made when it has something new:
+    # working in another project leaves it as it was, as in a vault of its own.
+    new_ids = {e.id for e in fresh}
+    due = {
+        g: found for g, found in groups.items() if not mixed or any(e.id in new_ids for e in found)
+    }
+    text = _refresh_working_memory(text, doc, groups, due, mixed, (now, ttl), said)
+    text = _refresh_summary(text, due, mixed, llm_summary)
+    said_in: dict[str | None, list[ev.Event]] = {}
+    for e in fresh:  # a goal or task is of the project it was said in
+        said_in.setdefault(e.project, []).append(e)
+    goals = {
+        g: [f"- {x}" for e in found for x in intentions(extract.goals(e.text))]
+        for g, found in said_in.items()
+    }
+    tasks = {
+        g: [f"- [ ] {x}" for e in found for x in intentions(extract.tasks(e.text))]
+        for g, found in said_in.items()
+    }
     for title, found in (("Goals", goals), ("Tasks", tasks)):
-        new_text = _accumulate(text, title, found)
+        new_text = _accumulate(text, title, found, mixed)
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
@@ -187,6 +186,53 @@ def refresh(
         elif c.kind == "added":
             said.append(f"fact {c.key}: {c.new}")
     return text, said
+
+
+def _refresh_working_memory(
+    text: str,
+    doc: stm.ShortTerm,
+    groups: Mapping[str | None, Sequence[ev.Event]],
+    due: Mapping[str | None, Sequence[ev.Event]],
+    mixed: bool,
+    when: tuple[dt.datetime, dt.timedelta],
+    said: list[str],
+) -> str:
+    """The `## Working Memory` of each digest in `due` made anew from its events, or, once the
+    whole log has been quiet for `ttl` (the agent's last activity, in whichever project),
+    every digest's cleared and recorded as an event (of its project), so nothing is lost.
+    `when`: now and the working memory's time to live."""
+    now, ttl = when
+    wm_body = doc.note.section_text("Working Memory") or ""
+    last = max((e.at for found in groups.values() for e in found if e.at), default=None)
+    if last is None:
+        return text
+    lines = _by_group(wm_body, groups, mixed)
+    if now >= last + ttl:
+        # Each dated when its own digest expired (its "expires" line): its project's last step.
+        ends = {g: max((e.at for e in x if e.at), default=last) for g, x in groups.items()}
+        expired = [
+            ev.make_event(
+                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in found),
+                role=SELF_ROLE,
+                at=ends.get(group, last) + ttl,
+                project=group,
+            )
+            for group, found in lines.items()
+            if found
+        ]
+        if not expired:
+            return text
+        text, _ = stm.append_events(text, expired)
+        said.append("working memory expired and was recorded as an event")
+        return notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
+    for group, found in due.items():
+        own_last = max((e.at for e in found if e.at), default=None)
+        if own_last is not None:
+            lines[group] = _working_memory(found, doc, own_last, ttl)
+    new_body = marks.merge_lines(wm_body, _tagged_lines(lines))
+    if new_body.strip("\n") != wm_body.strip("\n"):
+        text = notes.replace_section(text, "Working Memory", new_body)
+    return text
 
 
 def _working_memory(
@@ -244,11 +290,26 @@ def _pending_questions(activity: Sequence[ev.Event]) -> list[str]:
 
 
 def _refresh_summary(
-    text: str, activity: Sequence[ev.Event], llm_summary: Summariser | None
+    text: str,
+    groups: Mapping[str | None, Sequence[ev.Event]],
+    mixed: bool,
+    llm_summary: Summariser | None,
 ) -> str:
+    """The summary of each digest in `groups` made anew (the others' lines kept)."""
     body = stm_body(text, "Summary")
-    if not activity:
+    if not groups:
         return text
+    lines = _by_group(body, groups, mixed)
+    for group, activity in groups.items():
+        lines[group] = _summary(activity, llm_summary)
+    new_body = marks.merge_lines(body, _tagged_lines(lines))
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, "Summary", new_body)
+
+
+def _summary(activity: Sequence[ev.Event], llm_summary: Summariser | None) -> list[str]:
+    """The summary lines of `activity` (one project's digest, or the whole log's)."""
     lines: list[str] = []
     prose = llm_summary(activity) if llm_summary else None
     if prose:
@@ -276,18 +337,37 @@ def _refresh_summary(
     lines.append(
         f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
     )
-    new_body = marks.merge_lines(body, lines)
-    if new_body.strip("\n") == body.strip("\n"):
-        return text
-    return notes.replace_section(text, "Summary", new_body)
+    return lines
 
 
-def _accumulate(text: str, title: str, found: list[str]) -> str:
-    """Generated lines of a section: the ones already there plus newly found, newest `_KEEP`."""
+def _by_group(
+    section_text: str, groups: Mapping[str | None, object], mixed: bool
+) -> dict[str | None, list[str]]:
+    """A section's generated lines by the digest they belong to (`projects.tag_of`, read only
+    in a `mixed` log, one with projects: a line of a vault without projects is never split),
+    each without its tag; the groups of `groups` first, in its order, then the others."""
+    out: dict[str | None, list[str]] = {g: [] for g in groups}
+    for line in section_text.split("\n"):
+        if marks.is_generated(line):
+            text, group = (
+                projects.tag_of(marks.unmark(line)) if mixed else (marks.unmark(line), None)
+            )
+            out.setdefault(group, []).append(text)
+    return out
+
+
+def _tagged_lines(lines: Mapping[str | None, list[str]]) -> list[str]:
+    return [projects.tagged(x, group) for group, found in lines.items() for x in found]
+
+
+def _accumulate(text: str, title: str, found: Mapping[str | None, list[str]], mixed: bool) -> str:
+    """Generated lines of a section: of each project (None: global), the ones already there
+    plus newly found, newest `_KEEP`."""
     body = stm_body(text, title)
-    old = [marks.unmark(x) for x in body.split("\n") if marks.is_generated(x)]
-    merged = list(dict.fromkeys(old + found))[-_KEEP:]
-    new_body = marks.merge_lines(body, merged)
+    lines = _by_group(body, found, mixed)
+    for group, new in found.items():
+        lines[group] = list(dict.fromkeys(lines[group] + new))[-_KEEP:]
+    new_body = marks.merge_lines(body, _tagged_lines(lines))
     if new_body.strip("\n") == body.strip("\n"):
         return text
     return notes.replace_section(text, title, new_body)
