@@ -612,6 +612,7 @@ EPSILON = [
     "Staging keeps a copy of last week's data. We need to buy more disk for Maria's team.",
     "The release notes mention the rollback plan. Should we tell Oscar?",
 ] + [f"Lunch with the team at Luigi's, topic {i}." for i in range(14)]
+EPSILON[5] = "Oscar came along to lunch at Luigi's today."
 ZETA = [
     f"Rollback number {i} of the payments service. I plan to call Maria about Stripe."
     f" I love {('camping trips', 'board games')[i % 2]}."
@@ -624,11 +625,19 @@ def test_a_scoped_context_in_a_shared_vault_is_the_projects_own_with_the_jobs_ru
 ) -> None:
     # Reflection digests the short-term log (summary, working memory, goals, tasks, facts): in a
     # shared vault each project's digest is its own, made from its events, so a context in it
-    # holds no line another project's events gave, and its ranking none of their words.
+    # holds no line another project's events gave, and its ranking none of their words. And
+    # promotion files each event as alone: never as the answer to another project's turn of a
+    # session named alike, nor in the note another project's events made about a name.
     def remember(vault: Path, shared: bool) -> None:
         Memory.init(vault)
+        at = NOW - dt.timedelta(days=10)
+        if shared:  # zeta's note about Oscar, made from its events
+            said = ev.make_event("Oscar Diaz joined the payments team.", "cy", "intro", at, "zeta")
+            (vault / "memory" / "long_term" / "Oscar.md").write_text(
+                "---\ntitle: Oscar\ntags: [person]\nprojects: [zeta]\n---\n## Summary\n"
+                f"Oscar is on the payments team.\n\n## Sources\n{ev.render(said)}\n"
+            )
         with Memory(vault, refresh_interval_s=0) as m:
-            at = NOW - dt.timedelta(days=10)
             for i, text in enumerate(EPSILON):
                 session, when = f"session {i // 4}", at + dt.timedelta(hours=5 * i)
                 project = "epsilon" if shared else None
@@ -652,5 +661,7 @@ def test_a_scoped_context_in_a_shared_vault_is_the_projects_own_with_the_jobs_ru
                 for prompt in prompts
                 for budget in (500, 2000)
             ]
+        notes = [p.read_text() for p in (vault / "memory" / "long_term").glob("*.md")]
+        assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
     assert "Stripe" not in "".join(contexts[True])
     assert contexts[True] == contexts[False]

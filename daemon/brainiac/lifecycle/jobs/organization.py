@@ -25,6 +25,7 @@ import contextlib
 import datetime as dt
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -73,6 +74,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
     table = memory.names.active()
+    tables: dict[str | None, dict[str, Entry]] = {None: table}
     settled = memory.names.organized
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
     for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
@@ -94,10 +96,16 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         if note.status in ("merged", "archived") or note.private:
             continue  # (made private since the book read it)
         said_in = {projects.session_key(s) for s in note.sources if s.session}
+        # A note of one project links the notes of its own and the global ones (names.open_to):
+        # a link to another project's note would bring it into this one's contexts.
+        only = _only_project(note.sources)
+        if only not in tables:
+            tables[only] = memory.names.active(only)
+        linkable = tables[only]
         related = [
             link(e.rel, e.title)
             for e in memory.names.mentions(
-                " ".join(s.text for s in note.sources), table, sessions=said_in
+                " ".join(s.text for s in note.sources), linkable, sessions=said_in
             )
             if e.rel != rel
         ]
@@ -165,6 +173,13 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         tuple(outcome.changed),
         dry_run,
     )
+
+
+def _only_project(sources: Sequence[ev.Event]) -> str | None:
+    """The one project a note's sources are all said in; None when some are global or of
+    another project (the note is in each of their contexts, and links as a global one)."""
+    said_in = {s.project for s in sources}
+    return next(iter(said_in)) if len(said_in) == 1 else None
 
 
 def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:

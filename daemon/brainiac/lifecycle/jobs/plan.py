@@ -125,7 +125,11 @@ def make_plan(
 ) -> Plan:
     plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
     table = book.active()
-    fact_homes = _fact_homes(table)
+    # The notes an event may join by what it names: in a project, its own and the global ones
+    # (names.open_to); a global event, any.
+    by_project: dict[str | None, tuple[dict[str, Entry], dict[str, Entry]]] = {
+        None: (table, _fact_homes(table))
+    }
     targets: dict[str, Target] = {}
     # Obsidian links by file name across the whole vault, so a new note's name must be free there.
     taken = markdown_names(memory.vault) | {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
@@ -144,7 +148,11 @@ def make_plan(
         if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
             continue
-        mentioned = book.mentions(event.text, table, sessions={projects.session_key(event)})
+        if event.project not in by_project:
+            own = book.active(event.project)
+            by_project[event.project] = (own, _fact_homes(own))
+        named, fact_homes = by_project[event.project]
+        mentioned = book.mentions(event.text, named, sessions={projects.session_key(event)})
         home = _holder_of_fact(event, mentioned) or (
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
