@@ -85,6 +85,7 @@ class Result:
     markers_in_conflict_copies: list[int]
     events_lost: list[str]
     events_doubled: list[str]
+    doubled_in: dict[str, list[str]]  # a doubled event -> the files that hold it (what to read)
     unparsable: list[str]
     put_back: int
     missing_before_recovery: int
@@ -115,6 +116,7 @@ class Result:
             f" {self.markers_in_conflict_copies[:10]}",
             f"events lost: {len(self.events_lost)} {self.events_lost[:10]}",
             f"events doubled: {len(self.events_doubled)} {self.events_doubled[:10]}",
+            *(f"  {i} in {self.doubled_in[i]}" for i in self.events_doubled[:10]),
             f"files that do not parse: {self.unparsable}",
             f"daemon alive to the end: {self.daemon_alive}",
             f"wall time: {self.seconds:.1f} s",
@@ -314,6 +316,7 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
         ],
         events_lost=[i for i in ok_ids if counts[i] == 0],
         events_doubled=[i for i in ok_ids if counts[i] > 1],
+        doubled_in=_holders(vault, {i for i in ok_ids if counts[i] > 1}),
         unparsable=unparsable
         + ([] if final.returncode == 0 else [f"final jobs run: {final.stderr}"]),
         put_back=put_back,
@@ -331,6 +334,17 @@ def _ids(vault: Path) -> Counter[str]:
         if "exports" not in path.relative_to(vault).parts and not is_conflict_copy(path.name):
             counts.update(ID_RE.findall(path.read_text(encoding="utf-8", errors="replace")))
     return counts
+
+
+def _holders(vault: Path, ids: set[str]) -> dict[str, list[str]]:
+    """The files of memory/ that hold each of `ids`, as `_ids` counts them (once per time)."""
+    held: dict[str, list[str]] = {i: [] for i in ids}
+    for path in sorted((vault / "memory").rglob("*.md")):
+        if "exports" not in path.relative_to(vault).parts and not is_conflict_copy(path.name):
+            for i in ID_RE.findall(path.read_text(encoding="utf-8", errors="replace")):
+                if i in held:
+                    held[i].append(str(path.relative_to(vault)))
+    return held
 
 
 def _wait_ready(vault: Path, daemon: subprocess.Popen[bytes], deadline_s: float = 60) -> None:

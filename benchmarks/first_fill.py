@@ -11,8 +11,9 @@ checkout's `daemon/` first on PYTHONPATH) start from the same files. Each run:
 
 - `brainiac run` with the default settings (jobs on unless `--jobs-off`, recall by meaning on),
   no vectors yet;
-- the daemon's memory every 0.5 s until every event has its vector: its VmRSS, of which anonymous
-  (heap) and file pages (the mapped vectors, libraries), and the summed RSS of its process tree;
+- the daemon's memory every 0.5 s until every event has its vector: its VmRSS and VmHWM, of
+  which anonymous (heap) and file pages (the mapped vectors, libraries), the largest RSS among its
+  children (the fill and the merge beside it), and the summed RSS of its process tree;
 - meanwhile, CLI calls answered by the daemon in turn (`context --prompt P --budget 2000`, then
   `hook user-prompt-submit` with the event's JSON on stdin, then `--pause` seconds), their wall
   time from spawn to exit; then `--after` more of each once the vectors are made;
@@ -89,21 +90,26 @@ def restore(work: Path, env: dict[str, str]) -> None:
 
 
 def _memory(pid: int) -> dict[str, float]:
-    """VmRSS, RssAnon and RssFile of `pid` (MB), and the summed VmRSS of its process tree."""
+    """VmRSS, VmHWM, RssAnon and RssFile of `pid` (MB), the largest VmRSS among its
+    descendants (a fill or a merge beside it), and the summed VmRSS of its process tree."""
     fields: dict[str, float] = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
-        if name in ("VmRSS", "RssAnon", "RssFile", "RssShmem"):
+        if name in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
             fields[name] = int(value.split()[0]) / 1024
     tree = fields.get("VmRSS", 0.0)
+    largest = 0.0
     for child in _descendants(pid):
         try:
             for line in Path(f"/proc/{child}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
-                    tree += int(line.split()[1]) / 1024
+                    rss = int(line.split()[1]) / 1024
+                    tree += rss
+                    largest = max(largest, rss)
         except OSError:
             continue
     fields["tree"] = tree
+    fields["child"] = largest
     return fields
 
 
@@ -191,7 +197,8 @@ def one_run(work: Path, env: dict[str, str], prompts: list[str], args: Any) -> d
     total = 2 * (i + args.after)
     if answered != total:
         raise RuntimeError(f"the daemon answered {answered} of {total} calls")
-    peak = {k: max(s.get(k, 0.0) for s in samples) for k in ("VmRSS", "RssAnon", "RssFile", "tree")}
+    kinds = ("VmRSS", "VmHWM", "RssAnon", "RssFile", "child", "tree")
+    peak = {k: max(s.get(k, 0.0) for s in samples) for k in kinds}
     out = {
         "ready_s": ready,
         "fill_s": fill_s,

@@ -35,6 +35,8 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   `--rounds` times, each beside the same loop on `--baseline DIR` (a checkout of another commit,
   e.g. `git worktree add /tmp/base main`; its `daemon/` first on PYTHONPATH) run right after it,
   so that both see the same load on a shared machine; wall and CPU (process time) p50/p95.
+  `--no-merge`: on the index as it is (a large build's segments not merged first: minutes of
+  CPU at 100,000 notes).
 - via the daemon (`--daemon`, or `--daemon-only` after one `reindex`): `brainiac run` on the
   vault, then wall times of `brainiac context --prompt P --budget 2000` and of `brainiac hook
   user-prompt-submit` (the event JSON on stdin) answered by the daemon over its socket, beside
@@ -44,7 +46,15 @@ brainiac figure stands beside the raw Whoosh floor measured in the same run on t
   share the two cores with the calls; the daemon's own count of answers is checked.
 - words only (`--words-only`): recall by meaning off in every child and in the daemon
   (BRAINIAC_RETRIEVAL_MEANING=false), no vectors made; for sizes whose vectors would take longer
-  than the rest of the run.
+  than the rest of the run. `--beside-words` (with `--context-only`): each loop with meaning
+  followed by the same loop words only, in the same round, in place of a baseline checkout.
+- the vectors as they are (`--vectors-kept`, with `--reuse`): none made before the timing, for a
+  vault whose fill was stopped part way (at 100,000 notes it takes hours of a shared core). The
+  in-process loops do not embed before a context (events without a vector are found by their
+  words), the daemon's calls are timed while its embedder makes the rest (a first fill
+  running: ready is its socket answering after the start's reconcile) and the CLI without any
+  daemon, which would make every missing vector before its first answer, is not timed while
+  vectors are missing. The vectors there are and those missing are reported.
 - CPU: user + sys time of each build child and the sub-writers it waited for (wait4's rusage).
 - peak RSS: ru_maxrss of each child (largest single process; whoosh's procs=2 build also forks
   a sub-writer) and, for builds, the peak of the summed RSS of the process tree sampled every 20 ms.
@@ -182,6 +192,7 @@ print(len(r), [hit.docnum for hit in r][:3])
 _LOOP = r"""
 import json, resource, sys, time
 mode, target, prompts_file, limit, warmup = sys.argv[1:6]
+fill = sys.argv[6:7] != ["kept"]
 prompts = json.loads(open(prompts_file, encoding="utf-8").read())
 limit, warmup = int(limit), int(warmup)
 if mode == "floor":
@@ -198,6 +209,7 @@ else:
     interval = 1.0 if mode == "context-default" else float("inf")
     m = Memory(target, refresh_interval_s=interval)
     m.refresh(force=True)
+    m.fill_before_context = fill
     if mode == "search":
         def call(p):
             return m.indexer.index.search(p, limit=limit)
@@ -218,13 +230,14 @@ for p in prompts[warmup:]:
     call(p)
     times.append(time.perf_counter() - t)
     cpus.append(time.process_time() - c)
-pending = None
+pending = vectors = None
 if mode != "floor":
     # Closed, so that vectors a loop made are saved and the next loop does not make them again.
     semantic = m.semantic
     pending = semantic.pending if semantic is not None else None
+    vectors = semantic.stats()["vectors"] if semantic is not None else None
     m.close()
-print(json.dumps({"times": times, "cpus": cpus, "pending_vectors": pending,
+print(json.dumps({"times": times, "cpus": cpus, "pending_vectors": pending, "vectors": vectors,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -364,18 +377,22 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
     if args.daemon_only:
         if not reused:
             run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
-        if not args.daemon_fills and not args.words_only:
+        if not args.daemon_fills and not args.words_only and not args.vectors_kept:
             res["vectors"] = make_vectors(n, vault, env)
-        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
+        res["daemon"] = bench_daemon(
+            n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits, args.vectors_kept
+        )
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
         return res
     if args.context_only:
         if not reused:
             run([BRAINIAC, "--vault", str(vault), "reindex", "--json"], env)
-        if not args.words_only:
+        if not args.words_only and not args.vectors_kept:
             res["vectors"] = make_vectors(n, vault, env)
-        res["merge_beside"] = merge_like_the_daemon(n, vault, env)
+        if not args.no_merge:
+            res["merge_beside"] = merge_like_the_daemon(n, vault, env)
+        res["beside_words"] = args.beside_words and not args.baseline
         res["context_rounds"] = _context_rounds(n, vault, prompts_file, env, args)
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -498,7 +515,9 @@ def bench_size(n: int, args: argparse.Namespace, work: Path) -> dict[str, Any]:
         loops[mode] = _loop(mode, target, prompts_file, env, n)
     res["loop"] = loops
     if args.daemon:
-        res["daemon"] = bench_daemon(n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits)
+        res["daemon"] = bench_daemon(
+            n, vault, prompts[WARMUP:], env, args.daemon_runs, args.edits, args.vectors_kept
+        )
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
     return res
@@ -547,11 +566,13 @@ def make_vectors(n: int, vault: Path, env: dict[str, str]) -> dict[str, Any]:
     return out
 
 
-def _loop(mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: int) -> Any:
-    r = run(
-        [PY, "-c", _LOOP, mode, str(target), str(prompts_file), str(SEARCH_LIMIT), str(WARMUP)],
-        env,
-    )
+def _loop(
+    mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: int, fill: bool = True
+) -> Any:
+    """One in-process loop in a child; `fill=False`: no vector made before a context (the
+    vectors as a stopped fill left them, `--vectors-kept`)."""
+    argv = [mode, str(target), str(prompts_file), str(SEARCH_LIMIT), str(WARMUP)]
+    r = run([PY, "-c", _LOOP, *argv, *([] if fill else ["kept"])], env)
     info = last_json(r["stdout"])
     times = info["times"]
     out = {
@@ -564,11 +585,14 @@ def _loop(mode: str, target: Path, prompts_file: Path, env: dict[str, str], n: i
         "cpu_p50": pct(info["cpus"], 50),
         "cpu_p95": pct(info["cpus"], 95),
         "maxrss_mb": info["maxrss_mb"],
+        "vectors": info.get("vectors"),
+        "pending_vectors": info.get("pending_vectors"),
     }
     log(
         f"[{n}] loop {mode}: p50 {out['p50'] * 1e3:.1f} ms, p95 {out['p95'] * 1e3:.1f} ms "
         f"(CPU {out['cpu_p50'] * 1e3:.1f} / {out['cpu_p95'] * 1e3:.1f}), "
-        f"rss {info['maxrss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}"
+        f"rss {info['maxrss_mb']:.0f} MB, load {os.getloadavg()[0]:.1f}, vectors "
+        f"{out['vectors']} ({out['pending_vectors']} missing)"
     )
     return out
 
@@ -583,6 +607,8 @@ def _context_rounds(
     if args.baseline:
         trees["baseline"] = {**env, "PYTHONPATH": str(args.baseline.resolve() / "daemon")}
         run([PY, "-c", "import brainiac.interfaces.cli, brainiac.api.memory"], trees["baseline"])
+    elif args.beside_words:
+        trees["baseline"] = {**env, "BRAINIAC_RETRIEVAL_MEANING": "false"}
     modes = _loop_modes(args)
     out: dict[str, list[Any]] = {f"{t} {m}": [] for t in trees for m in modes}
     for i in range(args.rounds):
@@ -591,7 +617,8 @@ def _context_rounds(
             target = vault.parent / "floor-index" if mode == "floor" else vault
             for tree, tree_env in trees.items():
                 log(f"[{n}] round {i + 1}/{args.rounds}: {tree}")
-                out[f"{tree} {mode}"].append(_loop(mode, target, prompts_file, tree_env, n))
+                measured = _loop(mode, target, prompts_file, tree_env, n, not args.vectors_kept)
+                out[f"{tree} {mode}"].append(measured)
     return out
 
 
@@ -607,7 +634,8 @@ def _loop_modes(args: argparse.Namespace) -> tuple[str, ...]:
 
 def context_table(results: list[dict[str, Any]]) -> str:
     """`--context-only`: medians over the rounds of each loop's p50/p95 (wall and CPU)."""
-    rows = ["| notes | measurement | this tree | baseline | ratio |", "|---:|---|---:|---:|---:|"]
+    beside = "words only" if any(r.get("beside_words") for r in results) else "baseline"
+    rows = [f"| notes | measurement | this tree | {beside} | ratio |", "|---:|---|---:|---:|---:|"]
     for r in results:
         rounds = r["context_rounds"]
         for mode in sorted({key.split(" ", 1)[1] for key in rounds}):
@@ -881,6 +909,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--rounds", type=int, default=2, help="with --context-only")
     ap.add_argument(
+        "--beside-words",
+        action="store_true",
+        help="with --context-only: each loop also words only, right after it (no --baseline)",
+    )
+    ap.add_argument(
+        "--no-merge",
+        action="store_true",
+        help="with --context-only: the index as it is, its segments not merged first (as a "
+        "daemon has it before its idle merge)",
+    )
+    ap.add_argument(
+        "--vectors-kept",
+        action="store_true",
+        help="with --reuse: the vectors as an earlier fill left them, finished or not; none made"
+        " before the timing, the daemon's calls timed while it makes the rest",
+    )
+    ap.add_argument(
         "--words-only",
         action="store_true",
         help="recall by meaning off in every child (BRAINIAC_RETRIEVAL_MEANING=false): no vectors"
@@ -1009,9 +1054,12 @@ def _wait_caught_up(
     events_at_least: int = 0,
     timeout: float = 3600,
     syncs_above: int | None = None,
+    vectors: bool = True,
 ) -> dict[str, Any]:
     """Wait until the daemon's status says every event has its vector (and it knows at least
-    `events_at_least` events); its peak RSS meanwhile, sampled every 0.2 s."""
+    `events_at_least` events); its peak RSS meanwhile, sampled every 0.2 s. `vectors=False`
+    (a fill left running, `--vectors-kept`): as for words only, the start's reconcile and the
+    syncs only; the vectors made and missing are in `meaning`."""
     started = time.monotonic()
     peak = 0.0
     while True:
@@ -1026,8 +1074,8 @@ def _wait_caught_up(
         )
         # The status file may still be the last daemon's: only this daemon's own counts.
         mine = status.get("pid") == pid
-        if meaning is None and mine and status.get("last_reconcile") and synced:
-            return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": None}
+        if (meaning is None or not vectors) and mine and status.get("last_reconcile") and synced:
+            return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": meaning}
         if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
             return {
                 "seconds": time.monotonic() - started,
@@ -1040,11 +1088,18 @@ def _wait_caught_up(
 
 
 def bench_daemon(
-    n: int, vault: Path, prompts: list[str], env: dict[str, str], runs: int, edits: int = 0
+    n: int,
+    vault: Path,
+    prompts: list[str],
+    env: dict[str, str],
+    runs: int,
+    edits: int = 0,
+    vectors_kept: bool = False,
 ) -> dict[str, Any]:
     """Wall times of CLI calls answered by a running daemon, beside the same calls in-process,
     timed once the daemon has every event's vector; its RSS at ready, after the calls and after
-    `edits` events remembered through the CLI (each embedded by the daemon)."""
+    `edits` events remembered through the CLI (each embedded by the daemon). `vectors_kept`:
+    timed while the daemon makes the vectors still missing, and no CLI without a daemon."""
     env = {**env, **_JOBS_OFF}
     off = {**env, "BRAINIAC_SOCKET": "off"}
 
@@ -1085,7 +1140,9 @@ def bench_daemon(
         times[label].append(measured[0])
         cpu[label].append(measured[1])
 
-    for i in range(runs):
+    if vectors_kept:  # it would make every missing vector before its first answer
+        del times["context in-process, no daemon"]
+    for i in range(0 if vectors_kept else runs):
         add("context in-process, no daemon", timed(context(prompts[i]), env))
     log_path = vault.parent / "daemon.log"
     with log_path.open("wb") as log_f:
@@ -1099,7 +1156,7 @@ def bench_daemon(
                     raise RuntimeError(f"the daemon did not answer: {log_path.read_text()[-2000:]}")
                 time.sleep(0.1)
             # Timed once every vector is made: a daemon still embedding shares the cores.
-            fill = _wait_caught_up(vault, env, daemon.pid)
+            fill = _wait_caught_up(vault, env, daemon.pid, vectors=not vectors_kept)
             memory = {"ready": {**_rss(daemon.pid), "fill": fill}}
             log(f"[{n}] daemon caught up: {fill}, RSS {memory['ready']}")
             for p in prompts[:3]:  # warm-up: the daemon's first searches read the segments
@@ -1126,7 +1183,14 @@ def bench_daemon(
                 for i in range(edits):
                     said = f"Edit {i}: the {prompts[i % len(prompts)]} was checked again today"
                     run([BRAINIAC, "--vault", str(vault), "remember", said], env)
-                caught = _wait_caught_up(vault, env, daemon.pid, known + edits, syncs_above=syncs)
+                caught = _wait_caught_up(
+                    vault,
+                    env,
+                    daemon.pid,
+                    known + edits,
+                    syncs_above=syncs,
+                    vectors=not vectors_kept,
+                )
                 memory["after_edits"] = {**_rss(daemon.pid), "fill": caught}
             log(f"[{n}] daemon RSS: {memory}")
         finally:
@@ -1169,9 +1233,15 @@ def daemon_table(results: list[dict[str, Any]]) -> str:
     rows += ["", "| notes | daemon RSS (MB) | all | of which file pages |", "|---:|---|---:|---:|"]
     for r in results:
         memory = (r.get("daemon") or {}).get("memory") or {}
-        peak = memory.get("ready", {}).get("fill", {}).get("peak_rss_mb")
+        fill = memory.get("ready", {}).get("fill", {})
+        peak = fill.get("peak_rss_mb")
         if peak is not None:
-            rows.append(f"| {r['notes']:,} | peak until every vector is made | {peak:.0f} | |")
+            until = (
+                "ready, a fill running"
+                if (fill.get("meaning") or {}).get("pending")
+                else ("every vector is made")
+            )
+            rows.append(f"| {r['notes']:,} | peak until {until} | {peak:.0f} | |")
         for when, label in (
             ("ready", "ready"),
             ("after_calls", "after the timed calls"),

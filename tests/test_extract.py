@@ -73,6 +73,8 @@ def test_facts_found(text: str, expected: list[tuple[str, str]]) -> None:
         "The deadline is not Friday.",
         "I don't think the deadline is Friday.",
         "Maybe the deadline is Friday.",
+        "Hopefully the launch is on Friday.",
+        "Hopefully my sister's flight is at noon.",
         "The deadline would be Friday.",
         "I think the budget is 40k.",
         "The weather is nice today.",

@@ -156,3 +156,30 @@ def test_the_daemon_leaves_a_two_process_build_in_one_segment(tmp_path: Path) ->
             assert [h.excerpt for h in beside.search("marker1234")][:1] == [
                 "entry 1234 mentions marker1234"
             ]
+
+
+def test_the_daemon_purges_a_large_index_beside_its_writer(built: Index) -> None:
+    """A third of a large index's documents replaced (a job rewrote many notes): the daemon's
+    idle merge leaves them out in a copy made by a child process, not in an `optimize` that
+    rewrites every document in the daemon's own heap."""
+    built.purges_beside = True  # as the daemon's service sets it
+    built.apply([_note(1000)], [f"n{i}.md" for i in range(0, 900, 3)])
+    assert built.deleted_share() >= index_mod._PURGE_DELETED_SHARE
+    assert not built.merge_segments()  # nothing rewritten in this process
+    assert built.deleted_share() >= index_mod._PURGE_DELETED_SHARE
+    job = built.merge_beside_start()
+    assert job is not None and job.pid != os.getpid()
+    built.apply([], ["n1.md"])  # deleted while the child copies: deleted in the copy too
+    assert built.merge_beside_finish(job)
+    assert built.segment_count() == 1
+    assert built.doc_count() == 900 - 300 + 1 - 1
+    assert built.deleted_share() <= 1 / 601  # n1 only, if the child copied it before
+    assert _paths(built, "word1000") == ["n1000.md"] and _paths(built, "word3") == []
+    assert _paths(built, "word1") == [] and _paths(built, "word2") == ["n2.md"]
+    assert built.merge_beside_start() is None  # purged: nothing left to do
+    built.close()
+    # A library caller (no daemon) still purges in its own process.
+    library = Index(built.directory)
+    library.apply([], [f"n{i}.md" for i in range(2, 900, 3)])
+    assert library.merge_segments() and library.deleted_share() == 0.0
+    library.close()

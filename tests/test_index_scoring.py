@@ -373,3 +373,71 @@ def test_the_best_of_many_matches_are_a_full_sorts_first() -> None:
         ordered = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         for limit in (0, 1, 5, 150, count, count + 3):
             assert best(scores, limit) == ordered[:limit]
+
+
+def _outnumbered_events(holding: int) -> list[Document]:
+    """Notes that all mention "kiln", then a few long events, one of them about "glaze": the
+    events' body field is held by few documents, so its statistics over them (a longer average
+    length, a lower idf) score "glaze" well above what Whoosh's statistics over every document
+    would."""
+    notes = [
+        Document(
+            key=f"kiln-{i}.md",
+            path=f"kiln-{i}.md",
+            kind="note",
+            title=f"Studio {i}",
+            body="kiln " + "pottery studio notes " * (5 + i % 3),
+            projects=("atlas",) if i % 2 else ("*",),
+        ).with_digest()
+        for i in range(30)
+    ]
+    bodies = [("glaze " if i == holding - 1 else "other ") + "word " * 20 for i in range(holding)]
+    events = [
+        Document(
+            key=f"chat.md#e{i}",
+            path="chat.md",
+            kind="event",
+            body=body,
+            text=body,
+            event_id=f"e{i}",
+            projects=("atlas",),
+        ).with_digest()
+        for i, body in enumerate(bodies)
+    ]
+    return notes + events
+
+
+@pytest.mark.parametrize("projects", [(), ("atlas",)], ids=["all", "scoped"])
+def test_a_top_n_search_keeps_what_the_full_search_ranks_first(
+    tmp_path: Path, projects: tuple[str, ...]
+) -> None:
+    # Whoosh's top-N search drops a term's documents once its bound (max_quality) is below the
+    # N-th best score so far; the bound must be of the statistics the term is scored with.
+    index = Index(tmp_path / "index")
+    try:
+        for holding in (2, 4):  # a segment each
+            index.apply(_outnumbered_events(holding), [])
+        full = [(h.key, h.score) for h in index.search("kiln glaze", 1000, projects=projects)]
+        assert full[0][0] == "chat.md#e3"  # the event outranks every note
+        for limit in (1, 2, 3, 5, 10):
+            top = index.search("kiln glaze", limit=limit, projects=projects)
+            assert [(h.key, h.score) for h in top] == full[:limit], limit
+    finally:
+        index.close()
+
+
+def test_no_posting_scores_above_its_scorers_bound(index: Index) -> None:
+    searcher = index._searcher
+    checked = 0
+    for sub, _ in searcher.leaf_searchers():
+        for field in _TEXT_FIELDS:
+            for term in index.terms(" ".join(_WORDS)):
+                if (field, term) not in sub.reader():
+                    continue
+                scorer = searcher.weighting.scorer(sub, field, term)
+                matcher = sub.reader().postings(field, term, scorer=scorer)
+                while matcher.is_active():
+                    assert matcher.score() <= matcher.max_quality(), (field, term)
+                    checked += 1
+                    matcher.next()
+    assert checked > 500

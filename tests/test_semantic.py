@@ -428,6 +428,55 @@ def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
     np.testing.assert_allclose(halves, expected, rtol=1e-5, atol=1e-2)
 
 
+def test_a_scopes_cosines_are_made_from_the_slices_holding_its_rows_only(
+    tmp_path: Path, model: SentenceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's nearness in a vault shared with others (or the live rows among stale ones)
+    compares the prompt only with the slices of vectors that hold its rows, each slice as the
+    whole scan makes it: the cosines are the whole scan's bit for bit, the last rows' too (a
+    gather would sum those past a multiple of four in another order)."""
+    slice_rows = 8  # slices of a few rows, so that a few texts fill three of them
+    monkeypatch.setattr(semantic_mod, "_SLICE", slice_rows)
+    texts = [f"Event {i}: the {i % 7} crates reached dock {i % 11}" for i in range(2 * slice_rows)]
+    texts += ["I rode my bike to work", "Anna prefers green tea", "The printer is broken"]
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", t, "user") for i, t in enumerate(texts)])
+    semantic.fill()
+    store = semantic._store
+    matrix, scales, count = store.rows, store.scales, store.count
+    assert count == len(texts) and count % 4 == 3
+    read: list[slice] = []
+
+    class Recorded:
+        """The rows, with a note of each slice read."""
+
+        shape = matrix.shape
+
+        def __getitem__(self, rows: slice) -> Any:
+            read.append(rows)
+            return matrix[rows]
+
+    # A project's nearness: only the slices that hold its events' vectors are read.
+    mine = [0, 1, 2, count - 1]
+    holding = {
+        int(r) // slice_rows * slice_rows
+        for r in store.rows_of([semantic_mod.text_digest(texts[i]) for i in mine])
+    }
+    with monkeypatch.context() as recorded:
+        recorded.setattr(VectorStore, "rows", property(lambda _: Recorded()))
+        near = semantic.nearness("bicycle", among=frozenset(f"k{i}" for i in mine))
+    assert set(near) == {f"k{i}" for i in mine}
+    assert {r.start for r in read} == holding and len(holding) < 3
+    # Each slice made as the whole scan makes it: the same cosines bit for bit.
+    query = model.encode(["How did I get to the office on my bicycle?"])[0]
+    whole = semantic_mod._cosines(matrix, scales, count, query)
+    rows = np.array([count - 1, 5, count - 3, 7, 5])  # the first slice and the last: not the middle
+    read.clear()
+    scoped = semantic_mod._cosines(Recorded(), scales, count, query, rows)
+    assert scoped.tobytes() == whole[rows].tobytes()
+    assert sorted(r.start for r in read) == [0, 2 * slice_rows]
+
+
 def test_the_cosines_do_not_wait_for_their_helper_thread_to_run(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -484,6 +533,41 @@ def test_speakers_names_are_not_what_a_prompt_means(tmp_path: Path, model: Sente
     assert list(near) == ["k1"]
     # A prompt that is nothing but a speaker's name means nothing to compare.
     assert semantic.nearness("melanie") == {}
+
+
+def test_the_events_read_from_the_index_hold_each_speaker_once(vault: Path) -> None:
+    """Index.events() unpickles each event's stored fields apart: the roles it hands on are
+    one string a speaker, so that the copies are never all alive at once in a large vault."""
+    stm = vault / "memory" / "short_term.md"
+    lines = [
+        f"- 2026-11-0{1 + i % 9}T10:00 **{('Caroline', 'Melanie')[i % 2]}** (s1): line {i} ^e-{i}"
+        for i in range(40)
+    ]
+    stm.write_text(stm.read_text(encoding="utf-8") + "\n".join(lines) + "\n", "utf-8")
+    with Memory(vault, refresh_interval_s=0, meaning=False) as memory:
+        memory.refresh(force=True)
+        directory = memory.locations.index_dir
+    index = Index(directory, writable=False)
+    try:
+        roles = [role for _, _, role in index.events() if role in ("Caroline", "Melanie")]
+    finally:
+        index.close()
+    assert len(roles) == 40
+    assert len({id(role) for role in roles}) == 2
+
+
+def test_a_speaker_is_held_once_however_many_events_it_speaks(tmp_path: Path) -> None:
+    """The index hands each event's role as a string of its own (its stored fields are read
+    apart): a large vault's hundreds of thousands of events would hold as many copies of a
+    few speakers' names."""
+    semantic = SemanticIndex(tmp_path / "v", read_only=True)
+    names = ("Caroline", "Melanie")
+    semantic.known(
+        (f"k{i}", f"line {i}", "".join(list(names[i % 2]))) for i in range(1000)
+    )  # a join makes a new string each time, as unpickling does
+    roles = list(semantic._role_of.values())
+    assert len(roles) == 1000
+    assert len({id(role) for role in roles}) == 2
 
 
 def test_memories_that_say_the_same_make_room_for_others(
@@ -707,6 +791,9 @@ def test_a_call_during_a_first_fill_is_answered_by_the_daemon_before_the_fill_en
             daemon_socket.socket_path(str(Locations.for_vault(vault).runtime))
         )
         assert answered["stats"]["answered"] == 1
-        # The vectors are saved once every event has one: none yet, the fill goes on.
-        assert _saved(Locations.for_vault(vault).vectors_dir) == 0
+        # The fill goes on (beside the daemon, committed a slice at a time: fill_beside.py).
+        index = Index(Locations.for_vault(vault).index_dir, writable=False)
+        events = len(index.events())
+        index.close()
+        assert _saved(Locations.for_vault(vault).vectors_dir) < events
         stop(proc)

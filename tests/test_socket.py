@@ -34,7 +34,7 @@ from brainiac.runtime import daemon_socket
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from helpers import DEADLINE_S, Notifications, stop_or_kill, wait_for
+from helpers import DEADLINE_S, Notifications, run_daemon, stop, stop_or_kill, wait_for
 
 NOW = "2026-11-24T10:00"
 NOBODY = 65534
@@ -86,28 +86,75 @@ def _cli(vault: Path, args: tuple[str, ...], stdin: str | None, **env: str) -> t
 
 
 @contextlib.contextmanager
-def _serving(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
+def _serving(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
     """`brainiac run` on `vault` until its socket answers; stopped with SIGTERM (exit 0) after
     the block. Its log is in tmp_path/daemon.log."""
-    notes = Notifications(tmp_path / "notify.sock")
-    log = (tmp_path / "daemon.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        env={**os.environ, "NOTIFY_SOCKET": str(notes.path)},
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-    )
-    try:
-        notes.expect("READY=1")
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
         wait_for(lambda: _answers(vault), "the daemon's socket")
         yield proc
-    finally:
-        stop_or_kill(proc, log.close, notes.close)
+        stop(proc)
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     return quiet_vault(tmp_path)
+
+
+@pytest.fixture
+def daemon(vault: Path, tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
+    """The quiet vault's daemon, answering on its socket for the whole test."""
+    with _serving(vault, tmp_path) as proc:
+        yield proc
+
+
+@pytest.fixture
+def runtime(tmp_path: Path) -> Path:
+    """A runtime folder for a SocketServer of the test's own, private as the daemon's is."""
+    path = tmp_path / "rt"
+    path.mkdir(mode=0o700)
+    return path
+
+
+def _nothing(request: dict[str, Any]) -> dict[str, Any]:
+    """An answer that says nothing, exit status 0."""
+    return {"parts": [], "exit": 0}
+
+
+@contextlib.contextmanager
+def _started(server: SocketServer) -> Iterator[SocketServer]:
+    """`server` bound and answering for the block, stopped after it."""
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def short_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """XDG_RUNTIME_DIR in a new folder with a short path under /tmp (a socket's path must fit
+    sun_path), removed after the test."""
+    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _bound_at_socket_path(vault: Path) -> Iterator[socket.socket]:
+    """A socket bound at `vault`'s daemon socket path (not listening: the block decides), closed
+    after the block."""
+    path = _socket_path(vault)
+    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    address, fd = daemon_socket.connectable(path)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(address)
+        yield sock
+    finally:
+        sock.close()
+        if fd is not None:
+            os.close(fd)
 
 
 def quiet_vault(tmp_path: Path) -> Path:
@@ -133,43 +180,40 @@ def quiet_vault(tmp_path: Path) -> Path:
 
 
 def test_the_daemon_answers_each_command_byte_for_byte_as_the_cli_itself(
-    vault: Path, tmp_path: Path
+    vault: Path, daemon: subprocess.Popen[str]
 ) -> None:
-    with _serving(vault, tmp_path) as proc:
-        for args, stdin in CALLS:
-            before = _stats(vault)["stats"]["answered"]
-            via_daemon = _cli(vault, args, stdin)
-            after = _stats(vault)
-            # Answered over the socket (the daemon counted it), by this daemon:
-            assert after["stats"]["answered"] == before + 1, args
-            assert after["pid"] == proc.pid
-            in_process = _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
-            assert via_daemon == in_process, args
-            assert via_daemon[0] or via_daemon[1], args  # something was said
-        assert _stats(vault)["stats"]["answered"] == len(CALLS)
-        # the daemon scoped it: the other project's recent event is not in atlas's context
-        scoped = _cli(vault, CALLS[10][0], None)[0]
-        assert "review of the API" in scoped and "homepage" not in scoped
-        # the codes came through: a conflict is exit status 1 either way
-        assert _cli(vault, *CALLS[6])[2] == 1
-        assert _stats(vault)["stats"]["failed"] == 0
-        debug = run_cli("--debug", "--vault", str(vault), "search", "deadline")
-        assert "search: answered by the daemon over its socket" in debug.stderr
+    for args, stdin in CALLS:
+        before = _stats(vault)["stats"]["answered"]
+        via_daemon = _cli(vault, args, stdin)
+        after = _stats(vault)
+        # Answered over the socket (the daemon counted it), by this daemon:
+        assert after["stats"]["answered"] == before + 1, args
+        assert after["pid"] == daemon.pid
+        in_process = _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+        assert via_daemon == in_process, args
+        assert via_daemon[0] or via_daemon[1], args  # something was said
+    assert _stats(vault)["stats"]["answered"] == len(CALLS)
+    # the daemon scoped it: the other project's recent event is not in atlas's context
+    scoped = _cli(vault, CALLS[10][0], None)[0]
+    assert "review of the API" in scoped and "homepage" not in scoped
+    # the codes came through: a conflict is exit status 1 either way
+    assert _cli(vault, *CALLS[6])[2] == 1
+    assert _stats(vault)["stats"]["failed"] == 0
+    debug = run_cli("--debug", "--vault", str(vault), "search", "deadline")
+    assert "search: answered by the daemon over its socket" in debug.stderr
 
 
-def test_an_answered_command_loads_neither_the_index_nor_the_parser(
-    vault: Path, tmp_path: Path
-) -> None:
-    with _serving(vault, tmp_path):
-        done = subprocess.run(
-            [
-                *(sys.executable, "-X", "importtime", "-m", "brainiac", "--vault", str(vault)),
-                *("context", "--prompt", "When is the Atlas deadline?"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+@pytest.mark.usefixtures("daemon")
+def test_an_answered_command_loads_neither_the_index_nor_the_parser(vault: Path) -> None:
+    done = subprocess.run(
+        [
+            *(sys.executable, "-X", "importtime", "-m", "brainiac", "--vault", str(vault)),
+            *("context", "--prompt", "When is the Atlas deadline?"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "Project Atlas" in done.stdout
     loaded = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if "|" in line}
@@ -253,13 +297,8 @@ def test_a_stale_socket_is_passed_over_by_the_cli_and_replaced_by_the_next_daemo
     vault: Path, tmp_path: Path
 ) -> None:
     path = _socket_path(vault)
-    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
-    address, fd = daemon_socket.connectable(path)
-    left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    left.bind(address)  # bound, never listening, then closed: what a killed daemon leaves
-    left.close()
-    if fd is not None:
-        os.close(fd)
+    with _bound_at_socket_path(vault):
+        pass  # bound, never listening, then closed: what a killed daemon leaves
     assert stat.S_ISSOCK(os.lstat(path).st_mode)
     args, stdin = CALLS[0]
     debug = run_cli("--debug", "--vault", str(vault), *args)
@@ -277,14 +316,8 @@ def test_a_stale_socket_is_passed_over_by_the_cli_and_replaced_by_the_next_daemo
 def test_a_daemon_killed_outright_leaves_a_socket_the_cli_passes_over(
     vault: Path, tmp_path: Path
 ) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with run_daemon(vault, tmp_path / "daemon.log") as proc:
         wait_for(lambda: _answers(vault), "the daemon's socket")
-    finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=DEADLINE_S)
     assert os.path.lexists(_socket_path(vault))
@@ -295,87 +328,65 @@ def test_a_daemon_killed_outright_leaves_a_socket_the_cli_passes_over(
 
 
 def test_a_silent_socket_costs_a_timeout_never_a_hang(vault: Path) -> None:
-    path = _socket_path(vault)
-    Path(path).parent.mkdir(parents=True, mode=0o700, exist_ok=True)
-    address, fd = daemon_socket.connectable(path)
-    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        silent.bind(address)
+    with _bound_at_socket_path(vault) as silent:
         silent.listen(4)  # connections queue up; nobody ever answers
         debug = run_cli("--debug", "--vault", str(vault), *CALLS[3][0])
-    finally:
-        silent.close()
-        if fd is not None:
-            os.close(fd)
     assert "did not answer in time" in debug.stderr
     assert debug.returncode == 0 and "deadline" in debug.stdout.lower()
 
 
-def test_another_configuration_or_time_zone_is_answered_by_the_cli(
-    vault: Path, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("daemon")
+def test_another_configuration_or_time_zone_is_answered_by_the_cli(vault: Path) -> None:
     args, stdin = CALLS[0]
-    with _serving(vault, tmp_path):
-        for env in ({"BRAINIAC_CONTEXT_BUDGET": "300"}, {"TZ": "Pacific/Auckland"}):
-            before = _stats(vault)["stats"]["answered"]
-            debug = run_cli("--debug", "--vault", str(vault), *args, env=env)
-            assert "in this process: " in debug.stderr, env
-            assert _stats(vault)["stats"]["answered"] == before, env
-            assert debug.stdout == _cli(vault, args, stdin, BRAINIAC_SOCKET="off", **env)[0]
-        config = vault / ".brainiac" / "config.toml"
-        config.write_text(config.read_text().replace("# budget = 2000", "budget = 300"))
+    for env in ({"BRAINIAC_CONTEXT_BUDGET": "300"}, {"TZ": "Pacific/Auckland"}):
         before = _stats(vault)["stats"]["answered"]
-        short = _cli(vault, args, stdin)
-        assert _stats(vault)["stats"]["answered"] == before  # not the daemon's configuration
-        assert short == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
+        debug = run_cli("--debug", "--vault", str(vault), *args, env=env)
+        assert "in this process: " in debug.stderr, env
+        assert _stats(vault)["stats"]["answered"] == before, env
+        assert debug.stdout == _cli(vault, args, stdin, BRAINIAC_SOCKET="off", **env)[0]
+    config = vault / ".brainiac" / "config.toml"
+    config.write_text(config.read_text().replace("# budget = 2000", "budget = 300"))
+    before = _stats(vault)["stats"]["answered"]
+    short = _cli(vault, args, stdin)
+    assert _stats(vault)["stats"]["answered"] == before  # not the daemon's configuration
+    assert short == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
 
 
-def test_malformed_requests_get_an_error_answer_and_the_daemon_goes_on(
-    vault: Path, tmp_path: Path
-) -> None:
-    with _serving(vault, tmp_path):
-        path = _socket_path(vault)
+@pytest.mark.usefixtures("daemon")
+def test_malformed_requests_get_an_error_answer_and_the_daemon_goes_on(vault: Path) -> None:
+    def raw(data: bytes) -> bytes:
+        with _connected(vault) as s:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+            return b"".join(iter(lambda: s.recv(65536), b""))
 
-        def raw(data: bytes) -> bytes:
-            address, fd = daemon_socket.connectable(path)
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.settimeout(DEADLINE_S)
-                s.connect(address)
-                if fd is not None:
-                    os.close(fd)
-                s.sendall(data)
-                s.shutdown(socket.SHUT_WR)
-                return b"".join(iter(lambda: s.recv(65536), b""))
-
-        for data, says in (
-            (b"not json\n", "not JSON"),
-            (b"[1, 2]\n", "not a JSON object"),
-            (b'{"v": 99, "op": "search"}\n', "protocol 99"),
-            (b'{"v": 2, "op": "rm -rf", "env": {}}\n', "unknown op 'rm -rf'"),
-            (b'{"v": 2, "op": "search", "query": 3, "env": {}}\n', "query must be a string"),
-            (b'{"v": 2, "op": "search", "query": "x", "env": []}\n', "env must be a JSON object"),
-            (b'{"v": 2, "op": "search"', "closed before a whole request line"),
-            (b"x" * (daemon_socket.MAX_REQUEST_BYTES + 10), "over"),
-            (b"\xff\xfe\n", "not JSON"),
-            (b"[" * 200_000 + b"\n", "not JSON"),
-        ):
-            answer = json.loads(raw(data))
-            assert says in answer["error"], (data[:40], answer)
-            assert "parts" not in answer
-        assert _stats(vault)["stats"]["malformed"] == 10
-        out, _, code = _cli(vault, *CALLS[3])
-        assert code == 0 and "deadline" in out.lower()  # still answering
-        assert _stats(vault)["stats"]["answered"] == 1
+    for data, says in (
+        (b"not json\n", "not JSON"),
+        (b"[1, 2]\n", "not a JSON object"),
+        (b'{"v": 99, "op": "search"}\n', "protocol 99"),
+        (b'{"v": 2, "op": "rm -rf", "env": {}}\n', "unknown op 'rm -rf'"),
+        (b'{"v": 2, "op": "search", "query": 3, "env": {}}\n', "query must be a string"),
+        (b'{"v": 2, "op": "search", "query": "x", "env": []}\n', "env must be a JSON object"),
+        (b'{"v": 2, "op": "search"', "closed before a whole request line"),
+        (b"x" * (daemon_socket.MAX_REQUEST_BYTES + 10), "over"),
+        (b"\xff\xfe\n", "not JSON"),
+        (b"[" * 200_000 + b"\n", "not JSON"),
+    ):
+        answer = json.loads(raw(data))
+        assert says in answer["error"], (data[:40], answer)
+        assert "parts" not in answer
+    assert _stats(vault)["stats"]["malformed"] == 10
+    out, _, code = _cli(vault, *CALLS[3])
+    assert code == 0 and "deadline" in out.lower()  # still answering
+    assert _stats(vault)["stats"]["answered"] == 1
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="acting as another uid needs root")
 def test_a_strangers_uid_is_refused_without_an_answer(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, tmp_path: Path, short_runtime: Path
 ) -> None:
     # A runtime folder the user nobody can reach (a short path under /tmp, made traversable
     # below): the kernel's SO_PEERCRED check is then all that stands between them and the memory.
-    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
     # Connected (connect() succeeds: the path is reachable), then cut off without an answer: the
     # close may come before the request is sent (a broken pipe), after (a reset), or as an EOF.
     child = (
@@ -391,59 +402,51 @@ def test_a_strangers_uid_is_refused_without_an_answer(
         "    got = b''\n"
         "sys.stdout.write(repr(got))\n"
     )
-    try:
-        with _serving(vault, tmp_path):
-            path = Path(_socket_path(vault))
-            assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-            assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
-            for folder in (base, base / "brainiac", path.parent):
-                os.chmod(folder, 0o711)
-            os.chmod(path, 0o666)
-            done = subprocess.run(
-                ["/usr/bin/python3", "-I", "-S", "-c", child, str(path)],
-                user=NOBODY,
-                capture_output=True,
-                text=True,
-                timeout=60,
-                cwd="/",
-            )
-            assert done.returncode == 0, done.stderr
-            assert done.stdout == "b''"  # connected, then closed without a byte of answer
-            stats = _stats(vault)["stats"]
-            assert stats["refused"] == 1 and stats["answered"] == 0
-            code = _cli(vault, *CALLS[3])[2]  # its own user is still answered
-            assert code == 0 and _stats(vault)["stats"]["answered"] == 1
-        log = (tmp_path / "daemon.log").read_text(encoding="utf-8")
-        assert f"refused a connection from uid {NOBODY}" in log
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
+    with _serving(vault, tmp_path):
+        path = Path(_socket_path(vault))
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(path.parent).st_mode) == 0o700
+        for folder in (short_runtime, short_runtime / "brainiac", path.parent):
+            os.chmod(folder, 0o711)
+        os.chmod(path, 0o666)
+        done = subprocess.run(
+            ["/usr/bin/python3", "-I", "-S", "-c", child, str(path)],
+            user=NOBODY,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "b''"  # connected, then closed without a byte of answer
+        stats = _stats(vault)["stats"]
+        assert stats["refused"] == 1 and stats["answered"] == 0
+        code = _cli(vault, *CALLS[3])[2]  # its own user is still answered
+        assert code == 0 and _stats(vault)["stats"]["answered"] == 1
+    log = (tmp_path / "daemon.log").read_text(encoding="utf-8")
+    assert f"refused a connection from uid {NOBODY}" in log
 
 
-def test_a_second_server_never_takes_a_live_socket(tmp_path: Path) -> None:
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
-    first = SocketServer(runtime, lambda request: {"parts": [], "exit": 0})
-    first.start()
-    try:
+def test_a_second_server_never_takes_a_live_socket(runtime: Path) -> None:
+    with _started(SocketServer(runtime, _nothing)) as first:
         inode = os.stat(first.path).st_ino
-        second = SocketServer(runtime, lambda request: {"parts": [], "exit": 0})
+        second = SocketServer(runtime, _nothing)
         with pytest.raises(VaultError, match="another process answers on this socket"):
             second.start()
         assert os.stat(first.path).st_ino == inode
         assert "stats" in daemon_socket.stats(str(first.path))
-    finally:
-        first.stop()
     assert not first.path.exists()
 
 
-def test_a_second_daemon_leaves_the_first_ones_socket_alone(vault: Path, tmp_path: Path) -> None:
-    with _serving(vault, tmp_path) as first:
-        second = run_cli("--vault", str(vault), "run")
-        assert second.returncode != 0
-        assert "already running" in second.stderr
-        assert _stats(vault)["pid"] == first.pid
-        assert _cli(vault, *CALLS[3])[2] == 0
-        assert _stats(vault)["stats"]["answered"] == 1
+def test_a_second_daemon_leaves_the_first_ones_socket_alone(
+    vault: Path, daemon: subprocess.Popen[str]
+) -> None:
+    second = run_cli("--vault", str(vault), "run")
+    assert second.returncode != 0
+    assert "already running" in second.stderr
+    assert _stats(vault)["pid"] == daemon.pid
+    assert _cli(vault, *CALLS[3])[2] == 0
+    assert _stats(vault)["stats"]["answered"] == 1
 
 
 def test_searches_on_other_threads_while_the_writer_commits(tmp_path: Path) -> None:
@@ -519,7 +522,8 @@ def _connected(vault: Path) -> socket.socket:
     return s
 
 
-def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("daemon")
+def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path) -> None:
     """25 prompt hooks and 25 searches sent at the same instant, through the client entry.py
     uses: the daemon answers every one (it closed 42 of 50 at once when it held 8), each the
     CLI's own answer."""
@@ -536,13 +540,12 @@ def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path, tmp_p
         start.wait()
         answers[i] = daemon_socket.ask(runtime, request)
 
-    with _serving(vault, tmp_path):
-        threads = [threading.Thread(target=ask, args=(i,)) for i in range(50)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=60)
-        stats = _stats(vault)["stats"]
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(50)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    stats = _stats(vault)["stats"]
     assert [a.get("fallback") for a in answers] == [None] * 50
     assert stats["answered"] == 50 and stats["busy"] == 0, stats
     for i, (args, stdin) in ((1, CALLS[8]), (0, (("search", "Atlas"), None))):
@@ -552,8 +555,9 @@ def test_fifty_clients_at_once_are_all_answered_by_the_daemon(vault: Path, tmp_p
         assert (*said, answers[i]["exit"]) == _cli(vault, args, stdin, BRAINIAC_SOCKET="off")
 
 
+@pytest.mark.usefixtures("daemon")
 def test_a_client_dripping_its_request_holds_no_slot_and_is_cut_off_at_its_deadline(
-    vault: Path, tmp_path: Path
+    vault: Path,
 ) -> None:
     """Twelve clients that send their request a byte at a time (more than the daemon has
     workers): another client is answered by the daemon meanwhile, and each dripping one gets an
@@ -562,46 +566,45 @@ def test_a_client_dripping_its_request_holds_no_slot_and_is_cut_off_at_its_deadl
     from brainiac.runtime.socket_server import READ_DEADLINE_S
 
     request = b'{"v": 2, "op": "search", "query": "Atlas", "env": {}}\n'
-    with _serving(vault, tmp_path):
-        drippers = [_connected(vault) for _ in range(12)]
-        connected = time.monotonic()
-        stop = threading.Event()
-        replies: list[tuple[float, bytes]] = []
+    drippers = [_connected(vault) for _ in range(12)]
+    connected = time.monotonic()
+    stop = threading.Event()
+    replies: list[tuple[float, bytes]] = []
 
-        def drip(s: socket.socket) -> None:
-            got = b""
-            with contextlib.suppress(OSError):
-                for byte in request[:-1]:  # never the newline: the request stays unfinished
-                    if stop.is_set() or select.select([s], [], [], 0)[0]:
-                        break
-                    s.send(bytes([byte]))
-                    stop.wait(0.3)  # the client's pace under test, not time made to pass
-                got = b"".join(iter(lambda: s.recv(65536), b""))
-            replies.append((time.monotonic() - connected, got))
+    def drip(s: socket.socket) -> None:
+        got = b""
+        with contextlib.suppress(OSError):
+            for byte in request[:-1]:  # never the newline: the request stays unfinished
+                if stop.is_set() or select.select([s], [], [], 0)[0]:
+                    break
+                s.send(bytes([byte]))
+                stop.wait(0.3)  # the client's pace under test, not time made to pass
+            got = b"".join(iter(lambda: s.recv(65536), b""))
+        replies.append((time.monotonic() - connected, got))
 
-        threads = [threading.Thread(target=drip, args=(s,)) for s in drippers]
+    threads = [threading.Thread(target=drip, args=(s,)) for s in drippers]
+    for t in threads:
+        t.start()
+    try:
+        before = _stats(vault)["stats"]["answered"]
+        out, _, code = _cli(vault, *CALLS[3])
+        assert code == 0 and "deadline" in out.lower()
+        assert _stats(vault)["stats"]["answered"] == before + 1  # by the daemon
+    finally:
         for t in threads:
-            t.start()
-        try:
-            before = _stats(vault)["stats"]["answered"]
-            out, _, code = _cli(vault, *CALLS[3])
-            assert code == 0 and "deadline" in out.lower()
-            assert _stats(vault)["stats"]["answered"] == before + 1  # by the daemon
-        finally:
-            for t in threads:
-                t.join(timeout=DEADLINE_S)
-            stop.set()
-            for s in drippers:
-                s.close()
-        assert len(replies) == 12
-        for took, got in replies:
-            assert f"no whole request line within {READ_DEADLINE_S:g} s" in got.decode(), got
-            assert took < READ_DEADLINE_S + 1.5, took
-        assert _stats(vault)["stats"]["malformed"] == 12
+            t.join(timeout=DEADLINE_S)
+        stop.set()
+        for s in drippers:
+            s.close()
+    assert len(replies) == 12
+    for took, got in replies:
+        assert f"no whole request line within {READ_DEADLINE_S:g} s" in got.decode(), got
+        assert took < READ_DEADLINE_S + 1.5, took
+    assert _stats(vault)["stats"]["malformed"] == 12
 
 
 def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runtime: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Three times as many requests as the daemon has workers (more than the 8 it once took),
     each answer slow: those waiting behind the others longer than the client's ANSWER_TIMEOUT_S
@@ -617,11 +620,7 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
         time.sleep(0.6)  # a slow answer: the last third waits 1.2 s for a worker
         return {"parts": [[False, str(request["i"])]], "exit": 0}
 
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
-    server = SocketServer(runtime, respond)
-    server.start()
-    try:
+    with _started(SocketServer(runtime, respond)) as server:
         answers: dict[int, dict[str, object]] = {}
 
         def ask(i: int) -> None:
@@ -645,8 +644,6 @@ def test_a_busy_daemon_is_waited_for_and_a_client_that_left_is_not_answered(
             assert answer.get("parts") == [[False, str(i)]], answer
         wait_for(lambda: server.counts["gone"] == 1, "the client that left, passed over")
         assert server.counts["answered"] == many and server.counts["busy"] == 0
-    finally:
-        server.stop()
 
 
 def test_beside_the_daemon_a_context_answered_here_says_it_is_by_words_only(
@@ -683,10 +680,8 @@ def _listening(path: Path) -> socket.socket:
 
 
 def test_a_passed_socket_is_listened_on_and_its_calls_wait_for_the_answers(
-    tmp_path: Path,
+    runtime: Path,
 ) -> None:
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
     passed = _listening(Path(daemon_socket.socket_path(str(runtime))))
     keep = passed.dup()  # systemd's own copy: it outlives the daemon
     server = SocketServer(runtime, lambda request: {"parts": [[False, "hi\n"]], "exit": 0}, passed)
@@ -710,12 +705,10 @@ def test_a_passed_socket_is_listened_on_and_its_calls_wait_for_the_answers(
 
 
 def test_a_daemon_stopped_while_it_starts_tells_the_waiting_calls_to_answer_themselves(
-    tmp_path: Path,
+    runtime: Path,
 ) -> None:
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
     passed = _listening(Path(daemon_socket.socket_path(str(runtime))))
-    server = SocketServer(runtime, lambda request: {"parts": [], "exit": 0}, passed)
+    server = SocketServer(runtime, _nothing, passed)
     server.listen()
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     client.settimeout(DEADLINE_S)
@@ -730,17 +723,11 @@ def test_a_daemon_stopped_while_it_starts_tells_the_waiting_calls_to_answer_them
 
 
 def test_a_passed_socket_elsewhere_is_not_used_and_the_daemon_binds_its_own(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    runtime: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    runtime = tmp_path / "rt"
-    runtime.mkdir(mode=0o700)
     elsewhere = _listening(tmp_path / "old.sock")
-    server = SocketServer(runtime, lambda request: {"parts": [], "exit": 0}, elsewhere)
-    server.start()
-    try:
+    with _started(SocketServer(runtime, _nothing, elsewhere)) as server:
         assert "stats" in daemon_socket.stats(str(server.path))
-    finally:
-        server.stop()
     assert "old.sock" in caplog.text and "service install" in caplog.text
     assert not server.path.exists()  # bound by the server itself: removed on stop
 
@@ -781,11 +768,10 @@ def _socket_activated(
 
 
 @_NEEDS_ACTIVATE
+@pytest.mark.usefixtures("short_runtime")
 def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every_call(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, tmp_path: Path
 ) -> None:
-    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))  # short: sun_path
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
     expected = [_cli(vault, *call, BRAINIAC_SOCKET="off") for call in (CALLS[0], CALLS[3])]
     command = [sys.executable, "-m", "brainiac", "--vault", str(vault), "run"]
     with _socket_activated(vault, tmp_path, command) as (proc, notes, path):
@@ -798,7 +784,6 @@ def test_socket_activation_the_first_call_starts_the_daemon_and_it_answers_every
         assert stats["pid"] == proc.pid and stats["stats"]["answered"] == 2
     assert "listening on the socket systemd passed" in (tmp_path / "daemon.log").read_text()
     assert os.path.lexists(path), "the socket file is systemd's: the daemon leaves it"
-    shutil.rmtree(base)
 
 
 # `brainiac run`, its start held where the file watcher would begin until the test opens the
@@ -829,13 +814,12 @@ def _opened_for_writing(fifo: Path) -> bool:
 
 
 @_NEEDS_ACTIVATE
+@pytest.mark.usefixtures("short_runtime")
 def test_socket_activation_answers_the_first_call_once_the_reconcile_is_done(
-    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, tmp_path: Path
 ) -> None:
     # The first call waits only for what an answer needs: the index, reconciled with the vault.
     # The rest of the start runs beside the answers.
-    base = Path(tempfile.mkdtemp(prefix="brainiac-run-", dir="/tmp"))  # short: sun_path
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(base))
     (vault / "memory" / "offline.md").write_text(
         "# Offline\n\nThe Zephyr launch moved to Tuesday.\n", encoding="utf-8"
     )  # saved while no daemon ran: the first answer has it
@@ -855,4 +839,3 @@ def test_socket_activation_answers_the_first_call_once_the_reconcile_is_done(
         later = run_cli("--debug", "--vault", str(vault), *args, input=stdin)
         assert "answered by the daemon over its socket" in later.stderr, later.stderr
         assert _stats(vault)["stats"]["answered"] == 2 and _stats(vault)["pid"] == proc.pid
-    shutil.rmtree(base)

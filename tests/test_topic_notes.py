@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,39 @@ def test_an_event_both_in_the_event_log_and_in_a_note_is_placed_once(
     ]
     assert sorted(written) == sorted(set(written))
     assert {back.id} | {e.id for e in logged} <= set(written)
+
+
+def test_an_older_copy_of_a_session_note_a_names_note_took_from_gives_its_events_back(
+    memory: Memory, vault: Path
+) -> None:
+    """Buddy, said in two sessions, founds his note, which takes the first session's events
+    about him out of its note (`Plan.take`). A person's editor held that session note from
+    before and saves it, with a line of their own: the events are in both notes. The next
+    promotion takes them out of the session note again; the person's line stays. It used to
+    leave them in both for good (benchmarks/concurrent_edits.py: events doubled)."""
+    memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
+    say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
+    _run(memory, T0 + dt.timedelta(hours=1))
+    [session] = [p for p in (vault / LONG_TERM_DIR).glob("*.md") if "river" in p.name]
+    older_copy = session.read_text(encoding="utf-8")  # the editor's buffer
+    later = T0 + dt.timedelta(days=3)
+    say_turns(memory, BUDDY_2, "session 2", later)
+    _run(memory, later + dt.timedelta(hours=1))
+    buddy = vault / LONG_TERM_DIR / "Buddy.md"
+    taken = [e.id for e in ltm.parse(buddy.read_text(encoding="utf-8"), buddy.name).sources]
+    taken = [i for i in taken if i in older_copy]
+    assert taken and not any(i in session.read_text(encoding="utf-8") for i in taken)
+    session.write_text(older_copy + "\nThe river walk was my idea.\n", encoding="utf-8")
+
+    [report] = memory.run_job("promotion", now=later + dt.timedelta(hours=2))
+
+    assert f"took {len(taken)} Sources line(s) an older copy brought back" in report.summary
+
+    text = session.read_text(encoding="utf-8")
+    assert not any(i in text for i in taken) and "The river walk was my idea." in text
+    assert all(i in buddy.read_text(encoding="utf-8") for i in taken)
+    held = Counter(e.id for n in _notes(vault) for e in n.sources)
+    assert [i for i, n in held.items() if n > 1] == []
 
 
 BUDDY_ADOPTED = [

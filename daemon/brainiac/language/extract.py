@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from brainiac.language import life_facts, when
+from brainiac.language import hedges, life_facts, when
 from brainiac.language.facts import Fact
 from brainiac.language.lexicon import (
     DETERMINERS,
@@ -75,13 +75,6 @@ def _keep(out: list[str], sentence: str) -> None:
 
 # --- shared vocabulary ---------------------------------------------------------------------------
 
-_HEDGES = word_set(
-    """
-    if unless whether would could should might maybe perhaps probably possibly suppose
-    supposing imagine imagining assume assuming hypothetically wish wonder guess unsure think
-    believe reckon
-    """
-)
 # Only something on a calendar "moves to" a value; "we moved the couch to the hall" is no fact.
 _SCHEDULED = word_set(
     """
@@ -220,8 +213,7 @@ def _plain_statement(sentence: str) -> bool:
     """Not a question, a conditional or a hedge: something said to be so."""
     if _asks(sentence):
         return False
-    words = {w.lower() for w in re.findall(r"[\w']+", sentence)}
-    return not (words & _HEDGES) and not sentence.lower().startswith(("what if", "when "))
+    return not hedges.unasserted(sentence) and not sentence.lower().startswith(("what if", "when "))
 
 
 def _sentence_facts(sentence: str, at: dt.datetime | None = None) -> list[tuple[str, str]]:

@@ -8,6 +8,11 @@ semantic index's lock is held only to take a batch and to add its vectors, so co
 assembled meanwhile with the vectors there are), saves the vectors once it has caught up, and
 says so (the working memory is then ranked again, when idle).
 
+A large fill (a first start on a large vault) is made in a child process instead
+(search/fill_beside.py), so the model's temporaries never swell the daemon's heap: this thread
+only starts it, follows the vectors it commits, and takes the files back once it exits; what is
+left then (events indexed meanwhile) is embedded here, as an edit's few are.
+
 Calls answered over the socket come first: while one is being answered (`answering`), no next
 batch starts, so the call has the interpreter and the cores to itself but for the end of the
 batch already running. A steady stream of calls still lets a batch through every
@@ -21,6 +26,8 @@ import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
+
+from brainiac.search.fill_beside import FILL_BESIDE_FROM, FOLLOW_EVERY_S, FillBeside
 
 if TYPE_CHECKING:
     from brainiac.search.semantic import SemanticIndex
@@ -38,8 +45,18 @@ class Embedder:
     """One thread: `wake()` after the index changed; `stop()` to end it; each call answered
     meanwhile inside `answering()`."""
 
-    def __init__(self, semantic: SemanticIndex, on_caught_up: Callable[[int], None]) -> None:
+    def __init__(
+        self,
+        semantic: SemanticIndex,
+        on_caught_up: Callable[[int], None],
+        beside: Callable[[], FillBeside] | None = None,
+    ) -> None:
         self.semantic = semantic
+        # Starts a large fill in a child process (fill_beside.py); None: every fill is made here.
+        self._start_beside = beside
+        self.filling: FillBeside | None = None  # the child filling now
+        self._beside_failed = False  # a child failed: this daemon fills in its own process
+        self._before = 0  # the vectors there were when the child started
         self._on_caught_up = on_caught_up  # told how many vectors were made, once none is left
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -63,6 +80,9 @@ class Embedder:
         self._thread.join(timeout=_STOP_WAIT_S)
         if self._thread.is_alive():
             log.warning("the embedder did not stop within %.0f s", _STOP_WAIT_S)
+        elif self.filling is not None:  # what it committed stays; the next start goes on
+            self.filling.cancel()
+            self.filling = None
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -86,12 +106,49 @@ class Embedder:
             )
             self.held = False
 
+    def _beside(self) -> int | None:
+        """A fill in a child process: started when many events wait, followed while it runs.
+        None while it runs; otherwise how many vectors it made (0 when there was none)."""
+        semantic = self.semantic
+        if self.filling is None:
+            if (
+                self._start_beside is None
+                or self._beside_failed
+                or semantic.pending < FILL_BESIDE_FROM
+            ):
+                return 0
+            semantic.hand_over()
+            try:
+                self.filling = self._start_beside()
+            except OSError as exc:
+                log.warning("the vectors are made in the daemon: no child process (%s)", exc)
+                self._beside_failed = True
+                semantic.take_back()
+                return 0
+            self._before = semantic.stats()["vectors"]
+            log.info("making %d events' vectors in process %d", semantic.pending, self.filling.pid)
+            return None
+        semantic.follow_beside()
+        if not self.filling.done():
+            return None
+        failure = self.filling.failure()
+        self.filling = None
+        semantic.take_back()
+        if failure:
+            log.warning("%s; the rest are made in the daemon's process", failure)
+            self._beside_failed = True
+        return max(0, semantic.stats()["vectors"] - self._before)
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            self._wake.wait()
+            self._wake.wait(timeout=FOLLOW_EVERY_S if self.filling is not None else None)
             self._wake.clear()
             made = 0
             try:
+                beside = self._beside()
+                if beside is None:
+                    continue  # the child still fills: followed at the next look
+                made = beside
                 while not self._stop.is_set():
                     done = self.semantic.fill(seconds=_SLICE_S, before_batch=self._after_calls)
                     made += done

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from brainiac.api import job_table
 from brainiac.core import clock
+from brainiac.core.heap import release_freed_memory
 from brainiac.lifecycle import jobs as jobs_mod
 from brainiac.store import config as config_mod
 
@@ -93,6 +94,7 @@ class JobRunner:
             job, memory = item
             try:
                 report = job_table.run(job, memory, clock.now(), False, memory.locations.state)
+                release_freed_memory()  # a job that read every file: its pages, given back
                 self._done(report)
             except OSError as exc:  # the job ran; recording it failed (a full disk): one line
                 log.error("job %s: its run could not be recorded: %s", job.name, exc)

@@ -52,6 +52,7 @@ from brainiac.core.errors import (
     StorageError,
     is_storage_problem,
 )
+from brainiac.core.heap import release_freed_memory
 from brainiac.lifecycle import jobs as jobs_mod
 from brainiac.lifecycle import journal
 from brainiac.runtime import requests_served, systemd
@@ -63,6 +64,8 @@ from brainiac.runtime.resource_faults import ResourceFaults
 from brainiac.runtime.scheduler import Scheduler
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.runtime.watcher import ChangeTracker, Watcher
+from brainiac.search.fill_beside import FillBeside
+from brainiac.search.index import LARGE_SYNC_DOCS
 from brainiac.search.index_merge import MergeBeside
 from brainiac.store import config as config_mod
 from brainiac.store import daemon_requests, safe_io
@@ -143,6 +146,10 @@ class Service:
         self._counters = Counters()
         self.memory.indexer.defer_save = True  # flushed when idle and on stop
         self.memory.indexer.on_events_removed = self._events_removed
+        # A purge of a large index (most of its documents rewritten) is a copy in a child
+        # process, as the large segments' merge is (_idle_work): rewritten here, the daemon's
+        # heap would hold the postings of every document it copies.
+        self.memory.indexer.index.purges_beside = True
         self._ranking_stale = False  # the index changed since the working memory was ranked
         self._merge_beside: MergeBeside | None = None  # the large segments' merge under way
         self._watcher: Watcher | None = None
@@ -417,6 +424,8 @@ class Service:
             self._faults.index_failed(exc, f"updating {', '.join(paths)}")
             return
         self._counters.syncs += 1
+        if report.docs_written > LARGE_SYNC_DOCS:  # a job's mass rewrite: its documents are freed
+            release_freed_memory()
         if report.changed or report.removed:
             self._counters.last_change = time.monotonic()
             self._ranking_stale = True
@@ -507,7 +516,10 @@ class Service:
         if semantic is None:
             return
         self.memory.fill_before_context = False
-        self._embedder = self._status.embedder = Embedder(semantic, self._vectors_made)
+        index_dir = self.memory.locations.index_dir
+        self._embedder = self._status.embedder = Embedder(
+            semantic, self._vectors_made, beside=lambda: FillBeside(index_dir, semantic.folder)
+        )
         self._embedder.start()
         stack.callback(self._embedder.stop)
 
@@ -575,10 +587,13 @@ class Service:
         if "index" in self._faults.troubles:
             return  # a merge now would fail the same way; the retry comes first
         index = self.memory.indexer.index
+        # The merging commits wait for a copy beside the writer: one of them could take a
+        # segment the copy reads, and drop the copy.
+        if self._merge_beside is not None:
+            return
         try:
             index.merge_segments()
-            if self._merge_beside is None:
-                self._merge_beside = index.merge_beside_start()
+            self._merge_beside = index.merge_beside_start()
         except Exception as exc:
             self._faults.index_failed(exc, "merging segments")
 

@@ -33,6 +33,8 @@ import gc
 import itertools
 import logging
 import math
+import os
+import sys
 import threading
 import uuid
 import warnings
@@ -47,6 +49,7 @@ from whoosh.index import TOC, LockError, clean_files
 from whoosh.query import Or, Term
 
 from brainiac.core.errors import BrainiacError, IndexLockedError, SearchError, is_storage_problem
+from brainiac.core.heap import release_freed_memory
 from brainiac.language import when
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import EVENT, NOTE, Document, thread
@@ -94,7 +97,19 @@ _WRITER_OPTIONS: dict[str, Any] = {"timeout": _WRITER_TIMEOUT_S, "delay": 0.05, 
 # default). More would skip the runs of a large build (index_runs.py) at the cost of holding
 # every posting of each sub-writer in memory, and the room needed grows with the vault.
 _POOL_MB = 128
+# The same for an edit's commit and a merging commit, in the daemon's process: an edit never
+# fills it, but a job that rewrites thousands of notes (organization) is one sync, and with the
+# build's pool the daemon's heap would hold up to its size in postings, and keep it.
+_EDIT_POOL_MB = 24
+# Documents written above which a sync is large: the daemon hands the heap's freed pages back
+# to the system after it (release_freed_memory).
+LARGE_SYNC_DOCS = 500
 _MERGE_ABOVE_SEGMENTS = 6
+# How often a reader beside the daemon opens the newest commit when the one it was opening had
+# its files deleted by a newer commit meanwhile (Index._fresher): each try is a few file opens,
+# and a newer commit each time would mean the daemon commits faster than a reader opens.
+_READER_ATTEMPTS = 5
+_MOVED_ON = object()  # _try_open's answer when a newer commit deleted what it was reading
 # A build of more documents than this indexes in two processes (Whoosh's `procs=2`).
 MULTIPROCESS_ABOVE = 2000
 _MERGE_AT_SEGMENTS = 10
@@ -151,6 +166,10 @@ class Index:
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._left_by_merge = 0  # segments the last merge left (see merge_segments)
         self._failed_beside: tuple[str, ...] = ()  # the sources of a merge beside that failed
+        # True in the daemon, which merges beside its writer (index_merge.py): a purge of an
+        # index too large for a two-process build's threshold is then left to
+        # merge_beside_start, a child's copy, rather than rewritten in the writer's process.
+        self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._event_tables: dict[str, dict[str, int]] = {}  # see _event_docnums
@@ -181,7 +200,14 @@ class Index:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ResourceWarning)
             ix = self._try_open()
-            if ix is None:
+            # Beside the daemon, a table of contents the daemon's next commit deleted between
+            # the listing and the read (_fresher): the newest one is read instead.
+            for _ in range(_READER_ATTEMPTS - 1):
+                if ix is not _MOVED_ON:
+                    break
+                ix = self._try_open()
+            if ix is None or ix is _MOVED_ON:
+                ix = None
                 gc.collect()
         if ix is None and not self.writable:
             raise SearchError(
@@ -191,6 +217,9 @@ class Index:
         return ix if ix is not None else self._create()
 
     def _try_open(self) -> Any:
+        """The open index; None when nothing usable is there (a writer builds one afresh);
+        _MOVED_ON when a reader beside the daemon met a commit's deletion (_fresher)."""
+        generation = self._generation()
         try:
             if (self.directory / _ID_FILE).is_file() and windex.exists_in(self.directory):
                 ix = windex.open_dir(self.directory)
@@ -201,6 +230,8 @@ class Index:
                 ix.close()
                 log.info("index at %s has an older schema; rebuilding", self.directory)
         except Exception as exc:  # any read error means: rebuild from the vault
+            if self._fresher(exc, generation):
+                return _MOVED_ON
             # Log the text, not the exception: a kept log record would keep its traceback's frames
             # alive, and with them the files Whoosh opened.
             log.warning("index at %s is unreadable (%s); rebuilding", self.directory, str(exc))
@@ -296,7 +327,7 @@ class Index:
             return
         self._check_writable()
         with self._writing("updating the index"):
-            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_POOL_MB)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
             terms = Terms()
             try:
                 for key in delete:
@@ -383,7 +414,9 @@ class Index:
         """
         self._check_writable()
         count = self.segment_count()
-        purge = self.deleted_share() >= _PURGE_DELETED_SHARE
+        purge = self.deleted_share() >= _PURGE_DELETED_SHARE and not (
+            self.purges_beside and not force and self._purged_beside()
+        )
         if (
             not force
             and not purge
@@ -391,19 +424,32 @@ class Index:
         ):
             return False
         with self._writing("merging the index's segments"):
-            self._publish(self._ix.writer(**_WRITER_OPTIONS), merge=True, optimize=purge)
+            writer = self._ix.writer(**_WRITER_OPTIONS, limitmb=_EDIT_POOL_MB)
+            self._publish(writer, merge=True, optimize=purge)
+        release_freed_memory()
         self._left_by_merge = self.segment_count()
         return True
 
+    def _purged_beside(self) -> bool:
+        """Whether a purge of this index is a copy beside the writer (merge_beside_sources)
+        rather than an `optimize` in the writer's process: an index of more documents than a
+        build does in one process, whose rewrite would hold all of its postings in memory."""
+        total: int = sum(s.doc_count_all() for s in self._searched_segments())
+        return total > MULTIPROCESS_ABOVE
+
     def merge_beside_sources(self) -> tuple[str, ...]:
         """The segments worth merging beside the writer (index_merge.py), in the index's order,
-        or none: the large ones (each holding at least 1/`_LARGE_SEGMENT_PARTS` of the
-        documents) when there are two or more, in an index a two-process build writes. Whoosh's
-        merging commits leave large segments alone, and small ones are theirs to merge."""
+        or none. Every segment when `_PURGE_DELETED_SHARE` of the documents are deleted (the
+        copy leaves them out: a purge, made beside the writer); otherwise the large ones (each
+        holding at least 1/`_LARGE_SEGMENT_PARTS` of the documents) when there are two or
+        more, in an index a two-process build writes. Whoosh's merging commits leave large
+        segments alone, and small ones are theirs to merge."""
         segments = self._searched_segments()
         total = sum(s.doc_count_all() for s in segments)
         if total <= MULTIPROCESS_ABOVE:
             return ()
+        if self.deleted_share() >= _PURGE_DELETED_SHARE:
+            return tuple(s.segment_id() for s in segments)
         large = tuple(
             s.segment_id() for s in segments if s.doc_count_all() * _LARGE_SEGMENT_PARTS >= total
         )
@@ -472,8 +518,7 @@ class Index:
         """The index's segments, in order. Of the searcher's view (current after every commit):
         asking the index itself reads and unpickles its table of contents from disk each time."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             return [leaf.segment() for leaf, _ in leaves]
 
     def catch_up(self) -> bool:
@@ -501,10 +546,52 @@ class Index:
             old.close()
             return True
 
+    def _generation(self) -> int:
+        """The newest commit's generation on disk (-1: none, or the folder unreadable)."""
+        try:
+            return whoosh_internals.latest_generation(str(self.directory))
+        except OSError:
+            return -1
+
+    def _fresher(self, exc: Exception, generation: int) -> bool:
+        """Whether `exc`, met by a reader beside the daemon reading the commit that was the
+        newest at `generation`, is a file that commit named deleted by a newer one: the daemon
+        deletes a commit's unused files once its next commit is written. Then the newest
+        commit is worth reading. A file missing from the newest commit is damage (an error)."""
+        return (
+            not self.writable
+            and isinstance(exc, FileNotFoundError)
+            and self._generation() != generation
+        )
+
     def _new_searcher(self) -> Any:
+        """A searcher on the index's newest commit. Beside the daemon, every file it may read
+        is opened with it (whoosh_internals.keep_column_files): the daemon deletes the files a
+        merge replaced as soon as its own searcher moved on, and a search here must read the
+        commit it opened whole, rather than fail ('NoneType' object is not subscriptable) or
+        score with lengths it could not read."""
+        if self.writable:
+            return self._opened_searcher()
+        for attempt in range(1, _READER_ATTEMPTS + 1):
+            generation = self._generation()
+            try:
+                return self._opened_searcher()
+            except Exception as exc:
+                if attempt == _READER_ATTEMPTS or not self._fresher(exc, generation):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _opened_searcher(self) -> Any:
         searcher = self._ix.searcher(weighting=self._weighting)
-        reader = searcher.reader()
-        leaves = [leaf for leaf, _ in reader.leaf_readers()] if reader.doc_count_all() else []
+        leaves = [leaf for leaf, _ in _segments(searcher)]
+        if not self.writable:
+            try:
+                names = os.listdir(self.directory)  # after the reader read its commit
+                for leaf in leaves:
+                    whoosh_internals.keep_column_files(leaf, names)
+            except BaseException:
+                searcher.close()
+                raise
         self._weighting.keep_only({leaf.segment().segment_id() for leaf in leaves})
         for leaf in leaves:
             whoosh_internals.keep_term_lookups(leaf)
@@ -538,8 +625,7 @@ class Index:
         try:
             with self._searching:
                 self._refresh()
-                reader = self._searcher.reader()
-                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                leaves = _segments(self._searcher)
                 kept: dict[str, list[tuple[int, NoteRecord]]] = {}
                 found: list[NoteRecord] = []
                 for leaf, _ in leaves:
@@ -824,14 +910,10 @@ class Index:
             found = memo.scope_keys.get(wanted)
             if found is None:
                 docs = self._scope_statistics(wanted).docs
-                reader = self._searcher.reader()
-                leaves = reader.leaf_readers() if reader.doc_count_all() else []
+                leaves = _segments(self._searcher)
                 keys: set[str] = set()
                 for leaf, offset in leaves:
-                    segment = leaf.segment().segment_id()
-                    table = self._event_tables.get(segment)
-                    if table is None:
-                        table = self._event_tables[segment] = _event_table(leaf)
+                    table = self._kept_event_table(leaf)
                     keys.update(k for k, d in table.items() if offset + d in docs)
                 found = memo.scope_keys[wanted] = frozenset(keys)
             return found
@@ -945,22 +1027,28 @@ class Index:
         left out). Each segment's key -> number table is read once (`_event_table`) and kept
         until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
         for every one of a prompt's nearest events, would cost more than the search."""
-        reader = self._searcher.reader()
-        leaves = reader.leaf_readers() if reader.doc_count_all() else []
+        leaves = _segments(self._searcher)
         tables: dict[str, dict[str, int]] = {}
         found: dict[str, int] = {}
         wanted = list(keys)
         for leaf, offset in leaves:
-            segment = leaf.segment().segment_id()
-            table = self._event_tables.get(segment)
-            tables[segment] = table if table is not None else _event_table(leaf)
+            table = tables[leaf.segment().segment_id()] = self._kept_event_table(leaf)
             deletions = leaf.has_deletions()  # a segment's deletions grow after its table is read
             for key in wanted:
-                docnum = tables[segment].get(key)
+                docnum = table.get(key)
                 if docnum is not None and not (deletions and leaf.is_deleted(docnum)):
                     found[key] = offset + docnum
         self._event_tables = tables
         return found
+
+    def _kept_event_table(self, leaf: Any) -> dict[str, int]:
+        """`leaf`'s key -> number table of its events (`_event_table`), read once and kept until
+        a merge removes the segment."""
+        segment = leaf.segment().segment_id()
+        table = self._event_tables.get(segment)
+        if table is None:
+            table = self._event_tables[segment] = _event_table(leaf)
+        return table
 
     def events(self) -> list[tuple[str, str, str]]:
         """Every indexed event, as (key, text, role): what semantic.py needs to know on opening
@@ -968,8 +1056,7 @@ class Index:
         notes), and keeps each segment's key -> number table on the way (_event_docnums): read
         at the first context instead, they made it 0.5 s slower than the next."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             out: list[tuple[str, str, str]] = []
             self._event_tables = {
                 leaf.segment().segment_id(): _event_table(leaf, out) for leaf, _ in leaves
@@ -983,8 +1070,7 @@ class Index:
         (key, text, role): what a reader of another process's index reads as that index grows
         (daemon_vectors.py), a new segment at a time; a segment's events are never re-read."""
         with self._searching:
-            reader = self._searcher.reader()
-            leaves = reader.leaf_readers() if reader.doc_count_all() else []
+            leaves = _segments(self._searcher)
             order: list[str] = []
             read: dict[str, list[tuple[str, str, str]]] = {}
             for leaf, _ in leaves:
@@ -1104,11 +1190,18 @@ class Index:
         return [t for t in terms if t in kept]
 
 
+def _segments(searcher: Any) -> list[tuple[Any, int]]:
+    """The readers of `searcher`'s segments, each with the number of its first document; none
+    for an empty index (Whoosh's reader of no segment stands as its own one leaf, with no
+    segment)."""
+    reader = searcher.reader()
+    return reader.leaf_readers() if reader.doc_count_all() else []
+
+
 def _stored_fields_reader(searcher: Any) -> Callable[[int], dict[str, Any]]:
     """`searcher.stored_fields`, each document read from its segment's per-document reader
     (whoosh_internals.stored_fields_reader; without it, Whoosh's own method)."""
-    reader = searcher.reader()
-    leaves = reader.leaf_readers() if reader.doc_count_all() else []
+    leaves = _segments(searcher)
     if not leaves:
         return searcher.stored_fields  # type: ignore[no-any-return]
     reads = [whoosh_internals.stored_fields_reader(leaf) for leaf, _ in leaves]
@@ -1204,5 +1297,8 @@ def _event_table(leaf: Any, noted: list[tuple[str, str, str]] | None = None) -> 
         fields = stored(docnum)
         table[fields["key"]] = docnum
         if noted is not None:
-            noted.append((fields["key"], fields.get("text") or "", fields.get("role") or ""))
+            # The role as one string a speaker, before the next event is read: a copy of its
+            # own per event would stay in the heap among the keys kept, freed or not.
+            role = sys.intern(fields.get("role") or "")
+            noted.append((fields["key"], fields.get("text") or "", role))
     return table

@@ -37,7 +37,6 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from typing import Any
 
 from whoosh import index as windex
 
+from brainiac.core.child_process import ChildProcess
 from brainiac.search import whoosh_internals
 
 # The private index the child writes, inside the index folder (the same file system, so its
@@ -72,7 +72,7 @@ class Source:
         return self.base + docnum - bisect.bisect_left(self.deleted, docnum)
 
 
-class MergeBeside:
+class MergeBeside(ChildProcess):
     """One merge beside the writer: its child process, until `result` is read."""
 
     def __init__(self, directory: Path, segment_ids: Sequence[str]) -> None:
@@ -80,30 +80,16 @@ class MergeBeside:
         self.segment_ids = tuple(segment_ids)
         self.folder = directory / FOLDER
         remove_leftovers(directory)
-        self._child = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(directory), *self.segment_ids],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-
-    @property
-    def pid(self) -> int:
-        return self._child.pid
-
-    def done(self) -> bool:
-        return self._child.poll() is not None
+        super().__init__(__name__, [str(directory), *self.segment_ids], keep_output=True)
 
     def result(self) -> tuple[Any, list[Source]] | None:
         """Wait for the child; the merged segment (its files still in `folder`) and its sources,
         or None when a source had left the index before the child opened it. OSError or
         RuntimeError (saying why) when the child failed."""
-        out, err = self._child.communicate()
-        if self._child.returncode != 0:
-            last = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
+        out, why = self.outcome()
+        if why:
             raise RuntimeError(
-                f"{self.directory}: merging segments beside the writer failed "
-                f"(exit {self._child.returncode}: {last[0]})"
+                f"{self.directory}: merging segments beside the writer failed ({why})"
             )
         copied = json.loads(out)
         if copied is None:
@@ -128,10 +114,7 @@ class MergeBeside:
 
     def cancel(self) -> None:
         """End the child (if it runs) and delete what it wrote."""
-        with contextlib.suppress(OSError):
-            self._child.kill()
-        with contextlib.suppress(OSError, subprocess.SubprocessError):
-            self._child.communicate(timeout=10)
+        self.end()
         self.discard()
 
     def discard(self) -> None:

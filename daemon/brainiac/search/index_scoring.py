@@ -423,6 +423,11 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             if len(self._scorers) >= _SCORERS_KEPT:
                 self._scorers.clear()
             scorer = self._scorers[key] = self._made_scorer(searcher, fieldname, text, qf)
+            if type(scorer) is BM25FScorer:
+                # Whoosh's top-N search drops a term's documents below its bound (max_quality),
+                # which Whoosh made of the statistics _made_scorer replaced: a longer average
+                # length scores a long document above it.
+                whoosh_internals.bound_anew(scorer, searcher.term_info(fieldname, text))
         return scorer
 
     def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:

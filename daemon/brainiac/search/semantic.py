@@ -20,8 +20,9 @@ Stored as int8 with a scale per vector (388 bytes an event: 17 MB at 44,854 even
 vault; cosines within 0.01 of the float32 ones), in a file mapped into memory and appended to as
 vectors are made (vector_store.py: crash-safe, a damaged file is made again). Up to SCAN_ALL_UP_TO
 events the prompt is compared with every row in slices, so no float copy of the whole is ever made
-(float16 rows would be converted slowly by numpy); above it, with each row's signs first and only
-the likeliest rows in full (`_sketched`). The texts that wait for their vector while a process
+(float16 rows would be converted slowly by numpy), or, for a project's events (`among`), with the
+slices that hold them (`_cosines`); above it, with each row's signs first and only the likeliest
+rows in full (`_sketched`). The texts that wait for their vector while a process
 learns every event at once are read back from the index in batches rather than kept. Thread-safe:
 the daemon's socket threads search while its embedder fills.
 
@@ -32,11 +33,11 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import ctypes
 import hashlib
 import itertools
 import logging
 import re
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -46,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from brainiac.core.heap import release_freed_memory
 from brainiac.search.indexer import Indexer
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, ModelUnavailable, SentenceModel
 from brainiac.search.vector_store import VectorStore, sketch
@@ -121,31 +123,37 @@ def _names_pattern(names: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives})(?:'s|’s)?\b" if alternatives else r"(?!)", re.I)
 
 
-def _release_freed_memory() -> None:
-    """Hand the heap's freed pages back to the system (glibc keeps them otherwise, and a
-    batch's temporaries would stay resident after a fill)."""
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
-def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
+def _cosines(matrix: Any, scales: Any, count: int, query: Any, rows: Any = None) -> Any:
     """The cosine of `query` with each of the first `count` rows, in order (no gather of the
-    matrix). Above `_HALVES_ABOVE` rows, a helper thread shares the slices: numpy lets go of the
-    GIL for each slice's conversion and product, so the two run on two cores.
+    matrix); with `rows` (row numbers below `count`), with those rows, in their order. Above
+    `_HALVES_ABOVE` rows, a helper thread shares the slices: numpy lets go of the GIL for each
+    slice's conversion and product, so the two run on two cores.
+
+    With `rows`, only the slices that hold one of them are made (a project's events among a
+    shared vault's, rows whose text no event has any more left out), each the slice the whole
+    scan makes: OpenBLAS sums a product's last rows past a multiple of four in another order
+    than the others, so a gather of the rows would give other cosines in their last bits, and
+    a context that differs from the whole scan's.
 
     The slices are shared, not split in halves: each thread takes the next one not taken, and
     the caller never waits for the helper to start. On a busy machine a new thread may not run
     for milliseconds; the caller then does every slice itself and waits at most for the one
     slice the helper is doing. Each slice is made the same way whichever thread makes it."""
     every = np.empty(count, np.float32)
-    starts = iter(range(0, count, _SLICE))  # taken one at a time by either thread
+    if rows is None:
+        made: Any = range(0, count, _SLICE)
+    else:
+        holding = np.zeros((count + _SLICE - 1) // _SLICE, bool)
+        holding[np.asarray(rows, np.intp) // _SLICE] = True
+        made = (np.flatnonzero(holding) * _SLICE).tolist()
+    starts = iter(made)  # taken one at a time by either thread
     failed: list[BaseException] = []
 
     def product(at: int) -> None:
         stop = min(at + _SLICE, count)
         every[at:stop] = matrix[at:stop].astype(np.float32) @ query
 
-    if count > _HALVES_ABOVE:
+    if len(made) * _SLICE > _HALVES_ABOVE:
         # Held by the helper while it takes and makes a slice: once the caller has run out of
         # slices and holds it, every slice is made.
         busy = threading.Lock()
@@ -175,6 +183,8 @@ def _cosines(matrix: Any, scales: Any, count: int, query: Any) -> Any:
     else:
         for at in starts:
             product(at)
+    if rows is not None:
+        return every[rows] * scales[rows]
     every *= scales[:count]
     return every
 
@@ -310,6 +320,9 @@ class SemanticIndex:
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
         self._texts_seen: OrderedDict[str, Any] = OrderedDict()  # see likeness
         self._loaded = False
+        # The files handed to a fill in a child process (fill_beside.py): read here meanwhile,
+        # written by the child alone.
+        self._beside = False
 
     # -- the model ---------------------------------------------------------------------------
     @property
@@ -340,7 +353,7 @@ class SemanticIndex:
             self._add(events, keep_texts=self._texts_of is None)
             self._known = True
             self._live = None
-        _release_freed_memory()  # the caller's list of every event's text, gone now
+        release_freed_memory()  # the caller's list of every event's text, gone now
 
     def update(self, added: Iterable[tuple[str, str, str]], deleted: Iterable[str]) -> None:
         """Events the index added or changed, as (key, text, role), and the keys it deleted."""
@@ -349,12 +362,17 @@ class SemanticIndex:
             for key in deleted:
                 self._digest_of.pop(key, None)
                 self._role_of.pop(key, None)
-            self._add(added)
+            # By key where the index can give the text back: a job that rewrites thousands of
+            # notes must not leave all their texts in the daemon's heap until their turn.
+            self._add(added, keep_texts=self._texts_of is None)
             self._live = None
 
     def _add(self, events: Iterable[tuple[str, str, str]], keep_texts: bool = True) -> None:
         for key, text, role in events:
             if role:
+                # One string a speaker, not one an event: each event's stored fields are read
+                # apart, and a large vault's hundreds of thousands of events have few speakers.
+                role = sys.intern(role)
                 self._role_of[key] = role
                 if role not in self._speakers:
                     self._speakers.add(role)
@@ -381,8 +399,8 @@ class SemanticIndex:
         `seconds` allows (None: all); how many were embedded. Nothing when there is no model.
         `before_batch` is called before each batch, without the lock (the daemon's embedder
         waits there for the calls being answered)."""
-        if self.read_only or (not self._texts and not self._waiting):  # read without the lock:
-            return 0  # a stale answer is harmless
+        if self.read_only or self._beside or (not self._texts and not self._waiting):
+            return 0  # read without the lock: a stale answer is harmless
         if time.monotonic() - self._write_failed < _RETRY_WRITE_S:
             return 0
         started = time.monotonic()
@@ -414,7 +432,7 @@ class SemanticIndex:
         with self._lock:
             self._live = None  # the rows made now, for the next nearness
         if done > _FILL_BATCH:
-            _release_freed_memory()
+            release_freed_memory()
         return done
 
     def _embed(self, model: SentenceModel, part: list[tuple[int, str]]) -> bool:
@@ -482,6 +500,8 @@ class SemanticIndex:
         if sketches is not None:
             rows, cosine = _sketched(matrix, scales, sketches, rows, query, nearest)
             keys = [keys[i] for i in rows]
+        elif len(rows) < count:
+            cosine = _cosines(matrix, scales, count, query, rows)
         else:
             cosine = _cosines(matrix, scales, count, query)[rows]
         lo, hi = float(cosine.min()), float(cosine.max())
@@ -655,7 +675,7 @@ class SemanticIndex:
         are in the file already: vector_store.py). Vectors of texts no event has any more are
         dropped when they are most of the file."""
         with self._lock:
-            if not self._loaded or self.read_only:
+            if not self._loaded or self.read_only or self._beside:
                 return
             try:
                 keep = self._kept_if_compacted()
@@ -665,6 +685,65 @@ class SemanticIndex:
                 self._store.commit()
             except OSError as exc:  # a cache: what is not saved is made again next time
                 log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
+
+    def commit(self) -> None:
+        """Make the vectors appended so far the ones another process reads (no compaction: a
+        fill beside the daemon commits each slice, which the daemon follows)."""
+        with self._lock:
+            if self._loaded and not self.read_only and not self._beside:
+                try:
+                    self._store.commit()
+                except OSError as exc:  # a cache: what is not committed is made again
+                    log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
+
+    # -- a fill in a child process (fill_beside.py) --------------------------------------------
+    def hand_over(self) -> None:
+        """Commit the vectors made here and leave the files to a child's fill: until
+        `take_back`, they are only read here (`follow_beside`) and nothing is embedded."""
+        self.save()
+        with self._lock:
+            self._store.close()
+            self._store = self._opened(read_only=True)
+            self._beside = True
+            self._live = None
+
+    def follow_beside(self) -> bool:
+        """The vectors the child committed since the last look (a stat when none): whether
+        there were any. The files are read without the lock, so searches go on meanwhile."""
+        with self._lock:
+            store = self._store
+        if not self._beside or not store.changed():
+            return False
+        fresh = self._opened(read_only=True)
+        if fresh.problem or fresh.count < store.count:
+            return False  # a commit caught halfway: read again at the next look
+        self._use(fresh)
+        return True
+
+    def take_back(self) -> None:
+        """The child has exited: its last commit is read, and the files are written here again
+        (what it left missing is embedded by the next `fill`)."""
+        fresh = self._opened(read_only=False)
+        with self._lock:
+            self._store.close()
+            self._beside = False
+        self._use(fresh)
+
+    def _opened(self, read_only: bool) -> VectorStore:
+        store = VectorStore(self.folder, MODEL_ID, DIMENSIONS, read_only=read_only)
+        store.open()
+        return store
+
+    def _use(self, store: VectorStore) -> None:
+        """`store` in place of the one in use, and the texts that now have a vector no longer
+        waiting (an array lookup for them all, not one per text)."""
+        with self._lock:
+            self._store = store
+            self._live = None
+            for waiting in (self._texts, self._waiting):
+                digests = np.fromiter(waiting, np.uint64, len(waiting))
+                for digest in digests[store.rows_of(digests) >= 0].tolist():
+                    del waiting[digest]
 
     def close(self) -> None:
         """Save, and let go of the files (a later fill opens them again)."""

@@ -179,6 +179,11 @@ class VectorStore:
         self.open()
         return (self._committed, self._generation) != (count, generation)
 
+    def changed(self) -> bool:
+        """Whether the table on disk is not the one last read (a stat)."""
+        seen = self._table_stat()
+        return seen is not None and seen != self._seen
+
     def _table_stat(self) -> tuple[int, int, int] | None:
         try:
             st = os.stat(self.folder / TABLE_FILE)

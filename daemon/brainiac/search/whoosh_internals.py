@@ -18,18 +18,20 @@ insides is this page.
 
 from __future__ import annotations
 
+import errno
 import itertools
 import logging
 import os
 import pickle
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import CodeType
 from typing import Any, BinaryIO
 
 import whoosh
-from whoosh import columns, externalsort, matching, reading, writing
+from whoosh import columns, externalsort, matching, reading, scoring, writing
+from whoosh import index as windex
 from whoosh.codec import whoosh3
 from whoosh.filedb import filetables, structfile
 
@@ -76,9 +78,30 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
         ),
         "a commit's unused files are deleted after the searcher's swap (index.py, _publish)",
     ),
+    "W3PerDocReader's column files": (
+        lambda: (
+            _reads(reading.SegmentReader.__init__, "_perdoc")
+            and _has(whoosh3.W3PerDocReader, "_get_column_file", "has_column", "column_reader")
+            and _reads(whoosh3.W3PerDocReader._cached_reader, "has_column", "column_reader")
+            and _reads(whoosh3.W3PerDocReader.column_reader, "_colfiles", "_get_column_file")
+            and _reads(whoosh3.W3PerDocReader.close, "_colfiles")
+            and _has(windex.TOC, "_latest_generation")
+        ),
+        "a reader beside the daemon opens every file of the commit it reads at once, so that "
+        "the daemon's next merge cannot delete one under it (index.py, keep_column_files)",
+    ),
     "FilterMatcher._ids and ._exclude": (
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
         "a filtered query's scores are read from them (index_scoring.py)",
+    ),
+    "WeightLengthScorer._maxquality and ._score": (
+        lambda: (
+            _reads(scoring.WeightLengthScorer.max_quality, "_maxquality")
+            and _reads(scoring.WeightLengthScorer.setup, "_maxquality", "_score")
+            and _has(scoring.BM25FScorer, "_score")
+        ),
+        "a scorer's bound is made anew from the statistics it scores with, else a top-N search "
+        "drops matches that belong in it (index_scoring.py)",
     ),
 }
 
@@ -319,6 +342,13 @@ def length_bytes(leaf: Any, fieldname: str) -> bytes:
     return raw
 
 
+def bound_anew(scorer: Any, info: Any) -> None:
+    """Make a length-weighted scorer's `max_quality()` its score at the term's largest weight
+    and shortest length (`info`, its term info) as it scores now: Whoosh computes it once, when
+    the scorer is made, with the statistics it was made with."""
+    scorer._maxquality = scorer._score(info.max_weight(), info.min_length())
+
+
 def filter_kept(matcher: Any) -> tuple[Any, bool]:
     """A `FilterMatcher`'s documents, and whether they are the ones it leaves out."""
     return matcher._ids, matcher._exclude
@@ -434,3 +464,45 @@ def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
         getattr(segment, "_fieldlengths", None), dict
     ):
         segment._fieldlengths = dict(totals)
+
+
+def latest_generation(directory: str) -> int:
+    """The generation of the newest table of contents in the index folder `directory` (-1: none):
+    a commit writes the next one before it deletes the files the previous one named."""
+    from whoosh.filedb.filestore import FileStorage
+
+    return int(windex.TOC._latest_generation(FileStorage(directory), windex._DEF_INDEX_NAME))
+
+
+def keep_column_files(leaf: Any, names: Collection[str]) -> None:
+    """Open now each per-document column file of one segment reader (`names`: the index
+    folder's file names, listed after the reader opened) and make the reader take its columns
+    from these open files only.
+
+    Whoosh opens a column file at its first read, and asks whether it exists first: a reader in
+    another process than the writer (a CLI search beside the daemon) whose segment the daemon
+    merged away meanwhile found the stored fields' file deleted, and failed ('NoneType' object
+    is not subscriptable), or read no field lengths at all and scored with wrong ones. An open
+    file stays readable once deleted (POSIX), so the reader keeps reading the commit it opened.
+    FileNotFoundError when the segment's files are gone already: a commit since the reader read
+    the table of contents, whose newest one the caller opens instead."""
+    segment = leaf.segment()
+    if segment.is_compound():
+        return  # its one file was opened with the reader
+    prefix, suffix = segment.segment_id() + ".", whoosh3.W3Codec.COLUMN_EXT
+    perdoc = leaf._perdoc
+    kept = [
+        name[len(prefix) : -len(suffix)]
+        for name in names
+        if name.startswith(prefix) and name.endswith(suffix)
+    ]
+    if "_stored" not in kept:  # every segment has one, even with no document stored
+        raise FileNotFoundError(
+            errno.ENOENT, "the segment's files are gone", f"{prefix}_stored{suffix}"
+        )
+    for fieldname in kept:
+        if fieldname not in perdoc._colfiles:
+            perdoc._colfiles[fieldname] = perdoc._get_column_file(fieldname)
+    # An instance attribute: the reader's _cached_reader asks self.has_column, then
+    # column_reader takes the file opened here.
+    perdoc.has_column = frozenset(kept).__contains__

@@ -51,8 +51,6 @@ CREATE TABLE IF NOT EXISTS files (
 _COLUMNS = "rel, size, mtime_ns, ctime_ns, ino, sha256, docs, problem"
 _BATCH = 500  # rows asked for in one query (SQLite allows 999 parameters in old builds)
 _Row = tuple[int, int, int, int, str, str, str | None]
-# A file's stat as the manifest holds it, with its path: (rel, size, mtime_ns, ctime_ns, ino).
-StatRow = tuple[str, int, int, int, int]
 
 
 class FileState:
@@ -438,24 +436,20 @@ class Snapshot(NamedTuple):
     """What a check that nothing changed needs of the manifest (stat_snapshot)."""
 
     index_id: str
-    digest: str  # stat_digest of every file's path and stat, as last saved
+    digest: str  # lines_digest of every file's path and stat, as last saved
     problems: dict[str, str]  # path -> the problem that kept it out
 
 
-def stat_digest(stats: Iterable[StatRow]) -> str:
-    """One SHA-256 of the files' paths and stats, whatever their order. A save stores it with
-    the rows it sums up (meta `stat_digest`, in the same transaction); a reconcile that computes
-    the same from its walk knows every file is as the manifest has it, without reading a row."""
-    return lines_digest([_line(*row) for row in stats])
-
-
 def stat_line(rel: str, st: os.stat_result) -> str:
-    """A file's line in stat_digest, from its stat: a walk keeps these, not tuples (smaller)."""
+    """A file's line in lines_digest, from its stat: a walk keeps these, not tuples (smaller)."""
     return _line(rel, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def lines_digest(lines: list[str]) -> str:
-    """stat_digest of the files whose stat_line are `lines` (sorted here, in place)."""
+    """One SHA-256 of the files' paths and stats (their `stat_line`s, sorted here, in place),
+    whatever their order. A save stores it with the rows it sums up (meta `stat_digest`, in the
+    same transaction, `_saved_stat_digest`); a reconcile that computes the same from its walk
+    knows every file is as the manifest has it, without reading a row."""
     lines.sort()
     digest = hashlib.sha256()
     for start in range(0, len(lines), _BATCH * 4):  # not joined whole: two more copies of it
@@ -469,8 +463,8 @@ def _line(rel: str, size: int, mtime_ns: int, ctime_ns: int, ino: int) -> str:
 
 
 def _saved_stat_digest(db: sqlite3.Connection) -> str:
-    """stat_digest of the rows the database holds, read in order a batch at a time rather than
-    all at once. The order is stat_digest's: SQLite orders `rel` by its UTF-8 bytes, which is
+    """lines_digest of the rows the database holds, read in order a batch at a time rather than
+    all at once. The order is lines_digest's: SQLite orders `rel` by its UTF-8 bytes, which is
     the order of its code points, and a path has no NUL, so a line's NUL after the path sorts
     a path before every longer path it begins."""
     digest = hashlib.sha256()

@@ -143,7 +143,7 @@ def carry_out(
     if outcome.skipped:
         return False  # an event leaves its note only once the note it goes to holds it
     for rel, ids in sorted(plan.take.items()):
-        update(vault, rel, functools.partial(_taken_out, gone=set(ids)), outcome, False)
+        update(vault, rel, functools.partial(taken_out, gone=set(ids)), outcome, False)
     for month, lines in sorted(plan.archive.items()):
         update(vault, month, _append_archive(month, lines, "Event Log"), outcome, False)
     for month, lines in sorted(plan.ledger.items()):
@@ -236,7 +236,7 @@ def _observed(memory: MemoryLike) -> dict[str, str]:
     return observe.by_source(stm.parse(text).note.section_text(observe.SECTION) or "")
 
 
-def _taken_out(text: str | None, gone: set[str]) -> str | None:
+def taken_out(text: str | None, gone: set[str]) -> str | None:
     """A topic note without the events that went to a note of their own (Plan.take), nor their
     observation lines (they went with them), its generated summary made again."""
     new = without(text, gone, ltm.SOURCES)

@@ -27,7 +27,7 @@ from brainiac.formats import note as notes
 from brainiac.lifecycle import journal
 from brainiac.lifecycle.jobs import placement
 from brainiac.lifecycle.jobs.edits import Outcome, update
-from brainiac.lifecycle.jobs.moving import INTENT_FILE, carry_out, without
+from brainiac.lifecycle.jobs.moving import INTENT_FILE, carry_out, taken_out, without
 from brainiac.lifecycle.jobs.plan import Plan, make_plan
 from brainiac.store import privacy, projects
 from brainiac.store.vault import SHORT_TERM
@@ -67,13 +67,17 @@ def promote(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         return JobReport("promotion", True, "no short-term document", dry_run=dry_run)
     public = _public_files(memory, {rel for e in doc.events for rel in where.get(e.id, ())})
     placed = {e.id for e in doc.events if where.get(e.id, set()) & public}
-    if not dry_run:
-        _clear_merged_stubs(memory, where, outcome)
+    cleared = _clear_moved_copies(memory, where, outcome) if not dry_run else 0
     events = [e for e in doc.events if e.id not in placed]
     window = memory.config.short_term_window
     leaving = projects.past_window(events, window)
     leaving = [e for e in leaving if e.at is None or e.at <= now]
     prefix = f"finished an interrupted run ({finished} events); " if finished else ""
+    if cleared:
+        prefix += (
+            f"took {cleared} Sources line(s) an older copy brought back out of that note again "
+            "(the note they had moved to holds them); "
+        )
     if placed:
         verb = "would drop" if dry_run else "dropped"
         prefix += f"{verb} {len(placed)} Event Log line(s) already in a note (a stale save); "
@@ -121,22 +125,53 @@ def _incomplete(outcome: Outcome) -> JobReport:
     )
 
 
-def _clear_merged_stubs(memory: MemoryLike, where: dict[str, set[str]], outcome: Outcome) -> None:
-    """Sources lines a merge moved out of a note, and an older copy of that note brought back:
-    the note it was merged into has them, so they leave the stub."""
+def _clear_moved_copies(memory: MemoryLike, where: dict[str, set[str]], outcome: Outcome) -> int:
+    """Sources lines a job moved out of a note, and an older copy of that note brought back
+    (a person's editor saving the copy it held while the job ran): the note they went to holds
+    them, so they leave the older note again, which keeps everything else it holds.
+
+    Two jobs move events out of a note: a merge moves all of them into the note it was merged
+    into, and leaves a stub (status `merged`); a name's new note takes, from the session notes
+    that said the name, the events that said it (`Plan.take`). So an event in two notes leaves
+    a stub, and leaves a session note when a name's note (tagged `entity`, public: the event
+    stays findable) holds it too. Left there, the event would be in two notes for good. Returns
+    how many lines it took out."""
     doubled: dict[str, set[str]] = {}
     for event_id, rels in where.items():
         in_notes = rels - {SHORT_TERM}
         if len(in_notes) > 1:
             for rel in in_notes:
                 doubled.setdefault(rel, set()).add(event_id)
+    kinds = {rel: _moved_from_kind(memory, rel) for rel in doubled}
+    names_notes = {rel for rel, kind in kinds.items() if kind == "entity"}
+    names_notes &= _public_files(memory, names_notes)
+    cleared = 0
     for rel, ids in sorted(doubled.items()):
-        try:
-            stub = ltm.parse(memory.vault.read(rel).text, rel).status == "merged"
-        except (OSError, BrainiacError):
+        if kinds[rel] == "stub":
+            out = functools.partial(_without_sources, ids)
+        elif kinds[rel] == "session" and (ids := {i for i in ids if where[i] & names_notes}):
+            # As the take left it: without their observation lines, its summary made again.
+            out = functools.partial(taken_out, gone=ids)
+        else:
             continue
-        if stub:
-            update(memory.vault, rel, functools.partial(_without_sources, ids), outcome, False)
+        if update(memory.vault, rel, out, outcome, False):
+            cleared += len(ids)
+    return cleared
+
+
+def _moved_from_kind(memory: MemoryLike, rel: str) -> str | None:
+    """What a note holding an event another note holds too is to `_clear_moved_copies`: a
+    "stub", a "session" note, a name's ("entity") note, or None (any other, or unreadable)."""
+    try:
+        note = ltm.parse(memory.vault.read(rel).text, rel)
+    except (OSError, BrainiacError):
+        return None
+    if note.status == "merged":
+        return "stub"
+    tags = note.tags
+    if "session" in tags:
+        return "session"
+    return "entity" if "entity" in tags else None
 
 
 def _public_files(memory: MemoryLike, rels: set[str]) -> set[str]:
