@@ -665,3 +665,95 @@ def test_a_scoped_context_in_a_shared_vault_is_the_projects_own_with_the_jobs_ru
         assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
     assert "Stripe" not in "".join(contexts[True])
     assert contexts[True] == contexts[False]
+
+
+def _long_term(vault: Path, project: str | None) -> dict[str, str]:
+    """The notes a project has: title -> its events' lines (the project's tag left out), its
+    own and the global ones, as it would have them in a vault of its own (every note of a
+    vault without projects)."""
+    out: dict[str, str] = {}
+    for path in sorted((vault / "memory" / "long_term").glob("*.md")):
+        text = path.read_text()
+        lines = [ln for ln in text.splitlines() if ln.startswith("- ") and " ^e-" in ln]
+        if project is not None:
+            if any(re.search(r"\) \[[^\]]+\]:", ln) and f"[{project}]:" not in ln for ln in lines):
+                continue  # another project's
+            lines = [ln.replace(f" [{project}]:", ":") for ln in lines]
+        title = re.search(r"^title: (.*)$", text, re.MULTILINE)
+        out[title.group(1) if title else path.stem] = "\n".join(lines)
+    return out
+
+
+def test_a_projects_notes_in_a_shared_vault_are_those_it_has_alone(tmp_path: Path) -> None:
+    # Two projects that talk of a dog named Max in the same words: each founds its own note
+    # about Max, with its own title, and organization merges neither into the other's (a
+    # project's memory would come into the other's contexts), as each has alone.
+    def talk(project: str, who: str) -> list[str]:
+        return [
+            f"Max the dog chewed the {project} couch again, said {who}.",
+            f"We took Max to the vet for the {project} checkup.",
+            f"Max loves the park near the {project} office.",
+            f"Max slept all afternoon after the {project} walk.",
+        ] + [f"Lunch with the {project} team, topic {i}." for i in range(10)]
+
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        at = NOW - dt.timedelta(days=10)
+        with Memory(vault, refresh_interval_s=0) as m:
+            for i, (a, b) in enumerate(
+                zip(talk("epsilon", "Ann"), talk("zeta", "Cy"), strict=True)
+            ):
+                when = at + dt.timedelta(hours=i)
+                session = f"session {i // 7}"
+                m.remember(a, "ann", session, when, NOW, "epsilon" if shared else None)
+                if shared:
+                    m.remember(b, "cy", session, when + dt.timedelta(minutes=1), NOW, "zeta")
+                if i % 7 == 6:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            m.run_job("all", now=at + dt.timedelta(days=1))
+
+    remember(tmp_path / "alone", shared=False)
+    remember(tmp_path / "shared", shared=True)
+    alone = _long_term(tmp_path / "alone", None)
+    assert "Max" in alone
+    assert _long_term(tmp_path / "shared", "epsilon") == alone
+    notes = [p.read_text() for p in (tmp_path / "shared" / "memory" / "long_term").glob("*.md")]
+    assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
+
+
+def test_a_projects_facts_stay_in_its_context_while_another_project_works(
+    tmp_path: Path,
+) -> None:
+    # A fact learned from a project's event stays in the short-term Facts for a week after its
+    # event left the log, counted by the project's own sessions: another project's sessions a
+    # month later leave it there, and a context in the project shows it, as alone.
+    at = NOW - dt.timedelta(days=60)
+
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            m.remember(
+                "I love nintendo games.", "nate", "session 0", at, NOW, "p" if shared else None
+            )
+            for i in range(40):
+                when = at + dt.timedelta(hours=i + 1)
+                text = f"Lunch break number {i} at the usual place."
+                m.remember(
+                    text, "nate", f"session {1 + i // 10}", when, NOW, "p" if shared else None
+                )
+                if i % 10 == 9:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            for i in range(20 if shared else 0):  # the other project, a month later
+                when = at + dt.timedelta(days=30 + i)
+                m.remember(f"The q release number {i} shipped.", "cy", f"q {i}", when, NOW, "q")
+                m.run_job("all", now=when + dt.timedelta(minutes=2))
+
+    contexts = []
+    for shared in (False, True):
+        vault = tmp_path / ("shared" if shared else "alone")
+        remember(vault, shared)
+        with Memory(vault, refresh_interval_s=0) as m:
+            when = at + dt.timedelta(days=2)
+            contexts.append(m.context("nintendo", budget=2000, now=when, project="p").text)
+    assert "nintendo games: something nate loves" in contexts[0].lower()
+    assert contexts[1] == contexts[0]

@@ -57,13 +57,24 @@ class Entry:
     said: tuple[str, ...] = ()
 
 
+def projects_of(entry: Entry) -> set[str]:
+    """The projects whose events the note holds (by the sessions and days they were said in)."""
+    return {k.partition("\x1f")[2] for k in entry.sessions} - {""}
+
+
+def only_project(entry: Entry) -> str | None:
+    """The one project a note holds events of; None for a global note or one of several."""
+    said_in = projects_of(entry)
+    return next(iter(said_in)) if len(said_in) == 1 else None
+
+
 def open_to(entry: Entry, project: str) -> bool:
     """Whether an event of `project` may be filed in the note: a global one (no source in a
     project: a person's note, the template's), or one that holds `project`'s events. Another
     project's note is its memory: an event filed there would bring it into this project's
     contexts (docs/projects.md), so a name another project's note is about is this project's
     own note's, as in a vault of its own."""
-    said_in = {k.partition("\x1f")[2] for k in entry.sessions} - {""}
+    said_in = projects_of(entry)
     return not said_in or project in said_in
 
 

@@ -38,7 +38,7 @@ from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
-from brainiac.store.names import Entry, link, normalise, whole_names
+from brainiac.store.names import Entry, link, normalise, only_project, whole_names
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
 if TYPE_CHECKING:
@@ -294,16 +294,19 @@ def _merge_duplicates(
     memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
 ) -> set[str]:
     """Merge active notes that answer to the same name; returns the paths turned into stubs."""
-    by_name: dict[str, list[Entry]] = defaultdict(list)
+    # By name within a project: two projects' notes about a "Max" are each its project's memory,
+    # as in a vault of its own; merged, one project's events would come into the other's
+    # contexts. A global note, or one of several projects, is merged with its like.
+    by_name: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for entry in memory.names.entries():
         # Never a private note, either way: merged into a public one its events would be
         # published; a public one merged into it would vanish from search and context.
         public = entry.status in ("active", "pinned", "") and not entry.private
         if public and entry.rel.startswith(LONG_TERM_DIR + "/"):
             for name in entry.names:
-                by_name[name].append(entry)
+                by_name[name, only_project(entry) or ""].append(entry)
     stubs: set[str] = set()
-    for name, entries in sorted(by_name.items()):
+    for (name, _project), entries in sorted(by_name.items()):
         live = [e for e in entries if e.rel not in stubs]
         if len(live) < 2:
             continue

@@ -175,7 +175,7 @@ def make_plan(
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
-    titles = set(table)  # the names notes answer to: a new note's title must be new
+    titles = _Titles(book, table)  # the names notes answer to: a new note's title must be new
     sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
     place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes, sessions)
     for group in _by_session(unplaced):
@@ -245,7 +245,40 @@ class _Placing:
     sessions: dict[str, list[ev.Event]]
 
 
-def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
+class _Titles:
+    """The names notes answer to (normalised), as an event of each project sees them: its own
+    project's notes and the global ones (names.open_to), every note for a global event. A new
+    note's title must be new among those: a title another project's note has would be told
+    apart by its session, which the project alone would not do. Each new title is added."""
+
+    def __init__(self, book: NameBook, table: dict[str, Entry]) -> None:
+        self._book = book
+        self._seen: dict[str | None, set[str]] = {None: set(table)}
+        self._added: list[tuple[str, str | None]] = []
+
+    def __contains__(self, found: tuple[str, str | None]) -> bool:
+        title, project = found
+        seen = self._seen.get(project)
+        if seen is None:
+            seen = self._seen[project] = set(self._book.active(project))
+        if title in seen:
+            return True
+        return any(t == title and p in (None, project) for t, p in self._added)
+
+    def add(self, title: str, project: str | None) -> None:
+        # A global note's title is every project's; a project's is its own and the global
+        # events' (they see every note).
+        self._seen[None].add(title)
+        self._added.append((title, project))
+
+
+def _per_project(key: str, project: str | None) -> str:
+    """A plan target's key within its project: two projects' sessions or names alike are two
+    notes, as each would have in a vault of its own."""
+    return f"{key}\x1f{project}" if project else key
+
+
+def _place_new(group: list[ev.Event], place: _Placing, titles: _Titles) -> None:
     """Events of one session that no note claims: entity notes, topic notes (the earlier one
     the session continues, or a new one), or the archive. `titles`: the names notes already
     answer to (normalised); each new note's title is added."""
@@ -280,15 +313,20 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         for o in observe.observations(e, previous=answered.get(e.id), earlier=earlier.get(e.id))
     ]
     title = _session_title(whole, place.memory, place.roles, observed)
-    if normalise(title) in titles:
+    project = rest[0].project
+    if (normalise(title), project) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same
         # title would make organization merge them, and a note per session would grow without
         # bound).
         title = _beside_session(title, rest)
-    titles.add(normalise(title))
+    titles.add(normalise(title), project)
     tags = ["session", *_topic_tags(rest, place.roles)]
     target = _new_target(
-        title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
+        title,
+        tags,
+        place.targets,
+        place.taken,
+        key=_per_project(f"session:{rest[0].session or ''}:{title}", project),
     )
     target.events += [ev.render(e) for e in rest]
     target.related += _homes_of(ev.ids(whole) - ev.ids(rest), place.targets, target)
@@ -396,7 +434,11 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
             break
     for name in sorted(founding & said_before.keys()):
         target = _new_target(
-            names[name], ["entity"], place.targets, place.taken, key=f"entity:{name}"
+            names[name],
+            ["entity"],
+            place.targets,
+            place.taken,
+            key=_per_project(f"entity:{name}", group[0].project),
         )
         for rel, title, event in said_before[name]:
             target.events.append(ev.render(event))
@@ -407,7 +449,7 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
     for i, event in enumerate(group):
         home = homes.get(i)
         if home is not None:
-            key = f"entity:{home}"
+            key = _per_project(f"entity:{home}", event.project)
             target = _new_target(names[home], ["entity"], place.targets, place.taken, key=key)
             target.events.append(ev.render(event))
         elif not mentions.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 SELF_ROLE = "brainiac"
 _STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
+_FACT_PROJECTS = "fact_projects"  # a short-term fact's event id -> its project (reflection.json)
 _KEEP = 5
 # A fact learned from an event stays in the short-term Facts while its event is in the Event
 # Log or for this long after; then it lives on in the long-term note promotion put it in.
@@ -94,7 +95,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
             return None
         reader = llm_facts if memory.llm.available else None
         writer = llm_observer if memory.llm.available else None
-        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader, writer)
+        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader, writer, fact_projects)
         said[:] = notes_out
         times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
         newest[:] = [max(times, key=clock.instant)] if times else []
@@ -102,10 +103,13 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
     state = memory.locations.state / _STATE_FILE
     since = _load_watermark(state)
+    fact_projects = _load_fact_projects(state)
     update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
     if not dry_run and not outcome.skipped and newest:
         # Goals and tasks have been taken from every event up to this one.
-        data = {"extracted_through": clock.isoformat(newest[0])}
+        data: dict[str, object] = {"extracted_through": clock.isoformat(newest[0])}
+        if fact_projects:
+            data[_FACT_PROJECTS] = fact_projects
         safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
         said.append(
@@ -132,10 +136,13 @@ def refresh(
     since: dt.datetime | None = None,
     read_facts: FactReader | None = None,
     write_observations: ObservationWriter | None = None,
+    fact_projects: dict[str, str] | None = None,
 ) -> tuple[str, list[str]]:
     """The short-term document refreshed as of `now`, and what changed (for the report).
     `read_facts`: a model's reading of an event's facts, asked for the events after `since`;
-    `write_observations`: a model's observations of those events (the rules' without it)."""
+    `write_observations`: a model's observations of those events (the rules' without it);
+    `fact_projects`: the project of each short-term fact's event, kept from run to run (the
+    event leaves the log before its fact leaves the Facts), updated in place."""
     doc = stm.parse(text)
     events = [e for e in doc.events if e.at is None or e.at <= now]
     activity = [e for e in events if e.role != SELF_ROLE]
@@ -177,7 +184,16 @@ def refresh(
         text, fresh, write_observations(fresh) if write_observations else None, activity
     )
     text, changes = _apply_facts(text, activity, fresh, read_facts)
-    text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
+    known = {} if fact_projects is None else fact_projects
+    known.update({e.id: e.project for e in activity if e.project})
+    # In a log with projects, a project's facts leave when the project works again, a week
+    # after their events left its log, as in a vault of its own: another project's session
+    # says nothing of how long ago this one's facts were learned.
+    kept_for = {known[i] for i in known if known[i] not in due} if mixed else set()
+    text, dropped = _prune_facts(text, now, {e.id for e in doc.events}, known, kept_for)
+    stated = {fl.fact.source for fl in facts.parse(stm_body(text, "Facts"))}
+    for gone in [i for i in known if i not in stated]:
+        del known[gone]
     if dropped:
         said.append(f"{dropped} older fact(s) left the short-term Facts (kept in long-term notes)")
     for c in changes:
@@ -427,16 +443,26 @@ def _observe(
     return notes.replace_section(text, observe.SECTION, new_body)
 
 
-def _prune_facts(text: str, now: dt.datetime, in_log: set[str]) -> tuple[str, int]:
+def _prune_facts(
+    text: str,
+    now: dt.datetime,
+    in_log: set[str],
+    projects_of: Mapping[str, str] | None = None,
+    kept_for: Collection[str] = (),
+) -> tuple[str, int]:
     """Drop fact lines learned from events that have left the Event Log more than
-    `_SHORT_TERM_FACT_DAYS` ago. A person's fact lines (no source) always stay."""
+    `_SHORT_TERM_FACT_DAYS` ago, but those of the projects in `kept_for` (`projects_of`: the
+    project of a fact's event). A person's fact lines (no source) always stay."""
     body = stm_body(text, "Facts")
     lines = body.split("\n")
     cutoff = now - dt.timedelta(days=_SHORT_TERM_FACT_DAYS)
     drop: set[int] = set()
+    of = projects_of or {}
     for fl in facts.parse(body):
         f = fl.fact
-        if f.source and f.source not in in_log and f.since is not None and f.since < cutoff:
+        if not f.source or f.source in in_log or f.since is None or f.since >= cutoff:
+            continue
+        if of.get(f.source) not in kept_for:
             drop.update(range(fl.first, fl.last + 1))
     if not drop:
         return text, 0
@@ -454,6 +480,16 @@ def looked_through(memory: MemoryLike) -> dt.datetime | None:
     """The time of the newest event reflection has taken goals, tasks and observations from
     (None: none yet): an event of the Event Log up to it has had its observation decided."""
     return _load_watermark(memory.locations.state / _STATE_FILE)
+
+
+def _load_fact_projects(path: Path) -> dict[str, str]:
+    try:
+        found = json.loads(path.read_text()).get(_FACT_PROJECTS)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): str(v) for k, v in found.items() if isinstance(v, str)}
 
 
 def _load_watermark(path: Path) -> dt.datetime | None:
