@@ -721,12 +721,13 @@ def test_a_projects_notes_in_a_shared_vault_are_those_it_has_alone(tmp_path: Pat
     assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
 
 
-def test_a_projects_facts_stay_in_its_context_while_another_project_works(
+def test_a_project_ages_with_its_own_sessions_while_another_project_works(
     tmp_path: Path,
 ) -> None:
     # A fact learned from a project's event stays in the short-term Facts for a week after its
-    # event left the log, counted by the project's own sessions: another project's sessions a
-    # month later leave it there, and a context in the project shows it, as alone.
+    # event left the log, and a note fades by the days since it was last touched, both counted
+    # by the project's own sessions: another project's sessions a month later leave them as
+    # they were, and a context in the project is the one it has alone.
     at = NOW - dt.timedelta(days=60)
 
     def remember(vault: Path, shared: bool) -> None:
@@ -748,12 +749,21 @@ def test_a_projects_facts_stay_in_its_context_while_another_project_works(
                 m.remember(f"The q release number {i} shipped.", "cy", f"q {i}", when, NOW, "q")
                 m.run_job("all", now=when + dt.timedelta(minutes=2))
 
-    contexts = []
+    contexts, notes = [], []
     for shared in (False, True):
         vault = tmp_path / ("shared" if shared else "alone")
         remember(vault, shared)
         with Memory(vault, refresh_interval_s=0) as m:
             when = at + dt.timedelta(days=2)
             contexts.append(m.context("nintendo", budget=2000, now=when, project="p").text)
+        notes.append(
+            {
+                path.name: path.read_text().replace(" [p]:", ":").replace("projects: [p]\n", "")
+                for folder in ("long_term", "archive/notes")
+                for path in sorted((vault / "memory" / folder).glob("*.md"))
+                if "[q]:" not in path.read_text()
+            }
+        )
     assert "nintendo games: something nate loves" in contexts[0].lower()
     assert contexts[1] == contexts[0]
+    assert notes[1] == notes[0]

@@ -32,14 +32,14 @@ from typing import TYPE_CHECKING
 from brainiac.core import clock
 from brainiac.core.errors import BrainiacError, NoteParseError
 from brainiac.formats import events as ev
-from brainiac.formats import ltm, marks
+from brainiac.formats import ltm, marks, stm
 from brainiac.formats import note as notes
 from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
 from brainiac.store.names import Entry, link, normalise, only_project, whole_names
-from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
+from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, SHORT_TERM, Vault
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport
@@ -75,6 +75,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         memory.names.refresh(vault, memory.config.private_folders)
     table = memory.names.active()
     tables: dict[str | None, dict[str, Entry]] = {None: table}
+    clocks = _project_clocks(memory, decay_now)
     settled = memory.names.organized
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
     for entry in sorted(memory.names.entries(), key=lambda e: e.rel):
@@ -84,7 +85,12 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         if (
             settled.get(rel) == entry.key
             and rel not in accessed
-            and not _decay_due(entry, decay_now, cfg.decay_per_day, cfg.archive_below)
+            and not _decay_due(
+                entry,
+                clocks.get(only_project(entry), decay_now),
+                cfg.decay_per_day,
+                cfg.archive_below,
+            )
             and not unlink.intersection(entry.links)
         ):
             continue  # nothing new since the last run: skip the read (daily, 10,000 notes)
@@ -99,6 +105,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         # A note of one project links the notes of its own and the global ones (names.open_to):
         # a link to another project's note would bring it into this one's contexts.
         only = _only_project(note.sources)
+        decay_to = clocks.get(only, decay_now)
         if only not in tables:
             tables[only] = memory.names.active(only)
         linkable = tables[only]
@@ -118,11 +125,12 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
             related: list[str] = related,
             fact_notes: list[str] = fact_notes,
             strength: list[float] = strength,
+            decay_to: dt.datetime = decay_to,
         ) -> str | None:
             if text is None:
                 return None
             new = _touch_access(text, accessed.get(rel))
-            new = _decay(new, decay_now, cfg.decay_per_day, cfg.archive_below)
+            new = _decay(new, decay_to, cfg.decay_per_day, cfg.archive_below)
             parsed = ltm.parse(new, rel)
             strength[0] = parsed.strength
             new, changes = consolidate.apply_facts(new, parsed.sources)
@@ -180,6 +188,25 @@ def _only_project(sources: Sequence[ev.Event]) -> str | None:
     another project (the note is in each of their contexts, and links as a global one)."""
     said_in = {s.project for s in sources}
     return next(iter(said_in)) if len(said_in) == 1 else None
+
+
+def _project_clocks(memory: MemoryLike, decay_now: dt.datetime) -> dict[str | None, dt.datetime]:
+    """Project -> the time its notes decay up to: its newest event in the Event Log (each
+    project keeps its newest events there, promotion.py), when before `decay_now`. A project's
+    notes fade with its own sessions, as in a vault of its own whose jobs run when they end:
+    time spent working in another project does not age them. Empty without projects."""
+    try:
+        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
+    except (OSError, BrainiacError):
+        return {}
+    newest: dict[str | None, dt.datetime] = {}
+    for e in events:
+        if e.project and e.at is not None:
+            held = newest.get(e.project)
+            if held is None or clock.instant(e.at) > clock.instant(held):
+                newest[e.project] = e.at
+    limit = clock.instant(decay_now)
+    return {p: at for p, at in newest.items() if clock.instant(at) < limit}
 
 
 def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
