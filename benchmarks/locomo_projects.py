@@ -237,6 +237,77 @@ def questions_apart(
     return out
 
 
+def write_contexts(
+    folder: Path,
+    convs: Sequence[Any],
+    contexts: dict[str, dict[str, list[str]]],
+    budgets: Sequence[int],
+    limit: int | None,
+) -> int:
+    """Every question's alone and scoped contexts that differ, side by side in `folder`
+    (`<conversation>-q<i>-<budget>.alone.md` and `.scoped.md`, to diff), and how many differ."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = 0
+    kinds: dict[str, int] = {}
+    for c in convs:
+        qas = [q for q in c.qa if q.evidence][: limit or None]
+        for i, qa in enumerate(qas):
+            for j, budget in enumerate(budgets):
+                k = i * len(budgets) + j
+                texts = {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")}
+                if texts["alone"] == texts["scoped"]:
+                    continue
+                written += 1
+                for kind in kinds_apart(texts["alone"], texts["scoped"]):
+                    kinds[kind] = kinds.get(kind, 0) + 1
+                for system, text in texts.items():
+                    name = f"{c.sample_id}-q{i}-{budget}.{system}.md"
+                    (folder / name).write_text(f"<!-- {qa.question} -->\n{text}")
+    by_kind = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1]))
+    print(f"contexts apart, by section (a pair may count twice): {by_kind}", file=sys.stderr)
+    return written
+
+
+def _sections(text: str) -> dict[str, list[str]]:
+    """A context's lines by section: `## X`, and `## Short-Term Memory/### Y` within it."""
+    out: dict[str, list[str]] = {}
+    top = current = "(head)"
+    for line in text.splitlines():
+        if line.startswith("## "):
+            top = current = line[3:]
+        elif line.startswith("### ") and top.startswith("Short-Term"):
+            current = f"{top}/{line[4:]}"
+        else:
+            out.setdefault(current, []).append(line)
+            continue
+        out.setdefault(current, [])
+    return out
+
+
+def kinds_apart(alone: str, scoped: str) -> set[str]:
+    """How two contexts of one question differ, by section: a short-term section's name, or, in
+    the long-term memory, "long-term order" (the same lines in another order), "long-term
+    headings" (the same lines under other note headings: a note's file name or title) or
+    "long-term lines" (other lines)."""
+    a, s = _sections(alone), _sections(scoped)
+    kinds: set[str] = set()
+    for key in sorted(set(a) | set(s)):
+        mine, theirs = a.get(key, []), s.get(key, [])
+        if mine == theirs:
+            continue
+        if not key.startswith("Relevant"):
+            kinds.add(key.removeprefix("Short-Term Memory/"))
+            continue
+        lines = [[x for x in side if x.startswith("- ")] for side in (mine, theirs)]
+        if lines[0] == lines[1]:
+            kinds.add("long-term headings")
+        elif sorted(lines[0]) == sorted(lines[1]):
+            kinds.add("long-term order")
+        else:
+            kinds.add("long-term lines")
+    return kinds
+
+
 def recall(result: dict[str, Any], budget: int) -> tuple[float, int]:
     """The 1-4 macro recall of one `evaluate` result at `budget`, and its question count."""
     summary = result["budgets"][str(budget)]["answerable_1_4"]
@@ -262,6 +333,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--limit-questions", type=int, default=0, help="per conversation (smoke runs)")
     ap.add_argument("--out", default="", help="results JSON (default: benchmarks/results/...)")
+    ap.add_argument(
+        "--contexts",
+        default="",
+        help="a folder to write every question's alone and scoped contexts to, where they differ",
+    )
     args = ap.parse_args(argv)
 
     found = load_scorer(args, "LoCoMo projects benchmark")
@@ -335,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
             system.close()
 
     differing = questions_apart(convs, contexts, budgets, limit, locomo_eval)
+    if args.contexts:
+        written = write_contexts(Path(args.contexts), convs, contexts, budgets, limit)
+        print(f"contexts that differ, scoped against alone: {written}", file=sys.stderr)
 
     jobs = "without jobs" if args.no_jobs else "with jobs at each session's end"
     print(f"LoCoMo, {len(convs)} conversations, {jobs}: 1-4 macro recall")

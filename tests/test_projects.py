@@ -602,3 +602,168 @@ def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(
         m.remember("The gamma release slipped.", at=NOW, project="gamma")
         m.context("What did gamma ship?", budget=500, now=NOW, project="alpha")
         assert set(m.indexer.index.project_counts()) >= {"alpha", "beta", "gamma"}
+
+
+# A project's sessions, and another's said in between them: the memory jobs run at each session's
+# end, as the daemon runs them, over the one log both write to.
+EPSILON = [
+    "The rollback of the staging server took an hour. I want to fix the staging disk.",
+    "Staging ran out of disk during the load test, said Maria.",
+    "Staging keeps a copy of last week's data. We need to buy more disk for Maria's team.",
+    "The release notes mention the rollback plan. Should we tell Oscar?",
+] + [f"Lunch with the team at Luigi's, topic {i}." for i in range(14)]
+EPSILON[5] = "Oscar came along to lunch at Luigi's today."
+ZETA = [
+    f"Rollback number {i} of the payments service. I plan to call Maria about Stripe."
+    f" I love {('camping trips', 'board games')[i % 2]}."
+    for i in range(18)
+]
+
+
+def test_a_scoped_context_in_a_shared_vault_is_the_projects_own_with_the_jobs_run(
+    tmp_path: Path,
+) -> None:
+    # Reflection digests the short-term log (summary, working memory, goals, tasks, facts): in a
+    # shared vault each project's digest is its own, made from its events, so a context in it
+    # holds no line another project's events gave, and its ranking none of their words. And
+    # promotion files each event as alone: never as the answer to another project's turn of a
+    # session named alike, nor in the note another project's events made about a name.
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        at = NOW - dt.timedelta(days=10)
+        if shared:  # zeta's note about Oscar, made from its events
+            said = ev.make_event("Oscar Diaz joined the payments team.", "cy", "intro", at, "zeta")
+            (vault / "memory" / "long_term" / "Oscar.md").write_text(
+                "---\ntitle: Oscar\ntags: [person]\nprojects: [zeta]\n---\n## Summary\n"
+                f"Oscar is on the payments team.\n\n## Sources\n{ev.render(said)}\n"
+            )
+        with Memory(vault, refresh_interval_s=0) as m:
+            for i, text in enumerate(EPSILON):
+                session, when = f"session {i // 4}", at + dt.timedelta(hours=5 * i)
+                project = "epsilon" if shared else None
+                m.remember(text, "bob" if i % 2 else "ann", session, when, NOW, project)
+                if shared:
+                    role = "dee" if i % 2 else "cy"
+                    later = when + dt.timedelta(minutes=1)
+                    m.remember(ZETA[i], role, session, later, NOW, "zeta")
+                if i % 4 == 3:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            m.run_job("all", now=at + dt.timedelta(hours=5 * len(EPSILON)))
+
+    prompts = ("staging rollback disk", "What did Maria say about the disk?", "Oscar rollback plan")
+    contexts: dict[bool, list[str]] = {}
+    for shared in (False, True):
+        vault = tmp_path / ("shared" if shared else "alone")
+        remember(vault, shared)
+        with Memory(vault, refresh_interval_s=0) as m:
+            contexts[shared] = [
+                m.context(prompt, budget=budget, now=NOW, project="epsilon").text
+                for prompt in prompts
+                for budget in (500, 2000)
+            ]
+        notes = [p.read_text() for p in (vault / "memory" / "long_term").glob("*.md")]
+        assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
+    assert "Stripe" not in "".join(contexts[True])
+    assert contexts[True] == contexts[False]
+
+
+def _long_term(vault: Path, project: str | None) -> dict[str, str]:
+    """The notes a project has: title -> its events' lines (the project's tag left out), its
+    own and the global ones, as it would have them in a vault of its own (every note of a
+    vault without projects)."""
+    out: dict[str, str] = {}
+    for path in sorted((vault / "memory" / "long_term").glob("*.md")):
+        text = path.read_text()
+        lines = [ln for ln in text.splitlines() if ln.startswith("- ") and " ^e-" in ln]
+        if project is not None:
+            if any(re.search(r"\) \[[^\]]+\]:", ln) and f"[{project}]:" not in ln for ln in lines):
+                continue  # another project's
+            lines = [ln.replace(f" [{project}]:", ":") for ln in lines]
+        title = re.search(r"^title: (.*)$", text, re.MULTILINE)
+        out[title.group(1) if title else path.stem] = "\n".join(lines)
+    return out
+
+
+def test_a_projects_notes_in_a_shared_vault_are_those_it_has_alone(tmp_path: Path) -> None:
+    # Two projects that talk of a dog named Max in the same words: each founds its own note
+    # about Max, with its own title, and organization merges neither into the other's (a
+    # project's memory would come into the other's contexts), as each has alone.
+    def talk(project: str, who: str) -> list[str]:
+        return [
+            f"Max the dog chewed the {project} couch again, said {who}.",
+            f"We took Max to the vet for the {project} checkup.",
+            f"Max loves the park near the {project} office.",
+            f"Max slept all afternoon after the {project} walk.",
+        ] + [f"Lunch with the {project} team, topic {i}." for i in range(10)]
+
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        at = NOW - dt.timedelta(days=10)
+        with Memory(vault, refresh_interval_s=0) as m:
+            for i, (a, b) in enumerate(
+                zip(talk("epsilon", "Ann"), talk("zeta", "Cy"), strict=True)
+            ):
+                when = at + dt.timedelta(hours=i)
+                session = f"session {i // 7}"
+                m.remember(a, "ann", session, when, NOW, "epsilon" if shared else None)
+                if shared:
+                    m.remember(b, "cy", session, when + dt.timedelta(minutes=1), NOW, "zeta")
+                if i % 7 == 6:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            m.run_job("all", now=at + dt.timedelta(days=1))
+
+    remember(tmp_path / "alone", shared=False)
+    remember(tmp_path / "shared", shared=True)
+    alone = _long_term(tmp_path / "alone", None)
+    assert "Max" in alone
+    assert _long_term(tmp_path / "shared", "epsilon") == alone
+    notes = [p.read_text() for p in (tmp_path / "shared" / "memory" / "long_term").glob("*.md")]
+    assert not any("[zeta]:" in n and "[epsilon]:" in n for n in notes)
+
+
+def test_a_project_ages_with_its_own_sessions_while_another_project_works(
+    tmp_path: Path,
+) -> None:
+    # A fact learned from a project's event stays in the short-term Facts for a week after its
+    # event left the log, and a note fades by the days since it was last touched, both counted
+    # by the project's own sessions: another project's sessions a month later leave them as
+    # they were, and a context in the project is the one it has alone.
+    at = NOW - dt.timedelta(days=60)
+
+    def remember(vault: Path, shared: bool) -> None:
+        Memory.init(vault)
+        with Memory(vault, refresh_interval_s=0) as m:
+            m.remember(
+                "I love nintendo games.", "nate", "session 0", at, NOW, "p" if shared else None
+            )
+            for i in range(40):
+                when = at + dt.timedelta(hours=i + 1)
+                text = f"Lunch break number {i} at the usual place."
+                m.remember(
+                    text, "nate", f"session {1 + i // 10}", when, NOW, "p" if shared else None
+                )
+                if i % 10 == 9:
+                    m.run_job("all", now=when + dt.timedelta(minutes=2))
+            for i in range(20 if shared else 0):  # the other project, a month later
+                when = at + dt.timedelta(days=30 + i)
+                m.remember(f"The q release number {i} shipped.", "cy", f"q {i}", when, NOW, "q")
+                m.run_job("all", now=when + dt.timedelta(minutes=2))
+
+    contexts, notes = [], []
+    for shared in (False, True):
+        vault = tmp_path / ("shared" if shared else "alone")
+        remember(vault, shared)
+        with Memory(vault, refresh_interval_s=0) as m:
+            when = at + dt.timedelta(days=2)
+            contexts.append(m.context("nintendo", budget=2000, now=when, project="p").text)
+        notes.append(
+            {
+                path.name: path.read_text().replace(" [p]:", ":").replace("projects: [p]\n", "")
+                for folder in ("long_term", "archive/notes")
+                for path in sorted((vault / "memory" / folder).glob("*.md"))
+                if "[q]:" not in path.read_text()
+            }
+        )
+    assert "nintendo games: something nate loves" in contexts[0].lower()
+    assert contexts[1] == contexts[0]
+    assert notes[1] == notes[0]

@@ -523,6 +523,7 @@ class Memory:
             diversify=semantic.diversified if prompt and (semantic := self.semantic) else None,
         )
         identity = self.identity()
+        in_scope = self._event_in_scope(doc, scope)
         # Credentials a person wrote stay in their files but not in what goes to a model, the
         # working-memory file or an MCP client (masking.py); masked before packing, so the
         # budget counts what is shown.
@@ -535,7 +536,11 @@ class Memory:
                     _masked(
                         marks.without_marks(
                             projects.without_shared_digest(
-                                about_prompt(doc.section(title), prompt), scope
+                                about_prompt(
+                                    projects.scoped_digest(doc.section(title), scope, in_scope),
+                                    prompt,
+                                ),
+                                scope,
                             )
                         )
                     ),
@@ -552,6 +557,27 @@ class Memory:
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
         )
+
+    def _event_in_scope(self, doc: stm.ShortTerm, scope: projects.Scope) -> Callable[[str], bool]:
+        """Whether the event of an id is one a context in `scope` sees (projects.in_scope): by
+        its line in the Event Log, else by the index (the events of the project and the global
+        ones, read only when a short-term line names an event the log no longer holds)."""
+        logged = {e.id: e for e in doc.events}
+        own: set[str] = set()
+        read = False
+
+        def check(event_id: str) -> bool:
+            nonlocal read
+            event = logged.get(event_id)
+            if event is not None:
+                return projects.in_scope(event, scope)
+            if not read:
+                keys = project_search.own_event_keys(self.indexer.index, scope) or ()
+                own.update(k.rpartition("#")[2] for k in keys)
+                read = True
+            return event_id in own
+
+        return check
 
     def _record_use(self, sources: Iterable[str], now: dt.datetime, for_prompt: bool) -> None:
         """Which notes the context used (feedback.py): here and now, or, in the daemon, after

@@ -57,6 +57,27 @@ class Entry:
     said: tuple[str, ...] = ()
 
 
+def projects_of(entry: Entry) -> set[str]:
+    """The projects whose events the note holds (by the sessions and days they were said in)."""
+    return {k.partition("\x1f")[2] for k in entry.sessions} - {""}
+
+
+def only_project(entry: Entry) -> str | None:
+    """The one project a note holds events of; None for a global note or one of several."""
+    said_in = projects_of(entry)
+    return next(iter(said_in)) if len(said_in) == 1 else None
+
+
+def open_to(entry: Entry, project: str) -> bool:
+    """Whether an event of `project` may be filed in the note: a global one (no source in a
+    project: a person's note, the template's), or one that holds `project`'s events. Another
+    project's note is its memory: an event filed there would bring it into this project's
+    contexts (docs/projects.md), so a name another project's note is about is this project's
+    own note's, as in a vault of its own."""
+    said_in = projects_of(entry)
+    return not said_in or project in said_in
+
+
 class NameBook:
     def __init__(self) -> None:
         self._entries: dict[str, tuple[tuple[int, int, int], Entry]] = {}
@@ -153,15 +174,18 @@ class NameBook:
         cached = self._entries.get(rel)
         return cached[1] if cached else None
 
-    def active(self) -> dict[str, Entry]:
+    def active(self, project: str | None = None) -> dict[str, Entry]:
         """Normalised name -> the active note answering to it: the one titled so, else the one
-        with most sources ("Anna" is the note titled Anna before Anna Berg's alias).
+        with most sources ("Anna" is the note titled Anna before Anna Berg's alias). With a
+        `project`, among the notes an event of it may join (`open_to`).
 
         A private note answers to no name: an event naming its title or an alias must not be
         routed into it (it would vanish from search), nor a public note link it."""
         out: dict[str, Entry] = {}
         for entry in sorted(self.entries(), key=lambda e: (-e.sources, e.rel)):
             if entry.status not in ("active", "pinned", "") or entry.private:
+                continue
+            if project is not None and not open_to(entry, project):
                 continue
             for name in entry.names:
                 held = out.get(name)

@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.formats import events as ev
 from brainiac.formats import marks
+from brainiac.language import facts
 
 if TYPE_CHECKING:
     from brainiac.store.config import Config
@@ -200,6 +201,66 @@ def without_shared_digest(section_text: str, scope: Scope) -> str:
     return "".join(
         line for line in section_text.splitlines(keepends=True) if not marks.is_generated(line)
     )
+
+
+# The project a generated short-term line digests, after its text: `- 12 recent events ... [atlas]`.
+_TAG_RE = re.compile(r"\s\[(?P<project>[^\[\]\s]+)\]$")
+
+
+def digest_groups(events: Sequence[ev.Event]) -> dict[str | None, list[ev.Event]]:
+    """The events each short-term digest (reflection's summary, working memory, goals, tasks) is
+    made of: in a log without projects, every event, as always (None); else each project's own
+    events with the global ones (what a context in it sees), and the global events alone (None).
+    A project's digest is then the one it would have in a vault of its own."""
+    names = list(dict.fromkeys(e.project for e in events if e.project))
+    if not names:
+        return {None: list(events)} if events else {}
+    groups: dict[str | None, list[ev.Event]] = {}
+    global_only = [e for e in events if not e.project]
+    if global_only:
+        groups[None] = global_only
+    for name in sorted(names):
+        groups[name] = [e for e in events if e.project in (name, None)]
+    return groups
+
+
+def tagged(line: str, project: str | None) -> str:
+    """A generated short-term line of `project`'s digest: the name after it, in brackets (a
+    line of the global digest, or of a vault without projects, has none)."""
+    return f"{line} [{project}]" if project else line
+
+
+def tag_of(line: str) -> tuple[str, str | None]:
+    """A generated line's text without its project, and the project (None: global)."""
+    m = _TAG_RE.search(line)
+    return (line[: m.start()], m.group("project")) if m else (line, None)
+
+
+def scoped_digest(section_text: str, scope: Scope, event_in_scope: Callable[[str], bool]) -> str:
+    """A short-term section for a context in `scope`: another project's digest lines and the
+    facts another project's events stated left out (they are its memories, which come in only
+    when the prompt is plainly about them, by search), the project's own digest lines as a vault
+    of its own would have them (without the name, still marked as generated). Unscoped, all."""
+    if scope.project is None:
+        return section_text
+    lines = section_text.split("\n")
+    dropped: set[int] = set()
+    for fl in facts.parse(section_text):
+        source = fl.fact.source
+        if source and not event_in_scope(source):
+            dropped.update(range(fl.first, fl.last + 1))
+    out = []
+    for i, line in enumerate(lines):
+        if i in dropped:
+            continue
+        if marks.is_generated(line):
+            text, project = tag_of(marks.unmark(line))
+            if project is not None:
+                if project != scope.project:
+                    continue
+                line = marks.mark(text)
+        out.append(line)
+    return "\n".join(out)
 
 
 def counts(terms: Mapping[str, int]) -> dict[str, int]:

@@ -26,20 +26,21 @@ import dataclasses
 import datetime as dt
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import BrainiacError, NoteParseError
 from brainiac.formats import events as ev
-from brainiac.formats import ltm, marks
+from brainiac.formats import ltm, marks, stm
 from brainiac.formats import note as notes
 from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
-from brainiac.store.names import Entry, link, normalise, whole_names
-from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
+from brainiac.store.names import Entry, link, normalise, only_project, whole_names
+from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, SHORT_TERM, Vault
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport
@@ -74,23 +75,27 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
-    run = _Run(memory, now, decay_now, accessed, merged, unlink, outcome, dry_run, said)
+    clocks = _project_clocks(memory, decay_now)
+    run = _Run(memory, now, decay_now, clocks, accessed, merged, unlink, outcome, dry_run, said)
     # The notes that fade go first, and the links of the rest are found among the notes still
     # active after them: a name the archived note answered to now leads to the next note
     # answering to it, and linking the archived one instead would have the next run (a fresh
     # process reads every note) add that link: one run reaches the fixed point.
     entries = sorted(memory.names.entries(), key=lambda e: e.rel)
-    fading = [e for e in entries if _will_fade(e, accessed.get(e.rel), decay_now, cfg)]
-    table = memory.names.active()
+    fading = [
+        e
+        for e in entries
+        if _will_fade(e, accessed.get(e.rel), clocks.get(only_project(e), decay_now), cfg)
+    ]
     for entry in fading:
-        _care(run, entry, table)
+        _care(run, entry)
     if run.archived and not dry_run:
         memory.names.refresh(vault, memory.config.private_folders)
-        table = memory.names.active()
+        run.tables.clear()
     done = {e.rel for e in fading}
     for entry in entries:
         if entry.rel not in done:
-            _care(run, entry, table)
+            _care(run, entry)
     archived = run.archived
     if archived:
         shown = ", ".join(f"[[{t}]]" for t in archived[:10])
@@ -130,6 +135,7 @@ class _Run:
     memory: MemoryLike
     now: dt.datetime
     decay_now: dt.datetime
+    clocks: dict[str | None, dt.datetime]  # _project_clocks
     accessed: dict[str, dt.datetime]
     merged: set[str]
     unlink: set[str]
@@ -137,6 +143,8 @@ class _Run:
     dry_run: bool
     said: list[str]
     archived: list[str] = dataclasses.field(default_factory=list)
+    # Project (None: global) -> the active names a note of it may link to (names.open_to).
+    tables: dict[str | None, dict[str, Entry]] = dataclasses.field(default_factory=dict)
 
 
 def _will_fade(entry: Entry, accessed: dt.datetime | None, now: dt.datetime, cfg: Config) -> bool:
@@ -151,9 +159,8 @@ def _will_fade(entry: Entry, accessed: dt.datetime | None, now: dt.datetime, cfg
     return (entry.strength if step is None else step[0]) < cfg.archive_below
 
 
-def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
-    """Access, decay, facts and Related links of one note, archived when it faded; `table`: the
-    active names its sources may link to."""
+def _care(run: _Run, entry: Entry) -> None:
+    """Access, decay, facts and Related links of one note, archived when it faded."""
     memory, vault, cfg = run.memory, run.memory.vault, run.memory.config
     settled, unlink = memory.names.organized, run.unlink
     rel = entry.rel
@@ -162,7 +169,12 @@ def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
     if (
         settled.get(rel) == entry.key
         and rel not in run.accessed
-        and not _decay_due(entry, run.decay_now, cfg.decay_per_day, cfg.archive_below)
+        and not _decay_due(
+            entry,
+            run.clocks.get(only_project(entry), run.decay_now),
+            cfg.decay_per_day,
+            cfg.archive_below,
+        )
         and not unlink.intersection(entry.links)
     ):
         return  # nothing new since the last run: skip the read (daily, 10,000 notes)
@@ -174,10 +186,16 @@ def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
     if note.status in ("merged", "archived") or note.private:
         return  # (made private since the book read it)
     said_in = {projects.session_key(s) for s in note.sources if s.session}
+    # A note of one project links the notes of its own and the global ones (names.open_to):
+    # a link to another project's note would bring it into this one's contexts.
+    only = _only_project(note.sources)
+    decay_to = run.clocks.get(only, run.decay_now)
+    if only not in run.tables:
+        run.tables[only] = memory.names.active(only)
     related = [
         link(e.rel, e.title)
         for e in memory.names.mentions(
-            " ".join(s.text for s in note.sources), table, sessions=said_in
+            " ".join(s.text for s in note.sources), run.tables[only], sessions=said_in
         )
         if e.rel != rel
     ]
@@ -188,7 +206,7 @@ def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
         if text is None:
             return None
         new = _touch_access(text, run.accessed.get(rel))
-        new = _decay(new, run.decay_now, cfg.decay_per_day, cfg.archive_below)
+        new = _decay(new, decay_to, cfg.decay_per_day, cfg.archive_below)
         parsed = ltm.parse(new, rel)
         strength[0] = parsed.strength
         new, changes = consolidate.apply_facts(new, parsed.sources)
@@ -207,6 +225,32 @@ def _care(run: _Run, entry: Entry, table: dict[str, Entry]) -> None:
         with contextlib.suppress(OSError):
             st = os.stat(vault.path(rel))
             settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _only_project(sources: Sequence[ev.Event]) -> str | None:
+    """The one project a note's sources are all said in; None when some are global or of
+    another project (the note is in each of their contexts, and links as a global one)."""
+    said_in = {s.project for s in sources}
+    return next(iter(said_in)) if len(said_in) == 1 else None
+
+
+def _project_clocks(memory: MemoryLike, decay_now: dt.datetime) -> dict[str | None, dt.datetime]:
+    """Project -> the time its notes decay up to: its newest event in the Event Log (each
+    project keeps its newest events there, promotion.py), when before `decay_now`. A project's
+    notes fade with its own sessions, as in a vault of its own whose jobs run when they end:
+    time spent working in another project does not age them. Empty without projects."""
+    try:
+        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
+    except (OSError, BrainiacError):
+        return {}
+    newest: dict[str | None, dt.datetime] = {}
+    for e in events:
+        if e.project and e.at is not None:
+            held = newest.get(e.project)
+            if held is None or clock.instant(e.at) > clock.instant(held):
+                newest[e.project] = e.at
+    limit = clock.instant(decay_now)
+    return {p: at for p, at in newest.items() if clock.instant(at) < limit}
 
 
 def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
@@ -321,16 +365,19 @@ def _merge_duplicates(
     memory: MemoryLike, now: dt.datetime, outcome: Outcome, dry_run: bool, said: list[str]
 ) -> set[str]:
     """Merge active notes that answer to the same name; returns the paths turned into stubs."""
-    by_name: dict[str, list[Entry]] = defaultdict(list)
+    # By name within a project: two projects' notes about a "Max" are each its project's memory,
+    # as in a vault of its own; merged, one project's events would come into the other's
+    # contexts. A global note, or one of several projects, is merged with its like.
+    by_name: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for entry in memory.names.entries():
         # Never a private note, either way: merged into a public one its events would be
         # published; a public one merged into it would vanish from search and context.
         public = entry.status in ("active", "pinned", "") and not entry.private
         if public and entry.rel.startswith(LONG_TERM_DIR + "/"):
             for name in entry.names:
-                by_name[name].append(entry)
+                by_name[name, only_project(entry) or ""].append(entry)
     stubs: set[str] = set()
-    for name, entries in sorted(by_name.items()):
+    for (name, _project), entries in sorted(by_name.items()):
         live = [e for e in entries if e.rel not in stubs]
         if len(live) < 2:
             continue

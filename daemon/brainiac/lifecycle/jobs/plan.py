@@ -125,41 +125,57 @@ def make_plan(
 ) -> Plan:
     plan = Plan(now.isoformat(timespec="seconds"), remove=[e.id for e in leaving])
     table = book.active()
-    fact_homes = _fact_homes(table)
+    # The notes an event may join by what it names: in a project, its own and the global ones
+    # (names.open_to); a global event, any.
+    by_project: dict[str | None, tuple[dict[str, Entry], dict[str, Entry]]] = {
+        None: (table, _fact_homes(table))
+    }
     targets: dict[str, Target] = {}
     # Obsidian links by file name across the whole vault, so a new note's name must be free there.
     taken = markdown_names(memory.vault) | {e.rel.rsplit("/", 1)[-1] for e in book.entries()}
     roles = {normalise(e.role) for e in all_events}
     unplaced: list[ev.Event] = []
-    previous: tuple[ev.Event, Entry] | None = None  # the last event placed by what it names
-    # Each event's turn before it, so an exchange is told by its turns, not by the order of what
-    # is left unplaced (an event between them may have gone to a note by name).
-    turn_before = {b.id: a.id for a, b in itertools.pairwise(leaving)}
+    # Per project, the last event placed by what it names: the projects' turns interleave in
+    # the log, and a turn of one never answers another's.
+    previous: dict[str | None, tuple[ev.Event, Entry]] = {}
+    # Each event's turn before it (in its project), so an exchange is told by its turns, not by
+    # the order of what is left unplaced (an event between them may have gone to a note by name).
+    said_in: dict[str | None, list[ev.Event]] = {}
+    for e in leaving:
+        said_in.setdefault(e.project, []).append(e)
+    turn_before = {b.id: a.id for turns in said_in.values() for a, b in itertools.pairwise(turns)}
     for event in leaving:
         if event.role == SELF_ROLE:  # brainiac's own notes (an expired working memory)
             plan.archive.setdefault(_month_file(event, now), []).append(ev.render(event))
             continue
-        mentioned = book.mentions(event.text, table, sessions={projects.session_key(event)})
+        if event.project not in by_project:
+            own = book.active(event.project)
+            by_project[event.project] = (own, _fact_homes(own))
+        named, fact_homes = by_project[event.project]
+        mentioned = book.mentions(event.text, named, sessions={projects.session_key(event)})
         home = _holder_of_fact(event, mentioned) or (
             mentioned[0] if mentioned else _fact_home(event, fact_homes)
         )
         placed_by_name = home is not None
-        if home is None and previous is not None and segments.replies_to(event, previous[0]):
+        last = previous.pop(event.project, None)
+        if home is None and last is not None and segments.replies_to(event, last[0]):
             # The answer goes with its question: an exchange read apart loses its meaning (the
             # question has the words someone will search with, the answer the facts).
-            home = previous[1]
-        previous = (event, home) if placed_by_name and home is not None else None
+            home = last[1]
+        if placed_by_name and home is not None:
+            previous[event.project] = (event, home)
         if home is None:
             unplaced.append(event)
             continue
         target = targets.setdefault(home.rel, Target(home.rel, home.title, create=False))
-        asked = unplaced[-1] if unplaced and placed_by_name else None
+        at = _last_of(unplaced, event.project) if placed_by_name else -1
+        asked = unplaced[at] if at >= 0 else None
         if asked and turn_before.get(event.id) == asked.id and segments.asks_for(event, asked):
-            target.events.append(ev.render(unplaced.pop()))  # the question it answers
+            target.events.append(ev.render(unplaced.pop(at)))  # the question it answers
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
-    titles = set(table)  # the names notes answer to: a new note's title must be new
+    titles = _Titles(book, table)  # the names notes answer to: a new note's title must be new
     sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
     place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes, sessions)
     for group in _by_session(unplaced):
@@ -168,6 +184,14 @@ def make_plan(
     _each_in_one_place(plan)
     plan.ledger = ledger_of(plan.targets, now)
     return plan
+
+
+def _last_of(events: Sequence[ev.Event], project: str | None) -> int:
+    """The index of the last of `events` said in `project`, -1 when none is."""
+    for i in range(len(events) - 1, -1, -1):
+        if events[i].project == project:
+            return i
+    return -1
 
 
 def _each_in_one_place(plan: Plan) -> None:
@@ -221,7 +245,40 @@ class _Placing:
     sessions: dict[str, list[ev.Event]]
 
 
-def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None:
+class _Titles:
+    """The names notes answer to (normalised), as an event of each project sees them: its own
+    project's notes and the global ones (names.open_to), every note for a global event. A new
+    note's title must be new among those: a title another project's note has would be told
+    apart by its session, which the project alone would not do. Each new title is added."""
+
+    def __init__(self, book: NameBook, table: dict[str, Entry]) -> None:
+        self._book = book
+        self._seen: dict[str | None, set[str]] = {None: set(table)}
+        self._added: list[tuple[str, str | None]] = []
+
+    def __contains__(self, found: tuple[str, str | None]) -> bool:
+        title, project = found
+        seen = self._seen.get(project)
+        if seen is None:
+            seen = self._seen[project] = set(self._book.active(project))
+        if title in seen:
+            return True
+        return any(t == title and p in (None, project) for t, p in self._added)
+
+    def add(self, title: str, project: str | None) -> None:
+        # A global note's title is every project's; a project's is its own and the global
+        # events' (they see every note).
+        self._seen[None].add(title)
+        self._added.append((title, project))
+
+
+def _per_project(key: str, project: str | None) -> str:
+    """A plan target's key within its project: two projects' sessions or names alike are two
+    notes, as each would have in a vault of its own."""
+    return f"{key}\x1f{project}" if project else key
+
+
+def _place_new(group: list[ev.Event], place: _Placing, titles: _Titles) -> None:
     """Events of one session that no note claims: entity notes, topic notes (the earlier one
     the session continues, or a new one), or the archive. `titles`: the names notes already
     answer to (normalised); each new note's title is added."""
@@ -256,15 +313,20 @@ def _place_new(group: list[ev.Event], place: _Placing, titles: set[str]) -> None
         for o in observe.observations(e, previous=answered.get(e.id), earlier=earlier.get(e.id))
     ]
     title = _session_title(whole, place.memory, place.roles, observed)
-    if normalise(title) in titles:
+    project = rest[0].project
+    if (normalise(title), project) in titles:
         # Two sessions about the same thing on one day: the session tells them apart (the same
         # title would make organization merge them, and a note per session would grow without
         # bound).
         title = _beside_session(title, rest)
-    titles.add(normalise(title))
+    titles.add(normalise(title), project)
     tags = ["session", *_topic_tags(rest, place.roles)]
     target = _new_target(
-        title, tags, place.targets, place.taken, key=f"session:{rest[0].session or ''}:{title}"
+        title,
+        tags,
+        place.targets,
+        place.taken,
+        key=_per_project(f"session:{rest[0].session or ''}:{title}", project),
     )
     target.events += [ev.render(e) for e in rest]
     target.related += _homes_of(ev.ids(whole) - ev.ids(rest), place.targets, target)
@@ -372,7 +434,11 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
             break
     for name in sorted(founding & said_before.keys()):
         target = _new_target(
-            names[name], ["entity"], place.targets, place.taken, key=f"entity:{name}"
+            names[name],
+            ["entity"],
+            place.targets,
+            place.taken,
+            key=_per_project(f"entity:{name}", group[0].project),
         )
         for rel, title, event in said_before[name]:
             target.events.append(ev.render(event))
@@ -383,7 +449,7 @@ def _founding_entities(group: list[ev.Event], place: _Placing) -> list[ev.Event]
     for i, event in enumerate(group):
         home = homes.get(i)
         if home is not None:
-            key = f"entity:{home}"
+            key = _per_project(f"entity:{home}", event.project)
             target = _new_target(names[home], ["entity"], place.targets, place.taken, key=key)
             target.events.append(ev.render(event))
         elif not mentions.keywords([event.text], 1) and len(event.text) < _SMALL_TALK_CHARS:

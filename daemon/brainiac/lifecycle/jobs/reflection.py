@@ -25,7 +25,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +37,7 @@ from brainiac.language import answering, extract, facts, mentions, observe, topi
 from brainiac.language.facts import Fact
 from brainiac.lifecycle.jobs import model_facts, model_observations
 from brainiac.lifecycle.jobs.edits import Outcome, update
-from brainiac.store import safe_io
+from brainiac.store import projects, safe_io
 from brainiac.store.vault import SHORT_TERM
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 SELF_ROLE = "brainiac"
 _STATE_FILE = "reflection.json"  # events brainiac records about itself (not activity)
+_FACT_PROJECTS = "fact_projects"  # a short-term fact's event id -> its project (reflection.json)
 _KEEP = 5
 # A fact learned from an event stays in the short-term Facts while its event is in the Event
 # Log or for this long after; then it lives on in the long-term note promotion put it in.
@@ -94,7 +95,7 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
             return None
         reader = llm_facts if memory.llm.available else None
         writer = llm_observer if memory.llm.available else None
-        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader, writer)
+        new, notes_out = refresh(text, now, ttl, llm_summary, since, reader, writer, fact_projects)
         said[:] = notes_out
         times = [e.at for e in stm.parse(new).events if e.at is not None and e.at <= now]
         newest[:] = [max(times, key=clock.instant)] if times else []
@@ -102,10 +103,13 @@ def reflect(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
 
     state = memory.locations.state / _STATE_FILE
     since = _load_watermark(state)
+    fact_projects = _load_fact_projects(state)
     update(memory.vault, SHORT_TERM, transform, outcome, dry_run)
     if not dry_run and not outcome.skipped and newest:
         # Goals and tasks have been taken from every event up to this one.
-        data = {"extracted_through": clock.isoformat(newest[0])}
+        data: dict[str, object] = {"extracted_through": clock.isoformat(newest[0])}
+        if fact_projects:
+            data[_FACT_PROJECTS] = fact_projects
         safe_io.replace_file(state, json.dumps(data).encode("utf-8"))
     if memory.llm.available and memory.llm.last_error:
         said.append(
@@ -132,45 +136,47 @@ def refresh(
     since: dt.datetime | None = None,
     read_facts: FactReader | None = None,
     write_observations: ObservationWriter | None = None,
+    fact_projects: dict[str, str] | None = None,
 ) -> tuple[str, list[str]]:
     """The short-term document refreshed as of `now`, and what changed (for the report).
     `read_facts`: a model's reading of an event's facts, asked for the events after `since`;
-    `write_observations`: a model's observations of those events (the rules' without it)."""
+    `write_observations`: a model's observations of those events (the rules' without it);
+    `fact_projects`: the project of each short-term fact's event, kept from run to run (the
+    event leaves the log before its fact leaves the Facts), updated in place."""
     doc = stm.parse(text)
     events = [e for e in doc.events if e.at is None or e.at <= now]
     activity = [e for e in events if e.role != SELF_ROLE]
     said: list[str] = []
 
-    # Working memory first: an expiry adds an event to the log.
-    wm_body = doc.note.section_text("Working Memory") or ""
-    last = max((e.at for e in activity if e.at), default=None)
-    generated_wm = [marks.unmark(x) for x in wm_body.split("\n") if marks.is_generated(x)]
-    if last is not None and now >= last + ttl:
-        if generated_wm:
-            expiry = ev.make_event(
-                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in generated_wm),
-                role=SELF_ROLE,
-                at=last + ttl,
-            )
-            text, _ = stm.append_events(text, [expiry])
-            text = notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
-            said.append("working memory expired and was recorded as an event")
-    elif last is not None:
-        lines = _working_memory(activity, doc, last, ttl)
-        new_body = marks.merge_lines(wm_body, lines)
-        if new_body.strip("\n") != wm_body.strip("\n"):
-            text = notes.replace_section(text, "Working Memory", new_body)
-    text = _refresh_summary(text, activity, llm_summary)
     # Goals and tasks come from events not looked at before (`extracted_through`), so a goal or
     # task a person deleted does not come back while its event is still in the log.
     # As instants: an event in the second time round of the hour repeated at fall-back is after
     # one of the first, though its clock reads earlier.
     after = clock.instant(since) if since is not None else -math.inf
     fresh = [e for e in activity if e.at is not None and clock.instant(e.at) > after]
-    goals = [f"- {g}" for e in fresh for g in intentions(extract.goals(e.text))]
-    tasks = [f"- [ ] {t}" for e in fresh for t in intentions(extract.tasks(e.text))]
+    groups = projects.digest_groups(activity)
+    mixed = any(g is not None for g in groups)
+    # In a log with projects, each project's digest is its own, made when it has something new:
+    # working in another project leaves it as it was, as in a vault of its own.
+    new_ids = {e.id for e in fresh}
+    due = {
+        g: found for g, found in groups.items() if not mixed or any(e.id in new_ids for e in found)
+    }
+    text = _refresh_working_memory(text, doc, groups, due, mixed, (now, ttl), said)
+    text = _refresh_summary(text, due, mixed, llm_summary)
+    said_in: dict[str | None, list[ev.Event]] = {}
+    for e in fresh:  # a goal or task is of the project it was said in
+        said_in.setdefault(e.project, []).append(e)
+    goals = {
+        g: [f"- {x}" for e in found for x in intentions(extract.goals(e.text))]
+        for g, found in said_in.items()
+    }
+    tasks = {
+        g: [f"- [ ] {x}" for e in found for x in intentions(extract.tasks(e.text))]
+        for g, found in said_in.items()
+    }
     for title, found in (("Goals", goals), ("Tasks", tasks)):
-        new_text = _accumulate(text, title, found)
+        new_text = _accumulate(text, title, found, mixed)
         if new_text != text:
             said.append(f"{title.lower()} updated")
             text = new_text
@@ -178,7 +184,16 @@ def refresh(
         text, fresh, write_observations(fresh) if write_observations else None, activity
     )
     text, changes = _apply_facts(text, activity, fresh, read_facts)
-    text, dropped = _prune_facts(text, now, {e.id for e in doc.events})
+    known = {} if fact_projects is None else fact_projects
+    known.update({e.id: e.project for e in activity if e.project})
+    # In a log with projects, a project's facts leave when the project works again, a week
+    # after their events left its log, as in a vault of its own: another project's session
+    # says nothing of how long ago this one's facts were learned.
+    kept_for = {known[i] for i in known if known[i] not in due} if mixed else set()
+    text, dropped = _prune_facts(text, now, {e.id for e in doc.events}, known, kept_for)
+    stated = {fl.fact.source for fl in facts.parse(stm_body(text, "Facts"))}
+    for gone in [i for i in known if i not in stated]:
+        del known[gone]
     if dropped:
         said.append(f"{dropped} older fact(s) left the short-term Facts (kept in long-term notes)")
     for c in changes:
@@ -187,6 +202,53 @@ def refresh(
         elif c.kind == "added":
             said.append(f"fact {c.key}: {c.new}")
     return text, said
+
+
+def _refresh_working_memory(
+    text: str,
+    doc: stm.ShortTerm,
+    groups: Mapping[str | None, Sequence[ev.Event]],
+    due: Mapping[str | None, Sequence[ev.Event]],
+    mixed: bool,
+    when: tuple[dt.datetime, dt.timedelta],
+    said: list[str],
+) -> str:
+    """The `## Working Memory` of each digest in `due` made anew from its events, or, once the
+    whole log has been quiet for `ttl` (the agent's last activity, in whichever project),
+    every digest's cleared and recorded as an event (of its project), so nothing is lost.
+    `when`: now and the working memory's time to live."""
+    now, ttl = when
+    wm_body = doc.note.section_text("Working Memory") or ""
+    last = max((e.at for found in groups.values() for e in found if e.at), default=None)
+    if last is None:
+        return text
+    lines = _by_group(wm_body, groups, mixed)
+    if now >= last + ttl:
+        # Each dated when its own digest expired (its "expires" line): its project's last step.
+        ends = {g: max((e.at for e in x if e.at), default=last) for g, x in groups.items()}
+        expired = [
+            ev.make_event(
+                "Working memory expired: " + "; ".join(x.lstrip("- ") for x in found),
+                role=SELF_ROLE,
+                at=ends.get(group, last) + ttl,
+                project=group,
+            )
+            for group, found in lines.items()
+            if found
+        ]
+        if not expired:
+            return text
+        text, _ = stm.append_events(text, expired)
+        said.append("working memory expired and was recorded as an event")
+        return notes.replace_section(text, "Working Memory", marks.merge_lines(wm_body, []))
+    for group, found in due.items():
+        own_last = max((e.at for e in found if e.at), default=None)
+        if own_last is not None:
+            lines[group] = _working_memory(found, doc, own_last, ttl)
+    new_body = marks.merge_lines(wm_body, _tagged_lines(lines))
+    if new_body.strip("\n") != wm_body.strip("\n"):
+        text = notes.replace_section(text, "Working Memory", new_body)
+    return text
 
 
 def _working_memory(
@@ -244,11 +306,26 @@ def _pending_questions(activity: Sequence[ev.Event]) -> list[str]:
 
 
 def _refresh_summary(
-    text: str, activity: Sequence[ev.Event], llm_summary: Summariser | None
+    text: str,
+    groups: Mapping[str | None, Sequence[ev.Event]],
+    mixed: bool,
+    llm_summary: Summariser | None,
 ) -> str:
+    """The summary of each digest in `groups` made anew (the others' lines kept)."""
     body = stm_body(text, "Summary")
-    if not activity:
+    if not groups:
         return text
+    lines = _by_group(body, groups, mixed)
+    for group, activity in groups.items():
+        lines[group] = _summary(activity, llm_summary)
+    new_body = marks.merge_lines(body, _tagged_lines(lines))
+    if new_body.strip("\n") == body.strip("\n"):
+        return text
+    return notes.replace_section(text, "Summary", new_body)
+
+
+def _summary(activity: Sequence[ev.Event], llm_summary: Summariser | None) -> list[str]:
+    """The summary lines of `activity` (one project's digest, or the whole log's)."""
     lines: list[str] = []
     prose = llm_summary(activity) if llm_summary else None
     if prose:
@@ -276,18 +353,37 @@ def _refresh_summary(
     lines.append(
         f"- {len(activity)} recent events{span}{where}" + (f"; topics: {about}." if about else ".")
     )
-    new_body = marks.merge_lines(body, lines)
-    if new_body.strip("\n") == body.strip("\n"):
-        return text
-    return notes.replace_section(text, "Summary", new_body)
+    return lines
 
 
-def _accumulate(text: str, title: str, found: list[str]) -> str:
-    """Generated lines of a section: the ones already there plus newly found, newest `_KEEP`."""
+def _by_group(
+    section_text: str, groups: Mapping[str | None, object], mixed: bool
+) -> dict[str | None, list[str]]:
+    """A section's generated lines by the digest they belong to (`projects.tag_of`, read only
+    in a `mixed` log, one with projects: a line of a vault without projects is never split),
+    each without its tag; the groups of `groups` first, in its order, then the others."""
+    out: dict[str | None, list[str]] = {g: [] for g in groups}
+    for line in section_text.split("\n"):
+        if marks.is_generated(line):
+            text, group = (
+                projects.tag_of(marks.unmark(line)) if mixed else (marks.unmark(line), None)
+            )
+            out.setdefault(group, []).append(text)
+    return out
+
+
+def _tagged_lines(lines: Mapping[str | None, list[str]]) -> list[str]:
+    return [projects.tagged(x, group) for group, found in lines.items() for x in found]
+
+
+def _accumulate(text: str, title: str, found: Mapping[str | None, list[str]], mixed: bool) -> str:
+    """Generated lines of a section: of each project (None: global), the ones already there
+    plus newly found, newest `_KEEP`."""
     body = stm_body(text, title)
-    old = [marks.unmark(x) for x in body.split("\n") if marks.is_generated(x)]
-    merged = list(dict.fromkeys(old + found))[-_KEEP:]
-    new_body = marks.merge_lines(body, merged)
+    lines = _by_group(body, found, mixed)
+    for group, new in found.items():
+        lines[group] = list(dict.fromkeys(lines[group] + new))[-_KEEP:]
+    new_body = marks.merge_lines(body, _tagged_lines(lines))
     if new_body.strip("\n") == body.strip("\n"):
         return text
     return notes.replace_section(text, title, new_body)
@@ -347,16 +443,26 @@ def _observe(
     return notes.replace_section(text, observe.SECTION, new_body)
 
 
-def _prune_facts(text: str, now: dt.datetime, in_log: set[str]) -> tuple[str, int]:
+def _prune_facts(
+    text: str,
+    now: dt.datetime,
+    in_log: set[str],
+    projects_of: Mapping[str, str] | None = None,
+    kept_for: Collection[str] = (),
+) -> tuple[str, int]:
     """Drop fact lines learned from events that have left the Event Log more than
-    `_SHORT_TERM_FACT_DAYS` ago. A person's fact lines (no source) always stay."""
+    `_SHORT_TERM_FACT_DAYS` ago, but those of the projects in `kept_for` (`projects_of`: the
+    project of a fact's event). A person's fact lines (no source) always stay."""
     body = stm_body(text, "Facts")
     lines = body.split("\n")
     cutoff = now - dt.timedelta(days=_SHORT_TERM_FACT_DAYS)
     drop: set[int] = set()
+    of = projects_of or {}
     for fl in facts.parse(body):
         f = fl.fact
-        if f.source and f.source not in in_log and f.since is not None and f.since < cutoff:
+        if not f.source or f.source in in_log or f.since is None or f.since >= cutoff:
+            continue
+        if of.get(f.source) not in kept_for:
             drop.update(range(fl.first, fl.last + 1))
     if not drop:
         return text, 0
@@ -374,6 +480,16 @@ def looked_through(memory: MemoryLike) -> dt.datetime | None:
     """The time of the newest event reflection has taken goals, tasks and observations from
     (None: none yet): an event of the Event Log up to it has had its observation decided."""
     return _load_watermark(memory.locations.state / _STATE_FILE)
+
+
+def _load_fact_projects(path: Path) -> dict[str, str]:
+    try:
+        found = json.loads(path.read_text()).get(_FACT_PROJECTS)
+    except (OSError, ValueError, AttributeError):
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {str(k): str(v) for k, v in found.items() if isinstance(v, str)}
 
 
 def _load_watermark(path: Path) -> dt.datetime | None:

@@ -23,8 +23,14 @@ POINTING_BACK = lexicon.word_set(
 
 
 def replies_to(event: ev.Event, before: ev.Event) -> bool:
-    """Whether `event` is the next turn after `before` in the same conversation."""
-    return bool(event.session) and event.session == before.session and event.role != before.role
+    """Whether `event` is the next turn after `before` in the same conversation (one session of
+    one project: two projects' `session 1` interleave in the log, and are two conversations)."""
+    return (
+        bool(event.session)
+        and event.session == before.session
+        and event.project == before.project
+        and event.role != before.role
+    )
 
 
 def answers(reply: ev.Event, event: ev.Event) -> bool:
