@@ -20,6 +20,7 @@ from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_merge import FOLDER
+from brainiac.search.index_scoring import inside_and_outside
 from brainiac.store.locations import Locations
 from helpers import DEADLINE_S, JOBS_OFF, run_daemon, wait_for
 
@@ -254,6 +255,7 @@ def test_deletions_during_the_merge_hold_in_the_copy_ordered_by_scope(shared: In
     deletions made while the child copied are mapped through the numbers it printed."""
     job = shared.merge_beside_start()
     assert job is not None
+    wait_for(job.done, "the merge's copy")  # so that every deletion below is made after it
     # One of each scope, in both sources, and one rewritten (deleted in its source, added new).
     gone = [10, 1, 2, 6, 801, 890]
     rewritten = dataclasses.replace(_scoped(455), body="rewritten").with_digest()
@@ -303,4 +305,27 @@ def test_a_scoped_search_after_the_merge_reads_no_block_of_other_projects_alone(
     assert len(docs) == 180 and decoded
     for first, last in decoded:
         assert any(first <= d <= last for d in docs), (first, last)
+    shared.close()
+
+
+@pytest.mark.parametrize("at_least", [0.0, 0.3, 0.6, 1.0, 1.5])
+def test_after_the_merge_the_outside_that_can_reach_the_floor_scores_as_in_whoosh(
+    shared: Index, at_least: float
+) -> None:
+    """The other projects' blocks passed over for the scope's scores are read where a match may
+    reach the floor (each term's bound counts their headers' largest weights), and the matches
+    read there are scored with every term's postings."""
+    job = shared.merge_beside_start()
+    assert job is not None and shared.merge_beside_finish(job)
+    searcher = shared._searcher
+    inside = frozenset(searcher.docs_for_query(Or([Term("projects", p) for p in ("alpha", "*")])))
+    for words in (["shared", "word10", "word305"], ["filler", "word4", "word10"]):
+        query = Or([Term("note_body", t) for t in shared.terms(" ".join(words))])
+        query.matcher_type = Or.DEFAULT_MATCHER
+        every = dict(searcher.search(query, limit=None).items())
+        mine, outside = inside_and_outside(searcher, query, inside, at_least)
+        assert mine == {d: s for d, s in every.items() if d in inside}
+        floor = at_least * max(mine.values())
+        assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
+        assert outside or at_least >= 1.0
     shared.close()
