@@ -20,6 +20,14 @@ The block reading goes through whoosh_internals.py, which holds the leaf matcher
 (the same in whoosh3 and 2.7.4); any matcher it does not know, or a leaf without them, is read
 through the public matcher protocol instead: slower, same scores (and a Whoosh that lacks them
 has said so at import).
+
+One concept: BM25F as a scope's search computes it from posting blocks. The weighting's
+statistics (`SegmentLengthsBM25F`, `ScopeStatistics`: the lengths it reads once per segment,
+the scope's counts taken from the same blocks) and the block walks that score and count
+(`match_scores`, `inside_and_outside`, `_count_in`: a scope's documents as sorted numbers,
+each term's first number, the blocks passed over by their headers) share one reading of the
+segments and one set of scope helpers; split apart, each half would read the other's private
+state.
 """
 
 from __future__ import annotations

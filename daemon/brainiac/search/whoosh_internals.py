@@ -14,6 +14,11 @@ insides is this page.
   with one line naming the Whoosh version, the missing name and the fix (`NEEDED`).
 - Speed-only ones: without them Whoosh's own, slower code does the same work; the optimisation
   is left off and an error is logged, once, at import (`SPEED_ONLY`, `usable`).
+
+One concept: what brainiac relies on of Whoosh's insides, each use beside the check that it is
+still there (the checks at the top, the uses below them): its private names, and what its
+writer does with a reader it copies (`ordered_reader`). Split by the part of Whoosh each
+reaches into, a change of Whoosh would again be looked for in several places.
 """
 
 from __future__ import annotations
