@@ -3,19 +3,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 import pytest
+from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import SearchError
 from brainiac.search import index as index_mod
+from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_merge import FOLDER
+from brainiac.search.index_scoring import inside_and_outside
 from brainiac.store.locations import Locations
 from helpers import DEADLINE_S, JOBS_OFF, run_daemon, wait_for
 
@@ -183,3 +188,144 @@ def test_the_daemon_purges_a_large_index_beside_its_writer(built: Index) -> None
     library.apply([], [f"n{i}.md" for i in range(2, 900, 3)])
     assert library.merge_segments() and library.deleted_share() == 0.0
     library.close()
+
+
+def _scoped(i: int) -> Document:
+    """A tenth of the notes in project alpha, a tenth global, the rest in beta and gamma: a
+    shared vault's documents, interleaved as their sessions were."""
+    projects = {0: ("alpha",), 1: ("*",)}.get(i % 10, ("beta",) if i % 10 < 6 else ("gamma",))
+    body = f"word{i} shared" + " filler" * (i % 41)
+    doc = Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=body, projects=projects)
+    return doc.with_digest()
+
+
+@pytest.fixture
+def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    """`built`, of a vault shared by three projects."""
+    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+    index = Index(tmp_path / "idx")
+    assert index.build(_scoped(i) for i in range(900)) == 900
+    assert index.segment_count() == 2
+    return index
+
+
+def _in_order(index: Index) -> list[tuple[tuple[str, ...], int]]:
+    """Each live document's projects and note number, by document number."""
+    searcher = index._searcher
+    found = []
+    for docnum in range(searcher.doc_count_all()):
+        if not searcher.reader().is_deleted(docnum):
+            fields = searcher.stored_fields(docnum)
+            scope = tuple(fields.get("projects", "").split(","))
+            found.append((scope, int(fields["key"][1:-3])))
+    return found
+
+
+def _runs(order: list[tuple[tuple[str, ...], int]]) -> list[tuple[str, ...]]:
+    """The scopes of `order` as they come, one entry per run of documents of one scope."""
+    return [scope for i, (scope, _) in enumerate(order) if i == 0 or order[i - 1][0] != scope]
+
+
+def test_a_merged_shared_index_holds_each_project_in_one_run_in_its_order(shared: Index) -> None:
+    """The copy numbers the documents by scope, the global ones first: a project's postings
+    are then blocks of its own, which a search in another passes over by their headers."""
+    before = _in_order(shared)
+    assert len(_runs(before)) > 4  # interleaved as written
+    job = shared.merge_beside_start()
+    assert job is not None and shared.merge_beside_finish(job)
+    assert shared.segment_count() == 1
+    order = _in_order(shared)
+    assert _runs(order) == [("*",), ("alpha",), ("beta",), ("gamma",)]
+    for scope in _runs(order):  # each project's documents in the order they had
+        assert [n for s, n in order if s == scope] == [n for s, n in before if s == scope]
+    assert sorted(order) == sorted(before)
+    shared.close()
+
+
+def test_a_vault_without_projects_keeps_its_order_in_the_merged_copy(built: Index) -> None:
+    before = _in_order(built)
+    job = built.merge_beside_start()
+    assert job is not None and built.merge_beside_finish(job)
+    assert _in_order(built) == before
+    built.close()
+
+
+def test_deletions_during_the_merge_hold_in_the_copy_ordered_by_scope(shared: Index) -> None:
+    """A document's number in the copy is not its source's base plus its rank any more: the
+    deletions made while the child copied are mapped through the numbers it printed."""
+    job = shared.merge_beside_start()
+    assert job is not None
+    wait_for(job.done, "the merge's copy")  # so that every deletion below is made after it
+    # One of each scope, in both sources, and one rewritten (deleted in its source, added new).
+    gone = [10, 1, 2, 6, 801, 890]
+    rewritten = dataclasses.replace(_scoped(455), body="rewritten").with_digest()
+    shared.apply([rewritten], [f"n{i}.md" for i in gone])
+    assert shared.merge_beside_finish(job)
+    assert _runs(_in_order(shared))[:4] == [("*",), ("alpha",), ("beta",), ("gamma",)]
+    for i in [*gone, 455]:
+        assert _paths(shared, f"word{i}") == [], i
+    assert _paths(shared, "rewritten") == ["n455.md"]
+    for i in (0, 3, 5, 7, 11, 20, 300, 451, 800, 802, 899):
+        assert _paths(shared, f"word{i}") == [f"n{i}.md"], i
+    assert shared.doc_count() == 900 - len(gone)
+    shared.close()
+
+
+def test_a_scoped_search_after_the_merge_reads_no_block_of_other_projects_alone(
+    shared: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the merge a project's postings are blocks of their own: a search in the project
+    decodes none of the blocks that hold only other projects' documents (passed over by their
+    headers), and finds what it found before, with the same scores."""
+    scope = ("alpha", "*")
+    queries = ("shared word10 word21", "filler shared", "word30 word45 word11")
+
+    def searched() -> list[Any]:
+        found = []
+        for q in queries:
+            hits = shared.search(q, limit=200, projects=scope, feedback=True)
+            mine, others = shared.search_with_others(q, 200, scope, 12, None, 1.5)
+            for got in (hits, mine, others):
+                found.append(sorted((-h.score, h.path) for h in got))
+        return found
+
+    before = searched()
+    job = shared.merge_beside_start()
+    assert job is not None and shared.merge_beside_finish(job)
+    read_ids = whoosh_internals._read_ids
+    decoded: list[tuple[int, int]] = []
+
+    def counted(m: Any) -> None:
+        read_ids(m)
+        decoded.append((m.id(), m.block_max_id()))  # the numbers the block holds
+
+    monkeypatch.setattr(whoosh_internals, "_read_ids", counted)
+    assert searched() == before
+    docs = sorted(shared._searcher.docs_for_query(Or([Term("projects", p) for p in scope])))
+    assert len(docs) == 180 and decoded
+    for first, last in decoded:
+        assert any(first <= d <= last for d in docs), (first, last)
+    shared.close()
+
+
+@pytest.mark.parametrize("at_least", [0.0, 0.3, 0.6, 1.0, 1.5])
+def test_after_the_merge_the_outside_that_can_reach_the_floor_scores_as_in_whoosh(
+    shared: Index, at_least: float
+) -> None:
+    """The other projects' blocks passed over for the scope's scores are read where a match may
+    reach the floor (each term's bound counts their headers' largest weights), and the matches
+    read there are scored with every term's postings."""
+    job = shared.merge_beside_start()
+    assert job is not None and shared.merge_beside_finish(job)
+    searcher = shared._searcher
+    inside = frozenset(searcher.docs_for_query(Or([Term("projects", p) for p in ("alpha", "*")])))
+    for words in (["shared", "word10", "word305"], ["filler", "word4", "word10"]):
+        query = Or([Term("note_body", t) for t in shared.terms(" ".join(words))])
+        query.matcher_type = Or.DEFAULT_MATCHER
+        every = dict(searcher.search(query, limit=None).items())
+        mine, outside = inside_and_outside(searcher, query, inside, at_least)
+        assert mine == {d: s for d, s in every.items() if d in inside}
+        floor = at_least * max(mine.values())
+        assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
+        assert outside or at_least >= 1.0
+    shared.close()

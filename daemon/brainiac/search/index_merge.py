@@ -10,18 +10,23 @@ copy does not need the writer:
 1. `Index.merge_beside_start` (a `MergeBeside`) runs this module as a child process (`python -m
    brainiac.search.index_merge INDEX_DIR SEGMENT_ID...`), niced, so the daemon keeps its core for
    edits and queries. The child opens the index as it is, copies the live documents of the named
-   segments, in order, into a private index of one segment in `INDEX_DIR/merging/` (its own
-   table of contents, lock and sorted runs: nothing it writes is a name the index's writer
-   knows, uses or cleans up), and prints which documents of each source were already deleted,
-   and each field's total length as the sources had it (less the deleted documents'), which the
-   copy is given in place of the rounded sum Whoosh's copy makes (so BM25F scores as before).
+   segments into a private index of one segment in `INDEX_DIR/merging/` (its own table of
+   contents, lock and sorted runs: nothing it writes is a name the index's writer knows, uses or
+   cleans up), and prints which documents of each source were already deleted, where each live
+   one went in the copy, and each field's total length as the sources had it (less the deleted
+   documents'), which the copy is given in place of the rounded sum Whoosh's copy makes (so
+   BM25F scores as before). The copy holds the documents by scope (`in_scope_order`): the
+   global ones first, then each set of projects' in one run of numbers, each run in the
+   sources' order. A search in a project then finds the project's postings in posting blocks of
+   their own, and passes over the other projects' blocks by their headers
+   (whoosh_internals.posting_blocks); a vault without projects keeps the sources' order.
 2. The daemon keeps indexing meanwhile; its commits add segments and mark replaced documents
    deleted in the sources.
 3. `Index.merge_beside_finish` (index.py) takes the writer for the swap alone: when every source is
    still in the index, it moves the merged segment's files into the index folder, marks deleted
-   in it the documents deleted in the sources since the copy (a source's live documents keep
-   their order, so a document's number in the copy is its source's base plus its rank among the
-   documents live at the copy), and commits a table of contents with the copy in place of the
+   in it the documents deleted in the sources since the copy (a document's number in the copy is
+   the one the child printed for its rank among its source's documents live at the copy), and
+   commits a table of contents with the copy in place of the
    sources. Otherwise (a merge or a rebuild replaced a source meanwhile) the copy is dropped.
 
 A crash anywhere leaves the last table of contents and the segments it names untouched: the
@@ -47,6 +52,7 @@ from whoosh import index as windex
 
 from brainiac.core.child_process import ChildProcess
 from brainiac.search import whoosh_internals
+from brainiac.store.projects import GLOBAL
 
 # The private index the child writes, inside the index folder (the same file system, so its
 # files move in by renaming) under a name Whoosh's clean-up of the index never matches.
@@ -58,18 +64,25 @@ _NICENESS = 10
 _POOL_MB = 128
 
 
+# The field whose terms order the copy (index_fields.py: the scopes a memory is found in).
+_SCOPE_FIELD = "projects"
+
+
 @dataclass(frozen=True)
 class Source:
-    """One segment copied: its id, its documents deleted when it was copied, and the number of
-    its first live document in the copy."""
+    """One segment copied: its id, its documents deleted when it was copied, the number of its
+    first live document in the copy, and the number in the copy of each of its live documents
+    (None: `base` plus its rank, the sources' order)."""
 
     segment_id: str
     deleted: tuple[int, ...]
     base: int
+    numbers: tuple[int, ...] | None = None
 
     def moved(self, docnum: int) -> int:
         """The number in the copy of the source's live document `docnum`."""
-        return self.base + docnum - bisect.bisect_left(self.deleted, docnum)
+        rank = docnum - bisect.bisect_left(self.deleted, docnum)
+        return self.base + rank if self.numbers is None else self.numbers[rank]
 
 
 class MergeBeside(ChildProcess):
@@ -94,7 +107,15 @@ class MergeBeside(ChildProcess):
         copied = json.loads(out)
         if copied is None:
             return None
-        sources = [Source(s["id"], tuple(s["deleted"]), s["base"]) for s in copied["sources"]]
+        sources = [
+            Source(
+                s["id"],
+                tuple(s["deleted"]),
+                s["base"],
+                None if s.get("numbers") is None else tuple(s["numbers"]),
+            )
+            for s in copied["sources"]
+        ]
         try:
             merged = windex.open_dir(self.folder)
             try:
@@ -136,9 +157,9 @@ def remove_leftovers(directory: Path) -> None:
 
 def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     """The child's work: the live documents of `segment_ids` (in the index's order) copied into
-    a one-segment index in `directory/FOLDER`; what each source had deleted, and its base, and
-    each field's total length. None when one of them is no longer in the index (a merge or a
-    rebuild took it)."""
+    a one-segment index in `directory/FOLDER`, by scope (`in_scope_order`); what each source had
+    deleted, its base and the numbers of its live documents in the copy, and each field's total
+    length. None when one of them is no longer in the index (a merge or a rebuild took it)."""
     from brainiac.search.index_runs import install
 
     install()  # the same batched sorted runs as the index's own writers
@@ -157,11 +178,20 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     lengths = dict.fromkeys(ix.schema.scorable_names(), 0)
     base = 0
     try:
-        for leaf in chosen:
+        order = in_scope_order(chosen)
+        numbers = _numbers(order, len(chosen))
+        for i, leaf in enumerate(chosen):
             segment = leaf.segment()
             deleted = sorted(segment.deleted_docs()) if segment.has_deletions() else []
-            sources.append({"id": segment.segment_id(), "deleted": deleted, "base": base})
-            base += segment.doc_count_all() - len(deleted)
+            live = segment.doc_count_all() - len(deleted)
+            mine = numbers[i]
+            # The sources' order kept (a vault without projects): base plus rank, not printed.
+            kept = mine == list(range(base, base + live))
+            sources.append(
+                {"id": segment.segment_id(), "deleted": deleted, "base": base}
+                | ({} if kept else {"numbers": mine})
+            )
+            base += live
             # Whoosh's exact totals (they count deleted documents until a merge), less the
             # deleted documents' stored lengths: the copy's would be summed from the rounded
             # stored lengths of all (whoosh_internals.set_length_totals).
@@ -169,7 +199,7 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
                 lengths[field] += leaf.field_length(field) - sum(
                     leaf.doc_field_length(docnum, field) for docnum in deleted
                 )
-            writer.add_reader(leaf)
+        writer.add_reader(whoosh_internals.ordered_reader(chosen, order))
         writer.commit(merge=False)
     except BaseException:
         writer.cancel()
@@ -177,6 +207,36 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     finally:
         reader.close()
     return {"sources": sources, "lengths": lengths}
+
+
+def in_scope_order(leaves: Sequence[Any]) -> list[tuple[int, int]]:
+    """The live documents of `leaves` as (leaf, document number), the global ones first, then
+    each set of projects' together (by their names, a project's with and without the global
+    scope side by side), each set's in the leaves' order (a stable sort: a vault without
+    projects keeps its order). Read from the scope field's postings, not the stored fields."""
+    order: list[tuple[tuple[tuple[str, ...], bool], int, int]] = []
+    for i, leaf in enumerate(leaves):
+        scopes: dict[int, list[str]] = {}
+        if _SCOPE_FIELD in leaf.indexed_field_names():
+            for term in leaf.lexicon(_SCOPE_FIELD):
+                name = term.decode("utf-8") if isinstance(term, bytes) else term
+                for docnum in leaf.postings(_SCOPE_FIELD, term).all_ids():
+                    scopes.setdefault(docnum, []).append(name)
+        for docnum in leaf.all_doc_ids():
+            names = scopes.get(docnum, [])
+            projects = tuple(sorted(n for n in names if n != GLOBAL))
+            order.append(((projects, GLOBAL not in names), i, docnum))
+    order.sort(key=lambda item: item[0])  # stable: each scope's documents keep their order
+    return [(i, docnum) for _, i, docnum in order]
+
+
+def _numbers(order: Sequence[tuple[int, int]], count: int) -> list[list[int]]:
+    """For each of `count` leaves, the number in the copy of each of its live documents, in
+    their order."""
+    placed: list[list[tuple[int, int]]] = [[] for _ in range(count)]
+    for new, (i, docnum) in enumerate(order):
+        placed[i].append((docnum, new))
+    return [[new for _, new in sorted(found)] for found in placed]
 
 
 def main(argv: Sequence[str]) -> int:

@@ -20,10 +20,19 @@ The block reading goes through whoosh_internals.py, which holds the leaf matcher
 (the same in whoosh3 and 2.7.4); any matcher it does not know, or a leaf without them, is read
 through the public matcher protocol instead: slower, same scores (and a Whoosh that lacks them
 has said so at import).
+
+One concept: BM25F as a scope's search computes it from posting blocks. The weighting's
+statistics (`SegmentLengthsBM25F`, `ScopeStatistics`: the lengths it reads once per segment,
+the scope's counts taken from the same blocks) and the block walks that score and count
+(`match_scores`, `inside_and_outside`, `_count_in`: a scope's documents as sorted numbers,
+each term's first number, the blocks passed over by their headers) share one reading of the
+segments and one set of scope helpers; split apart, each half would read the other's private
+state.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import itertools
@@ -32,7 +41,7 @@ import weakref
 from array import array
 from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from whoosh import scoring
@@ -71,7 +80,7 @@ def match_scores(
         # Only the allowed postings are scored (a project's, in a vault shared by projects): the
         # others are read, as they must be to be skipped, but cost no score.
         keep = _in_leaf(allow, offset, subsearcher.doc_count_all(), len(leaves) == 1)
-        scores = _scores(query.matcher(subsearcher, context), keep)
+        scores = _scores(query.matcher(subsearcher, context), keep, subsearcher)
         if offset:
             scores = {d + offset: s for d, s in scores.items()}
         found.update(scores)
@@ -94,7 +103,10 @@ def inside_and_outside(
     children's), and a term's is at most BM25F's at its largest weight and the shortest length
     it is found in: the terms whose bounds add up to less than the floor, the smallest first,
     cannot lift a match to it on their own, so only the matches outside that one of the other
-    terms holds are scored (MaxScore). Each term's postings are read once, for both."""
+    terms holds are scored (MaxScore). A posting block holding none of the inside documents
+    (by the numbers its header spans: a merged segment holds each project's documents in one
+    run, index_merge.py) is passed over, its largest weight (also in its header) counted in
+    its term's bound, and read only when it may hold a match that can reach the floor."""
     context = searcher.context()
     found: Scores = {}
     outside: Scores = {}
@@ -103,7 +115,7 @@ def inside_and_outside(
     for subsearcher, offset in leaves:
         mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         assert mine is not None
-        plan = _read(query.matcher(subsearcher, context), subsearcher)
+        plan = _read(query.matcher(subsearcher, context), subsearcher, mine)
         plans.append((plan, mine, offset))
         scores = _planned_scores(plan, mine)
         found.update({d + offset: s for d, s in scores.items()} if offset else scores)
@@ -121,54 +133,92 @@ def inside_and_outside(
 # A term's bound, and the sums of bounds, taken this much larger: a float sum of scores may
 # exceed the exact one by a few units in the last place.
 _BOUND_MARGIN = 1e-9
+# A block header's largest weight taken this much larger: the header has the weight the writer
+# was given, the block the 32-bit float it stored (rounded to nearest: within 6e-8 of it).
+_HEADER_MARGIN = 1e-6
 
 
 @dataclass
 class _Leaf:
     """A leaf matcher's postings as read (`blocks`), or its scores when it cannot be read by
     blocks (`scored`), with what scores them and the most any of them can score (`bound`;
-    None: not known)."""
+    None: not known); the blocks passed over by their headers (`passed`), which `_open` reads
+    from `matcher`."""
 
-    blocks: list[tuple[Sequence[int], Sequence[float], int, int]]
+    blocks: list[whoosh_internals.Block]
     scored: Scores | None
     scorer: Any
     bound: float | None
+    passed: list[whoosh_internals.Passed] = field(default_factory=list)
+    matcher: Any = None
 
 
-def _read(m: Any, subsearcher: Any) -> Any:
-    """The matcher tree `m` with each leaf's postings read (`_Leaf`): ("union", a, b),
-    ("boost", boost, child), ("filter", ids, exclude, child), a _Leaf, or None (no match). The
-    matchers are consumed."""
+def _read(m: Any, subsearcher: Any, inside: AbstractSet[int]) -> Any:
+    """The matcher tree `m` with each leaf's postings read (`_Leaf`) where they may hold a
+    document of `inside`: ("union", a, b), ("boost", boost, child), ("filter", ids, exclude,
+    child), a _Leaf, or None (no match). The matchers are consumed."""
     if not m.is_active():
         return None
     kind = type(m)
     if kind is UnionMatcher:
-        return ("union", _read(m.a, subsearcher), _read(m.b, subsearcher))
+        return ("union", _read(m.a, subsearcher, inside), _read(m.b, subsearcher, inside))
     if kind is WrappingMatcher:
-        return ("boost", m.boost, _read(m.child, subsearcher))
+        return ("boost", m.boost, _read(m.child, subsearcher, inside))
     if kind is FilterMatcher:
         ids, exclude = whoosh_internals.filter_kept(m)
-        return ("boost", m.boost, ("filter", ids, exclude, _read(m.child, subsearcher)))
+        return ("boost", m.boost, ("filter", ids, exclude, _read(m.child, subsearcher, inside)))
     if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
         return _Leaf([], _one_by_one(m), None, None)
-    blocks = list(whoosh_internals.posting_blocks(m))
-    return _Leaf(blocks, None, m.scorer, _bound(m.scorer, blocks, m.term(), subsearcher))
+    passed: list[whoosh_internals.Passed] = []
+    ordered = _ordered(inside) if isinstance(inside, frozenset) else sorted(inside)
+    after = _before_first(m, subsearcher)
+    blocks = list(whoosh_internals.posting_blocks(m, None, ordered, passed, after))
+    heaviest = max((p.weight for p in passed), default=0.0) * (1 + _HEADER_MARGIN)
+    bound = _bound(m.scorer, blocks, heaviest, m.term(), subsearcher)
+    return _Leaf(blocks, None, m.scorer, bound, passed, m)
+
+
+def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
+    """Read into `leaf.blocks` the blocks passed over that may hold a document of `wanted`
+    (in order; None: all of them)."""
+    if not leaf.passed:
+        return
+    still = []
+    for block in leaf.passed:
+        if wanted is not None:
+            i = bisect.bisect_right(wanted, block.after)
+            if i == len(wanted) or wanted[i] > block.last:
+                still.append(block)
+                continue
+        leaf.blocks.append(whoosh_internals.read_passed(leaf.matcher, block))
+    leaf.passed = still
+
+
+@functools.lru_cache(maxsize=64)
+def _ordered(docs: frozenset[int]) -> list[int]:
+    """A scope's documents in order (cached as `_leaf_part`: asked by every query of a
+    context)."""
+    return sorted(docs)
 
 
 def _bound(
     scorer: Any,
-    blocks: list[tuple[Sequence[int], Sequence[float], int, int]],
+    blocks: list[whoosh_internals.Block],
+    heaviest: float,
     term: Any,
     subsearcher: Any,
 ) -> float | None:
-    """The most a posting of `blocks` can score: BM25F at the largest weight and the term's
-    shortest field length (Whoosh's, stored with the lengths' own rounding, so never above a
-    document's); None when the term's lengths cannot be had."""
+    """The most a posting of `blocks`, or of weight `heaviest` at most, can score: BM25F at the
+    largest weight and the term's shortest field length (Whoosh's, stored with the lengths' own
+    rounding, so never above a document's); None when the term's lengths cannot be had."""
     try:
         shortest = subsearcher.term_info(*term).min_length()
     except Exception:
         return None
-    weight = max((max(w[first:end]) for _, w, first, end in blocks if end > first), default=0.0)
+    weight = max(
+        (max(w[first:end]) for _, w, first, end in blocks if end > first), default=heaviest
+    )
+    weight = max(weight, heaviest)
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     top = idf * ((weight * (k1 + 1)) / (weight + k1 * ((1 - b) + b * shortest / avgfl)))
     return float(max(top, 0.0) * (1 + _BOUND_MARGIN))
@@ -209,9 +259,15 @@ def _candidates(plan: Any, inside: AbstractSet[int], floor: float) -> AbstractSe
         total += bound
     found: set[int] = set()
     for _, leaf in leaves[first:]:
+        _open(leaf)
         for ids, _, start, end in leaf.blocks:
             found.update(ids[start:end])
-    return found - inside
+    found -= inside
+    # Every term's postings of the candidates, for their whole scores.
+    wanted = sorted(found)
+    for _, leaf in leaves[:first]:
+        _open(leaf, wanted)
+    return found
 
 
 def _bounded(plan: Any, boost: float, out: list[tuple[float, _Leaf]]) -> bool:
@@ -241,6 +297,7 @@ def _outside_all(plan: Any, inside: AbstractSet[int]) -> AbstractSet[int]:
         if isinstance(node, _Leaf):
             if node.scored is not None:
                 found.update(node.scored)
+            _open(node)
             for ids, _, start, end in node.blocks:
                 found.update(ids[start:end])
         elif node[0] == "union":
@@ -290,23 +347,25 @@ def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     return [(d, -negated) for negated, d in kept[:limit]]
 
 
-def _scores(m: Any, keep: AbstractSet[int] | None = None) -> Scores:
+def _scores(m: Any, keep: AbstractSet[int] | None = None, subsearcher: Any = None) -> Scores:
     """The scores of the postings `m` has from where it stands, of the documents `keep` holds
     (None: all): the matcher is consumed."""
     if not m.is_active():
         return {}
     kind = type(m)
     if kind is UnionMatcher:
-        return _union(_scores(m.a, keep), _scores(m.b, keep))
+        return _union(_scores(m.a, keep, subsearcher), _scores(m.b, keep, subsearcher))
     if kind is WrappingMatcher or kind is FilterMatcher:
-        inner = _scores(m.child, keep)
+        inner = _scores(m.child, keep, subsearcher)
         if kind is FilterMatcher:
             # The matcher skips to its first kept posting when made; its child stands there.
             ids, exclude = whoosh_internals.filter_kept(m)
             inner = {d: s for d, s in inner.items() if (d in ids) != exclude}
         boost = m.boost
         return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
-    return _leaf_blocks(m, keep) if _block_readable(m) else _one_by_one(m, keep)
+    if not _block_readable(m):
+        return _one_by_one(m, keep)
+    return _leaf_blocks(m, keep, subsearcher)
 
 
 def _union(left: Scores, right: Scores) -> Scores:
@@ -341,10 +400,23 @@ def _block_readable(m: Any) -> bool:
     )
 
 
-def _leaf_blocks(m: Any, keep: AbstractSet[int] | None = None) -> Scores:
+def _leaf_blocks(m: Any, keep: AbstractSet[int] | None = None, subsearcher: Any = None) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
     in a vault shared by projects, most of a common word's postings are other projects')."""
-    return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
+    if not isinstance(keep, frozenset):
+        return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
+    after = _before_first(m, subsearcher)
+    blocks = whoosh_internals.posting_blocks(m, keep, _ordered(keep), None, after)
+    return _block_scores(m.scorer, blocks, keep)
+
+
+def _before_first(m: Any, reader: Any) -> int:
+    """A number below leaf matcher `m`'s first posting: its term's smallest, less one (-1 when
+    it cannot be had). `reader`: the segment's reader or searcher."""
+    try:
+        return int(reader.term_info(*m.term()).min_id()) - 1
+    except Exception:
+        return -1
 
 
 def _block_scores(
@@ -549,12 +621,12 @@ class ScopeStatistics:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None
-                df += _count_in(postings, mine)
+                df += _count_in(postings, mine, leaf)
             self._df[key] = df
         return df
 
 
-def _count_in(m: Any, docs: AbstractSet[int]) -> int:
+def _count_in(m: Any, docs: AbstractSet[int], leaf: Any = None) -> int:
     """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C,
     the weights never decoded (a word's postings in every project, for each new word of a
     prompt in a project)."""
@@ -565,7 +637,9 @@ def _count_in(m: Any, docs: AbstractSet[int]) -> int:
     if not whoosh_internals.block_readable(m):
         return sum(1 for d in m.all_ids() if d in docs)
     count = 0
-    for ids in whoosh_internals.posting_ids(m):
+    ordered = _ordered(docs) if isinstance(docs, frozenset) else None
+    after = _before_first(m, leaf) if ordered is not None else -1
+    for ids in whoosh_internals.posting_ids(m, ordered, after):
         count += sum(map(docs.__contains__, ids))
     return count
 

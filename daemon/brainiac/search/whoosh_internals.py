@@ -14,10 +14,16 @@ insides is this page.
   with one line naming the Whoosh version, the missing name and the fix (`NEEDED`).
 - Speed-only ones: without them Whoosh's own, slower code does the same work; the optimisation
   is left off and an error is logged, once, at import (`SPEED_ONLY`, `usable`).
+
+One concept: what brainiac relies on of Whoosh's insides, each use beside the check that it is
+still there (the checks at the top, the uses below them): its private names, and what its
+writer does with a reader it copies (`ordered_reader`). Split by the part of Whoosh each
+reaches into, a change of Whoosh would again be looked for in several places.
 """
 
 from __future__ import annotations
 
+import bisect
 import errno
 import itertools
 import logging
@@ -27,7 +33,7 @@ from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from types import CodeType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import whoosh
 from whoosh import columns, externalsort, matching, reading, scoring, writing
@@ -94,6 +100,15 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
         "a filtered query's scores are read from them (index_scoring.py)",
     ),
+    "SegmentWriter.add_reader's map of document numbers": (
+        lambda: (
+            _reads(writing.SegmentWriter.add_reader, "write_per_doc", "add_postings_to_pool")
+            and _reads(writing.SegmentWriter.write_per_doc, "has_deletions", "iter_docs")
+            and _reads(writing.SegmentWriter.add_postings_to_pool, "iter_postings")
+        ),
+        "a merge beside the writer numbers its copy's documents by scope, through the order a "
+        "reader gives them in (index_merge.py, whoosh_internals.ordered_reader)",
+    ),
     "WeightLengthScorer._maxquality and ._score": (
         lambda: (
             _reads(scoring.WeightLengthScorer.max_quality, "_maxquality")
@@ -119,12 +134,21 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
     ),
     "block reads": (
         lambda: (
-            _has(whoosh3.W3LeafMatcher, "_read_ids", "_read_weights", "_next_block")
+            _has(whoosh3.W3LeafMatcher, "_read_ids", "_read_weights", "_next_block", "_goto")
             and _reads_anywhere(
-                whoosh3.W3LeafMatcher, "_atend", "_i", "_blocklength", "_ids", "_weights"
+                whoosh3.W3LeafMatcher,
+                "_atend",
+                "_i",
+                "_blocklength",
+                "_ids",
+                "_weights",
+                "_nextoffset",
             )
+            and _reads(whoosh3.W3LeafMatcher._next_block, "_goto", "_nextoffset")
+            and _reads(whoosh3.W3LeafMatcher.reset, "_goto", "_baseoffset")
         ),
-        "W3LeafMatcher's _read_ids, _read_weights, _next_block, _atend, _i, _blocklength",
+        "W3LeafMatcher's _read_ids, _read_weights, _next_block, _goto, _nextoffset, _baseoffset, "
+        "_atend, _i, _blocklength",
         "queries score a posting at a time through Whoosh's matchers (index_scoring.py)",
     ),
     "block decoding": (
@@ -354,7 +378,19 @@ def filter_kept(matcher: Any) -> tuple[Any, bool]:
     return matcher._ids, matcher._exclude
 
 
-_BLOCK_NAMES = ("_atend", "_i", "_blocklength", "_read_ids", "_read_weights", "_next_block")
+_BLOCK_NAMES = (
+    "_atend",
+    "_i",
+    "_blocklength",
+    "_read_ids",
+    "_read_weights",
+    "_next_block",
+    "_goto",
+    "_nextoffset",
+    "_baseoffset",
+    "block_max_id",
+    "block_max_weight",
+)
 _BLOCK_READING = "block reads" in USABLE
 
 
@@ -364,35 +400,97 @@ def block_readable(matcher: Any) -> bool:
     return _BLOCK_READING and all(hasattr(matcher, name) for name in _BLOCK_NAMES)
 
 
+Block = tuple[Sequence[int], Sequence[float], int, int]
+
+
+class Passed(NamedTuple):
+    """A posting block passed over by its header, its documents never decoded: they are
+    numbered above `after` and up to `last`, weigh at most `weight`, and it starts at `at` in
+    the postings file (`read_passed` reads it)."""
+
+    after: int
+    last: int
+    weight: float
+    at: int
+
+
 def posting_blocks(
-    matcher: Any, keep: AbstractSet[int] | None = None
-) -> Iterator[tuple[Sequence[int], Sequence[float], int, int]]:
+    matcher: Any,
+    keep: AbstractSet[int] | None = None,
+    ordered: Sequence[int] | None = None,
+    passed: list[Passed] | None = None,
+    after: int = -1,
+) -> Iterator[Block]:
     """A leaf matcher's postings from where it stands, a block at a time: (document numbers,
     weights, first, end), the block's postings being those from `first` to `end`. With `keep`,
-    a block holding none of its documents is passed over, its weights never decoded. The
-    matcher is consumed."""
+    a block holding none of its documents is passed over, its weights never decoded; with
+    `ordered` (`keep`'s documents in order) too, a block whose numbers (above the one before's
+    last, up to its own last, both in the block headers) hold none of them is passed over
+    without decoding its document numbers either, and appended to `passed` when given (then
+    the matcher is as made, at its first block, or in a block it decoded). `after`: a number
+    below the postings' first (the term's smallest, less one). The matcher is consumed."""
     m = matcher
     decode = _DECODING
+    # The numbers of a block's documents are above the last of the block before it; a block
+    # not decoded yet was entered at its start (a matcher moves within a block by its ids).
+    at: int | None = m._baseoffset if m._ids is None else None  # where the block starts
     while not m._atend and m._i < m._blocklength:
+        last = m.block_max_id()
+        if ordered is not None and m._ids is None and (at is not None or passed is None):
+            i = bisect.bisect_right(ordered, after)
+            if i == len(ordered) or ordered[i] > last:
+                if passed is not None and at is not None:
+                    passed.append(Passed(after, last, m.block_max_weight(), at))
+                after, at = last, m._nextoffset
+                m._i = m._blocklength
+                m._next_block()
+                continue
         if m._ids is None:
             _read_ids(m) if decode else m._read_ids()
         if keep is None or not keep.isdisjoint(m._ids[m._i : m._blocklength]):
             if m._weights is None:
                 _read_weights(m) if decode else m._read_weights()
             yield m._ids, m._weights, m._i, m._blocklength
+        after, at = last, m._nextoffset
         m._i = m._blocklength
         m._next_block()
 
 
-def posting_ids(matcher: Any) -> Iterator[Sequence[int]]:
+def read_passed(matcher: Any, block: Passed) -> Block:
+    """The postings of a block `posting_blocks` passed over in `matcher` (consumed by it)."""
+    m = matcher
+    m._goto(block.at)
+    if _DECODING:
+        _read_ids(m)
+        _read_weights(m)
+    else:
+        m._read_ids()
+        m._read_weights()
+    return m._ids, m._weights, 0, m._blocklength
+
+
+def posting_ids(
+    matcher: Any, ordered: Sequence[int] | None = None, after: int = -1
+) -> Iterator[Sequence[int]]:
     """A leaf matcher's document numbers from where it stands, a block at a time, the weights
-    never decoded (what counting them needs). The matcher is consumed."""
+    never decoded (what counting them needs); with `ordered` (document numbers in order), the
+    blocks whose numbers hold none of them are passed over undecoded (`after` as in
+    `posting_blocks`). The matcher is consumed."""
     m = matcher
     decode = _DECODING
     while not m._atend and m._i < m._blocklength:
+        last = m.block_max_id()
+        if ordered is not None and m._ids is None:
+            i = bisect.bisect_right(ordered, after)
+            if i == len(ordered) or ordered[i] > last:
+                after = last
+                m._i = m._blocklength
+                m._next_block()
+                continue
         if m._ids is None:
             _read_ids(m) if decode else m._read_ids()
         yield m._ids[m._i : m._blocklength]
+        after = last
         m._i = m._blocklength
         m._next_block()
 
@@ -506,3 +604,80 @@ def keep_column_files(leaf: Any, names: Collection[str]) -> None:
     # An instance attribute: the reader's _cached_reader asks self.has_column, then
     # column_reader takes the file opened here.
     perdoc.has_column = frozenset(kept).__contains__
+
+
+def ordered_reader(leaves: Sequence[Any], order: Sequence[tuple[int, int]]) -> Any:
+    """One reader of the live documents of `leaves` (segment readers) for a writer's
+    `add_reader`, which numbers them in `order` ((leaf, document number) pairs, each live one
+    once): Whoosh's writer copies a reader's documents in the order of its `iter_docs` and, for
+    a reader with deletions, numbers the postings through the map it makes of them (`docmap`).
+    This reader says it has deletions, so the map is made, and gives the leaves' documents one
+    range of numbers (each leaf's after the one before)."""
+    return _OrderedReader(leaves, order)
+
+
+class _OrderedReader:
+    def __init__(self, leaves: Sequence[Any], order: Sequence[tuple[int, int]]) -> None:
+        self._leaves = list(leaves)
+        self._order = order
+        self._offsets = list(itertools.accumulate([0, *(r.doc_count_all() for r in leaves)]))
+
+    def where(self, docnum: int) -> tuple[int, int]:
+        """The leaf of `docnum` (its index) and the number it has there."""
+        i = bisect.bisect_right(self._offsets, docnum) - 1
+        return i, docnum - self._offsets[i]
+
+    def _local(self, docnum: int) -> tuple[Any, int]:
+        i, local = self.where(docnum)
+        return self._leaves[i], local
+
+    def indexed_field_names(self) -> set[str]:
+        return {name for leaf in self._leaves for name in leaf.indexed_field_names()}
+
+    def has_deletions(self) -> bool:
+        return True  # so that the writer numbers the postings by the order of iter_docs
+
+    def iter_docs(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        for i, docnum in self._order:
+            yield self._offsets[i] + docnum, self._leaves[i].stored_fields(docnum)
+
+    def doc_field_length(self, docnum: int, fieldname: str, default: Any = 0) -> Any:
+        leaf, local = self._local(docnum)
+        return leaf.doc_field_length(local, fieldname, default)
+
+    def has_vector(self, docnum: int, fieldname: str) -> bool:
+        leaf, local = self._local(docnum)
+        return bool(leaf.has_vector(local, fieldname))
+
+    def vector(self, docnum: int, fieldname: str, format_: Any = None) -> Any:
+        leaf, local = self._local(docnum)
+        return leaf.vector(local, fieldname, format_)
+
+    def has_column(self, fieldname: str) -> bool:
+        return any(leaf.has_column(fieldname) for leaf in self._leaves)
+
+    def column_reader(self, fieldname: str, column: Any) -> Any:
+        parts = []
+        for leaf in self._leaves:
+            part = leaf.column_reader(fieldname, column)
+            if isinstance(part, columns.TranslatingColumnReader):
+                part = part.raw_column()  # as the writer does with a reader's own column
+            parts.append(part)
+        return _OrderedColumn(self, parts)
+
+    def iter_postings(self) -> Iterator[tuple[str, Any, int, float, Any]]:
+        for leaf, offset in zip(self._leaves, self._offsets, strict=False):
+            for fieldname, text, docnum, weight, value in leaf.iter_postings():
+                yield fieldname, text, offset + docnum, weight, value
+
+
+class _OrderedColumn:
+    """A column of `_OrderedReader`'s leaves, by its document numbers."""
+
+    def __init__(self, reader: _OrderedReader, parts: list[Any]) -> None:
+        self._reader = reader
+        self._parts = parts
+
+    def __getitem__(self, docnum: int) -> Any:
+        i, local = self._reader.where(docnum)
+        return self._parts[i][local]
