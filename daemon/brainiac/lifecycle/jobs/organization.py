@@ -4,9 +4,10 @@
 - Decay: strength x `decay_per_day` for every day since the later of the last access, update,
   reinforcement and previous decay (`decayed`), so running twice on one day decays once and a
   strength a person typed is the new starting point. `status: pinned` never decays. One run
-  applies at most `MAX_DECAY_DAYS_PER_RUN` days after the time the previous run applied (kept in
-  the job's record), so a clock or a `--now` months ahead cannot archive every note at once; the
-  days a jump left out are applied by the next runs, that many at a time, and nothing is lost.
+  applies at most `decay.MAX_DECAY_DAYS_PER_RUN` days after the time the previous run applied
+  (kept in the job's record), so a clock or a `--now` months ahead cannot archive every note at
+  once; the days a jump left out are applied by the next runs, that many at a time, and nothing
+  is lost (decay.py).
 - Forgetting: a note below `archive_below` moves to `memory/archive/notes/` with `status: archived`,
   never deleted. It keeps its file name, so [[links]] to it still resolve (every link brainiac
   writes names a file, as Obsidian resolves links: `names.link`), and it stays searchable.
@@ -27,33 +28,24 @@ import datetime as dt
 import os
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brainiac.core import clock
 from brainiac.core.errors import BrainiacError, NoteParseError
 from brainiac.formats import events as ev
-from brainiac.formats import ltm, marks, stm
+from brainiac.formats import ltm, marks
 from brainiac.formats import note as notes
 from brainiac.language import facts, observe
-from brainiac.lifecycle.jobs import consolidate, edits
+from brainiac.lifecycle.jobs import consolidate, decay, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
 from brainiac.store.names import Entry, link, normalise, only_project, whole_names
-from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, SHORT_TERM, Vault
+from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
 if TYPE_CHECKING:
     from brainiac.lifecycle.jobs import JobReport
     from brainiac.search.memory_protocol import MemoryLike
-    from brainiac.store.config import Config
 
 ARCHIVED_NOTES_DIR = f"{ARCHIVE_DIR}/notes"
-# The most decay one run applies. A month: a person back from a long holiday finds their notes a
-# month older at once, and a typo in `--now` costs at most that (0.98**30: 55% of the strength).
-MAX_DECAY_DAYS_PER_RUN = 30
-_DECAY_CLOCK = "decay_clock"  # the time the last run's decay counted up to (JobRecord.extra)
-_MIN_DECAY_STEP = 0.95  # write a decayed strength once it has lost at least 5%
-_NEVER_DECAY = ("pinned",)
 
 
 def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
@@ -64,7 +56,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     outcome = Outcome()
     said: list[str] = []
     accessed = access.fold(memory.locations.state, dry_run)
-    decay_now, bounded = decay_clock(memory.locations.state, now)
+    decay_now, bounded = decay.decay_clock(memory.locations.state, now)
     if bounded is not None:
         said.append(bounded)
     memory.names.refresh(vault, memory.config.private_folders)
@@ -75,7 +67,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     if merged:
         memory.names.refresh(vault, memory.config.private_folders)
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
-    clocks = _project_clocks(memory, decay_now)
+    clocks = decay.project_clocks(memory, decay_now)
     run = _Run(memory, now, decay_now, clocks, accessed, merged, unlink, outcome, dry_run, said)
     # The notes that fade go first, and the links of the rest are found among the notes still
     # active after them: a name the archived note answered to now leads to the next note
@@ -85,7 +77,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     fading = [
         e
         for e in entries
-        if _will_fade(e, accessed.get(e.rel), clocks.get(only_project(e), decay_now), cfg)
+        if decay.will_fade(e, accessed.get(e.rel), clocks.get(only_project(e), decay_now), cfg)
     ]
     for entry in fading:
         _care(run, entry)
@@ -105,7 +97,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
         from brainiac.lifecycle.jobs import keep_extra
 
         access.done(memory.locations.state)
-        keep_extra(memory.locations.state, "organization", _DECAY_CLOCK, decay_now.isoformat())
+        keep_extra(memory.locations.state, "organization", decay.DECAY_CLOCK, decay_now.isoformat())
     memory.names.refresh(vault, memory.config.private_folders)
     write_indexes(memory, now, outcome, dry_run)
     if accessed:
@@ -135,7 +127,7 @@ class _Run:
     memory: MemoryLike
     now: dt.datetime
     decay_now: dt.datetime
-    clocks: dict[str | None, dt.datetime]  # _project_clocks
+    clocks: dict[str | None, dt.datetime]  # decay.project_clocks
     accessed: dict[str, dt.datetime]
     merged: set[str]
     unlink: set[str]
@@ -145,18 +137,6 @@ class _Run:
     archived: list[str] = dataclasses.field(default_factory=list)
     # Project (None: global) -> the active names a note of it may link to (names.open_to).
     tables: dict[str | None, dict[str, Entry]] = dataclasses.field(default_factory=dict)
-
-
-def _will_fade(entry: Entry, accessed: dt.datetime | None, now: dt.datetime, cfg: Config) -> bool:
-    """Whether this run's decay takes `entry` below the archive threshold, told from the book
-    (no read). A wrong guess costs only the order: `_care` archives by the strength it writes."""
-    if entry.status in _NEVER_DECAY or entry.status in ("merged", "archived") or entry.private:
-        return False
-    start = entry.decay_start
-    if accessed is not None:
-        start = accessed if start is None else max(start, accessed)
-    step = decay_step(entry.strength, start, now, cfg.decay_per_day, cfg.archive_below)
-    return (entry.strength if step is None else step[0]) < cfg.archive_below
 
 
 def _care(run: _Run, entry: Entry) -> None:
@@ -169,7 +149,7 @@ def _care(run: _Run, entry: Entry) -> None:
     if (
         settled.get(rel) == entry.key
         and rel not in run.accessed
-        and not _decay_due(
+        and not decay.decay_due(
             entry,
             run.clocks.get(only_project(entry), run.decay_now),
             cfg.decay_per_day,
@@ -206,7 +186,7 @@ def _care(run: _Run, entry: Entry) -> None:
         if text is None:
             return None
         new = _touch_access(text, run.accessed.get(rel))
-        new = _decay(new, decay_to, cfg.decay_per_day, cfg.archive_below)
+        new = decay.decayed(new, decay_to, cfg.decay_per_day, cfg.archive_below)
         parsed = ltm.parse(new, rel)
         strength[0] = parsed.strength
         new, changes = consolidate.apply_facts(new, parsed.sources)
@@ -218,7 +198,7 @@ def _care(run: _Run, entry: Entry) -> None:
     if fact_notes:
         run.said.append(f"[[{note.title}]] facts changed: {', '.join(fact_notes)}")
     # The transform runs in a dry run too (only the write is skipped): the same decay rule.
-    fading = strength[0] < cfg.archive_below and note.status not in _NEVER_DECAY
+    fading = strength[0] < cfg.archive_below and note.status not in decay.NEVER_DECAY
     if fading and _archive(vault, rel, run.now, run.outcome, run.dry_run):
         run.archived.append(note.title)
     elif not run.dry_run:
@@ -232,91 +212,6 @@ def _only_project(sources: Sequence[ev.Event]) -> str | None:
     another project (the note is in each of their contexts, and links as a global one)."""
     said_in = {s.project for s in sources}
     return next(iter(said_in)) if len(said_in) == 1 else None
-
-
-def _project_clocks(memory: MemoryLike, decay_now: dt.datetime) -> dict[str | None, dt.datetime]:
-    """Project -> the time its notes decay up to: its newest event in the Event Log (each
-    project keeps its newest events there, promotion.py), when before `decay_now`. A project's
-    notes fade with its own sessions, as in a vault of its own whose jobs run when they end:
-    time spent working in another project does not age them. Empty without projects."""
-    try:
-        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
-    except (OSError, BrainiacError):
-        return {}
-    newest: dict[str | None, dt.datetime] = {}
-    for e in events:
-        if e.project and e.at is not None:
-            held = newest.get(e.project)
-            if held is None or clock.instant(e.at) > clock.instant(held):
-                newest[e.project] = e.at
-    limit = clock.instant(decay_now)
-    return {p: at for p, at in newest.items() if clock.instant(at) < limit}
-
-
-def decay_clock(state_dir: Path, now: dt.datetime) -> tuple[dt.datetime, str | None]:
-    """The time this run's decay counts up to, and, if that is not `now`, why (for the report).
-
-    Counted from the time the previous run applied; before any run, from the computer's clock
-    (the only other witness of how much time has passed)."""
-    from brainiac.lifecycle.jobs import load_records
-
-    record = load_records(state_dir).get("organization")
-    last = None
-    if record is not None and record.extra.get(_DECAY_CLOCK):
-        with contextlib.suppress(ValueError):
-            last = dt.datetime.fromisoformat(record.extra[_DECAY_CLOCK])
-    reference = last if last is not None else clock.now()
-    limit = reference + dt.timedelta(days=MAX_DECAY_DAYS_PER_RUN)
-    if now <= limit:
-        return now, None
-    since = "the last run" if last is not None else "the computer's clock"
-    return limit, (
-        f"now is {(now - reference).days} days after {since}; decay applied up to "
-        f"{limit.isoformat(timespec='minutes')} (at most {MAX_DECAY_DAYS_PER_RUN} days a run; "
-        "the next runs apply the rest)"
-    )
-
-
-def decay_step(
-    strength: float, start: dt.datetime | None, now: dt.datetime, per_day: float, floor: float
-) -> tuple[float, int] | None:
-    """The decayed strength and the whole days it covers, or None when this run writes nothing.
-
-    Decay is written once it has taken at least 5% (rewriting every note every day would churn
-    sync tools and editors for a 2% change) or when the note nears the archive threshold; the
-    days keep counting from `decayed` meanwhile, so nothing is lost by waiting.
-    """
-    if start is None:
-        return None  # no date to count from (a person's note without one): left as it is
-    days = int(max((now - start).total_seconds() / 86400.0, 0.0))
-    if days < 1:
-        return None
-    factor = per_day**days
-    if factor > _MIN_DECAY_STEP and strength * factor >= 2 * floor:
-        return None
-    return strength * factor, days
-
-
-def _decay_due(entry: Entry, now: dt.datetime, per_day: float, floor: float) -> bool:
-    if entry.status in _NEVER_DECAY:
-        return False
-    return decay_step(entry.strength, entry.decay_start, now, per_day, floor) is not None
-
-
-def _decay(text: str, now: dt.datetime, per_day: float, floor: float) -> str:
-    note = ltm.parse(text, "<note>")
-    if note.status in _NEVER_DECAY:
-        return text
-    since = note.decay_start
-    step = decay_step(note.strength, since, now, per_day, floor)
-    if step is None or since is None:
-        return text
-    strength, days = step
-    text = notes.set_frontmatter_field(text, "strength", notes.yaml_number(strength, 4))
-    # Days counted, not the clock time: the part of a day not yet decayed carries over.
-    return notes.set_frontmatter_field(
-        text, "decayed", (since + dt.timedelta(days=days)).isoformat(timespec="minutes")
-    )
 
 
 def _touch_access(text: str, when: dt.datetime | None) -> str:
