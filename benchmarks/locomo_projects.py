@@ -32,7 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -208,33 +208,50 @@ def questions_apart(
     """The questions whose evidence found scoped differs from alone: which, at which budget,
     and which evidence each context holds (what a gap between the two is made of)."""
     out = []
+    for c, i, qa, budget, texts in _pairs(convs, contexts, budgets, limit):
+        found = {
+            s: [
+                e
+                for e in qa.evidence
+                if locomo_eval.norm_ws(c.by_id[e].text) in locomo_eval.norm_ws(t)
+            ]
+            for s, t in texts.items()
+        }
+        if found["alone"] != found["scoped"]:
+            out.append(
+                {
+                    "conversation": c.sample_id,
+                    "question": i,
+                    "category": qa.category,
+                    "budget": budget,
+                    "text": qa.question,
+                    "evidence": qa.evidence,
+                    **found,
+                }
+            )
+    return out
+
+
+def _pairs(
+    convs: Sequence[Any],
+    contexts: dict[str, dict[str, list[str]]],
+    budgets: Sequence[int],
+    limit: int | None,
+) -> Iterator[tuple[Any, int, Any, int, dict[str, str]]]:
+    """Each question's alone and scoped contexts at each budget, in the order they were asked:
+    (conversation, question's number, question, budget, {"alone": ..., "scoped": ...})."""
     for c in convs:
         qas = [q for q in c.qa if q.evidence][: limit or None]
         for i, qa in enumerate(qas):
             for j, budget in enumerate(budgets):
                 k = i * len(budgets) + j
-                texts = {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")}
-                found = {
-                    s: [
-                        e
-                        for e in qa.evidence
-                        if locomo_eval.norm_ws(c.by_id[e].text) in locomo_eval.norm_ws(t)
-                    ]
-                    for s, t in texts.items()
-                }
-                if found["alone"] != found["scoped"]:
-                    out.append(
-                        {
-                            "conversation": c.sample_id,
-                            "question": i,
-                            "category": qa.category,
-                            "budget": budget,
-                            "text": qa.question,
-                            "evidence": qa.evidence,
-                            **found,
-                        }
-                    )
-    return out
+                yield (
+                    c,
+                    i,
+                    qa,
+                    budget,
+                    {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")},
+                )
 
 
 def write_contexts(
@@ -249,20 +266,15 @@ def write_contexts(
     folder.mkdir(parents=True, exist_ok=True)
     written = 0
     kinds: dict[str, int] = {}
-    for c in convs:
-        qas = [q for q in c.qa if q.evidence][: limit or None]
-        for i, qa in enumerate(qas):
-            for j, budget in enumerate(budgets):
-                k = i * len(budgets) + j
-                texts = {s: contexts[s][c.sample_id][k] for s in ("alone", "scoped")}
-                if texts["alone"] == texts["scoped"]:
-                    continue
-                written += 1
-                for kind in kinds_apart(texts["alone"], texts["scoped"]):
-                    kinds[kind] = kinds.get(kind, 0) + 1
-                for system, text in texts.items():
-                    name = f"{c.sample_id}-q{i}-{budget}.{system}.md"
-                    (folder / name).write_text(f"<!-- {qa.question} -->\n{text}")
+    for c, i, qa, budget, texts in _pairs(convs, contexts, budgets, limit):
+        if texts["alone"] == texts["scoped"]:
+            continue
+        written += 1
+        for kind in kinds_apart(texts["alone"], texts["scoped"]):
+            kinds[kind] = kinds.get(kind, 0) + 1
+        for system, text in texts.items():
+            name = f"{c.sample_id}-q{i}-{budget}.{system}.md"
+            (folder / name).write_text(f"<!-- {qa.question} -->\n{text}")
     by_kind = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items(), key=lambda x: -x[1]))
     print(f"contexts apart, by section (a pair may count twice): {by_kind}", file=sys.stderr)
     return written
