@@ -171,10 +171,10 @@ def _read(m: Any, subsearcher: Any, inside: AbstractSet[int]) -> Any:
         return _Leaf([], _one_by_one(m), None, None)
     passed: list[whoosh_internals.Passed] = []
     ordered = _ordered(inside) if isinstance(inside, frozenset) else sorted(inside)
-    after = _before_first(m, subsearcher)
-    blocks = list(whoosh_internals.posting_blocks(m, None, ordered, passed, after))
+    info = _term_info(m, subsearcher)  # looked up once: both the bound and the skip ask it
+    blocks = list(whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info)))
     heaviest = max((p.weight for p in passed), default=0.0) * (1 + _HEADER_MARGIN)
-    bound = _bound(m.scorer, blocks, heaviest, m.term(), subsearcher)
+    bound = _bound(m.scorer, blocks, heaviest, info)
     return _Leaf(blocks, None, m.scorer, bound, passed, m)
 
 
@@ -202,18 +202,15 @@ def _ordered(docs: frozenset[int]) -> list[int]:
 
 
 def _bound(
-    scorer: Any,
-    blocks: list[whoosh_internals.Block],
-    heaviest: float,
-    term: Any,
-    subsearcher: Any,
+    scorer: Any, blocks: list[whoosh_internals.Block], heaviest: float, info: Any
 ) -> float | None:
     """The most a posting of `blocks`, or of weight `heaviest` at most, can score: BM25F at the
     largest weight and the term's shortest field length (Whoosh's, stored with the lengths' own
-    rounding, so never above a document's); None when the term's lengths cannot be had."""
+    rounding, so never above a document's); None when the term's lengths cannot be had (`info`,
+    its term info, None)."""
     try:
-        shortest = subsearcher.term_info(*term).min_length()
-    except Exception:
+        shortest = info.min_length()
+    except Exception:  # None, or a term info without its lengths
         return None
     weight = max(
         (max(w[first:end]) for _, w, first, end in blocks if end > first), default=heaviest
@@ -405,17 +402,26 @@ def _leaf_blocks(m: Any, keep: AbstractSet[int] | None = None, subsearcher: Any 
     in a vault shared by projects, most of a common word's postings are other projects')."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
-    after = _before_first(m, subsearcher)
+    after = _before_first(_term_info(m, subsearcher))
     blocks = whoosh_internals.posting_blocks(m, keep, _ordered(keep), None, after)
     return _block_scores(m.scorer, blocks, keep)
 
 
-def _before_first(m: Any, reader: Any) -> int:
-    """A number below leaf matcher `m`'s first posting: its term's smallest, less one (-1 when
-    it cannot be had). `reader`: the segment's reader or searcher."""
+def _term_info(m: Any, reader: Any) -> Any | None:
+    """Leaf matcher `m`'s term info in `reader` (the segment's reader or searcher); None when
+    it cannot be had."""
     try:
-        return int(reader.term_info(*m.term()).min_id()) - 1
+        return reader.term_info(*m.term())
     except Exception:
+        return None
+
+
+def _before_first(info: Any) -> int:
+    """A number below the first posting of the term `info` is of: its smallest, less one (-1
+    when it cannot be had)."""
+    try:
+        return int(info.min_id()) - 1
+    except Exception:  # None, or a term info without its smallest number
         return -1
 
 
@@ -638,7 +644,7 @@ def _count_in(m: Any, docs: AbstractSet[int], leaf: Any = None) -> int:
         return sum(1 for d in m.all_ids() if d in docs)
     count = 0
     ordered = _ordered(docs) if isinstance(docs, frozenset) else None
-    after = _before_first(m, leaf) if ordered is not None else -1
+    after = _before_first(_term_info(m, leaf)) if ordered is not None else -1
     for ids in whoosh_internals.posting_ids(m, ordered, after):
         count += sum(map(docs.__contains__, ids))
     return count
