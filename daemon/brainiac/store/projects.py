@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING
 
 from brainiac.formats import events as ev
 from brainiac.formats import marks
-from brainiac.language import facts
 
 if TYPE_CHECKING:
     from brainiac.store.config import Config
@@ -243,6 +242,9 @@ def scoped_digest(section_text: str, scope: Scope, event_in_scope: Callable[[str
     of its own would have them (without the name, still marked as generated). Unscoped, all."""
     if scope.project is None:
         return section_text
+    # Here, not at the top: a context without a project (the hook's) never loads the parser.
+    from brainiac.language import facts
+
     lines = section_text.split("\n")
     dropped: set[int] = set()
     for fl in facts.parse(section_text):
