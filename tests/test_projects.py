@@ -577,6 +577,38 @@ def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Calla
     return taken
 
 
+def test_a_projects_short_term_sections_are_made_once_per_log_and_searcher(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each context in a project shows the short-term sections as the project has them
+    # (projects.scoped_digest parses their fact lines): made once while the log and the index
+    # stay as they are, and anew after an event, whose fact the next context shows.
+    made: list[str] = []
+    scoped_digest = projects.scoped_digest
+
+    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
+        made.append(text)
+        return scoped_digest(text, scope, in_scope)
+
+    monkeypatch.setattr(projects, "scoped_digest", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("The alpha release ships on Friday.", at=NOW, project="alpha")
+        first = m.context("When does the release ship?", budget=2000, now=NOW, project="alpha")
+        assert made
+        made.clear()
+        again = m.context("Who ships it?", budget=2000, now=NOW, project="alpha")
+        assert made == [] and again.text.split("## Relevant")[0].count("Friday") == (
+            first.text.split("## Relevant")[0].count("Friday")
+        )
+        m.context("Who ships it?", budget=2000, now=NOW, project="beta")
+        assert made  # another scope
+        made.clear()
+        m.remember("My favourite colour is teal.", at=NOW, project="alpha")
+        m.run_job("reflection", now=NOW + dt.timedelta(hours=1))
+        later = m.context("Who ships it?", budget=2000, now=NOW, project="alpha")
+        assert made and "teal" in later.text
+
+
 def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

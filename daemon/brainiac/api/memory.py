@@ -28,6 +28,7 @@ import functools
 import logging
 import os
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +152,9 @@ class Memory:
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[StatKey, stm.ShortTerm] | None = None
+        self._scoped_memo: (
+            tuple[stm.ShortTerm, weakref.ref[object], projects.Scope, dict[str, str]] | None
+        ) = None  # see _scoped_sections
         self._identity_cache: tuple[StatKey, str] | None = None
         self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
@@ -523,7 +527,7 @@ class Memory:
             diversify=semantic.diversified if prompt and (semantic := self.semantic) else None,
         )
         identity = self.identity()
-        in_scope = self._event_in_scope(doc, scope)
+        scoped = self._scoped_sections(doc, scope)
         # Credentials a person wrote stay in their files but not in what goes to a model, the
         # working-memory file or an MCP client (masking.py); masked before packing, so the
         # budget counts what is shown.
@@ -536,11 +540,7 @@ class Memory:
                     _masked(
                         marks.without_marks(
                             projects.without_shared_digest(
-                                about_prompt(
-                                    projects.scoped_digest(doc.section(title), scope, in_scope),
-                                    prompt,
-                                ),
-                                scope,
+                                about_prompt(scoped[title], prompt), scope
                             )
                         )
                     ),
@@ -557,6 +557,23 @@ class Memory:
         return Context(
             result.text, result.tokens, budget, result.sources, result.over_budget, result.warnings
         )
+
+    def _scoped_sections(self, doc: stm.ShortTerm, scope: projects.Scope) -> dict[str, str]:
+        """Each short-term section as a context in `scope` shows it (projects.scoped_digest),
+        made again only when the document, the scope or the index's searcher changed: a context
+        in a project would otherwise parse every fact line of every section each time."""
+        token = self.indexer.index.searcher_token()
+        memo = self._scoped_memo  # read once: the daemon's socket threads ask contexts too
+        if memo is not None and memo[0] is doc and memo[1]() is token and memo[2] == scope:
+            return memo[3]
+        in_scope = self._event_in_scope(doc, scope)
+        sections = {
+            title: projects.scoped_digest(doc.section(title), scope, in_scope)
+            for title in stm.SECTIONS[:-1]
+        }
+        # The searcher by a weak reference: an old one, closed, is not kept alive by this.
+        self._scoped_memo = (doc, weakref.ref(token), scope, sections)
+        return sections
 
     def _event_in_scope(self, doc: stm.ShortTerm, scope: projects.Scope) -> Callable[[str], bool]:
         """Whether the event of an id is one a context in `scope` sees (projects.in_scope): by

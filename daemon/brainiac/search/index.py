@@ -734,6 +734,12 @@ class Index:
         problem = f"the index could not be read ({exc})"
         return SearchError(f"{self.directory}: {problem}; {fix}")
 
+    def searcher_token(self) -> object:
+        """An object that stays the same as long as the open searcher does (a commit or a
+        refresh opens another): what was learnt from the index may be kept while it is."""
+        with self._searching:
+            return self._memo()
+
     def project_counts(self) -> dict[str, int]:
         """Documents per scope term (project names and "*"), for `status` and for every
         context in a project (which names it may be about): counted once per searcher."""
