@@ -32,7 +32,6 @@ state.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import heapq
 import itertools
@@ -185,11 +184,9 @@ def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
         return
     still = []
     for block in leaf.passed:
-        if wanted is not None:
-            i = bisect.bisect_right(wanted, block.after)
-            if i == len(wanted) or wanted[i] > block.last:
-                still.append(block)
-                continue
+        if wanted is not None and whoosh_internals.none_within(wanted, block.after, block.last):
+            still.append(block)
+            continue
         leaf.blocks.append(whoosh_internals.read_passed(leaf.matcher, block))
     leaf.passed = still
 

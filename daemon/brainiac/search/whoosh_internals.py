@@ -414,6 +414,13 @@ class Passed(NamedTuple):
     at: int
 
 
+def none_within(ordered: Sequence[int], after: int, last: int) -> bool:
+    """Whether none of `ordered` (document numbers in order) is above `after` and up to `last`:
+    a posting block spanning those numbers (by its header) holds none of them."""
+    i = bisect.bisect_right(ordered, after)
+    return i == len(ordered) or ordered[i] > last
+
+
 def posting_blocks(
     matcher: Any,
     keep: AbstractSet[int] | None = None,
@@ -436,15 +443,18 @@ def posting_blocks(
     at: int | None = m._baseoffset if m._ids is None else None  # where the block starts
     while not m._atend and m._i < m._blocklength:
         last = m.block_max_id()
-        if ordered is not None and m._ids is None and (at is not None or passed is None):
-            i = bisect.bisect_right(ordered, after)
-            if i == len(ordered) or ordered[i] > last:
-                if passed is not None and at is not None:
-                    passed.append(Passed(after, last, m.block_max_weight(), at))
-                after, at = last, m._nextoffset
-                m._i = m._blocklength
-                m._next_block()
-                continue
+        if (
+            ordered is not None
+            and m._ids is None
+            and (at is not None or passed is None)
+            and none_within(ordered, after, last)
+        ):
+            if passed is not None and at is not None:
+                passed.append(Passed(after, last, m.block_max_weight(), at))
+            after, at = last, m._nextoffset
+            m._i = m._blocklength
+            m._next_block()
+            continue
         if m._ids is None:
             _read_ids(m) if decode else m._read_ids()
         if keep is None or not keep.isdisjoint(m._ids[m._i : m._blocklength]):
@@ -480,13 +490,11 @@ def posting_ids(
     decode = _DECODING
     while not m._atend and m._i < m._blocklength:
         last = m.block_max_id()
-        if ordered is not None and m._ids is None:
-            i = bisect.bisect_right(ordered, after)
-            if i == len(ordered) or ordered[i] > last:
-                after = last
-                m._i = m._blocklength
-                m._next_block()
-                continue
+        if ordered is not None and m._ids is None and none_within(ordered, after, last):
+            after = last
+            m._i = m._blocklength
+            m._next_block()
+            continue
         if m._ids is None:
             _read_ids(m) if decode else m._read_ids()
         yield m._ids[m._i : m._blocklength]
