@@ -114,7 +114,8 @@ def inside_and_outside(
     for subsearcher, offset in leaves:
         mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         assert mine is not None
-        plan = _read(query.matcher(subsearcher, context), subsearcher, mine)
+        ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
+        plan = _read(query.matcher(subsearcher, context), subsearcher, ordered)
         plans.append((plan, mine, offset))
         scores = _planned_scores(plan, mine)
         found.update({d + offset: s for d, s in scores.items()} if offset else scores)
@@ -152,10 +153,10 @@ class _Leaf:
     matcher: Any = None
 
 
-def _read(m: Any, subsearcher: Any, inside: AbstractSet[int]) -> Any:
+def _read(m: Any, subsearcher: Any, inside: Sequence[int]) -> Any:
     """The matcher tree `m` with each leaf's postings read (`_Leaf`) where they may hold a
-    document of `inside`: ("union", a, b), ("boost", boost, child), ("filter", ids, exclude,
-    child), a _Leaf, or None (no match). The matchers are consumed."""
+    document of `inside` (in order): ("union", a, b), ("boost", boost, child), ("filter", ids,
+    exclude, child), a _Leaf, or None (no match). The matchers are consumed."""
     if not m.is_active():
         return None
     kind = type(m)
@@ -169,9 +170,8 @@ def _read(m: Any, subsearcher: Any, inside: AbstractSet[int]) -> Any:
     if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
         return _Leaf([], _one_by_one(m), None, None)
     passed: list[whoosh_internals.Passed] = []
-    ordered = _ordered(inside) if isinstance(inside, frozenset) else sorted(inside)
     info = _term_info(m, subsearcher)  # looked up once: both the bound and the skip ask it
-    blocks = list(whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info)))
+    blocks = list(whoosh_internals.posting_blocks(m, None, inside, passed, _before_first(info)))
     heaviest = max((p.weight for p in passed), default=0.0) * (1 + _HEADER_MARGIN)
     bound = _bound(m.scorer, blocks, heaviest, info)
     return _Leaf(blocks, None, m.scorer, bound, passed, m)
