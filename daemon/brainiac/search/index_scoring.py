@@ -341,9 +341,9 @@ def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     return [(d, -negated) for negated, d in kept[:limit]]
 
 
-def _scores(m: Any, keep: AbstractSet[int] | None = None, subsearcher: Any = None) -> Scores:
+def _scores(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
     """The scores of the postings `m` has from where it stands, of the documents `keep` holds
-    (None: all): the matcher is consumed."""
+    (None: all), in the segment of `subsearcher`: the matcher is consumed."""
     if not m.is_active():
         return {}
     kind = type(m)
@@ -394,7 +394,7 @@ def _block_readable(m: Any) -> bool:
     )
 
 
-def _leaf_blocks(m: Any, keep: AbstractSet[int] | None = None, subsearcher: Any = None) -> Scores:
+def _leaf_blocks(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
     in a vault shared by projects, most of a common word's postings are other projects')."""
     if not isinstance(keep, frozenset):
@@ -629,10 +629,10 @@ class ScopeStatistics:
         return df
 
 
-def _count_in(m: Any, docs: AbstractSet[int], leaf: Any = None) -> int:
+def _count_in(m: Any, docs: AbstractSet[int], leaf: Any) -> int:
     """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C,
     the weights never decoded (a word's postings in every project, for each new word of a
-    prompt in a project)."""
+    prompt in a project); `leaf`: the segment's reader."""
     if type(m) is FilterMatcher and whoosh_internals.filter_kept(m)[1]:
         # A segment's deleted documents left out: `docs` holds live ones only, so the count
         # is the same without the filter, and the postings underneath read by blocks.
