@@ -643,8 +643,7 @@ class SemanticIndex:
         self._store.open()
         if not self.read_only:
             self._import_legacy()
-        self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
-        self._waiting.keep(self._store.rows_of(self._waiting.digests()) < 0)
+        self._drop_embedded()
 
     def follow(self, digests: Iterable[tuple[str, int]] | None, roles: Collection[str]) -> None:
         """Read-only: the writer's latest committed vectors, and, when given, the events as the
@@ -756,14 +755,19 @@ class SemanticIndex:
 
     def _use(self, store: VectorStore) -> None:
         """`store` in place of the one in use, and the texts that now have a vector no longer
-        waiting (an array lookup for them all, not one per text)."""
+        waiting."""
         with self._lock:
             self._store = store
             self._live = None
-            digests = np.fromiter(self._texts, np.uint64, len(self._texts))
-            for digest in digests[store.rows_of(digests) >= 0].tolist():
-                del self._texts[digest]
-            self._waiting.keep(store.rows_of(self._waiting.digests()) < 0)
+            self._drop_embedded()
+
+    def _drop_embedded(self) -> None:
+        """The texts that have a vector in the store no longer waiting (an array lookup for
+        them all, not one per text)."""
+        digests = np.fromiter(self._texts, np.uint64, len(self._texts))
+        for digest in digests[self._store.rows_of(digests) >= 0].tolist():
+            del self._texts[digest]
+        self._waiting.keep(self._store.rows_of(self._waiting.digests()) < 0)
 
     def close(self) -> None:
         """Save, and let go of the files (a later fill opens them again)."""
