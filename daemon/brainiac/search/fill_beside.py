@@ -64,10 +64,6 @@ class FillBeside(ChildProcess):
         why = self.outcome()[1]
         return f"{self.folder}: the fill beside the daemon failed ({why})" if why else ""
 
-    def cancel(self) -> None:
-        """End the child (what it committed stays) and wait for it."""
-        self.end()
-
 
 def _end_with_parent() -> None:
     """Ask the kernel to kill this process when its parent goes (Linux; elsewhere the look at
