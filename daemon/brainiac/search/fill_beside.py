@@ -97,7 +97,7 @@ def fill(index_dir: Path, folder: Path, parent: int) -> int:
         semantic.known(index.each_event())
         while os.getppid() == parent:
             done = semantic.fill(seconds=_SLICE_S)
-            semantic.commit()
+            semantic.save(compact=False)
             made += done
             if not done:
                 break

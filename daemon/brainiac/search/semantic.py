@@ -689,31 +689,22 @@ class SemanticIndex:
             with contextlib.suppress(OSError):
                 path.unlink()
 
-    def save(self) -> None:
+    def save(self, compact: bool = True) -> None:
         """Make the vectors appended since the last save the ones a later process finds (they
         are in the file already: vector_store.py). Vectors of texts no event has any more are
-        dropped when they are most of the file."""
+        dropped when they are most of the file, when `compact` (a fill beside the daemon saves
+        each slice without: the daemon follows each, and the look costs every event's digest)."""
         with self._lock:
             if not self._loaded or self.read_only or self._beside:
                 return
             try:
-                keep = self._kept_if_compacted()
+                keep = self._kept_if_compacted() if compact else None
                 if keep is not None:
                     self._store.compact(keep)
                     self._live = None
                 self._store.commit()
             except OSError as exc:  # a cache: what is not saved is made again next time
                 log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
-
-    def commit(self) -> None:
-        """Make the vectors appended so far the ones another process reads (no compaction: a
-        fill beside the daemon commits each slice, which the daemon follows)."""
-        with self._lock:
-            if self._loaded and not self.read_only and not self._beside:
-                try:
-                    self._store.commit()
-                except OSError as exc:  # a cache: what is not committed is made again
-                    log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
 
     # -- a fill in a child process (fill_beside.py) --------------------------------------------
     def hand_over(self) -> None:
