@@ -81,7 +81,7 @@ class Embedder:
         if self._thread.is_alive():
             log.warning("the embedder did not stop within %.0f s", _STOP_WAIT_S)
         elif self.filling is not None:  # what it committed stays; the next start goes on
-            self.filling.cancel()
+            self.filling.end()
             self.filling = None
 
     @contextlib.contextmanager

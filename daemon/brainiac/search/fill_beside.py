@@ -64,10 +64,6 @@ class FillBeside(ChildProcess):
         why = self.outcome()[1]
         return f"{self.folder}: the fill beside the daemon failed ({why})" if why else ""
 
-    def cancel(self) -> None:
-        """End the child (what it committed stays) and wait for it."""
-        self.end()
-
 
 def _end_with_parent() -> None:
     """Ask the kernel to kill this process when its parent goes (Linux; elsewhere the look at
@@ -101,7 +97,7 @@ def fill(index_dir: Path, folder: Path, parent: int) -> int:
         semantic.known(index.each_event())
         while os.getppid() == parent:
             done = semantic.fill(seconds=_SLICE_S)
-            semantic.commit()
+            semantic.save(compact=False)
             made += done
             if not done:
                 break

@@ -643,8 +643,7 @@ class SemanticIndex:
         self._store.open()
         if not self.read_only:
             self._import_legacy()
-        self._texts = {d: t for d, t in self._texts.items() if self._store.row_of(d) is None}
-        self._waiting.keep(self._store.rows_of(self._waiting.digests()) < 0)
+        self._drop_embedded()
 
     def follow(self, digests: Iterable[tuple[str, int]] | None, roles: Collection[str]) -> None:
         """Read-only: the writer's latest committed vectors, and, when given, the events as the
@@ -690,31 +689,22 @@ class SemanticIndex:
             with contextlib.suppress(OSError):
                 path.unlink()
 
-    def save(self) -> None:
+    def save(self, compact: bool = True) -> None:
         """Make the vectors appended since the last save the ones a later process finds (they
         are in the file already: vector_store.py). Vectors of texts no event has any more are
-        dropped when they are most of the file."""
+        dropped when they are most of the file, when `compact` (a fill beside the daemon saves
+        each slice without: the daemon follows each, and the look costs every event's digest)."""
         with self._lock:
             if not self._loaded or self.read_only or self._beside:
                 return
             try:
-                keep = self._kept_if_compacted()
+                keep = self._kept_if_compacted() if compact else None
                 if keep is not None:
                     self._store.compact(keep)
                     self._live = None
                 self._store.commit()
             except OSError as exc:  # a cache: what is not saved is made again next time
                 log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
-
-    def commit(self) -> None:
-        """Make the vectors appended so far the ones another process reads (no compaction: a
-        fill beside the daemon commits each slice, which the daemon follows)."""
-        with self._lock:
-            if self._loaded and not self.read_only and not self._beside:
-                try:
-                    self._store.commit()
-                except OSError as exc:  # a cache: what is not committed is made again
-                    log.warning("%s: the vectors could not be saved (%s)", self.folder, exc)
 
     # -- a fill in a child process (fill_beside.py) --------------------------------------------
     def hand_over(self) -> None:
@@ -756,14 +746,19 @@ class SemanticIndex:
 
     def _use(self, store: VectorStore) -> None:
         """`store` in place of the one in use, and the texts that now have a vector no longer
-        waiting (an array lookup for them all, not one per text)."""
+        waiting."""
         with self._lock:
             self._store = store
             self._live = None
-            digests = np.fromiter(self._texts, np.uint64, len(self._texts))
-            for digest in digests[store.rows_of(digests) >= 0].tolist():
-                del self._texts[digest]
-            self._waiting.keep(store.rows_of(self._waiting.digests()) < 0)
+            self._drop_embedded()
+
+    def _drop_embedded(self) -> None:
+        """The texts that have a vector in the store no longer waiting (an array lookup for
+        them all, not one per text)."""
+        digests = np.fromiter(self._texts, np.uint64, len(self._texts))
+        for digest in digests[self._store.rows_of(digests) >= 0].tolist():
+            del self._texts[digest]
+        self._waiting.keep(self._store.rows_of(self._waiting.digests()) < 0)
 
     def close(self) -> None:
         """Save, and let go of the files (a later fill opens them again)."""

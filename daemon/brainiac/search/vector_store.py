@@ -172,8 +172,7 @@ class VectorStore:
         stat when it did not); whether anything changed. A table that does not check out now (a
         commit or a compaction caught halfway) leaves the vectors read before in use, and is
         read again at the next look."""
-        seen = self._table_stat()
-        if seen is None or seen == self._seen:
+        if not self.changed():
             return False
         count, generation = self._committed, self._generation
         self.open()
