@@ -272,8 +272,8 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
                 daemon.wait()
     # What the editor's saves had removed when it stopped: lost, but for the journal.
     ok_before = [str(r["id"]) for r in _read_log(root / "agent.jsonl") if r.get("ok")]
-    present_before = _ids(vault)
-    missing_before_recovery = sum(1 for i in ok_before if present_before[i] == 0)
+    present_before = _holders(vault)
+    missing_before_recovery = sum(1 for i in ok_before if i not in present_before)
     final = subprocess.run(
         [*cli, "jobs", "run", "all", "--json"], env=env, capture_output=True, text=True
     )
@@ -295,7 +295,7 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
 
     present_markers, in_copies = markers(False), markers(True)
     saved = sorted(int(str(e["marker"])) for e in edits)
-    counts = _ids(vault)
+    held = _holders(vault)
     unparsable = []
     for path in vault.rglob("*.md"):
         try:
@@ -303,6 +303,7 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
         except (BrainiacError, UnicodeDecodeError) as exc:
             unparsable.append(f"{path.relative_to(vault)}: {exc}")
     ok_ids = [str(r["id"]) for r in remembered if r.get("ok")]
+    doubled = [i for i in ok_ids if len(held.get(i, ())) > 1]
     tail = "\n".join(daemon_log.read_text(errors="replace").splitlines()[-15:])
     return Result(
         seconds=time.monotonic() - started,
@@ -314,9 +315,9 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
         markers_in_conflict_copies=[
             m for m in saved if m not in present_markers and m in in_copies
         ],
-        events_lost=[i for i in ok_ids if counts[i] == 0],
-        events_doubled=[i for i in ok_ids if counts[i] > 1],
-        doubled_in=_holders(vault, {i for i in ok_ids if counts[i] > 1}),
+        events_lost=[i for i in ok_ids if i not in held],
+        events_doubled=doubled,
+        doubled_in={i: held[i] for i in doubled},
         unparsable=unparsable
         + ([] if final.returncode == 0 else [f"final jobs run: {final.stderr}"]),
         put_back=put_back,
@@ -326,24 +327,14 @@ def run(seconds: float, seed: int = 0, workdir: Path | None = None) -> Result:
     )
 
 
-def _ids(vault: Path) -> Counter[str]:
-    """How often each event id is written in memory/ (kept raw exports and conflict copies,
-    which the daemon never reads as memory, aside)."""
-    counts: Counter[str] = Counter()
-    for path in (vault / "memory").rglob("*.md"):
-        if "exports" not in path.relative_to(vault).parts and not is_conflict_copy(path.name):
-            counts.update(ID_RE.findall(path.read_text(encoding="utf-8", errors="replace")))
-    return counts
-
-
-def _holders(vault: Path, ids: set[str]) -> dict[str, list[str]]:
-    """The files of memory/ that hold each of `ids`, as `_ids` counts them (once per time)."""
-    held: dict[str, list[str]] = {i: [] for i in ids}
+def _holders(vault: Path) -> dict[str, list[str]]:
+    """The files of memory/ that hold each event id, once per time it is written there (kept
+    raw exports and conflict copies, which the daemon never reads as memory, aside)."""
+    held: dict[str, list[str]] = {}
     for path in sorted((vault / "memory").rglob("*.md")):
         if "exports" not in path.relative_to(vault).parts and not is_conflict_copy(path.name):
             for i in ID_RE.findall(path.read_text(encoding="utf-8", errors="replace")):
-                if i in held:
-                    held[i].append(str(path.relative_to(vault)))
+                held.setdefault(i, []).append(str(path.relative_to(vault)))
     return held
 
 

@@ -1106,14 +1106,11 @@ def _wait_caught_up(
         # A sync past the count says some edits are indexed, not all of them (one sync can take
         # the first edits while the last are still being written): the events are counted too.
         words_only = (meaning is None or not vectors) and mine and status.get("last_reconcile")
-        if words_only and synced and _all_counted(vault, env, meaning, events_at_least, documents):
+        made = meaning and not meaning["pending"] and meaning["events"] >= events_at_least
+        if made or (
+            words_only and synced and _all_counted(vault, env, meaning, events_at_least, documents)
+        ):
             return {"seconds": time.monotonic() - started, "peak_rss_mb": peak, "meaning": meaning}
-        if meaning and not meaning["pending"] and meaning["events"] >= events_at_least:
-            return {
-                "seconds": time.monotonic() - started,
-                "peak_rss_mb": peak,
-                "meaning": meaning,
-            }
         if time.monotonic() - started > timeout:
             raise RuntimeError(f"the daemon did not catch up in {timeout:.0f} s: {meaning}")
         time.sleep(0.2)

@@ -10,15 +10,17 @@ import os
 import sqlite3
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from brainiac import Memory
 from brainiac.runtime.daemon_status import Counters, StatusFile
 from brainiac.runtime.resource_faults import ResourceFaults
+from brainiac.search import indexer as indexer_mod
 from brainiac.search.indexer import SyncReport
 from brainiac.store import vault as vault_mod
-from brainiac.store.manifest import stat_snapshot
+from brainiac.store.manifest import Manifest, stat_snapshot
 from brainiac.store.vault import is_conflict_copy
 from conftest import run_cli
 
@@ -221,6 +223,32 @@ def test_a_manifest_saved_before_the_digest_was_kept_is_checked_file_by_file(vau
     note.write_text(note.read_text() + "\nThe quokka census is on Friday.\n", encoding="utf-8")
     report, loaded = _fresh_sync(vault)  # the save of this change stores the digest
     assert loaded and report.changed == (NOTE,)
+    report, loaded = _fresh_sync(vault)
+    assert not loaded and report.changed == ()
+
+
+def test_a_sync_in_batches_stores_the_digest_at_its_last_save_only(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save between two batches removes the digest rather than summing every row again (a
+    mass sync's saves would grow with the vault times its batches); the sync's last save
+    stores it, and the next start needs no manifest."""
+    _fresh_sync(vault)
+    monkeypatch.setattr(indexer_mod, "SYNC_BATCH_FILES", 1)
+    digests: list[bool] = []
+    save = Manifest.save
+
+    def noting(self: Manifest, path: Path, digest: bool = True) -> None:
+        save(self, path, digest)
+        digests.append(stat_snapshot(path) is not None)
+
+    monkeypatch.setattr(Manifest, "save", noting)
+    for i in range(3):
+        note = vault / f"memory/long_term/batch-{i}.md"
+        note.write_text(f"# Batch {i}\n\nThe quokka count {i}.\n", encoding="utf-8")
+    report, loaded = _fresh_sync(vault)
+    assert loaded and len(report.changed) == 3
+    assert digests == [False, False, False, True]
     report, loaded = _fresh_sync(vault)
     assert not loaded and report.changed == ()
 

@@ -57,10 +57,8 @@ def test_daemon_with_a_fill_left_running_is_ready_without_waiting_for_the_vector
     vault.mkdir()
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     meaning = {"events": 350_200, "pending": 200_000, "vectors": 150_200}
-    _status(vault, env, pid=os.getpid(), syncs=0, last_reconcile=1.0, pending_changes=0)
-    state = Locations.for_vault(vault, env).state
-    status = json.loads((state / STATUS_FILE).read_text(encoding="utf-8"))
-    (state / STATUS_FILE).write_text(json.dumps({**status, "meaning": meaning}), "utf-8")
+    status = {"pid": os.getpid(), "syncs": 0, "last_reconcile": 1.0, "pending_changes": 0}
+    _status(vault, env, **status, meaning=meaning)
     with pytest.raises(RuntimeError, match="did not catch up"):
         scale._wait_caught_up(vault, env, os.getpid(), timeout=0)
     done = scale._wait_caught_up(vault, env, os.getpid(), timeout=0, vectors=False)
@@ -77,15 +75,13 @@ def test_after_edits_a_daemon_with_a_fill_left_running_waits_for_every_edits_eve
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
     known, edits = 350_200, 20
     meaning = {"events": known + edits - 1, "pending": 200_000, "vectors": 150_200}
-    _status(vault, env, pid=os.getpid(), syncs=4, last_reconcile=1.0, pending_changes=0)
-    state = Locations.for_vault(vault, env).state
-    status = json.loads((state / STATUS_FILE).read_text(encoding="utf-8"))
+    status = {"pid": os.getpid(), "syncs": 4, "last_reconcile": 1.0, "pending_changes": 0}
     args = (vault, env, os.getpid(), known + edits)
-    (state / STATUS_FILE).write_text(json.dumps({**status, "meaning": meaning}), "utf-8")
+    _status(vault, env, **status, meaning=meaning)
     with pytest.raises(RuntimeError, match="did not catch up"):
         scale._wait_caught_up(*args, timeout=0, syncs_above=3, vectors=False)
     meaning["events"] += 1
-    (state / STATUS_FILE).write_text(json.dumps({**status, "meaning": meaning}), "utf-8")
+    _status(vault, env, **status, meaning=meaning)
     assert scale._wait_caught_up(*args, timeout=0, syncs_above=3, vectors=False)
 
 

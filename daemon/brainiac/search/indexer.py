@@ -225,8 +225,9 @@ class Indexer:
                     batch = self._batch_applied(pending, changes)
                     written, deleted = written + batch[0], deleted + batch[1]
                     # Saved now, even when saves are deferred: what the index holds stays
-                    # known after a crash, and the manifest's unsaved rows do not pile up.
-                    self._saved_if_due(deferred=False)
+                    # known after a crash, and the manifest's unsaved rows do not pile up. Its
+                    # stat digest waits for the sync's last save (Manifest.save).
+                    self._saved_if_due(deferred=False, digest=False)
                     pending, chars = [], 0
             batch = self._batch_applied(pending, changes)
         except BaseException as exc:
@@ -274,12 +275,12 @@ class Indexer:
         if gone and self.on_events_removed is not None:
             self.on_events_removed(gone)
 
-    def _saved_if_due(self, deferred: bool) -> None:
-        """Mark the manifest changed, and save it unless `deferred`."""
+    def _saved_if_due(self, deferred: bool, digest: bool = True) -> None:
+        """Mark the manifest changed, and save it unless `deferred` (`digest`: Manifest.save)."""
         self.dirty = True
         if not deferred:
             try:
-                self.flush()
+                self.flush(digest)
             except OSError as exc:  # the index is current; the next start re-reads these
                 log.warning("%s", exc)
 
@@ -415,10 +416,10 @@ class Indexer:
                 "is left as it was until the folder is back"
             )
 
-    def flush(self) -> None:
-        """Save the manifest if it changed since the last save."""
+    def flush(self, digest: bool = True) -> None:
+        """Save the manifest if it changed since the last save (`digest`: Manifest.save)."""
         if self.dirty:
-            self.manifest.save(self.manifest_path)
+            self.manifest.save(self.manifest_path, digest)
             self.dirty = False
 
     def _check(

@@ -323,22 +323,25 @@ class Manifest:
         _set_aside(path)
 
     # -- saving -----------------------------------------------------------------------------
-    def save(self, path: Path) -> None:
+    def save(self, path: Path, digest: bool = True) -> None:
         """Write the changes since the last load or save, in one transaction.
-        OSError (with the path) when it cannot be written."""
+        OSError (with the path) when it cannot be written. `digest=False` (a save between two
+        batches of one sync): the stat digest is removed, not summed again from every row, which
+        would make a mass sync's saves grow with the vault times its batches; a reconcile then
+        reads the manifest, as it must for the files the later batches have yet to take."""
         try:
-            self._write(path)
+            self._write(path, digest)
         except sqlite3.DatabaseError as exc:
             if isinstance(exc, sqlite3.OperationalError):
                 raise OSError(f"{path}: the manifest cannot be written ({exc})") from exc
             # Damaged under us: start the file again with everything this manifest holds.
             self._lose_saved(exc, path)
             try:
-                self._write(path)
+                self._write(path, digest)
             except sqlite3.Error as again:
                 raise OSError(f"{path}: the manifest cannot be written ({again})") from again
 
-    def _write(self, path: Path) -> None:
+    def _write(self, path: Path, digest: bool) -> None:
         if self._path is not None and self._path != path:
             raise ValueError(f"{path}: a manifest is saved where it was loaded ({self._path})")
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -362,8 +365,11 @@ class Manifest:
                     )
                 # On a save only: what every later CLI call's reconcile compares its walk with
                 # (indexer.Indexer._unchanged).
-                digest = _saved_stat_digest(db)
-                db.execute("INSERT OR REPLACE INTO meta VALUES ('stat_digest', ?)", (digest,))
+                if digest:
+                    summed = _saved_stat_digest(db)
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('stat_digest', ?)", (summed,))
+                else:
+                    db.execute("DELETE FROM meta WHERE key = 'stat_digest'")
                 db.execute(f"PRAGMA user_version = {_VERSION}")
                 db.execute("COMMIT")
             except BaseException:
