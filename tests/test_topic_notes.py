@@ -216,8 +216,8 @@ def test_an_older_copy_of_a_session_note_a_names_note_took_from_gives_its_events
     """Buddy, said in two sessions, founds his note, which takes the first session's events
     about him out of its note (`Plan.take`). A person's editor held that session note from
     before and saves it, with a line of their own: the events are in both notes. The next
-    promotion takes them out of the session note again; the person's line stays. It used to
-    leave them in both for good (benchmarks/concurrent_edits.py: events doubled)."""
+    promotion takes them out of the session note again; the person's line stays. Left there,
+    they would be in both notes for good (benchmarks/concurrent_edits.py: events doubled)."""
     memory.reconfigure(dataclasses.replace(memory.config, short_term_window=0))
     say_turns(memory, BUDDY_1 + STUDIO_SEARCH, "session 1", T0)
     _run(memory, T0 + dt.timedelta(hours=1))

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING
 
 from brainiac.core import clock
 from brainiac.core.errors import BrainiacError
-from brainiac.formats import ltm, stm
+from brainiac.formats import ltm
 from brainiac.formats import note as notes
 from brainiac.store.names import Entry
-from brainiac.store.vault import SHORT_TERM
 
 if TYPE_CHECKING:
     from brainiac.search.memory_protocol import MemoryLike
@@ -34,7 +33,7 @@ def project_clocks(memory: MemoryLike, decay_now: dt.datetime) -> dict[str | Non
     notes fade with its own sessions, as in a vault of its own whose jobs run when they end:
     time spent working in another project does not age them. Empty without projects."""
     try:
-        events = stm.parse(memory.vault.read(SHORT_TERM).text).events
+        events = memory.short_term().events
     except (OSError, BrainiacError):
         return {}
     newest: dict[str | None, dt.datetime] = {}

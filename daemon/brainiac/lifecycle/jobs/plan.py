@@ -37,7 +37,7 @@ import itertools
 import json
 import re
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -175,7 +175,8 @@ def make_plan(
         target.events.append(ev.render(event))
         target.related += [link(m.rel, m.title) for m in mentioned if m.rel != home.rel]
     topic_notes = [e for e in {e.rel: e for e in table.values()}.values() if "session" in e.tags]
-    titles = _Titles(book, table)  # the names notes answer to: a new note's title must be new
+    # The names notes answer to: a new note's title must be new.
+    titles = _Titles({p: named for p, (named, _) in by_project.items()})
     sessions = {projects.group_key(g[0]): g for g in _by_session(leaving)}
     place = _Placing(targets, plan, taken, roles, now, turn_before, memory, topic_notes, sessions)
     for group in _by_session(unplaced):
@@ -251,16 +252,14 @@ class _Titles:
     note's title must be new among those: a title another project's note has would be told
     apart by its session, which the project alone would not do. Each new title is added."""
 
-    def __init__(self, book: NameBook, table: dict[str, Entry]) -> None:
-        self._book = book
-        self._seen: dict[str | None, set[str]] = {None: set(table)}
+    def __init__(self, tables: Mapping[str | None, Mapping[str, Entry]]) -> None:
+        """`tables`: the names of each project an unplaced event is of (make_plan's)."""
+        self._seen = {project: set(names) for project, names in tables.items()}
         self._added: list[tuple[str, str | None]] = []
 
     def __contains__(self, found: tuple[str, str | None]) -> bool:
         title, project = found
-        seen = self._seen.get(project)
-        if seen is None:
-            seen = self._seen[project] = set(self._book.active(project))
+        seen = self._seen[project]
         if title in seen:
             return True
         return any(t == title and p in (None, project) for t, p in self._added)

@@ -447,8 +447,8 @@ def _prune_facts(
     text: str,
     now: dt.datetime,
     in_log: set[str],
-    projects_of: Mapping[str, str] | None = None,
-    kept_for: Collection[str] = (),
+    projects_of: Mapping[str, str],
+    kept_for: Collection[str],
 ) -> tuple[str, int]:
     """Drop fact lines learned from events that have left the Event Log more than
     `_SHORT_TERM_FACT_DAYS` ago, but those of the projects in `kept_for` (`projects_of`: the
@@ -457,12 +457,11 @@ def _prune_facts(
     lines = body.split("\n")
     cutoff = now - dt.timedelta(days=_SHORT_TERM_FACT_DAYS)
     drop: set[int] = set()
-    of = projects_of or {}
     for fl in facts.parse(body):
         f = fl.fact
         if not f.source or f.source in in_log or f.since is None or f.since >= cutoff:
             continue
-        if of.get(f.source) not in kept_for:
+        if projects_of.get(f.source) not in kept_for:
             drop.update(range(fl.first, fl.last + 1))
     if not drop:
         return text, 0
