@@ -74,11 +74,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     # answering to it, and linking the archived one instead would have the next run (a fresh
     # process reads every note) add that link: one run reaches the fixed point.
     entries = sorted(memory.names.entries(), key=lambda e: e.rel)
-    fading = [
-        e
-        for e in entries
-        if decay.will_fade(e, accessed.get(e.rel), clocks.get(only_project(e), decay_now), cfg)
-    ]
+    fading = [e for e in entries if decay.will_fade(e, accessed.get(e.rel), run.clock_of(e), cfg)]
     for entry in fading:
         _care(run, entry)
     if run.archived and not dry_run:
@@ -138,6 +134,12 @@ class _Run:
     # Project (None: global) -> the active names a note of it may link to (names.open_to).
     tables: dict[str | None, dict[str, Entry]] = dataclasses.field(default_factory=dict)
 
+    def clock_of(self, entry: Entry) -> dt.datetime:
+        """The time `entry`'s decay counts up to: its project's clock (a note of one project
+        fades with that project's sessions), else this run's. One rule for the guess of what
+        fades, the skip of a note with nothing due, and the decay written."""
+        return self.clocks.get(only_project(entry), self.decay_now)
+
 
 def _care(run: _Run, entry: Entry) -> None:
     """Access, decay, facts and Related links of one note, archived when it faded."""
@@ -149,12 +151,7 @@ def _care(run: _Run, entry: Entry) -> None:
     if (
         settled.get(rel) == entry.key
         and rel not in run.accessed
-        and not decay.decay_due(
-            entry,
-            run.clocks.get(only_project(entry), run.decay_now),
-            cfg.decay_per_day,
-            cfg.archive_below,
-        )
+        and not decay.decay_due(entry, run.clock_of(entry), cfg.decay_per_day, cfg.archive_below)
         and not unlink.intersection(entry.links)
     ):
         return  # nothing new since the last run: skip the read (daily, 10,000 notes)
@@ -169,7 +166,7 @@ def _care(run: _Run, entry: Entry) -> None:
     # A note of one project links the notes of its own and the global ones (names.open_to):
     # a link to another project's note would bring it into this one's contexts.
     only = _only_project(note.sources)
-    decay_to = run.clocks.get(only, run.decay_now)
+    decay_to = run.clock_of(entry)
     if only not in run.tables:
         run.tables[only] = memory.names.active(only)
     related = [
