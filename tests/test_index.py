@@ -294,9 +294,9 @@ def test_a_build_past_the_multiprocess_threshold_streams_every_document(
     # Above MULTIPROCESS_ABOVE documents Whoosh's two sub-writers index while the indexer is
     # still parsing: every document must arrive once, and a later sync must find nothing new.
     from brainiac.formats import events as ev
-    from brainiac.search import index as index_mod
+    from brainiac.search import index_writes
 
-    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)  # the same path, a smaller vault
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)  # the same path, a smaller vault
     vault = tmp_path / "vault"
     Memory.init(vault)
     lines = [
@@ -384,10 +384,10 @@ def test_a_build_that_fails_halfway_leaves_no_sub_writer_behind(
     # at exit joining them).
     import multiprocessing
 
-    from brainiac.search import index as index_mod
+    from brainiac.search import index_writes
     from brainiac.search.corpus import Document
 
-    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
 
     def documents():  # type: ignore[no-untyped-def]
         for i in range(900):

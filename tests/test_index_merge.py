@@ -15,8 +15,7 @@ from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import SearchError
-from brainiac.search import index as index_mod
-from brainiac.search import whoosh_internals
+from brainiac.search import index_writes, whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_merge import FOLDER
@@ -37,7 +36,7 @@ def _note(i: int, body: str | None = None) -> Document:
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """An index built as a large vault's is, in two processes: two large segments (the
     threshold lowered, the same path)."""
-    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
     index = Index(tmp_path / "idx")
     assert index.build(_note(i) for i in range(900)) == 900
     assert index.segment_count() == 2
@@ -135,7 +134,7 @@ def test_the_daemon_leaves_a_two_process_build_in_one_segment(tmp_path: Path) ->
     Memory.init(vault)
     lines = [
         ev.render(ev.make_event(f"entry {i} mentions marker{i}", at=T + dt.timedelta(minutes=i)))
-        for i in range(index_mod.MULTIPROCESS_ABOVE + 100)
+        for i in range(index_writes.MULTIPROCESS_ABOVE + 100)
     ]
     stm = vault / "memory/short_term.md"
     stm.write_text(stm.read_text() + "".join(lines))
@@ -169,9 +168,9 @@ def test_the_daemon_purges_a_large_index_beside_its_writer(built: Index) -> None
     rewrites every document in the daemon's own heap."""
     built.purges_beside = True  # as the daemon's service sets it
     built.apply([_note(1000)], [f"n{i}.md" for i in range(0, 900, 3)])
-    assert built.deleted_share() >= index_mod._PURGE_DELETED_SHARE
+    assert built.deleted_share() >= index_writes._PURGE_DELETED_SHARE
     assert not built.merge_segments()  # nothing rewritten in this process
-    assert built.deleted_share() >= index_mod._PURGE_DELETED_SHARE
+    assert built.deleted_share() >= index_writes._PURGE_DELETED_SHARE
     job = built.merge_beside_start()
     assert job is not None and job.pid != os.getpid()
     built.apply([], ["n1.md"])  # deleted while the child copies: deleted in the copy too
@@ -202,7 +201,7 @@ def _scoped(i: int) -> Document:
 @pytest.fixture
 def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """`built`, of a vault shared by three projects."""
-    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
     index = Index(tmp_path / "idx")
     assert index.build(_scoped(i) for i in range(900)) == 900
     assert index.segment_count() == 2

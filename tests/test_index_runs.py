@@ -12,8 +12,7 @@ from whoosh.filedb.filestore import FileStorage
 
 from brainiac import Memory
 from brainiac.formats import events as ev
-from brainiac.search import corpus
-from brainiac.search import index as index_mod
+from brainiac.search import corpus, index_writes
 from brainiac.search.index_fields import Terms, document_fields, index_schema
 from brainiac.search.index_runs import BATCH, BatchedPostingPool
 
@@ -116,8 +115,8 @@ def test_the_index_writes_every_run_batched_in_a_two_process_build(
 ) -> None:
     assert whoosh.writing.PostingPool is BatchedPostingPool  # installed by the index module
     # Two sub-writers (forked: they inherit the pool), each writing runs of a few kilobytes.
-    monkeypatch.setattr(index_mod, "MULTIPROCESS_ABOVE", 300)
-    monkeypatch.setattr(index_mod, "_POOL_MB", 0.02)
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
+    monkeypatch.setattr(index_writes, "_POOL_MB", 0.02)
     vault = tmp_path / "vault"
     docs = _documents(vault)
     with Memory(vault, refresh_interval_s=0) as memory:

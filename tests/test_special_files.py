@@ -293,11 +293,11 @@ def test_a_held_write_lock_is_one_index_locked_error_and_loses_nothing(
     from whoosh.index import LockError
 
     from brainiac.core.errors import IndexLockedError
-    from brainiac.search import index as index_mod
+    from brainiac.search import index_open
 
     memory.search("Anna")
     # Writers wait 30 s for the lock; the wait is a setting, and the test need not spend it.
-    monkeypatch.setitem(index_mod._WRITER_OPTIONS, "timeout", 0.2)
+    monkeypatch.setitem(index_open.WRITER_OPTIONS, "timeout", 0.2)
     folder = _index_dir(memory)
     holder = windex.open_dir(folder).writer()  # another process's writer, as Whoosh sees it
     try:

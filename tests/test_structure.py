@@ -18,11 +18,13 @@ PACKAGE = ROOT / "daemon/brainiac"
 # One module imports each third-party library, so swapping one touches one file. A path ending
 # in "/" names a package: the library belongs to that package's modules as one seam.
 OWNERS = {
-    # The index, its fields, its scorer (index_scoring.py reads its matchers), its sorted runs,
-    # its merge beside the writer and the check of the private names these use: one seam,
-    # replaced together.
+    # The index (opened, written, searched), its fields, its scorer (index_scoring.py reads its
+    # matchers), its sorted runs, its merge beside the writer and the check of the private names
+    # these use: one seam, replaced together.
     "whoosh": {
         "search/index.py",
+        "search/index_open.py",
+        "search/index_writes.py",
         "search/index_fields.py",
         "search/index_scoring.py",
         "search/index_runs.py",

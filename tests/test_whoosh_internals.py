@@ -101,7 +101,7 @@ def test_a_commit_whose_deferred_deletion_was_not_captured_logs_an_error(
     monkeypatch.setattr(SegmentWriter, "commit", commit_past_the_replacement)
     index = Index(tmp_path / "idx")
     doc = Document(key="a.md", path="a.md", kind="note", body="alpha").with_digest()
-    with caplog.at_level(logging.ERROR, logger="brainiac.search.index"):
+    with caplog.at_level(logging.ERROR, logger="brainiac.search.index_writes"):
         index.apply([doc], [])
     assert [h.path for h in index.search("alpha")] == ["a.md"]
     index.close()

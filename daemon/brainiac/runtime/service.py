@@ -65,8 +65,8 @@ from brainiac.runtime.scheduler import Scheduler
 from brainiac.runtime.socket_server import SocketServer
 from brainiac.runtime.watcher import ChangeTracker, Watcher
 from brainiac.search.fill_beside import FillBeside
-from brainiac.search.index import LARGE_SYNC_DOCS
 from brainiac.search.index_merge import MergeBeside
+from brainiac.search.index_writes import LARGE_SYNC_DOCS
 from brainiac.store import config as config_mod
 from brainiac.store import daemon_requests, safe_io
 from brainiac.store import working_memory as wm
@@ -670,7 +670,7 @@ class Service:
 
     def _start_socket(self, stack: contextlib.ExitStack) -> None:
         """Answer `context`, `search`, `check` and the prompt hook over a Unix socket (on its own
-        threads, with this Memory: its searcher is swapped under a lock, index.py). Without it
+        threads, with this Memory: its searcher is swapped under a lock, index_open.py). Without it
         the CLI answers in its own process: a warning, not a reason to stop."""
         # The record of which notes a context used is written after the answer has gone out;
         # the bookkeeper stops after the server (last in, first out), finishing what it holds.

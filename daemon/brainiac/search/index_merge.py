@@ -22,12 +22,13 @@ copy does not need the writer:
    (whoosh_internals.posting_blocks); a vault without projects keeps the sources' order.
 2. The daemon keeps indexing meanwhile; its commits add segments and mark replaced documents
    deleted in the sources.
-3. `Index.merge_beside_finish` (index.py) takes the writer for the swap alone: when every source is
-   still in the index, it moves the merged segment's files into the index folder, marks deleted
-   in it the documents deleted in the sources since the copy (a document's number in the copy is
-   the one the child printed for its rank among its source's documents live at the copy), and
-   commits a table of contents with the copy in place of the
-   sources. Otherwise (a merge or a rebuild replaced a source meanwhile) the copy is dropped.
+3. `Index.merge_beside_finish` (index_writes.py) takes the writer for the swap alone: when
+   every source is still in the index, it moves the merged segment's files into the index
+   folder, marks deleted in it the documents deleted in the sources since the copy (a
+   document's number in the copy is the one the child printed for its rank among its source's
+   documents live at the copy), and commits a table of contents with the copy in place of the
+   sources (`swapped`). Otherwise (a merge or a rebuild replaced a source meanwhile) the copy
+   is dropped.
 
 A crash anywhere leaves the last table of contents and the segments it names untouched: the
 folder `merging/` is deleted when the index is next opened for writing (and by the next merge),
@@ -60,7 +61,7 @@ FOLDER = "merging"
 # A niced child: the copy is background work, and the daemon's edits and queries come first.
 _NICENESS = 10
 # The postings the child's writer holds in memory before it writes a sorted run: the index's own
-# writers' (index.py).
+# writers' (index_writes.py).
 _POOL_MB = 128
 
 
@@ -153,6 +154,24 @@ def remove_leftovers(directory: Path) -> None:
     """Delete what a merge that never finished left in the index folder (a crash, a kill): its
     private index is as large as the segments it copied."""
     shutil.rmtree(directory / FOLDER, ignore_errors=True)
+
+
+def swapped(segments: list[Any], merged: Any, sources: Sequence[Source]) -> list[Any] | None:
+    """`segments` with `merged` in place of `sources` (at the first one's place), `merged`
+    given the deletions made in the sources since they were copied; None when a source is no
+    longer among `segments`."""
+    current = {segment.segment_id(): segment for segment in segments}
+    if any(source.segment_id not in current for source in sources):
+        return None
+    for source in sources:
+        segment = current[source.segment_id]
+        if segment.has_deletions():
+            for docnum in set(segment.deleted_docs()).difference(source.deleted):
+                merged.delete_document(source.moved(docnum))
+    replaced = {source.segment_id for source in sources}
+    at = next(i for i, segment in enumerate(segments) if segment.segment_id() in replaced)
+    rest = [segment for segment in segments if segment.segment_id() not in replaced]
+    return [*rest[:at], merged, *rest[at:]]
 
 
 def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:

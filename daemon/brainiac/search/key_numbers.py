@@ -1,5 +1,5 @@
-"""One index segment's events, key -> document number within the segment (index.py
-`_event_docnums`), in arrays rather than a dict.
+"""One index segment's events, key -> document number within the segment (index_events.py
+`EventTables`), in arrays rather than a dict.
 
 The index keeps this table for each segment, read once from the events' stored fields, so that
 a context finds the documents of the events nearest its prompt in meaning without a term lookup
