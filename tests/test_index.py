@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from brainiac.core.errors import StorageError
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_documents import Hit
+from helpers import DEADLINE_S
 
 T = dt.datetime(2026, 11, 20, 9, 0)
 HOUR = dt.timedelta(hours=1)
@@ -685,3 +687,74 @@ def test_a_hit_is_the_frozen_dataclass_its_fields_make(
     assert (hits["note"].title, hits["note"].projects, hits["note"].at) == ("Regatta", (), None)
     with pytest.raises(dataclasses.FrozenInstanceError):
         made.score = 0.0  # type: ignore[misc]
+
+
+def _chat_events(count: int) -> list[Document]:
+    return [
+        Document(
+            key=f"chat.md#e-{i}",
+            path="chat.md",
+            kind="event",
+            body=f"Anna: heron sighting {i}",
+            event_id=f"e-{i}",
+            text=f"heron sighting {i}",
+            role="Anna",
+        ).with_digest()
+        for i in range(count)
+    ]
+
+
+def test_a_search_is_answered_while_the_events_are_being_read(tmp_path: Path) -> None:
+    """Index.each_event holds the search lock only while it reads a piece of the events, never
+    while its caller digests one (recall by meaning opening a large vault, for seconds): a
+    search from another thread is answered while that reading is paused."""
+    index = Index(tmp_path / "idx")
+    docs = _chat_events(5)
+    index.apply(docs, [])
+    events = index.each_event()
+    first = next(events)  # the reading paused, as its caller digests the first event
+    answered = threading.Event()
+    found: list[Hit] = []
+
+    def search() -> None:
+        found.extend(index.search("heron"))
+        answered.set()
+
+    searching = threading.Thread(target=search)
+    searching.start()
+    try:
+        assert answered.wait(DEADLINE_S), "the search waited for the paused reading of events"
+        rest = list(events)
+    finally:
+        events.close()  # a reading stopped half way lets the lock go too
+        searching.join(DEADLINE_S)
+        index.close()
+    assert sorted(h.key for h in found) == sorted(d.key for d in docs)
+    assert sorted(key for key, _, _ in [first, *rest]) == sorted(d.key for d in docs)
+
+
+def test_no_event_is_missed_by_a_reading_a_merge_interrupts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A commit between two pieces of Index.each_event (the writer no longer waits for the
+    reading to end) loses no event: a segment merged away before it was read whole is read
+    again from the segment that holds its events now, and an event deleted before its segment
+    was read is not read."""
+    from brainiac.search import index_events
+
+    monkeypatch.setattr(index_events, "PIECE_EVENTS", 2)
+    index = Index(tmp_path / "idx")
+    docs = _chat_events(9)
+    for start in (0, 3, 6):  # three segments of three events
+        index.apply(docs[start : start + 3], [])
+    assert index.segment_count() == 3
+    events = index.each_event()
+    read = [next(events) for _ in range(4)]  # the first segment whole, the second begun
+    index.apply([], [d.key for d in docs[6:]])  # the third segment's, not read yet
+    assert index.merge_segments() and index.segment_count() == 1  # a purge: a third deleted
+    read += list(events)
+    live = {d.key for d in docs[:6]}
+    assert {key for key, _, _ in read} == live
+    assert {text for _, text, _ in read} == {d.text for d in docs[:6]}
+    assert set(index._event_docnums(d.key for d in docs)) == live  # the merged segment's table
+    index.close()

@@ -43,7 +43,7 @@ from brainiac.search.index_documents import (
     hit_fields,
     segment_notes,
 )
-from brainiac.search.index_events import EventTables
+from brainiac.search.index_events import EventReading, EventTables
 from brainiac.search.index_fields import STOP_LIST
 from brainiac.search.index_open import segments
 from brainiac.search.index_scoring import (
@@ -481,10 +481,16 @@ class Index(IndexWrites):
         of every text is ever made (its heap outlived it: tens of MB at 100,000 notes). Reads
         each event's stored fields (about 0.6 s at 10,000 notes), and keeps each segment's
         key -> number table on the way (_event_docnums): read at the first context instead,
-        they made it 0.5 s slower than the next. The searcher is held until the last event is
-        read: read them all, in one thread."""
-        with self._searching:
-            yield from self._event_tables.each_event(self._searcher)
+        they made it 0.5 s slower than the next. The search lock is held while a piece of them
+        is read (`EventReading`), never while the caller digests them: a search waits for one
+        piece at most, however slow the caller."""
+        reading = EventReading(self._event_tables)
+        while True:
+            with self._searching:
+                piece = reading.piece(self._searcher)
+            if piece is None:
+                return
+            yield from piece
 
     def segment_events(
         self, known: Collection[str]

@@ -26,6 +26,13 @@ from brainiac.search.index_documents import (
 from brainiac.search.index_open import segments
 from brainiac.search.key_numbers import KeyNumbers
 
+# The events `EventReading` reads under the search lock at a time: a search waits for one piece
+# at most (a few milliseconds of stored-field reads), never for what the reader does with them.
+PIECE_EVENTS = 1000
+# And the characters of text a piece holds at most (its last event may pass it): the reader
+# digests each text and lets it go, so that no more than a piece's are ever held at once.
+PIECE_CHARS = 32_768
+
 
 class EventTables:
     """Each segment's key -> number table of its live events, read once (`event_table`) and
@@ -71,16 +78,8 @@ class EventTables:
             keys.update(k for k, d in table.items() if offset + d in docs)
         return frozenset(keys)
 
-    def each_event(self, searcher: Any) -> Iterator[tuple[str, str, str]]:
-        """Every event of `searcher`, as (key, text, role), one at a time, each segment's
-        table kept on the way (Index.each_event)."""
-        tables: dict[str, KeyNumbers] = {}
-        for leaf, _ in segments(searcher):
-            keys: list[str] = []
-            numbers = array("l")
-            yield from read_event_table(leaf, keys, numbers)
-            tables[leaf.segment().segment_id()] = KeyNumbers(keys, numbers)
-        self._tables = tables
+    def keep(self, segment: str, table: KeyNumbers) -> None:
+        self._tables[segment] = table
 
     def segment_events(
         self, searcher: Any, known: Collection[str]
@@ -101,6 +100,71 @@ class EventTables:
         return order, read
 
 
+class EventReading:
+    """Every event of an index, read a piece at a time (Index.each_event): each piece from the
+    searcher open when it is read, under the search lock, which is let go between pieces.
+
+    A segment's live events are listed when its first piece is read, and its table is kept
+    (`EventTables.keep`) once they all are. A commit between two pieces leaves a segment being
+    read as it is (segments never change but for their deletions, which the sync that made them
+    tells the reader of events); a segment merged away before it was read whole is left, and
+    its events are read from the segment that holds them now, so an event may come twice (its
+    last reading counts, as in semantic.py's table) but none is missed.
+    """
+
+    def __init__(self, tables: EventTables) -> None:
+        self._tables = tables
+        self._done: set[str] = set()
+        self._segment: str | None = None
+        self._keys: list[str] = []
+        self._numbers = array("l")
+
+    def piece(self, searcher: Any) -> list[tuple[str, str, str]] | None:
+        """The next events of `searcher`, as (key, text, role), at most `PIECE_EVENTS` or
+        about `PIECE_CHARS` of text; None when every segment has been read."""
+        leaves = {leaf.segment().segment_id(): leaf for leaf, _ in segments(searcher)}
+        segment = self._segment
+        if segment is None or segment not in leaves:  # none begun, the last done, merged away
+            segment = next((s for s in leaves if s not in self._done), None)
+            if segment is None:
+                return None
+            self._segment, self._keys = segment, []
+            self._numbers = live_events(leaves[segment])
+        stored = whoosh_internals.stored_fields_reader(leaves[segment])
+        at = len(self._keys)
+        events: list[tuple[str, str, str]] = []
+        held = 0
+        for docnum in self._numbers[at : at + PIECE_EVENTS]:
+            events.append(_event(stored(docnum)))
+            held += len(events[-1][1])
+            if held >= PIECE_CHARS:
+                break
+        self._keys += [key for key, _, _ in events]
+        if len(self._keys) == len(self._numbers):
+            self._tables.keep(segment, KeyNumbers(self._keys, self._numbers))
+            self._done.add(segment)
+            self._segment = None
+        return events
+
+
+def live_events(leaf: Any) -> array[int]:
+    """The document numbers within `leaf`'s segment of its live events, ascending."""
+    numbers = array("l")
+    if ("kind", EVENT) in leaf:
+        deletions = leaf.has_deletions()
+        for docnum in leaf.postings("kind", EVENT).all_ids():
+            if not (deletions and leaf.is_deleted(docnum)):
+                numbers.append(docnum)
+    return numbers
+
+
+def _event(fields: dict[str, Any]) -> tuple[str, str, str]:
+    """An event's (key, text, role) from its stored fields."""
+    # The role as one string a speaker, before the next event is read: a copy of its own per
+    # event would stay in the heap among the keys kept, freed or not.
+    return fields["key"], fields.get("text") or "", sys.intern(fields.get("role") or "")
+
+
 def event_table(leaf: Any) -> KeyNumbers:
     """One segment's live events, key -> document number within the segment, read from their
     stored fields."""
@@ -116,19 +180,12 @@ def read_event_table(
 ) -> Iterator[tuple[str, str, str]]:
     """One segment's live events, their keys and document numbers within the segment appended
     to `keys` and `numbers`, each one's (key, text, role) given on the way."""
-    if ("kind", EVENT) not in leaf:
-        return
-    deletions = leaf.has_deletions()
     stored = whoosh_internals.stored_fields_reader(leaf)
-    for docnum in leaf.postings("kind", EVENT).all_ids():
-        if deletions and leaf.is_deleted(docnum):
-            continue
-        fields = stored(docnum)
-        keys.append(fields["key"])
+    for docnum in live_events(leaf):
+        event = _event(stored(docnum))
+        keys.append(event[0])
         numbers.append(docnum)
-        # The role as one string a speaker, before the next event is read: a copy of its own
-        # per event would stay in the heap among the keys kept, freed or not.
-        yield fields["key"], fields.get("text") or "", sys.intern(fields.get("role") or "")
+        yield event
 
 
 def project_counts(searcher: Any) -> dict[str, int]:

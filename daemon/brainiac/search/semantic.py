@@ -345,8 +345,8 @@ class SemanticIndex:
     # -- which events exist ------------------------------------------------------------------
     def known(self, events: Iterable[tuple[str, str, str]]) -> None:
         """All the indexed events, as (key, text, role): what a process that opens a built
-        index reads from it once (Index.each_event: one event at a time, each text digested
-        and let go before the next is read). Replaces what was reported before."""
+        index reads from it once (Index.each_event: a bounded piece of events at a time, each
+        text digested and let go as it comes). Replaces what was reported before."""
         with self._lock:
             self._load()
             self._texts = {}
