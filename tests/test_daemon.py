@@ -340,7 +340,7 @@ def test_a_recovery_while_events_arrive_leaves_the_index_to_the_writer_loop(
     (spy / "sitecustomize.py").write_text(_SYNC_THREADS)
     threads = tmp_path / "sync-threads.log"
     env = {
-        "PYTHONPATH": os.pathsep.join([str(spy), os.environ.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(spy), os.environ.get("PYTHONPATH")) if p),
         "SYNC_THREADS_LOG": str(threads),
     }
     stm_path = vault / "memory/short_term.md"
