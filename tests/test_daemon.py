@@ -20,7 +20,7 @@ from brainiac.formats.stm import parse as parse_stm
 from brainiac.lifecycle.jobs import LOG_FILE
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from helpers import DEADLINE_S, Notifications, nano_save, vim_save, wait_for
+from helpers import DEADLINE_S, Notifications, nano_save, run_daemon, vim_save, wait_for
 from helpers import running_daemon as _daemon  # test_mcp.py imports it from here
 
 
@@ -245,7 +245,7 @@ def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Pa
         text = stm_path.read_text()
         assert "- [ ] fire the bowls" in text and text.count(event_id) == 1
         wait_for(lambda: "the glaze is drying" in _wm(vault), "the working memory to follow")
-        # The put-back shows before the job ends (it then indexes the log and records its run):
+        # The put-back shows before the job ends (it then records its run):
         # stopped meanwhile, the daemon would let it finish only within the job thread's stop
         # wait, and say so after "stopping" if at all.
         jobs_log = Locations.for_vault(vault).state / LOG_FILE
@@ -303,3 +303,82 @@ def test_an_event_line_deleted_from_a_note_is_put_back_at_once(tmp_path: Path) -
         assert proc.wait(timeout=DEADLINE_S) == 0
         assert "job recovery: put back 1 event(s)" in proc.stderr.read()  # type: ignore[union-attr]
     assert count() == 1
+
+
+# Loaded by the daemon's interpreter (PYTHONPATH): writes down the thread of every index sync.
+_SYNC_THREADS = """\
+import os, threading
+from brainiac.search import indexer
+
+_sync = indexer.Indexer.sync
+
+
+def sync(self, *args, **kwargs):
+    with open(os.environ["SYNC_THREADS_LOG"], "a", encoding="utf-8") as log:
+        log.write(threading.current_thread().name + "\\n")
+    return _sync(self, *args, **kwargs)
+
+
+indexer.Indexer.sync = sync
+"""
+
+
+def test_a_recovery_while_events_arrive_leaves_the_index_to_the_writer_loop(
+    tmp_path: Path,
+) -> None:
+    """The recovery job puts an event back into the Event Log on the job thread while the
+    watcher brings new events to the writer loop: only the loop syncs the index and the
+    manifest (the Indexer is not thread-safe), and every event is then found exactly once."""
+    vault = tmp_path / "vault"
+    run_cli("init", str(vault), check=True, in_process=True)
+    (vault / ".brainiac").mkdir(exist_ok=True)
+    (vault / ".brainiac/config.toml").write_text(
+        "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\nbackup = 0\n"
+    )
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    (spy / "sitecustomize.py").write_text(_SYNC_THREADS)
+    threads = tmp_path / "sync-threads.log"
+    env = {
+        "PYTHONPATH": os.pathsep.join(p for p in (str(spy), os.environ.get("PYTHONPATH")) if p),
+        "SYNC_THREADS_LOG": str(threads),
+    }
+    stm_path = vault / "memory/short_term.md"
+    with run_daemon(vault, tmp_path / "daemon.log", env) as proc:
+        run_cli("--vault", str(vault), "remember", "the kiln is at 900 degrees", check=True)
+        older_copy = stm_path.read_text()
+        out = run_cli(
+            "--vault", str(vault), "remember", "the glaze is drying", "--json", check=True
+        )
+        put_back = json.loads(out.stdout)["id"]
+        wait_for(lambda: "the glaze is drying" in _wm(vault), "the event in the working memory")
+        stm_path.write_text(older_copy)  # an editor's save of its older copy: the recovery job
+        arrived = [
+            json.loads(
+                run_cli(
+                    "--vault", str(vault), "remember", f"bowl {i} is glazed", "--json", check=True
+                ).stdout
+            )["id"]
+            for i in range(3)
+        ]
+        jobs_log = Locations.for_vault(vault).state / LOG_FILE
+        wait_for(lambda: "put back 1 event(s)" in _read(jobs_log), "the recovery job's record")
+        wanted = [put_back, *arrived]
+        assert all(stm_path.read_text().count(e) == 1 for e in wanted), stm_path.read_text()
+
+        def found(event_id: str, words: str) -> int:
+            out = run_cli("--vault", str(vault), "search", words, "--json", check=True).stdout
+            return sum(1 for hit in json.loads(out) if hit.get("event_id") == event_id)
+
+        queries = ["glaze drying", *(f"bowl {i} glazed" for i in range(3))]
+        wait_for(
+            lambda: all(found(e, q) == 1 for e, q in zip(wanted, queries, strict=True)),
+            "every event in the index once",
+        )
+        status = json.loads(run_cli("--vault", str(vault), "status", "--json", check=True).stdout)
+        assert status["problems"] == {} and status["short_term_events"] == 5, status
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=DEADLINE_S) == 0
+    assert "put back 1 event(s)" in (tmp_path / "daemon.log").read_text()
+    syncs = threads.read_text().split()
+    assert syncs and set(syncs) == {"MainThread"}, syncs

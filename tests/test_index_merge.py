@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
-import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ import pytest
 from whoosh.query import Or, Term
 
 from brainiac import Memory
+from brainiac.core import faults
 from brainiac.core.errors import SearchError
 from brainiac.search import index_writes, whoosh_internals
 from brainiac.search.corpus import Document
@@ -32,15 +33,26 @@ def _note(i: int, body: str | None = None) -> Document:
     return Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=text).with_digest()
 
 
+def _two_large_segments(
+    directory: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[int], Document]
+) -> Index:
+    """900 documents in two large segments, as a large vault's two-process build leaves them
+    (the threshold lowered: 900 documents are a large vault). Made by two commits in this
+    process, a third and two thirds: the build's two processes share the documents as they
+    start and take them, and under load one takes nearly all, which leaves one large segment
+    and nothing to merge beside the writer."""
+    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
+    index = Index(directory)
+    assert index.build(make(i) for i in range(300)) == 300  # not above it: in one process
+    index.apply([make(i) for i in range(300, 900)], [])
+    assert index.segment_count() == 2 and len(index.merge_beside_sources()) == 2
+    return index
+
+
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
-    """An index built as a large vault's is, in two processes: two large segments (the
-    threshold lowered, the same path)."""
-    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
-    index = Index(tmp_path / "idx")
-    assert index.build(_note(i) for i in range(900)) == 900
-    assert index.segment_count() == 2
-    return index
+    """An index of a large vault: two large segments."""
+    return _two_large_segments(tmp_path / "idx", monkeypatch, _note)
 
 
 def _paths(index: Index, query: str) -> list[str]:
@@ -100,12 +112,18 @@ def test_a_merge_whose_sources_were_merged_meanwhile_is_dropped(built: Index) ->
     built.close()
 
 
-def test_a_merge_killed_halfway_leaves_the_index_as_it_was(built: Index) -> None:
+def test_a_merge_killed_halfway_leaves_the_index_as_it_was(
+    built: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = built.directory / FOLDER
+    # The child kills itself once it has copied the documents, before its commit: killed from
+    # here once its first files showed, a child quicker than the look would finish first.
+    monkeypatch.setenv(faults.ENV, "merge.copied")
     job = built.merge_beside_start()
     assert job is not None
-    wait_for(lambda: folder.is_dir() and any(folder.iterdir()), "the merge's first files")
-    os.kill(job.pid, signal.SIGKILL)
+    wait_for(job.done, "the merge's child to die")
+    monkeypatch.delenv(faults.ENV)
+    assert any(folder.iterdir())  # what it wrote before it died
     with pytest.raises(RuntimeError, match="merging segments beside the writer failed"):
         built.merge_beside_finish(job)
     assert built.segment_count() == 2 and built.doc_count() == 900
@@ -201,11 +219,7 @@ def _scoped(i: int) -> Document:
 @pytest.fixture
 def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """`built`, of a vault shared by three projects."""
-    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
-    index = Index(tmp_path / "idx")
-    assert index.build(_scoped(i) for i in range(900)) == 900
-    assert index.segment_count() == 2
-    return index
+    return _two_large_segments(tmp_path / "idx", monkeypatch, _scoped)
 
 
 def _in_order(index: Index) -> list[tuple[tuple[str, ...], int]]:

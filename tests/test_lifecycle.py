@@ -617,10 +617,10 @@ def test_a_speaker_or_a_speakers_short_name_founds_no_entity_note(
     assert "mel" not in notes and "melanie" not in notes, notes
 
 
-def test_organization_run_twice_on_one_day_changes_nothing_the_second_time(vault: Path) -> None:
-    """Orion Project fades and goes; Orion Telescope, the other note answering to "Orion", is
-    the one the notes naming Orion link then, in the first run already: the second run (a fresh
-    process, which reads every note) writes no file."""
+def _orion(vault: Path, stars_meta: str = "") -> None:
+    """Two notes answering to "Orion": Orion Project (more sources, so the one the name leads
+    to) near the archive threshold, and Orion Telescope; four notes whose sources name Orion.
+    `stars_meta`: frontmatter lines of those four."""
     lt = vault / LONG_TERM_DIR
 
     def note(name: str, title: str, strength: float, said: list[str]) -> None:
@@ -637,9 +637,62 @@ def test_organization_run_twice_on_one_day_changes_nothing_the_second_time(vault
     note("orion-telescope", "Orion Telescope", 1.0, ["The Orion telescope came today."])
     for i in range(4):
         (lt / f"stars-{i}.md").write_text(
-            f"---\ntitle: Stars {i}\nstrength: 1.0\nstatus: active\n---\n## Sources\n"
+            f"---\ntitle: Stars {i}\nstrength: 1.0\nstatus: active\n{stars_meta}---\n"
+            "## Sources\n"
             f"- 2026-11-04T10:00:00 **user** (s): Watched night {i} through Orion. ^e-f{i:09d}\n"
         )
+
+
+# Orion Project is still above the threshold on the 6th and fades by the 8th; the notes naming
+# Orion have nothing due then (their decay counts from the 7th).
+_ORION_KEPT = dt.datetime(2026, 11, 6, 9, 0)
+_ORION_FADES = dt.datetime(2026, 11, 8, 12, 0)
+_STARS_META = "decayed: 2026-11-07T12:00\n"
+_TELESCOPE = "[[orion-telescope|Orion Telescope]]"
+
+
+def test_an_archive_relinks_the_notes_settled_by_an_earlier_run_of_the_same_process(
+    vault: Path,
+) -> None:
+    """The daemon keeps one process: a note unchanged since its last run there is skipped,
+    unless a name it links by now leads elsewhere (a note it links faded and went), as a
+    fresh process, which reads every note, would relink it."""
+    _orion(vault, _STARS_META)
+    stars = vault / LONG_TERM_DIR / "stars-0.md"
+    with Memory(vault, refresh_interval_s=0) as m:
+        first = m.run_job("organization", now=_ORION_KEPT)[0]
+        assert first.ok and "archived" not in first.summary, first.summary
+        assert "[[orion-project|Orion Project]]" in stars.read_text()
+        second = m.run_job("organization", now=_ORION_FADES)[0]
+        assert "archived 1 faded note(s)" in second.summary, second.summary
+        assert _TELESCOPE in stars.read_text(), stars.read_text()
+        relinked = {f"{LONG_TERM_DIR}/stars-{i}.md" for i in range(4)}
+        assert relinked <= set(second.changed), second.changed
+
+
+def test_a_dry_run_links_with_the_names_left_after_the_notes_that_fade(vault: Path) -> None:
+    """`jobs run organization --dry-run` reports what the run then does: the notes naming
+    Orion relinked to Orion Telescope, since Orion Project fades first."""
+    _orion(vault, _STARS_META)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.run_job("organization", now=_ORION_KEPT)
+    with Memory(vault, refresh_interval_s=0) as m:
+        dry = m.run_job("organization", now=_ORION_FADES, dry_run=True)[0]
+    with Memory(vault, refresh_interval_s=0) as m:
+        done = m.run_job("organization", now=_ORION_FADES)[0]
+    assert _TELESCOPE in (vault / LONG_TERM_DIR / "stars-0.md").read_text()
+    relinked = {f"{LONG_TERM_DIR}/stars-{i}.md" for i in range(4)}
+    assert relinked <= set(done.changed), done.changed
+    assert relinked <= set(dry.changed), (dry.summary, dry.changed)
+    assert dry.summary.split(";")[0] == "dry run: " + done.summary.split(";")[0]
+
+
+def test_organization_run_twice_on_one_day_changes_nothing_the_second_time(vault: Path) -> None:
+    """Orion Project fades and goes; Orion Telescope, the other note answering to "Orion", is
+    the one the notes naming Orion link then, in the first run already: the second run (a fresh
+    process, which reads every note) writes no file."""
+    lt = vault / LONG_TERM_DIR
+    _orion(vault)
     now = "2026-11-20T09:00"
     first = run_cli("--vault", str(vault), "jobs", "run", "organization", "--now", now)
     assert first.returncode == 0 and "archived 1 faded note(s)" in first.stdout, first.stdout

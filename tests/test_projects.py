@@ -17,6 +17,7 @@ from whoosh.reading import SegmentReader
 
 from brainiac import Memory
 from brainiac.formats import events as ev
+from brainiac.language import facts as facts_mod
 from brainiac.search import project_search
 from brainiac.store import config as config_mod
 from brainiac.store import projects
@@ -799,3 +800,58 @@ def test_a_project_ages_with_its_own_sessions_while_another_project_works(
     assert "nintendo games: something nate loves" in contexts[0].lower()
     assert contexts[1] == contexts[0]
     assert notes[1] == notes[0]
+
+
+def _facts(vault: Path) -> str:
+    from brainiac.lifecycle.jobs.reflection import stm_body
+
+    return stm_body((vault / SHORT_TERM).read_text(encoding="utf-8"), "Facts")
+
+
+def test_two_projects_facts_of_one_key_stand_side_by_side(vault: Path) -> None:
+    """A fact's key is its project's: beta's deadline is no new value of alpha's (nor of the
+    global one), and each project's context shows its own."""
+    at = NOW - dt.timedelta(hours=2)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("The deadline is Friday.", at=at, project="alpha", now=NOW)
+        m.remember("The deadline is December 12.", at=at + dt.timedelta(minutes=1), now=NOW)
+        m.remember(
+            "The deadline is January 9.", at=at + dt.timedelta(minutes=2), project="beta", now=NOW
+        )
+        m.run_job("reflection", now=NOW)
+        body = _facts(vault)
+        assert "deadline: Friday" in body and "deadline: January 9" in body, body
+        assert "deadline: December 12" in body and "superseded" not in body, body
+        m.remember(
+            "The deadline moved to Monday.",
+            at=at + dt.timedelta(minutes=3),
+            project="alpha",
+            now=NOW,
+        )
+        m.run_job("reflection", now=NOW)
+        current = {fl.fact.value: fl for fl in facts_mod.parse(_facts(vault))}
+        assert set(current) == {"Monday", "December 12", "January 9"}, _facts(vault)
+        assert [s.value for s in current["Monday"].superseded] == ["Friday"]
+        assert not current["January 9"].superseded and not current["December 12"].superseded
+        alpha = m.context("When is the deadline?", budget=2000, now=NOW, project="alpha").text
+        assert "deadline: Monday" in alpha and "January 9" not in alpha
+
+
+def test_forget_project_drops_its_facts_projects_from_the_reflection_state(vault: Path) -> None:
+    """reflection.json keeps the project of each short-term fact's event (its event may leave
+    the log before the fact leaves the Facts): a forgotten project's name and event ids leave
+    it with the forget, not at the next reflection."""
+    at = NOW - dt.timedelta(hours=2)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("The deadline is Friday.", at=at, project="alpha", now=NOW)
+        m.remember(
+            "The budget is 4000 euros.", at=at + dt.timedelta(minutes=1), project="beta", now=NOW
+        )
+        m.run_job("reflection", now=NOW)
+        state = m.locations.state / "reflection.json"
+    kept = json.loads(state.read_text(encoding="utf-8"))["fact_projects"]
+    assert sorted(kept.values()) == ["alpha", "beta"]
+    run_cli("--vault", str(vault), "forget", "--project", "beta", "--yes", check=True)
+    assert "budget" not in _facts(vault) and "deadline: Friday" in _facts(vault)
+    left = json.loads(state.read_text(encoding="utf-8"))
+    assert list(left["fact_projects"].values()) == ["alpha"] and "extracted_through" in left

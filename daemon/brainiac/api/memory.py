@@ -27,6 +27,7 @@ import datetime as dt
 import functools
 import logging
 import os
+import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable
@@ -149,6 +150,10 @@ class Memory:
             self.locations = locations or daemon_locations(self.vault.root, self.locations)
             index_writes = holder_of(self.locations.runtime) is None
         self.index_writes = index_writes
+        # The daemon's writer loop, the one thread that syncs its index and manifest (neither is
+        # thread-safe); what its job thread writes reaches the loop as every edit does (the
+        # watcher, the job's report). None: the thread that writes syncs (a CLI process).
+        self.index_thread: threading.Thread | None = None
         self._indexer: Indexer | None = None
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[StatKey, stm.ShortTerm] | None = None
@@ -261,6 +266,14 @@ class Memory:
             )
         return self._indexer
 
+    def _syncs_here(self) -> bool:
+        """Whether this thread indexes the files it has just written (see `index_thread`)."""
+        return (
+            self._indexer is not None
+            and self.index_writes
+            and self.index_thread in (None, threading.current_thread())
+        )
+
     def refresh(self, force: bool = False) -> SyncReport | None:
         """Reconcile the index if it may be stale (or `force`); beside a daemon, its last commit."""
         if not self.index_writes:
@@ -360,8 +373,8 @@ class Memory:
         if not added:
             return []
         journal.record(self.locations.state, added)
-        if self._indexer is not None and self.index_writes:
-            self._indexer.sync([SHORT_TERM])
+        if self._syncs_here():
+            self.indexer.sync([SHORT_TERM])
         problem = stm.log_problem(self.short_term())
         if problem is not None:  # a renamed log, or events outside it: said on every write
             log.warning("%s", problem)
@@ -631,8 +644,8 @@ class Memory:
                 )
             report = job_table.run(job, self, when, dry_run, self.locations.state)
             reports.append(report)
-            if report.changed and not dry_run and self._indexer is not None and self.index_writes:
-                self._indexer.sync(list(report.changed))
+            if report.changed and not dry_run and self._syncs_here():
+                self.indexer.sync(list(report.changed))
         return reports
 
     def feedback(self, delta: float, now: dt.datetime | None = None) -> list[str]:
@@ -642,8 +655,8 @@ class Memory:
         changed = feedback_mod.reinforce(
             self.vault, self.locations.state, delta, self.config.learning_rate, when
         )
-        if changed and self._indexer is not None and self.index_writes:
-            self._indexer.sync(changed)
+        if changed and self._syncs_here():
+            self.indexer.sync(changed)
         return changed
 
     @staticmethod

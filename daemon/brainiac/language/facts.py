@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from brainiac.core import clock
@@ -306,15 +306,25 @@ def _before(a: dt.datetime, b: dt.datetime) -> bool:
     return clock.instant(a) < clock.instant(b)
 
 
-def apply(section_text: str, new: Sequence[Fact]) -> tuple[str, list[Change]]:
-    """The section with `new` applied (oldest first, undated last) and what changed."""
+# The project of the event a fact was learned from, by its id (None: global, or no event).
+ProjectOf = Callable[[str | None], str | None]
+
+
+def apply(
+    section_text: str, new: Sequence[Fact], project_of: ProjectOf | None = None
+) -> tuple[str, list[Change]]:
+    """The section with `new` applied (oldest first, undated last) and what changed.
+
+    `project_of` (a short-term Facts section of a log with projects): a fact's key is its
+    project's, so a fact supersedes only a line of its own project (a person's line, which
+    names no event, is global): two projects' deadlines are two facts, as in two vaults."""
     lines, newline_at_end = _split(section_text)
     changes: list[Change] = []
     for fact in sorted(new, key=_sort_key):
         parsed = _parse_fact_line(render_fact(fact))
         if parsed is None or parsed[0].key != fact.key:
             continue  # a key or value that would not read back as itself is not written
-        change = _apply_one(lines, fact)
+        change = _apply_one(lines, fact, project_of)
         if change is not None:
             changes.append(change)
     if not changes:
@@ -347,12 +357,16 @@ def _owned_key(fact: Fact, found: list[FactLine]) -> Fact:
     return Fact(f"{prefix}'s {fact.key}", fact.value, fact.since, fact.source)
 
 
-def _apply_one(lines: list[str], fact: Fact) -> Change | None:
-    found = _parse_lines(lines)
+def _apply_one(lines: list[str], fact: Fact, project_of: ProjectOf | None) -> Change | None:
+    every = _parse_lines(lines)
+    found = every
+    if project_of is not None:
+        mine = project_of(fact.source)
+        found = [fl for fl in every if project_of(fl.fact.source) == mine]
     fact = _owned_key(fact, found)
     line = next((fl for fl in found if fl.fact.key == fact.key), None)
     if line is None:
-        at = _append_at(lines, found)
+        at = _append_at(lines, every)
         cr = "\r" if at > 0 and lines[at - 1].endswith("\r") else ""  # follow CRLF files
         lines.insert(at, render_fact(fact) + cr)
         return Change(fact.key, None, fact.value, fact.since, fact.source, "added")

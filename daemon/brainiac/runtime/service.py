@@ -216,6 +216,8 @@ class Service:
     # -- the main loop (the one writer) -------------------------------------------------------
     def run(self) -> int:
         lock = InstanceLock(self.memory.locations.runtime, self.memory.vault.root)
+        # The job thread's writes are indexed here, from the watcher's news (Memory.index_thread).
+        self.memory.index_thread = threading.current_thread()
         with contextlib.ExitStack() as stack:
             lock.acquire()
             stack.callback(lock.release)

@@ -51,6 +51,7 @@ from typing import Any
 
 from whoosh import index as windex
 
+from brainiac.core import faults
 from brainiac.core.child_process import ChildProcess
 from brainiac.search import whoosh_internals
 from brainiac.store.projects import GLOBAL
@@ -219,6 +220,7 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
                     leaf.doc_field_length(docnum, field) for docnum in deleted
                 )
         writer.add_reader(whoosh_internals.ordered_reader(chosen, order))
+        faults.point("merge.copied")  # a test's child dies here: the copy half written
         writer.commit(merge=False)
     except BaseException:
         writer.cancel()

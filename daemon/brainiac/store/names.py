@@ -174,16 +174,19 @@ class NameBook:
         cached = self._entries.get(rel)
         return cached[1] if cached else None
 
-    def active(self, project: str | None = None) -> dict[str, Entry]:
+    def active(self, project: str | None = None, without: Collection[str] = ()) -> dict[str, Entry]:
         """Normalised name -> the active note answering to it: the one titled so, else the one
         with most sources ("Anna" is the note titled Anna before Anna Berg's alias). With a
-        `project`, among the notes an event of it may join (`open_to`).
+        `project`, among the notes an event of it may join (`open_to`). `without`: the paths
+        of notes taken as gone (a dry run's archived and merged notes, still in the book).
 
         A private note answers to no name: an event naming its title or an alias must not be
         routed into it (it would vanish from search), nor a public note link it."""
         out: dict[str, Entry] = {}
         for entry in sorted(self.entries(), key=lambda e: (-e.sources, e.rel)):
             if entry.status not in ("active", "pinned", "") or entry.private:
+                continue
+            if entry.rel in without:
                 continue
             if project is not None and not open_to(entry, project):
                 continue

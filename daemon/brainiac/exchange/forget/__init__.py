@@ -50,6 +50,7 @@ from brainiac.exchange.forget.selection import FileChange, ForgetReport, Selecti
 from brainiac.exchange.forget.tree import Exports, Result, scrub_everything, scrub_tree
 from brainiac.lifecycle import jobs as jobs_mod
 from brainiac.lifecycle import journal
+from brainiac.lifecycle.jobs import reflection
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import daemon_requests, safe_io
 from brainiac.store import working_memory as wm
@@ -314,6 +315,10 @@ def _scrub_state(memory: MemoryLike, rules: Rules, everything: bool) -> list[str
         with contextlib.suppress(FileNotFoundError):
             (state / "reflection.json").unlink()
             said.append("reflection.json: removed")
+    else:
+        dropped = reflection.forget_fact_projects(state, rules.ids, rules.projects)
+        if dropped:
+            said.append(f"reflection.json: the project of {dropped} fact(s) removed")
     gone_paths = {link_target(p).casefold() for p in rules.gone_paths} | rules.gone
     for name in ("access.jsonl", "last_context.json"):
         path = state / name

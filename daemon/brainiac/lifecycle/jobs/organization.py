@@ -38,7 +38,15 @@ from brainiac.language import facts, observe
 from brainiac.lifecycle.jobs import consolidate, decay, edits
 from brainiac.lifecycle.jobs.edits import Outcome, update
 from brainiac.store import access, projects, safe_io
-from brainiac.store.names import Entry, link, normalise, only_project, whole_names
+from brainiac.store.names import (
+    Entry,
+    link,
+    link_key,
+    link_target,
+    normalise,
+    only_project,
+    whole_names,
+)
 from brainiac.store.vault import ARCHIVE_DIR, INDEXES_DIR, LONG_TERM_DIR, Vault
 
 if TYPE_CHECKING:
@@ -69,6 +77,7 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     unlink = memory.names.private_targets()  # generated links to them go (a note made private)
     clocks = decay.project_clocks(memory, decay_now)
     run = _Run(memory, now, decay_now, clocks, accessed, merged, unlink, outcome, dry_run, said)
+    run.gone |= merged
     # The notes that fade go first, and the links of the rest are found among the notes still
     # active after them: a name the archived note answered to now leads to the next note
     # answering to it, and linking the archived one instead would have the next run (a fresh
@@ -77,13 +86,17 @@ def organize(memory: MemoryLike, now: dt.datetime, dry_run: bool) -> JobReport:
     fading = [e for e in entries if decay.will_fade(e, accessed.get(e.rel), run.clock_of(e), cfg)]
     for entry in fading:
         _care(run, entry)
-    if run.archived and not dry_run:
-        memory.names.refresh(vault, memory.config.private_folders)
+    if run.archived:
+        if not dry_run:
+            memory.names.refresh(vault, memory.config.private_folders)
         run.tables.clear()
+    # A note settled by an earlier run of this process that links a note gone now is linked
+    # again: a name it was linked by may lead to another note (a fresh process reads them all).
+    relink = run.gone_links()
     done = {e.rel for e in fading}
     for entry in entries:
         if entry.rel not in done:
-            _care(run, entry)
+            _care(run, entry, relink)
     archived = run.archived
     if archived:
         shown = ", ".join(f"[[{t}]]" for t in archived[:10])
@@ -130,7 +143,10 @@ class _Run:
     outcome: Outcome
     dry_run: bool
     said: list[str]
-    archived: list[str] = dataclasses.field(default_factory=list)
+    archived: list[str] = dataclasses.field(default_factory=list)  # their titles
+    # The paths of the notes this run archived or merged into another: a name they answered to
+    # leads elsewhere now (`gone_links`), or nowhere.
+    gone: set[str] = dataclasses.field(default_factory=set)
     # Project (None: global) -> the active names a note of it may link to (names.open_to).
     tables: dict[str | None, dict[str, Entry]] = dataclasses.field(default_factory=dict)
 
@@ -140,9 +156,21 @@ class _Run:
         fades, the skip of a note with nothing due, and the decay written."""
         return self.clocks.get(only_project(entry), self.decay_now)
 
+    def table(self, project: str | None) -> dict[str, Entry]:
+        """The active names a note of `project` links by (names.open_to), without the notes
+        this run archived or merged: a dry run, which moves nothing, links as the run would."""
+        if project not in self.tables:
+            self.tables[project] = self.memory.names.active(project, without=self.gone)
+        return self.tables[project]
 
-def _care(run: _Run, entry: Entry) -> None:
-    """Access, decay, facts and Related links of one note, archived when it faded."""
+    def gone_links(self) -> set[str]:
+        """What a link to each note this run archived or merged names (`link_key`)."""
+        return {link_key(link_target(rel)) for rel in self.gone}
+
+
+def _care(run: _Run, entry: Entry, relink: set[str] | frozenset[str] = frozenset()) -> None:
+    """Access, decay, facts and Related links of one note, archived when it faded. `relink`:
+    link keys (`link_key`) whose note went; a note linking one is read even when settled."""
     memory, vault, cfg = run.memory, run.memory.vault, run.memory.config
     settled, unlink = memory.names.organized, run.unlink
     rel = entry.rel
@@ -153,6 +181,7 @@ def _care(run: _Run, entry: Entry) -> None:
         and rel not in run.accessed
         and not decay.decay_due(entry, run.clock_of(entry), cfg.decay_per_day, cfg.archive_below)
         and not unlink.intersection(entry.links)
+        and not relink.intersection(entry.links)
     ):
         return  # nothing new since the last run: skip the read (daily, 10,000 notes)
     try:
@@ -167,12 +196,10 @@ def _care(run: _Run, entry: Entry) -> None:
     # a link to another project's note would bring it into this one's contexts.
     only = _only_project(note.sources)
     decay_to = run.clock_of(entry)
-    if only not in run.tables:
-        run.tables[only] = memory.names.active(only)
     related = [
         link(e.rel, e.title)
         for e in memory.names.mentions(
-            " ".join(s.text for s in note.sources), run.tables[only], sessions=said_in
+            " ".join(s.text for s in note.sources), run.table(only), sessions=said_in
         )
         if e.rel != rel
     ]
@@ -198,6 +225,7 @@ def _care(run: _Run, entry: Entry) -> None:
     fading = strength[0] < cfg.archive_below and note.status not in decay.NEVER_DECAY
     if fading and _archive(vault, rel, run.now, run.outcome, run.dry_run):
         run.archived.append(note.title)
+        run.gone.add(rel)
     elif not run.dry_run:
         with contextlib.suppress(OSError):
             st = os.stat(vault.path(rel))

@@ -183,9 +183,9 @@ def refresh(
     text = _observe(
         text, fresh, write_observations(fresh) if write_observations else None, activity
     )
-    text, changes = _apply_facts(text, activity, fresh, read_facts)
     known = {} if fact_projects is None else fact_projects
     known.update({e.id: e.project for e in activity if e.project})
+    text, changes = _apply_facts(text, activity, fresh, read_facts, known)
     # In a log with projects, a project's facts leave when the project works again, a week
     # after their events left its log, as in a vault of its own: another project's session
     # says nothing of how long ago this one's facts were learned.
@@ -394,7 +394,10 @@ def _apply_facts(
     activity: Sequence[ev.Event],
     fresh: Sequence[ev.Event],
     read_facts: FactReader | None,
+    projects_of: Mapping[str, str],
 ) -> tuple[str, list[facts.Change]]:
+    """The facts `activity` states applied to the Facts, each project's apart (`projects_of`:
+    the project of a fact's event, for the events that have left the log too)."""
     model: dict[str, list[Fact]] = {}
     if read_facts is not None:
         for e in fresh:
@@ -403,7 +406,7 @@ def _apply_facts(
     if not found:
         return text, []
     body = stm_body(text, "Facts")
-    new_body, changes = facts.apply(body, found)
+    new_body, changes = facts.apply(body, found, lambda source: projects_of.get(source or ""))
     if not changes:
         return text, []
     return notes.replace_section(text, "Facts", new_body), changes
@@ -479,6 +482,27 @@ def looked_through(memory: MemoryLike) -> dt.datetime | None:
     """The time of the newest event reflection has taken goals, tasks and observations from
     (None: none yet): an event of the Event Log up to it has had its observation decided."""
     return _load_watermark(memory.locations.state / _STATE_FILE)
+
+
+def forget_fact_projects(state: Path, ids: Collection[str], names: Collection[str]) -> int:
+    """Take out of reflection.json the projects it keeps for the facts of the events `ids` and
+    of the projects `names` (`brainiac forget`: the name and the ids leave with the events, not
+    at the next run); how many it took out. OSError when it cannot be written."""
+    path = state / _STATE_FILE
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return 0  # none kept (or unreadable: the next run starts the map again)
+    kept = _load_fact_projects(path)
+    left = {i: p for i, p in kept.items() if i not in ids and p not in names}
+    if not isinstance(data, dict) or len(left) == len(kept):
+        return 0
+    if left:
+        data[_FACT_PROJECTS] = left
+    else:
+        data.pop(_FACT_PROJECTS, None)
+    safe_io.replace_file(path, json.dumps(data).encode("utf-8"))
+    return len(kept) - len(left)
 
 
 def _load_fact_projects(path: Path) -> dict[str, str]:
