@@ -609,6 +609,33 @@ def test_a_projects_short_term_sections_are_made_once_per_log_and_searcher(
         assert made and "teal" in later.text
 
 
+def test_each_scopes_short_term_sections_are_kept_while_contexts_go_from_scope_to_scope(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A daemon asked from two projects and from no project in turn: each scope's short-term
+    # sections are made once while the log and the index stay as they are, not again each time
+    # the scope changes; what each context shows is the same as the first time.
+    made: list[str | None] = []
+    scoped_digest = projects.scoped_digest
+
+    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
+        made.append(scope.project)
+        return scoped_digest(text, scope, in_scope)
+
+    monkeypatch.setattr(projects, "scoped_digest", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("The alpha release ships on Friday.", at=NOW, project="alpha")
+        m.remember("The beta release ships on Monday.", at=NOW, project="beta")
+        m.run_job("reflection", now=NOW + dt.timedelta(hours=1))
+        scopes = ("alpha", None, "beta")
+        first = [m.context("Who ships it?", budget=2000, now=NOW, project=p).text for p in scopes]
+        assert set(made) == set(scopes)
+        once = len(made)
+        again = [m.context("Who ships it?", budget=2000, now=NOW, project=p).text for p in scopes]
+        assert len(made) == once
+        assert again == first
+
+
 def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

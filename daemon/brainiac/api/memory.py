@@ -84,6 +84,8 @@ log = logging.getLogger(__name__)
 
 _QUERY_RECENT_EVENTS = 3
 _IMPORT_LOCK_WAIT_S = 60.0
+# The scopes whose short-term sections are kept for one version of the log and the index.
+_SCOPES_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -153,7 +155,7 @@ class Memory:
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[StatKey, stm.ShortTerm] | None = None
         self._scoped_memo: (
-            tuple[stm.ShortTerm, weakref.ref[object], projects.Scope, dict[str, str]] | None
+            tuple[stm.ShortTerm, weakref.ref[object], dict[projects.Scope, dict[str, str]]] | None
         ) = None  # see _scoped_sections
         self._identity_cache: tuple[StatKey, str] | None = None
         self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
@@ -560,25 +562,35 @@ class Memory:
 
     def _scoped_sections(self, doc: stm.ShortTerm, scope: projects.Scope) -> dict[str, str]:
         """Each short-term section as a context in `scope` shows it (projects.scoped_digest),
-        made again only when the document, the scope or the index's searcher changed: a context
-        in a project would otherwise parse every fact line of every section each time."""
+        made once per scope while the document and the index's searcher stay the same: a
+        context in a project would otherwise parse every fact line of every section each time,
+        and a daemon asked from several projects (or from one and from no project) goes back
+        and forth between scopes."""
         token = self.indexer.index.searcher_token()
         memo = self._scoped_memo  # read once: the daemon's socket threads ask contexts too
-        if memo is not None and memo[0] is doc and memo[1]() is token and memo[2] == scope:
-            return memo[3]
+        fresh = memo is None or memo[0] is not doc or memo[1]() is not token
+        by_scope = {} if memo is None or fresh else memo[2]
+        sections = by_scope.get(scope)
+        if sections is not None:
+            return sections
         in_scope = self._event_in_scope(doc, scope)
         sections = {
             title: projects.scoped_digest(doc.section(title), scope, in_scope)
             for title in stm.SECTIONS[:-1]
         }
-        # The searcher by a weak reference: an old one, closed, is not kept alive by this.
-        self._scoped_memo = (doc, weakref.ref(token), scope, sections)
+        # A new dict, never one another thread reads changed; in a vault of many projects the
+        # scopes made first go. The searcher by a weak reference: an old one, closed, is not
+        # kept alive by this.
+        kept = [*by_scope.items()][-(_SCOPES_KEPT - 1) :]
+        self._scoped_memo = (doc, weakref.ref(token), {**dict(kept), scope: sections})
         return sections
 
     def _event_in_scope(self, doc: stm.ShortTerm, scope: projects.Scope) -> Callable[[str], bool]:
         """Whether the event of an id is one a context in `scope` sees (projects.in_scope): by
         its line in the Event Log, else by the index (the events of the project and the global
         ones, read only when a short-term line names an event the log no longer holds)."""
+        if scope.project is None:
+            return lambda event_id: True  # unscoped, every event is seen (nothing is asked)
         logged = {e.id: e for e in doc.events}
         own: set[str] = set()
         read = False
