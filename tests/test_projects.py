@@ -388,6 +388,35 @@ def test_each_project_keeps_its_own_last_steps_in_short_term_memory(vault: Path)
         assert "beta work" not in recent
 
 
+def test_a_projects_recent_window_is_found_once_per_version_of_the_log(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In a project the window is found by walking the log back past the other projects' newer
+    # events; it does not depend on the prompt, so it is found again only when the log changes.
+    found: list[str | None] = []
+    recent = projects.recent
+
+    def counting(events: Any, n: int, scope: projects.Scope) -> Any:
+        found.append(scope.project)
+        return recent(events, n, scope)
+
+    monkeypatch.setattr(projects, "recent", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(hours=3)
+        for i, project in enumerate(["alpha", "beta"] * 6):
+            when = at + dt.timedelta(minutes=i)
+            m.remember(f"Step {i} of the {project} work.", at=when, project=project, now=NOW)
+        m.context("What next?", budget=2000, now=NOW, project="alpha")
+        again = m.context("Where were we?", budget=2000, now=NOW, project="alpha").text
+        m.context("What next?", budget=2000, now=NOW, project="beta")
+        assert found == ["alpha", "beta"]
+        assert "Step 10 of the alpha work." in again
+        m.remember("Step 12 of the alpha work.", at=at + dt.timedelta(minutes=12), project="alpha")
+        text = m.context("What next?", budget=2000, now=NOW, project="alpha").text
+        assert found == ["alpha", "beta", "alpha"]
+        assert "Step 12 of the alpha work." in text.split("[CRITICAL_CONTEXT_LAST_10_STEPS]", 1)[1]
+
+
 def test_an_event_indexed_again_for_its_new_preceding_message_keeps_its_project(
     vault: Path,
 ) -> None:

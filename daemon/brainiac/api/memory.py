@@ -157,6 +157,9 @@ class Memory:
         self._scoped_memo: (
             tuple[stm.ShortTerm, weakref.ref[object], dict[projects.Scope, dict[str, str]]] | None
         ) = None  # see _scoped_sections
+        # The recent-events window of each (size, scope), for one parse of the short-term file.
+        self._recent_windows: tuple[stm.ShortTerm, dict[tuple[int, projects.Scope], list[ev.Event]]]
+        self._recent_windows = (stm.parse(""), {})
         self._identity_cache: tuple[StatKey, str] | None = None
         self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
@@ -445,6 +448,20 @@ class Memory:
                 return stm.parse("")
         return self._stm_cache[1]
 
+    def _recent(self, doc: stm.ShortTerm, scope: projects.Scope) -> list[ev.Event]:
+        """The recent-events window of a context (projects.recent), found once per parse of the
+        short-term file and scope: it does not depend on the prompt, and in a project it is
+        found by walking the log back past the other projects' newer events."""
+        parsed, windows = self._recent_windows
+        if parsed is not doc:
+            windows = {}
+            self._recent_windows = (doc, windows)
+        key = (self.config.recent_events, scope)
+        found = windows.get(key)
+        if found is None:
+            found = windows[key] = projects.recent(doc.events, key[0], scope)
+        return list(found)
+
     def identity(self) -> str | None:
         """The Core Identity a context starts with; parsed again only when its file's stat
         changed (it is read on every context call and rarely edited)."""
@@ -491,7 +508,7 @@ class Memory:
         self.refresh()
         doc = self.short_term()
         scope = projects.Scope.of(project, self.config)
-        recent = projects.recent(doc.events, self.config.recent_events, scope)
+        recent = self._recent(doc, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         # Feedback (words of the best hits added to the prompt's) finds memories said in other
