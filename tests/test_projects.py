@@ -389,6 +389,35 @@ def test_each_project_keeps_its_own_last_steps_in_short_term_memory(vault: Path)
         assert "beta work" not in recent
 
 
+def test_a_projects_recent_window_is_found_once_per_version_of_the_log(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In a project the window is found by walking the log back past the other projects' newer
+    # events; it does not depend on the prompt, so it is found again only when the log changes.
+    found: list[str | None] = []
+    recent = projects.recent
+
+    def counting(events: Any, n: int, scope: projects.Scope) -> Any:
+        found.append(scope.project)
+        return recent(events, n, scope)
+
+    monkeypatch.setattr(projects, "recent", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        at = NOW - dt.timedelta(hours=3)
+        for i, project in enumerate(["alpha", "beta"] * 6):
+            when = at + dt.timedelta(minutes=i)
+            m.remember(f"Step {i} of the {project} work.", at=when, project=project, now=NOW)
+        m.context("What next?", budget=2000, now=NOW, project="alpha")
+        again = m.context("Where were we?", budget=2000, now=NOW, project="alpha").text
+        m.context("What next?", budget=2000, now=NOW, project="beta")
+        assert found == ["alpha", "beta"]
+        assert "Step 10 of the alpha work." in again
+        m.remember("Step 12 of the alpha work.", at=at + dt.timedelta(minutes=12), project="alpha")
+        text = m.context("What next?", budget=2000, now=NOW, project="alpha").text
+        assert found == ["alpha", "beta", "alpha"]
+        assert "Step 12 of the alpha work." in text.split("[CRITICAL_CONTEXT_LAST_10_STEPS]", 1)[1]
+
+
 def test_an_event_indexed_again_for_its_new_preceding_message_keeps_its_project(
     vault: Path,
 ) -> None:
@@ -608,6 +637,33 @@ def test_a_projects_short_term_sections_are_made_once_per_log_and_searcher(
         m.run_job("reflection", now=NOW + dt.timedelta(hours=1))
         later = m.context("Who ships it?", budget=2000, now=NOW, project="alpha")
         assert made and "teal" in later.text
+
+
+def test_each_scopes_short_term_sections_are_kept_while_contexts_go_from_scope_to_scope(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A daemon asked from two projects and from no project in turn: each scope's short-term
+    # sections are made once while the log and the index stay as they are, not again each time
+    # the scope changes; what each context shows is the same as the first time.
+    made: list[str | None] = []
+    scoped_digest = projects.scoped_digest
+
+    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
+        made.append(scope.project)
+        return scoped_digest(text, scope, in_scope)
+
+    monkeypatch.setattr(projects, "scoped_digest", counting)
+    with Memory(vault, refresh_interval_s=0) as m:
+        m.remember("The alpha release ships on Friday.", at=NOW, project="alpha")
+        m.remember("The beta release ships on Monday.", at=NOW, project="beta")
+        m.run_job("reflection", now=NOW + dt.timedelta(hours=1))
+        scopes = ("alpha", None, "beta")
+        first = [m.context("Who ships it?", budget=2000, now=NOW, project=p).text for p in scopes]
+        assert set(made) == set(scopes)
+        once = len(made)
+        again = [m.context("Who ships it?", budget=2000, now=NOW, project=p).text for p in scopes]
+        assert len(made) == once
+        assert again == first
 
 
 def test_the_projects_are_counted_once_per_searcher_and_anew_after_a_commit(

@@ -411,6 +411,35 @@ def test_nearness_among_some_events_is_theirs_as_if_alone(
         assert among == pytest.approx(alone.nearness("bicycle", nearest=nearest), abs=1e-6)
 
 
+def test_each_scopes_speakers_and_rows_are_found_once_while_prompts_go_from_scope_to_scope(
+    tmp_path: Path, model: SentenceModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A daemon asked from two projects in turn: each project's speakers (taken out of the
+    # prompt) and its events' rows are found once, not again each time the project changes,
+    # and each nearness is what it was the first time.
+    texts = [BIKE, *DECOYS]
+    semantic = SemanticIndex(tmp_path / "v", lambda: model)
+    semantic.known([(f"k{i}", t, "Anna" if i % 2 else "Ben") for i, t in enumerate(texts)])
+    semantic.fill()
+    made: list[int] = []
+    names_pattern = semantic_mod._names_pattern
+
+    def counting(names: Any) -> Any:
+        made.append(1)
+        return names_pattern(names)
+
+    monkeypatch.setattr(semantic_mod, "_names_pattern", counting)
+    scopes = [frozenset(f"k{i}" for i in range(j, len(texts), 2)) for j in (0, 1)]
+    first = [semantic.nearness("Anna's bicycle", among=among) for among in scopes]
+    assert len(made) == 2
+    rows = [semantic._live_rows(among)[0] for among in scopes]
+    again = [semantic.nearness("Anna's bicycle", among=among) for among in scopes]
+    assert len(made) == 2
+    assert again == first
+    assert [semantic._live_rows(among)[0] for among in scopes] == rows
+    assert all(semantic._live_rows(a)[0] is r for a, r in zip(scopes, rows, strict=True))
+
+
 def test_many_vectors_are_compared_in_two_halves_to_the_same_cosines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

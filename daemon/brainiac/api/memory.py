@@ -85,6 +85,8 @@ log = logging.getLogger(__name__)
 
 _QUERY_RECENT_EVENTS = 3
 _IMPORT_LOCK_WAIT_S = 60.0
+# The scopes whose short-term sections are kept for one version of the log and the index.
+_SCOPES_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -158,8 +160,11 @@ class Memory:
         self._last_reconcile = -float("inf")
         self._stm_cache: tuple[StatKey, stm.ShortTerm] | None = None
         self._scoped_memo: (
-            tuple[stm.ShortTerm, weakref.ref[object], projects.Scope, dict[str, str]] | None
+            tuple[stm.ShortTerm, weakref.ref[object], dict[projects.Scope, dict[str, str]]] | None
         ) = None  # see _scoped_sections
+        # The recent-events window of each (size, scope), for one parse of the short-term file.
+        self._recent_windows: tuple[stm.ShortTerm, dict[tuple[int, projects.Scope], list[ev.Event]]]
+        self._recent_windows = (stm.parse(""), {})
         self._identity_cache: tuple[StatKey, str] | None = None
         self._notes = ParsedNotes(self.vault)  # the notes contexts show, parsed while unchanged
         self._last_search: tuple[tuple[str, int, projects.Scope, bool], list[Hit]] | None = None
@@ -456,6 +461,20 @@ class Memory:
                 return stm.parse("")
         return self._stm_cache[1]
 
+    def _recent(self, doc: stm.ShortTerm, scope: projects.Scope) -> list[ev.Event]:
+        """The recent-events window of a context (projects.recent), found once per parse of the
+        short-term file and scope: it does not depend on the prompt, and in a project it is
+        found by walking the log back past the other projects' newer events."""
+        parsed, windows = self._recent_windows
+        if parsed is not doc:
+            windows = {}
+            self._recent_windows = (doc, windows)
+        key = (self.config.recent_events, scope)
+        found = windows.get(key)
+        if found is None:
+            found = windows[key] = projects.recent(doc.events, key[0], scope)
+        return list(found)
+
     def identity(self) -> str | None:
         """The Core Identity a context starts with; parsed again only when its file's stat
         changed (it is read on every context call and rarely edited)."""
@@ -502,7 +521,7 @@ class Memory:
         self.refresh()
         doc = self.short_term()
         scope = projects.Scope.of(project, self.config)
-        recent = projects.recent(doc.events, self.config.recent_events, scope)
+        recent = self._recent(doc, scope)
         query = prompt or self._implicit_query(doc, recent)
         limit = candidate_limit(self.config, budget, len(recent))
         # Feedback (words of the best hits added to the prompt's) finds memories said in other
@@ -573,25 +592,35 @@ class Memory:
 
     def _scoped_sections(self, doc: stm.ShortTerm, scope: projects.Scope) -> dict[str, str]:
         """Each short-term section as a context in `scope` shows it (projects.scoped_digest),
-        made again only when the document, the scope or the index's searcher changed: a context
-        in a project would otherwise parse every fact line of every section each time."""
+        made once per scope while the document and the index's searcher stay the same: a
+        context in a project would otherwise parse every fact line of every section each time,
+        and a daemon asked from several projects (or from one and from no project) goes back
+        and forth between scopes."""
         token = self.indexer.index.searcher_token()
         memo = self._scoped_memo  # read once: the daemon's socket threads ask contexts too
-        if memo is not None and memo[0] is doc and memo[1]() is token and memo[2] == scope:
-            return memo[3]
+        fresh = memo is None or memo[0] is not doc or memo[1]() is not token
+        by_scope = {} if memo is None or fresh else memo[2]
+        sections = by_scope.get(scope)
+        if sections is not None:
+            return sections
         in_scope = self._event_in_scope(doc, scope)
         sections = {
             title: projects.scoped_digest(doc.section(title), scope, in_scope)
             for title in stm.SECTIONS[:-1]
         }
-        # The searcher by a weak reference: an old one, closed, is not kept alive by this.
-        self._scoped_memo = (doc, weakref.ref(token), scope, sections)
+        # A new dict, never one another thread reads changed; in a vault of many projects the
+        # scopes made first go. The searcher by a weak reference: an old one, closed, is not
+        # kept alive by this.
+        kept = [*by_scope.items()][-(_SCOPES_KEPT - 1) :]
+        self._scoped_memo = (doc, weakref.ref(token), {**dict(kept), scope: sections})
         return sections
 
     def _event_in_scope(self, doc: stm.ShortTerm, scope: projects.Scope) -> Callable[[str], bool]:
         """Whether the event of an id is one a context in `scope` sees (projects.in_scope): by
         its line in the Event Log, else by the index (the events of the project and the global
         ones, read only when a short-term line names an event the log no longer holds)."""
+        if scope.project is None:
+            return lambda event_id: True  # unscoped, every event is seen (nothing is asked)
         logged = {e.id: e for e in doc.events}
         own: set[str] = set()
         read = False

@@ -44,7 +44,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -91,6 +91,9 @@ SCAN_ALL_UP_TO = 100_000
 _SKETCH_NEAREST = 8_192
 _SKETCH_FARTHEST = 1_024
 _PROMPTS_KEPT = 32
+# The scopes (sets of event keys) whose speakers and live rows are kept (_kept).
+_AMONG_KEPT = 8
+_T = TypeVar("_T")
 _TEXTS_KEPT = 4096  # texts likeness compares: the titles of a few chats' notes
 
 
@@ -116,6 +119,14 @@ def attached(indexer: Indexer, folder: Path) -> SemanticIndex | None:
 def text_digest(text: str) -> int:
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "little")
+
+
+def _kept(memo: dict[int, tuple[Collection[str], _T]], among: Collection[str], value: _T) -> None:
+    """`value` kept for `among` in `memo` (by its id; the entry holds `among`, so the id is not
+    another's while it is kept), the oldest let go past _AMONG_KEPT; under the index's lock."""
+    while len(memo) >= _AMONG_KEPT:
+        del memo[next(iter(memo))]
+    memo[id(among)] = (among, value)
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str]:
@@ -314,11 +325,12 @@ class SemanticIndex:
         self._known = False  # every indexed event is in _events (see known())
         self._speakers: set[str] = set()  # the events' roles: who speaks (see nearness)
         self._speaker_names: re.Pattern[str] | None = None
-        # (among, the names of its events' speakers): _without_speakers for the last `among`
-        self._speakers_among: tuple[Collection[str], re.Pattern[str]] | None = None
+        # By id(among): (among, the names of its events' speakers), _without_speakers for the
+        # last few `among` asked (_AMONG_KEPT: a daemon asked from several projects in turn)
+        self._speakers_among: dict[int, tuple[Collection[str], re.Pattern[str]]] = {}
         self._live: tuple[list[str], Any] | None = None  # (keys, rows) with a vector, cached
-        # (among, its (keys, rows)): _live_rows for the last `among` asked
-        self._live_among: tuple[Collection[str], tuple[list[str], Any]] | None = None
+        # By id(among): (among, its (keys, rows)), _live_rows for the last few `among` asked
+        self._live_among: dict[int, tuple[Collection[str], tuple[list[str], Any]]] = {}
         self._prompts: OrderedDict[str, Any] = OrderedDict()  # see _prompt_vector
         self._texts_seen: OrderedDict[str, Any] = OrderedDict()  # see likeness
         self._loaded = False
@@ -609,11 +621,11 @@ class SemanticIndex:
                 if self._speaker_names is None:
                     self._speaker_names = _names_pattern(self._speakers)
                 pattern = self._speaker_names
-            elif self._speakers_among is not None and self._speakers_among[0] is among:
-                pattern = self._speakers_among[1]
+            elif (found := self._speakers_among.get(id(among))) and found[0] is among:
+                pattern = found[1]
             else:
                 pattern = _names_pattern(self._events.speakers_of(among))
-                self._speakers_among = (among, pattern)
+                _kept(self._speakers_among, among, pattern)
         return pattern.sub(" ", prompt)
 
     def _live_rows(self, among: Collection[str] | None = None) -> tuple[list[str], Any]:
@@ -622,16 +634,20 @@ class SemanticIndex:
             have = rows >= 0
             keys = list(itertools.compress(self._events.keys, have.tolist()))
             self._live = (keys, rows[have])
-            self._live_among = None
+            self._live_among.clear()
 
         if among is None:
             return self._live
-        # The same `among` (a scope's keys, kept per index searcher) comes prompt after prompt.
-        if self._live_among is None or self._live_among[0] is not among:
-            keys, rows = self._live
-            kept = [i for i, k in enumerate(keys) if k in among]
-            self._live_among = (among, ([keys[i] for i in kept], rows[kept]))
-        return self._live_among[1]
+        # The same `among` (a scope's keys, kept per index searcher) comes prompt after prompt,
+        # or, in a daemon asked from several projects, every few prompts.
+        found = self._live_among.get(id(among))
+        if found is not None and found[0] is among:
+            return found[1]
+        keys, rows = self._live
+        kept = [i for i, k in enumerate(keys) if k in among]
+        live = ([keys[i] for i in kept], rows[kept])
+        _kept(self._live_among, among, live)
+        return live
 
     # -- the cache on disk -------------------------------------------------------------------
     def _load(self) -> None:
