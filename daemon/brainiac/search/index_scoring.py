@@ -32,6 +32,7 @@ state.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import itertools
@@ -619,32 +620,51 @@ class ScopeStatistics:
             leaves = searcher.reader().leaf_readers()
             for leaf, offset in leaves:
                 try:
-                    postings = leaf.postings(fieldname, text)
+                    info = leaf.term_info(fieldname, text)
                 except TermNotFound:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None
-                df += _count_in(postings, mine, leaf)
+                df += _count_of(info, mine, leaf, fieldname, text)
             self._df[key] = df
         return df
 
 
-def _count_in(m: Any, docs: AbstractSet[int], leaf: Any) -> int:
-    """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C,
-    the weights never decoded (a word's postings in every project, for each new word of a
-    prompt in a project); `leaf`: the segment's reader."""
+def _count_of(info: Any, docs: AbstractSet[int], leaf: Any, fieldname: str, text: Any) -> int:
+    """How many of `docs` (live documents of segment `leaf`) hold the term of `info`, its term
+    info there, in `fieldname`.
+
+    A merged segment holds each set of projects' documents in one run of numbers (index_merge.py),
+    so most words of a project lie, from their first posting to their last (the term info's
+    smallest and largest numbers), within the project's run or wholly outside the scope. When
+    every number of that span is one of `docs` (live ones: no deleted or other document lies
+    between), each posting is one of them and the term info's count is the answer; when none
+    is, 0. Neither reads a posting. Only the other words' postings are counted."""
+    ordered = _ordered(docs) if isinstance(docs, frozenset) else sorted(docs)
+    try:
+        first, last = int(info.min_id()), int(info.max_id())
+        within = bisect.bisect_right(ordered, last) - bisect.bisect_left(ordered, first)
+    except Exception:  # a term info without its numbers: the postings tell
+        within = -1
+    if within == 0:
+        return 0
+    if within == last - first + 1:
+        return int(info.doc_frequency())
+    postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
+    return _count_in(postings, docs, ordered, _before_first(info))
+
+
+def _count_in(m: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int) -> int:
+    """How many of leaf matcher `m`'s postings are of `docs` (`ordered`: the same in order),
+    `after` a number below its first: counted a block at a time, the weights never decoded,
+    and a block whose numbers (by its header) are all of `docs` counted by its length."""
     if type(m) is FilterMatcher and whoosh_internals.filter_kept(m)[1]:
         # A segment's deleted documents left out: `docs` holds live ones only, so the count
         # is the same without the filter, and the postings underneath read by blocks.
         m = m.child
     if not whoosh_internals.block_readable(m):
         return sum(1 for d in m.all_ids() if d in docs)
-    count = 0
-    ordered = _ordered(docs) if isinstance(docs, frozenset) else None
-    after = _before_first(_term_info(m, leaf)) if ordered is not None else -1
-    for ids in whoosh_internals.posting_ids(m, ordered, after):
-        count += sum(map(docs.__contains__, ids))
-    return count
+    return whoosh_internals.count_postings(m, docs, ordered, after)
 
 
 def best_widened(
