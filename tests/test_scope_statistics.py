@@ -6,6 +6,7 @@ count of the postings, whatever is deleted after the merge."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,14 @@ def _counted(searcher: Any, docs: frozenset[int], field: str, word: str) -> int:
 
 
 def _every_count_is_the_postings(index: Index) -> int:
-    """Check every word of every field, in every scope; the number of counts checked."""
+    """Check every word of every field, in every scope, each counted afresh and with the short
+    lists' numbers the index keeps (read by an earlier scope or searcher); the number of
+    counts checked."""
     searcher = index._searcher
     checked = 0
-    for scope in SCOPES:
+    for scope, kept in itertools.product(SCOPES, (None, index._numbers)):
         docs = index._scope_statistics(scope).docs
-        counts = ScopeStatistics(docs)
+        counts = ScopeStatistics(docs, kept)
         for leaf, _ in searcher.reader().leaf_readers():
             for field in sorted(leaf.indexed_field_names()):
                 for term in leaf.lexicon(field):
@@ -170,4 +173,37 @@ def test_a_scoped_count_of_a_word_in_one_projects_run_reads_no_posting(
     assert found == expected[alpha, ALPHA_AND_GLOBAL] > 256
     assert len(opened) == 1
     assert len(decoded) < -(-found // 128)
+    merged.close()
+
+
+def test_a_short_posting_list_is_read_once_for_every_scope_and_searcher(
+    merged: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # zebra: a few memories of every project, at the start of the merged segment's runs.
+    searcher = merged._searcher
+    expected = {
+        scope: _counted(searcher, merged._scope_statistics(scope).docs, "body", "zebra")
+        for scope in SCOPES
+    }
+    opened, decoded = _postings_read(monkeypatch)
+    for scope in SCOPES:
+        assert (
+            merged._doc_frequency("body", "zebra", merged._scope_statistics(scope))
+            == (expected[scope])
+        )
+    assert len(opened) == 1 and len(decoded) == 1
+    # A commit opens a new searcher, and every scope counts its words again: the merged
+    # segment's short lists are not read again (the new segment holds no zebra).
+    gone = [f"e{i}.md" for i in range(0, 90, 7)][:3]  # memories holding zebra
+    merged.apply([_document(i) for i in range(1200, 1290)], gone)
+    assert merged.segment_count() == 2
+    searcher = merged._searcher
+    for scope in SCOPES:
+        docs = merged._scope_statistics(scope).docs
+        expected[scope] = _counted(searcher, docs, "body", "zebra")
+        opened.clear()
+        decoded.clear()
+        found = merged._doc_frequency("body", "zebra", merged._scope_statistics(scope))
+        assert found == expected[scope]
+        assert opened == [] and decoded == []
     merged.close()

@@ -78,6 +78,7 @@ from brainiac.search.index_merge import MergeBeside, Source
 from brainiac.search.index_merge import remove_leftovers as remove_merge_leftovers
 from brainiac.search.index_runs import install as _install_batched_runs
 from brainiac.search.index_scoring import (
+    KeptNumbers,
     ScopeStatistics,
     SegmentLengthsBM25F,
     best,
@@ -181,6 +182,7 @@ class Index:
         # merge_beside_start, a child's copy, rather than rewritten in the writer's process.
         self.purges_beside = False
         self._weighting = SegmentLengthsBM25F()
+        self._numbers = KeptNumbers()  # see ScopeStatistics
         self._listings: dict[str, list[tuple[int, NoteRecord]]] = {}  # see notes()
         self._event_tables: dict[str, KeyNumbers] = {}  # see _event_docnums
         self._seen = _SearcherMemo(None)  # see _doc_frequency
@@ -602,7 +604,9 @@ class Index:
             except BaseException:
                 searcher.close()
                 raise
-        self._weighting.keep_only({leaf.segment().segment_id() for leaf in leaves})
+        segment_ids = {leaf.segment().segment_id() for leaf in leaves}
+        self._weighting.keep_only(segment_ids)
+        self._numbers.keep_only(segment_ids)
         for leaf in leaves:
             whoosh_internals.keep_term_lookups(leaf)
         return searcher
@@ -914,7 +918,7 @@ class Index:
         found = memo.scopes.get(projects)
         if found is None:
             docs = self._searcher.docs_for_query(Or([Term("projects", p) for p in projects]))
-            found = memo.scopes[projects] = ScopeStatistics(frozenset(docs))
+            found = memo.scopes[projects] = ScopeStatistics(frozenset(docs), self._numbers)
         return found
 
     def scope_event_keys(self, projects: Sequence[str]) -> frozenset[str]:

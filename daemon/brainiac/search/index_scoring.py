@@ -568,14 +568,16 @@ class ScopeStatistics:
     in a vault of its own: a word common in another project is not made less telling here, a
     word rare elsewhere not more, and the average length is that of the scope's own memories.
     Kept with the searcher it was counted on (Index's memo): a commit opens a new searcher and
-    counts afresh. A field's average length is the index's exact one scaled by the scope's share
-    of the stored (one-byte, rounded) lengths, so an unscoped search's is unchanged.
+    counts afresh (from the short posting lists' numbers kept per segment, `KeptNumbers`). A
+    field's average length is the index's exact one scaled by the scope's share of the stored
+    (one-byte, rounded) lengths, so an unscoped search's is unchanged.
     """
 
-    def __init__(self, docs: frozenset[int]) -> None:
+    def __init__(self, docs: frozenset[int], kept: KeptNumbers | None = None) -> None:
         self.docs = docs
         self._fields: dict[str, tuple[int, float] | None] = {}
         self._df: dict[tuple[str, str], int] = {}
+        self._kept = kept
 
     def field(
         self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
@@ -625,21 +627,29 @@ class ScopeStatistics:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None
-                df += _count_of(info, mine, leaf, fieldname, text)
+                df += _count_of(info, mine, leaf, fieldname, text, self._kept)
             self._df[key] = df
         return df
 
 
-def _count_of(info: Any, docs: AbstractSet[int], leaf: Any, fieldname: str, text: Any) -> int:
+def _count_of(
+    info: Any,
+    docs: AbstractSet[int],
+    leaf: Any,
+    fieldname: str,
+    text: Any,
+    kept: KeptNumbers | None = None,
+) -> int:
     """How many of `docs` (live documents of segment `leaf`) hold the term of `info`, its term
     info there, in `fieldname`.
 
     A merged segment holds each set of projects' documents in one run of numbers (index_merge.py),
-    so most words of a project lie, from their first posting to their last (the term info's
+    so many words of a project lie, from their first posting to their last (the term info's
     smallest and largest numbers), within the project's run or wholly outside the scope. When
     every number of that span is one of `docs` (live ones: no deleted or other document lies
     between), each posting is one of them and the term info's count is the answer; when none
-    is, 0. Neither reads a posting. Only the other words' postings are counted."""
+    is, 0. Neither reads a posting. The other words' postings are counted: a short list's
+    numbers from `kept` when another scope or searcher read them before."""
     ordered = _ordered(docs) if isinstance(docs, frozenset) else sorted(docs)
     try:
         first, last = int(info.min_id()), int(info.max_id())
@@ -650,8 +660,52 @@ def _count_of(info: Any, docs: AbstractSet[int], leaf: Any, fieldname: str, text
         return 0
     if within == last - first + 1:
         return int(info.doc_frequency())
+    if kept is not None and info.doc_frequency() <= _SHORT:
+        numbers = kept.numbers(leaf, fieldname, text, info)
+        return sum(map(docs.__contains__, numbers))
     postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
     return _count_in(postings, docs, ordered, _before_first(info))
+
+
+# A posting list this long at most is one block (Whoosh's blocks hold 128): its numbers are
+# decoded to be counted anyway, and kept. Longer ones are counted by block headers in part.
+_SHORT = 128
+# Document numbers KeptNumbers holds before it starts afresh: 4 bytes each, a megabyte.
+_NUMBERS_KEPT = 1 << 18
+
+
+class KeptNumbers:
+    """The document numbers of short posting lists a scope's count read, per segment, for the
+    index's life: a segment's postings never change once written (a deletion only marks the
+    document), and each project's scope, and each searcher a commit opens, counts a prompt's
+    words again, among the same postings of the same merged segment."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[tuple[str, str, Any], array[int]] = {}
+        self._held = 0
+
+    def numbers(self, leaf: Any, fieldname: str, text: Any, info: Any) -> array[int]:
+        """Every document number of `text`'s postings in `fieldname` of segment `leaf` (its
+        term info there `info`), the segment's deleted documents among them or not: a scope
+        holds live ones only."""
+        key = (leaf.segment().segment_id(), fieldname, text)
+        found = self._numbers.get(key)
+        if found is None:
+            postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
+            if type(postings) is FilterMatcher:
+                postings = postings.child  # its deleted documents are in no scope
+            found = whoosh_internals.all_numbers(postings)
+            if self._held + len(found) > _NUMBERS_KEPT:
+                self._numbers.clear()
+                self._held = 0
+            self._numbers[key] = found
+            self._held += len(found)
+        return found
+
+    def keep_only(self, segment_ids: set[str]) -> None:
+        """Forget the numbers of segments a merge removed."""
+        for key in [k for k in self._numbers if k[0] not in segment_ids]:
+            self._held -= len(self._numbers.pop(key))
 
 
 def _count_in(m: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int) -> int:

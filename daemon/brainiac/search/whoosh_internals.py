@@ -537,6 +537,23 @@ def count_postings(
     return count
 
 
+def all_numbers(matcher: Any) -> array[int]:
+    """Every document number of a leaf matcher's postings from where it stands, the weights
+    never decoded where `posting_blocks` can read it. The matcher is consumed."""
+    if not block_readable(matcher):
+        return array("I", matcher.all_ids())
+    m = matcher
+    decode = _DECODING
+    numbers = array("I")
+    while not m._atend and m._i < m._blocklength:
+        if m._ids is None:
+            _read_ids(m) if decode else m._read_ids()
+        numbers.extend(m._ids[m._i : m._blocklength])
+        m._i = m._blocklength
+        m._next_block()
+    return numbers
+
+
 _DECODING = "block decoding" in USABLE
 
 
