@@ -653,13 +653,14 @@ def _count_of(
     ordered = _ordered(docs) if isinstance(docs, frozenset) else sorted(docs)
     try:
         first, last = int(info.min_id()), int(info.max_id())
-        within = bisect.bisect_right(ordered, last) - bisect.bisect_left(ordered, first)
     except Exception:  # a term info without its numbers: the postings tell
-        within = -1
-    if within == 0:
-        return 0
-    if within == last - first + 1:
-        return int(info.doc_frequency())
+        first, last = 0, -1
+    if first <= last:
+        within = bisect.bisect_right(ordered, last) - bisect.bisect_left(ordered, first)
+        if within == 0:
+            return 0
+        if within == last - first + 1:
+            return int(info.doc_frequency())
     if kept is not None and info.doc_frequency() <= _SHORT:
         numbers = kept.numbers(leaf, fieldname, text, info)
         return sum(map(docs.__contains__, numbers))
