@@ -66,8 +66,8 @@ def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
 
 
 def _counted(searcher: Any, docs: frozenset[int], field: str, word: str) -> int:
-    """The scope's documents among `word`'s postings in `field`, each posting looked at: what
-    the counting gave before any shortcut (deleted documents are not among `docs`)."""
+    """The scope's documents among `word`'s postings in `field`, each posting looked at: the
+    count with no shortcut (deleted documents are not among `docs`)."""
     count = 0
     for leaf, offset in searcher.reader().leaf_readers():
         try:
