@@ -671,8 +671,10 @@ def _count_of(
 # A posting list this long at most is one block (Whoosh's blocks hold 128): its numbers are
 # decoded to be counted anyway, and kept. Longer ones are counted by block headers in part.
 _SHORT = 128
-# Document numbers KeptNumbers holds before it starts afresh: 4 bytes each, a megabyte.
+# What KeptNumbers holds before it starts afresh, in 4-byte units: a document number is one,
+# a list's key and array some 64 more. A megabyte or so.
 _NUMBERS_KEPT = 1 << 18
+_LIST_COST = 64
 
 
 class KeptNumbers:
@@ -696,17 +698,17 @@ class KeptNumbers:
             if type(postings) is FilterMatcher:
                 postings = postings.child  # its deleted documents are in no scope
             found = whoosh_internals.all_numbers(postings)
-            if self._held + len(found) > _NUMBERS_KEPT:
+            if self._held + len(found) + _LIST_COST > _NUMBERS_KEPT:
                 self._numbers.clear()
                 self._held = 0
             self._numbers[key] = found
-            self._held += len(found)
+            self._held += len(found) + _LIST_COST
         return found
 
     def keep_only(self, segment_ids: set[str]) -> None:
         """Forget the numbers of segments a merge removed."""
         for key in [k for k in self._numbers if k[0] not in segment_ids]:
-            self._held -= len(self._numbers.pop(key))
+            self._held -= len(self._numbers.pop(key)) + _LIST_COST
 
 
 def _count_in(m: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int) -> int:
