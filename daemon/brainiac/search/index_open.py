@@ -36,7 +36,7 @@ from brainiac.search import whoosh_internals
 from brainiac.search.corpus import NOTE
 from brainiac.search.index_fields import index_schema
 from brainiac.search.index_merge import remove_leftovers as remove_merge_leftovers
-from brainiac.search.index_scoring import ScopeStatistics, SegmentLengthsBM25F
+from brainiac.search.index_scoring import KeptNumbers, ScopeStatistics, SegmentLengthsBM25F
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,7 @@ class OpenIndex:
         self.writable = writable  # False: a reader beside the daemon, which owns the writer
         self.rebuilt = False  # True when opening found nothing usable and started afresh
         self._weighting = SegmentLengthsBM25F()
+        self._numbers = KeptNumbers()  # see ScopeStatistics
         self._seen = _SearcherMemo(None)  # see _memo
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
@@ -317,7 +318,9 @@ class OpenIndex:
             except BaseException:
                 searcher.close()
                 raise
-        self._weighting.keep_only({leaf.segment().segment_id() for leaf in leaves})
+        segment_ids = {leaf.segment().segment_id() for leaf in leaves}
+        self._weighting.keep_only(segment_ids)
+        self._numbers.keep_only(segment_ids)
         for leaf in leaves:
             whoosh_internals.keep_term_lookups(leaf)
         return searcher

@@ -32,6 +32,7 @@ state.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import itertools
@@ -567,14 +568,16 @@ class ScopeStatistics:
     in a vault of its own: a word common in another project is not made less telling here, a
     word rare elsewhere not more, and the average length is that of the scope's own memories.
     Kept with the searcher it was counted on (Index's memo): a commit opens a new searcher and
-    counts afresh. A field's average length is the index's exact one scaled by the scope's share
-    of the stored (one-byte, rounded) lengths, so an unscoped search's is unchanged.
+    counts afresh (from the short posting lists' numbers kept per segment, `KeptNumbers`). A
+    field's average length is the index's exact one scaled by the scope's share of the stored
+    (one-byte, rounded) lengths, so an unscoped search's is unchanged.
     """
 
-    def __init__(self, docs: frozenset[int]) -> None:
+    def __init__(self, docs: frozenset[int], kept: KeptNumbers | None = None) -> None:
         self.docs = docs
         self._fields: dict[str, tuple[int, float] | None] = {}
         self._df: dict[tuple[str, str], int] = {}
+        self._kept = kept
 
     def field(
         self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
@@ -619,32 +622,106 @@ class ScopeStatistics:
             leaves = searcher.reader().leaf_readers()
             for leaf, offset in leaves:
                 try:
-                    postings = leaf.postings(fieldname, text)
+                    info = leaf.term_info(fieldname, text)
                 except TermNotFound:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None
-                df += _count_in(postings, mine, leaf)
+                df += _count_of(info, mine, leaf, fieldname, text, self._kept)
             self._df[key] = df
         return df
 
 
-def _count_in(m: Any, docs: AbstractSet[int], leaf: Any) -> int:
-    """How many of leaf matcher `m`'s postings are of `docs`: counted a block at a time in C,
-    the weights never decoded (a word's postings in every project, for each new word of a
-    prompt in a project); `leaf`: the segment's reader."""
+def _count_of(
+    info: Any,
+    docs: AbstractSet[int],
+    leaf: Any,
+    fieldname: str,
+    text: Any,
+    kept: KeptNumbers | None = None,
+) -> int:
+    """How many of `docs` (live documents of segment `leaf`) hold the term of `info`, its term
+    info there, in `fieldname`.
+
+    A merged segment holds each set of projects' documents in one run of numbers (index_merge.py),
+    so many words of a project lie, from their first posting to their last (the term info's
+    smallest and largest numbers), within the project's run or wholly outside the scope. When
+    every number of that span is one of `docs` (live ones: no deleted or other document lies
+    between), each posting is one of them and the term info's count is the answer; when none
+    is, 0. Neither reads a posting. The other words' postings are counted: a short list's
+    numbers from `kept` when another scope or searcher read them before."""
+    ordered = _ordered(docs) if isinstance(docs, frozenset) else sorted(docs)
+    try:
+        first, last = int(info.min_id()), int(info.max_id())
+    except Exception:  # a term info without its numbers: the postings tell
+        first, last = 0, -1
+    if first <= last:
+        within = bisect.bisect_right(ordered, last) - bisect.bisect_left(ordered, first)
+        if within == 0:
+            return 0
+        if within == last - first + 1:
+            return int(info.doc_frequency())
+    if kept is not None and info.doc_frequency() <= _SHORT:
+        numbers = kept.numbers(leaf, fieldname, text, info)
+        return sum(map(docs.__contains__, numbers))
+    postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
+    return _count_in(postings, docs, ordered, _before_first(info))
+
+
+# A posting list this long at most is one block (Whoosh's blocks hold 128): its numbers are
+# decoded to be counted anyway, and kept. Longer ones are counted by block headers in part.
+_SHORT = 128
+# What KeptNumbers holds before it starts afresh, in 4-byte units: a document number is one,
+# a list's key and array some 64 more. A megabyte or so.
+_NUMBERS_KEPT = 1 << 18
+_LIST_COST = 64
+
+
+class KeptNumbers:
+    """The document numbers of short posting lists a scope's count read, per segment, for the
+    index's life: a segment's postings never change once written (a deletion only marks the
+    document), and each project's scope, and each searcher a commit opens, counts a prompt's
+    words again, among the same postings of the same merged segment."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[tuple[str, str, Any], array[int]] = {}
+        self._held = 0
+
+    def numbers(self, leaf: Any, fieldname: str, text: Any, info: Any) -> array[int]:
+        """Every document number of `text`'s postings in `fieldname` of segment `leaf` (its
+        term info there `info`), the segment's deleted documents among them or not: a scope
+        holds live ones only."""
+        key = (leaf.segment().segment_id(), fieldname, text)
+        found = self._numbers.get(key)
+        if found is None:
+            postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
+            if type(postings) is FilterMatcher:
+                postings = postings.child  # its deleted documents are in no scope
+            found = whoosh_internals.all_numbers(postings)
+            if self._held + len(found) + _LIST_COST > _NUMBERS_KEPT:
+                self._numbers.clear()
+                self._held = 0
+            self._numbers[key] = found
+            self._held += len(found) + _LIST_COST
+        return found
+
+    def keep_only(self, segment_ids: set[str]) -> None:
+        """Forget the numbers of segments a merge removed."""
+        for key in [k for k in self._numbers if k[0] not in segment_ids]:
+            self._held -= len(self._numbers.pop(key)) + _LIST_COST
+
+
+def _count_in(m: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int) -> int:
+    """How many of leaf matcher `m`'s postings are of `docs` (`ordered`: the same in order),
+    `after` a number below its first: counted a block at a time, the weights never decoded,
+    and a block whose numbers (by its header) are all of `docs` counted by its length."""
     if type(m) is FilterMatcher and whoosh_internals.filter_kept(m)[1]:
         # A segment's deleted documents left out: `docs` holds live ones only, so the count
         # is the same without the filter, and the postings underneath read by blocks.
         m = m.child
     if not whoosh_internals.block_readable(m):
         return sum(1 for d in m.all_ids() if d in docs)
-    count = 0
-    ordered = _ordered(docs) if isinstance(docs, frozenset) else None
-    after = _before_first(_term_info(m, leaf)) if ordered is not None else -1
-    for ids in whoosh_internals.posting_ids(m, ordered, after):
-        count += sum(map(docs.__contains__, ids))
-    return count
+    return whoosh_internals.count_postings(m, docs, ordered, after)
 
 
 def best_widened(

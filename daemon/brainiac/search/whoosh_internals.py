@@ -201,6 +201,16 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "summed from the one-byte stored lengths, so BM25F's average lengths (and the order of "
         "a few close results) shift slightly (index_merge.py)",
     ),
+    "postings from a term info": (
+        lambda: (
+            _reads(reading.SegmentReader.postings, "_terms", "_text_to_bytes")
+            and _reads(whoosh3.W3TermsReader.matcher, "_codec", "_postfile", "postings_reader")
+        ),
+        "SegmentReader._terms and _text_to_bytes (W3TermsReader's _codec and _postfile, read by "
+        "its matcher)",
+        "a scope's count of a word's postings looks the word up again to read them "
+        "(index_scoring.py)",
+    ),
     "term lookups kept": (
         lambda: (
             _reads(reading.SegmentReader.__init__, "_terms")
@@ -479,28 +489,69 @@ def read_passed(matcher: Any, block: Passed) -> Block:
     return m._ids, m._weights, 0, m._blocklength
 
 
-def posting_ids(
-    matcher: Any, ordered: Sequence[int] | None = None, after: int = -1
-) -> Iterator[Sequence[int]]:
-    """A leaf matcher's document numbers from where it stands, a block at a time, the weights
-    never decoded (what counting them needs); with `ordered` (document numbers in order), the
-    blocks whose numbers hold none of them are passed over undecoded (`after` as in
-    `posting_blocks`). The matcher is consumed."""
+def postings_from_info(leaf: Any, fieldname: str, text: Any, info: Any) -> Any:
+    """Segment reader `leaf`'s postings of `text` in `fieldname`, whose term info `info` the
+    caller looked up there: a leaf matcher, as `leaf.postings` makes it but for the filter of
+    the segment's deleted documents (they stay in the postings: the caller leaves them out),
+    without looking the term up again. `leaf.postings` itself where Whoosh keeps them
+    otherwise."""
+    terms: Any = getattr(leaf, "_terms", None)
+    if not _POSTINGS_FROM_INFO or type(terms) is not whoosh3.W3TermsReader:
+        return leaf.postings(fieldname, text)
+    tbytes = leaf._text_to_bytes(fieldname, text)
+    format_ = leaf.schema[fieldname].format
+    return terms._codec.postings_reader(terms._postfile, info, format_, term=(fieldname, tbytes))
+
+
+_POSTINGS_FROM_INFO = "postings from a term info" in USABLE
+
+
+def count_postings(
+    matcher: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int = -1
+) -> int:
+    """How many of a leaf matcher's postings from where it stands are of `docs` (`ordered`:
+    the same numbers in order; `after` as in `posting_blocks`), the weights never decoded: a
+    block whose numbers (above the one before's last, up to its own last, by the headers) hold
+    none of `docs` is passed over, and one whose every number is of `docs` counted by its
+    length, neither decoded; the others' document numbers are decoded and looked up. The
+    matcher is consumed."""
     m = matcher
     decode = _DECODING
+    count = 0
     while not m._atend and m._i < m._blocklength:
         last = m.block_max_id()
-        if ordered is not None and m._ids is None and none_within(ordered, after, last):
-            after = last
-            m._i = m._blocklength
-            m._next_block()
-            continue
-        if m._ids is None:
+        if m._ids is None:  # entered at its start: its numbers are above `after`
+            within = bisect.bisect_right(ordered, last) - bisect.bisect_right(ordered, after)
+            if within == last - after:
+                count += m._blocklength
+            if within in (0, last - after):
+                after = last
+                m._i = m._blocklength
+                m._next_block()
+                continue
             _read_ids(m) if decode else m._read_ids()
-        yield m._ids[m._i : m._blocklength]
+        count += sum(map(docs.__contains__, m._ids[m._i : m._blocklength]))
         after = last
         m._i = m._blocklength
         m._next_block()
+    return count
+
+
+def all_numbers(matcher: Any) -> array[int]:
+    """Every document number of a leaf matcher's postings from where it stands, the weights
+    never decoded where `posting_blocks` can read it. The matcher is consumed."""
+    if not block_readable(matcher):
+        return array("I", matcher.all_ids())
+    m = matcher
+    decode = _DECODING
+    numbers = array("I")
+    while not m._atend and m._i < m._blocklength:
+        if m._ids is None:
+            _read_ids(m) if decode else m._read_ids()
+        numbers.extend(m._ids[m._i : m._blocklength])
+        m._i = m._blocklength
+        m._next_block()
+    return numbers
 
 
 _DECODING = "block decoding" in USABLE
