@@ -52,9 +52,12 @@ from whoosh.util.numeric import byte_to_length
 from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
-# Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
-# each, and a context asks for a few dozen.
-_SCORERS_KEPT = 2048
+# Scorers SegmentLengthsBM25F keeps for one searcher, the least recently used given up first:
+# a few hundred bytes each (a few megabytes in all). A context asks for a few dozen, each
+# project of a vault shared by projects for its own (a term's statistics are its scope's), and
+# a prompt's common words are asked again by the next prompts: room for every project's recent
+# contexts keeps those made.
+_SCORERS_KEPT = 8192
 
 
 def match_scores(
@@ -478,7 +481,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         # it for the search's duration, under the index's search lock); None: every document's.
         self.scope: ScopeStatistics | None = None
         # (searcher, field, term, query frequency, scope) -> its scorer, for the searcher
-        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes).
+        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes),
+        # the least recently asked first.
         self._scorers: dict[tuple[Any, ...], Any] = {}
         self._scorers_for: weakref.ref[Any] | None = None
 
@@ -493,16 +497,18 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             self._scorers.clear()
             self._scorers_for = weakref.ref(parent)
         key = (searcher, fieldname, text, qf, self.scope)
-        scorer = self._scorers.get(key)
+        scorers = self._scorers
+        scorer = scorers.pop(key, None)
         if scorer is None:
-            if len(self._scorers) >= _SCORERS_KEPT:
-                self._scorers.clear()
-            scorer = self._scorers[key] = self._made_scorer(searcher, fieldname, text, qf)
+            if len(scorers) >= _SCORERS_KEPT:
+                del scorers[next(iter(scorers))]  # the least recently used
+            scorer = self._made_scorer(searcher, fieldname, text, qf)
             if type(scorer) is BM25FScorer:
                 # Whoosh's top-N search drops a term's documents below its bound (max_quality),
                 # which Whoosh made of the statistics _made_scorer replaced: a longer average
                 # length scores a long document above it.
                 whoosh_internals.bound_anew(scorer, searcher.term_info(fieldname, text))
+        scorers[key] = scorer  # (a dict keeps its keys in the order they were put in)
         return scorer
 
     def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
