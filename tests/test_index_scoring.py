@@ -120,6 +120,52 @@ def test_inside_and_the_outside_that_can_reach_the_floor_score_as_in_whoosh(
     assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
 
 
+class _CountedScope(frozenset[int]):
+    """A scope's documents that count how often a document is looked up in them."""
+
+    lookups = 0
+
+    def __contains__(self, docnum: object) -> bool:
+        type(self).lookups += 1
+        return super().__contains__(docnum)
+
+
+def test_a_block_wholly_inside_the_scope_is_scored_without_looking_its_documents_up(
+    tmp_path: Path,
+) -> None:
+    # One segment, the project's documents first (one run of numbers, as a merge leaves them):
+    # "kiln" has 300 postings there, three blocks of Whoosh's 128, and 100 after them.
+    docs = [
+        Document(
+            key=f"d{i}.md#e",
+            path=f"d{i}.md",
+            kind="event",
+            body="kiln " * (1 + i % 7) + ("glaze" if i % 3 else "ash"),
+            text="kiln",
+            event_id=f"e{i}",
+            projects=("atlas",) if i < 300 else ("other",),
+        ).with_digest()
+        for i in range(400)
+    ]
+    index = Index(tmp_path / "index")
+    index.apply(docs, [])
+    try:
+        searcher = index._searcher
+        assert index.segment_count() == 1
+        atlas = sorted(searcher.docs_for_query(Term("projects", "atlas")))
+        assert atlas == list(range(300))
+        query = Term("body", index.terms("kiln")[0])
+        every = dict(searcher.search(query, limit=None).items())
+        _CountedScope.lookups = 0
+        mine, outside = inside_and_outside(searcher, query, _CountedScope(atlas), 0.0)
+        assert mine == {d: s for d, s in every.items() if d < 300}  # bit-identical scores
+        assert outside == {d: s for d, s in every.items() if d >= 300}
+        # Only the block that holds documents of both is looked up, a posting at a time.
+        assert 0 < _CountedScope.lookups <= 128
+    finally:
+        index.close()
+
+
 @pytest.mark.parametrize("scope", ["atlas", "*"])
 def test_a_scopes_word_counts_are_of_its_live_documents_read_without_weights(
     index: Index, scope: str, monkeypatch: pytest.MonkeyPatch
