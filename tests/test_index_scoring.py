@@ -162,6 +162,9 @@ def test_a_block_wholly_inside_the_scope_is_scored_without_looking_its_documents
         assert outside == {d: s for d, s in every.items() if d >= 300}
         # Only the block that holds documents of both is looked up, a posting at a time.
         assert 0 < _CountedScope.lookups <= 128
+        _CountedScope.lookups = 0  # and so in the feedback's search, scoped the same way
+        assert match_scores(searcher, query, allow=_CountedScope(atlas)) == mine
+        assert 0 < _CountedScope.lookups <= 128
     finally:
         index.close()
 

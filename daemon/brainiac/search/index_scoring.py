@@ -86,9 +86,7 @@ def match_scores(
         scores = _scores(query.matcher(subsearcher, context), keep, subsearcher)
         if offset:
             scores = {d + offset: s for d, s in scores.items()}
-        found.update(scores)
-    if allow is not None:
-        found = {d: s for d, s in found.items() if d in allow}
+        found.update(scores)  # (of `allow` only: each leaf's scores are of its part of it)
     if restrict:
         found = {d: s for d, s in found.items() if d not in restrict}
     return found
@@ -407,12 +405,14 @@ def _block_readable(m: Any) -> bool:
 
 def _leaf_blocks(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
-    in a vault shared by projects, most of a common word's postings are other projects')."""
+    in a vault shared by projects, most of a common word's postings are other projects'; one
+    holding only documents `keep` holds is scored whole)."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
     after = _before_first(_term_info(m, subsearcher))
-    blocks = whoosh_internals.posting_blocks(m, keep, _ordered(keep), None, after)
-    return _block_scores(m.scorer, blocks, keep)
+    ordered = _ordered(keep)
+    blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
+    return _block_scores(m.scorer, blocks, keep, ordered)
 
 
 def _term_info(m: Any, reader: Any) -> Any | None:
