@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from whoosh.codec import whoosh3
 from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.filedb import filetables
 from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
-from brainiac.search import whoosh_internals
+from brainiac.search import index_scoring, whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
 from brainiac.search.index_scoring import (
@@ -117,6 +118,55 @@ def test_inside_and_the_outside_that_can_reach_the_floor_score_as_in_whoosh(
     assert mine == {d: s for d, s in every.items() if d in inside}  # bit-identical scores
     floor = at_least * max(mine.values())
     assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
+
+
+class _CountedScope(frozenset[int]):
+    """A scope's documents that count how often a document is looked up in them."""
+
+    lookups = 0
+
+    def __contains__(self, docnum: object) -> bool:
+        type(self).lookups += 1
+        return super().__contains__(docnum)
+
+
+def test_a_block_wholly_inside_the_scope_is_scored_without_looking_its_documents_up(
+    tmp_path: Path,
+) -> None:
+    # One segment, the project's documents first (one run of numbers, as a merge leaves them):
+    # "kiln" has 300 postings there, three blocks of Whoosh's 128, and 100 after them.
+    docs = [
+        Document(
+            key=f"d{i}.md#e",
+            path=f"d{i}.md",
+            kind="event",
+            body="kiln " * (1 + i % 7) + ("glaze" if i % 3 else "ash"),
+            text="kiln",
+            event_id=f"e{i}",
+            projects=("atlas",) if i < 300 else ("other",),
+        ).with_digest()
+        for i in range(400)
+    ]
+    index = Index(tmp_path / "index")
+    index.apply(docs, [])
+    try:
+        searcher = index._searcher
+        assert index.segment_count() == 1
+        atlas = sorted(searcher.docs_for_query(Term("projects", "atlas")))
+        assert atlas == list(range(300))
+        query = Term("body", index.terms("kiln")[0])
+        every = dict(searcher.search(query, limit=None).items())
+        _CountedScope.lookups = 0
+        mine, outside = inside_and_outside(searcher, query, _CountedScope(atlas), 0.0)
+        assert mine == {d: s for d, s in every.items() if d < 300}  # bit-identical scores
+        assert outside == {d: s for d, s in every.items() if d >= 300}
+        # Only the block that holds documents of both is looked up, a posting at a time.
+        assert 0 < _CountedScope.lookups <= 128
+        _CountedScope.lookups = 0  # and so in the feedback's search, scoped the same way
+        assert match_scores(searcher, query, allow=_CountedScope(atlas)) == mine
+        assert 0 < _CountedScope.lookups <= 128
+    finally:
+        index.close()
 
 
 @pytest.mark.parametrize("scope", ["atlas", "*"])
@@ -320,6 +370,37 @@ def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
         index.close()
 
 
+def test_a_scorer_asked_again_is_kept_while_other_words_come_and_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made: list[tuple[str, str]] = []
+    make = SegmentLengthsBM25F._made_scorer
+
+    def counted(self: Any, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
+        made.append((fieldname, text))
+        return make(self, searcher, fieldname, text, qf)
+
+    monkeypatch.setattr(SegmentLengthsBM25F, "_made_scorer", counted)
+    index = Index(tmp_path / "index")
+    rng = random.Random(5)
+    for batch in range(2):
+        index.apply(_docs(batch, rng), [])
+    try:
+        first = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
+        # Room for this prompt's scorers and a few more: the other words below need more than
+        # that in all, as a vault shared by projects asks each project's own.
+        kept = len(index._weighting._scorers)
+        monkeypatch.setattr(index_scoring, "_SCORERS_KEPT", kept + 12)
+        for word in _WORDS[2:]:
+            assert index.search(word, limit=5)
+            made.clear()
+            again = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
+            assert again == first and made == []  # the prompt asked again: none made anew
+        assert len(index._weighting._scorers) == kept + 12
+    finally:
+        index.close()
+
+
 def test_a_segments_terms_are_looked_up_in_its_file_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -346,6 +427,34 @@ def test_a_segments_terms_are_looked_up_in_its_file_once(
         extra = Document(key="z.md", path="z.md", kind="note", title="Z", body="zanzibar ferry")
         index.apply([extra.with_digest()], [])  # a new segment, and a new reader of the old
         assert [h.key for h in index.search("zanzibar", limit=5)] == ["z.md"]
+    finally:
+        index.close()
+
+
+def test_a_segments_term_infos_are_decoded_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoded: list[tuple[int, str, bytes]] = []
+    decode = whoosh3.W3TermsReader.term_info
+
+    def counted(self: Any, fieldname: str, tbytes: bytes) -> Any:
+        decoded.append((id(self), fieldname, tbytes))
+        return decode(self, fieldname, tbytes)
+
+    monkeypatch.setattr(whoosh3.W3TermsReader, "term_info", counted)
+    index = Index(tmp_path / "index")
+    rng = random.Random(6)
+    for batch in range(2):  # two segments: each reader decodes its own
+        index.apply(_docs(batch, rng), [])
+    decoded.clear()  # (the writer's)
+    try:
+        # A scoped search asks each term's information of each segment for its matcher, its
+        # scorer, the scorer's bound and the blocks the scope passes over: decoded once.
+        first = index.search_with_others("kiln glaze trip", 20, ["atlas"], 3)
+        assert decoded and len(decoded) == len(set(decoded))
+        decoded.clear()
+        assert index.search_with_others("kiln glaze trip", 20, ["atlas"], 3) == first
+        assert decoded == []
     finally:
         index.close()
 

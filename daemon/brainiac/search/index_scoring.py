@@ -53,9 +53,12 @@ from whoosh.util.numeric import byte_to_length
 from brainiac.search import whoosh_internals
 
 Scores = dict[int, float]
-# Scorers SegmentLengthsBM25F keeps for one searcher before it starts afresh: a few hundred bytes
-# each, and a context asks for a few dozen.
-_SCORERS_KEPT = 2048
+# Scorers SegmentLengthsBM25F keeps for one searcher, the least recently used given up first:
+# a few hundred bytes each (a few megabytes in all). A context asks for a few dozen, each
+# project of a vault shared by projects for its own (a term's statistics are its scope's), and
+# a prompt's common words are asked again by the next prompts: room for every project's recent
+# contexts keeps those made.
+_SCORERS_KEPT = 8192
 
 
 def match_scores(
@@ -83,9 +86,7 @@ def match_scores(
         scores = _scores(query.matcher(subsearcher, context), keep, subsearcher)
         if offset:
             scores = {d + offset: s for d, s in scores.items()}
-        found.update(scores)
-    if allow is not None:
-        found = {d: s for d, s in found.items() if d in allow}
+        found.update(scores)  # (of `allow` only: each leaf's scores are of its part of it)
     if restrict:
         found = {d: s for d, s in found.items() if d not in restrict}
     return found
@@ -105,8 +106,9 @@ def inside_and_outside(
     cannot lift a match to it on their own, so only the matches outside that one of the other
     terms holds are scored (MaxScore). A posting block holding none of the inside documents
     (by the numbers its header spans: a merged segment holds each project's documents in one
-    run, index_merge.py) is passed over, its largest weight (also in its header) counted in
-    its term's bound, and read only when it may hold a match that can reach the floor."""
+    run, index_merge.py) is passed over, and read only when it may hold a match that can reach
+    the floor; a block wholly inside (its numbers within one run of the inside documents) is
+    scored without looking its documents up, and holds no match outside to look for."""
     context = searcher.context()
     found: Scores = {}
     outside: Scores = {}
@@ -116,9 +118,8 @@ def inside_and_outside(
         mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         assert mine is not None
         ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
-        plan = _read(query.matcher(subsearcher, context), subsearcher, ordered)
+        plan, scores = _read(query.matcher(subsearcher, context), subsearcher, mine, ordered)
         plans.append((plan, mine, offset))
-        scores = _planned_scores(plan, mine)
         found.update({d + offset: s for d, s in scores.items()} if offset else scores)
     floor = at_least * max(found.values(), default=0.0)
     for plan, mine, offset in plans:
@@ -134,17 +135,17 @@ def inside_and_outside(
 # A term's bound, and the sums of bounds, taken this much larger: a float sum of scores may
 # exceed the exact one by a few units in the last place.
 _BOUND_MARGIN = 1e-9
-# A block header's largest weight taken this much larger: the header has the weight the writer
-# was given, the block the 32-bit float it stored (rounded to nearest: within 6e-8 of it).
-_HEADER_MARGIN = 1e-6
+# A term info's largest weight taken this much larger: were it the weight the writer was given,
+# the block would have the 32-bit float it stored (rounded to nearest: within 6e-8 of it).
+_WEIGHT_MARGIN = 1e-6
 
 
 @dataclass
 class _Leaf:
-    """A leaf matcher's postings as read (`blocks`), or its scores when it cannot be read by
-    blocks (`scored`), with what scores them and the most any of them can score (`bound`;
-    None: not known); the blocks passed over by their headers (`passed`), which `_open` reads
-    from `matcher`."""
+    """A leaf matcher's postings as read that may hold a document outside the scope (`blocks`:
+    one wholly inside holds none), or its scores when it cannot be read by blocks (`scored`),
+    with what scores them and the most any of them can score (`bound`; None: not known); the
+    blocks passed over by their headers (`passed`), which `_open` reads from `matcher`."""
 
     blocks: list[whoosh_internals.Block]
     scored: Scores | None
@@ -154,28 +155,40 @@ class _Leaf:
     matcher: Any = None
 
 
-def _read(m: Any, subsearcher: Any, inside: Sequence[int]) -> Any:
+def _read(
+    m: Any, subsearcher: Any, inside: AbstractSet[int], ordered: Sequence[int]
+) -> tuple[Any, Scores]:
     """The matcher tree `m` with each leaf's postings read (`_Leaf`) where they may hold a
-    document of `inside` (in order): ("union", a, b), ("boost", boost, child), ("filter", ids,
-    exclude, child), a _Leaf, or None (no match). The matchers are consumed."""
+    document of `inside` (`ordered`: the same in order): ("union", a, b), ("boost", boost,
+    child), ("filter", ids, exclude, child), a _Leaf, or None (no match); and the scores of its
+    matches in `inside`, as `_planned_scores` of the tree would give them (each leaf scored as
+    it is read, the nodes in the same order). The matchers are consumed."""
     if not m.is_active():
-        return None
+        return None, {}
     kind = type(m)
     if kind is UnionMatcher:
-        return ("union", _read(m.a, subsearcher, inside), _read(m.b, subsearcher, inside))
-    if kind is WrappingMatcher:
-        return ("boost", m.boost, _read(m.child, subsearcher, inside))
-    if kind is FilterMatcher:
-        ids, exclude = whoosh_internals.filter_kept(m)
-        return ("boost", m.boost, ("filter", ids, exclude, _read(m.child, subsearcher, inside)))
+        a, left = _read(m.a, subsearcher, inside, ordered)
+        b, right = _read(m.b, subsearcher, inside, ordered)
+        return ("union", a, b), _union(left, right)
+    if kind is WrappingMatcher or kind is FilterMatcher:
+        child, inner = _read(m.child, subsearcher, inside, ordered)
+        if kind is FilterMatcher:
+            ids, exclude = whoosh_internals.filter_kept(m)
+            child = ("filter", ids, exclude, child)
+            inner = {d: s for d, s in inner.items() if (d in ids) != exclude}
+        boost = m.boost
+        return ("boost", boost, child), (
+            inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
+        )
     if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
-        return _Leaf([], _one_by_one(m), None, None)
+        scored = _one_by_one(m)
+        return _Leaf([], scored, None, None), {d: s for d, s in scored.items() if d in inside}
     passed: list[whoosh_internals.Passed] = []
     info = _term_info(m, subsearcher)  # looked up once: both the bound and the skip ask it
-    blocks = list(whoosh_internals.posting_blocks(m, None, inside, passed, _before_first(info)))
-    heaviest = max((p.weight for p in passed), default=0.0) * (1 + _HEADER_MARGIN)
-    bound = _bound(m.scorer, blocks, heaviest, info)
-    return _Leaf(blocks, None, m.scorer, bound, passed, m)
+    blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
+    outer: list[whoosh_internals.Block] = []
+    scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
+    return _Leaf(outer, None, m.scorer, _bound(m.scorer, info), passed, m), scores
 
 
 def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
@@ -199,28 +212,23 @@ def _ordered(docs: frozenset[int]) -> list[int]:
     return sorted(docs)
 
 
-def _bound(
-    scorer: Any, blocks: list[whoosh_internals.Block], heaviest: float, info: Any
-) -> float | None:
-    """The most a posting of `blocks`, or of weight `heaviest` at most, can score: BM25F at the
-    largest weight and the term's shortest field length (Whoosh's, stored with the lengths' own
-    rounding, so never above a document's); None when the term's lengths cannot be had (`info`,
-    its term info, None)."""
+def _bound(scorer: Any, info: Any) -> float | None:
+    """The most a posting of the term `info` is of (its term info in the segment) can score:
+    BM25F at its largest weight and shortest field length (Whoosh's, stored with the lengths'
+    own rounding, so never above a document's); None when they cannot be had."""
     try:
         shortest = info.min_length()
-    except Exception:  # None, or a term info without its lengths
+        weight = info.max_weight() * (1 + _WEIGHT_MARGIN)
+    except Exception:  # None, or a term info without them
         return None
-    weight = max(
-        (max(w[first:end]) for _, w, first, end in blocks if end > first), default=heaviest
-    )
-    weight = max(weight, heaviest)
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     top = idf * ((weight * (k1 + 1)) / (weight + k1 * ((1 - b) + b * shortest / avgfl)))
     return float(max(top, 0.0) * (1 + _BOUND_MARGIN))
 
 
 def _planned_scores(plan: Any, keep: AbstractSet[int]) -> Scores:
-    """`_scores` of a read matcher tree (`_read`), for the documents `keep` holds."""
+    """`_scores` of a read matcher tree (`_read`), for the documents `keep` holds (outside the
+    scope it was read for: its leaves keep only the blocks that may hold one)."""
     if plan is None:
         return {}
     if isinstance(plan, _Leaf):
@@ -397,12 +405,14 @@ def _block_readable(m: Any) -> bool:
 
 def _leaf_blocks(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
-    in a vault shared by projects, most of a common word's postings are other projects')."""
+    in a vault shared by projects, most of a common word's postings are other projects'; one
+    holding only documents `keep` holds is scored whole)."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
     after = _before_first(_term_info(m, subsearcher))
-    blocks = whoosh_internals.posting_blocks(m, keep, _ordered(keep), None, after)
-    return _block_scores(m.scorer, blocks, keep)
+    ordered = _ordered(keep)
+    blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
+    return _block_scores(m.scorer, blocks, keep, ordered)
 
 
 def _term_info(m: Any, reader: Any) -> Any | None:
@@ -425,24 +435,40 @@ def _before_first(info: Any) -> int:
 
 def _block_scores(
     scorer: Any,
-    blocks: Iterable[tuple[Sequence[int], Sequence[float], int, int]],
+    blocks: Iterable[whoosh_internals.Block],
     keep: AbstractSet[int] | None,
+    ordered: Sequence[int] | None = None,
+    outer: list[whoosh_internals.Block] | None = None,
 ) -> Scores:
     """The postings of `blocks` that `keep` holds (None: all; picked in C), each scored with
     Whoosh's BM25F formula (`scoring.bm25`, written out with the same operations in the same
-    order)."""
+    order). With `ordered` (`keep`'s documents in order), a block whose numbers all lie in one
+    run of them is scored whole, and every other block is appended to `outer`."""
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
-    for ids, weights, first, end in blocks:
+    for block in blocks:
+        ids, weights, first, end = block
         span: Iterable[int] = range(first, end)
-        if keep is not None:
+        if keep is not None and not (
+            ordered is not None and end > first and _within(ordered, ids[first], ids[end - 1])
+        ):
+            if outer is not None:
+                outer.append(block)
             span = itertools.compress(span, map(keep.__contains__, ids[first:end]))
         for i in span:
             d = ids[i]
             tf = weights[i]
             out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
     return out
+
+
+def _within(ordered: Sequence[int], low: int, high: int) -> bool:
+    """Whether every number from `low` to `high` is in `ordered` (distinct numbers in order):
+    they are when `ordered` has `low`, and `high` as many places further on."""
+    i = bisect.bisect_left(ordered, low)
+    j = i + high - low
+    return j < len(ordered) and ordered[i] == low and ordered[j] == high
 
 
 class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
@@ -479,7 +505,8 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
         # it for the search's duration, under the index's search lock); None: every document's.
         self.scope: ScopeStatistics | None = None
         # (searcher, field, term, query frequency, scope) -> its scorer, for the searcher
-        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes).
+        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes),
+        # the least recently asked first.
         self._scorers: dict[tuple[Any, ...], Any] = {}
         self._scorers_for: weakref.ref[Any] | None = None
 
@@ -494,16 +521,18 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             self._scorers.clear()
             self._scorers_for = weakref.ref(parent)
         key = (searcher, fieldname, text, qf, self.scope)
-        scorer = self._scorers.get(key)
+        scorers = self._scorers
+        scorer = scorers.pop(key, None)
         if scorer is None:
-            if len(self._scorers) >= _SCORERS_KEPT:
-                self._scorers.clear()
-            scorer = self._scorers[key] = self._made_scorer(searcher, fieldname, text, qf)
+            if len(scorers) >= _SCORERS_KEPT:
+                del scorers[next(iter(scorers))]  # the least recently used
+            scorer = self._made_scorer(searcher, fieldname, text, qf)
             if type(scorer) is BM25FScorer:
                 # Whoosh's top-N search drops a term's documents below its bound (max_quality),
                 # which Whoosh made of the statistics _made_scorer replaced: a longer average
                 # length scores a long document above it.
                 whoosh_internals.bound_anew(scorer, searcher.term_info(fieldname, text))
+        scorers[key] = scorer  # (a dict keeps its keys in the order they were put in)
         return scorer
 
     def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:

@@ -227,6 +227,19 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "SegmentReader._terms (W3TermsReader._tindex, whose lookups all go through ranges_for_key)",
         "a term is looked up in a segment's on-disk table each time a search asks (index.py)",
     ),
+    "term infos kept": (
+        lambda: (
+            _reads(reading.SegmentReader.__init__, "_terms")
+            and _reads(reading.SegmentReader.term_info, "_terms", "term_info")
+            and _reads(reading.SegmentReader.postings, "_terms", "matcher")
+            and _reads(whoosh3.W3TermsReader.matcher, "term_info")
+            and _reads(whoosh3.W3TermsReader.term_info, "from_bytes", "_tindex")
+        ),
+        "SegmentReader._terms (W3TermsReader.term_info, which its matcher and the reader's "
+        "term_info call)",
+        "a term's information (its postings' place, frequency, lengths) is read from a "
+        "segment's file and decoded each time a search asks (index.py, index_scoring.py)",
+    ),
 }
 
 
@@ -589,11 +602,14 @@ def keep_term_lookups(leaf: Any) -> None:
     on-disk term table again. Building a query's matchers looks each term up four times (is it
     there, its postings, its frequency for the scorer, its size for the matcher tree), each a
     hash, seeks and reads in Python; a segment never changes once written, so its answer
-    stays right for as long as the reader lives. Nothing is done when Whoosh keeps the table
-    otherwise."""
+    stays right for as long as the reader lives; so do its terms' decoded information
+    (`_keep_term_infos`). Nothing is done when Whoosh keeps the table otherwise."""
+    terms = getattr(leaf, "_terms", None)
+    if terms is not None:
+        _keep_term_infos(terms)
     if "term lookups kept" not in USABLE:
         return
-    table = getattr(getattr(leaf, "_terms", None), "_tindex", None)
+    table = getattr(terms, "_tindex", None)
     if table is None or "ranges_for_key" in vars(table):
         return
     lookup = table.ranges_for_key
@@ -611,6 +627,34 @@ def keep_term_lookups(leaf: Any) -> None:
     # An instance attribute: the table's own range_for_key, __contains__ and all (its
     # __getitem__) call self.ranges_for_key, and so find this one.
     table.ranges_for_key = ranges_for_key
+
+
+def _keep_term_infos(terms: Any) -> None:
+    """Make a segment's terms reader decode a term's information once: a scoped search asks it
+    of each term in each segment up to four times (its matcher, its scorer, the scorer's bound,
+    the blocks a scope passes over), each a read of the term table's file and a decoding.
+
+    A term info is only read once made (the matcher takes its postings' place; an inlined
+    term's postings are lists that a ListMatcher reads and, for a value that is a list, replaces
+    by the same value combined), so one object can serve every matcher of the segment."""
+    if "term infos kept" not in USABLE or "term_info" in getattr(terms, "__dict__", {}):
+        return
+    decode = terms.term_info
+    found: dict[tuple[str, bytes], Any] = {}
+
+    def term_info(fieldname: str, tbytes: bytes) -> Any:
+        key = (fieldname, tbytes)
+        info = found.get(key)
+        if info is None:
+            info = decode(fieldname, tbytes)  # TermNotFound for a missing term: not kept
+            if len(found) >= _LOOKUPS_KEPT:
+                found.clear()
+            found[key] = info
+        return info
+
+    # An instance attribute: the reader's term_info and the terms reader's own matcher call
+    # self.term_info, and so find this one.
+    terms.term_info = term_info
 
 
 def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
