@@ -82,7 +82,7 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
             _has(writing.SegmentWriter, "_commit_toc")
             and _reads(writing.SegmentWriter.commit, "_commit_toc")
         ),
-        "a commit's unused files are deleted after the searcher's swap (index.py, _publish)",
+        "a commit's unused files are deleted after the searcher's swap (index_writes.py, _publish)",
     ),
     "W3PerDocReader's column files": (
         lambda: (
@@ -94,7 +94,7 @@ NEEDED: Mapping[str, tuple[Callable[[], bool], str]] = {
             and _has(windex.TOC, "_latest_generation")
         ),
         "a reader beside the daemon opens every file of the commit it reads at once, so that "
-        "the daemon's next merge cannot delete one under it (index.py, keep_column_files)",
+        "the daemon's next merge cannot delete one under it (index_open.py, keep_column_files)",
     ),
     "FilterMatcher._ids and ._exclude": (
         lambda: _reads(matching.FilterMatcher.__init__, "_ids", "_exclude"),
@@ -167,7 +167,7 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
             and _has(whoosh3.W3PerDocReader, "_cached_reader", "stored_fields")
         ),
         "SegmentReader._perdoc (W3PerDocReader's _cached_reader and stored_fields)",
-        "stored fields and field lengths are read through Whoosh's checks (index.py, "
+        "stored fields and field lengths are read through Whoosh's checks (index_open.py, "
         "index_scoring.py)",
     ),
     "stored field reads": (
@@ -188,7 +188,7 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "_decompress over VarBytesColumn's _lengths, _offsets, _basepos, _dbfile) and "
         "StructFile.file",
         "each document's stored fields are read through a seek and a buffered read of the "
-        "column file (index.py)",
+        "column file (index_open.py)",
     ),
     "exact length totals": (
         lambda: (
@@ -225,7 +225,7 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
             )
         ),
         "SegmentReader._terms (W3TermsReader._tindex, whose lookups all go through ranges_for_key)",
-        "a term is looked up in a segment's on-disk table each time a search asks (index.py)",
+        "a term is looked up in a segment's on-disk table each time a search asks (index_open.py)",
     ),
     "term infos kept": (
         lambda: (
@@ -238,7 +238,7 @@ SPEED_ONLY: Mapping[str, tuple[Callable[[], bool], str, str]] = {
         "SegmentReader._terms (W3TermsReader.term_info, which its matcher and the reader's "
         "term_info call)",
         "a term's information (its postings' place, frequency, lengths) is read from a "
-        "segment's file and decoded each time a search asks (index.py, index_scoring.py)",
+        "segment's file and decoded each time a search asks (index_open.py, index_scoring.py)",
     ),
 }
 
