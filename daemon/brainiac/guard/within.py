@@ -11,19 +11,14 @@ is what it always was.
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brainiac.guard.check_facts.knowledge import facts_of
-from brainiac.store.projects import GLOBAL, Scope, scoped_digest
+from brainiac.store.projects import GLOBAL, Scope
 
 if TYPE_CHECKING:
     from brainiac.formats import events as ev
-    from brainiac.guard.check_facts.verdicts import Known
-    from brainiac.guard.evidence.alignment import EventLine
     from brainiac.search.index_documents import Hit
 
 
@@ -57,26 +52,3 @@ class Within:
         project's newer events, named or not, do not push them out nor override its facts)."""
         found = [e for e in reversed(events) if self.own(e.id)][:n]
         return found[::-1]
-
-    def facts(self, section: str, found: Sequence[Known]) -> list[Known]:
-        """The facts `found` in a short-term section (`section`, its text) that a context in the
-        project shows, and those of the named projects' events, each of these as its project's
-        (named by it, and judging only a sentence that names it, as a project's note would)."""
-        shown = {_fact_id(k) for k in facts_of(scoped_digest(section, self.scope, self.sees))}
-        out = []
-        for k in found:
-            if _fact_id(k) not in shown:
-                continue
-            name = self.named_project(k.block) if k.block else None
-            if name is not None:
-                k = dataclasses.replace(k, entity=name, mentions=(name.lower(),), named_only=True)
-            out.append(k)
-        return out
-
-    def observations(self, lines: Sequence[EventLine]) -> list[EventLine]:
-        """The observations read from an event the check sees, or from none (a person's)."""
-        return [o for o in lines if not o.id or self.sees(o.id)]
-
-
-def _fact_id(k: Known) -> tuple[str, str, dt.datetime | None, str | None]:
-    return (k.key, k.value, k.since, k.block)

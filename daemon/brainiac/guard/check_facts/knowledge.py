@@ -6,6 +6,7 @@ last events.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from brainiac.guard.check_facts.clauses import mentions_phrase, stems
 from brainiac.guard.check_facts.verdicts import Known
 from brainiac.language import claims, extract, facts, lexicon
 from brainiac.language.facts import Superseded
+from brainiac.store import projects
 from brainiac.store.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
@@ -67,7 +69,7 @@ def knowledge(
         lines = doc.note.lines[section.heading_line + 1 : section.end_line]
         found = _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
         if within is not None:
-            found = within.facts("".join(lines), found)
+            found = _scoped_facts(within, "".join(lines), found)
         known += found
     if hits is None:
         hits = memory.indexer.index.search(text, limit=CANDIDATE_NOTES)
@@ -94,9 +96,26 @@ def knowledge(
     return _with_recent_events(known, list(recent), doc)
 
 
-def facts_of(text: str) -> list[Known]:
-    """The `- key: value` facts of a text (a section of the short-term document)."""
-    return _from_lines(text, 0, SHORT_TERM, None, ())
+def _scoped_facts(within: Within, section: str, found: Sequence[Known]) -> list[Known]:
+    """The facts `found` in the short-term `section` (its text) that a context in the project
+    shows (projects.scoped_digest), and those of the named projects' events, each of these as
+    its project's: named by it, judging only a sentence that names it, as a project note's
+    facts do (a fact of another project is no knowledge of this one's)."""
+    shown = projects.scoped_digest(section, within.scope, within.sees)
+    kept = {_fact_id(k) for k in _from_lines(shown, 0, SHORT_TERM, None, ())}
+    out = []
+    for k in found:
+        if _fact_id(k) not in kept:
+            continue
+        name = within.named_project(k.block) if k.block else None
+        if name is not None:
+            k = dataclasses.replace(k, entity=name, mentions=(name.lower(),), named_only=True)
+        out.append(k)
+    return out
+
+
+def _fact_id(k: Known) -> tuple[str, str, dt.datetime | None, str | None]:
+    return (k.key, k.value, k.since, k.block)
 
 
 def _candidate_notes(hits: Sequence[Hit]) -> list[str]:

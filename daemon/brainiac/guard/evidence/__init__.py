@@ -150,20 +150,16 @@ def with_events(
     within: Within | None = None,
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
-    the events the search for the response found (one search for the whole response); `known`,
-    the facts check gathered, to read an event's verdict beside the facts it gave; `found`,
-    all the search's hits (notes too), whose files' observations are evidence as well;
-    `within`, the project checked in (a file hit holds other projects' observations too)."""
+    the events the search for the response found; `known`, the facts check gathered, to read
+    an event's verdict beside the facts it gave; `found`, all the search's hits (notes too),
+    whose files' observations are evidence as well (those `within`, the project, sees)."""
     if not any(f.status == UNVERIFIED or _current(f, result) for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
     turns = exchange.with_context(memory, event_lines(hits))
-    observed = observation_lines_of(memory, found or hits)
-    if within is not None:
-        observed = within.observations(observed)
-    events = turns + owned(observed, turns)
+    events = turns + owned(observation_lines_of(memory, found or hits, within), turns)
     for f in result.findings:
         if _current(f, result):
             # A fact's date said otherwise, where an event about the sentence states the
