@@ -7,7 +7,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import shutil
 from pathlib import Path
+
+import yaml
 
 from brainiac import Memory
 from brainiac.guard.check_facts.verdicts import CheckResult
@@ -120,3 +123,17 @@ def test_the_cli_checks_in_the_project_it_is_given(vault: Path) -> None:
     assert isolated.returncode == 1, isolated.stderr
     conflicts = json.loads(isolated.stdout)["conflicts"]
     assert [(c["stored"], c["line"]) for c in conflicts] == [("Friday", friday)], conflicts
+
+
+def test_in_a_vault_without_projects_a_check_in_one_is_the_unscoped_check(tmp_path: Path) -> None:
+    """Every memory of a vault without projects is global, so every project sees all of it: on
+    the guard's labelled corpus each response gets, in a project, what it gets unscoped."""
+    corpus = Path(__file__).parent / "check_corpus"
+    cases = yaml.safe_load((corpus / "cases.yaml").read_text(encoding="utf-8"))
+    vault = tmp_path / "corpus"
+    shutil.copytree(corpus / "vault", vault)
+    with Memory(vault, refresh_interval_s=0) as m:
+        now = max(e.at for e in m.short_term().events if e.at)
+        for case in cases:
+            unscoped = m.check(str(case["response"]), now=now)
+            assert m.check(str(case["response"]), now=now, project="alpha") == unscoped, case
