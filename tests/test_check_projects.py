@@ -137,3 +137,32 @@ def test_in_a_vault_without_projects_a_check_in_one_is_the_unscoped_check(tmp_pa
         for case in cases:
             unscoped = m.check(str(case["response"]), now=now)
             assert m.check(str(case["response"]), now=now, project="alpha") == unscoped, case
+
+
+def test_another_projects_events_and_their_observations_are_no_evidence_here(vault: Path) -> None:
+    """The event path too: in alpha, beta's events are no evidence, nor the observations read
+    from them, even in a global note (a note or a month of the archive holds every project's)."""
+    with Memory(vault, refresh_interval_s=0) as m:
+        said = m.remember(
+            "I went to a pottery class on 20 November.", project="beta", at=AT, now=NOW
+        )
+        told = m.remember(
+            "Guess what, we finally did it!", role="Caroline", project="beta", at=AT, now=NOW
+        )
+        for i in range(4):
+            m.remember(f"Lunch break number {i}.", at=AT + dt.timedelta(minutes=5 + i), now=NOW)
+        note = vault / "memory" / "long_term" / "caroline.md"
+        note.write_text(
+            "---\ntitle: Caroline\n---\n# Caroline\n\n## Observations\n"
+            f"- Caroline adopted a puppy named Shadow on 2026-11-23. (2026-11-24, {told.id})\n",
+            encoding="utf-8",
+        )
+        for response, source in (
+            ("You went to a pottery class on 2 November.", said.text),
+            ("Caroline adopted a puppy named Max.", "Caroline adopted a puppy named Shadow"),
+        ):
+            for project in (None, "beta"):
+                there = m.check(response, now=NOW, project=project)
+                assert [c.stored[: len(source)] for c in there.conflicts] == [source], there
+            here = m.check(response, now=NOW, project="alpha")
+            assert here.status == "unverified" and not here.conflicts, here
