@@ -411,7 +411,7 @@ def _clicks_request(args: list[str]) -> socket_requests.Request | None:
         )
     if path == ("check",):
         text = "<stdin>" if p["text"] in (None, "-") else p["text"]
-        return socket_requests.CheckRequest(text, p["now"], p["as_json"])
+        return socket_requests.CheckRequest(text, p["now"], p["as_json"], p["project"])
     return socket_requests.PromptHookRequest("<stdin>", p["budget"])
 
 
@@ -461,6 +461,8 @@ COMMAND_LINES = [
     ["check", "--now", "not a time", "The deadline is Friday."],
     ["check", "-", "--json"],
     ["check", "--json", "--", "-"],
+    ["check", "--project=", "-"],
+    ["check", "x", "--project", "a", "--project", "b"],
     ["hook", "user-prompt-submit", "--budget", "5"],
     ["hook", "user-prompt-submit", "--budget"],
     ["hook", "user-prompt-submit", "x"],

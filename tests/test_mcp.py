@@ -136,6 +136,16 @@ async def _session(vault: Path, tmp_path: Path) -> None:
                 await session.call_tool("check", {"text": "Atlas is due Monday the 30th."})
             )
             assert fine["consistent"] is True and fine["conflicts"] == []
+            # in a project, the response is held to that project's memories (docs/projects.md)
+            standup = {"text": "The standup is at 10:00.", "project": "zephyr"}
+            await session.call_tool("remember", standup)
+            said = {"text": "The standup is at 11:30.", "project": "zephyr"}
+            there = _structured(await session.call_tool("check", said))
+            assert [c["stored"] for c in there["conflicts"]] == ["10:00"], there
+            elsewhere = _structured(
+                await session.call_tool("check", {**said, "project": "website"})
+            )
+            assert elsewhere["conflicts"] == [], elsewhere
 
             # feedback applies to the notes of the last context for a prompt
             await session.call_tool("context", {"prompt": "When is the Atlas deadline?"})

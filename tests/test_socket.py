@@ -63,6 +63,7 @@ CALLS: list[tuple[tuple[str, ...], str | None]] = [
     # docs/projects.md: the project goes through the socket as well
     (("context", "--prompt", "When is the review?", "--project", "atlas", "--now", NOW), None),
     (("search", "review", "--project", "website", "--json"), None),
+    (("check", "The review of the homepage is on Monday.", "--project", "website"), None),
 ]
 
 

@@ -112,8 +112,10 @@ def context(
     return w.done(), result
 
 
-def check(memory: Memory, text: str, now: dt.datetime | None, as_json: bool) -> Output:
-    result = memory.check(text, now=now)
+def check(
+    memory: Memory, text: str, now: dt.datetime | None, as_json: bool, project: str | None = None
+) -> Output:
+    result = memory.check(text, now=now, project=project)
     w = _Writer()
     if as_json:
         w.json(
@@ -217,7 +219,7 @@ class Answerer:
         if isinstance(r, socket_requests.CheckRequest):
             if memory.llm.available:
                 raise _Fallback("check with a model ([llm]) runs in the CLI")
-            return check(memory, r.text, _parse_time(r.now), r.json)
+            return check(memory, r.text, _parse_time(r.now), r.json, r.project)
         return prompt_hook(memory, r.stdin, r.budget)
 
     def _same_setting(self, env: dict[str, str]) -> None:

@@ -429,10 +429,33 @@ class Memory:
 
         return forget_mod.forget(self, what, now, dry_run, confirm)
 
-    def check(self, text: str, now: dt.datetime | None = None) -> CheckResult:
+    def check(
+        self, text: str, now: dt.datetime | None = None, project: str | None = None
+    ) -> CheckResult:
         """Compare a response with what the memory knows: its conflicts with current facts,
-        and old values restated as current (docs/check.md). `now` dates "today", "tomorrow"."""
-        return check_mod.check(self, text, clock.local(now) if now is not None else None)
+        and old values restated as current (docs/check.md). `now` dates "today", "tomorrow";
+        in `project`, what a context there shows is what the response is held to: its own and
+        the global memories, another project's when the response names it (docs/projects.md)."""
+        when = clock.local(now) if now is not None else None
+        scope = projects.Scope.of(project, self.config)
+        if scope.project is None:
+            return check_mod.check(self, text, when)
+        from brainiac.guard.within import Within  # here: an unscoped check never loads it
+
+        self.refresh()
+        doc = self.short_term()
+        others = projects.named(self.indexer.index.project_counts())
+        names = [] if scope.isolate else project_search.named_in(text, others)
+        within = Within(
+            scope,
+            self._event_in_scope(doc, scope),
+            tuple(
+                (p, self._event_in_scope(doc, dataclasses.replace(scope, project=p)))
+                for p in names
+                if p != scope.project
+            ),
+        )
+        return check_mod.check(self, text, when, within)
 
     # -- reading -----------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10, project: str | None = None) -> list[SearchResult]:

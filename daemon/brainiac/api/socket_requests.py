@@ -65,13 +65,14 @@ class ContextRequest:
 
 @dataclass(frozen=True)
 class CheckRequest:
-    """`brainiac check TEXT [--now ISO] [--json]`, TEXT read from standard input already when
-    the command line said `-` or nothing."""
+    """`brainiac check TEXT [--now ISO] [--project NAME] [--json]`, TEXT read from standard
+    input already when the command line said `-` or nothing."""
 
     OP: ClassVar[str] = "check"
     text: str
     now: str | None = None
     json: bool = False
+    project: str | None = None
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ _COMMANDS: dict[
         "check",
         ("text",),
         0,
-        {"--now": ("now", _TEXT), "--json": ("json", _FLAG)},
+        {"--now": ("now", _TEXT), "--project": ("project", _TEXT), "--json": ("json", _FLAG)},
         "text",
     ),
     ("hook", "user-prompt-submit"): (

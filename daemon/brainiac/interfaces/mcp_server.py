@@ -164,6 +164,10 @@ _PROJECT_RECALL = (
     "The project you work in: its memories first, global ones too, another project's only "
     "when clearly relevant; omit to search everything."
 )
+_PROJECT_CHECK = (
+    "The project the response is given in: checked against its memories and the global ones, "
+    "another project's only where the response names it; omit to check against everything."
+)
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -309,12 +313,13 @@ class Served:
     def check(
         self,
         text: Annotated[str, Field(description="The response to check, before it is sent.")],
+        project: Annotated[str | None, Field(description=_PROJECT_CHECK)] = None,
     ) -> CheckOutcome:
         """Check a response against the memory: each statement about a fact the memory holds is
         compared with the current value, and restating a superseded value is a conflict too.
         Each conflict carries a `correction` to act on."""
         with self.reading(), _as_tool_error():
-            result = self.memory.check(text)
+            result = self.memory.check(text, project=project)
         conflicts: list[ConflictInfo] = [
             {
                 "claim": c.claim,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from brainiac.search.index import Index
 from brainiac.search.index_documents import Hit
@@ -45,7 +45,7 @@ def search(
     own = [scope.project, GLOBAL]
     if scope.isolate:
         return index.search(query, limit=limit, projects=own, feedback=feedback, nearness=nearness)
-    words = {w.casefold() for w in _WORD_RE.findall(query)}
+    words = _words(query)
     if feedback:
         # A hit's score is at least its first (feedback and nearness only add), so another
         # project's match can pass the rule below only at CLEARLY times the best first score of
@@ -66,3 +66,14 @@ def search(
         if h.score >= CLEARLY * best or any(p.casefold() in words for p in named(h.projects))
     ][:MAX_OTHER]
     return sorted([*hits, *admitted], key=lambda h: (-h.score, h.key))
+
+
+def named_in(text: str, names: Iterable[str]) -> list[str]:
+    """The projects among `names` that `text` names (a word of it, in any case): another
+    project's memories come into a context, or a check, whose prompt names that project."""
+    words = _words(text)
+    return [p for p in names if p.casefold() in words]
+
+
+def _words(text: str) -> set[str]:
+    return {w.casefold() for w in _WORD_RE.findall(text)}

@@ -6,6 +6,7 @@ last events.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -17,9 +18,11 @@ from brainiac.guard.check_facts.clauses import mentions_phrase, stems
 from brainiac.guard.check_facts.verdicts import Known
 from brainiac.language import claims, extract, facts, lexicon
 from brainiac.language.facts import Superseded
+from brainiac.store import projects
 from brainiac.store.vault import ARCHIVE_DIR, IDENTITY, LONG_TERM_DIR, SHORT_TERM
 
 if TYPE_CHECKING:
+    from brainiac.guard.within import Within
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
@@ -49,9 +52,11 @@ _NAMED_ONLY_TAGS = frozenset(
 _TITLE_GENERIC = lexicon.word_set("project team trip the a an my our plan")
 
 
-def knowledge(memory: MemoryLike, text: str, hits: Sequence[Hit] | None = None) -> list[Known]:
+def knowledge(
+    memory: MemoryLike, text: str, hits: Sequence[Hit] | None = None, within: Within | None = None
+) -> list[Known]:
     """The facts a response could contradict (module docstring); `hits`: the search for `text`
-    when the caller made it already."""
+    when the caller made it already (in `within`'s scope: `within` is the project checked in)."""
     known: list[Known] = []
     try:
         identity = memory.vault.read(IDENTITY).text
@@ -62,7 +67,10 @@ def knowledge(memory: MemoryLike, text: str, hits: Sequence[Hit] | None = None) 
     section = doc.note.section("Facts")
     if section is not None:
         lines = doc.note.lines[section.heading_line + 1 : section.end_line]
-        known += _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
+        found = _from_lines("".join(lines), section.heading_line + 1, SHORT_TERM, None, ())
+        if within is not None:
+            found = _scoped_facts(within, "".join(lines), found)
+        known += found
     if hits is None:
         hits = memory.indexer.index.search(text, limit=CANDIDATE_NOTES)
     for rel in _candidate_notes(hits):
@@ -82,7 +90,32 @@ def knowledge(memory: MemoryLike, text: str, hits: Sequence[Hit] | None = None) 
         named_only = not about_user and bool(tags & _NAMED_ONLY_TAGS)
         for k in _from_lines("".join(lines), s.heading_line + 1, rel, note.title, mentions):
             known.append(dataclasses.replace(k, about_user=about_user, named_only=named_only))
-    return _with_recent_events(known, list(doc.events[-RECENT_EVENTS:]), doc)
+    recent = (
+        doc.events[-RECENT_EVENTS:] if within is None else within.recent(doc.events, RECENT_EVENTS)
+    )
+    return _with_recent_events(known, list(recent), doc)
+
+
+def _scoped_facts(within: Within, section: str, found: Sequence[Known]) -> list[Known]:
+    """The facts `found` in the short-term `section` (its text) that a context in the project
+    shows (projects.scoped_digest), and those of the named projects' events, each of these as
+    its project's: named by it, judging only a sentence that names it, as a project note's
+    facts do (a fact of another project is no knowledge of this one's)."""
+    shown = projects.scoped_digest(section, within.scope, within.sees)
+    kept = {_fact_id(k) for k in _from_lines(shown, 0, SHORT_TERM, None, ())}
+    out = []
+    for k in found:
+        if _fact_id(k) not in kept:
+            continue
+        name = within.named_project(k.block) if k.block else None
+        if name is not None:
+            k = dataclasses.replace(k, entity=name, mentions=(name.lower(),), named_only=True)
+        out.append(k)
+    return out
+
+
+def _fact_id(k: Known) -> tuple[str, str, dt.datetime | None, str | None]:
+    return (k.key, k.value, k.since, k.block)
 
 
 def _candidate_notes(hits: Sequence[Hit]) -> list[str]:
@@ -141,7 +174,12 @@ def _with_recent_events(
     lines = _event_lines(doc)
     for event in recent:
         for f in extract.facts(event.text, at=event.at, source=event.id, speaker=event.role):
-            same = [k for k in known if _same_key(f.key, k)]
+            # a named project's short-term fact (guard/within.py) is none this event can move
+            same = [
+                k
+                for k in known
+                if _same_key(f.key, k) and not (k.file == SHORT_TERM and k.named_only)
+            ]
             words = stems(event.text)
             about = [k for k in same if k.entity and mentions_phrase(words, k.mentions)]
             targets = about or same

@@ -95,6 +95,7 @@ from brainiac.guard.evidence.words import (
 from brainiac.language import claims, lexicon
 
 if TYPE_CHECKING:
+    from brainiac.guard.within import Within
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
@@ -146,18 +147,19 @@ def with_events(
     hits: Sequence[Hit],
     known: Sequence[Known],
     found: Sequence[Hit] = (),
+    within: Within | None = None,
 ) -> CheckResult:
     """`result` with each sentence the facts could not judge judged by the events: `hits`,
-    the events the search for the response found (one search for the whole response); `known`,
-    the facts check gathered, to read an event's verdict beside the facts it gave; `found`,
-    all the search's hits (notes too), whose files' observations are evidence as well."""
+    the events the search for the response found; `known`, the facts check gathered, to read
+    an event's verdict beside the facts it gave; `found`, all the search's hits (notes too),
+    whose files' observations are evidence as well (those `within`, the project, sees)."""
     if not any(f.status == UNVERIFIED or _current(f, result) for f in result.findings):
         return result
     findings: list[Finding] = []
     conflicts: list[Conflict] = list(result.conflicts)
     # The notes' observations are evidence like the turns they were read from.
     turns = exchange.with_context(memory, event_lines(hits))
-    events = turns + owned(observation_lines_of(memory, found or hits), turns)
+    events = turns + owned(observation_lines_of(memory, found or hits, within), turns)
     for f in result.findings:
         if _current(f, result):
             # A fact's date said otherwise, where an event about the sentence states the

@@ -25,6 +25,7 @@ from brainiac.language.life_facts import NOBODY_ROLES, USER_ROLES
 from brainiac.store.vault import SHORT_TERM
 
 if TYPE_CHECKING:
+    from brainiac.guard.within import Within
     from brainiac.search.index_documents import Hit
     from brainiac.search.memory_protocol import MemoryLike
 
@@ -35,10 +36,13 @@ _FILES = 40  # files read, in the order the search ranked them
 _LINES = 400  # observations compared at most (alignment drops the unrelated ones cheaply)
 
 
-def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventLine]:
+def observation_lines_of(
+    memory: MemoryLike, hits: Sequence[Hit], within: Within | None = None
+) -> list[EventLine]:
     """The observations written in the files among `hits` (and the short-term document), as
     event lines: the statement as text, its owner (the first name it says) as the speaker, the
-    id of the event it was read from."""
+    id of the event it was read from. In a project (`within`), those of the events it sees: a
+    month of the archive or the short-term document holds every project's."""
     paths = list(dict.fromkeys(h.path for h in hits if h.path))[:_FILES]
     if SHORT_TERM not in paths:
         paths.append(SHORT_TERM)
@@ -50,6 +54,8 @@ def observation_lines_of(memory: MemoryLike, hits: Sequence[Hit]) -> list[EventL
             continue  # gone since it was indexed, or unreadable: the events still speak
         # (a private note is never indexed, so never among the hits: privacy.py)
         for o, owner in _observations(rel, text):
+            if within is not None and o.source and not within.sees(o.source):
+                continue
             if len(out) >= _LINES:
                 return out
             out.append(EventLine(o.source or "", rel, owner, o.said_at, o.text, True, o.line + 1))

@@ -221,9 +221,18 @@ def feedback(ctx: click.Context, delta: float, as_json: bool) -> None:
 @click.option(
     "--now", "now", default=None, metavar="ISO-8601", help="What 'today' means (default: now)."
 )
+@click.option(
+    "--project",
+    default=None,
+    metavar="NAME",
+    help="The project the response is given in: its memories and the global ones are what it "
+    "is checked against, another project's only where it names that project (docs/projects.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) -> None:
+def check(
+    ctx: click.Context, text: str | None, now: str | None, project: str | None, as_json: bool
+) -> None:
     """Check a response against the memory before it reaches a person.
 
     TEXT is the response (or `-`, or nothing: read it from stdin). Each sentence that states a
@@ -236,8 +245,8 @@ def check(ctx: click.Context, text: str | None, now: str | None, as_json: bool) 
     """
     if text is None or text == "-":
         text = sys.stdin.read()
-    output = ask_daemon(ctx, socket_requests.CheckRequest(text, now, as_json))
+    output = ask_daemon(ctx, socket_requests.CheckRequest(text, now, as_json, project))
     if output is None:
         memory = open_memory(ctx)
-        output = answers.check(memory, text, parse_time(now, "--now"), as_json)
+        output = answers.check(memory, text, parse_time(now, "--now"), as_json, project)
     emit(ctx, output)
