@@ -321,7 +321,10 @@ def _in_leaf(
     if allow is None:
         return None
     if only and not offset:
-        return allow if isinstance(allow, AbstractSet) else frozenset(allow)
+        # By type first: an ABC isinstance check is slow, and this runs for every term of a search.
+        if type(allow) is frozenset or isinstance(allow, AbstractSet):
+            return allow
+        return frozenset(allow)
     if isinstance(allow, frozenset):
         return _leaf_part(allow, offset, count)
     return {d - offset for d in allow if offset <= d < offset + count}
