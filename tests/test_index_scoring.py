@@ -5,6 +5,7 @@ own search and a fresh read of the files give, to the last bit of every score.""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import random
 from pathlib import Path
@@ -550,3 +551,83 @@ def test_no_posting_scores_above_its_scorers_bound(index: Index) -> None:
                     checked += 1
                     matcher.next()
     assert checked > 500
+
+
+def _every_word_counted(
+    index: Index, top: list[Any], query_terms: set[str], scope: ScopeStatistics | None
+) -> tuple[dict[str, float], int]:
+    """Index._feedback_terms as it was, counting every candidate word: its expansion, and how
+    many words it counted."""
+    best_score = top[0].score or 1.0
+    total = max(len(scope.docs) if scope is not None else int(index._searcher.doc_count()), 1)
+    weights: dict[str, float] = {}
+    for h in top:
+        tokens = [t.text for t in index._analyzer(h.text)]
+        for term in set(tokens):
+            if term in query_terms or len(term) < 3 or term.isdigit():
+                continue
+            share = tokens.count(term) / len(tokens)
+            weights[term] = weights.get(term, 0.0) + (h.score / best_score) * share
+    scored = {}
+    for term, w in weights.items():
+        df = index._doc_frequency("body", term, scope)
+        if 2 <= df <= 150:
+            scored[term] = w * math.log(total / df)
+    chosen = sorted(scored, key=lambda t: (-scored[t], t))[:5]
+    if not chosen or scored[chosen[0]] <= 0:
+        return {}, len(weights)
+    return {t: scored[t] / scored[chosen[0]] for t in chosen}, len(weights)
+
+
+@pytest.mark.parametrize("scoped", [False, True])
+def test_feedback_counts_only_the_words_that_can_be_among_the_best(
+    tmp_path: Path, scoped: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The best hits hold a few words many times and many words once: a word's score is its
+    # weight times log(total / df), at most log(total / 2), so once five words are scored the
+    # words too light to reach the fifth are not counted (in a project a count may read the
+    # word's postings). The expansion is the one counting every word gives, in its order.
+    heavy = [f"heavy{c}" for c in "abcdef"]
+    light = [f"light{c}{d}" for c in "abcdef" for d in "abcde"]
+    hits = [f"kiln {' '.join(heavy * 4)} {' '.join(light[i * 6 : i * 6 + 6])}" for i in range(5)]
+    docs = [
+        Document(
+            key=f"hit{i}.md#e",
+            path=f"hit{i}.md",
+            kind="event",
+            body=text,
+            text=text,
+            event_id=f"h{i}",
+            projects=("atlas",),
+        ).with_digest()
+        for i, text in enumerate(hits)
+    ]
+    docs += [
+        Document(
+            key=f"other{i}.md#e",
+            path=f"other{i}.md",
+            kind="event",
+            body=f"{heavy[i % 6]} {light[i % 30]} {light[(i + 7) % 30]} filler",
+            event_id=f"o{i}",
+            projects=("atlas",) if i % 2 else ("beta",),
+        ).with_digest()
+        for i in range(80)
+    ]
+    index = Index(tmp_path / "idx")
+    index.apply(docs, [])
+    scope = index._scope_statistics(("atlas", "*")) if scoped else None
+    top = index.search("kiln", limit=5, projects=["atlas", "*"] if scoped else [])
+    assert len(top) == 5
+    expected, candidates = _every_word_counted(index, top, {"kiln"}, scope)
+    counted: list[str] = []
+    counting = index._doc_frequency
+
+    def count(field: str, term: str, in_scope: ScopeStatistics | None = None) -> int:
+        counted.append(term)
+        return counting(field, term, in_scope)
+
+    monkeypatch.setattr(index, "_doc_frequency", count)
+    found = index._feedback_terms(top, {"kiln"}, scope)
+    assert list(found.items()) == list(expected.items()) and len(found) == 5
+    assert candidates == 36 and len(counted) < 12, counted
+    index.close()

@@ -18,6 +18,7 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import (
     Collection,
@@ -532,15 +533,27 @@ class Index(IndexWrites):
                     continue
                 share = tokens.count(term) / len(tokens)
                 weights[term] = weights.get(term, 0.0) + (h.score / best) * share
-        scored: dict[str, float] = {}
-        for term, w in weights.items():
+        # A word scores w x log(total / df) with df at least 2, so at most w x log(total / 2):
+        # taken heaviest first, the words that cannot reach the last of the best found so far
+        # are not counted (in a project a count may read the word's postings). The same words
+        # as counting every one; with a weight below 0 (no bound holds) every one is counted.
+        ceiling = math.log(total / 2)
+        pruned = all(w >= 0 for w in weights.values())
+        if pruned and ceiling <= 0:  # no word can score above 0: none would be chosen
+            return {}
+        chosen: list[tuple[float, str]] = []  # (-score, word), the best so far in order
+        for term in sorted(weights, key=lambda t: (-weights[t], t)):
+            w = weights[term]
+            if pruned and len(chosen) == _FEEDBACK_TERMS and w * ceiling < -chosen[-1][0]:
+                break
             df = self._doc_frequency("body", term, scope)
             if 2 <= df <= _POSTINGS_BUDGET // 10:
-                scored[term] = w * math.log(total / df)
-        chosen = sorted(scored, key=lambda t: (-scored[t], t))[:_FEEDBACK_TERMS]
-        if not chosen or scored[chosen[0]] <= 0:
+                bisect.insort(chosen, (-(w * math.log(total / df)), term))
+                del chosen[_FEEDBACK_TERMS:]
+        if not chosen or -chosen[0][0] <= 0:
             return {}
-        return {t: scored[t] / scored[chosen[0]] for t in chosen}
+        first = -chosen[0][0]
+        return {t: -negated / first for negated, t in chosen}
 
     def _doc_frequency(self, field: str, term: str, scope: ScopeStatistics | None = None) -> int:
         """How many documents hold `term` in `field` (in `scope`, its documents), asked of
