@@ -220,15 +220,19 @@ def test_the_daemon_imports_what_is_dropped_into_the_inbox(tmp_path: Path) -> No
         )
 
 
-def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Path) -> None:
-    """Not at the next promotion (off here): the daemon sees event lines leave the log and runs
-    the recovery job (journal.py)."""
+def _vault_with_jobs_off(tmp_path: Path, *jobs: str) -> Path:
+    """A new vault in `tmp_path` whose daemon runs none of `jobs` (on a timer or at its start)."""
     vault = tmp_path / "vault"
     run_cli("init", str(vault), check=True, in_process=True)
     (vault / ".brainiac").mkdir(exist_ok=True)
-    (vault / ".brainiac/config.toml").write_text(
-        "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\n"
-    )
+    (vault / ".brainiac/config.toml").write_text("[jobs]\n" + "".join(f"{j} = 0\n" for j in jobs))
+    return vault
+
+
+def test_an_older_copy_saved_over_new_events_gets_them_back_at_once(tmp_path: Path) -> None:
+    """Not at the next promotion (off here): the daemon sees event lines leave the log and runs
+    the recovery job (journal.py)."""
+    vault = _vault_with_jobs_off(tmp_path, "reflection", "promotion", "organization")
     stm_path = vault / "memory/short_term.md"
     with _daemon(vault) as proc:
         wait_for(lambda: bool(_wm(vault)), "the daemon to write the working memory")
@@ -329,12 +333,7 @@ def test_a_recovery_while_events_arrive_leaves_the_index_to_the_writer_loop(
     """The recovery job puts an event back into the Event Log on the job thread while the
     watcher brings new events to the writer loop: only the loop syncs the index and the
     manifest (the Indexer is not thread-safe), and every event is then found exactly once."""
-    vault = tmp_path / "vault"
-    run_cli("init", str(vault), check=True, in_process=True)
-    (vault / ".brainiac").mkdir(exist_ok=True)
-    (vault / ".brainiac/config.toml").write_text(
-        "[jobs]\nreflection = 0\npromotion = 0\norganization = 0\nbackup = 0\n"
-    )
+    vault = _vault_with_jobs_off(tmp_path, "reflection", "promotion", "organization", "backup")
     spy = tmp_path / "spy"
     spy.mkdir()
     (spy / "sitecustomize.py").write_text(_SYNC_THREADS)

@@ -333,9 +333,8 @@ def test_stored_fields_read_past_whoosh_are_whooshs(index: Index) -> None:
     assert all(stored(d) == searcher.stored_fields(d) for d in live)
 
 
-def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _scorers_made(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every scorer SegmentLengthsBM25F makes from now on, as (field, word)."""
     made: list[tuple[str, str]] = []
     make = SegmentLengthsBM25F._made_scorer
 
@@ -344,10 +343,23 @@ def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
         return make(self, searcher, fieldname, text, qf)
 
     monkeypatch.setattr(SegmentLengthsBM25F, "_made_scorer", counted)
-    index = Index(tmp_path / "index")
-    rng = random.Random(3)
+    return made
+
+
+def _two_batches(directory: Path, seed: int) -> Index:
+    """An index of two commits of `_docs`: two segments."""
+    index = Index(directory)
+    rng = random.Random(seed)
     for batch in range(2):
         index.apply(_docs(batch, rng), [])
+    return index
+
+
+def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    made = _scorers_made(monkeypatch)
+    index = _two_batches(tmp_path / "index", 3)
     try:
         first = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
         assert made
@@ -374,18 +386,8 @@ def test_a_scorer_is_made_once_per_searcher_and_anew_after_a_commit(
 def test_a_scorer_asked_again_is_kept_while_other_words_come_and_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    made: list[tuple[str, str]] = []
-    make = SegmentLengthsBM25F._made_scorer
-
-    def counted(self: Any, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
-        made.append((fieldname, text))
-        return make(self, searcher, fieldname, text, qf)
-
-    monkeypatch.setattr(SegmentLengthsBM25F, "_made_scorer", counted)
-    index = Index(tmp_path / "index")
-    rng = random.Random(5)
-    for batch in range(2):
-        index.apply(_docs(batch, rng), [])
+    made = _scorers_made(monkeypatch)
+    index = _two_batches(tmp_path / "index", 5)
     try:
         first = [(h.key, h.score) for h in index.search("kiln glaze", limit=50, feedback=True)]
         # Room for this prompt's scorers and a few more: the other words below need more than
@@ -558,16 +560,8 @@ def _every_word_counted(
 ) -> tuple[dict[str, float], int]:
     """Index._feedback_terms as it was, counting every candidate word: its expansion, and how
     many words it counted."""
-    best_score = top[0].score or 1.0
     total = max(len(scope.docs) if scope is not None else int(index._searcher.doc_count()), 1)
-    weights: dict[str, float] = {}
-    for h in top:
-        tokens = [t.text for t in index._analyzer(h.text)]
-        for term in set(tokens):
-            if term in query_terms or len(term) < 3 or term.isdigit():
-                continue
-            share = tokens.count(term) / len(tokens)
-            weights[term] = weights.get(term, 0.0) + (h.score / best_score) * share
+    weights = index._feedback_weights(top, query_terms)
     scored = {}
     for term, w in weights.items():
         df = index._doc_frequency("body", term, scope)

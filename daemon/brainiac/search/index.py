@@ -522,17 +522,9 @@ class Index(IndexWrites):
         A term found in one document only (the hit itself) finds nothing new; a common one
         (in more than a tenth of the postings budget) would cost more than it finds.
         """
-        best = top[0].score or 1.0
         # In a scope, rarity among its own documents, as the search's scores (ScopeStatistics).
         total = max(len(scope.docs) if scope is not None else int(self._searcher.doc_count()), 1)
-        weights: dict[str, float] = {}
-        for h in top:
-            tokens = [t.text for t in self._analyzer(h.text)]
-            for term in set(tokens):
-                if term in query_terms or len(term) < 3 or term.isdigit():
-                    continue
-                share = tokens.count(term) / len(tokens)
-                weights[term] = weights.get(term, 0.0) + (h.score / best) * share
+        weights = self._feedback_weights(top, query_terms)
         # A word scores w x log(total / df) with df at least 2, so at most w x log(total / 2):
         # taken heaviest first, the words that cannot reach the last of the best found so far
         # are not counted (in a project a count may read the word's postings). The same words
@@ -554,6 +546,21 @@ class Index(IndexWrites):
             return {}
         first = -chosen[0][0]
         return {t: -negated / first for negated, t in chosen}
+
+    def _feedback_weights(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
+        """Each word of `top` (the query's own, short ones and numbers left out) by its weight
+        there: each hit counting by its share of the best score, the word by its share of the
+        hit's words."""
+        best = top[0].score or 1.0
+        weights: dict[str, float] = {}
+        for h in top:
+            tokens = [t.text for t in self._analyzer(h.text)]
+            for term in set(tokens):
+                if term in query_terms or len(term) < 3 or term.isdigit():
+                    continue
+                share = tokens.count(term) / len(tokens)
+                weights[term] = weights.get(term, 0.0) + (h.score / best) * share
+        return weights
 
     def _doc_frequency(self, field: str, term: str, scope: ScopeStatistics | None = None) -> int:
         """How many documents hold `term` in `field` (in `scope`, its documents), asked of
