@@ -53,7 +53,7 @@ def test_a_whoosh_without_commit_toc_stops_the_import_with_one_line() -> None:
     assert last == (
         f"ImportError: brainiac: Whoosh {whoosh.versionstring()} has no "
         "SegmentWriter._commit_toc, which brainiac needs (a commit's unused files are deleted "
-        "after the searcher's swap (index.py, _publish)); install the Whoosh pyproject.toml "
+        "after the searcher's swap (index_writes.py, _publish)); install the Whoosh pyproject.toml "
         "names (whoosh3==3.54.0, or whoosh==2.7.4)"
     )
 
