@@ -18,8 +18,6 @@ documents and becomes an OR of its terms, so anything a person or a model types 
 
 from __future__ import annotations
 
-import bisect
-import math
 from collections.abc import (
     Collection,
     Iterable,
@@ -35,7 +33,7 @@ from whoosh.query import Or, Term
 
 from brainiac.core.errors import SearchError
 from brainiac.language import when
-from brainiac.search import index_events
+from brainiac.search import feedback_words, index_events
 from brainiac.search.index_documents import (
     Hit,
     NoteRecord,
@@ -515,52 +513,23 @@ class Index(IndexWrites):
     def _feedback_terms(
         self, top: Sequence[Hit], query_terms: set[str], scope: ScopeStatistics | None = None
     ) -> dict[str, float]:
-        """The `_FEEDBACK_TERMS` terms that weigh most in `top` (each hit counting by its share
-        of the best score, each term by its share of the hit's words and by its rarity), the
-        query's own left out; weights relative to the first, 0-1.
-
-        A term found in one document only (the hit itself) finds nothing new; a common one
-        (in more than a tenth of the postings budget) would cost more than it finds.
-        """
-        # In a scope, rarity among its own documents, as the search's scores (ScopeStatistics).
+        """The `_FEEDBACK_TERMS` words that weigh most in `top` (feedback_words.py), the query's
+        own left out; weights relative to the first, 0-1. In a scope, rarity among its own
+        documents, as the search's scores (ScopeStatistics)."""
         total = max(len(scope.docs) if scope is not None else int(self._searcher.doc_count()), 1)
-        weights = self._feedback_weights(top, query_terms)
-        # A word scores w x log(total / df) with df at least 2, so at most w x log(total / 2):
-        # taken heaviest first, the words that cannot reach the last of the best found so far
-        # are not counted (in a project a count may read the word's postings). The same words
-        # as counting every one; with a weight below 0 (no bound holds) every one is counted.
-        ceiling = math.log(total / 2)
-        pruned = all(w >= 0 for w in weights.values())
-        if pruned and ceiling <= 0:  # no word can score above 0: none would be chosen
-            return {}
-        chosen: list[tuple[float, str]] = []  # (-score, word), the best so far in order
-        for term in sorted(weights, key=lambda t: (-weights[t], t)):
-            w = weights[term]
-            if pruned and len(chosen) == _FEEDBACK_TERMS and w * ceiling < -chosen[-1][0]:
-                break
-            df = self._doc_frequency("body", term, scope)
-            if 2 <= df <= _POSTINGS_BUDGET // 10:
-                bisect.insort(chosen, (-(w * math.log(total / df)), term))
-                del chosen[_FEEDBACK_TERMS:]
-        if not chosen or -chosen[0][0] <= 0:
-            return {}
-        first = -chosen[0][0]
-        return {t: -negated / first for negated, t in chosen}
+        return feedback_words.chosen(
+            self._feedback_weights(top, query_terms),
+            total,
+            lambda word: self._doc_frequency("body", word, scope),
+            _FEEDBACK_TERMS,
+            _POSTINGS_BUDGET // 10,
+        )
 
     def _feedback_weights(self, top: Sequence[Hit], query_terms: set[str]) -> dict[str, float]:
-        """Each word of `top` (the query's own, short ones and numbers left out) by its weight
-        there: each hit counting by its share of the best score, the word by its share of the
-        hit's words."""
-        best = top[0].score or 1.0
-        weights: dict[str, float] = {}
-        for h in top:
-            tokens = [t.text for t in self._analyzer(h.text)]
-            for term in set(tokens):
-                if term in query_terms or len(term) < 3 or term.isdigit():
-                    continue
-                share = tokens.count(term) / len(tokens)
-                weights[term] = weights.get(term, 0.0) + (h.score / best) * share
-        return weights
+        """Each word of `top` by its weight there (feedback_words.weights)."""
+        return feedback_words.weights(
+            top, query_terms, lambda text: (t.text for t in self._analyzer(text))
+        )
 
     def _doc_frequency(self, field: str, term: str, scope: ScopeStatistics | None = None) -> int:
         """How many documents hold `term` in `field` (in `scope`, its documents), asked of
