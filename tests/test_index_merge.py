@@ -33,18 +33,21 @@ def _note(i: int, body: str | None = None) -> Document:
     return Document(key=f"n{i}.md", path=f"n{i}.md", kind="note", body=text).with_digest()
 
 
-def _two_large_segments(
-    directory: Path, monkeypatch: pytest.MonkeyPatch, make: Callable[[int], Document]
+def two_large_segments(
+    directory: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    make: Callable[[int], Document],
+    count: int = 900,
 ) -> Index:
-    """900 documents in two large segments, as a large vault's two-process build leaves them
+    """`count` documents in two large segments, as a large vault's two-process build leaves them
     (the threshold lowered: 900 documents are a large vault). Made by two commits in this
-    process, a third and two thirds: the build's two processes share the documents as they
-    start and take them, and under load one takes nearly all, which leaves one large segment
-    and nothing to merge beside the writer."""
+    process, 300 and the rest: the build's two processes share the documents as they start and
+    take them, and under load one takes nearly all, which leaves one large segment and nothing
+    to merge beside the writer."""
     monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
     index = Index(directory)
     assert index.build(make(i) for i in range(300)) == 300  # not above it: in one process
-    index.apply([make(i) for i in range(300, 900)], [])
+    index.apply([make(i) for i in range(300, count)], [])
     assert index.segment_count() == 2 and len(index.merge_beside_sources()) == 2
     return index
 
@@ -52,7 +55,7 @@ def _two_large_segments(
 @pytest.fixture
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """An index of a large vault: two large segments."""
-    return _two_large_segments(tmp_path / "idx", monkeypatch, _note)
+    return two_large_segments(tmp_path / "idx", monkeypatch, _note)
 
 
 def _paths(index: Index, query: str) -> list[str]:
@@ -219,7 +222,7 @@ def _scoped(i: int) -> Document:
 @pytest.fixture
 def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """`built`, of a vault shared by three projects."""
-    return _two_large_segments(tmp_path / "idx", monkeypatch, _scoped)
+    return two_large_segments(tmp_path / "idx", monkeypatch, _scoped)
 
 
 def _in_order(index: Index) -> list[tuple[tuple[str, ...], int]]:

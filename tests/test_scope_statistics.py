@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from whoosh.codec.whoosh3 import W3LeafMatcher
 
-from brainiac.search import index_writes, whoosh_internals
+from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_scoring import ScopeStatistics
+from test_index_merge import two_large_segments
 
 # A memory's projects: one, the global scope ("*"), two at once (a note whose sources are in
 # both), or none (a note made before projects).
@@ -55,9 +56,7 @@ def _document(i: int) -> Document:
 def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """Two large segments, as a large vault's build leaves them, merged beside the writer: one
     segment holding each set of projects' documents in one run of numbers."""
-    monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
-    index = Index(tmp_path / "idx")
-    assert index.build(_document(i) for i in range(1200)) == 1200
+    index = two_large_segments(tmp_path / "idx", monkeypatch, _document, 1200)
     job = index.merge_beside_start()
     assert job is not None and index.merge_beside_finish(job)
     assert index.segment_count() == 1
