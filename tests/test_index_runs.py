@@ -116,7 +116,7 @@ def test_the_index_writes_every_run_batched_in_a_two_process_build(
     assert whoosh.writing.PostingPool is BatchedPostingPool  # installed by the index module
     # Two sub-writers (forked: they inherit the pool), each writing runs of a few kilobytes.
     monkeypatch.setattr(index_writes, "MULTIPROCESS_ABOVE", 300)
-    monkeypatch.setattr(index_writes, "_POOL_MB", 0.02)
+    monkeypatch.setattr(index_writes, "POOL_MB", 0.02)
     vault = tmp_path / "vault"
     docs = _documents(vault)
     with Memory(vault, refresh_interval_s=0) as memory:

@@ -61,9 +61,11 @@ from brainiac.store.projects import GLOBAL
 FOLDER = "merging"
 # A niced child: the copy is background work, and the daemon's edits and queries come first.
 _NICENESS = 10
-# The postings the child's writer holds in memory before it writes a sorted run: the index's own
-# writers' (index_writes.py).
-_POOL_MB = 128
+# The postings a writer holds in memory before it sorts them into a run on disk (Whoosh's
+# default): a build's writers' (index_writes.py) and the child's here. More would skip the runs
+# of a large build (index_runs.py) at the cost of holding every posting of each sub-writer in
+# memory, and the room needed grows with the vault.
+POOL_MB = 128
 
 
 # The field whose terms order the copy (index_fields.py: the scopes a memory is found in).
@@ -193,7 +195,7 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     folder = directory / FOLDER
     folder.mkdir()
     side = windex.create_in(folder, ix.schema)
-    writer = side.writer(limitmb=_POOL_MB, compound=False)
+    writer = side.writer(limitmb=POOL_MB, compound=False)
     sources = []
     lengths = dict.fromkeys(ix.schema.scorable_names(), 0)
     base = 0

@@ -25,20 +25,17 @@ from brainiac.core.heap import release_freed_memory
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index_fields import Terms, document_fields
-from brainiac.search.index_merge import MergeBeside, swapped
+from brainiac.search.index_merge import POOL_MB, MergeBeside, swapped
 from brainiac.search.index_open import WRITER_OPTIONS, OpenIndex
 from brainiac.search.index_runs import install as _install_batched_runs
 
 log = logging.getLogger(__name__)
 
 _install_batched_runs()  # every writer's sorted runs, a batch per pickle (index_runs.py)
-# The postings a writer holds in memory before it sorts them into a run on disk (Whoosh's
-# default). More would skip the runs of a large build (index_runs.py) at the cost of holding
-# every posting of each sub-writer in memory, and the room needed grows with the vault.
-_POOL_MB = 128
-# The same for an edit's commit and a merging commit, in the daemon's process: an edit never
-# fills it, but a job that rewrites thousands of notes (organization) is one sync, and with the
-# build's pool the daemon's heap would hold up to its size in postings, and keep it.
+# The postings an edit's commit and a merging commit hold in memory, in the daemon's process
+# (a build's writers: POOL_MB, index_merge.py): an edit never fills it, but a job that rewrites
+# thousands of notes (organization) is one sync, and with the build's pool the daemon's heap
+# would hold up to its size in postings, and keep it.
 _EDIT_POOL_MB = 24
 # Documents written above which a sync is large: the daemon hands the heap's freed pages back
 # to the system after it (release_freed_memory).
@@ -114,7 +111,7 @@ class IndexWrites(OpenIndex):
         first = list(itertools.islice(source, 1 if many else MULTIPROCESS_ABOVE + 1))
         if not first:
             return 0
-        options: dict[str, Any] = {**WRITER_OPTIONS, "limitmb": _POOL_MB}
+        options: dict[str, Any] = {**WRITER_OPTIONS, "limitmb": POOL_MB}
         if many or len(first) > MULTIPROCESS_ABOVE:
             options.update(procs=2, multisegment=True)
         with self._writing("building the index"):
