@@ -465,9 +465,7 @@ class Index(IndexWrites):
 
     def _event_docnums(self, keys: Iterable[str]) -> dict[str, int]:
         """The document numbers of the live event documents keyed `keys` (a key not indexed is
-        left out). Each segment's key -> number table is read once (`_event_table`) and kept
-        until a merge removes the segment (as `notes` keeps its notes): a term lookup per key,
-        for every one of a prompt's nearest events, would cost more than the search."""
+        left out), from each segment's key -> number table, read once and kept (EventTables)."""
         return self._event_tables.docnums(self._searcher, keys)
 
     def events(self) -> list[tuple[str, str, str]]:
