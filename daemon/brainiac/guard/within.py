@@ -43,5 +43,5 @@ class Within:
     def hits(self, hits: Sequence[Hit]) -> list[Hit]:
         """The hits of the project's own, the global ones and the named projects': another
         project's match, however close, is not P's knowledge (precision first)."""
-        allowed = {GLOBAL, *(p for p in (self.scope.project,) if p), *(n for n, _ in self.named)}
+        allowed = {GLOBAL, self.scope.project, *(n for n, _ in self.named)}
         return [h for h in hits if not h.projects or allowed.intersection(h.projects)]
