@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from brainiac.store.projects import GLOBAL, Scope
 
 if TYPE_CHECKING:
-    from brainiac.formats import events as ev
     from brainiac.search.index_documents import Hit
 
 
@@ -44,11 +43,5 @@ class Within:
     def hits(self, hits: Sequence[Hit]) -> list[Hit]:
         """The hits of the project's own, the global ones and the named projects': another
         project's match, however close, is not P's knowledge (precision first)."""
-        allowed = {GLOBAL, *(p for p in (self.scope.project,) if p), *(n for n, _ in self.named)}
+        allowed = {GLOBAL, self.scope.project, *(n for n, _ in self.named)}
         return [h for h in hits if not h.projects or allowed.intersection(h.projects)]
-
-    def recent(self, events: Sequence[ev.Event], n: int) -> list[ev.Event]:
-        """The newest `n` events of the log that a context in the project shows (another
-        project's newer events, named or not, do not push them out nor override its facts)."""
-        found = [e for e in reversed(events) if self.own(e.id)][:n]
-        return found[::-1]

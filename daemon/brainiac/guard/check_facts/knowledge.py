@@ -90,10 +90,11 @@ def knowledge(
         named_only = not about_user and bool(tags & _NAMED_ONLY_TAGS)
         for k in _from_lines("".join(lines), s.heading_line + 1, rel, note.title, mentions):
             known.append(dataclasses.replace(k, about_user=about_user, named_only=named_only))
-    recent = (
-        doc.events[-RECENT_EVENTS:] if within is None else within.recent(doc.events, RECENT_EVENTS)
-    )
-    return _with_recent_events(known, list(recent), doc)
+    # In a project, its own newest events (another project's newer ones, named or not, neither
+    # push them out nor override its facts): a context's recent window.
+    scope = within.scope if within is not None else projects.Scope()
+    recent = projects.recent(doc.events, RECENT_EVENTS, scope)
+    return _with_recent_events(known, recent, doc)
 
 
 def _scoped_facts(within: Within, section: str, found: Sequence[Known]) -> list[Known]:

@@ -493,7 +493,7 @@ def forget_fact_projects(state: Path, ids: Collection[str], names: Collection[st
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return 0  # none kept (or unreadable: the next run starts the map again)
-    kept = _load_fact_projects(path)
+    kept = _fact_projects_in(data)
     left = {i: p for i, p in kept.items() if i not in ids and p not in names}
     if not isinstance(data, dict) or len(left) == len(kept):
         return 0
@@ -507,9 +507,14 @@ def forget_fact_projects(state: Path, ids: Collection[str], names: Collection[st
 
 def _load_fact_projects(path: Path) -> dict[str, str]:
     try:
-        found = json.loads(path.read_text()).get(_FACT_PROJECTS)
-    except (OSError, ValueError, AttributeError):
+        return _fact_projects_in(json.loads(path.read_text()))
+    except (OSError, ValueError):
         return {}
+
+
+def _fact_projects_in(data: object) -> dict[str, str]:
+    """The fact projects a reflection.json's `data` keeps ({} when it is not one's)."""
+    found = data.get(_FACT_PROJECTS) if isinstance(data, dict) else None
     if not isinstance(found, dict):
         return {}
     return {str(k): str(v) for k, v in found.items() if isinstance(v, str)}
