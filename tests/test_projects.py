@@ -18,6 +18,7 @@ from whoosh.reading import SegmentReader
 from brainiac import Memory
 from brainiac.formats import events as ev
 from brainiac.language import facts as facts_mod
+from brainiac.lifecycle.jobs.reflection import stm_body
 from brainiac.search import project_search
 from brainiac.store import config as config_mod
 from brainiac.store import projects
@@ -859,8 +860,6 @@ def test_a_project_ages_with_its_own_sessions_while_another_project_works(
 
 
 def _facts(vault: Path) -> str:
-    from brainiac.lifecycle.jobs.reflection import stm_body
-
     return stm_body((vault / SHORT_TERM).read_text(encoding="utf-8"), "Facts")
 
 
