@@ -20,7 +20,15 @@ from brainiac.formats.stm import parse as parse_stm
 from brainiac.lifecycle.jobs import LOG_FILE
 from brainiac.store.locations import Locations
 from conftest import run_cli
-from helpers import DEADLINE_S, Notifications, nano_save, run_daemon, vim_save, wait_for
+from helpers import (
+    DEADLINE_S,
+    Notifications,
+    nano_save,
+    remember,
+    run_daemon,
+    vim_save,
+    wait_for,
+)
 from helpers import running_daemon as _daemon  # test_mcp.py imports it from here
 
 
@@ -346,20 +354,10 @@ def test_a_recovery_while_events_arrive_leaves_the_index_to_the_writer_loop(
     with run_daemon(vault, tmp_path / "daemon.log", env) as proc:
         run_cli("--vault", str(vault), "remember", "the kiln is at 900 degrees", check=True)
         older_copy = stm_path.read_text()
-        out = run_cli(
-            "--vault", str(vault), "remember", "the glaze is drying", "--json", check=True
-        )
-        put_back = json.loads(out.stdout)["id"]
+        put_back = remember(vault, "the glaze is drying")
         wait_for(lambda: "the glaze is drying" in _wm(vault), "the event in the working memory")
         stm_path.write_text(older_copy)  # an editor's save of its older copy: the recovery job
-        arrived = [
-            json.loads(
-                run_cli(
-                    "--vault", str(vault), "remember", f"bowl {i} is glazed", "--json", check=True
-                ).stdout
-            )["id"]
-            for i in range(3)
-        ]
+        arrived = [remember(vault, f"bowl {i} is glazed") for i in range(3)]
         jobs_log = Locations.for_vault(vault).state / LOG_FILE
         wait_for(lambda: "put back 1 event(s)" in _read(jobs_log), "the recovery job's record")
         wanted = [put_back, *arrived]

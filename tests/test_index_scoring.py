@@ -445,10 +445,7 @@ def test_a_segments_term_infos_are_decoded_once(
         return decode(self, fieldname, tbytes)
 
     monkeypatch.setattr(whoosh3.W3TermsReader, "term_info", counted)
-    index = Index(tmp_path / "index")
-    rng = random.Random(6)
-    for batch in range(2):  # two segments: each reader decodes its own
-        index.apply(_docs(batch, rng), [])
+    index = _two_batches(tmp_path / "index", 6)  # two segments: each reader decodes its own
     decoded.clear()  # (the writer's)
     try:
         # A scoped search asks each term's information of each segment for its matcher, its

@@ -702,4 +702,4 @@ def test_organization_run_twice_on_one_day_changes_nothing_the_second_time(vault
     assert {
         p: (p.read_bytes(), p.stat().st_mtime_ns) for p in (vault / "memory").rglob("*.md")
     } == files
-    assert "[[orion-telescope|Orion Telescope]]" in (lt / "stars-0.md").read_text()
+    assert _TELESCOPE in (lt / "stars-0.md").read_text()

@@ -18,6 +18,7 @@ from whoosh.reading import SegmentReader
 from brainiac import Memory
 from brainiac.formats import events as ev
 from brainiac.language import facts as facts_mod
+from brainiac.lifecycle.jobs.reflection import stm_body
 from brainiac.search import project_search
 from brainiac.store import config as config_mod
 from brainiac.store import projects
@@ -607,20 +608,27 @@ def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Calla
     return taken
 
 
+def _digests_made(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The project of every scope projects.scoped_digest makes short-term sections for, from now
+    on (None: no project)."""
+    made: list[str | None] = []
+    scoped_digest = projects.scoped_digest
+
+    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
+        made.append(scope.project)
+        return scoped_digest(text, scope, in_scope)
+
+    monkeypatch.setattr(projects, "scoped_digest", counting)
+    return made
+
+
 def test_a_projects_short_term_sections_are_made_once_per_log_and_searcher(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each context in a project shows the short-term sections as the project has them
     # (projects.scoped_digest parses their fact lines): made once while the log and the index
     # stay as they are, and anew after an event, whose fact the next context shows.
-    made: list[str] = []
-    scoped_digest = projects.scoped_digest
-
-    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
-        made.append(text)
-        return scoped_digest(text, scope, in_scope)
-
-    monkeypatch.setattr(projects, "scoped_digest", counting)
+    made = _digests_made(monkeypatch)
     with Memory(vault, refresh_interval_s=0) as m:
         m.remember("The alpha release ships on Friday.", at=NOW, project="alpha")
         first = m.context("When does the release ship?", budget=2000, now=NOW, project="alpha")
@@ -645,14 +653,7 @@ def test_each_scopes_short_term_sections_are_kept_while_contexts_go_from_scope_t
     # A daemon asked from two projects and from no project in turn: each scope's short-term
     # sections are made once while the log and the index stay as they are, not again each time
     # the scope changes; what each context shows is the same as the first time.
-    made: list[str | None] = []
-    scoped_digest = projects.scoped_digest
-
-    def counting(text: str, scope: projects.Scope, in_scope: Callable[[str], bool]) -> str:
-        made.append(scope.project)
-        return scoped_digest(text, scope, in_scope)
-
-    monkeypatch.setattr(projects, "scoped_digest", counting)
+    made = _digests_made(monkeypatch)
     with Memory(vault, refresh_interval_s=0) as m:
         m.remember("The alpha release ships on Friday.", at=NOW, project="alpha")
         m.remember("The beta release ships on Monday.", at=NOW, project="beta")
@@ -859,8 +860,6 @@ def test_a_project_ages_with_its_own_sessions_while_another_project_works(
 
 
 def _facts(vault: Path) -> str:
-    from brainiac.lifecycle.jobs.reflection import stm_body
-
     return stm_body((vault / SHORT_TERM).read_text(encoding="utf-8"), "Facts")
 
 
