@@ -632,15 +632,18 @@ class ScopeStatistics:
         holding = 0
         scope_sum = every_sum = 0
         table = weighting._length_of_byte  # (a byte of 0 is skipped below)
-        for leaf, offset in reader.leaf_readers():
+        leaves = reader.leaf_readers()
+        for leaf, offset in leaves:
             lengths = weighting._segment_lengths(leaf, fieldname)
             if lengths is None:
                 return None
             raw = lengths[2]
             every_sum += lengths[3]
-            for d in self.docs:
-                local = d - offset
-                if 0 <= local < len(raw) and raw[local]:
+            # Each segment's part of the scope only (kept per segment for the searches too).
+            mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
+            assert mine is not None
+            for local in mine:
+                if raw[local]:
                     holding += 1
                     scope_sum += table[raw[local]]
         if not holding or not every_sum:
