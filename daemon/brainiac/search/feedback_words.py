@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from brainiac.search.index_documents import Hit
@@ -27,10 +28,11 @@ def weights(
     found: dict[str, float] = {}
     for h in top:
         tokens = list(words_of(h.text))
-        for term in set(tokens):
+        # Counted in one pass: a count of the list per distinct word is quadratic in a long note.
+        for term, n in Counter(tokens).items():
             if term in query_terms or len(term) < 3 or term.isdigit():
                 continue
-            share = tokens.count(term) / len(tokens)
+            share = n / len(tokens)
             found[term] = found.get(term, 0.0) + (h.score / best) * share
     return found
 

@@ -500,9 +500,10 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
 
     def __init__(self) -> None:
         super().__init__()
-        # (segment, field) -> each document's length, how many documents have the field, and
-        # the length bytes as stored (0: the document has no such field).
-        self._lengths: dict[tuple[str, str], tuple[array[int], int, bytes]] = {}
+        # (segment, field) -> each document's length, how many documents have the field, the
+        # length bytes as stored (0: the document has no such field) and the sum of the lengths
+        # of those that have it (every scope's share is of it).
+        self._lengths: dict[tuple[str, str], tuple[array[int], int, bytes, int]] = {}
         self._length_of_byte = [byte_to_length(b) or 1 for b in range(256)]
         # The statistics a search scores with when it is scoped to projects (Index._search sets
         # it for the search's duration, under the index's search lock); None: every document's.
@@ -577,7 +578,9 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
             total += lengths[1]
         return total
 
-    def _segment_lengths(self, reader: Any, fieldname: str) -> tuple[array[int], int, bytes] | None:
+    def _segment_lengths(
+        self, reader: Any, fieldname: str
+    ) -> tuple[array[int], int, bytes, int] | None:
         try:
             key = (reader.segment().segment_id(), fieldname)
             if key not in self._lengths:
@@ -586,7 +589,9 @@ class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
                 # A length byte of 0 means "none"; Whoosh's scorer then uses 1. (A map over
                 # the table's lookups runs in C: every document of every segment, per field.)
                 lengths = array("I", map(self._length_of_byte.__getitem__, raw))
-                self._lengths[key] = (lengths, len(raw) - raw.count(0), raw)
+                absent = raw.count(0)
+                total = sum(lengths) - absent * self._length_of_byte[0]
+                self._lengths[key] = (lengths, len(raw) - absent, raw, total)
             return self._lengths[key]
         except Exception:
             return None
@@ -627,15 +632,18 @@ class ScopeStatistics:
         holding = 0
         scope_sum = every_sum = 0
         table = weighting._length_of_byte  # (a byte of 0 is skipped below)
-        for leaf, offset in reader.leaf_readers():
+        leaves = reader.leaf_readers()
+        for leaf, offset in leaves:
             lengths = weighting._segment_lengths(leaf, fieldname)
             if lengths is None:
                 return None
             raw = lengths[2]
-            every_sum += sum(table[b] for b in raw if b)
-            for d in self.docs:
-                local = d - offset
-                if 0 <= local < len(raw) and raw[local]:
+            every_sum += lengths[3]
+            # Each segment's part of the scope only (kept per segment for the searches too).
+            mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
+            assert mine is not None
+            for local in mine:
+                if raw[local]:
                     holding += 1
                     scope_sum += table[raw[local]]
         if not holding or not every_sum:

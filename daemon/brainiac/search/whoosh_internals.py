@@ -412,7 +412,6 @@ _BLOCK_NAMES = (
     "_nextoffset",
     "_baseoffset",
     "block_max_id",
-    "block_max_weight",
 )
 _BLOCK_READING = "block reads" in USABLE
 
@@ -428,12 +427,11 @@ Block = tuple[Sequence[int], Sequence[float], int, int]
 
 class Passed(NamedTuple):
     """A posting block passed over by its header, its documents never decoded: they are
-    numbered above `after` and up to `last`, weigh at most `weight`, and it starts at `at` in
-    the postings file (`read_passed` reads it)."""
+    numbered above `after` and up to `last`, and it starts at `at` in the postings file
+    (`read_passed` reads it)."""
 
     after: int
     last: int
-    weight: float
     at: int
 
 
@@ -473,7 +471,7 @@ def posting_blocks(
             and none_within(ordered, after, last)
         ):
             if passed is not None and at is not None:
-                passed.append(Passed(after, last, m.block_max_weight(), at))
+                passed.append(Passed(after, last, at))
             after, at = last, m._nextoffset
             m._i = m._blocklength
             m._next_block()
