@@ -17,6 +17,7 @@ from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
 from brainiac.search.index_scoring import ScopeStatistics
+from brainiac.search.scope_runs import SUFFIX, RunCounts
 from test_index_merge import two_large_segments
 
 # A memory's projects: one, the global scope ("*"), two at once (a note whose sources are in
@@ -77,14 +78,16 @@ def _counted(searcher: Any, docs: frozenset[int], field: str, word: str) -> int:
 
 
 def _every_count_is_the_postings(index: Index) -> int:
-    """Check every word of every field, in every scope, each counted afresh and with the short
-    lists' numbers the index keeps (read by an earlier scope or searcher); the number of
-    counts checked."""
+    """Check every word of every field, in every scope, each counted afresh, with the short
+    lists' numbers the index keeps (read by an earlier scope or searcher), and with the merged
+    segment's counts per run (scope_runs.py); the number of counts checked."""
     searcher = index._searcher
     checked = 0
-    for scope, kept in itertools.product(SCOPES, (None, index._numbers)):
+    for scope, kept, runs in itertools.product(
+        SCOPES, (None, index._numbers), (None, index._run_counts)
+    ):
         docs = index._scope_statistics(scope).docs
-        counts = ScopeStatistics(docs, kept)
+        counts = ScopeStatistics(docs, kept, runs)
         for leaf, _ in searcher.reader().leaf_readers():
             for field in sorted(leaf.indexed_field_names()):
                 for term in leaf.lexicon(field):
@@ -177,6 +180,8 @@ def test_a_scoped_count_of_a_word_in_one_projects_run_reads_no_posting(
 def test_a_short_posting_list_is_read_once_for_every_scope_and_searcher(
     merged: Index, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Without the merged segment's counts per run (a segment from Whoosh's own merge has none).
+    monkeypatch.setattr(RunCounts, "read", classmethod(lambda cls, *args: None))
     # zebra: a few memories of every project, at the start of the merged segment's runs.
     searcher = merged._searcher
     expected = {
@@ -205,3 +210,61 @@ def test_a_short_posting_list_is_read_once_for_every_scope_and_searcher(
         assert found == expected[scope]
         assert opened == [] and decoded == []
     merged.close()
+
+
+def _run_table(index: Index) -> Path:
+    (leaf, _), *_ = index._searcher.reader().leaf_readers()
+    return index.directory / f"{leaf.segment().segment_id()}{SUFFIX}"
+
+
+def test_a_merged_segment_counts_every_scope_by_its_runs_reading_no_posting(
+    merged: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _run_table(merged).is_file()  # written by the merge child, moved in with the segment
+    searcher = merged._searcher
+    words = [*WORDS, ALPHA_AND_GLOBAL, *ONLY.values()]
+    scopes = {scope: merged._scope_statistics(scope).docs for scope in SCOPES}
+    expected = {
+        (scope, w): _counted(searcher, docs, "body", w)
+        for scope, docs in scopes.items()
+        for w in words
+    }
+    opened, decoded = _postings_read(monkeypatch)
+    for (scope, word), count in expected.items():
+        assert merged._doc_frequency("body", word, merged._scope_statistics(scope)) == count
+    # harbour spans alpha's and the global runs with other runs between, the common words
+    # every run: each a lookup in the table, no posting list opened.
+    assert opened == [] and decoded == []
+    assert expected[("alpha", "*"), ALPHA_AND_GLOBAL] > 256
+    # Deleted since the merge, in alpha's run and the global one: the table still counts them,
+    # so their postings are read to take them out, and the counts stay those of the postings.
+    stored = searcher.stored_fields
+    alpha_docs = sorted(scopes[("alpha",)])
+    gone = {stored(d)["key"] for d in alpha_docs[:3] + alpha_docs[-2:]}
+    merged.apply([], sorted(gone))
+    searcher = merged._searcher
+    for scope in SCOPES:
+        docs = merged._scope_statistics(scope).docs
+        for word in words:
+            found = merged._doc_frequency("body", word, merged._scope_statistics(scope))
+            assert found == _counted(searcher, docs, "body", word), (scope, word)
+    merged.close()
+
+
+@pytest.mark.parametrize("damage", ["cut short", "another segment's"])
+def test_a_damaged_or_foreign_run_table_is_set_aside_and_counts_stay_right(
+    merged: Index, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    table = _run_table(merged)
+    raw = table.read_bytes()
+    header, _, rest = raw.partition(b"\n")
+    if damage == "cut short":
+        table.write_bytes(raw[: len(header) + 1 + len(rest) // 2])
+    else:
+        table.write_bytes(header.replace(b'"segment": "', b'"segment": "x') + b"\n" + rest)
+    merged.close()
+    index = Index(merged.directory)
+    assert _every_count_is_the_postings(index) > 1000
+    if damage == "cut short":
+        assert any(str(table) in r.getMessage() for r in caplog.records)
+    index.close()

@@ -343,7 +343,9 @@ class Index(IndexWrites):
         found = memo.scopes.get(projects)
         if found is None:
             docs = self._searcher.docs_for_query(Or([Term("projects", p) for p in projects]))
-            found = memo.scopes[projects] = ScopeStatistics(frozenset(docs), self._numbers)
+            found = memo.scopes[projects] = ScopeStatistics(
+                frozenset(docs), self._numbers, self._run_counts
+            )
         return found
 
     def scope_event_keys(self, projects: Sequence[str]) -> frozenset[str]:

@@ -53,7 +53,7 @@ from whoosh import index as windex
 
 from brainiac.core import faults
 from brainiac.core.child_process import ChildProcess
-from brainiac.search import whoosh_internals
+from brainiac.search import scope_runs, whoosh_internals
 from brainiac.store.projects import GLOBAL
 
 # The private index the child writes, inside the index folder (the same file system, so its
@@ -68,6 +68,8 @@ _NICENESS = 10
 POOL_MB = 128
 
 
+# Which scopes a document is in: its projects, and whether it is outside the global scope.
+ScopeKey = tuple[tuple[str, ...], bool]
 # The field whose terms order the copy (index_fields.py: the scopes a memory is found in).
 _SCOPE_FIELD = "projects"
 
@@ -200,7 +202,8 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
     lengths = dict.fromkeys(ix.schema.scorable_names(), 0)
     base = 0
     try:
-        order = in_scope_order(chosen)
+        keyed = in_scope_order(chosen)
+        order = [(i, docnum) for _, i, docnum in keyed]
         numbers = _numbers(order, len(chosen))
         for i, leaf in enumerate(chosen):
             segment = leaf.segment()
@@ -229,15 +232,27 @@ def copy(directory: Path, segment_ids: Sequence[str]) -> dict[str, Any] | None:
         raise
     finally:
         reader.close()
+    _write_run_counts(side, folder, scope_runs.runs_of([key for key, _, _ in keyed]))
     return {"sources": sources, "lengths": lengths}
 
 
-def in_scope_order(leaves: Sequence[Any]) -> list[tuple[int, int]]:
-    """The live documents of `leaves` as (leaf, document number), the global ones first, then
-    each set of projects' together (by their names, a project's with and without the global
-    scope side by side), each set's in the leaves' order (a stable sort: a vault without
-    projects keeps its order). Read from the scope field's postings, not the stored fields."""
-    order: list[tuple[tuple[tuple[str, ...], bool], int, int]] = []
+def _write_run_counts(side: Any, folder: Path, runs: Sequence[scope_runs.Run]) -> None:
+    """The copy's word counts per scope run beside it (scope_runs.py), moved in with it."""
+    reader = side.reader()
+    try:
+        if reader.doc_count_all():
+            scope_runs.write(folder, reader, runs)
+    finally:
+        reader.close()
+
+
+def in_scope_order(leaves: Sequence[Any]) -> list[tuple[ScopeKey, int, int]]:
+    """The live documents of `leaves` as (scope key, leaf, document number), the global ones
+    first, then each set of projects' together (by their names, a project's with and without
+    the global scope side by side), each set's in the leaves' order (a stable sort: a vault
+    without projects keeps its order). A scope key is (the document's projects, whether it is
+    outside the global scope). Read from the scope field's postings, not the stored fields."""
+    order: list[tuple[ScopeKey, int, int]] = []
     for i, leaf in enumerate(leaves):
         scopes: dict[int, list[str]] = {}
         if _SCOPE_FIELD in leaf.indexed_field_names():
@@ -250,7 +265,7 @@ def in_scope_order(leaves: Sequence[Any]) -> list[tuple[int, int]]:
             projects = tuple(sorted(n for n in names if n != GLOBAL))
             order.append(((projects, GLOBAL not in names), i, docnum))
     order.sort(key=lambda item: item[0])  # stable: each scope's documents keep their order
-    return [(i, docnum) for _, i, docnum in order]
+    return order
 
 
 def _numbers(order: Sequence[tuple[int, int]], count: int) -> list[list[int]]:

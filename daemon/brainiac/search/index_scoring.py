@@ -51,6 +51,7 @@ from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
 from brainiac.search import whoosh_internals
+from brainiac.search.scope_runs import ScopeRuns, SegmentRunCounts, scope_runs
 
 Scores = dict[int, float]
 # Scorers SegmentLengthsBM25F keeps for one searcher, the least recently used given up first:
@@ -610,11 +611,18 @@ class ScopeStatistics:
     (one-byte, rounded) lengths, so an unscoped search's is unchanged.
     """
 
-    def __init__(self, docs: frozenset[int], kept: KeptNumbers | None = None) -> None:
+    def __init__(
+        self,
+        docs: frozenset[int],
+        kept: KeptNumbers | None = None,
+        run_counts: SegmentRunCounts | None = None,
+    ) -> None:
         self.docs = docs
         self._fields: dict[str, tuple[int, float] | None] = {}
         self._df: dict[tuple[str, str], int] = {}
         self._kept = kept
+        self._run_counts = run_counts
+        self._runs: dict[str, ScopeRuns | None] = {}
 
     def field(
         self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
@@ -667,9 +675,32 @@ class ScopeStatistics:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None
-                df += _count_of(info, mine, leaf, fieldname, text, self._kept)
+                counted = self._by_runs(leaf, mine, info, fieldname, text)
+                if counted is None:
+                    counted = _count_of(info, mine, leaf, fieldname, text, self._kept)
+                df += counted
             self._df[key] = df
         return df
+
+    def _by_runs(
+        self, leaf: Any, mine: AbstractSet[int], info: Any, fieldname: str, text: Any
+    ) -> int | None:
+        """The count from the segment's counts per scope run (scope_runs.py), less the deleted
+        documents of the scope's runs that hold the word; None without them."""
+        segment_id = leaf.segment().segment_id()
+        if segment_id not in self._runs:
+            table = self._run_counts.of(leaf) if self._run_counts is not None else None
+            ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
+            segment = leaf.segment()
+            deleted = segment.deleted_docs() if segment.has_deletions() else ()
+            self._runs[segment_id] = None if table is None else scope_runs(table, ordered, deleted)
+        runs = self._runs[segment_id]
+        if runs is None:
+            return None
+        total = runs.table.count(info, runs.inside)
+        if total and runs.deleted:
+            total -= _count_of(info, runs.deleted, leaf, fieldname, text, self._kept)
+        return total
 
 
 def _count_of(
