@@ -8,6 +8,7 @@ import dataclasses
 import math
 import os
 import random
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +120,34 @@ def test_inside_and_the_outside_that_can_reach_the_floor_score_as_in_whoosh(
     assert mine == {d: s for d, s in every.items() if d in inside}  # bit-identical scores
     floor = at_least * max(mine.values())
     assert outside == {d: s for d, s in every.items() if d not in inside and s >= floor}
+
+
+def test_only_the_outside_matches_that_can_reach_the_floor_are_scored_in_full(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MaxScore: a match outside whose score by the terms read so far, plus the bounds of the
+    # terms not read yet, stays below the floor is dropped before it is scored in full.
+    searcher = index._searcher
+    query = _query(index, "tree")
+    inside = frozenset(searcher.docs_for_query(Term("projects", "atlas")))
+    every = dict(searcher.search(query, limit=None).items())
+    scored: list[AbstractSet[int]] = []
+    planned = index_scoring._planned_scores
+
+    def recording(plan: Any, keep: AbstractSet[int]) -> Any:
+        scored.append(keep)
+        return planned(plan, keep)
+
+    monkeypatch.setattr(index_scoring, "_planned_scores", recording)
+    mine, outside = inside_and_outside(searcher, query, inside, 1.0)
+    floor = max(mine.values())
+    reaching = {d for d, s in every.items() if d not in inside and s >= floor}
+    matching = {d for d in every if d not in inside}
+    assert outside == {d: every[d] for d in reaching}
+    candidates = set().union(*scored)
+    # Only the reaching ones, and at most the deleted documents a segment's filter takes out.
+    assert reaching <= candidates and len(candidates - reaching) <= 2
+    assert len(matching) > 3 * len(candidates) + 10
 
 
 class _CountedScope(frozenset[int]):

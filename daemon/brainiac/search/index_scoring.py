@@ -46,7 +46,6 @@ from typing import Any
 
 from whoosh import scoring
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
-from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
@@ -247,42 +246,61 @@ def _planned_scores(plan: Any, keep: AbstractSet[int]) -> Scores:
 
 
 def _candidates(plan: Any, inside: AbstractSet[int], floor: float) -> AbstractSet[int]:
-    """The documents outside `inside` that may score `floor` or more: those in the postings of
-    a term that is not among the smallest bounds adding up to less (all of them without a
-    bound, or a floor of 0)."""
-    leaves: list[tuple[float, _Leaf]] = []
+    """The documents outside `inside` that may score `floor` or more (MaxScore): those in the
+    postings of a term not among the smallest bounds adding up to less than the floor (all of
+    them without a bound, or a floor of 0), whose score by those terms plus the bounds of the
+    others still reaches it. A term whose every posting is inside adds nothing outside."""
+    leaves: list[tuple[float, float, _Leaf]] = []
     if floor <= 0 or not _bounded(plan, 1.0, leaves):
         return _outside_all(plan, inside)
     leaves.sort(key=lambda item: item[0])
-    total = 0.0
+    rest = 0.0
     first = len(leaves)
-    for i, (bound, _) in enumerate(leaves):
-        if (total + bound) * (1 + _BOUND_MARGIN) >= floor:
+    for i, (bound, _, _) in enumerate(leaves):
+        if (rest + bound) * (1 + _BOUND_MARGIN) >= floor:
             first = i
             break
-        total += bound
+        rest += bound
     found: set[int] = set()
-    for _, leaf in leaves[first:]:
+    for _, _, leaf in leaves[first:]:
         _open(leaf)
         for ids, _, start, end in leaf.blocks:
             found.update(ids[start:end])
     found -= inside
-    # Every term's postings of the candidates, for their whole scores.
-    wanted = sorted(found)
-    for _, leaf in leaves[:first]:
-        _open(leaf, wanted)
-    return found
+    # Their scores by those terms (a filter above a term only takes a match away: never below
+    # what they add to the whole score), then by each other term, the largest bound first,
+    # while what the rest can add no longer lifts a candidate to the floor.
+    partial: Scores = dict.fromkeys(found, 0.0)
+    for _, boost, leaf in leaves[first:]:
+        _add(partial, leaf, found, boost)
+    for bound, boost, leaf in reversed(leaves[:first]):
+        found = {d for d, score in partial.items() if (score + rest) * (1 + _BOUND_MARGIN) >= floor}
+        partial = {d: partial[d] for d in found}
+        if not found:
+            break
+        _open(leaf, sorted(found))
+        _add(partial, leaf, found, boost)
+        rest -= bound
+    return {d for d, score in partial.items() if (score + rest) * (1 + _BOUND_MARGIN) >= floor}
 
 
-def _bounded(plan: Any, boost: float, out: list[tuple[float, _Leaf]]) -> bool:
-    """Each leaf of `plan` with its bound times the boosts above it, into `out`; False when a
-    leaf has no bound (or a boost is negative): every match must then be scored."""
+def _add(partial: Scores, leaf: _Leaf, docs: AbstractSet[int], boost: float) -> None:
+    """Add to `partial` the scores of `docs` in `leaf`'s blocks, times `boost`."""
+    for d, score in _block_scores(leaf.scorer, leaf.blocks, docs).items():
+        partial[d] += score * boost
+
+
+def _bounded(plan: Any, boost: float, out: list[tuple[float, float, _Leaf]]) -> bool:
+    """Each leaf of `plan` that holds a posting outside the scope it was read for, with its
+    bound times the boosts above it and those boosts, into `out`; False when a leaf has no
+    bound (or a boost is negative): every match must then be scored."""
     if plan is None:
         return True
     if isinstance(plan, _Leaf):
         if plan.bound is None or plan.scored is not None:
             return False
-        out.append((plan.bound * boost, plan))
+        if plan.blocks or plan.passed:  # else every posting is inside: it adds nothing outside
+            out.append((plan.bound * boost, boost, plan))
         return True
     if plan[0] == "union":
         return _bounded(plan[1], boost, out) and _bounded(plan[2], boost, out)
@@ -419,11 +437,12 @@ def _leaf_blocks(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Sco
     return _block_scores(m.scorer, blocks, keep, ordered)
 
 
-def _term_info(m: Any, reader: Any) -> Any | None:
-    """Leaf matcher `m`'s term info in `reader` (the segment's reader or searcher); None when
-    it cannot be had."""
+def _term_info(m: Any, subsearcher: Any) -> Any | None:
+    """Leaf matcher `m`'s term info in the segment of `subsearcher`; None when it cannot be
+    had."""
     try:
-        return reader.term_info(*m.term())
+        fieldname, tbytes = m.term()
+        return whoosh_internals.term_info_or_none(subsearcher.reader(), fieldname, tbytes)
     except Exception:
         return None
 
@@ -669,9 +688,8 @@ class ScopeStatistics:
             # term lookup a segment (a missing term raises), not one for the whole index first.
             leaves = searcher.reader().leaf_readers()
             for leaf, offset in leaves:
-                try:
-                    info = leaf.term_info(fieldname, text)
-                except TermNotFound:
+                info = whoosh_internals.term_info_or_none(leaf, fieldname, text)
+                if info is None:
                     continue
                 mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
                 assert mine is not None

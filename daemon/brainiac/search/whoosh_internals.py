@@ -640,19 +640,46 @@ def _keep_term_infos(terms: Any) -> None:
     decode = terms.term_info
     found: dict[tuple[str, bytes], Any] = {}
 
-    def term_info(fieldname: str, tbytes: bytes) -> Any:
+    def term_info_or_none(fieldname: str, tbytes: bytes) -> Any | None:
         key = (fieldname, tbytes)
         info = found.get(key)
         if info is None:
-            info = decode(fieldname, tbytes)  # TermNotFound for a missing term: not kept
+            try:
+                info = decode(fieldname, tbytes)
+            except reading.TermNotFound:
+                info = _MISSING  # a segment's terms never change: missing stays missing
             if len(found) >= _LOOKUPS_KEPT:
                 found.clear()
             found[key] = info
+        return None if info is _MISSING else info
+
+    def term_info(fieldname: str, tbytes: bytes) -> Any:
+        info = term_info_or_none(fieldname, tbytes)
+        if info is None:
+            raise reading.TermNotFound(f"No term {fieldname}:{tbytes!r}")
         return info
 
-    # An instance attribute: the reader's term_info and the terms reader's own matcher call
-    # self.term_info, and so find this one.
+    # Instance attributes: the reader's term_info and the terms reader's own matcher call
+    # self.term_info, and so find this one; `term_info_or_none` finds the other.
     terms.term_info = term_info
+    terms.term_info_or_none = term_info_or_none
+
+
+_MISSING = object()
+
+
+def term_info_or_none(leaf: Any, fieldname: str, text: Any) -> Any | None:
+    """Segment reader `leaf`'s term info of `text` in `fieldname`, None when the segment has no
+    such term: a scope's count asks it of every word of a prompt in every field, and most are
+    in none of the keyword fields (a missing term is an exception raised through three frames
+    otherwise, and looked up again the next time)."""
+    lookup = getattr(getattr(leaf, "_terms", None), "term_info_or_none", None)
+    if lookup is None or fieldname not in leaf.schema:
+        try:
+            return leaf.term_info(fieldname, text)
+        except reading.TermNotFound:
+            return None
+    return lookup(fieldname, leaf._text_to_bytes(fieldname, text))
 
 
 def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
