@@ -117,7 +117,7 @@ def _stored_projects(fields: dict[str, Any]) -> tuple[str, ...]:
     stored = fields.get("projects")
     if not stored:
         return ()  # most memories are global: a context makes a hundred hits or more
-    return tuple(p for p in stored.split(",") if p)
+    return tuple(filter(None, stored.split(",")))
 
 
 def hit(r: Any) -> Hit:

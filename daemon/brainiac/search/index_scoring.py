@@ -144,13 +144,14 @@ _WEIGHT_MARGIN = 1e-6
 class _Leaf:
     """A leaf matcher's postings as read that may hold a document outside the scope (`blocks`:
     one wholly inside holds none), or its scores when it cannot be read by blocks (`scored`),
-    with what scores them and the most any of them can score (`bound`; None: not known); the
-    blocks passed over by their headers (`passed`), which `_open` reads from `matcher`."""
+    with what scores them and the term's information in the segment (`info`: its bound, the
+    most any of them can score, is worked out from it only when asked); the blocks passed over
+    by their headers (`passed`), which `_open` reads from `matcher`."""
 
     blocks: list[whoosh_internals.Block]
     scored: Scores | None
     scorer: Any
-    bound: float | None
+    info: Any
     passed: list[whoosh_internals.Passed] = field(default_factory=list)
     matcher: Any = None
 
@@ -184,11 +185,11 @@ def _read(
         scored = _one_by_one(m)
         return _Leaf([], scored, None, None), {d: s for d, s in scored.items() if d in inside}
     passed: list[whoosh_internals.Passed] = []
-    info = _term_info(m, subsearcher)  # looked up once: both the bound and the skip ask it
+    info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
     blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
     outer: list[whoosh_internals.Block] = []
     scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
-    return _Leaf(outer, None, m.scorer, _bound(m.scorer, info), passed, m), scores
+    return _Leaf(outer, None, m.scorer, info, passed, m), scores
 
 
 def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
@@ -297,10 +298,13 @@ def _bounded(plan: Any, boost: float, out: list[tuple[float, float, _Leaf]]) -> 
     if plan is None:
         return True
     if isinstance(plan, _Leaf):
-        if plan.bound is None or plan.scored is not None:
+        if plan.scored is not None:
             return False
         if plan.blocks or plan.passed:  # else every posting is inside: it adds nothing outside
-            out.append((plan.bound * boost, boost, plan))
+            bound = _bound(plan.scorer, plan.info)
+            if bound is None:
+                return False
+            out.append((bound * boost, boost, plan))
         return True
     if plan[0] == "union":
         return _bounded(plan[1], boost, out) and _bounded(plan[2], boost, out)

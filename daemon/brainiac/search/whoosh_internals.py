@@ -679,7 +679,8 @@ def term_info_or_none(leaf: Any, fieldname: str, text: Any) -> Any | None:
             return leaf.term_info(fieldname, text)
         except reading.TermNotFound:
             return None
-    return lookup(fieldname, leaf._text_to_bytes(fieldname, text))
+    # Bytes are the term as the segment holds it (a matcher's `term()`): looked up as they are.
+    return lookup(fieldname, text if type(text) is bytes else leaf._text_to_bytes(fieldname, text))
 
 
 def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
