@@ -674,13 +674,15 @@ def term_info_or_none(leaf: Any, fieldname: str, text: Any) -> Any | None:
     in none of the keyword fields (a missing term is an exception raised through three frames
     otherwise, and looked up again the next time)."""
     lookup = getattr(getattr(leaf, "_terms", None), "term_info_or_none", None)
+    if lookup is not None and type(text) is bytes:
+        # The term as the segment holds it (a matcher's `term()`): looked up as it is.
+        return lookup(fieldname, text)
     if lookup is None or fieldname not in leaf.schema:
         try:
             return leaf.term_info(fieldname, text)
         except reading.TermNotFound:
             return None
-    # Bytes are the term as the segment holds it (a matcher's `term()`): looked up as they are.
-    return lookup(fieldname, text if type(text) is bytes else leaf._text_to_bytes(fieldname, text))
+    return lookup(fieldname, leaf._text_to_bytes(fieldname, text))
 
 
 def set_length_totals(segment: Any, totals: Mapping[str, int]) -> None:
