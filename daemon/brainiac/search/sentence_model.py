@@ -16,7 +16,9 @@ prompt, a block of columns at a time in a buffer the core's cache holds), and a 
 a text uses it. The forward pass is BERT's, written out (its cost: docs/benchmarks.md,
 "Speed" and "Ingest"). Many texts at once (a fill's batch) are packed: every text's token rows
 stacked into one matrix for the weight products, attention within each text, no padding; so a
-text's vector is the one it gets alone, bit for bit, whatever it is embedded with.
+text's vector is the one it gets alone, bit for bit, whatever it is embedded with, where the BLAS
+kernel sums each output alike in any shape (OpenBLAS's SkylakeX and Sandybridge kernels; its
+Haswell and Zen ones, on AVX2 machines without AVX-512, differ in the last bits: within 1e-6).
 
 One concept: the model, text in, unit vectors out. What is done with the vectors is
 semantic.py's; the index never sees them.
