@@ -255,13 +255,15 @@ def _candidates(plan: Any, inside: AbstractSet[int], floor: float) -> AbstractSe
     if floor <= 0 or not _bounded(plan, 1.0, leaves):
         return _outside_all(plan, inside)
     leaves.sort(key=lambda item: item[0])
-    rest = 0.0
-    first = len(leaves)
-    for i, (bound, _, _) in enumerate(leaves):
-        if (rest + bound) * (1 + _BOUND_MARGIN) >= floor:
-            first = i
-            break
-        rest += bound
+    # below[i]: the sum of the bounds of leaves[:i], each added in turn (never subtracted: a
+    # float sum taken apart again could come out below what it was built from).
+    below = [0.0]
+    for bound, _, _ in leaves:
+        below.append(below[-1] + bound)
+    first = next(
+        (i for i in range(len(leaves)) if below[i + 1] * (1 + _BOUND_MARGIN) >= floor),
+        len(leaves),
+    )
     found: set[int] = set()
     for _, _, leaf in leaves[first:]:
         _open(leaf)
@@ -274,15 +276,15 @@ def _candidates(plan: Any, inside: AbstractSet[int], floor: float) -> AbstractSe
     partial: Scores = dict.fromkeys(found, 0.0)
     for _, boost, leaf in leaves[first:]:
         _add(partial, leaf, found, boost)
-    for bound, boost, leaf in reversed(leaves[:first]):
-        found = {d for d, score in partial.items() if (score + rest) * (1 + _BOUND_MARGIN) >= floor}
-        partial = {d: partial[d] for d in found}
-        if not found:
-            break
-        _open(leaf, sorted(found))
-        _add(partial, leaf, found, boost)
-        rest -= bound
-    return {d for d, score in partial.items() if (score + rest) * (1 + _BOUND_MARGIN) >= floor}
+    for i in reversed(range(first)):
+        rest = below[i + 1]  # what leaves[: i + 1], not read yet, can add at most
+        partial = {d: p for d, p in partial.items() if (p + rest) * (1 + _BOUND_MARGIN) >= floor}
+        if not partial:
+            return set()
+        _, boost, leaf = leaves[i]
+        _open(leaf, sorted(partial))
+        _add(partial, leaf, partial.keys(), boost)
+    return {d for d, score in partial.items() if score * (1 + _BOUND_MARGIN) >= floor}
 
 
 def _add(partial: Scores, leaf: _Leaf, docs: AbstractSet[int], boost: float) -> None:
