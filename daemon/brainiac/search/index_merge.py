@@ -240,8 +240,7 @@ def _write_run_counts(side: Any, folder: Path, runs: Sequence[scope_runs.Run]) -
     """The copy's word counts per scope run beside it (scope_runs.py), moved in with it."""
     reader = side.reader()
     try:
-        if reader.doc_count_all():
-            scope_runs.write(folder, reader, runs)
+        scope_runs.write(folder, reader, runs)
     finally:
         reader.close()
 

@@ -691,7 +691,7 @@ class ScopeStatistics:
         if df is None:
             df = 0
             # Each segment's own postings, not the searcher's: those would be scored, by us. One
-            # term lookup a segment (a missing term raises), not one for the whole index first.
+            # term lookup a segment (a missing one kept as missing), not one for the whole index.
             leaves = searcher.reader().leaf_readers()
             for leaf, offset in leaves:
                 info = whoosh_internals.term_info_or_none(leaf, fieldname, text)
@@ -714,10 +714,13 @@ class ScopeStatistics:
         segment_id = leaf.segment().segment_id()
         if segment_id not in self._runs:
             table = self._run_counts.of(leaf) if self._run_counts is not None else None
-            ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
-            segment = leaf.segment()
-            deleted = segment.deleted_docs() if segment.has_deletions() else ()
-            self._runs[segment_id] = None if table is None else scope_runs(table, ordered, deleted)
+            runs = None
+            if table is not None:
+                ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
+                segment = leaf.segment()
+                deleted = segment.deleted_docs() if segment.has_deletions() else ()
+                runs = scope_runs(table, ordered, deleted)
+            self._runs[segment_id] = runs
         runs = self._runs[segment_id]
         if runs is None:
             return None

@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,24 +44,20 @@ _SCOPE_FIELD = "projects"
 
 @dataclass(frozen=True)
 class Run:
-    """Documents `start` to `end` (not included) of a merged segment: one set of projects'
-    (`projects`), with the global scope or not (`in_global`)."""
+    """Documents `start` to `end` (not included) of a merged segment: one set of projects'."""
 
     start: int
     end: int
-    projects: tuple[str, ...]
-    in_global: bool
 
 
-def runs_of(keys: Sequence[tuple[tuple[str, ...], bool]]) -> list[Run]:
+def runs_of(keys: Sequence[Hashable]) -> list[Run]:
     """The runs of a copy whose documents, in order, have the scope keys `keys` (index_merge's
-    `(projects, not in the global scope)`, equal keys side by side)."""
+    `ScopeKey`, equal keys side by side)."""
     runs: list[Run] = []
     start = 0
     for i in range(1, len(keys) + 1):
         if i == len(keys) or keys[i] != keys[start]:
-            projects, outside_global = keys[start]
-            runs.append(Run(start, i, projects, not outside_global))
+            runs.append(Run(start, i))
             start = i
     return runs
 
@@ -70,10 +66,10 @@ def path_for(folder: Path, segment_id: str) -> Path:
     return folder / f"{segment_id}{SUFFIX}"
 
 
-def write(folder: Path, leaf: Any, runs: Sequence[Run]) -> Path | None:
+def write(folder: Path, leaf: Any, runs: Sequence[Run]) -> None:
     """Write segment reader `leaf`'s counts per run into `folder`, for a segment of `runs`
-    (with no deleted document: a fresh copy); None, and nothing written, for a segment of one
-    run (every word is then in one run) or a Whoosh that does not tell where postings are."""
+    (with no deleted document: a fresh copy); nothing for a segment of fewer than two runs
+    (every word is then in one run) or a Whoosh that does not tell where postings are."""
     if len(runs) < 2:
         return None
     starts = [run.start for run in runs]
@@ -89,7 +85,8 @@ def write(folder: Path, leaf: Any, runs: Sequence[Run]) -> Path | None:
             offset = postings_offset(info)
             if offset is None:  # postings kept in the term info: no key to find them by
                 return None
-            numbers = whoosh_internals.all_numbers(leaf.postings(fieldname, tbytes))
+            postings = whoosh_internals.postings_from_info(leaf, fieldname, tbytes, info)
+            numbers = whoosh_internals.all_numbers(postings)
             keyed.append((offset, _per_run(numbers, runs)))
     keyed.sort(key=lambda item: item[0])
     offsets = array("q", (offset for offset, _ in keyed))
@@ -106,18 +103,16 @@ def write(folder: Path, leaf: Any, runs: Sequence[Run]) -> Path | None:
         "byteorder": sys.byteorder,
         "segment": leaf.segment().segment_id(),
         "documents": leaf.doc_count_all(),
-        "runs": [[r.start, r.end, list(r.projects), r.in_global] for r in runs],
+        "runs": [[r.start, r.end] for r in runs],
         "words": len(offsets),
         "pairs": len(counts),
     }
-    path = path_for(folder, leaf.segment().segment_id())
-    with open(path, "wb") as f:
+    with open(path_for(folder, leaf.segment().segment_id()), "wb") as f:
         f.write(json.dumps(header).encode() + b"\n")
         for table in (offsets, begins, pair_runs, counts):
             table.tofile(f)
         f.flush()
         os.fsync(f.fileno())
-    return path
 
 
 def postings_offset(info: Any) -> int | None:
@@ -186,12 +181,12 @@ class RunCounts:
                     table = array(code)
                     table.fromfile(f, length)
                     tables.append(table)
+            runs = [Run(int(start), int(end)) for start, end in header["runs"]]
         except FileNotFoundError:
             return None
         except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
             log.warning("%s: unreadable (%s); scoped word counts read the postings", path, exc)
             return None
-        runs = [Run(int(s), int(e), tuple(p), bool(g)) for s, e, p, g in header["runs"]]
         return cls(runs, *tables)
 
     def run_at(self, docnum: int) -> int:
