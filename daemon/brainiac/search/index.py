@@ -317,12 +317,16 @@ class Index(IndexWrites):
             if others and scope is not None and allow is not None and clauses:
                 # Read once: the matches outside the scope, with the same query and the same
                 # statistics, are what the search for them alone would score.
-                matches, beyond = inside_and_outside(self._searcher, query, allow, at_least)
+                matches, beyond = inside_and_outside(
+                    self._searcher, query, allow, at_least, self._slices
+                )
                 stored = self._stored_fields()
                 outside = [hit_fields(stored(d), sc) for d, sc in best(beyond, others)]
             else:
                 matches = (
-                    match_scores(self._searcher, query, allow=allow, restrict=hidden)
+                    match_scores(
+                        self._searcher, query, allow=allow, restrict=hidden, slices=self._slices
+                    )
                     if clauses
                     else {}
                 )
@@ -427,7 +431,9 @@ class Index(IndexWrites):
             # default for a small index preloads arrays as long as the whole index, which in a
             # vault shared by projects costs a scoped search for every project's documents.
             extra.matcher_type = Or.DEFAULT_MATCHER
-            widened = match_scores(self._searcher, extra, allow=allow, restrict=hidden)
+            widened = match_scores(
+                self._searcher, extra, allow=allow, restrict=hidden, slices=self._slices
+            )
         # Meaning: an event's nearness to the prompt (0-1 over all events) adds up to
         # _MEANING_WEIGHT of the best event match's score, so words lead and meaning lifts what they
         # missed, or orders what they found alike.

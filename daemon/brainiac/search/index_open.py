@@ -37,6 +37,7 @@ from brainiac.search.corpus import NOTE
 from brainiac.search.index_fields import index_schema
 from brainiac.search.index_merge import remove_leftovers as remove_merge_leftovers
 from brainiac.search.index_scoring import KeptNumbers, ScopeStatistics, SegmentLengthsBM25F
+from brainiac.search.scope_postings import KeptSlices
 from brainiac.search.scope_runs import SegmentRunCounts
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ class OpenIndex:
         self._weighting = SegmentLengthsBM25F()
         self._numbers = KeptNumbers()  # see ScopeStatistics
         self._run_counts = SegmentRunCounts(directory)  # see ScopeStatistics
+        self._slices = KeptSlices()  # a scope's postings as its searches read them
         self._seen = _SearcherMemo(None)  # see _memo
         # Held while the searcher (and the weighting's per-segment cache) is used or replaced.
         self._searching = threading.RLock()
@@ -324,6 +326,7 @@ class OpenIndex:
         self._weighting.keep_only(segment_ids)
         self._numbers.keep_only(segment_ids)
         self._run_counts.keep_only(segment_ids)
+        self._slices.keep_only(segment_ids)
         for leaf in leaves:
             whoosh_internals.keep_term_lookups(leaf)
         return searcher

@@ -50,6 +50,7 @@ from whoosh.scoring import BM25FScorer
 from whoosh.util.numeric import byte_to_length
 
 from brainiac.search import whoosh_internals
+from brainiac.search.scope_postings import KeptSlices, ScopeSlices, Slice, sliced
 from brainiac.search.scope_runs import ScopeRuns, SegmentRunCounts, scope_runs
 
 Scores = dict[int, float]
@@ -68,10 +69,12 @@ def match_scores(
     mask_q: Any = None,
     allow: Collection[int] | None = None,
     restrict: Collection[int] | None = None,
+    slices: KeptSlices | None = None,
 ) -> Scores:
     """The score of every match of `query` by document number, in no order: the scores of
     `searcher.search(query, limit=None, filter=filter_q, mask=mask_q)`. `allow` and `restrict`:
-    the documents of `filter_q` and `mask_q` when the caller already has them."""
+    the documents of `filter_q` and `mask_q` when the caller already has them; `slices`: where
+    an `allow` of a scope keeps its postings (scope_postings.py)."""
     if allow is None and filter_q is not None:
         allow = set(searcher.docs_for_query(filter_q))
     if restrict is None and mask_q is not None:
@@ -83,7 +86,8 @@ def match_scores(
         # Only the allowed postings are scored (a project's, in a vault shared by projects): the
         # others are read, as they must be to be skipped, but cost no score.
         keep = _in_leaf(allow, offset, subsearcher.doc_count_all(), len(leaves) == 1)
-        scores = _scores(query.matcher(subsearcher, context), keep, subsearcher)
+        kept = _scope_slices(slices, subsearcher, keep)
+        scores = _scores(query.matcher(subsearcher, context), keep, subsearcher, kept)
         if offset:
             scores = {d + offset: s for d, s in scores.items()}
         found.update(scores)  # (of `allow` only: each leaf's scores are of its part of it)
@@ -93,7 +97,11 @@ def match_scores(
 
 
 def inside_and_outside(
-    searcher: Any, query: Any, inside: AbstractSet[int], at_least: float
+    searcher: Any,
+    query: Any,
+    inside: AbstractSet[int],
+    at_least: float,
+    slices: KeptSlices | None = None,
 ) -> tuple[Scores, Scores]:
     """The scores of the matches of `query` in `inside` (document numbers), and of those outside
     it that score `at_least` times the best inside or more: each as `match_scores` gives it.
@@ -108,7 +116,8 @@ def inside_and_outside(
     (by the numbers its header spans: a merged segment holds each project's documents in one
     run, index_merge.py) is passed over, and read only when it may hold a match that can reach
     the floor; a block wholly inside (its numbers within one run of the inside documents) is
-    scored without looking its documents up, and holds no match outside to look for."""
+    scored without looking its documents up, and holds no match outside to look for. Each
+    word's postings so read are kept in `slices` (scope_postings.py) when given."""
     context = searcher.context()
     found: Scores = {}
     outside: Scores = {}
@@ -118,7 +127,9 @@ def inside_and_outside(
         mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         assert mine is not None
         ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
-        plan, scores = _read(query.matcher(subsearcher, context), subsearcher, mine, ordered)
+        kept = _scope_slices(slices, subsearcher, mine)
+        matcher = query.matcher(subsearcher, context)
+        plan, scores = _read(matcher, subsearcher, mine, ordered, kept)
         plans.append((plan, mine, offset))
         found.update({d + offset: s for d, s in scores.items()} if offset else scores)
     floor = at_least * max(found.values(), default=0.0)
@@ -157,22 +168,27 @@ class _Leaf:
 
 
 def _read(
-    m: Any, subsearcher: Any, inside: AbstractSet[int], ordered: Sequence[int]
+    m: Any,
+    subsearcher: Any,
+    inside: AbstractSet[int],
+    ordered: Sequence[int],
+    kept: ScopeSlices | None,
 ) -> tuple[Any, Scores]:
     """The matcher tree `m` with each leaf's postings read (`_Leaf`) where they may hold a
-    document of `inside` (`ordered`: the same in order): ("union", a, b), ("boost", boost,
-    child), ("filter", ids, exclude, child), a _Leaf, or None (no match); and the scores of its
-    matches in `inside`, as `_planned_scores` of the tree would give them (each leaf scored as
-    it is read, the nodes in the same order). The matchers are consumed."""
+    document of `inside` (`ordered`: the same in order; `kept`: its slices, or None): ("union",
+    a, b), ("boost", boost, child), ("filter", ids, exclude, child), a _Leaf, or None (no
+    match); and the scores of its matches in `inside`, as `_planned_scores` of the tree would
+    give them (each leaf scored as it is read, the nodes in the same order). The matchers are
+    consumed, or left where they stand when a leaf's slice was kept."""
     if not m.is_active():
         return None, {}
     kind = type(m)
     if kind is UnionMatcher:
-        a, left = _read(m.a, subsearcher, inside, ordered)
-        b, right = _read(m.b, subsearcher, inside, ordered)
+        a, left = _read(m.a, subsearcher, inside, ordered, kept)
+        b, right = _read(m.b, subsearcher, inside, ordered, kept)
         return ("union", a, b), _union(left, right)
     if kind is WrappingMatcher or kind is FilterMatcher:
-        child, inner = _read(m.child, subsearcher, inside, ordered)
+        child, inner = _read(m.child, subsearcher, inside, ordered, kept)
         if kind is FilterMatcher:
             ids, exclude = whoosh_internals.filter_kept(m)
             child = ("filter", ids, exclude, child)
@@ -184,12 +200,55 @@ def _read(
     if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
         scored = _one_by_one(m)
         return _Leaf([], scored, None, None), {d: s for d, s in scored.items() if d in inside}
-    passed: list[whoosh_internals.Passed] = []
-    info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
-    blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
-    outer: list[whoosh_internals.Block] = []
-    scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
-    return _Leaf(outer, None, m.scorer, info, passed, m), scores
+    found = _slice(m, subsearcher, inside, ordered, kept)
+    leaf = _Leaf(list(found.outer), None, m.scorer, found.info, list(found.passed), m)
+    return leaf, _slice_scores(m.scorer, found)
+
+
+def _slice(
+    m: Any,
+    subsearcher: Any,
+    inside: AbstractSet[int],
+    ordered: Sequence[int],
+    kept: ScopeSlices | None,
+) -> Slice:
+    """Leaf matcher `m`'s postings as the scope of `inside` (`ordered`: the same in order) sees
+    them (scope_postings.py), from `kept` or read (and then kept there)."""
+    term = m.term() if kept is not None else ("", b"")
+    found = kept.get(term) if kept is not None else None
+    if found is None:
+        passed: list[whoosh_internals.Passed] = []
+        info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
+        blocks = list(
+            whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
+        )
+        # A block whose numbers all lie in one run of the scope's is the scope's alone.
+        whole = [
+            end > first and _within(ordered, ids[first], ids[end - 1])
+            for ids, _, first, end in blocks
+        ]
+        found = sliced(blocks, inside, whole, passed, info)
+        if kept is not None:
+            kept.put(term, found)
+    return found
+
+
+def _slice_scores(scorer: Any, found: Slice) -> Scores:
+    return _block_scores(scorer, ((found.ids, found.weights, 0, len(found.ids)),), None)
+
+
+def _scope_slices(
+    slices: KeptSlices | None, subsearcher: Any, mine: AbstractSet[int] | None
+) -> ScopeSlices | None:
+    """The slices kept for the scope of `mine` (its documents in `subsearcher`'s segment);
+    None when there are none to keep (no scope, or not one kept per searcher)."""
+    if slices is None or type(mine) is not frozenset:
+        return None
+    try:
+        segment_id = subsearcher.reader().segment().segment_id()
+    except AttributeError:  # a reader of no one segment
+        return None
+    return slices.of(segment_id, mine)
 
 
 def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
@@ -378,16 +437,19 @@ def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     return [(d, -negated) for negated, d in kept[:limit]]
 
 
-def _scores(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
+def _scores(
+    m: Any, keep: AbstractSet[int] | None, subsearcher: Any, kept: ScopeSlices | None = None
+) -> Scores:
     """The scores of the postings `m` has from where it stands, of the documents `keep` holds
-    (None: all), in the segment of `subsearcher`: the matcher is consumed."""
+    (None: all), in the segment of `subsearcher` (`kept`: the slices of the scope of `keep`):
+    the matcher is consumed."""
     if not m.is_active():
         return {}
     kind = type(m)
     if kind is UnionMatcher:
-        return _union(_scores(m.a, keep, subsearcher), _scores(m.b, keep, subsearcher))
+        return _union(_scores(m.a, keep, subsearcher, kept), _scores(m.b, keep, subsearcher, kept))
     if kind is WrappingMatcher or kind is FilterMatcher:
-        inner = _scores(m.child, keep, subsearcher)
+        inner = _scores(m.child, keep, subsearcher, kept)
         if kind is FilterMatcher:
             # The matcher skips to its first kept posting when made; its child stands there.
             ids, exclude = whoosh_internals.filter_kept(m)
@@ -396,7 +458,7 @@ def _scores(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
         return inner if boost == 1.0 else {d: s * boost for d, s in inner.items()}
     if not _block_readable(m):
         return _one_by_one(m, keep)
-    return _leaf_blocks(m, keep, subsearcher)
+    return _leaf_blocks(m, keep, subsearcher, kept)
 
 
 def _union(left: Scores, right: Scores) -> Scores:
@@ -431,16 +493,15 @@ def _block_readable(m: Any) -> bool:
     )
 
 
-def _leaf_blocks(m: Any, keep: AbstractSet[int] | None, subsearcher: Any) -> Scores:
+def _leaf_blocks(
+    m: Any, keep: AbstractSet[int] | None, subsearcher: Any, kept: ScopeSlices | None
+) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
-    in a vault shared by projects, most of a common word's postings are other projects'; one
-    holding only documents `keep` holds is scored whole)."""
+    in a vault shared by projects, most of a common word's postings are other projects'), or a
+    scope's as `_slice` gives them."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
-    after = _before_first(_term_info(m, subsearcher))
-    ordered = _ordered(keep)
-    blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
-    return _block_scores(m.scorer, blocks, keep, ordered)
+    return _slice_scores(m.scorer, _slice(m, subsearcher, keep, _ordered(keep), kept))
 
 
 def _term_info(m: Any, subsearcher: Any) -> Any | None:
@@ -463,27 +524,17 @@ def _before_first(info: Any) -> int:
 
 
 def _block_scores(
-    scorer: Any,
-    blocks: Iterable[whoosh_internals.Block],
-    keep: AbstractSet[int] | None,
-    ordered: Sequence[int] | None = None,
-    outer: list[whoosh_internals.Block] | None = None,
+    scorer: Any, blocks: Iterable[whoosh_internals.Block], keep: AbstractSet[int] | None
 ) -> Scores:
     """The postings of `blocks` that `keep` holds (None: all; picked in C), each scored with
     Whoosh's BM25F formula (`scoring.bm25`, written out with the same operations in the same
-    order). With `ordered` (`keep`'s documents in order), a block whose numbers all lie in one
-    run of them is scored whole, and every other block is appended to `outer`."""
+    order)."""
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
-    for block in blocks:
-        ids, weights, first, end = block
+    for ids, weights, first, end in blocks:
         span: Iterable[int] = range(first, end)
-        if keep is not None and not (
-            ordered is not None and end > first and _within(ordered, ids[first], ids[end - 1])
-        ):
-            if outer is not None:
-                outer.append(block)
+        if keep is not None:
             span = itertools.compress(span, map(keep.__contains__, ids[first:end]))
         for i in span:
             d = ids[i]

@@ -1,0 +1,137 @@
+"""A scope's postings of each word in a segment, as a scoped search read them, kept.
+
+In a vault shared by projects a word's posting list holds every project's postings, and a
+short one is a single block of all of them: a scoped search decodes the block, picks out its
+own documents and keeps the mixed blocks for the other projects' matches (index_scoring.py).
+A project alone reads the same word's postings and scores them, nothing more. Kept here, the
+scope's picked postings (`Slice`) make the next prompt with the word score them as a project
+alone would: a conversation comes back to its names and subjects.
+
+A segment's postings never change once written (a deletion only marks the document), so a
+slice is good for the segment's life among the same live documents of the scope: it is kept
+per segment and per scope (its live documents in the segment, which a deletion there changes),
+across the searchers each commit opens, and forgotten when a merge removes the segment.
+"""
+
+from __future__ import annotations
+
+import itertools
+from array import array
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Any
+
+from brainiac.search import whoosh_internals
+
+# Postings kept before starting afresh: a slice's cost a posting each (a 4-byte number, a
+# 4-byte weight), a block kept for the other projects' matches its length five times (its
+# numbers and weights are Python objects), each slice some 64 more. A few megabytes at most.
+_POSTINGS_KEPT = 1 << 18
+_BLOCK_COST = 5
+_SLICE_COST = 64
+# Scopes kept at most: a vault's projects each read by a few segments.
+_SCOPES_KEPT = 256
+
+
+@dataclass(frozen=True)
+class Slice:
+    """A word's postings in one segment as a scope sees them: the scope's own (`ids`, `weights`,
+    in document order), the decoded blocks that hold other documents too (`outer`), the blocks
+    passed over by their headers, holding none of the scope's (`passed`), and the word's term
+    info in the segment (`info`)."""
+
+    ids: array[int]
+    weights: array[float]
+    outer: tuple[whoosh_internals.Block, ...]
+    passed: tuple[whoosh_internals.Passed, ...]
+    info: Any
+
+    def cost(self) -> int:
+        outer = sum(end - first for _, _, first, end in self.outer)
+        return len(self.ids) + _BLOCK_COST * outer + _SLICE_COST
+
+
+class ScopeSlices:
+    """One scope's slices in one segment, by (field name, term bytes)."""
+
+    def __init__(self, owner: KeptSlices, key: tuple[str, frozenset[int]]) -> None:
+        self._owner = owner
+        self.key = key
+        self._slices: dict[tuple[str, bytes], Slice] = {}
+        self.held = 0
+
+    def get(self, term: tuple[str, bytes]) -> Slice | None:
+        return self._slices.get(term)
+
+    def put(self, term: tuple[str, bytes], found: Slice) -> None:
+        cost = found.cost()
+        self._owner.make_room(cost, self)
+        self._slices[term] = found
+        self.held += cost
+        self._owner.held += cost
+
+
+class KeptSlices:
+    """Every scope's slices, per segment, for the index's life (bounded: `_POSTINGS_KEPT`
+    postings, `_SCOPES_KEPT` scopes: a deletion in a segment makes its scopes new ones)."""
+
+    def __init__(self) -> None:
+        self._scopes: dict[tuple[str, frozenset[int]], ScopeSlices] = {}
+        self.held = 0
+
+    def of(self, segment_id: str, docs: frozenset[int]) -> ScopeSlices:
+        """The slices of the scope whose live documents in segment `segment_id` are `docs` (by
+        the segment's own numbers)."""
+        key = (segment_id, docs)
+        found = self._scopes.get(key)
+        if found is None:
+            if len(self._scopes) >= _SCOPES_KEPT:
+                self._forget_all()
+            found = self._scopes[key] = ScopeSlices(self, key)
+        return found
+
+    def make_room(self, cost: int, filling: ScopeSlices) -> None:
+        """Start afresh when a slice of `cost` would not fit, but for the scope `filling`
+        (emptied too: its search goes on filling it)."""
+        if self.held + cost > _POSTINGS_KEPT:
+            self._forget_all()
+            self._scopes[filling.key] = filling
+
+    def keep_only(self, segment_ids: set[str]) -> None:
+        """Forget the slices of segments a merge removed."""
+        for key in [k for k in self._scopes if k[0] not in segment_ids]:
+            self.held -= self._scopes.pop(key).held
+
+    def _forget_all(self) -> None:
+        for scope in self._scopes.values():
+            scope._slices.clear()
+            scope.held = 0
+        self._scopes.clear()
+        self.held = 0
+
+
+def sliced(
+    blocks: Sequence[whoosh_internals.Block],
+    inside: AbstractSet[int],
+    whole: Sequence[bool],
+    passed: Sequence[whoosh_internals.Passed],
+    info: Any,
+) -> Slice:
+    """The `Slice` of a word's decoded `blocks` for the scope of `inside` (its documents in the
+    segment), `whole[i]` saying whether block i's numbers all lie in one run of them."""
+    ids: array[int] = array("I")
+    # 32-bit, as Whoosh's postings writer holds every weight before it stores it: no rounding.
+    weights: array[float] = array("f")
+    outer = []
+    for block, all_inside in zip(blocks, whole, strict=True):
+        numbers, block_weights, first, end = block
+        if all_inside:
+            ids.extend(numbers[first:end])
+            weights.extend(block_weights[first:end])
+            continue
+        outer.append(block)
+        mine = list(map(inside.__contains__, numbers[first:end]))
+        ids.extend(itertools.compress(numbers[first:end], mine))
+        weights.extend(itertools.compress(block_weights[first:end], mine))
+    return Slice(ids, weights, tuple(outer), tuple(passed), info)

@@ -1,0 +1,163 @@
+"""A scope's postings of a word, kept per segment as its searches read them (scope_postings.py):
+the scores are Whoosh's whether the postings come from the segment or from what was kept,
+after deletions and beside new segments; a word searched again in the same scope, by this
+searcher or the next a commit opens, reads none of the merged segment's postings; what is kept
+is bounded, and forgotten with its segment."""
+
+from __future__ import annotations
+
+from array import array
+from pathlib import Path
+from typing import Any
+
+import pytest
+from whoosh.query import Or, Term
+
+from brainiac.search import scope_postings, whoosh_internals
+from brainiac.search.index import Index
+from brainiac.search.index_scoring import inside_and_outside, match_scores
+from brainiac.search.scope_postings import KeptSlices, Slice
+from test_index_merge import two_large_segments
+from test_scope_statistics import ALPHA_AND_GLOBAL, ONLY, SCOPES, WORDS, _document
+
+# Queries as a context's: each word in several fields (Whoosh's binary tree of unions, a leaf
+# per word and field), words common to every project, rare ones, one project's own.
+QUERIES = {
+    "common": ["kernel", "docker", "budget"],
+    "rare": ["zebra", "lunch", ALPHA_AND_GLOBAL],
+    "own": [*ONLY.values(), "rollback"],
+}
+
+
+def _query(words: list[str]) -> Any:
+    query = Or([Term(f, w) for w in words for f in ("body", "title", "context")])
+    query.matcher_type = Or.DEFAULT_MATCHER  # the tree index_scoring.py reads, as Index's
+    return query
+
+
+def _whooshs(searcher: Any, query: Any, docs: frozenset[int]) -> dict[int, float]:
+    """Whoosh's own scores of every match of `query` among `docs`."""
+    results = searcher.search(query, limit=None, filter=set(docs))
+    return {hit.docnum: hit.score for hit in results}
+
+
+@pytest.fixture
+def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    index = two_large_segments(tmp_path / "idx", monkeypatch, _document, 1200)
+    job = index.merge_beside_start()
+    assert job is not None and index.merge_beside_finish(job)
+    assert index.segment_count() == 1
+    return index
+
+
+def _every_scope_scores_as_whoosh(index: Index) -> int:
+    """Each query in each scope, searched twice with the index's kept slices (the second from
+    them) both ways a context searches (`match_scores`; `inside_and_outside`, whose outside
+    matches come from the kept blocks): the same scores as Whoosh's. The matches compared."""
+    searcher = index._searcher
+    compared = 0
+    for scope in SCOPES:
+        docs = index._scope_statistics(scope).docs
+        index._weighting.scope = index._scope_statistics(scope)
+        try:
+            for words in QUERIES.values():
+                query = _query(words)
+                expected = _whooshs(searcher, query, docs)
+                everyone = {hit.docnum: hit.score for hit in searcher.search(query, limit=None)}
+                for _ in range(2):
+                    found = match_scores(searcher, query, allow=docs, slices=index._slices)
+                    assert found == expected, (scope, words)
+                    inside, outside = inside_and_outside(searcher, query, docs, 0.5, index._slices)
+                    assert inside == expected, (scope, words)
+                    floor = 0.5 * max(expected.values(), default=0.0)
+                    assert outside == {
+                        d: s for d, s in everyone.items() if d not in docs and s >= floor
+                    }
+                compared += len(expected)
+        finally:
+            index._weighting.scope = None
+    return compared
+
+
+def test_scores_from_kept_postings_are_whooshs_after_deletions_and_beside_new_segments(
+    merged: Index,
+) -> None:
+    assert _every_scope_scores_as_whoosh(merged) > 3000
+    # Deleted since the merge, the merged segment's first documents and some of alpha's
+    # among them: the scope's live documents there change, so do its postings.
+    stored = merged._searcher.stored_fields
+    alpha = sorted(merged._scope_statistics(("alpha",)).docs)
+    gone = {stored(d)["key"] for d in [*range(4), *alpha[:5], *alpha[-3:]]}
+    merged.apply([], sorted(gone))
+    assert merged.segment_count() == 1
+    assert _every_scope_scores_as_whoosh(merged) > 3000
+    # A segment written since, not in scope order, beside the merged one.
+    merged.apply([_document(i) for i in range(1200, 1290)], [])
+    assert merged.segment_count() == 2
+    assert _every_scope_scores_as_whoosh(merged) > 3000
+    merged.close()
+
+
+def _blocks_decoded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The postings files (each segment's own) `posting_blocks` reads, from now on (one entry
+    a word)."""
+    read: list[int] = []
+    posting_blocks = whoosh_internals.posting_blocks
+
+    def reading(m: Any, *args: Any, **kwargs: Any) -> Any:
+        read.append(id(m._postfile))
+        return posting_blocks(m, *args, **kwargs)
+
+    monkeypatch.setattr(whoosh_internals, "posting_blocks", reading)
+    return read
+
+
+def test_a_word_searched_again_in_a_scope_reads_none_of_the_merged_segments_postings(
+    merged: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read = _blocks_decoded(monkeypatch)
+    words = [*WORDS, ALPHA_AND_GLOBAL]
+    first = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
+    assert len(read) >= len(words)  # each word's postings read once, in several fields
+    read.clear()
+    again = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
+    assert read == []
+    assert [h.path for h in again[0]] == [h.path for h in first[0]]
+    # Another scope reads its own, once.
+    merged.search_with_others(" ".join(words), 10, ("beta", "*"), others=5)
+    assert len(read) >= len(words)
+    merged_postings = set(read)
+    assert len(merged_postings) == 1
+    # A commit of a new segment opens a new searcher: only the new segment is read.
+    merged.apply([_document(i) for i in range(1200, 1290)], [])
+    read.clear()
+    merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
+    assert read and len(set(read)) == 1 and not set(read) & merged_postings
+    merged.close()
+
+
+def _slice(postings: int, outer: int = 0) -> Slice:
+    block = (tuple(range(outer)), (1.0,) * outer, 0, outer)
+    return Slice(array("I", range(postings)), array("f", [1.0] * postings), (block,), (), None)
+
+
+def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(scope_postings, "_POSTINGS_KEPT", 2000)
+    kept = KeptSlices()
+    one, two = frozenset({1, 2}), frozenset({3})
+    kept.of("a", one).put(("body", b"kiln"), _slice(300, outer=100))
+    kept.of("b", two).put(("body", b"kiln"), _slice(200))
+    # Equal documents are the same scope, whichever set holds them (a new searcher's).
+    assert kept.of("a", frozenset({2, 1})).get(("body", b"kiln")) is not None
+    assert kept.of("a", two).get(("body", b"kiln")) is None
+    assert kept.held == (300 + 5 * 100 + 64) + (200 + 64)
+    kept.keep_only({"b"})  # segment a merged away
+    assert kept.of("a", one).get(("body", b"kiln")) is None
+    assert kept.held == 200 + 64
+    # Past the bound everything kept goes, and the newcomer is kept.
+    kept.of("b", two).put(("body", b"glaze"), _slice(1800))
+    assert kept.of("b", two).get(("body", b"kiln")) is None
+    assert kept.of("b", two).get(("body", b"glaze")) is not None
+    assert kept.held == 1800 + 64
