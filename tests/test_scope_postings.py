@@ -144,7 +144,7 @@ def _slice(postings: int, outer: int = 0) -> Slice:
 def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scope_postings, "_POSTINGS_KEPT", 2000)
+    monkeypatch.setattr(scope_postings, "_BYTES_KEPT", 20_000)
     kept = KeptSlices()
     one, two = frozenset({1, 2}), frozenset({3})
     kept.of("a", one).put(("body", b"kiln"), _slice(300, outer=100))
@@ -152,12 +152,28 @@ def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
     # Equal documents are the same scope, whichever set holds them (a new searcher's).
     assert kept.of("a", frozenset({2, 1})).get(("body", b"kiln")) is not None
     assert kept.of("a", two).get(("body", b"kiln")) is None
-    assert kept.held == (300 + 5 * 100 + 64) + (200 + 64)
+    assert kept.held == (300 + 100) * 8 + 300 + 200 * 8 + 300
     kept.keep_only({"b"})  # segment a merged away
     assert kept.of("a", one).get(("body", b"kiln")) is None
-    assert kept.held == 200 + 64
+    assert kept.held == 200 * 8 + 300
     # Past the bound everything kept goes, and the newcomer is kept.
-    kept.of("b", two).put(("body", b"glaze"), _slice(1800))
-    assert kept.of("b", two).get(("body", b"kiln")) is None
-    assert kept.of("b", two).get(("body", b"glaze")) is not None
-    assert kept.held == 1800 + 64
+    filling = kept.of("b", two)
+    filling.put(("body", b"glaze"), _slice(2300))
+    assert kept.of("b", two) is filling
+    assert filling.get(("body", b"kiln")) is None
+    assert filling.get(("body", b"glaze")) is not None
+    assert kept.held == 2300 * 8 + 300
+
+
+def test_a_mixed_block_is_kept_in_arrays_with_the_scopes_postings_picked_out() -> None:
+    inside = frozenset({2, 3, 4, 9})
+    blocks = [
+        ((2, 3, 4), (1.5, 2.0, 1.0), 0, 3),  # within one run of the scope's
+        ((5, 9, 12, 15), (1.0, 3.25, 0.5, 2.0), 1, 4),  # mixed, entered at its second
+    ]
+    found = scope_postings.sliced(blocks, inside, [True, False], (), None)
+    assert list(found.ids) == [2, 3, 4, 9]
+    assert list(found.weights) == [1.5, 2.0, 1.0, 3.25]
+    ((numbers, weights, first, end),) = found.outer
+    assert (list(numbers), list(weights), first, end) == ([9, 12, 15], [3.25, 0.5, 2.0], 0, 3)
+    assert isinstance(numbers, array) and isinstance(weights, array)

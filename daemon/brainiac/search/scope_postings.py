@@ -24,12 +24,11 @@ from typing import Any
 
 from brainiac.search import whoosh_internals
 
-# Postings kept before starting afresh: a slice's cost a posting each (a 4-byte number, a
-# 4-byte weight), a block kept for the other projects' matches its length five times (its
-# numbers and weights are Python objects), each slice some 64 more. A few megabytes at most.
-_POSTINGS_KEPT = 1 << 18
-_BLOCK_COST = 5
-_SLICE_COST = 64
+# Bytes kept before starting afresh: 8 a posting (a 4-byte number, a 4-byte weight), the
+# scope's and the mixed blocks' alike, and some 300 a slice (its objects, its key).
+_BYTES_KEPT = 1 << 22
+_POSTING_BYTES = 8
+_SLICE_BYTES = 300
 # Scopes kept at most: a vault's projects each read by a few segments.
 _SCOPES_KEPT = 256
 
@@ -39,7 +38,8 @@ class Slice:
     """A word's postings in one segment as a scope sees them: the scope's own (`ids`, `weights`,
     in document order), the decoded blocks that hold other documents too (`outer`), the blocks
     passed over by their headers, holding none of the scope's (`passed`), and the word's term
-    info in the segment (`info`)."""
+    info in the segment (`info`). Each block of `outer` is (numbers, weights, 0, length), in
+    arrays like `ids` and `weights`."""
 
     ids: array[int]
     weights: array[float]
@@ -48,8 +48,9 @@ class Slice:
     info: Any
 
     def cost(self) -> int:
-        outer = sum(end - first for _, _, first, end in self.outer)
-        return len(self.ids) + _BLOCK_COST * outer + _SLICE_COST
+        """About how many bytes the slice holds."""
+        postings = len(self.ids) + sum(end for _, _, _, end in self.outer)
+        return postings * _POSTING_BYTES + _SLICE_BYTES
 
 
 class ScopeSlices:
@@ -73,8 +74,8 @@ class ScopeSlices:
 
 
 class KeptSlices:
-    """Every scope's slices, per segment, for the index's life (bounded: `_POSTINGS_KEPT`
-    postings, `_SCOPES_KEPT` scopes: a deletion in a segment makes its scopes new ones)."""
+    """Every scope's slices, per segment, for the index's life (bounded: `_BYTES_KEPT` bytes,
+    `_SCOPES_KEPT` scopes: a deletion in a segment makes its scopes new ones)."""
 
     def __init__(self) -> None:
         self._scopes: dict[tuple[str, frozenset[int]], ScopeSlices] = {}
@@ -94,7 +95,7 @@ class KeptSlices:
     def make_room(self, cost: int, filling: ScopeSlices) -> None:
         """Start afresh when a slice of `cost` would not fit, but for the scope `filling`
         (emptied too: its search goes on filling it)."""
-        if self.held + cost > _POSTINGS_KEPT:
+        if self.held + cost > _BYTES_KEPT:
             self._forget_all()
             self._scopes[filling.key] = filling
 
@@ -130,8 +131,11 @@ def sliced(
             ids.extend(numbers[first:end])
             weights.extend(block_weights[first:end])
             continue
-        outer.append(block)
-        mine = list(map(inside.__contains__, numbers[first:end]))
-        ids.extend(itertools.compress(numbers[first:end], mine))
-        weights.extend(itertools.compress(block_weights[first:end], mine))
+        # Kept in arrays: Whoosh decodes a block into tuples of Python numbers, 9 times larger.
+        mixed_ids = array("I", numbers[first:end])
+        mixed_weights = array("f", block_weights[first:end])
+        outer.append((mixed_ids, mixed_weights, 0, len(mixed_ids)))
+        mine = list(map(inside.__contains__, mixed_ids))
+        ids.extend(itertools.compress(mixed_ids, mine))
+        weights.extend(itertools.compress(mixed_weights, mine))
     return Slice(ids, weights, tuple(outer), tuple(passed), info)
