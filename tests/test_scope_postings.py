@@ -128,12 +128,29 @@ def test_a_word_searched_again_in_a_scope_reads_none_of_the_merged_segments_post
     assert len(read) >= len(words)
     merged_postings = set(read)
     assert len(merged_postings) == 1
+    # A deletion in the merged segment (alpha's documents fewer): its kept postings less the
+    # deleted ones', none read again, and the hits are as if read afresh.
+    stored = merged._searcher.stored_fields
+    alpha = sorted(merged._scope_statistics(("alpha",)).docs)
+    merged.apply([], sorted({stored(d)["key"] for d in alpha[:6]}))
+    read.clear()
+    narrowed = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
+    assert read == []
+    merged._slices = KeptSlices()
+    afresh = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
+    assert read
+    assert [(h.path, h.score) for h in narrowed[0]] == [(h.path, h.score) for h in afresh[0]]
+    assert [(h.path, h.score) for h in narrowed[1]] == [(h.path, h.score) for h in afresh[1]]
     # A commit of a new segment opens a new searcher: only the new segment is read.
     merged.apply([_document(i) for i in range(1200, 1290)], [])
     read.clear()
     merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
     assert read and len(set(read)) == 1 and not set(read) & merged_postings
     merged.close()
+
+
+def _no_deletions() -> frozenset[int]:
+    return frozenset()
 
 
 def _slice(postings: int, outer: int = 0) -> Slice:
@@ -147,19 +164,19 @@ def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
     monkeypatch.setattr(scope_postings, "_BYTES_KEPT", 20_000)
     kept = KeptSlices()
     one, two = frozenset({1, 2}), frozenset({3})
-    kept.of("a", one).put(("body", b"kiln"), _slice(300, outer=100))
-    kept.of("b", two).put(("body", b"kiln"), _slice(200))
+    kept.of("a", one, _no_deletions).put(("body", b"kiln"), _slice(300, outer=100))
+    kept.of("b", two, _no_deletions).put(("body", b"kiln"), _slice(200))
     # Equal documents are the same scope, whichever set holds them (a new searcher's).
-    assert kept.of("a", frozenset({2, 1})).get(("body", b"kiln")) is not None
-    assert kept.of("a", two).get(("body", b"kiln")) is None
+    assert kept.of("a", frozenset({2, 1}), _no_deletions).get(("body", b"kiln")) is not None
+    assert kept.of("a", two, _no_deletions).get(("body", b"kiln")) is None
     assert kept.held == (300 + 100) * 8 + 300 + 200 * 8 + 300
     kept.keep_only({"b"})  # segment a merged away
-    assert kept.of("a", one).get(("body", b"kiln")) is None
+    assert kept.of("a", one, _no_deletions).get(("body", b"kiln")) is None
     assert kept.held == 200 * 8 + 300
     # Past the bound everything kept goes, and the newcomer is kept.
-    filling = kept.of("b", two)
+    filling = kept.of("b", two, _no_deletions)
     filling.put(("body", b"glaze"), _slice(2300))
-    assert kept.of("b", two) is filling
+    assert kept.of("b", two, _no_deletions) is filling
     assert filling.get(("body", b"kiln")) is None
     assert filling.get(("body", b"glaze")) is not None
     assert kept.held == 2300 * 8 + 300
@@ -177,3 +194,21 @@ def test_a_mixed_block_is_kept_in_arrays_with_the_scopes_postings_picked_out() -
     ((numbers, weights, first, end),) = found.outer
     assert (list(numbers), list(weights), first, end) == ([9, 12, 15], [3.25, 0.5, 2.0], 0, 3)
     assert isinstance(numbers, array) and isinstance(weights, array)
+
+
+def test_a_scope_less_its_deleted_documents_narrows_its_slices_and_no_other_does() -> None:
+    kept = KeptSlices()
+    before = kept.of("a", frozenset({1, 2, 3, 4}), _no_deletions)
+    before.put(
+        ("body", b"kiln"), Slice(array("I", [1, 3, 4]), array("f", [1.0, 2.0, 3.0]), (), (), None)
+    )
+    # 2 and 4 deleted since: the same scope, its postings less 4's.
+    after = kept.of("a", frozenset({1, 3}), lambda: frozenset({2, 4}))
+    found = after.get(("body", b"kiln"))
+    assert found is not None
+    assert (list(found.ids), list(found.weights)) == ([1, 3], [1.0, 2.0])
+    # A smaller scope whose missing documents are live is another scope: nothing kept.
+    other = kept.of("a", frozenset({1}), lambda: frozenset({2, 4}))
+    assert other.get(("body", b"kiln")) is None
+    # Another segment's scope of the same numbers neither.
+    assert kept.of("b", frozenset({1, 3}), lambda: frozenset({2, 4})).get(("body", b"kiln")) is None

@@ -245,10 +245,15 @@ def _scope_slices(
     if slices is None or type(mine) is not frozenset:
         return None
     try:
-        segment_id = subsearcher.reader().segment().segment_id()
+        segment = subsearcher.reader().segment()
+        segment_id = segment.segment_id()
     except AttributeError:  # a reader of no one segment
         return None
-    return slices.of(segment_id, mine)
+
+    def deleted() -> AbstractSet[int]:
+        return frozenset(segment.deleted_docs()) if segment.has_deletions() else frozenset()
+
+    return slices.of(segment_id, mine, deleted)
 
 
 def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:

@@ -9,15 +9,17 @@ alone would: a conversation comes back to its names and subjects.
 
 A segment's postings never change once written (a deletion only marks the document), so a
 slice is good for the segment's life among the same live documents of the scope: it is kept
-per segment and per scope (its live documents in the segment, which a deletion there changes),
-across the searchers each commit opens, and forgotten when a merge removes the segment.
+per segment and per scope (its live documents in the segment), across the searchers each
+commit opens, and forgotten when a merge removes the segment. A deletion in the segment (a
+note a job rewrote) makes the scope's documents fewer: its slices are then the earlier ones
+less the deleted documents' postings, picked out as each word is asked again.
 """
 
 from __future__ import annotations
 
 import itertools
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +49,14 @@ class Slice:
     passed: tuple[whoosh_internals.Passed, ...]
     info: Any
 
+    def narrowed(self, docs: AbstractSet[int]) -> Slice:
+        """This slice among `docs` only: the scope's documents after some were deleted (the
+        blocks it passed over or kept for other documents are still those)."""
+        mine = list(map(docs.__contains__, self.ids))
+        ids = array("I", itertools.compress(self.ids, mine))
+        weights = array("f", itertools.compress(self.weights, mine))
+        return Slice(ids, weights, self.outer, self.passed, self.info)
+
     def cost(self) -> int:
         """About how many bytes the slice holds."""
         postings = len(self.ids) + sum(end for _, _, _, end in self.outer)
@@ -54,16 +64,29 @@ class Slice:
 
 
 class ScopeSlices:
-    """One scope's slices in one segment, by (field name, term bytes)."""
+    """One scope's slices in one segment, by (field name, term bytes); `before`: the scope's
+    slices there before some of its documents were deleted."""
 
-    def __init__(self, owner: KeptSlices, key: tuple[str, frozenset[int]]) -> None:
+    def __init__(
+        self,
+        owner: KeptSlices,
+        key: tuple[str, frozenset[int]],
+        before: ScopeSlices | None = None,
+    ) -> None:
         self._owner = owner
         self.key = key
         self._slices: dict[tuple[str, bytes], Slice] = {}
         self.held = 0
+        self.before = before
 
     def get(self, term: tuple[str, bytes]) -> Slice | None:
-        return self._slices.get(term)
+        found = self._slices.get(term)
+        if found is None and self.before is not None:
+            earlier = self.before._slices.get(term)
+            if earlier is not None:
+                found = earlier.narrowed(self.key[1])
+                self.put(term, found)
+        return found
 
     def put(self, term: tuple[str, bytes], found: Slice) -> None:
         cost = found.cost()
@@ -81,16 +104,42 @@ class KeptSlices:
         self._scopes: dict[tuple[str, frozenset[int]], ScopeSlices] = {}
         self.held = 0
 
-    def of(self, segment_id: str, docs: frozenset[int]) -> ScopeSlices:
+    def of(
+        self, segment_id: str, docs: frozenset[int], deleted: Callable[[], AbstractSet[int]]
+    ) -> ScopeSlices:
         """The slices of the scope whose live documents in segment `segment_id` are `docs` (by
-        the segment's own numbers)."""
+        the segment's own numbers); `deleted`: the segment's deleted documents, asked only
+        when a scope of more documents was kept (it may be this one before deletions)."""
         key = (segment_id, docs)
         found = self._scopes.get(key)
         if found is None:
             if len(self._scopes) >= _SCOPES_KEPT:
                 self._forget_all()
-            found = self._scopes[key] = ScopeSlices(self, key)
+            before = self._before_deletions(segment_id, docs, deleted)
+            found = self._scopes[key] = ScopeSlices(self, key, before)
         return found
+
+    def _before_deletions(
+        self, segment_id: str, docs: frozenset[int], deleted: Callable[[], AbstractSet[int]]
+    ) -> ScopeSlices | None:
+        """A kept scope of the segment whose documents are `docs` and deleted ones (taken out
+        of the registry: its documents are no scope's now), or None. Only then are its slices
+        this scope's less the deleted postings: a scope of more live documents has passed over
+        or scored whole blocks that hold documents outside this one."""
+        gone: AbstractSet[int] | None = None
+        for key, scope in self._scopes.items():
+            earlier = key[1]
+            if key[0] != segment_id or len(earlier) <= len(docs) or not docs <= earlier:
+                continue
+            if gone is None:
+                gone = deleted()
+            if earlier - docs <= gone:
+                del self._scopes[key]
+                if scope.before is not None:  # one step back is kept, no more
+                    self.held -= scope.before.held
+                    scope.before = None
+                return scope
+        return None
 
     def make_room(self, cost: int, filling: ScopeSlices) -> None:
         """Start afresh when a slice of `cost` would not fit, but for the scope `filling`
@@ -102,12 +151,14 @@ class KeptSlices:
     def keep_only(self, segment_ids: set[str]) -> None:
         """Forget the slices of segments a merge removed."""
         for key in [k for k in self._scopes if k[0] not in segment_ids]:
-            self.held -= self._scopes.pop(key).held
+            scope = self._scopes.pop(key)
+            self.held -= scope.held + (scope.before.held if scope.before is not None else 0)
 
     def _forget_all(self) -> None:
         for scope in self._scopes.values():
             scope._slices.clear()
             scope.held = 0
+            scope.before = None
         self._scopes.clear()
         self.held = 0
 
