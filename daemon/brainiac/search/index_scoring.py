@@ -703,7 +703,10 @@ class ScopeStatistics:
         self._df: dict[tuple[str, str], int] = {}
         self._kept = kept
         self._run_counts = run_counts
-        self._runs: dict[str, ScopeRuns | None] = {}
+        # Each segment's reader, the scope's documents in it and its runs there, for the
+        # searcher they were worked out for.
+        self._segments: list[tuple[Any, AbstractSet[int], ScopeRuns | None]] = []
+        self._segments_of: Any = None
 
     def field(
         self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
@@ -748,42 +751,57 @@ class ScopeStatistics:
             df = 0
             # Each segment's own postings, not the searcher's: those would be scored, by us. One
             # term lookup a segment (a missing one kept as missing), not one for the whole index.
-            leaves = searcher.reader().leaf_readers()
-            for leaf, offset in leaves:
+            for leaf, mine, runs in self._segments_in(searcher):
                 info = whoosh_internals.term_info_or_none(leaf, fieldname, text)
                 if info is None:
                     continue
-                mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
-                assert mine is not None
-                counted = self._by_runs(leaf, mine, info, fieldname, text)
+                counted = _by_runs(runs, info, leaf, fieldname, text, self._kept)
                 if counted is None:
                     counted = _count_of(info, mine, leaf, fieldname, text, self._kept)
                 df += counted
             self._df[key] = df
         return df
 
-    def _by_runs(
-        self, leaf: Any, mine: AbstractSet[int], info: Any, fieldname: str, text: Any
-    ) -> int | None:
-        """The count from the segment's counts per scope run (scope_runs.py), less the deleted
-        documents of the scope's runs that hold the word; None without them."""
-        segment_id = leaf.segment().segment_id()
-        if segment_id not in self._runs:
-            table = self._run_counts.of(leaf) if self._run_counts is not None else None
-            runs = None
-            if table is not None:
-                ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
-                segment = leaf.segment()
-                deleted = segment.deleted_docs() if segment.has_deletions() else ()
-                runs = scope_runs(table, ordered, deleted)
-            self._runs[segment_id] = runs
-        runs = self._runs[segment_id]
-        if runs is None:
+    def _segments_in(self, searcher: Any) -> list[tuple[Any, AbstractSet[int], ScopeRuns | None]]:
+        """Each segment reader of `searcher`, the scope's documents in it (by its numbers) and,
+        for a merged segment with counts per run (scope_runs.py), the scope's runs there."""
+        if self._segments_of is not searcher:
+            leaves = searcher.reader().leaf_readers()
+            segments = []
+            for leaf, offset in leaves:
+                mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
+                assert mine is not None
+                segments.append((leaf, mine, self._scope_runs(leaf, mine)))
+            self._segments, self._segments_of = segments, searcher
+        return self._segments
+
+    def _scope_runs(self, leaf: Any, mine: AbstractSet[int]) -> ScopeRuns | None:
+        table = self._run_counts.of(leaf) if self._run_counts is not None else None
+        if table is None:
             return None
-        total = runs.table.count(info, runs.inside)
-        if total and runs.deleted:
-            total -= _count_of(info, runs.deleted, leaf, fieldname, text, self._kept)
-        return total
+        ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
+        segment = leaf.segment()
+        deleted = segment.deleted_docs() if segment.has_deletions() else ()
+        return scope_runs(table, ordered, deleted)
+
+
+def _by_runs(
+    runs: ScopeRuns | None,
+    info: Any,
+    leaf: Any,
+    fieldname: str,
+    text: Any,
+    kept: KeptNumbers | None,
+) -> int | None:
+    """A scope's count of the word of `info` in segment `leaf` from the segment's counts per
+    scope run (scope_runs.py), less the deleted documents of the scope's `runs` that hold it;
+    None without them."""
+    if runs is None:
+        return None
+    total = runs.table.count(info, runs.inside)
+    if total and runs.deleted:
+        total -= _count_of(info, runs.deleted, leaf, fieldname, text, kept)
+    return total
 
 
 def _count_of(
