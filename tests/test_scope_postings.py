@@ -17,6 +17,7 @@ from brainiac.search import scope_postings, whoosh_internals
 from brainiac.search.index import Index
 from brainiac.search.index_scoring import inside_and_outside, match_scores
 from brainiac.search.scope_postings import KeptSlices, Slice
+from brainiac.search.whoosh_internals import Passed
 from test_index_merge import two_large_segments
 from test_scope_statistics import ALPHA_AND_GLOBAL, ONLY, SCOPES, WORDS, _document
 
@@ -51,9 +52,10 @@ def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
 
 
 def _every_scope_scores_as_whoosh(index: Index) -> int:
-    """Each query in each scope, searched twice with the index's kept slices (the second from
-    them) both ways a context searches (`match_scores`; `inside_and_outside`, whose outside
-    matches come from the kept blocks): the same scores as Whoosh's. The matches compared."""
+    """Each query in each scope, searched three times with the index's kept slices (the first
+    as read, the second kept, the third from them) both ways a context searches
+    (`match_scores`; `inside_and_outside`, whose outside matches come from the blocks kept by
+    their places): the same scores as Whoosh's. The matches compared."""
     searcher = index._searcher
     compared = 0
     for scope in SCOPES:
@@ -64,7 +66,7 @@ def _every_scope_scores_as_whoosh(index: Index) -> int:
                 query = _query(words)
                 expected = _whooshs(searcher, query, docs)
                 everyone = {hit.docnum: hit.score for hit in searcher.search(query, limit=None)}
-                for _ in range(2):
+                for _ in range(3):
                     found = match_scores(searcher, query, allow=docs, slices=index._slices)
                     assert found == expected, (scope, words)
                     inside, outside = inside_and_outside(searcher, query, docs, 0.5, index._slices)
@@ -118,12 +120,16 @@ def test_a_word_searched_again_in_a_scope_reads_none_of_the_merged_segments_post
     read = _blocks_decoded(monkeypatch)
     words = [*WORDS, ALPHA_AND_GLOBAL]
     first = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
-    assert len(read) >= len(words)  # each word's postings read once, in several fields
+    assert len(read) >= len(words)  # each word's postings read, in several fields
+    # Read as they come the first time (most words of a prompt never come back), kept from
+    # the second.
+    merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
     read.clear()
     again = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
     assert read == []
-    assert [h.path for h in again[0]] == [h.path for h in first[0]]
-    # Another scope reads its own, once.
+    assert [(h.path, h.score) for h in again[0]] == [(h.path, h.score) for h in first[0]]
+    assert [(h.path, h.score) for h in again[1]] == [(h.path, h.score) for h in first[1]]
+    # Another scope reads its own.
     merged.search_with_others(" ".join(words), 10, ("beta", "*"), others=5)
     assert len(read) >= len(words)
     merged_postings = set(read)
@@ -136,9 +142,10 @@ def test_a_word_searched_again_in_a_scope_reads_none_of_the_merged_segments_post
     read.clear()
     narrowed = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
     assert read == []
-    merged._slices = KeptSlices()
+    kept, merged._slices = merged._slices, KeptSlices()
     afresh = merged.search_with_others(" ".join(words), 10, ("alpha", "*"), others=5)
     assert read
+    merged._slices = kept
     assert [(h.path, h.score) for h in narrowed[0]] == [(h.path, h.score) for h in afresh[0]]
     assert [(h.path, h.score) for h in narrowed[1]] == [(h.path, h.score) for h in afresh[1]]
     # A commit of a new segment opens a new searcher: only the new segment is read.
@@ -154,7 +161,7 @@ def _no_deletions() -> frozenset[int]:
 
 
 def _slice(postings: int, outer: int = 0) -> Slice:
-    block = (tuple(range(outer)), (1.0,) * outer, 0, outer)
+    block = (tuple(range(outer)), (1.0,) * outer, 0, outer)  # a decoded block without a place
     return Slice(array("I", range(postings)), array("f", [1.0] * postings), (block,), (), None)
 
 
@@ -169,7 +176,7 @@ def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
     # Equal documents are the same scope, whichever set holds them (a new searcher's).
     assert kept.of("a", frozenset({2, 1}), _no_deletions).get(("body", b"kiln")) is not None
     assert kept.of("a", two, _no_deletions).get(("body", b"kiln")) is None
-    assert kept.held == (300 + 100) * 8 + 300 + 200 * 8 + 300
+    assert kept.held == 300 * 8 + 100 * 70 + 300 + 200 * 8 + 300
     kept.keep_only({"b"})  # segment a merged away
     assert kept.of("a", one, _no_deletions).get(("body", b"kiln")) is None
     assert kept.held == 200 * 8 + 300
@@ -182,18 +189,23 @@ def test_what_is_kept_is_bounded_and_forgotten_with_its_segment(
     assert kept.held == 2300 * 8 + 300
 
 
-def test_a_mixed_block_is_kept_in_arrays_with_the_scopes_postings_picked_out() -> None:
+def test_a_mixed_block_is_kept_by_its_place_with_the_scopes_postings_picked_out() -> None:
     inside = frozenset({2, 3, 4, 9})
     blocks = [
         ((2, 3, 4), (1.5, 2.0, 1.0), 0, 3),  # within one run of the scope's
-        ((5, 9, 12, 15), (1.0, 3.25, 0.5, 2.0), 1, 4),  # mixed, entered at its second
+        ((5, 9, 12), (1.0, 3.25, 0.5), 0, 3),  # mixed
+        ((13, 16, 20, 21), (1.0, 2.0, 0.5, 2.0), 1, 4),  # mixed, entered by the matcher
     ]
-    found = scope_postings.sliced(blocks, inside, [True, False], (), None)
-    assert list(found.ids) == [2, 3, 4, 9]
-    assert list(found.weights) == [1.5, 2.0, 1.0, 3.25]
-    ((numbers, weights, first, end),) = found.outer
-    assert (list(numbers), list(weights), first, end) == ([9, 12, 15], [3.25, 0.5, 2.0], 0, 3)
-    assert isinstance(numbers, array) and isinstance(weights, array)
+    places = [Passed(1, 4, 10), Passed(4, 12, 60), None]
+    passed = [Passed(21, 40, 200)]
+    inside |= {16}
+    found = scope_postings.sliced(blocks, places, inside, [True, False, False], passed, None)
+    assert list(found.ids) == [2, 3, 4, 9, 16]
+    assert list(found.weights) == [1.5, 2.0, 1.0, 3.25, 2.0]
+    assert isinstance(found.ids, array) and isinstance(found.weights, array)
+    # The mixed block with a place is read again when asked; the other is kept decoded.
+    assert found.passed == (Passed(21, 40, 200), Passed(4, 12, 60))
+    assert found.outer == (blocks[2],)
 
 
 def test_a_scope_less_its_deleted_documents_narrows_its_slices_and_no_other_does() -> None:
@@ -212,3 +224,12 @@ def test_a_scope_less_its_deleted_documents_narrows_its_slices_and_no_other_does
     assert other.get(("body", b"kiln")) is None
     # Another segment's scope of the same numbers neither.
     assert kept.of("b", frozenset({1, 3}), lambda: frozenset({2, 4})).get(("body", b"kiln")) is None
+
+
+def test_a_word_is_kept_from_its_second_reading_in_the_scope() -> None:
+    kept = KeptSlices()
+    scope = kept.of("a", frozenset({1, 2}), _no_deletions)
+    assert not scope.asked_before(("body", b"kiln"))
+    assert scope.asked_before(("body", b"kiln"))
+    assert not scope.asked_before(("title", b"kiln"))  # another field's postings
+    assert not kept.of("a", frozenset({1}), _no_deletions).asked_before(("body", b"kiln"))

@@ -200,41 +200,64 @@ def _read(
     if not _block_readable(m):  # scored through the matcher protocol, as `_scores` does
         scored = _one_by_one(m)
         return _Leaf([], scored, None, None), {d: s for d, s in scored.items() if d in inside}
-    found = _slice(m, subsearcher, inside, ordered, kept)
-    leaf = _Leaf(list(found.outer), None, m.scorer, found.info, list(found.passed), m)
+    found, leaf = _kept_slice(m, subsearcher, inside, ordered, kept)
+    if found is None:  # read and scored as they come
+        passed: list[whoosh_internals.Passed] = []
+        info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
+        blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
+        outer: list[whoosh_internals.Block] = []
+        scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
+        return _Leaf(outer, None, m.scorer, info, passed, m), scores
+    if leaf is None:  # kept: the blocks holding other documents are read again when asked
+        leaf = _Leaf(list(found.outer), None, m.scorer, found.info, list(found.passed), m)
     return leaf, _slice_scores(m.scorer, found)
 
 
-def _slice(
+def _kept_slice(
     m: Any,
     subsearcher: Any,
     inside: AbstractSet[int],
     ordered: Sequence[int],
     kept: ScopeSlices | None,
-) -> Slice:
+) -> tuple[Slice | None, _Leaf | None]:
     """Leaf matcher `m`'s postings as the scope of `inside` (`ordered`: the same in order) sees
-    them (scope_postings.py), from `kept` or read (and then kept there)."""
-    term = m.term() if kept is not None else ("", b"")
-    found = kept.get(term) if kept is not None else None
-    if found is None:
-        passed: list[whoosh_internals.Passed] = []
-        info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
-        blocks = list(
-            whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
-        )
-        # A block whose numbers all lie in one run of the scope's is the scope's alone.
-        whole = [
-            end > first and _within(ordered, ids[first], ids[end - 1])
-            for ids, _, first, end in blocks
-        ]
-        found = sliced(blocks, inside, whole, passed, info)
-        if kept is not None:
-            kept.put(term, found)
-    return found
+    them (scope_postings.py): kept, (slice, None); read now, at the word's second reading in
+    the scope, and kept, (slice, the leaf as read, its blocks holding other documents too at
+    hand, decoded); or (None, None), the matcher untouched: a word read the first time, or no
+    scope to keep it for (most words of a prompt are not asked again: picking them out costs
+    more than reading them as they come)."""
+    if kept is None:
+        return None, None
+    term = m.term()
+    found = kept.get(term)
+    if found is not None:
+        return found, None
+    if not kept.asked_before(term):
+        return None, None
+    passed: list[whoosh_internals.Passed] = []
+    places: list[whoosh_internals.Passed | None] = []
+    info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
+    blocks = list(
+        whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info), places)
+    )
+    # A block whose numbers all lie in one run of the scope's is the scope's alone.
+    whole = [
+        end > first and _within(ordered, ids[first], ids[end - 1]) for ids, _, first, end in blocks
+    ]
+    found = sliced(blocks, places, inside, whole, passed, info)
+    kept.put(term, found)
+    outer = [block for block, alone in zip(blocks, whole, strict=True) if not alone]
+    return found, _Leaf(outer, None, m.scorer, info, passed, m)
 
 
 def _slice_scores(scorer: Any, found: Slice) -> Scores:
-    return _block_scores(scorer, ((found.ids, found.weights, 0, len(found.ids)),), None)
+    """`_block_scores` of a slice's postings (all of them), with the same operations."""
+    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
+    dfl: Callable[[int], float] = scorer.dfl
+    out: Scores = {}
+    for d, tf in zip(found.ids, found.weights, strict=True):
+        out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
+    return out
 
 
 def _scope_slices(
@@ -502,11 +525,18 @@ def _leaf_blocks(
     m: Any, keep: AbstractSet[int] | None, subsearcher: Any, kept: ScopeSlices | None
 ) -> Scores:
     """A leaf's postings block by block (a block holding nothing `keep` holds is not decoded:
-    in a vault shared by projects, most of a common word's postings are other projects'), or a
-    scope's as `_slice` gives them."""
+    in a vault shared by projects, most of a common word's postings are other projects'; one
+    holding only documents `keep` holds is scored whole), or a scope's as `_kept_slice` gives
+    them."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
-    return _slice_scores(m.scorer, _slice(m, subsearcher, keep, _ordered(keep), kept))
+    ordered = _ordered(keep)
+    found, _ = _kept_slice(m, subsearcher, keep, ordered, kept)
+    if found is not None:
+        return _slice_scores(m.scorer, found)
+    after = _before_first(_term_info(m, subsearcher))
+    blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
+    return _block_scores(m.scorer, blocks, keep, ordered)
 
 
 def _term_info(m: Any, subsearcher: Any) -> Any | None:
@@ -529,17 +559,26 @@ def _before_first(info: Any) -> int:
 
 
 def _block_scores(
-    scorer: Any, blocks: Iterable[whoosh_internals.Block], keep: AbstractSet[int] | None
+    scorer: Any,
+    blocks: Iterable[whoosh_internals.Block],
+    keep: AbstractSet[int] | None,
+    ordered: Sequence[int] | None = None,
+    outer: list[whoosh_internals.Block] | None = None,
 ) -> Scores:
     """The postings of `blocks` that `keep` holds (None: all; picked in C), each scored with
     Whoosh's BM25F formula (`scoring.bm25`, written out with the same operations in the same
-    order)."""
+    order). With `ordered` (`keep`'s documents in order), a block whose numbers all lie in one
+    run of them is scored whole, and every other block is appended to `outer`."""
     idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
     for ids, weights, first, end in blocks:
         span: Iterable[int] = range(first, end)
-        if keep is not None:
+        if keep is not None and not (
+            ordered is not None and end > first and _within(ordered, ids[first], ids[end - 1])
+        ):
+            if outer is not None:
+                outer.append((ids, weights, first, end))
             span = itertools.compress(span, map(keep.__contains__, ids[first:end]))
         for i in span:
             d = ids[i]

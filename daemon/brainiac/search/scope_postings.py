@@ -26,11 +26,15 @@ from typing import Any
 
 from brainiac.search import whoosh_internals
 
-# Bytes kept before starting afresh: 8 a posting (a 4-byte number, a 4-byte weight), the
-# scope's and the mixed blocks' alike, and some 300 a slice (its objects, its key).
+# Bytes kept before starting afresh: 8 a posting of the scope's (a 4-byte number, a 4-byte
+# weight), 70 a posting of a decoded block (Whoosh's tuples of Python numbers), 40 a block's
+# place, and some 300 a slice (its objects, its key).
 _BYTES_KEPT = 1 << 22
 _POSTING_BYTES = 8
+_DECODED_BYTES = 70
+_PLACE_BYTES = 40
 _SLICE_BYTES = 300
+_ASKED_BYTES = 100  # a word asked once: its key in a set
 # Scopes kept at most: a vault's projects each read by a few segments.
 _SCOPES_KEPT = 256
 
@@ -38,10 +42,10 @@ _SCOPES_KEPT = 256
 @dataclass(frozen=True)
 class Slice:
     """A word's postings in one segment as a scope sees them: the scope's own (`ids`, `weights`,
-    in document order), the decoded blocks that hold other documents too (`outer`), the blocks
-    passed over by their headers, holding none of the scope's (`passed`), and the word's term
-    info in the segment (`info`). Each block of `outer` is (numbers, weights, 0, length), in
-    arrays like `ids` and `weights`."""
+    in document order), the places of the blocks that hold other documents (`passed`: those
+    passed over by their headers, holding none of the scope's, and those holding both), the
+    decoded blocks holding both that have no place (`outer`: rare, a block the matcher had
+    entered), and the word's term info in the segment (`info`)."""
 
     ids: array[int]
     weights: array[float]
@@ -59,8 +63,13 @@ class Slice:
 
     def cost(self) -> int:
         """About how many bytes the slice holds."""
-        postings = len(self.ids) + sum(end for _, _, _, end in self.outer)
-        return postings * _POSTING_BYTES + _SLICE_BYTES
+        decoded = sum(end - first for _, _, first, end in self.outer)
+        return (
+            len(self.ids) * _POSTING_BYTES
+            + decoded * _DECODED_BYTES
+            + len(self.passed) * _PLACE_BYTES
+            + _SLICE_BYTES
+        )
 
 
 class ScopeSlices:
@@ -76,6 +85,7 @@ class ScopeSlices:
         self._owner = owner
         self.key = key
         self._slices: dict[tuple[str, bytes], Slice] = {}
+        self._asked: set[tuple[str, bytes]] = set()
         self.held = 0
         self.before = before
 
@@ -87,6 +97,17 @@ class ScopeSlices:
                 found = earlier.narrowed(self.key[1])
                 self.put(term, found)
         return found
+
+    def asked_before(self, term: tuple[str, bytes]) -> bool:
+        """Whether `term` was asked of this scope before (not kept then: a word is kept from
+        its second reading, most of a prompt's words never coming back); from now on it was."""
+        if term in self._asked:
+            return True
+        self._owner.make_room(_ASKED_BYTES, self)
+        self._asked.add(term)
+        self.held += _ASKED_BYTES
+        self._owner.held += _ASKED_BYTES
+        return False
 
     def put(self, term: tuple[str, bytes], found: Slice) -> None:
         cost = found.cost()
@@ -157,6 +178,7 @@ class KeptSlices:
     def _forget_all(self) -> None:
         for scope in self._scopes.values():
             scope._slices.clear()
+            scope._asked.clear()
             scope.held = 0
             scope.before = None
         self._scopes.clear()
@@ -165,28 +187,33 @@ class KeptSlices:
 
 def sliced(
     blocks: Sequence[whoosh_internals.Block],
+    places: Sequence[whoosh_internals.Passed | None],
     inside: AbstractSet[int],
     whole: Sequence[bool],
     passed: Sequence[whoosh_internals.Passed],
     info: Any,
 ) -> Slice:
     """The `Slice` of a word's decoded `blocks` for the scope of `inside` (its documents in the
-    segment), `whole[i]` saying whether block i's numbers all lie in one run of them."""
+    segment): `places[i]`, where block i lies (`posting_blocks`'s), `whole[i]`, whether its
+    numbers all lie in one run of the scope's; `passed`, the blocks passed over. A block
+    holding other documents too is kept by its place, to be read again when the other
+    projects' matches are asked of it (most prompts ask few), decoded only without one."""
     ids: array[int] = array("I")
     # 32-bit, as Whoosh's postings writer holds every weight before it stores it: no rounding.
     weights: array[float] = array("f")
     outer = []
-    for block, all_inside in zip(blocks, whole, strict=True):
+    elsewhere = list(passed)
+    for block, place, all_inside in zip(blocks, places, whole, strict=True):
         numbers, block_weights, first, end = block
         if all_inside:
             ids.extend(numbers[first:end])
             weights.extend(block_weights[first:end])
             continue
-        # Kept in arrays: Whoosh decodes a block into tuples of Python numbers, 9 times larger.
-        mixed_ids = array("I", numbers[first:end])
-        mixed_weights = array("f", block_weights[first:end])
-        outer.append((mixed_ids, mixed_weights, 0, len(mixed_ids)))
-        mine = list(map(inside.__contains__, mixed_ids))
-        ids.extend(itertools.compress(mixed_ids, mine))
-        weights.extend(itertools.compress(mixed_weights, mine))
-    return Slice(ids, weights, tuple(outer), tuple(passed), info)
+        if place is None:
+            outer.append(block)
+        else:
+            elsewhere.append(place)
+        mine = list(map(inside.__contains__, numbers[first:end]))
+        ids.extend(itertools.compress(numbers[first:end], mine))
+        weights.extend(itertools.compress(block_weights[first:end], mine))
+    return Slice(ids, weights, tuple(outer), tuple(elsewhere), info)

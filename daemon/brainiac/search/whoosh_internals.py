@@ -448,6 +448,7 @@ def posting_blocks(
     ordered: Sequence[int] | None = None,
     passed: list[Passed] | None = None,
     after: int = -1,
+    places: list[Passed | None] | None = None,
 ) -> Iterator[Block]:
     """A leaf matcher's postings from where it stands, a block at a time: (document numbers,
     weights, first, end), the block's postings being those from `first` to `end`. With `keep`,
@@ -456,7 +457,10 @@ def posting_blocks(
     last, up to its own last, both in the block headers) hold none of them is passed over
     without decoding its document numbers either, and appended to `passed` when given (then
     the matcher is as made, at its first block, or in a block it decoded). `after`: a number
-    below the postings' first (the term's smallest, less one). The matcher is consumed."""
+    below the postings' first (the term's smallest, less one). `places`: where each block
+    yielded lies, as a `Passed` that `read_passed` reads again (None for a block the matcher
+    had entered before: it may not be read whole), appended before the block is yielded. The
+    matcher is consumed."""
     m = matcher
     decode = _DECODING
     # The numbers of a block's documents are above the last of the block before it; a block
@@ -481,6 +485,8 @@ def posting_blocks(
         if keep is None or not keep.isdisjoint(m._ids[m._i : m._blocklength]):
             if m._weights is None:
                 _read_weights(m) if decode else m._read_weights()
+            if places is not None:
+                places.append(Passed(after, last, at) if at is not None else None)
             yield m._ids, m._weights, m._i, m._blocklength
         after, at = last, m._nextoffset
         m._i = m._blocklength
