@@ -239,7 +239,7 @@ def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypa
     # The index reads each segment's field lengths once instead of once per scored posting;
     # scores must be Whoosh's own, over several segments and after a deletion.
     from brainiac.search.corpus import Document
-    from brainiac.search.index_scoring import SegmentLengthsBM25F
+    from brainiac.search.index_weighting import SegmentLengthsBM25F
 
     index = Index(tmp_path / "idx")
     words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
@@ -261,7 +261,7 @@ def test_cached_segment_lengths_score_exactly_as_whoosh(tmp_path: Path, monkeypa
     cached = [(h.path, h.score) for h in index.search(query, limit=50)]
     assert index._weighting._lengths, "the length cache was not used"
 
-    monkeypatch.setattr(SegmentLengthsBM25F, "_segment_lengths", lambda *a: None)
+    monkeypatch.setattr(SegmentLengthsBM25F, "segment_lengths", lambda *a: None)
     plain = [(h.path, h.score) for h in index.search(query, limit=50)]
     assert [p for p, _ in cached] == [p for p, _ in plain]
     assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(cached, plain, strict=True))

@@ -20,17 +20,13 @@ from whoosh.query import Or, Term
 
 from brainiac import Memory
 from brainiac.core.errors import NoteParseError
-from brainiac.search import index_scoring, whoosh_internals
+from brainiac.search import index_scoring, index_weighting, whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import _FEEDBACK_WEIGHT, _TEXT_FIELDS, Index
-from brainiac.search.index_scoring import (
-    ScopeStatistics,
-    SegmentLengthsBM25F,
-    best,
-    inside_and_outside,
-    match_scores,
-)
+from brainiac.search.index_scoring import best, inside_and_outside, match_scores
+from brainiac.search.index_weighting import SegmentLengthsBM25F
 from brainiac.search.retrieval import ParsedNotes
+from brainiac.search.scope_statistics import ScopeStatistics
 from brainiac.store.vault import Vault
 
 _WORDS = [
@@ -422,7 +418,7 @@ def test_a_scorer_asked_again_is_kept_while_other_words_come_and_go(
         # Room for this prompt's scorers and a few more: the other words below need more than
         # that in all, as a vault shared by projects asks each project's own.
         kept = len(index._weighting._scorers)
-        monkeypatch.setattr(index_scoring, "_SCORERS_KEPT", kept + 12)
+        monkeypatch.setattr(index_weighting, "_SCORERS_KEPT", kept + 12)
         for word in _WORDS[2:]:
             assert index.search(word, limit=5)
             made.clear()

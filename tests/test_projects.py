@@ -575,10 +575,10 @@ def test_a_scoped_context_scores_no_posting_of_another_project_that_cannot_come_
 
 def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Callable[[], set[int]]:
     """Note the document of every posting `index` scores from now on: BM25F looks up each
-    scored document's field length (index_scoring.SegmentLengthsBM25F), once a posting. The
+    scored document's field length (index_weighting.SegmentLengthsBM25F), once a posting. The
     returned function gives those noted since it was last called, by the index's numbers."""
     weighting = index._weighting
-    real = weighting._segment_lengths
+    real = weighting.segment_lengths
     seen: set[tuple[str, int]] = set()
 
     class Counted:
@@ -595,7 +595,7 @@ def _count_scored_postings(index: Any, monkeypatch: pytest.MonkeyPatch) -> Calla
             return None
         return (Counted(found[0], reader.segment().segment_id()), *found[1:])
 
-    monkeypatch.setattr(weighting, "_segment_lengths", counted)
+    monkeypatch.setattr(weighting, "segment_lengths", counted)
     weighting._scorers.clear()  # made again, with the counted lengths
 
     def taken() -> set[int]:

@@ -1,4 +1,4 @@
-"""A scope's word counts (index_scoring.py, ScopeStatistics): how many of a project's and the
+"""A scope's word counts (scope_statistics.py, ScopeStatistics): how many of a project's and the
 global memories hold a word, taken from the word's term info where a merged segment's order
 (each set of projects in one run of numbers) makes its postings all the scope's or none of
 them, and by the block headers where a block is all the scope's; never different from a
@@ -16,8 +16,8 @@ from whoosh.codec.whoosh3 import W3LeafMatcher
 from brainiac.search import whoosh_internals
 from brainiac.search.corpus import Document
 from brainiac.search.index import Index
-from brainiac.search.index_scoring import ScopeStatistics
 from brainiac.search.scope_runs import SUFFIX, RunCounts
+from brainiac.search.scope_statistics import ScopeStatistics
 from test_index_merge import two_large_segments
 
 # A memory's projects: one, the global scope ("*"), two at once (a note whose sources are in

@@ -19,14 +19,16 @@ PACKAGE = ROOT / "daemon/brainiac"
 # in "/" names a package: the library belongs to that package's modules as one seam.
 OWNERS = {
     # The index (opened, written, searched), its fields, its scorer (index_scoring.py reads its
-    # matchers), its sorted runs, its merge beside the writer and the check of the private names
-    # these use: one seam, replaced together.
+    # matchers), its weighting and a scope's statistics, its sorted runs, its merge beside the
+    # writer and the check of the private names these use: one seam, replaced together.
     "whoosh": {
         "search/index.py",
         "search/index_open.py",
         "search/index_writes.py",
         "search/index_fields.py",
         "search/index_scoring.py",
+        "search/index_weighting.py",
+        "search/scope_statistics.py",
         "search/index_runs.py",
         "search/index_merge.py",
         "search/whoosh_internals.py",

@@ -15,7 +15,7 @@ Patches (each a diagnostic, not a design): no-note-docs (the index rebuilt witho
 documents), rebuild (the control: rebuilt with them), length-by-kind (BM25F lengths against
 each kind's own average), idf-events (document frequencies over events only). The index itself
 keeps each field's statistics over the documents that have it
-(index_scoring.SegmentLengthsBM25F), which the last two only approximated.
+(index_weighting.SegmentLengthsBM25F), which the last two only approximated.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ import r13_dense_fusion as r13
 
 from brainiac.api.memory import Memory
 from brainiac.search import corpus
-from brainiac.search import index_scoring as scoring
+from brainiac.search import index_weighting as scoring
 from brainiac.store.locations import Locations
 
 _REBUILD = {"no-note-docs", "rebuild"}
@@ -82,7 +82,7 @@ def _patch(name: str) -> None:
             if key not in cache:
                 sums = [0, 0, 0, 0]  # event length, events, other length, others
                 for leaf, offset in everything.leaf_readers():
-                    lengths = (self._segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
+                    lengths = (self.segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
                     for d in range(len(lengths)):
                         if leaf.is_deleted(d):
                             continue
@@ -92,7 +92,7 @@ def _patch(name: str) -> None:
                 cache[key] = (sums[0] / max(sums[1], 1), sums[2] / max(sums[3], 1))
             event_avg, other_avg = cache[key]
             leaf = searcher.reader()
-            lengths = (self._segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
+            lengths = (self.segment_lengths(leaf, fieldname) or (array("I"), 0))[0]
             mine = _events_of(leaf, cache)
             scale = made.avgfl
             made.dfl = array(

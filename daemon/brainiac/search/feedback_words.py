@@ -4,7 +4,7 @@ them at a lower weight).
 
 A word found in one document only (the hit itself) finds nothing new, and a common one (in more
 than `common` documents) would cost more than it finds. A word's count may read its postings (in
-a project, its memories among the project's: index_scoring.ScopeStatistics), so the words that
+a project, its memories among the project's: scope_statistics.ScopeStatistics), so the words that
 cannot be among the chosen are not counted at all.
 """
 

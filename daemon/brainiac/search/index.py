@@ -5,6 +5,7 @@ damage, the long-lived searcher swapped under a lock) with its writes (index_wri
 builds, commits, merges), and here what is read through the searcher: searches, the notes'
 listing, and the lookups of events and sessions (index_events.py). With index_fields.py (the
 schema and the terms a document is indexed under), index_scoring.py (scoring matches),
+index_weighting.py and scope_statistics.py (the BM25F weighting, over a scope's documents too),
 index_runs.py (the sorted runs of a build), index_merge.py (the large segments merged beside the
 writer) and whoosh_internals.py (every private name of Whoosh these use, checked at import),
 these are the only modules that import whoosh; index_documents.py holds what comes back (hits,
@@ -45,14 +46,9 @@ from brainiac.search.index_documents import (
 from brainiac.search.index_events import EventReading, EventTables
 from brainiac.search.index_fields import STOP_LIST
 from brainiac.search.index_open import segments
-from brainiac.search.index_scoring import (
-    ScopeStatistics,
-    best,
-    best_widened,
-    inside_and_outside,
-    match_scores,
-)
+from brainiac.search.index_scoring import best, best_widened, inside_and_outside, match_scores
 from brainiac.search.index_writes import IndexWrites
+from brainiac.search.scope_statistics import ScopeStatistics
 
 # Skipping blocks whose best score cannot reach the top hits: Whoosh 2.7.4 (the fallback) can
 # loop there for ever. Its union matcher asks one side to skip to `min - other side`; when

@@ -36,9 +36,10 @@ from brainiac.search import whoosh_internals
 from brainiac.search.corpus import NOTE
 from brainiac.search.index_fields import index_schema
 from brainiac.search.index_merge import remove_leftovers as remove_merge_leftovers
-from brainiac.search.index_scoring import KeptNumbers, ScopeStatistics, SegmentLengthsBM25F
+from brainiac.search.index_weighting import SegmentLengthsBM25F
 from brainiac.search.scope_postings import KeptSlices
 from brainiac.search.scope_runs import SegmentRunCounts
+from brainiac.search.scope_statistics import KeptNumbers, ScopeStatistics
 
 log = logging.getLogger(__name__)
 

@@ -13,53 +13,34 @@ each union node adds its right child's scores to its left child's where both mat
 same, and so are the scores and the order (score descending, then document number, as
 `UnlimitedCollector`); tests/test_index_scoring.py compares them with Whoosh's own search.
 
-Also the BM25F weighting the index searches with (`SegmentLengthsBM25F`, field lengths read once
-per segment) and the order of a search widened by feedback (`best_widened`). With index.py,
-index_fields.py, index_runs.py and whoosh_internals.py, the only modules that import whoosh.
-The block reading goes through whoosh_internals.py, which holds the leaf matcher's private names
-(the same in whoosh3 and 2.7.4); any matcher it does not know, or a leaf without them, is read
-through the public matcher protocol instead: slower, same scores (and a Whoosh that lacks them
-has said so at import).
-
-One concept: BM25F as a scope's search computes it from posting blocks. The weighting's
-statistics (`SegmentLengthsBM25F`, `ScopeStatistics`: the lengths it reads once per segment,
-the scope's counts taken from the same blocks) and the block walks that score and count
-(`match_scores`, `inside_and_outside`, `_count_in`: a scope's documents as sorted numbers,
-each term's first number, the blocks passed over by their headers) share one reading of the
-segments and one set of scope helpers; split apart, each half would read the other's private
-state.
+Also the order of a search widened by feedback (`best_widened`). The BM25F weighting it scores
+with is index_weighting.py's, a scope's statistics scope_statistics.py's, a scope's postings
+kept between prompts scope_postings.py's. With index.py, index_fields.py, index_runs.py,
+index_weighting.py, scope_statistics.py and whoosh_internals.py, the only modules that import
+whoosh. The block reading goes through whoosh_internals.py, which holds the leaf matcher's
+private names (the same in whoosh3 and 2.7.4); any matcher it does not know, or a leaf without
+them, is read through the public matcher protocol instead: slower, same scores (and a Whoosh
+that lacks them has said so at import).
 """
 
 from __future__ import annotations
 
 import bisect
-import functools
 import heapq
 import itertools
-import math
-import weakref
-from array import array
 from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
-from whoosh import scoring
 from whoosh.matching import FilterMatcher, UnionMatcher, WrappingMatcher
 from whoosh.scoring import BM25FScorer
-from whoosh.util.numeric import byte_to_length
 
 from brainiac.search import whoosh_internals
+from brainiac.search.scope_docs import before_first, in_leaf, in_order
 from brainiac.search.scope_postings import KeptSlices, ScopeSlices, Slice, sliced
-from brainiac.search.scope_runs import ScopeRuns, SegmentRunCounts, scope_runs
 
 Scores = dict[int, float]
-# Scorers SegmentLengthsBM25F keeps for one searcher, the least recently used given up first:
-# a few hundred bytes each (a few megabytes in all). A context asks for a few dozen, each
-# project of a vault shared by projects for its own (a term's statistics are its scope's), and
-# a prompt's common words are asked again by the next prompts: room for every project's recent
-# contexts keeps those made.
-_SCORERS_KEPT = 8192
 
 
 def match_scores(
@@ -85,7 +66,7 @@ def match_scores(
     for subsearcher, offset in leaves:
         # Only the allowed postings are scored (a project's, in a vault shared by projects): the
         # others are read, as they must be to be skipped, but cost no score.
-        keep = _in_leaf(allow, offset, subsearcher.doc_count_all(), len(leaves) == 1)
+        keep = in_leaf(allow, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         kept = _scope_slices(slices, subsearcher, keep)
         scores = _scores(query.matcher(subsearcher, context), keep, subsearcher, kept)
         if offset:
@@ -124,9 +105,9 @@ def inside_and_outside(
     leaves = searcher.leaf_searchers()
     plans = []
     for subsearcher, offset in leaves:
-        mine = _in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
+        mine = in_leaf(inside, offset, subsearcher.doc_count_all(), len(leaves) == 1)
         assert mine is not None
-        ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
+        ordered = in_order(mine) if isinstance(mine, frozenset) else sorted(mine)
         kept = _scope_slices(slices, subsearcher, mine)
         matcher = query.matcher(subsearcher, context)
         plan, scores = _read(matcher, subsearcher, mine, ordered, kept)
@@ -204,7 +185,7 @@ def _read(
     if found is None:  # read and scored as they come
         passed: list[whoosh_internals.Passed] = []
         info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
-        blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info))
+        blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, before_first(info))
         outer: list[whoosh_internals.Block] = []
         scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
         return _Leaf(outer, None, m.scorer, info, passed, m), scores
@@ -238,7 +219,7 @@ def _kept_slice(
     places: list[whoosh_internals.Passed | None] = []
     info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
     blocks = list(
-        whoosh_internals.posting_blocks(m, None, ordered, passed, _before_first(info), places)
+        whoosh_internals.posting_blocks(m, None, ordered, passed, before_first(info), places)
     )
     # A block whose numbers all lie in one run of the scope's is the scope's alone.
     whole = [
@@ -291,13 +272,6 @@ def _open(leaf: _Leaf, wanted: Sequence[int] | None = None) -> None:
             continue
         leaf.blocks.append(whoosh_internals.read_passed(leaf.matcher, block))
     leaf.passed = still
-
-
-@functools.lru_cache(maxsize=64)
-def _ordered(docs: frozenset[int]) -> list[int]:
-    """A scope's documents in order (cached as `_leaf_part`: asked by every query of a
-    context)."""
-    return sorted(docs)
 
 
 def _bound(scorer: Any, info: Any) -> float | None:
@@ -425,30 +399,6 @@ def _outside_all(plan: Any, inside: AbstractSet[int]) -> AbstractSet[int]:
     return found - inside
 
 
-def _in_leaf(
-    allow: Collection[int] | None, offset: int, count: int, only: bool
-) -> AbstractSet[int] | None:
-    """The documents of `allow` (the searcher's numbers) in the leaf at `offset` holding
-    `count`, by the leaf's own numbers; None: every one."""
-    if allow is None:
-        return None
-    if only and not offset:
-        # By type first: an ABC isinstance check is slow, and this runs for every term of a search.
-        if type(allow) is frozenset or isinstance(allow, AbstractSet):
-            return allow
-        return frozenset(allow)
-    if isinstance(allow, frozenset):
-        return _leaf_part(allow, offset, count)
-    return {d - offset for d in allow if offset <= d < offset + count}
-
-
-@functools.lru_cache(maxsize=64)
-def _leaf_part(allow: frozenset[int], offset: int, count: int) -> frozenset[int]:
-    """`_in_leaf` of a scope's documents (a frozenset kept per searcher, asked again by every
-    query of a context: its hash is computed once, and the cache finds it by identity)."""
-    return frozenset(d - offset for d in allow if offset <= d < offset + count)
-
-
 def best(scores: Scores, limit: int) -> list[tuple[int, float]]:
     """The `limit` best of `scores` in Whoosh's order (score descending, then document number),
     without sorting all of them: a context keeps ~150 of a few thousand matches."""
@@ -530,11 +480,11 @@ def _leaf_blocks(
     them."""
     if not isinstance(keep, frozenset):
         return _block_scores(m.scorer, whoosh_internals.posting_blocks(m, keep), keep)
-    ordered = _ordered(keep)
+    ordered = in_order(keep)
     found, _ = _kept_slice(m, subsearcher, keep, ordered, kept)
     if found is not None:
         return _slice_scores(m.scorer, found)
-    after = _before_first(_term_info(m, subsearcher))
+    after = before_first(_term_info(m, subsearcher))
     blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
     return _block_scores(m.scorer, blocks, keep, ordered)
 
@@ -547,15 +497,6 @@ def _term_info(m: Any, subsearcher: Any) -> Any | None:
         return whoosh_internals.term_info_or_none(subsearcher.reader(), fieldname, tbytes)
     except Exception:
         return None
-
-
-def _before_first(info: Any) -> int:
-    """A number below the first posting of the term `info` is of: its smallest, less one (-1
-    when it cannot be had)."""
-    try:
-        return int(info.min_id()) - 1
-    except Exception:  # None, or a term info without its smallest number
-        return -1
 
 
 def _block_scores(
@@ -593,346 +534,6 @@ def _within(ordered: Sequence[int], low: int, high: int) -> bool:
     i = bisect.bisect_left(ordered, low)
     j = i + high - low
     return j < len(ordered) and ordered[i] == low and ordered[j] == high
-
-
-class SegmentLengthsBM25F(scoring.BM25F):  # type: ignore[misc]
-    """BM25F with each field's statistics over the documents that have it, reading each
-    segment's field lengths once, not once per posting it scores.
-
-    A field's statistics: Whoosh divides a field's total length, and the count in each term's
-    inverse document frequency, by every document of the index. An event has no title and a
-    note no event body, so a note counted in the events' statistics (as if its body were empty)
-    and an event in the notes': the more notes, the shorter the average event body and the
-    rarer every word, and an event's score depended on how many notes the jobs had written.
-    Here a field's average length and its document count are over the documents holding it
-    (a non-zero length byte), so the events of a vault score as they would with no note at all.
-    The inverse document
-    frequency is Whoosh's, log(n / (df + 1)) + 1, with n the documents holding the field: its
-    own value plus log(n / all documents), so the searcher's cache of it still serves.
-
-    The lengths: Whoosh looks up a document's field length for every posting it scores: a seek
-    and a one-byte read of the segment's length column, a third of a query's time at 10,000
-    notes. Segments never change once written (a deletion does not touch lengths), so the column
-    is read in one go per segment and field and kept until the segment is merged away. This
-    reaches into Whoosh's per-document reader (whoosh_internals.length_bytes); if its names ever
-    differ, scoring falls back to Whoosh's own lookup and statistics, slower and over every
-    document.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        # (segment, field) -> each document's length, how many documents have the field, the
-        # length bytes as stored (0: the document has no such field) and the sum of the lengths
-        # of those that have it (every scope's share is of it).
-        self._lengths: dict[tuple[str, str], tuple[array[int], int, bytes, int]] = {}
-        self._length_of_byte = [byte_to_length(b) or 1 for b in range(256)]
-        # The statistics a search scores with when it is scoped to projects (Index._search sets
-        # it for the search's duration, under the index's search lock); None: every document's.
-        self.scope: ScopeStatistics | None = None
-        # (searcher, field, term, query frequency, scope) -> its scorer, for the searcher
-        # `_scorers_for` refers to (a weak reference: a searcher closed after a commit goes),
-        # the least recently asked first.
-        self._scorers: dict[tuple[Any, ...], Any] = {}
-        self._scorers_for: weakref.ref[Any] | None = None
-
-    def scorer(self, searcher: Any, fieldname: str, text: str, qf: int = 1) -> Any:
-        """The scorer of `text` in `fieldname` for `searcher` (a segment's, or the whole
-        index's), made once per open searcher and scope: its statistics (a term's document
-        frequency, a field's length over every segment) stay what they are until a commit opens
-        a new searcher, and a context's queries ask for the same terms' scorers again (each
-        field of each prompt word, in each segment; the words prompts share)."""
-        parent = searcher.get_parent()
-        if self._scorers_for is None or self._scorers_for() is not parent:
-            self._scorers.clear()
-            self._scorers_for = weakref.ref(parent)
-        key = (searcher, fieldname, text, qf, self.scope)
-        scorers = self._scorers
-        scorer = scorers.pop(key, None)
-        if scorer is None:
-            if len(scorers) >= _SCORERS_KEPT:
-                del scorers[next(iter(scorers))]  # the least recently used
-            scorer = self._made_scorer(searcher, fieldname, text, qf)
-            if type(scorer) is BM25FScorer:
-                # Whoosh's top-N search drops a term's documents below its bound (max_quality),
-                # which Whoosh made of the statistics _made_scorer replaced: a longer average
-                # length scores a long document above it.
-                whoosh_internals.bound_anew(scorer, searcher.term_info(fieldname, text))
-        scorers[key] = scorer  # (a dict keeps its keys in the order they were put in)
-        return scorer
-
-    def _made_scorer(self, searcher: Any, fieldname: str, text: str, qf: int) -> Any:
-        scorer = super().scorer(searcher, fieldname, text, qf)
-        if hasattr(scorer, "dfl"):
-            lengths = self._segment_lengths(searcher.reader(), fieldname)
-            if lengths is not None:
-                scorer.dfl = lengths[0].__getitem__
-            parent = searcher.get_parent()
-            scope = self.scope
-            if scope is not None:
-                found = scope.field(self, parent, fieldname)
-                if found is not None:
-                    holding, avgfl = found
-                    df = scope.doc_frequency(parent, fieldname, text)
-                    scorer.idf = math.log(holding / (df + 1)) + 1 if holding else 1.0
-                    scorer.avgfl = avgfl or 1
-                    return scorer
-            holding = self._holding(parent.reader(), fieldname)
-            everything = parent.doc_count_all()
-            if holding and everything:  # a BM25F scorer (it has `dfl`): idf and avgfl too
-                scorer.idf += math.log(holding / everything)
-                scorer.avgfl = parent.field_length(fieldname) / holding or 1
-        return scorer
-
-    def keep_only(self, segment_ids: set[str]) -> None:
-        """Forget the lengths of segments a merge removed."""
-        for key in [k for k in self._lengths if k[0] not in segment_ids]:
-            del self._lengths[key]
-
-    def _holding(self, reader: Any, fieldname: str) -> int:
-        """How many documents of `reader` have `fieldname` (deleted ones too, as Whoosh counts
-        documents and lengths); 0 when a segment's lengths cannot be read."""
-        total = 0
-        for leaf, _ in reader.leaf_readers():
-            lengths = self._segment_lengths(leaf, fieldname)
-            if lengths is None:
-                return 0
-            total += lengths[1]
-        return total
-
-    def _segment_lengths(
-        self, reader: Any, fieldname: str
-    ) -> tuple[array[int], int, bytes, int] | None:
-        try:
-            key = (reader.segment().segment_id(), fieldname)
-            if key not in self._lengths:
-                count = reader.doc_count_all()
-                raw = whoosh_internals.length_bytes(reader, fieldname).ljust(count, b"\0")
-                # A length byte of 0 means "none"; Whoosh's scorer then uses 1. (A map over
-                # the table's lookups runs in C: every document of every segment, per field.)
-                lengths = array("I", map(self._length_of_byte.__getitem__, raw))
-                absent = raw.count(0)
-                total = sum(lengths) - absent * self._length_of_byte[0]
-                self._lengths[key] = (lengths, len(raw) - absent, raw, total)
-            return self._lengths[key]
-        except Exception:
-            return None
-
-
-class ScopeStatistics:
-    """BM25F's statistics over the documents of one scope (a project's and the global ones):
-    each field's document count and average length, each term's document frequency.
-
-    A project's ranking in a vault shared with other projects is then the ranking it would have
-    in a vault of its own: a word common in another project is not made less telling here, a
-    word rare elsewhere not more, and the average length is that of the scope's own memories.
-    Kept with the searcher it was counted on (Index's memo): a commit opens a new searcher and
-    counts afresh (from the short posting lists' numbers kept per segment, `KeptNumbers`). A
-    field's average length is the index's exact one scaled by the scope's share of the stored
-    (one-byte, rounded) lengths, so an unscoped search's is unchanged.
-    """
-
-    def __init__(
-        self,
-        docs: frozenset[int],
-        kept: KeptNumbers | None = None,
-        run_counts: SegmentRunCounts | None = None,
-    ) -> None:
-        self.docs = docs
-        self._fields: dict[str, tuple[int, float] | None] = {}
-        self._df: dict[tuple[str, str], int] = {}
-        self._kept = kept
-        self._run_counts = run_counts
-        # Each segment's reader, the scope's documents in it and its runs there, for the
-        # searcher they were worked out for.
-        self._segments: list[tuple[Any, AbstractSet[int], ScopeRuns | None]] = []
-        self._segments_of: Any = None
-
-    def field(
-        self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
-    ) -> tuple[int, float] | None:
-        """How many of the scope's documents have `fieldname`, and their average length; None
-        when a segment's lengths cannot be read (scoring then keeps every document's)."""
-        if fieldname not in self._fields:
-            self._fields[fieldname] = self._count_field(weighting, searcher, fieldname)
-        return self._fields[fieldname]
-
-    def _count_field(
-        self, weighting: SegmentLengthsBM25F, searcher: Any, fieldname: str
-    ) -> tuple[int, float] | None:
-        reader = searcher.reader()
-        holding = 0
-        scope_sum = every_sum = 0
-        table = weighting._length_of_byte  # (a byte of 0 is skipped below)
-        leaves = reader.leaf_readers()
-        for leaf, offset in leaves:
-            lengths = weighting._segment_lengths(leaf, fieldname)
-            if lengths is None:
-                return None
-            raw = lengths[2]
-            every_sum += lengths[3]
-            # Each segment's part of the scope only (kept per segment for the searches too).
-            mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
-            assert mine is not None
-            for local in mine:
-                if raw[local]:
-                    holding += 1
-                    scope_sum += table[raw[local]]
-        if not holding or not every_sum:
-            return holding, 0.0
-        exact = searcher.field_length(fieldname) * (scope_sum / every_sum)
-        return holding, exact / holding
-
-    def doc_frequency(self, searcher: Any, fieldname: str, text: Any) -> int:
-        """How many of the scope's documents hold `text` in `fieldname`."""
-        key = (fieldname, text)
-        df = self._df.get(key)
-        if df is None:
-            df = 0
-            # Each segment's own postings, not the searcher's: those would be scored, by us. One
-            # term lookup a segment (a missing one kept as missing), not one for the whole index.
-            for leaf, mine, runs in self._segments_in(searcher):
-                info = whoosh_internals.term_info_or_none(leaf, fieldname, text)
-                if info is None:
-                    continue
-                counted = _by_runs(runs, info, leaf, fieldname, text, self._kept)
-                if counted is None:
-                    counted = _count_of(info, mine, leaf, fieldname, text, self._kept)
-                df += counted
-            self._df[key] = df
-        return df
-
-    def _segments_in(self, searcher: Any) -> list[tuple[Any, AbstractSet[int], ScopeRuns | None]]:
-        """Each segment reader of `searcher`, the scope's documents in it (by its numbers) and,
-        for a merged segment with counts per run (scope_runs.py), the scope's runs there."""
-        if self._segments_of is not searcher:
-            leaves = searcher.reader().leaf_readers()
-            segments = []
-            for leaf, offset in leaves:
-                mine = _in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
-                assert mine is not None
-                segments.append((leaf, mine, self._scope_runs(leaf, mine)))
-            self._segments, self._segments_of = segments, searcher
-        return self._segments
-
-    def _scope_runs(self, leaf: Any, mine: AbstractSet[int]) -> ScopeRuns | None:
-        table = self._run_counts.of(leaf) if self._run_counts is not None else None
-        if table is None:
-            return None
-        ordered = _ordered(mine) if isinstance(mine, frozenset) else sorted(mine)
-        segment = leaf.segment()
-        deleted = segment.deleted_docs() if segment.has_deletions() else ()
-        return scope_runs(table, ordered, deleted)
-
-
-def _by_runs(
-    runs: ScopeRuns | None,
-    info: Any,
-    leaf: Any,
-    fieldname: str,
-    text: Any,
-    kept: KeptNumbers | None,
-) -> int | None:
-    """A scope's count of the word of `info` in segment `leaf` from the segment's counts per
-    scope run (scope_runs.py), less the deleted documents of the scope's `runs` that hold it;
-    None without them."""
-    if runs is None:
-        return None
-    total = runs.table.count(info, runs.inside)
-    if total and runs.deleted:
-        total -= _count_of(info, runs.deleted, leaf, fieldname, text, kept)
-    return total
-
-
-def _count_of(
-    info: Any,
-    docs: AbstractSet[int],
-    leaf: Any,
-    fieldname: str,
-    text: Any,
-    kept: KeptNumbers | None = None,
-) -> int:
-    """How many of `docs` (live documents of segment `leaf`) hold the term of `info`, its term
-    info there, in `fieldname`.
-
-    A merged segment holds each set of projects' documents in one run of numbers (index_merge.py),
-    so many words of a project lie, from their first posting to their last (the term info's
-    smallest and largest numbers), within the project's run or wholly outside the scope. When
-    every number of that span is one of `docs` (live ones: no deleted or other document lies
-    between), each posting is one of them and the term info's count is the answer; when none
-    is, 0. Neither reads a posting. The other words' postings are counted: a short list's
-    numbers from `kept` when another scope or searcher read them before."""
-    ordered = _ordered(docs) if isinstance(docs, frozenset) else sorted(docs)
-    try:
-        first, last = int(info.min_id()), int(info.max_id())
-    except Exception:  # a term info without its numbers: the postings tell
-        first, last = 0, -1
-    if first <= last:
-        within = bisect.bisect_right(ordered, last) - bisect.bisect_left(ordered, first)
-        if within == 0:
-            return 0
-        if within == last - first + 1:
-            return int(info.doc_frequency())
-    if kept is not None and info.doc_frequency() <= _SHORT:
-        numbers = kept.numbers(leaf, fieldname, text, info)
-        return sum(map(docs.__contains__, numbers))
-    postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
-    return _count_in(postings, docs, ordered, _before_first(info))
-
-
-# A posting list this long at most is one block (Whoosh's blocks hold 128): its numbers are
-# decoded to be counted anyway, and kept. Longer ones are counted by block headers in part.
-_SHORT = 128
-# What KeptNumbers holds before it starts afresh, in 4-byte units: a document number is one,
-# a list's key and array some 64 more. A megabyte or so.
-_NUMBERS_KEPT = 1 << 18
-_LIST_COST = 64
-
-
-class KeptNumbers:
-    """The document numbers of short posting lists a scope's count read, per segment, for the
-    index's life: a segment's postings never change once written (a deletion only marks the
-    document), and each project's scope, and each searcher a commit opens, counts a prompt's
-    words again, among the same postings of the same merged segment."""
-
-    def __init__(self) -> None:
-        self._numbers: dict[tuple[str, str, Any], array[int]] = {}
-        self._held = 0
-
-    def numbers(self, leaf: Any, fieldname: str, text: Any, info: Any) -> array[int]:
-        """Every document number of `text`'s postings in `fieldname` of segment `leaf` (its
-        term info there `info`), the segment's deleted documents among them or not: a scope
-        holds live ones only."""
-        key = (leaf.segment().segment_id(), fieldname, text)
-        found = self._numbers.get(key)
-        if found is None:
-            postings = whoosh_internals.postings_from_info(leaf, fieldname, text, info)
-            if type(postings) is FilterMatcher:
-                postings = postings.child  # its deleted documents are in no scope
-            found = whoosh_internals.all_numbers(postings)
-            if self._held + len(found) + _LIST_COST > _NUMBERS_KEPT:
-                self._numbers.clear()
-                self._held = 0
-            self._numbers[key] = found
-            self._held += len(found) + _LIST_COST
-        return found
-
-    def keep_only(self, segment_ids: set[str]) -> None:
-        """Forget the numbers of segments a merge removed."""
-        for key in [k for k in self._numbers if k[0] not in segment_ids]:
-            self._held -= len(self._numbers.pop(key)) + _LIST_COST
-
-
-def _count_in(m: Any, docs: AbstractSet[int], ordered: Sequence[int], after: int) -> int:
-    """How many of leaf matcher `m`'s postings are of `docs` (`ordered`: the same in order),
-    `after` a number below its first: counted a block at a time, the weights never decoded,
-    and a block whose numbers (by its header) are all of `docs` counted by its length."""
-    if type(m) is FilterMatcher and whoosh_internals.filter_kept(m)[1]:
-        # A segment's deleted documents left out: `docs` holds live ones only, so the count
-        # is the same without the filter, and the postings underneath read by blocks.
-        m = m.child
-    if not whoosh_internals.block_readable(m):
-        return sum(1 for d in m.all_ids() if d in docs)
-    return whoosh_internals.count_postings(m, docs, ordered, after)
 
 
 def best_widened(

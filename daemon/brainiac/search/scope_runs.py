@@ -1,6 +1,6 @@
 """How many documents of each scope's run hold each word, in a segment merged by scope.
 
-A search in a project ranks its memories on the statistics of its own scope (index_scoring.py,
+A search in a project ranks its memories on the statistics of its own scope (scope_statistics.py,
 `ScopeStatistics`): each word of the prompt, and each word feedback may add, is counted among
 the scope's documents. index_merge.py's copy holds each set of projects' documents in one run
 of numbers, so a word found in one run only is counted by its term info (its first and last
