@@ -146,12 +146,16 @@ class Replay:
         pass
 
 
-def embed_prompt(system: Any, question: str) -> None:
+def embed_prompt(system: Any, question: str, nothing_kept: bool = False) -> None:
     """Make the events' vectors not made yet and keep the prompt's vector in `system`'s memory
     (semantic.py keeps the last few prompts'), so the timed contexts measure the search and not
     the model, which costs every system the same but would fall on whichever of two views of
-    one memory asks first."""
+    one memory asks first. `nothing_kept`: forget what the index keeps of each project's
+    postings of the words prompts came back to (scope_postings.py), so that every word of the
+    question is read as new."""
     memory = system.shared.memory if isinstance(system, SharedView) else system._memory
+    if memory is not None and nothing_kept:
+        memory.indexer.index._slices.clear()
     if memory is None or memory.semantic is None:
         return
     memory.semantic.fill()
@@ -167,13 +171,15 @@ def ask_interleaved(
     budgets: Sequence[int],
     limit: int | None,
     on_done: Callable[[Any, dict[str, dict[str, list[str]]]], None] | None = None,
+    nothing_kept: bool = False,
 ) -> tuple[dict[str, dict[str, list[str]]], dict[str, dict[int, list[float]]]]:
     """Every system's context for every question and budget, asked in turn, question by question:
     the systems' order rotates with each question, so a machine shared with other processes
     loads each system alike and none is always the first to ask (the prompt's embedding is
     made before the timing: `embed_prompt`). `systems` maps a name to the system of a
-    conversation; `on_done` gets each conversation asked and the contexts so far. The CPU
-    seconds of this process per context, by system and budget."""
+    conversation; `on_done` gets each conversation asked and the contexts so far;
+    `nothing_kept` as `embed_prompt`'s. The CPU seconds of this process per context, by system
+    and budget."""
     contexts: dict[str, dict[str, list[str]]] = {name: {} for name in systems}
     cpu: dict[str, dict[int, list[float]]] = {name: {b: [] for b in budgets} for name in systems}
     names = list(systems)
@@ -184,7 +190,7 @@ def ask_interleaved(
             contexts[name][c.sample_id] = []
         for i, qa in enumerate(qas):
             for name in names:  # the prompt's embedding, untimed: the same cost for every system
-                embed_prompt(asked[name], qa.question)
+                embed_prompt(asked[name], qa.question, nothing_kept)
             order = names[i % len(names) :] + names[: i % len(names)]
             for budget in budgets:
                 for name in order:
@@ -339,6 +345,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-jobs", action="store_true", help="no memory jobs (brainiac_nojobs)")
     ap.add_argument("--tolerance", type=float, default=0.005)
     ap.add_argument(
+        "--nothing-kept",
+        action="store_true",
+        help="forget the projects' kept postings before each question (every word read as new)",
+    )
+    ap.add_argument(
         "--shared-first",
         action="store_true",
         help="build the shared vault first, then each conversation's own",
@@ -414,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
             budgets,
             limit,
             score,
+            args.nothing_kept,
         )
         status = shared.memory.indexer.index.project_counts()
         segments = shared.memory.indexer.index.segment_count()

@@ -135,7 +135,7 @@ class KeptSlices:
         found = self._scopes.get(key)
         if found is None:
             if len(self._scopes) >= _SCOPES_KEPT:
-                self._forget_all()
+                self.clear()
             before = self._before_deletions(segment_id, docs, deleted)
             found = self._scopes[key] = ScopeSlices(self, key, before)
         return found
@@ -166,7 +166,7 @@ class KeptSlices:
         """Start afresh when a slice of `cost` would not fit, but for the scope `filling`
         (emptied too: its search goes on filling it)."""
         if self.held + cost > _BYTES_KEPT:
-            self._forget_all()
+            self.clear()
             self._scopes[filling.key] = filling
 
     def keep_only(self, segment_ids: set[str]) -> None:
@@ -175,7 +175,8 @@ class KeptSlices:
             scope = self._scopes.pop(key)
             self.held -= scope.held + (scope.before.held if scope.before is not None else 0)
 
-    def _forget_all(self) -> None:
+    def clear(self) -> None:
+        """Forget every scope's slices (and the words asked once)."""
         for scope in self._scopes.values():
             scope._slices.clear()
             scope._asked.clear()
