@@ -18,8 +18,7 @@ from brainiac.search.index import Index
 from brainiac.search.index_scoring import inside_and_outside, match_scores
 from brainiac.search.scope_postings import KeptSlices, Slice
 from brainiac.search.whoosh_internals import Passed
-from test_index_merge import two_large_segments
-from test_scope_statistics import ALPHA_AND_GLOBAL, ONLY, SCOPES, WORDS, _document
+from test_scope_statistics import ALPHA_AND_GLOBAL, ONLY, SCOPES, WORDS, _document, merged_index
 
 # Queries as a context's: each word in several fields (Whoosh's binary tree of unions, a leaf
 # per word and field), words common to every project, rare ones, one project's own.
@@ -44,11 +43,7 @@ def _whooshs(searcher: Any, query: Any, docs: frozenset[int]) -> dict[int, float
 
 @pytest.fixture
 def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
-    index = two_large_segments(tmp_path / "idx", monkeypatch, _document, 1200)
-    job = index.merge_beside_start()
-    assert job is not None and index.merge_beside_finish(job)
-    assert index.segment_count() == 1
-    return index
+    return merged_index(tmp_path, monkeypatch)
 
 
 def _every_scope_scores_as_whoosh(index: Index) -> int:

@@ -53,8 +53,7 @@ def _document(i: int) -> Document:
     ).with_digest()
 
 
-@pytest.fixture
-def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+def merged_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     """Two large segments, as a large vault's build leaves them, merged beside the writer: one
     segment holding each set of projects' documents in one run of numbers."""
     index = two_large_segments(tmp_path / "idx", monkeypatch, _document, 1200)
@@ -62,6 +61,11 @@ def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
     assert job is not None and index.merge_beside_finish(job)
     assert index.segment_count() == 1
     return index
+
+
+@pytest.fixture
+def merged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Index:
+    return merged_index(tmp_path, monkeypatch)
 
 
 def _counted(searcher: Any, docs: frozenset[int], field: str, word: str) -> int:

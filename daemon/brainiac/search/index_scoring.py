@@ -184,8 +184,7 @@ def _read(
     found, leaf = _kept_slice(m, subsearcher, inside, ordered, kept)
     if found is None:  # read and scored as they come
         passed: list[whoosh_internals.Passed] = []
-        info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
-        blocks = whoosh_internals.posting_blocks(m, None, ordered, passed, before_first(info))
+        info, blocks = _postings(m, subsearcher, ordered, passed)
         outer: list[whoosh_internals.Block] = []
         scores = _block_scores(m.scorer, blocks, inside, ordered, outer)
         return _Leaf(outer, None, m.scorer, info, passed, m), scores
@@ -217,10 +216,8 @@ def _kept_slice(
         return None, None
     passed: list[whoosh_internals.Passed] = []
     places: list[whoosh_internals.Passed | None] = []
-    info = _term_info(m, subsearcher)  # looked up once: the skip and the bound ask it
-    blocks = list(
-        whoosh_internals.posting_blocks(m, None, ordered, passed, before_first(info), places)
-    )
+    info, read = _postings(m, subsearcher, ordered, passed, places)
+    blocks = list(read)
     # A block whose numbers all lie in one run of the scope's is the scope's alone.
     whole = [
         end > first and _within(ordered, ids[first], ids[end - 1]) for ids, _, first, end in blocks
@@ -231,14 +228,25 @@ def _kept_slice(
     return found, _Leaf(outer, None, m.scorer, info, passed, m)
 
 
+def _postings(
+    m: Any,
+    subsearcher: Any,
+    ordered: Sequence[int],
+    passed: list[whoosh_internals.Passed],
+    places: list[whoosh_internals.Passed | None] | None = None,
+) -> tuple[Any, Iterable[whoosh_internals.Block]]:
+    """Leaf matcher `m`'s term info in the segment, and its blocks that may hold a document of
+    `ordered` (`posting_blocks`, the others appended to `passed`); the term info is looked up
+    once: the skip and the bound ask it."""
+    info = _term_info(m, subsearcher)
+    return info, whoosh_internals.posting_blocks(
+        m, None, ordered, passed, before_first(info), places
+    )
+
+
 def _slice_scores(scorer: Any, found: Slice) -> Scores:
-    """`_block_scores` of a slice's postings (all of them), with the same operations."""
-    idf, avgfl, b, k1 = scorer.idf, scorer.avgfl, scorer.B, scorer.K1
-    dfl: Callable[[int], float] = scorer.dfl
-    out: Scores = {}
-    for d, tf in zip(found.ids, found.weights, strict=True):
-        out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
-    return out
+    """The scores of a slice's postings, all of them."""
+    return _block_scores(scorer, ((found.ids, found.weights, 0, len(found.ids)),), None)
 
 
 def _scope_slices(
@@ -514,16 +522,14 @@ def _block_scores(
     dfl: Callable[[int], float] = scorer.dfl
     out: Scores = {}
     for ids, weights, first, end in blocks:
-        span: Iterable[int] = range(first, end)
+        postings: Iterable[tuple[int, float]] = zip(ids[first:end], weights[first:end], strict=True)
         if keep is not None and not (
             ordered is not None and end > first and _within(ordered, ids[first], ids[end - 1])
         ):
             if outer is not None:
                 outer.append((ids, weights, first, end))
-            span = itertools.compress(span, map(keep.__contains__, ids[first:end]))
-        for i in span:
-            d = ids[i]
-            tf = weights[i]
+            postings = itertools.compress(postings, map(keep.__contains__, ids[first:end]))
+        for d, tf in postings:
             out[d] = idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * dfl(d) / avgfl)))
     return out
 

@@ -103,16 +103,17 @@ class ScopeSlices:
         its second reading, most of a prompt's words never coming back); from now on it was."""
         if term in self._asked:
             return True
-        self._owner.make_room(_ASKED_BYTES, self)
+        self._hold(_ASKED_BYTES)
         self._asked.add(term)
-        self.held += _ASKED_BYTES
-        self._owner.held += _ASKED_BYTES
         return False
 
     def put(self, term: tuple[str, bytes], found: Slice) -> None:
-        cost = found.cost()
-        self._owner.make_room(cost, self)
+        self._hold(found.cost())
         self._slices[term] = found
+
+    def _hold(self, cost: int) -> None:
+        """Count `cost` more bytes here and in the owner, which makes room first."""
+        self._owner.make_room(cost, self)
         self.held += cost
         self._owner.held += cost
 
