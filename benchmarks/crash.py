@@ -23,7 +23,11 @@ exited, the trial counts as "completed". The default, 1200 ms, spans a whole com
 machine: the interpreter and brainiac alone take ~400 ms to start, so with 0-400 ms almost every
 kill lands before brainiac writes anything (docs/reliability.md). Where a whole command (the
 `init` that starts a run) takes longer than half the window, as on busy cores, the window grows
-to twice that command's time, so that kills still land along whole commands.
+to twice that command's time, so that kills still land along whole commands. And since a
+command's time varies with the load of the moment (four test workers on two cores), the window
+grows by half after every three kills in a row that all landed mid-command, so that some
+commands complete before their kill however slow the cores have become; the report gives the
+window at the start and at the end.
 
 Then the invariants are checked, and the next trial goes on from that state (the next
 `jobs run` finishes a promotion plan left behind, the next `import` an import left behind):
@@ -126,6 +130,7 @@ class Result:
     stale_temps: int = 0
     pending_doubles: list[tuple[int, int]] = dataclasses.field(default_factory=list)
     seconds: float = 0.0
+    kill_window_ms: tuple[int, int] = (0, 0)  # at the start and at the end
 
     def report(self) -> str:
         lines = [f"trials run: {self.trials}"]
@@ -145,6 +150,8 @@ class Result:
             f"present at the end {self.present_events}"
         )
         lines.append(f"stale temp files left by kills (swept): {self.stale_temps}")
+        first, last = self.kill_window_ms
+        lines.append(f"kill window: {first} ms at the start, {last} ms at the end")
         if self.pending_doubles:
             trials = ", ".join(f"{t} ({n})" for t, n in self.pending_doubles[:20])
             more = " ..." if len(self.pending_doubles) > 20 else ""
@@ -209,6 +216,7 @@ class Harness:
         self.empty: set[Path] = set()
         self.result = Result()
         self.outcomes: dict[int, str] = {}  # trial -> "killed", "completed" or "exit N"
+        self.kills_in_a_row = 0  # random kills (not the daemon's) that landed mid-command
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -293,6 +301,8 @@ class Harness:
         else:
             max_ms = self.max_daemon_ms if op == "daemon" else None
             status, killed = self.run_and_kill(*args, max_ms=max_ms)
+            if op != "daemon":
+                self.widen_after_kills(killed)
         self.outcomes[n] = "killed" if killed else "completed" if status == 0 else f"exit {status}"
         if killed:
             self.result.killed[op] += 1
@@ -304,6 +314,13 @@ class Harness:
             self.result.failed[op] += 1
             self.violation(n, op, "exit status", f"`{' '.join(args)}` exited {status}")
         return op
+
+    def widen_after_kills(self, killed: bool) -> None:
+        """Three kills in a row mid-command: the commands outgrew the window; widen it by half."""
+        self.kills_in_a_row = self.kills_in_a_row + 1 if killed else 0
+        if self.kills_in_a_row == 3:
+            self.max_kill_ms = self.max_kill_ms * 3 // 2
+            self.kills_in_a_row = 0
 
     # -- invariants -------------------------------------------------------------------------
 
@@ -359,6 +376,7 @@ class Harness:
             raise SystemExit("brainiac init failed")
         # A fixed window shorter than a command's start would kill every command before it ends.
         self.max_kill_ms = max(self.max_kill_ms, int(2000 * (time.monotonic() - started)))
+        first_window = self.max_kill_ms
         (self.vault / ".brainiac").mkdir(exist_ok=True)
         (self.vault / ".brainiac/config.toml").write_text(DAEMON_CONFIG)
         self.check(0, "init")
@@ -396,6 +414,7 @@ class Harness:
         self.result.attempted_events = len(self.attempted)
         self.result.completed_events = len(self.completed)
         self.result.seconds = time.monotonic() - started
+        self.result.kill_window_ms = (first_window, self.max_kill_ms)
         return self.result
 
 
