@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -339,3 +340,31 @@ def test_a_reader_follows_the_writers_commits_and_never_removes_its_files(
     table.write_bytes(good)  # the writer's next commit
     writer.compact(np.arange(0, 150, 2))
     assert reader.catch_up() and reader.count == 75 and reader.row_of(148) == 74
+
+
+def test_a_commit_within_the_tick_of_the_readers_stat_is_still_seen(tmp_path: Path) -> None:
+    """A file's times tick coarsely: the writer's rows appended, the reader's stat and read, then
+    the writer's commit can all fall in one tick, and the table's stat is then the same before
+    and after the commit. The reader trusts no stat that young: it looks at the header again."""
+    rng = np.random.default_rng(6)
+    writer = _opened(tmp_path)
+    writer.append(list(range(40)), _unit(rng, 40))
+    writer.commit()
+    writer.append(list(range(40, 60)), _unit(rng, 20))  # appended: the table's size grows
+    reader = VectorStore(tmp_path, "m", DIMS, read_only=True)
+    reader.open()
+    table = tmp_path / TABLE_FILE
+    stat = table.stat()
+    writer.commit()  # rewrites the header in place: the size stays
+    os.utime(table, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # ... and, in the same tick, the time
+    assert (table.stat().st_size, table.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    assert reader.count == 40
+    assert reader.catch_up() and reader.count == 60
+    assert not reader.catch_up()  # the same commit again: its header read, nothing reloaded
+    # Once the table is older than any tick, its stat is trusted again: a stat, not a read.
+    old = time.time_ns() - 10_000_000_000
+    os.utime(table, ns=(old, old))
+    assert not reader.catch_up()
+    table.write_bytes(b"")  # a stat that moved: the header is read; unreadable, what was read stays
+    os.utime(table, ns=(old, old))
+    assert not reader.catch_up() and reader.count == 60

@@ -35,6 +35,7 @@ import mmap
 import os
 import secrets
 import struct
+import time
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,6 +56,10 @@ _CHECK_CHUNK = 1 << 20  # bytes read at a time when the rows are checked
 # Rows appended between two commits during a long fill: what a crash can cost at most.
 COMMIT_EVERY = 4096
 _FIRST_CAPACITY = 1024
+# A file's times tick coarsely (a kernel tick; seconds on some file systems): a commit written
+# within the tick of the stat taken before a read leaves the stat unchanged. A table read that
+# young is read again at the next look (git's "racy" index entries, the same cure).
+_RACY_NS = 2_000_000_000
 
 
 class VectorStore:
@@ -142,7 +147,7 @@ class VectorStore:
         """Use the committed vectors in the folder, if they check out; otherwise start empty
         (the files that did not check out are removed: their vectors are made again)."""
         self.problem = ""
-        seen = self._table_stat()
+        seen = self._trusted_stat()
         try:
             found = self._read()
         except OSError as exc:
@@ -174,14 +179,41 @@ class VectorStore:
         read again at the next look."""
         if not self.changed():
             return False
+        seen = self._trusted_stat()
+        if self._commit_on_disk() == self._commit:
+            self._seen = seen  # the same commit: its stat moved, or was too young to trust
+            return False
         count, generation = self._committed, self._generation
         self.open()
         return (self._committed, self._generation) != (count, generation)
 
     def changed(self) -> bool:
-        """Whether the table on disk is not the one last read (a stat)."""
+        """Whether the table on disk may not be the one last read (a stat)."""
         seen = self._table_stat()
         return seen is not None and seen != self._seen
+
+    @property
+    def _commit(self) -> tuple[int, int, int, int]:
+        return (self._committed, self._generation, self._rows_crc, self._table_crc)
+
+    def _commit_on_disk(self) -> tuple[int, int, int, int] | None:
+        """The commit the table's header names (count, generation, checksums), unchecked."""
+        try:
+            with open(self.folder / TABLE_FILE, "rb") as f:
+                data = f.read(_HEADER.size)
+        except OSError:
+            return None
+        if len(data) < _HEADER.size:
+            return None
+        _, _, count, rows_crc, table_crc, generation, _ = _HEADER.unpack(data)
+        return (count, generation, rows_crc, table_crc)
+
+    def _trusted_stat(self) -> tuple[int, int, int] | None:
+        """The table's stat, or None while it is too young for a later commit to change it."""
+        seen = self._table_stat()
+        if seen is not None and time.time_ns() - seen[2] < _RACY_NS:
+            return None
+        return seen
 
     def _table_stat(self) -> tuple[int, int, int] | None:
         try:
