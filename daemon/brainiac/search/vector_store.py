@@ -147,7 +147,7 @@ class VectorStore:
         """Use the committed vectors in the folder, if they check out; otherwise start empty
         (the files that did not check out are removed: their vectors are made again)."""
         self.problem = ""
-        seen = self._trusted_stat()
+        seen = _trusted(self._table_stat())
         try:
             found = self._read()
         except OSError as exc:
@@ -179,18 +179,20 @@ class VectorStore:
         read again at the next look."""
         if not self.changed():
             return False
-        seen = self._trusted_stat()
-        if self._commit_on_disk() == self._commit:
-            self._seen = seen  # the same commit: its stat moved, or was too young to trust
-            return False
         count, generation = self._committed, self._generation
         self.open()
         return (self._committed, self._generation) != (count, generation)
 
     def changed(self) -> bool:
-        """Whether the table on disk may not be the one last read (a stat)."""
+        """Whether the table on disk names another commit than the one last read: a stat, and
+        its header when the stat moved or was too young to trust."""
         seen = self._table_stat()
-        return seen is not None and seen != self._seen
+        if seen is None or seen == self._seen:
+            return False
+        if self._commit_on_disk() != self._commit:
+            return True
+        self._seen = _trusted(seen)  # the same commit: its stat moved, or was too young
+        return False
 
     @property
     def _commit(self) -> tuple[int, int, int, int]:
@@ -207,13 +209,6 @@ class VectorStore:
             return None
         _, _, count, rows_crc, table_crc, generation, _ = _HEADER.unpack(data)
         return (count, generation, rows_crc, table_crc)
-
-    def _trusted_stat(self) -> tuple[int, int, int] | None:
-        """The table's stat, or None while it is too young for a later commit to change it."""
-        seen = self._table_stat()
-        if seen is not None and time.time_ns() - seen[2] < _RACY_NS:
-            return None
-        return seen
 
     def _table_stat(self) -> tuple[int, int, int] | None:
         try:
@@ -454,6 +449,13 @@ def _write_all(fd: int, data: bytes, offset: int) -> None:
     while view:
         written = os.pwrite(fd, view, offset)
         view, offset = view[written:], offset + written
+
+
+def _trusted(stat: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+    """A table's stat, or None while it is too young for a later commit to change it."""
+    if stat is not None and time.time_ns() - stat[2] < _RACY_NS:
+        return None
+    return stat
 
 
 def _grown(array: Any, size: int, used: int) -> Any:
