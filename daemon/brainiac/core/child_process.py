@@ -9,9 +9,19 @@ waiting, reads how it ended once it is, and ends it (`end`) when the daemon stop
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
+
+# A child's work is background work: the daemon's answers and edits come first for the cores.
+_NICENESS = 10
+
+
+def in_the_background() -> None:
+    """Called first in a child: lower its priority (where the system allows)."""
+    with contextlib.suppress(OSError):
+        os.nice(_NICENESS)
 
 
 class ChildProcess:

@@ -36,7 +36,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from brainiac.core.child_process import ChildProcess
+from brainiac.core.child_process import ChildProcess, in_the_background
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +47,6 @@ FILL_BESIDE_FROM = 256
 FOLLOW_EVERY_S = 2.0
 # The child's slices: each is committed before the next starts, so a kill loses at most one.
 _SLICE_S = 2.0
-# Background work: the daemon's answers and edits come first for the cores.
-_NICENESS = 10
 _PR_SET_PDEATHSIG = 1
 
 
@@ -110,8 +108,7 @@ def fill(index_dir: Path, folder: Path, parent: int) -> int:
 def main(argv: Sequence[str]) -> int:
     index_dir, folder, parent = argv
     _end_with_parent()
-    with contextlib.suppress(OSError):
-        os.nice(_NICENESS)
+    in_the_background()
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     fill(Path(index_dir), Path(folder), int(parent))
     return 0

@@ -39,7 +39,6 @@ deletes them.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import json
 import os
 import shutil
@@ -52,15 +51,13 @@ from typing import Any
 from whoosh import index as windex
 
 from brainiac.core import faults
-from brainiac.core.child_process import ChildProcess
+from brainiac.core.child_process import ChildProcess, in_the_background
 from brainiac.search import scope_runs, whoosh_internals
 from brainiac.store.projects import GLOBAL
 
 # The private index the child writes, inside the index folder (the same file system, so its
 # files move in by renaming) under a name Whoosh's clean-up of the index never matches.
 FOLDER = "merging"
-# A niced child: the copy is background work, and the daemon's edits and queries come first.
-_NICENESS = 10
 # The postings a writer holds in memory before it sorts them into a run on disk (Whoosh's
 # default): a build's writers' (index_writes.py) and the child's here. More would skip the runs
 # of a large build (index_runs.py) at the cost of holding every posting of each sub-writer in
@@ -278,8 +275,7 @@ def _numbers(order: Sequence[tuple[int, int]], count: int) -> list[list[int]]:
 
 def main(argv: Sequence[str]) -> int:
     directory, *segment_ids = argv
-    with contextlib.suppress(OSError):
-        os.nice(_NICENESS)
+    in_the_background()
     sys.stdout.write(json.dumps(copy(Path(directory), segment_ids)) + "\n")
     return 0
 

@@ -77,21 +77,16 @@ class ScopeStatistics:
     def _count_field(
         self, weighting: SegmentLengths, searcher: Any, fieldname: str
     ) -> tuple[int, float] | None:
-        reader = searcher.reader()
         holding = 0
         scope_sum = every_sum = 0
         table = weighting.length_of_byte  # (a byte of 0 is skipped below)
-        leaves = reader.leaf_readers()
-        for leaf, offset in leaves:
+        for leaf, mine, _ in self._segments_in(searcher):
             lengths = weighting.segment_lengths(leaf, fieldname)
             if lengths is None:
                 return None
             raw = lengths[2]
             every_sum += lengths[3]
-            # Each segment's part of the scope only (kept per segment for the searches too).
-            mine = in_leaf(self.docs, offset, leaf.doc_count_all(), len(leaves) == 1)
-            assert mine is not None
-            for local in mine:
+            for local in mine:  # each segment's part of the scope only
                 if raw[local]:
                     holding += 1
                     scope_sum += table[raw[local]]
