@@ -194,7 +194,7 @@ def _care(run: _Run, entry: Entry, relink: set[str] | frozenset[str] = frozenset
     said_in = {projects.session_key(s) for s in note.sources if s.session}
     # A note of one project links the notes of its own and the global ones (names.open_to):
     # a link to another project's note would bring it into this one's contexts.
-    only = _only_project(note.sources)
+    only = _links_within(note.sources)
     decay_to = run.clock_of(entry)
     related = [
         link(e.rel, e.title)
@@ -232,9 +232,11 @@ def _care(run: _Run, entry: Entry, relink: set[str] | frozenset[str] = frozenset
             settled[rel] = (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _only_project(sources: Sequence[ev.Event]) -> str | None:
-    """The one project a note's sources are all said in; None when some are global or of
-    another project (the note is in each of their contexts, and links as a global one)."""
+def _links_within(sources: Sequence[ev.Event]) -> str | None:
+    """The project whose notes a note may link besides the global ones: the one project its
+    sources are all said in; None when some are global or of another project (the note is in
+    each of their contexts, and links as a global one). Stricter than `only_project`, the
+    project whose clock a note fades by, which leaves global sources out."""
     said_in = {s.project for s in sources}
     return next(iter(said_in)) if len(said_in) == 1 else None
 
