@@ -25,9 +25,10 @@ kill lands before brainiac writes anything (docs/reliability.md). Where a whole 
 `init` that starts a run) takes longer than half the window, as on busy cores, the window grows
 to twice that command's time, so that kills still land along whole commands. And since a
 command's time varies with the load of the moment (four test workers on two cores), the window
-grows by half after every three kills in a row that all landed mid-command, so that some
-commands complete before their kill however slow the cores have become; the report gives the
-window at the start and at the end.
+then follows it, a staircase: it grows by half after three kills in a row that all landed
+mid-command, and shrinks by a third (never below where it started) after three commands in a
+row that completed first. So about half the kills land mid-command however slow or fast the
+cores have become; the report gives the window at the start and at the end.
 
 Then the invariants are checked, and the next trial goes on from that state (the next
 `jobs run` finishes a promotion plan left behind, the next `import` an import left behind):
@@ -216,7 +217,9 @@ class Harness:
         self.empty: set[Path] = set()
         self.result = Result()
         self.outcomes: dict[int, str] = {}  # trial -> "killed", "completed" or "exit N"
-        self.kills_in_a_row = 0  # random kills (not the daemon's) that landed mid-command
+        # The last random kills' (not the daemon's) outcomes alike: how many, and whether killed.
+        self.streak, self.streak_killed = 0, False
+        self.first_window = max_kill_ms
 
     # -- commands ---------------------------------------------------------------------------
 
@@ -302,7 +305,7 @@ class Harness:
             max_ms = self.max_daemon_ms if op == "daemon" else None
             status, killed = self.run_and_kill(*args, max_ms=max_ms)
             if op != "daemon":
-                self.widen_after_kills(killed)
+                self.adapt_window(killed)
         self.outcomes[n] = "killed" if killed else "completed" if status == 0 else f"exit {status}"
         if killed:
             self.result.killed[op] += 1
@@ -315,12 +318,18 @@ class Harness:
             self.violation(n, op, "exit status", f"`{' '.join(args)}` exited {status}")
         return op
 
-    def widen_after_kills(self, killed: bool) -> None:
-        """Three kills in a row mid-command: the commands outgrew the window; widen it by half."""
-        self.kills_in_a_row = self.kills_in_a_row + 1 if killed else 0
-        if self.kills_in_a_row == 3:
-            self.max_kill_ms = self.max_kill_ms * 3 // 2
-            self.kills_in_a_row = 0
+    def adapt_window(self, killed: bool) -> None:
+        """A staircase that holds the kills near half mid-command: three kills in a row widen
+        the window by half (the commands outgrew it), three commands completed in a row narrow
+        it back by a third, never below the window the run started with."""
+        self.streak = self.streak + 1 if killed == self.streak_killed else 1
+        self.streak_killed = killed
+        if self.streak == 3:
+            if killed:
+                self.max_kill_ms = self.max_kill_ms * 3 // 2
+            else:
+                self.max_kill_ms = max(self.first_window, self.max_kill_ms * 2 // 3)
+            self.streak = 0
 
     # -- invariants -------------------------------------------------------------------------
 
@@ -376,7 +385,7 @@ class Harness:
             raise SystemExit("brainiac init failed")
         # A fixed window shorter than a command's start would kill every command before it ends.
         self.max_kill_ms = max(self.max_kill_ms, int(2000 * (time.monotonic() - started)))
-        first_window = self.max_kill_ms
+        self.first_window = self.max_kill_ms
         (self.vault / ".brainiac").mkdir(exist_ok=True)
         (self.vault / ".brainiac/config.toml").write_text(DAEMON_CONFIG)
         self.check(0, "init")
@@ -414,7 +423,7 @@ class Harness:
         self.result.attempted_events = len(self.attempted)
         self.result.completed_events = len(self.completed)
         self.result.seconds = time.monotonic() - started
-        self.result.kill_window_ms = (first_window, self.max_kill_ms)
+        self.result.kill_window_ms = (self.first_window, self.max_kill_ms)
         return self.result
 
 
