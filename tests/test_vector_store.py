@@ -16,6 +16,7 @@ import pytest
 
 from brainiac import Memory
 from brainiac.search import semantic as semantic_mod
+from brainiac.search import vector_store
 from brainiac.search.semantic import SemanticIndex, text_digest
 from brainiac.search.sentence_model import DIMENSIONS, MODEL_ID, SentenceModel
 from brainiac.search.vector_store import TABLE_FILE, VectorStore
@@ -368,3 +369,38 @@ def test_a_commit_within_the_tick_of_the_readers_stat_is_still_seen(tmp_path: Pa
     table.write_bytes(b"")  # a stat that moved: the header is read; unreadable, what was read stays
     os.utime(table, ns=(old, old))
     assert not reader.catch_up() and reader.count == 60
+
+
+def test_a_reader_caught_mid_commit_reads_again_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that asks one context beside the daemon (`brainiac mcp`, a hook) opens the
+    vectors once: caught while the table is half-written, it reads again a moment later instead
+    of answering without them; a table that stays damaged is given up after a few reads."""
+    rng = np.random.default_rng(7)
+    writer = _opened(tmp_path)
+    writer.append(list(range(30)), _unit(rng, 30))
+    writer.commit()
+    table = tmp_path / TABLE_FILE
+    good = table.read_bytes()
+    table.write_bytes(good[:20] + bytes([good[20] ^ 0xFF]) + good[21:])  # mid-write, as read
+    waits: list[float] = []
+
+    def the_writer_finishes(seconds: float) -> None:
+        waits.append(seconds)
+        table.write_bytes(good)
+
+    monkeypatch.setattr(vector_store.time, "sleep", the_writer_finishes)
+    reader = VectorStore(tmp_path, "m", DIMS, read_only=True)
+    reader.open()
+    assert len(waits) == 1 and not reader.problem
+    assert reader.count == 30 and reader.rows_of([29]).tolist() == [29]
+    table.write_bytes(good[:20] + bytes([good[20] ^ 0xFF]) + good[21:])
+    monkeypatch.setattr(vector_store.time, "sleep", waits.append)
+    again = VectorStore(tmp_path, "m", DIMS, read_only=True)
+    again.open()
+    assert len(waits) == 1 + 2 and again.count == 0 and "damaged" in again.problem
+    other = VectorStore(tmp_path, "another model", DIMS, read_only=True)
+    table.write_bytes(good)
+    other.open()  # nothing another read could change: no wait
+    assert len(waits) == 3 and other.problem == "they were made by another model"

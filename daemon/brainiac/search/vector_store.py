@@ -60,6 +60,11 @@ _FIRST_CAPACITY = 1024
 # within the tick of the stat taken before a read leaves the stat unchanged. A table read that
 # young is read again at the next look (git's "racy" index entries, the same cure).
 _RACY_NS = 2_000_000_000
+# A reader caught in the middle of the writer's commit or compaction (a table half-written, a
+# rows file replaced) reads again at once: a process that asks one context must not go without.
+_READ_TRIES = 3
+_REREAD_AFTER_S = 0.05
+_OTHER_MODEL = "they were made by another model"
 
 
 class VectorStore:
@@ -146,13 +151,18 @@ class VectorStore:
     def open(self) -> None:
         """Use the committed vectors in the folder, if they check out; otherwise start empty
         (the files that did not check out are removed: their vectors are made again)."""
-        self.problem = ""
-        seen = _trusted(self._table_stat())
-        try:
-            found = self._read()
-        except OSError as exc:
-            found = None
-            self.problem = f"the vectors could not be read ({exc})"
+        for attempt in range(_READ_TRIES if self.read_only else 1):
+            if attempt:
+                time.sleep(_REREAD_AFTER_S)
+            self.problem = ""
+            seen = _trusted(self._table_stat())
+            try:
+                found = self._read()
+            except OSError as exc:
+                found = None
+                self.problem = f"the vectors could not be read ({exc})"
+            if found is not None or self.problem in ("", _OTHER_MODEL):
+                break  # read, or nothing there, or nothing another read could change
         if found is None:
             if self.read_only:
                 log.debug("%s: %s", self.folder, self.problem or "no vectors yet")
@@ -165,9 +175,6 @@ class VectorStore:
         self._digests, self._scales = digests, scales
         self.count = self._capacity = self._committed
         self._index_digests()
-        if self.count:  # read-only until the first append (a reader may look at a live store)
-            with open(self._rows_path(self._generation), "rb") as f:
-                self._map_rows(f.fileno(), self.count)
         self._seen = seen
         if not self.read_only:
             self._remove_other_rows_files()
@@ -235,7 +242,7 @@ class VectorStore:
             self.problem = f"{TABLE_FILE} has a damaged header"
             return None
         if model.rstrip(b"\0").decode("utf-8", "replace") != self.model_id or dims != self.dims:
-            self.problem = "they were made by another model"
+            self.problem = _OTHER_MODEL
             return None
         records = data[_HEADER_SIZE : _HEADER_SIZE + count * _RECORD.itemsize]
         if len(records) != count * _RECORD.itemsize or zlib.crc32(records) != table_crc:
@@ -259,9 +266,11 @@ class VectorStore:
                 sketches[done : done + len(rows)] = sketch(rows)
                 done += len(rows)
                 remaining -= got
-        if remaining or crc != rows_crc:
-            self.problem = f"{rows_path.name} does not match its checksum"
-            return None
+            if remaining or crc != rows_crc:
+                self.problem = f"{rows_path.name} does not match its checksum"
+                return None
+            if count:  # the file checked, not the name (a compaction may replace it meanwhile)
+                self._map_rows(f.fileno(), count)
         table_records = np.frombuffer(records, _RECORD)
         self._committed, self._rows_crc, self._table_crc = count, rows_crc, table_crc
         self._generation = generation
