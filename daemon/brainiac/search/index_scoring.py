@@ -232,15 +232,17 @@ def _postings(
     m: Any,
     subsearcher: Any,
     ordered: Sequence[int],
-    passed: list[whoosh_internals.Passed],
+    passed: list[whoosh_internals.Passed] | None,
     places: list[whoosh_internals.Passed | None] | None = None,
+    keep: AbstractSet[int] | None = None,
 ) -> tuple[Any, Iterable[whoosh_internals.Block]]:
     """Leaf matcher `m`'s term info in the segment, and its blocks that may hold a document of
-    `ordered` (`posting_blocks`, the others appended to `passed`); the term info is looked up
-    once: the skip and the bound ask it."""
+    `ordered` (`posting_blocks`, the others appended to `passed` when given; with `keep`, the
+    documents of `ordered`, a block holding none of them is not decoded either); the term info
+    is looked up once: the skip and the bound ask it."""
     info = _term_info(m, subsearcher)
     return info, whoosh_internals.posting_blocks(
-        m, None, ordered, passed, before_first(info), places
+        m, keep, ordered, passed, before_first(info), places
     )
 
 
@@ -492,8 +494,7 @@ def _leaf_blocks(
     found, _ = _kept_slice(m, subsearcher, keep, ordered, kept)
     if found is not None:
         return _slice_scores(m.scorer, found)
-    after = before_first(_term_info(m, subsearcher))
-    blocks = whoosh_internals.posting_blocks(m, keep, ordered, None, after)
+    _, blocks = _postings(m, subsearcher, ordered, None, keep=keep)
     return _block_scores(m.scorer, blocks, keep, ordered)
 
 

@@ -111,6 +111,13 @@ class ScopeSlices:
         self._hold(found.cost())
         self._slices[term] = found
 
+    def forget(self) -> None:
+        """Nothing kept, no word asked (the owner has started afresh)."""
+        self._slices.clear()
+        self._asked.clear()
+        self.held = 0
+        self.before = None
+
     def _hold(self, cost: int) -> None:
         """Count `cost` more bytes here and in the owner, which makes room first."""
         self._owner.make_room(cost, self)
@@ -179,10 +186,7 @@ class KeptSlices:
     def clear(self) -> None:
         """Forget every scope's slices (and the words asked once)."""
         for scope in self._scopes.values():
-            scope._slices.clear()
-            scope._asked.clear()
-            scope.held = 0
-            scope.before = None
+            scope.forget()
         self._scopes.clear()
         self.held = 0
 

@@ -57,8 +57,8 @@ _CHECK_CHUNK = 1 << 20  # bytes read at a time when the rows are checked
 COMMIT_EVERY = 4096
 _FIRST_CAPACITY = 1024
 # A file's times tick coarsely (a kernel tick; seconds on some file systems): a commit written
-# within the tick of the stat taken before a read leaves the stat unchanged. A table read that
-# young is read again at the next look (git's "racy" index entries, the same cure).
+# within the tick of the stat taken before a read leaves the stat unchanged. A stat that young
+# is not trusted: the next look reads the header again (git's "racy" index entries' cure).
 _RACY_NS = 2_000_000_000
 # A reader caught in the middle of the writer's commit or compaction (a table half-written, a
 # rows file replaced) reads again at once: a process that asks one context must not go without.
